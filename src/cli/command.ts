@@ -1,0 +1,15 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { Core } from '../core/core.ts';
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+/** One operator command: its flags (node:util parseArgs) and the one core operation it calls. */
+export interface CliCommand {
+  flags: NonNullable<ParseArgsConfig['options']>;
+  run: (core: Core, flags: Flags) => Promise<object>;
+}
+
+/** A numeric id flag; anything else is passed on as is so the core reports it as invalid. */
+export function idFlag(value: string | boolean | undefined): number {
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (Number.NaN as number);
+}

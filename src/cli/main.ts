@@ -1,0 +1,45 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.ts';
+import { createCore } from '../core/core.ts';
+import { DomainError } from '../core/platform/errors.ts';
+import { ensureDatabase, migrateUp, openOrm } from '../db/orm.ts';
+import type { CliCommand } from './command.ts';
+import { accessCommands } from './commands/access.ts';
+
+/** The operator CLI of CONTRACT.md: prints one JSON object; on failure `{"error":{code,message}}` and a non-zero exit. */
+const commands: Record<string, CliCommand> = { ...accessCommands };
+
+function fail(code: string, message: string, details?: unknown): never {
+  process.stdout.write(`${JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } })}\n`);
+  process.exit(code === 'usage' ? 2 : 1);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const name = argv.slice(0, 2).join(' ');
+  const command = commands[name];
+  if (!command) fail('usage', `unknown command "${name}"; commands: ${Object.keys(commands).join(', ')}`);
+  let flags;
+  try {
+    flags = parseArgs({ args: argv.slice(2), options: command.flags, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    fail('usage', (e as Error).message);
+  }
+  const config = loadConfig();
+  await ensureDatabase(config.databaseUrl);
+  const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 4 });
+  try {
+    await migrateUp(orm);
+    const result = await command.run(createCore(orm, config), flags as Record<string, string | boolean | undefined>);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await orm.close();
+  }
+}
+
+try {
+  await run(process.argv.slice(2));
+} catch (e) {
+  if (e instanceof DomainError) fail(e.code, e.message, e.details);
+  if (e instanceof ConfigError) fail('configuration_error', e.message);
+  fail('internal_error', (e as Error).message);
+}

@@ -1,0 +1,99 @@
+import { isIP } from 'node:net';
+
+/** Every setting of CONTRACT.md, read once from the environment and validated at start-up. */
+export interface Config {
+  role: 'all' | 'api' | 'worker';
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string;
+  publicBaseUrl: string;
+  linkSigningSecret: string | null;
+  storageDir: string;
+  logoHostAllowlist: string[];
+  outboundAllowHosts: string[];
+  approvalDownloadTimeoutMs: number;
+  approvalMaxAssetBytes: number;
+  logLevel: string;
+  /** Prefix for every Redis key BullMQ writes, so several deployments or test files can share one Redis. */
+  queuePrefix: string;
+}
+
+/** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const raw = env[name] || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function hostList(env: Env, name: string, allowPort: boolean): string[] {
+  const raw = env[name] ?? '';
+  const entries = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  for (const entry of entries) {
+    if (entry.includes('*')) throw new ConfigError(`${name} may not contain wildcards: "${entry}"`);
+    const pattern = allowPort
+      ? /^(\[[0-9a-f:]+\]|[a-z0-9.-]+)(:\d{1,5})?$/
+      : /^(\[[0-9a-f:]+\]|[a-z0-9.-]+)$/;
+    if (!pattern.test(entry) && !(isIP(entry) === 6 && !allowPort)) {
+      throw new ConfigError(`${name} has an invalid entry "${entry}" (expected ${allowPort ? 'host[:port]' : 'host'})`);
+    }
+  }
+  return entries;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const role = env.ROLE || 'all';
+  if (role !== 'all' && role !== 'api' && role !== 'worker') {
+    throw new ConfigError(`ROLE must be one of all, api, worker, got "${role}"`);
+  }
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const secret = env.LINK_SIGNING_SECRET || null;
+  if (secret !== null && secret.length < 32) {
+    throw new ConfigError('LINK_SIGNING_SECRET must be at least 32 characters');
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const hostForUrl = isIP(host) === 6 ? `[${host}]` : host;
+  return {
+    role,
+    port,
+    host,
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/shelf', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', `http://${hostForUrl}:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    linkSigningSecret: secret,
+    storageDir: env.STORAGE_DIR || './data/files',
+    logoHostAllowlist: hostList(env, 'LOGO_HOST_ALLOWLIST', false),
+    outboundAllowHosts: hostList(env, 'OUTBOUND_ALLOW_HOSTS', true),
+    approvalDownloadTimeoutMs: integer(env, 'APPROVAL_DOWNLOAD_TIMEOUT_MS', 30000, 1, 3_600_000),
+    approvalMaxAssetBytes: integer(env, 'APPROVAL_MAX_ASSET_BYTES', 524288000, 1, Number.MAX_SAFE_INTEGER),
+    logLevel,
+    queuePrefix: env.QUEUE_PREFIX || 'shelf',
+  };
+}

@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import type { Ctx, Actor } from '../platform/ctx.ts';
+import { DomainError, invalid, notFound } from '../platform/errors.ts';
+import { randomSecret, isResourceId } from '../platform/ids.ts';
+import { queryOne } from '../platform/sql.ts';
+import { isRole, type Role } from './roles.ts';
+
+/** Operator operations run outside any team's request, with only a unit of work. */
+export type OperatorCtx = Pick<Ctx, 'em'>;
+
+const KEY_PREFIX = 'shelf_';
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+function requireName(name: string | undefined, field: string): string {
+  const trimmed = (name ?? '').trim();
+  if (trimmed.length < 1 || trimmed.length > 128) throw invalid(field, 'must be 1-128 characters');
+  return trimmed;
+}
+
+function requireId(id: unknown, field: string): number {
+  if (!isResourceId(id)) throw invalid(field, 'must be a positive integer id');
+  return id;
+}
+
+async function requireTeam(ctx: OperatorCtx, teamId: number): Promise<void> {
+  const team = await queryOne(ctx, 'select id from teams where id = ?', [teamId]);
+  if (!team) throw notFound('Team');
+}
+
+/** Teams, members and API keys (spec 5). Keys are managed by operators only, never over the API. */
+export class AccessService {
+  /** Creates a team and so its library. */
+  async createTeam(ctx: OperatorCtx, input: { name?: string }): Promise<{ teamId: number }> {
+    const name = requireName(input.name, 'name');
+    const row = await queryOne<{ id: number }>(ctx, 'insert into teams (name) values (?) returning id', [name]);
+    return { teamId: row!.id };
+  }
+
+  /** Gives a team the capability to subscribe to events (spec 4.7). */
+  async enableSubscriptions(ctx: OperatorCtx, input: { teamId: number }): Promise<{ teamId: number; subscriptions: true }> {
+    const teamId = requireId(input.teamId, 'team');
+    const row = await queryOne<{ id: number }>(ctx, 'update teams set subscriptions_enabled = true where id = ? returning id', [teamId]);
+    if (!row) throw notFound('Team');
+    return { teamId, subscriptions: true };
+  }
+
+  /** Adds a member (owner, creator, approver) to a team. */
+  async addMember(ctx: OperatorCtx, input: { teamId: number; name?: string }): Promise<{ userId: number }> {
+    const teamId = requireId(input.teamId, 'team');
+    const name = requireName(input.name, 'name');
+    await requireTeam(ctx, teamId);
+    const row = await queryOne<{ id: number }>(ctx, 'insert into members (team_id, name) values (?, ?) returning id', [teamId, name]);
+    return { userId: row!.id };
+  }
+
+  /** Issues a key; the plain key is returned once and only its SHA-256 is stored. */
+  async createKey(
+    ctx: OperatorCtx,
+    input: { teamId: number; role?: string; expiresAt?: string },
+  ): Promise<{ keyId: number; key: string; role: Role; expiresAt: string | null }> {
+    const teamId = requireId(input.teamId, 'team');
+    const role = input.role ?? 'view_only';
+    if (!isRole(role)) throw invalid('role', 'must be one of view_only, usable, editable, manage');
+    let expiresAt: string | null = null;
+    if (input.expiresAt !== undefined) {
+      if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)$/i.test(input.expiresAt) || Number.isNaN(Date.parse(input.expiresAt))) {
+        throw invalid('expiresAt', 'must be an RFC 3339 date-time');
+      }
+      expiresAt = new Date(input.expiresAt).toISOString();
+    }
+    await requireTeam(ctx, teamId);
+    const key = KEY_PREFIX + randomSecret(32);
+    const row = await queryOne<{ id: number }>(
+      ctx,
+      'insert into api_keys (team_id, key_hash, role, expires_at) values (?, ?, ?, ?) returning id',
+      [teamId, hashApiKey(key), role, expiresAt],
+    );
+    return { keyId: row!.id, key, role, expiresAt };
+  }
+
+  /** Changes a key's collaborator role; takes effect on the key's next request. */
+  async setKeyRole(ctx: OperatorCtx, input: { keyId: number; role?: string }): Promise<{ keyId: number; role: Role }> {
+    const keyId = requireId(input.keyId, 'keyId');
+    if (!isRole(input.role)) throw invalid('role', 'must be one of view_only, usable, editable, manage');
+    const row = await queryOne(ctx, 'update api_keys set role = ?, updated_at = now() where id = ? returning id', [input.role, keyId]);
+    if (!row) throw notFound('API key');
+    return { keyId, role: input.role };
+  }
+
+  /** Deactivates a key; its next request gets 401 key_inactive. */
+  async revokeKey(ctx: OperatorCtx, input: { keyId: number }): Promise<{ keyId: number; active: false }> {
+    const keyId = requireId(input.keyId, 'keyId');
+    const row = await queryOne(ctx, 'update api_keys set active = false, updated_at = now() where id = ? returning id', [keyId]);
+    if (!row) throw notFound('API key');
+    return { keyId, active: false };
+  }
+
+  /**
+   * Authenticates a bearer key afresh on every request (spec 5): one indexed lookup by hash, so a
+   * revoked key or a changed role takes effect on the very next request.
+   */
+  async authenticate(ctx: OperatorCtx, authorization: string | undefined): Promise<Actor> {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
+    if (!match) throw new DomainError('invalid_credentials', 'Send Authorization: Bearer <API key>');
+    const row = await queryOne<{ id: number; team_id: number; role: string; active: boolean; expires_ms: string | null; expired: boolean }>(
+      ctx,
+      `select id, team_id, role, active, (extract(epoch from expires_at) * 1000)::bigint as expires_ms,
+              coalesce(expires_at <= now(), false) as expired
+         from api_keys where key_hash = ?`,
+      [hashApiKey(match[1]!)],
+    );
+    if (!row) throw new DomainError('invalid_credentials', 'The API key is not valid');
+    if (!row.active || row.expired) throw new DomainError('key_inactive', 'The API key is inactive or expired');
+    if (!isRole(row.role)) throw new DomainError('forbidden', 'The API key has no valid role');
+    return { keyId: row.id, teamId: row.team_id, role: row.role, expiresAt: row.expires_ms === null ? null : Number(row.expires_ms) };
+  }
+}

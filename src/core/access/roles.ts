@@ -1,0 +1,53 @@
+import { DomainError } from '../platform/errors.ts';
+import type { Ctx } from '../platform/ctx.ts';
+
+/** Collaborator roles in a team's library, weakest first (spec 4.1: each includes the previous). */
+export const ROLES = ['view_only', 'usable', 'editable', 'manage'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+export function roleAtLeast(role: Role, minimum: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(minimum);
+}
+
+/**
+ * The permission names the spec uses, each with the weakest role that holds it (spec 4.2-4.5, 5).
+ * There is no per-key allowlist: the role alone decides.
+ */
+export const PERMISSIONS = {
+  'brands:read': 'view_only',
+  'brands:create': 'manage',
+  'brands:update': 'manage',
+  'brands:delete': 'manage',
+  'categories:read': 'view_only',
+  'categories:create': 'manage',
+  'categories:update': 'manage',
+  'categories:delete': 'manage',
+  'templates:read': 'view_only',
+  'templates:create': 'manage',
+  'templates:update': 'manage',
+  'templates:delete': 'manage',
+  'products:read': 'view_only',
+  'products:read_drafts': 'editable',
+  'products:create': 'editable',
+  'products:update': 'editable',
+  'products:publish': 'editable',
+  'products:delete': 'editable',
+  'products:download': 'usable',
+  'products:share': 'usable',
+} as const satisfies Record<string, Role>;
+export type Permission = keyof typeof PERMISSIONS;
+
+export function hasPermission(role: Role, permission: Permission): boolean {
+  return roleAtLeast(role, PERMISSIONS[permission]);
+}
+
+/** Throws 403 forbidden unless the caller's current role holds the permission. */
+export function requirePermission(ctx: Ctx, permission: Permission): void {
+  if (!hasPermission(ctx.actor.role, permission)) {
+    throw new DomainError('forbidden', `Your role does not permit ${permission}`);
+  }
+}

@@ -1,0 +1,61 @@
+import { Type, type Static } from 'typebox';
+
+const nullableString = (maxLength: number, description: string) =>
+  Type.Union([Type.String({ maxLength }), Type.Null()], { description });
+
+const brandFields = {
+  name: Type.String({ maxLength: 1024, description: 'Trimmed before validation, then 1-128 characters; duplicates allowed.' }),
+  description: nullableString(512, 'At most 512 characters.'),
+  website: nullableString(512, 'An http(s) URL of at most 512 characters; null or empty clears.'),
+  logoUrl: nullableString(
+    512,
+    'http(s) only, no credentials, host on the allowlist (the service host plus LOGO_HOST_ALLOWLIST); query and fragment are removed; null or empty clears; never returned in reads.',
+  ),
+  sortOrder: Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Listing position; lists order by sortOrder then id.' }),
+  isEnabled: Type.Boolean(),
+};
+
+/** Spec 4.2 BrandCreate; unknown fields are rejected. */
+export const BrandCreate = Type.Object(
+  {
+    name: brandFields.name,
+    description: Type.Optional(brandFields.description),
+    website: Type.Optional(brandFields.website),
+    logoUrl: Type.Optional(brandFields.logoUrl),
+    sortOrder: Type.Optional(brandFields.sortOrder),
+    isEnabled: Type.Optional(brandFields.isEnabled),
+  },
+  { $id: 'BrandCreate', additionalProperties: false },
+);
+export type BrandCreate = Static<typeof BrandCreate>;
+
+/** Spec 4.2 BrandPatch: every field optional, at least one, unknown fields rejected. */
+export const BrandPatch = Type.Object(
+  {
+    name: Type.Optional(brandFields.name),
+    description: Type.Optional(brandFields.description),
+    website: Type.Optional(brandFields.website),
+    logoUrl: Type.Optional(brandFields.logoUrl),
+    sortOrder: Type.Optional(brandFields.sortOrder),
+    isEnabled: Type.Optional(brandFields.isEnabled),
+  },
+  { $id: 'BrandPatch', additionalProperties: false, minProperties: 1 },
+);
+export type BrandPatch = Static<typeof BrandPatch>;
+
+/** Spec 2.2 Brand as returned; the raw logo URL is never part of it. */
+export const BrandView = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    code: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    website: Type.Union([Type.String(), Type.Null()]),
+    sortOrder: Type.Integer(),
+    isEnabled: Type.Boolean(),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Brand', additionalProperties: false },
+);
+export type BrandView = Static<typeof BrandView>;

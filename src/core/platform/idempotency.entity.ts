@@ -1,0 +1,27 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { ApiKey } from '../access/api-key.entity.ts';
+import { Team } from '../access/team.entity.ts';
+import { dbTimestamp } from './timestamps.ts';
+
+/**
+ * The remembered outcome of a create made with an Idempotency-Key (spec 4.1, 8), scoped to
+ * team + API key + operation. Rows older than 24 hours no longer count and are purged by a worker.
+ */
+export const IdempotencyRecord = defineEntity({
+  name: 'IdempotencyRecord',
+  tableName: 'idempotency_records',
+  uniques: [{ properties: ['team', 'apiKey', 'operation', 'idempotencyKey'] }],
+  indexes: [{ properties: ['createdAt'] }],
+  properties: {
+    id: p.bigint().primary().autoincrement(),
+    team: () => p.manyToOne(Team),
+    apiKey: () => p.manyToOne(ApiKey),
+    operation: p.string().length(64),
+    idempotencyKey: p.string().length(255),
+    requestHash: p.string().length(64),
+    responseStatus: p.integer(),
+    responseBody: p.json(),
+    etag: p.string().length(128).nullable(),
+    createdAt: dbTimestamp(),
+  },
+});

@@ -1,0 +1,78 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { entities } from '../core/entities.ts';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+/** An arbitrary constant: the advisory lock every process takes around migrations. */
+const MIGRATION_LOCK_ID = 7_424_201;
+
+export interface OrmOptions {
+  databaseUrl: string;
+  /** pg pool size; 10 served 32 concurrent callers best on 2 cores (STACK.md). */
+  poolMax?: number;
+  debug?: boolean;
+}
+
+export function ormConfig(options: OrmOptions) {
+  return defineConfig({
+    clientUrl: options.databaseUrl,
+    entities,
+    extensions: [Migrator],
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    migrations: {
+      path: MIGRATIONS_DIR,
+      pathTs: MIGRATIONS_DIR,
+      emit: 'ts',
+      // the default `.snapshot-<dbName>.json` would write one snapshot per test database
+      snapshotName: '.snapshot',
+      transactional: true,
+      allOrNothing: true,
+      silent: true,
+    },
+    debug: options.debug ?? process.env.ORM_DEBUG === '1',
+  });
+}
+
+export async function openOrm(options: OrmOptions): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(options));
+}
+
+/** Creates the database named in the URL when it does not exist (CONTRACT.md), tolerating a racing creator. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!name) throw new Error('DATABASE_URL names no database');
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) {
+      try {
+        await client.query(`create database "${name.replaceAll('"', '""')}"`);
+      } catch (e) {
+        // 42P04 duplicate_database, 23505: another process created it between our check and create
+        const code = (e as { code?: string }).code;
+        if (code !== '42P04' && code !== '23505') throw e;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies pending migrations under a PostgreSQL advisory lock, so two processes starting
+ * together run them once: the second waits, then finds nothing pending.
+ */
+export async function migrateUp(orm: MikroORM): Promise<string[]> {
+  const em = orm.em.fork();
+  return em.transactional(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_ID]);
+    const applied = await orm.migrator.up({ transaction: tx.getTransactionContext() });
+    return applied.map((m) => m.name);
+  });
+}

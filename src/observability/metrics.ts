@@ -1,0 +1,59 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Queue } from 'bullmq';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics of one process: HTTP latency by route and status, the database pool, queue depth. */
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  jobsProcessed: Counter<'queue' | 'outcome'>;
+}
+
+export function createMetrics(options: { orm: MikroORM; queues: () => Queue[] }): Metrics {
+  // one registry per app instance: tests build several apps in one process
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const httpDuration = new Histogram({
+    name: 'shelf_http_request_duration_seconds',
+    help: 'HTTP request latency by route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+
+  const jobsProcessed = new Counter({
+    name: 'shelf_jobs_processed_total',
+    help: 'Background jobs finished, by queue and outcome',
+    labelNames: ['queue', 'outcome'] as const,
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: 'shelf_db_pool_connections',
+    help: 'PostgreSQL pool connections by state',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const pool = await options.orm.em.getConnection().getNativeClient();
+      this.set({ state: 'total' }, pool.totalCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'waiting' }, pool.waitingCount);
+    },
+  });
+
+  new Gauge({
+    name: 'shelf_queue_jobs',
+    help: 'BullMQ jobs by queue and state',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      for (const queue of options.queues()) {
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+        for (const [state, count] of Object.entries(counts)) this.set({ queue: queue.name, state }, count);
+      }
+    },
+  });
+
+  return { registry, httpDuration, jobsProcessed };
+}

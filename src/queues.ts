@@ -1,0 +1,55 @@
+import { Queue, type ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+
+/** Every BullMQ queue of Shelf; workers/registry.ts maps each to exactly one processor. */
+export const QUEUE_NAMES = ['maintenance'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export function redisConnection(config: Pick<Config, 'redisUrl'>): ConnectionOptions {
+  const url = new URL(config.redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    username: url.username || undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+    tls: url.protocol === 'rediss:' ? {} : undefined,
+    // BullMQ workers block on Redis; they must never give up a command
+    maxRetriesPerRequest: null,
+  };
+}
+
+export class Queues {
+  readonly byName: Map<QueueName, Queue>;
+  /** A separate client for health checks: it fails fast instead of waiting for Redis like BullMQ's. */
+  private readonly health: Redis;
+
+  constructor(config: Pick<Config, 'redisUrl' | 'queuePrefix'>) {
+    const connection = redisConnection(config);
+    this.byName = new Map(QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix: config.queuePrefix })]));
+    this.health = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  }
+
+  /** True when Redis answers a PING. */
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.health.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  get(name: QueueName): Queue {
+    return this.byName.get(name)!;
+  }
+
+  all(): Queue[] {
+    return [...this.byName.values()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all().map((q) => q.close()));
+    this.health.disconnect();
+  }
+}

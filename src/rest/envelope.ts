@@ -1,0 +1,69 @@
+import { Type, type TSchema } from 'typebox';
+import type { FieldIssue } from '../core/platform/errors.ts';
+import type { Pagination } from '../core/platform/pagination.ts';
+
+/** Spec 2.1: the Area A envelope of every JSON response. */
+export interface Envelope<T> {
+  success: boolean;
+  data: T | null;
+  code: string | null;
+  message: string | null;
+  requestId: string;
+  pagination?: Pagination;
+  details?: FieldIssue[];
+}
+
+export function ok<T>(requestId: string, data: T, pagination?: Pagination): Envelope<T> {
+  return pagination
+    ? { success: true, data, code: null, message: null, requestId, pagination }
+    : { success: true, data, code: null, message: null, requestId };
+}
+
+export function failure(requestId: string, code: string, message: string, details?: FieldIssue[]): Envelope<never> {
+  return details && details.length > 0
+    ? { success: false, data: null, code, message, requestId, details }
+    : { success: false, data: null, code, message, requestId };
+}
+
+const PaginationSchema = Type.Object({
+  page: Type.Integer({ minimum: 1 }),
+  pageSize: Type.Integer({ minimum: 1, maximum: 100 }),
+  totalCount: Type.Integer({ minimum: 0 }),
+  totalPages: Type.Integer({ minimum: 0 }),
+});
+
+/** Response schema of a successful single-resource operation. */
+export function okSchema(data: TSchema) {
+  return Type.Object({
+    success: Type.Literal(true),
+    data,
+    code: Type.Null(),
+    message: Type.Null(),
+    requestId: Type.String(),
+  });
+}
+
+/** Response schema of a successful ordinary list. */
+export function listSchema(item: TSchema) {
+  return Type.Object({
+    success: Type.Literal(true),
+    data: Type.Array(item),
+    code: Type.Null(),
+    message: Type.Null(),
+    requestId: Type.String(),
+    pagination: PaginationSchema,
+  });
+}
+
+/** The failure envelope (spec 7.1). */
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    data: Type.Null(),
+    code: Type.String({ description: 'Stable error code; handle this and the HTTP status, not the message.' }),
+    message: Type.String(),
+    requestId: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'ErrorEnvelope' },
+);

@@ -1,0 +1,57 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type ErrorCode } from '../core/platform/errors.ts';
+import { schemaErrorsToIssues, type SchemaError } from '../core/platform/validate.ts';
+import { failure } from './envelope.ts';
+
+/** The one table from domain code to HTTP status (spec 7.1). */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  invalid_credentials: 401,
+  key_inactive: 401,
+  forbidden: 403,
+  not_found: 404,
+  code_in_use: 409,
+  name_in_use: 409,
+  sku_in_use: 409,
+  idempotency_key_reused: 409,
+  brand_has_dependents: 409,
+  category_has_products: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  validation_failed: 422,
+  write_conflict: 503,
+  internal_server_error: 500,
+};
+
+/** Fastify's own errors that are really the client's input, mapped onto domain codes. */
+function fromFastifyError(error: FastifyError): DomainError | null {
+  if (error.validation) {
+    const prefix = error.validationContext === 'body' ? '' : '';
+    return new DomainError('validation_failed', 'The request is invalid', schemaErrorsToIssues(error.validation as SchemaError[], prefix));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('payload_too_large', 'The request body is larger than 1 MiB');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DomainError('validation_failed', 'The request is invalid', [{ field: 'Content-Type', message: 'must be application/json' }]);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new DomainError('validation_failed', 'The request is invalid', [{ field: '(body)', message: 'must be a JSON document' }]);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new DomainError('validation_failed', 'The request is invalid', [{ field: 'Content-Length', message: 'does not match the body' }]);
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new DomainError('validation_failed', 'The request is invalid', [{ field: '(body)', message: 'is not valid JSON' }]);
+  }
+  return null;
+}
+
+/** Maps any error to the Area A failure envelope; unknown errors are logged and never leak. */
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const domain = error instanceof DomainError ? error : fromFastifyError(error as FastifyError);
+  if (!domain) {
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send(failure(request.id, 'internal_server_error', 'Internal server error'));
+  }
+  if (domain.code === 'write_conflict') reply.header('Retry-After', '1');
+  if (domain.code === 'internal_server_error') request.log.error({ err: error }, 'internal error');
+  return reply.status(STATUS_OF[domain.code]).send(failure(request.id, domain.code, domain.message, domain.details));
+}

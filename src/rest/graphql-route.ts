@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createYoga } from 'graphql-yoga';
+import type { Core } from '../core/core.ts';
+import type { GqlContext } from '../graphql/context.ts';
+import { maskDomainErrors } from '../graphql/errors.ts';
+import { schema } from '../graphql/index.ts';
+
+interface ServerContext {
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** graphql-yoga at /graphql, mounted as one Fastify route; the same Bearer key authenticates. */
+export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const yoga = createYoga<ServerContext, GqlContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    logging: false,
+    maskedErrors: { maskError: maskDomainErrors },
+    context: async ({ req }) => {
+      const actor = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
+      return { core, ctx: core.ctxFor(actor, req.id) } as GqlContext;
+    },
+  });
+
+  app.route({
+    url: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: async (req, reply) => {
+      const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
+      response.headers.forEach((value, key) => {
+        reply.header(key, value);
+      });
+      reply.status(response.status);
+      reply.send(response.body);
+      return reply;
+    },
+  });
+}

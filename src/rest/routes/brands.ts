@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { BrandCreate, BrandPatch, BrandView } from '../../core/catalogue/brand.schemas.ts';
+import type { Core } from '../../core/core.ts';
+import { PageQuery } from '../../core/platform/pagination.ts';
+import { header } from '../auth.ts';
+import { listSchema, ok, okSchema } from '../envelope.ts';
+import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+
+const BrandRef = Type.Ref('Brand');
+const DeletedId = Type.Object({ id: Type.Integer() });
+const tags = ['Brands'];
+const security = [{ bearerAuth: [] }];
+
+/** Spec 4.2: brand CRUD. Each handler calls one core operation and maps its result. */
+export async function brandRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  app.get('/brands', {
+    schema: { operationId: 'listBrands', tags, security, querystring: PageQuery, response: { 200: listSchema(BrandRef), ...commonErrors } },
+  }, async (request) => {
+    const page = await core.brands.listPage(request.ctx, request.query as { page?: number; pageSize?: number });
+    return ok(request.id, page.items, page.pagination);
+  });
+
+  app.post('/brands', {
+    schema: { operationId: 'createBrand', tags, security, headers: IdempotencyHeaders, body: Type.Ref('BrandCreate'), response: { 201: okSchema(BrandRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors } },
+  }, async (request, reply) => {
+    const outcome = await core.brands.create(request.ctx, request.body, header(request, 'idempotency-key'));
+    if (outcome.etag) reply.header('ETag', outcome.etag);
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+  });
+
+  app.get('/brands/:id', {
+    schema: { operationId: 'getBrand', tags, security, params: IdParams, response: { 200: okSchema(BrandRef), ...commonErrors } },
+  }, async (request, reply) => {
+    const { data, etag } = await core.brands.get(request.ctx, (request.params as { id: number }).id);
+    reply.header('ETag', etag);
+    return ok(request.id, data);
+  });
+
+  app.patch('/brands/:id', {
+    schema: { operationId: 'updateBrand', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('BrandPatch'), response: { 200: okSchema(BrandRef), 412: Type.Ref('ErrorEnvelope'), ...commonErrors } },
+  }, async (request, reply) => {
+    const { data, etag } = await core.brands.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'));
+    reply.header('ETag', etag);
+    return ok(request.id, data);
+  });
+
+  app.delete('/brands/:id', {
+    schema: { operationId: 'deleteBrand', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 409: Type.Ref('ErrorEnvelope'), 412: Type.Ref('ErrorEnvelope'), ...commonErrors } },
+  }, async (request, reply) => {
+    const { data, etag } = await core.brands.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'));
+    reply.header('ETag', etag);
+    return ok(request.id, data);
+  });
+}
+
+export const brandSchemas = [BrandView, BrandCreate, BrandPatch];

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../app.ts';
+
+/** Liveness, readiness (PostgreSQL and Redis), Prometheus metrics and the OpenAPI download. */
+export async function systemRoutes(app: FastifyInstance, { deps }: { deps: AppDeps }): Promise<void> {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    const checks = await Promise.all([
+      deps.core.operatorCtx().em.execute('select 1').then(() => 'ok', () => 'down'),
+      deps.queues.ping().then((up) => (up ? 'ok' : 'down')),
+    ]);
+    const [postgres, redis] = checks;
+    const ready = postgres === 'ok' && redis === 'ok';
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', postgres, redis });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('Content-Type', deps.metrics.registry.contentType);
+    return deps.metrics.registry.metrics();
+  });
+
+  app.get('/v1/openapi.json', async () => app.swagger());
+}

@@ -1,0 +1,29 @@
+import { Type } from 'typebox';
+import { MAX_RESOURCE_ID } from '../core/platform/ids.ts';
+import { ErrorEnvelope } from './envelope.ts';
+
+/** Spec 4.1: a positive integer id no larger than 2147483647. */
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID }) });
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Up to 255 characters, not blank, no control characters; replays within 24 hours.' })),
+});
+
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(Type.String({ description: 'The strong ETag (with quotes) from a read; 412 when it no longer matches.' })),
+});
+
+const errorRef = Type.Ref('ErrorEnvelope');
+
+/** The failure responses every authenticated operation can give, for the OpenAPI document. */
+export const commonErrors = {
+  401: errorRef,
+  403: errorRef,
+  404: errorRef,
+  413: errorRef,
+  422: errorRef,
+  500: errorRef,
+  503: errorRef,
+};
+
+export const sharedSchemas = [ErrorEnvelope];
