@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { AccessService } from './access/access.service.ts';
+import { LocalDiskStorage, type Storage } from './assets/storage.ts';
 import { BrandService } from './catalogue/brand.service.ts';
 import type { Actor, Ctx } from './platform/ctx.ts';
 
@@ -10,6 +11,8 @@ export interface Core {
   config: Config;
   access: AccessService;
   brands: BrandService;
+  /** File bytes (library files, icons, derived images) under STORAGE_DIR. */
+  storage: Storage;
   /** A unit of work for one request of one caller. */
   ctxFor(actor: Actor, requestId: string): Ctx;
   /** A unit of work for operator commands and unauthenticated lookups. */
@@ -23,6 +26,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     config,
     access: new AccessService(),
     brands: new BrandService({ logoHosts }),
+    storage: new LocalDiskStorage(config.storageDir),
     ctxFor: (actor, requestId) => ({ em: orm.em.fork(), teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => ({ em: orm.em.fork() }),
   };

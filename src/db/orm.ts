@@ -26,8 +26,9 @@ export function ormConfig(options: OrmOptions) {
       path: MIGRATIONS_DIR,
       pathTs: MIGRATIONS_DIR,
       emit: 'ts',
-      // the default `.snapshot-<dbName>.json` would write one snapshot per test database
-      snapshotName: '.snapshot',
+      // no snapshot file: `migrate:create` diffs the entities against a database migrated to the
+      // latest migration, so work on separate branches cannot leave a stale snapshot behind
+      snapshot: false,
       transactional: true,
       allOrNothing: true,
       silent: true,

@@ -6,8 +6,11 @@ import type { GqlContext } from './context.ts';
 export const builder = new SchemaBuilder<{
   Context: GqlContext;
   DefaultInputFieldRequiredness: false;
+  DefaultFieldNullability: false;
 }>({
   plugins: [DataloaderPlugin],
+  // fields are non-null unless they say otherwise, as in the REST representation
+  defaultFieldNullability: false,
 });
 
 builder.queryType({});

@@ -39,7 +39,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
-    requestIdLogLabel: 'requestId',
     // a client's id is kept when it is sane, so logs can be correlated across systems
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

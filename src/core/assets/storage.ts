@@ -1,0 +1,67 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+
+/**
+ * Where file bytes live. Keys are relative, slash-separated paths chosen by the core
+ * (e.g. `objects/ab/cdef...`); the interface lets another backend replace local disk.
+ */
+export interface Storage {
+  put(key: string, bytes: Buffer): Promise<void>;
+  /** A stream of the object, or null when it does not exist. */
+  open(key: string): Promise<{ stream: Readable; size: number } | null>;
+  exists(key: string): Promise<boolean>;
+  remove(key: string): Promise<void>;
+}
+
+/** Local-disk storage under STORAGE_DIR; writes go to a temporary name first so readers never see half a file. */
+export class LocalDiskStorage implements Storage {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  private pathOf(key: string): string {
+    if (!/^[\w.-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+      throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+    }
+    const path = join(this.root, ...key.split('/'));
+    if (!path.startsWith(this.root + sep)) throw new Error('storage key escapes the storage root');
+    return path;
+  }
+
+  async put(key: string, bytes: Buffer): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${randomUUID()}.tmp`;
+    await writeFile(temporary, bytes);
+    await rename(temporary, path);
+  }
+
+  async open(key: string): Promise<{ stream: Readable; size: number } | null> {
+    const path = this.pathOf(key);
+    try {
+      const info = await stat(path);
+      return { stream: createReadStream(path), size: info.size };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await stat(this.pathOf(key));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+}

@@ -1,0 +1,42 @@
+import type { Role } from '../../src/core/access/roles.ts';
+import type { Ctx } from '../../src/core/platform/ctx.ts';
+import type { BrandView } from '../../src/core/catalogue/brand.schemas.ts';
+import type { TestEnv } from './env.ts';
+
+export interface GivenTeam {
+  teamId: number;
+}
+
+export interface GivenKey {
+  teamId: number;
+  keyId: number;
+  key: string;
+  role: Role;
+}
+
+/** Fixture builders: they go through the core, as an operator would, and return what they made. */
+export function given(env: TestEnv) {
+  const op = () => env.core.operatorCtx();
+  return {
+    async team(name = 'Team'): Promise<GivenTeam> {
+      return env.core.access.createTeam(op(), { name });
+    },
+    async member(team: GivenTeam, name = 'Member'): Promise<{ userId: number }> {
+      return env.core.access.addMember(op(), { teamId: team.teamId, name });
+    },
+    async key(team: GivenTeam, role: Role = 'manage', expiresAt?: string): Promise<GivenKey> {
+      const created = await env.core.access.createKey(op(), { teamId: team.teamId, role, expiresAt });
+      return { teamId: team.teamId, keyId: created.keyId, key: created.key, role };
+    },
+    /** A manage-role caller's core context, for setting up data without HTTP. */
+    async ctx(key: GivenKey): Promise<Ctx> {
+      const actor = await env.core.access.authenticate(op(), `Bearer ${key.key}`);
+      return env.core.ctxFor(actor, 'test');
+    },
+    async brand(key: GivenKey, input: Record<string, unknown> = {}): Promise<BrandView> {
+      const ctx = await this.ctx(key);
+      const outcome = await env.core.brands.create(ctx, { name: 'Brand', ...input });
+      return outcome.body;
+    },
+  };
+}
