@@ -38,7 +38,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
-    requestIdHeader: 'x-request-id',
+    // genReqId reads X-Request-Id itself, so an unusable client value is replaced rather than echoed
+    requestIdHeader: false,
     // a client's id is kept when it is sane, so logs can be correlated across systems
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
