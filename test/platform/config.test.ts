@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('configuration (CONTRACT.md), read once and validated at start-up', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      role: 'all',
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/shelf',
+      redisUrl: 'redis://127.0.0.1:6379',
+      publicBaseUrl: 'http://127.0.0.1:8080',
+      linkSigningSecret: null,
+      storageDir: './data/files',
+      logoHostAllowlist: [],
+      outboundAllowHosts: [],
+      approvalDownloadTimeoutMs: 30000,
+      approvalMaxAssetBytes: 524288000,
+      logLevel: 'info',
+    });
+  });
+
+  it('derives PUBLIC_BASE_URL from HOST and PORT', () => {
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicBaseUrl).toBe('http://0.0.0.0:9000');
+  });
+
+  it('parses the host lists', () => {
+    const config = loadConfig({ LOGO_HOST_ALLOWLIST: 'cdn.example.com, IMG.example.com', OUTBOUND_ALLOW_HOSTS: '127.0.0.1:9000,localhost' });
+    expect(config.logoHostAllowlist).toEqual(['cdn.example.com', 'img.example.com']);
+    expect(config.outboundAllowHosts).toEqual(['127.0.0.1:9000', 'localhost']);
+  });
+
+  const wrong: Array<[string, Record<string, string>]> = [
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['ROLE', { ROLE: 'both' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x/y' }],
+    ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
+    ['REDIS_URL', { REDIS_URL: 'http://127.0.0.1:6379' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://files.example.com' }],
+    ['LINK_SIGNING_SECRET', { LINK_SIGNING_SECRET: 'short' }],
+    ['OUTBOUND_ALLOW_HOSTS', { OUTBOUND_ALLOW_HOSTS: '*.example.com' }],
+    ['OUTBOUND_ALLOW_HOSTS', { OUTBOUND_ALLOW_HOSTS: 'http://x' }],
+    ['LOGO_HOST_ALLOWLIST', { LOGO_HOST_ALLOWLIST: 'cdn.example.com:443' }],
+    ['APPROVAL_DOWNLOAD_TIMEOUT_MS', { APPROVAL_DOWNLOAD_TIMEOUT_MS: '-1' }],
+    ['APPROVAL_MAX_ASSET_BYTES', { APPROVAL_MAX_ASSET_BYTES: '1e6' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+  ];
+  for (const [variable, env] of wrong) {
+    it(`stops with a message naming ${variable} for ${JSON.stringify(Object.values(env)[0])}`, () => {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(variable);
+    });
+  }
+});
