@@ -19,6 +19,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   payload_too_large: 413,
   validation_failed: 422,
   write_conflict: 503,
+  link_expired: 410,
   internal_server_error: 500,
 };
 
@@ -29,6 +30,10 @@ function fromFastifyError(error: FastifyError): DomainError | null {
     return new DomainError('validation_failed', 'The request is invalid', schemaErrorsToIssues(error.validation as SchemaError[], prefix));
   }
   switch (error.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new DomainError('validation_failed', 'The request is invalid', [{ field: 'id', message: 'is too long' }]);
+    case 'FST_ERR_BAD_URL':
+      return new DomainError('validation_failed', 'The request is invalid', [{ field: '(url)', message: 'is not a valid URL' }]);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new DomainError('payload_too_large', 'The request body is larger than 1 MiB');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -3,6 +3,8 @@ import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createWriteStream } from 'node:fs';
 
 /**
  * Where file bytes live. Keys are relative, slash-separated paths chosen by the core
@@ -10,6 +12,8 @@ import type { Readable } from 'node:stream';
  */
 export interface Storage {
   put(key: string, bytes: Buffer): Promise<void>;
+  /** Like put, from a stream, so large files never sit in memory. */
+  putStream(key: string, source: Readable): Promise<void>;
   /** A stream of the object, or null when it does not exist. */
   open(key: string): Promise<{ stream: Readable; size: number } | null>;
   exists(key: string): Promise<boolean>;
@@ -39,6 +43,19 @@ export class LocalDiskStorage implements Storage {
     const temporary = `${path}.${randomUUID()}.tmp`;
     await writeFile(temporary, bytes);
     await rename(temporary, path);
+  }
+
+  async putStream(key: string, source: Readable): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${randomUUID()}.tmp`;
+    try {
+      await pipeline(source, createWriteStream(temporary));
+      await rename(temporary, path);
+    } catch (e) {
+      await rm(temporary, { force: true });
+      throw e;
+    }
   }
 
   async open(key: string): Promise<{ stream: Readable; size: number } | null> {

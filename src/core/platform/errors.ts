@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'validation_failed'
   | 'write_conflict'
+  /** A service-issued link (`/files/...`) past its expiry (docs/library.md). */
+  | 'link_expired'
   | 'internal_server_error';
 
 /** The one error type of the domain core: a spec code, a human message, optional field details. */

@@ -23,7 +23,7 @@ function isRetryable(e: unknown): boolean {
  * serialization failures and deadlocks from a fresh fork a bounded number of times, then gives
  * `write_conflict` (the caller sees 503 with Retry-After). Nothing is ever committed half-way.
  */
-export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, options: TxOptions = {}): Promise<T> {
+export async function inTransaction<T, C extends Pick<Ctx, 'em'> = Ctx>(ctx: C, work: (tx: C) => Promise<T>, options: TxOptions = {}): Promise<T> {
   if (ctx.em.isInTransaction()) return work(ctx);
   const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {

@@ -1,0 +1,79 @@
+import cliProgress from 'cli-progress';
+import type { Core } from '../../core/core.ts';
+import { invalid } from '../../core/platform/errors.ts';
+import type { CliCommand, Flags } from '../command.ts';
+
+const FILE_ONLY_FLAGS = ['name', 'tags', 'description', 'score', 'link', 'user'] as const;
+
+/** A numeric flag as a number; anything else is passed on as is so the core reports it as invalid. */
+function numberFlag(value: string | boolean | undefined): number | string | boolean | undefined {
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** The flags that were given, as the core's input (its keys are the flag names, so errors name the flag). */
+function given(entries: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
+}
+
+function importFile(core: Core, flags: Flags): Promise<object> {
+  return core.libraryImport.importFile(
+    core.operatorCtx(),
+    given({
+      team: numberFlag(flags.team),
+      file: flags.file,
+      folder: flags.folder,
+      name: flags.name,
+      tags: typeof flags.tags === 'string' ? flags.tags.split(',') : flags.tags,
+      description: flags.description,
+      score: numberFlag(flags.score),
+      link: flags.link,
+      user: numberFlag(flags.user),
+    }),
+  );
+}
+
+/** Imports a tree with a progress bar on stderr, so stdout stays one JSON object. */
+async function importDirectory(core: Core, flags: Flags): Promise<object> {
+  const misplaced = FILE_ONLY_FLAGS.find((flag) => flags[flag] !== undefined);
+  if (misplaced) throw invalid(misplaced, 'is accepted only with --file');
+  // noTTYOutput: the bar is drawn (as lines) even when stderr is a pipe or a log file
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, noTTYOutput: true, notTTYSchedule: 1000, format: 'importing [{bar}] {value}/{total} files', hideCursor: false },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  try {
+    return await core.libraryImport.importDirectory(core.operatorCtx(), given({ team: numberFlag(flags.team), dir: flags.dir, folder: flags.folder }), (done, total) => {
+      if (!started) {
+        started = true;
+        bar.start(total, done);
+      } else {
+        bar.update(done);
+      }
+    });
+  } finally {
+    if (started) bar.stop();
+  }
+}
+
+/** Operator commands for the team library (CONTRACT.md `asset import`). */
+export const assetCommands: Record<string, CliCommand> = {
+  'asset import': {
+    flags: {
+      team: { type: 'string' },
+      file: { type: 'string' },
+      dir: { type: 'string' },
+      folder: { type: 'string' },
+      name: { type: 'string' },
+      tags: { type: 'string' },
+      description: { type: 'string' },
+      score: { type: 'string' },
+      link: { type: 'string' },
+      user: { type: 'string' },
+    },
+    run: async (core, flags) => {
+      if ((flags.file === undefined) === (flags.dir === undefined)) throw invalid('file', 'give exactly one of --file or --dir');
+      return flags.file !== undefined ? importFile(core, flags) : importDirectory(core, flags);
+    },
+  },
+};

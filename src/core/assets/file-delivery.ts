@@ -1,0 +1,71 @@
+import type { Readable } from 'node:stream';
+import { notFound } from '../platform/errors.ts';
+import { queryOne } from '../platform/sql.ts';
+import type { UnitOfWork } from './folders.ts';
+import type { LinkParts, LinkSigner } from './links.ts';
+import { isDerivableImage, PREVIEW_FORMAT, type PreviewCache } from './previews.ts';
+import type { Storage } from './storage.ts';
+
+/** What `/files/...` sends for a valid link. */
+export interface Delivery {
+  stream: Readable;
+  size: number;
+  contentType: string;
+  /** Seconds until the link expires: the response may be cached privately that long. */
+  maxAgeSeconds: number;
+  /** Set for downloads: the name to save the file under. */
+  downloadName: string | null;
+}
+
+interface FileRow {
+  name: string;
+  mimeType: string;
+  width: number | null;
+  sha256: string;
+  storageKey: string;
+}
+
+/**
+ * Serves service-issued links (spec 8, docs/library.md). The signature is the credential: the
+ * team and file come from the verified link, and the lookup is by both, so a link can reach
+ * only its own team's live file, and only storage keys recorded for that file.
+ */
+export class FileDeliveryService {
+  private readonly signer: LinkSigner;
+  private readonly storage: Storage;
+  private readonly previews: PreviewCache;
+
+  constructor(deps: { signer: LinkSigner; storage: Storage; previews: PreviewCache }) {
+    this.signer = deps.signer;
+    this.storage = deps.storage;
+    this.previews = deps.previews;
+  }
+
+  /** Opens what a link names: 403 altered, 410 expired, 404 when the file or its preview is gone. */
+  async open(op: UnitOfWork, parts: LinkParts, nowMs = Date.now()): Promise<Delivery> {
+    const target = this.signer.verify(parts, nowMs);
+    const file = await queryOne<FileRow>(
+      op,
+      `select f.name, o.mime_type as "mimeType", o.width, o.sha256, o.storage_key as "storageKey"
+         from library_files f join stored_objects o on o.id = f.object_id and o.team_id = f.team_id
+        where f.id = ? and f.team_id = ? and f.deleted_at is null`,
+      [target.fileId, target.teamId],
+    );
+    if (!file) throw notFound('File');
+    const maxAgeSeconds = Math.max(0, target.expiresAt - Math.floor(nowMs / 1000));
+    if (target.purpose === 'preview') {
+      if (!isDerivableImage(file)) throw notFound('Preview');
+      const key = await this.previews.ensure(file);
+      return { ...(await this.openKey(key)), contentType: PREVIEW_FORMAT.mimeType, maxAgeSeconds, downloadName: null };
+    }
+    if (target.purpose === 'preview-original' && !file.mimeType.startsWith('image/')) throw notFound('Preview');
+    const downloadName = target.purpose === 'download' ? file.name : null;
+    return { ...(await this.openKey(file.storageKey)), contentType: file.mimeType, maxAgeSeconds, downloadName };
+  }
+
+  private async openKey(key: string): Promise<{ stream: Readable; size: number }> {
+    const opened = await this.storage.open(key);
+    if (!opened) throw notFound('File');
+    return opened;
+  }
+}

@@ -1,0 +1,50 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { Member } from '../access/member.entity.ts';
+import { Team } from '../access/team.entity.ts';
+import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
+import { LibraryFolder } from './folder.entity.ts';
+import { StoredObject } from './stored-object.entity.ts';
+
+/**
+ * A library file: one placement of a stored object in a folder (null = the library root). Its id
+ * is the file-path ID (spec 2.1) that product media and search results carry.
+ *
+ * The object's immutable facts (MIME type, byte size, width, height, duration) are copied here so
+ * asset search (spec 4.6) filters and sorts one table; they cannot drift because objects never
+ * change.
+ */
+export const LibraryFile = defineEntity({
+  name: 'LibraryFile',
+  tableName: 'library_files',
+  indexes: [
+    { properties: ['team', 'folder', 'id'] },
+    { properties: ['team', 'updatedAt', 'id'] },
+    { properties: ['object'] },
+  ],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    team: () => p.manyToOne(Team),
+    folder: () => p.manyToOne(LibraryFolder).nullable(),
+    object: () => p.manyToOne(StoredObject),
+    name: p.string().length(255),
+    /** Lower-case, without the dot: from the name, or from the content when the name has none. */
+    extension: p.string().length(32).nullable(),
+    mimeType: p.string().length(255),
+    byteSize: p.bigint(),
+    width: p.integer().nullable(),
+    height: p.integer().nullable(),
+    durationMs: p.bigint().nullable(),
+    description: p.text().nullable(),
+    score: p.smallint().nullable(),
+    link: p.string().length(2048).nullable(),
+    /** 1 web, 2 upload, 3 copy (spec 2.6). */
+    source: p.smallint().default(2),
+    owner: () => p.manyToOne(Member).nullable(),
+    creator: () => p.manyToOne(Member).nullable(),
+    createUser: () => p.manyToOne(Member).nullable(),
+    updateUser: () => p.manyToOne(Member).nullable(),
+    createdAt: dbTimestamp(),
+    updatedAt: dbTimestamp(),
+    deletedAt: nullableTimestamp(),
+  },
+});
