@@ -5,9 +5,11 @@ import { DomainError } from '../core/platform/errors.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../db/orm.ts';
 import type { CliCommand } from './command.ts';
 import { accessCommands } from './commands/access.ts';
+import { assetCommands } from './commands/asset.ts';
+import { categoryIconCommands } from './commands/category-icon.ts';
 
 /** The operator CLI of CONTRACT.md: prints one JSON object; on failure `{"error":{code,message}}` and a non-zero exit. */
-const commands: Record<string, CliCommand> = { ...accessCommands };
+const commands: Record<string, CliCommand> = { ...accessCommands, ...categoryIconCommands, ...assetCommands };
 
 function fail(code: string, message: string, details?: unknown): never {
   process.stdout.write(`${JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } })}\n`);

@@ -1,9 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { AccessService } from './access/access.service.ts';
+import { CategoryIconService } from './assets/category-icon.service.ts';
+import { FileDeliveryService } from './assets/file-delivery.ts';
+import { LibraryImportService } from './assets/import.ts';
+import { LibraryService } from './assets/library.service.ts';
+import { LinkSigner } from './assets/links.ts';
+import { PreviewCache } from './assets/previews.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage.ts';
 import { BrandService } from './catalogue/brand.service.ts';
+import { CategoryService } from './catalogue/category.service.ts';
+import { TemplateService } from './catalogue/template.service.ts';
 import type { Actor, Ctx } from './platform/ctx.ts';
+import { withLazyUnitOfWork } from './platform/sql.ts';
 
 /** The domain core as the adapters see it: one instance of each service, sharing one ORM. */
 export interface Core {
@@ -11,8 +20,21 @@ export interface Core {
   config: Config;
   access: AccessService;
   brands: BrandService;
+  categories: CategoryService;
+  templates: TemplateService;
+  categoryIcons: CategoryIconService;
   /** File bytes (library files, icons, derived images) under STORAGE_DIR. */
   storage: Storage;
+  /** Team-scoped library reads and spec 2.5 media objects (docs/library.md). */
+  library: LibraryService;
+  /** Operator imports into a team's library (`asset import`). */
+  libraryImport: LibraryImportService;
+  /** Signs and verifies `/files/...` links. */
+  links: LinkSigner;
+  /** Derived preview images, cached in storage. */
+  previews: PreviewCache;
+  /** Serves what a signed `/files/...` link names. */
+  fileDelivery: FileDeliveryService;
   /** A unit of work for one request of one caller. */
   ctxFor(actor: Actor, requestId: string): Ctx;
   /** A unit of work for operator commands and unauthenticated lookups. */
@@ -21,13 +43,33 @@ export interface Core {
 
 export function createCore(orm: MikroORM, config: Config): Core {
   const logoHosts = [new URL(config.publicBaseUrl).hostname.toLowerCase(), ...config.logoHostAllowlist];
+  const brands = new BrandService({ logoHosts });
+  const storage = new LocalDiskStorage(config.storageDir);
+  const categoryIcons = new CategoryIconService({ storage });
+  const categories = new CategoryService({ icons: categoryIcons });
+  // spec 3.2: a brand with live categories is not deleted (brand_has_dependents)
+  brands.addDependentCheck((tx, brandId) => categories.hasLiveInBrand(tx, brandId));
+  const templates = new TemplateService();
+  const links = new LinkSigner(config.linkSigningSecret, config.publicBaseUrl);
+  const previews = new PreviewCache(storage);
+  // spec 4.3: a new category gets the library default when its brand bindings allow
+  categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   return {
     orm,
     config,
     access: new AccessService(),
-    brands: new BrandService({ logoHosts }),
-    storage: new LocalDiskStorage(config.storageDir),
-    ctxFor: (actor, requestId) => ({ em: orm.em.fork(), teamId: actor.teamId, actor, requestId }),
-    operatorCtx: () => ({ em: orm.em.fork() }),
+    brands,
+    categories,
+    templates,
+    categoryIcons,
+    storage,
+    library: new LibraryService({ signer: links }),
+    libraryImport: new LibraryImportService(storage),
+    links,
+    previews,
+    fileDelivery: new FileDeliveryService({ signer: links, storage, previews }),
+    // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
+    ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
+    operatorCtx: () => withLazyUnitOfWork(orm.em, {}),
   };
 }

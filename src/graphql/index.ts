@@ -1,6 +1,8 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './types/brand.ts';
+import './types/category.ts';
+import './types/template.ts';
 
 /** The schema: every types file registers itself on the builder when imported above. */
 export const schema = builder.toSchema();

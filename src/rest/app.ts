@@ -13,7 +13,10 @@ import { sendError } from './errors.ts';
 import { graphqlRoute } from './graphql-route.ts';
 import { openApiInfo } from './openapi.ts';
 import { brandRoutes, brandSchemas } from './routes/brands.ts';
+import { categoryRoutes, categorySchemas } from './routes/categories.ts';
+import { fileRoutes } from './routes/files.ts';
 import { systemRoutes } from './routes/system.ts';
+import { templateRoutes, templateSchemas } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
@@ -38,6 +41,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
+    // template ids are strings of up to 128 characters (spec 4.1): longer ones must reach the route's
+    // schema (422), not the router's default 100-character cut-off (414)
+    routerOptions: { maxParamLength: 1024 },
+    // router-level failures (a path parameter past maxParamLength, a malformed URL) get the envelope too
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      reply.header('Cache-Control', 'no-store');
+      sendError(error, request, reply);
+    },
     // genReqId reads X-Request-Id itself, so an unusable client value is replaced rather than echoed
     requestIdHeader: false,
     // a client's id is kept when it is sane, so logs can be correlated across systems
@@ -53,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
-  for (const schema of [...sharedSchemas, ...brandSchemas]) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas]) app.addSchema(schema);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -87,9 +99,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } });
 
   await app.register(systemRoutes, { deps });
+  // signed media links: the signature is the credential, so they sit outside the Bearer-authenticated /v1
+  await app.register(fileRoutes, { core: deps.core });
   await app.register(async (v1) => {
     authenticate(v1, deps.core);
     await v1.register(brandRoutes, { core: deps.core });
+    await v1.register(categoryRoutes, { core: deps.core });
+    await v1.register(templateRoutes, { core: deps.core });
   }, { prefix: '/v1' });
   await app.register(graphqlRoute, { core: deps.core });
 

@@ -19,5 +19,22 @@ export function openApiInfo(config: Pick<Config, 'publicBaseUrl'>): SwaggerOptio
     // only the public API goes into the document; health, metrics, docs and GraphQL stay out
     hideUntagged: true,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (document) => ('openapiObject' in document ? markOptionalBodies(document.openapiObject) : document.swaggerObject),
   };
+}
+
+/** Marks a route whose JSON body may be omitted (e.g. deleteTemplate); @fastify/swagger marks every body required. */
+export const OPTIONAL_BODY = 'x-optional-body';
+
+type Operation = { requestBody?: { required?: boolean }; [OPTIONAL_BODY]?: boolean };
+
+function markOptionalBodies<T extends { paths?: object }>(document: T): T {
+  for (const path of Object.values(document.paths ?? {}) as Array<Record<string, unknown> | undefined>) {
+    for (const operation of Object.values(path ?? {}) as Operation[]) {
+      if (!operation?.[OPTIONAL_BODY]) continue;
+      delete operation[OPTIONAL_BODY];
+      if (operation.requestBody) operation.requestBody.required = false;
+    }
+  }
+  return document;
 }

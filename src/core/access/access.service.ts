@@ -2,13 +2,21 @@ import { createHash } from 'node:crypto';
 import type { Ctx, Actor } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { randomSecret, isResourceId } from '../platform/ids.ts';
-import { queryOne } from '../platform/sql.ts';
+import { preparedSql, queryOne } from '../platform/sql.ts';
 import { isRole, type Role } from './roles.ts';
 
 /** Operator operations run outside any team's request, with only a unit of work. */
 export type OperatorCtx = Pick<Ctx, 'em'>;
 
 const KEY_PREFIX = 'shelf_';
+
+/** Runs on every authenticated request: prepared, so PostgreSQL plans it once per connection. */
+const KEY_BY_HASH = preparedSql(
+  'access.keyByHash',
+  `select id, team_id, role, active, (extract(epoch from expires_at) * 1000)::bigint as expires_ms,
+          coalesce(expires_at <= now(), false) as expired
+     from api_keys where key_hash = ?`,
+);
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -107,9 +115,7 @@ export class AccessService {
     if (!match) throw new DomainError('invalid_credentials', 'Send Authorization: Bearer <API key>');
     const row = await queryOne<{ id: number; team_id: number; role: string; active: boolean; expires_ms: string | null; expired: boolean }>(
       ctx,
-      `select id, team_id, role, active, (extract(epoch from expires_at) * 1000)::bigint as expires_ms,
-              coalesce(expires_at <= now(), false) as expired
-         from api_keys where key_hash = ?`,
+      KEY_BY_HASH,
       [hashApiKey(match[1]!)],
     );
     if (!row) throw new DomainError('invalid_credentials', 'The API key is not valid');

@@ -5,7 +5,7 @@ import { checkIfMatch, etagOf } from '../platform/etag.ts';
 import { randomCode } from '../platform/ids.ts';
 import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { preparedSql, queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
@@ -23,6 +23,15 @@ export interface Versioned<T> {
 const BRAND_COLUMNS = `id, name, code, description, website, sort_order as "sortOrder", is_enabled as "isEnabled",
   ${isoSql('created_at')} as "createdAt", ${isoSql('updated_at')} as "updatedAt"`;
 
+// the two hot reads, prepared so PostgreSQL plans them once per connection (bench/RESULTS-brands.md)
+const GET_LIVE_BRAND = preparedSql('brands.get', `select ${BRAND_COLUMNS} from brands where id = ? and team_id = ? and deleted_at is null`);
+const LIST_LIVE_BRANDS = preparedSql(
+  'brands.listPage',
+  `select ${BRAND_COLUMNS}, count(*) over () as total from brands
+    where team_id = ? and deleted_at is null
+    order by sort_order, id limit ? offset ?`,
+);
+
 const checkCreate = compileInput(BrandCreate);
 const checkPatch = compileInput(BrandPatch);
 
@@ -30,6 +39,21 @@ function trimmedName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 128) throw invalid('name', 'must be 1-128 characters after trimming');
   return trimmed;
+}
+
+/** A list row as the view, built field by field: a rest spread took ~18 µs per page of 100 here, this ~2 µs. */
+function withoutTotal(row: BrandView & { total: string }): BrandView {
+  return {
+    id: row.id,
+    name: row.name,
+    code: row.code,
+    description: row.description,
+    website: row.website,
+    sortOrder: row.sortOrder,
+    isEnabled: row.isEnabled,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
 }
 
 function versioned(brand: BrandView): Versioned<BrandView> {
@@ -54,25 +78,19 @@ export class BrandService {
   async listPage(ctx: Ctx, query: { page?: number; pageSize?: number }): Promise<Page<BrandView>> {
     requirePermission(ctx, 'brands:read');
     const page = normalizePage(query);
-    const rows = await queryRows<BrandView & { total: string }>(
-      ctx,
-      `select ${BRAND_COLUMNS}, count(*) over () as total from brands
-        where team_id = ? and deleted_at is null
-        order by sort_order, id limit ? offset ?`,
-      [ctx.teamId, page.pageSize, (page.page - 1) * page.pageSize],
-    );
+    const rows = await queryRows<BrandView & { total: string }>(ctx, LIST_LIVE_BRANDS, [ctx.teamId, page.pageSize, (page.page - 1) * page.pageSize]);
     let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
     if (rows.length === 0 && page.page > 1) {
       const counted = await queryOne<{ n: string }>(ctx, 'select count(*) as n from brands where team_id = ? and deleted_at is null', [ctx.teamId]);
       total = Number(counted!.n);
     }
-    return { items: rows.map(({ total: _total, ...brand }) => brand), pagination: paginationOf(page, total) };
+    return { items: rows.map(withoutTotal), pagination: paginationOf(page, total) };
   }
 
   /** getBrand: one live brand of the caller's team, with its ETag. */
   async get(ctx: Ctx, id: number): Promise<Versioned<BrandView>> {
     requirePermission(ctx, 'brands:read');
-    const brand = await queryOne<BrandView>(ctx, `select ${BRAND_COLUMNS} from brands where id = ? and team_id = ? and deleted_at is null`, [id, ctx.teamId]);
+    const brand = await queryOne<BrandView>(ctx, GET_LIVE_BRAND, [id, ctx.teamId]);
     if (!brand) throw notFound('Brand');
     return versioned(brand);
   }

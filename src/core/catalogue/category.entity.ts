@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Team } from '../access/team.entity.ts';
+import { CategoryIcon } from '../assets/category-icon.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
 import { Brand } from './brand.entity.ts';
 
@@ -12,7 +13,18 @@ export const Category = defineEntity({
   name: 'Category',
   tableName: 'categories',
   indexes: [
-    { properties: ['team', 'brand', 'parent', 'sortOrder', 'id'] },
+    // listCategorys order (spec 4.3: brandId, parentId nulls first, sortOrder, id) and sibling
+    // lookups by (brand, parent); live rows only, so deleted subtrees do not bloat it
+    {
+      name: 'categories_live_tree_order',
+      expression:
+        'create index "categories_live_tree_order" on "categories" ("team_id", "brand_id", "parent_id" nulls first, "sort_order", "id") where "deleted_at" is null',
+    },
+    // children of many parents at once (GraphQL Category.children, subtree walks of moves and deletes)
+    {
+      name: 'categories_live_children',
+      expression: 'create index "categories_live_children" on "categories" ("parent_id", "sort_order", "id") where "deleted_at" is null',
+    },
     // sibling names are unique among live nodes only (spec 2.3); roots share the parent "0"
     {
       name: 'categories_live_sibling_name_unique',
@@ -30,7 +42,7 @@ export const Category = defineEntity({
     depth: p.integer(),
     description: p.text().nullable(),
     iconEmoji: p.string().length(16).nullable(),
-    iconAssetId: p.integer().nullable(),
+    iconAsset: () => p.manyToOne(CategoryIcon).nullable(),
     sortOrder: p.integer().default(0),
     isEnabled: p.boolean().default(true),
     createdAt: dbTimestamp(),

@@ -1,14 +1,114 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx } from './ctx.ts';
 
 /**
- * Lean SQL through the request's EntityManager (and so its transaction, when one is open).
- * Hot reads go this way: STACK.md measured entity loading at less than half the throughput.
+ * Lean SQL with `?` placeholders. Inside a transaction it runs through the transaction's
+ * EntityManager (so on its connection); outside one it goes straight to the ORM's pg pool.
+ * Hot reads go this way: STACK.md measured entity loading at less than half the throughput, and
+ * bench/RESULTS-brands.md measured the EntityManager's per-query layers (Kysely executor, query
+ * logging) at about a quarter of a brand read's CPU. For plain SQL text the pool path sends the very
+ * text the EntityManager would (MikroORM's own parameter formatting); either way it throws the same
+ * exception classes (DeadlockException, UniqueConstraintViolationException, ...).
  */
-export async function queryRows<T>(ctx: Pick<Ctx, 'em'>, sql: string, params: unknown[] = []): Promise<T[]> {
-  return ctx.em.execute<T[]>(sql, params as unknown[]);
+export async function queryRows<T>(ctx: Pick<Ctx, 'em'>, sql: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
+  const outside = outsideTransaction(ctx);
+  if (outside) return queryPool<T>(outside, sql, params);
+  return ctx.em.execute<T[]>(typeof sql === 'string' ? sql : sql.sql, params);
 }
 
-export async function queryOne<T>(ctx: Pick<Ctx, 'em'>, sql: string, params: unknown[] = []): Promise<T | null> {
+export async function queryOne<T>(ctx: Pick<Ctx, 'em'>, sql: string | PreparedSql, params: unknown[] = []): Promise<T | null> {
   const rows = await queryRows<T>(ctx, sql, params);
   return rows[0] ?? null;
+}
+
+/** The EntityManager whose pool may serve this context's query, or null when it must go through `ctx.em`. */
+function outsideTransaction(ctx: Pick<Ctx, 'em'>): EntityManager | null {
+  const lazy = lazyUnits.get(ctx);
+  // a context whose unit of work was never forked cannot be in a transaction
+  const em = lazy && !lazy.fork ? lazy.root : ctx.em;
+  // ORM_DEBUG=1 keeps every query on the EntityManager, which logs it
+  if (em.config.get('debug')) return null;
+  return em === lazy?.root || !em.isInTransaction() ? em : null;
+}
+
+async function queryPool<T>(em: EntityManager, sql: string | PreparedSql, params: unknown[]): Promise<T[]> {
+  const pool = await em.getConnection().getNativeClient();
+  try {
+    const result =
+      typeof sql === 'string'
+        ? await pool.query(em.getPlatform().formatQuery(sql, params))
+        : await pool.query({ name: sql.name, text: sql.positional, values: params });
+    return result.rows as T[];
+  } catch (e) {
+    throw em.getDriver().convertException(e as Error);
+  }
+}
+
+/** A hot read's SQL, run as a named prepared statement: PostgreSQL plans it once per pooled connection. */
+export interface PreparedSql {
+  /** Unique among prepared statements; names the statement on each connection. */
+  readonly name: string;
+  /** The SQL with `?` placeholders, as the EntityManager runs it inside transactions. */
+  readonly sql: string;
+  /** The same SQL with `$1, $2, ...`, as the pool prepares it. */
+  readonly positional: string;
+}
+
+const preparedNames = new Map<string, string>();
+
+/**
+ * Declares a prepared statement (module level, once). Outside a transaction its parameters are
+ * sent bound rather than inlined, so use it only where each `?` has a type PostgreSQL can infer
+ * from its context (a column comparison, limit, offset). bench/RESULTS-brands.md measured the
+ * planning it saves at about half of PostgreSQL's CPU for a brand read.
+ */
+export function preparedSql(name: string, sql: string): PreparedSql {
+  const known = preparedNames.get(name);
+  if (known !== undefined && known !== sql) throw new Error(`prepared statement ${name} is declared twice with different SQL`);
+  preparedNames.set(name, sql);
+  return { name, sql, positional: toPositional(sql) };
+}
+
+/** `?` placeholders to `$n`, leaving quoted literals and identifiers alone. */
+function toPositional(sql: string): string {
+  let out = '';
+  let quote: string | null = null;
+  let n = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const ch = sql[i]!;
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+    } else if (ch === '?') {
+      if (sql[i + 1] === '?' || sql[i - 1] === '\\') throw new Error('prepared statements take plain ? placeholders only');
+      out += `$${++n}`;
+      continue;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+interface LazyUnit {
+  root: EntityManager;
+  fork?: EntityManager;
+}
+
+/** Contexts made by withLazyUnitOfWork, with their fork once made (a spread copy is an ordinary context). */
+const lazyUnits = new WeakMap<object, LazyUnit>();
+
+/**
+ * Gives `fields` an `em` that is forked from `root` on first use. A request served by lean reads
+ * alone never needs a unit of work, and a fork costs about 5 µs plus garbage (two per request:
+ * authentication and the operation), measured in bench/RESULTS-brands.md.
+ */
+export function withLazyUnitOfWork<T extends object>(root: EntityManager, fields: T): T & Pick<Ctx, 'em'> {
+  const unit: LazyUnit = { root };
+  const ctx = Object.defineProperty(fields, 'em', {
+    enumerable: true,
+    get: () => (unit.fork ??= root.fork()),
+  }) as T & Pick<Ctx, 'em'>;
+  lazyUnits.set(ctx, unit);
+  return ctx;
 }

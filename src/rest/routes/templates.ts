@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import {
+  OpaqueId,
+  TemplateCreate,
+  TemplateDelete,
+  TemplateFieldView,
+  TemplateGroupView,
+  TemplatePatch,
+  TemplateView,
+} from '../../core/catalogue/template.schemas.ts';
+import type { Core } from '../../core/core.ts';
+import { PageQuery } from '../../core/platform/pagination.ts';
+import { header } from '../auth.ts';
+import { listSchema, ok, okSchema } from '../envelope.ts';
+import { OPTIONAL_BODY } from '../openapi.ts';
+import { commonErrors, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
+
+const TemplateRef = Type.Ref('Template');
+const ErrorRef = Type.Ref('ErrorEnvelope');
+const DeletedId = Type.Object({ id: Type.String() });
+/** Spec 4.1: a template id in the path is a string of 1-128 characters. */
+const TemplateIdParams = Type.Object({ id: OpaqueId });
+const tags = ['Information templates'];
+const security = [{ bearerAuth: [] }];
+
+type IdParam = { id: string };
+
+/** Spec 4.4: information template CRUD. Each handler calls one core operation and maps its result. */
+export async function templateRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  app.get('/product-info-templates', {
+    schema: { operationId: 'listTemplates', tags, security, querystring: PageQuery, response: { 200: listSchema(TemplateRef), ...commonErrors } },
+  }, async (request) => {
+    const page = await core.templates.listPage(request.ctx, request.query as { page?: number; pageSize?: number });
+    return ok(request.id, page.items, page.pagination);
+  });
+
+  app.post('/product-info-templates', {
+    schema: { operationId: 'createTemplate', tags, security, headers: IdempotencyHeaders, body: Type.Ref('TemplateCreate'), response: { 201: okSchema(TemplateRef), 409: ErrorRef, ...commonErrors } },
+  }, async (request, reply) => {
+    const outcome = await core.templates.create(request.ctx, request.body, header(request, 'idempotency-key'));
+    if (outcome.etag) reply.header('ETag', outcome.etag);
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+  });
+
+  app.get('/product-info-templates/:id', {
+    schema: { operationId: 'getTemplate', tags, security, params: TemplateIdParams, response: { 200: okSchema(TemplateRef), ...commonErrors } },
+  }, async (request, reply) => {
+    const { data, etag } = await core.templates.get(request.ctx, (request.params as IdParam).id);
+    reply.header('ETag', etag);
+    return ok(request.id, data);
+  });
+
+  app.patch('/product-info-templates/:id', {
+    schema: { operationId: 'updateTemplate', tags, security, params: TemplateIdParams, headers: IfMatchHeaders, body: Type.Ref('TemplatePatch'), response: { 200: okSchema(TemplateRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
+  }, async (request, reply) => {
+    const { data, etag } = await core.templates.update(request.ctx, (request.params as IdParam).id, request.body, header(request, 'if-match'));
+    reply.header('ETag', etag);
+    return ok(request.id, data);
+  });
+
+  app.delete('/product-info-templates/:id', {
+    schema: { operationId: 'deleteTemplate', tags, security, params: TemplateIdParams, headers: IfMatchHeaders, body: Type.Ref('TemplateDelete'), [OPTIONAL_BODY]: true, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
+  }, async (request, reply) => {
+    const { data, etag } = await core.templates.softDelete(request.ctx, (request.params as IdParam).id, request.body, header(request, 'if-match'));
+    reply.header('ETag', etag);
+    return ok(request.id, data);
+  });
+}
+
+export const templateSchemas = [TemplateFieldView, TemplateGroupView, TemplateView, TemplateCreate, TemplatePatch, TemplateDelete];

@@ -1,0 +1,246 @@
+import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrandView } from '../../src/core/catalogue/brand.schemas.ts';
+import { createCore } from '../../src/core/core.ts';
+import { ormConfig } from '../../src/db/orm.ts';
+import { buildApp } from '../../src/rest/app.ts';
+import { layeredTree, seedCategories } from '../support/category-seed.ts';
+import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { graphql, send } from '../support/http.ts';
+
+let env: TestEnv;
+let g: ReturnType<typeof given>;
+let team: GivenTeam;
+let manager: GivenKey;
+let brand: BrandView;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  g = given(env);
+  team = await g.team();
+  manager = await g.key(team, 'manage');
+  brand = await g.brand(manager, { name: 'Graph brand' });
+});
+afterAll(async () => env.close());
+
+const FIELDS = 'id brandId parentId name pathKey description iconEmoji iconAssetId sortOrder isEnabled createdAt updatedAt';
+const CREATE = `mutation($input: CategoryCreateInput!, $key: String) { createCategory(input: $input, idempotencyKey: $key) { etag category { ${FIELDS} } } }`;
+const UPDATE = `mutation($id: Int!, $input: CategoryPatchInput!, $ifMatch: String) { updateCategory(id: $id, input: $input, ifMatch: $ifMatch) { etag category { ${FIELDS} } } }`;
+const DELETE = `mutation($id: Int!, $ifMatch: String) { deleteCategory(id: $id, ifMatch: $ifMatch) { id etag } }`;
+const GET = `query($id: Int!) { category(id: $id) { etag category { ${FIELDS} } } }`;
+
+async function snapshot(teamId: number): Promise<unknown[]> {
+  return env.orm.em.fork().execute('select *, updated_at::text as u, deleted_at::text as d from categories where team_id = ? order by id', [teamId]);
+}
+
+describe('GraphQL category operations (same core operations as REST)', () => {
+  it('createCategory returns the category and the same ETag REST getCategory gives', async () => {
+    const res = await graphql(env, manager.key, CREATE, { input: { brandId: brand.id, name: 'Shoes', iconEmoji: '👟' } });
+    expect(res.body.errors).toBeUndefined();
+    const { category, etag } = res.body.data.createCategory;
+    expect(category).toMatchObject({ brandId: brand.id, parentId: null, name: 'Shoes', pathKey: '/Shoes', iconEmoji: '👟', sortOrder: 0, isEnabled: true });
+    const rest = await send(env, { url: `/v1/categories/${category.id}`, key: manager.key });
+    expect(rest.headers.etag).toBe(etag);
+    expect(rest.body.data).toEqual(category);
+  });
+
+  it('createCategory replays with the same idempotencyKey and creates one category', async () => {
+    const b = await g.brand(manager, { name: 'Idem' });
+    const first = await graphql(env, manager.key, CREATE, { input: { brandId: b.id, name: 'Once' }, key: 'gql-once' });
+    const again = await graphql(env, manager.key, CREATE, { input: { brandId: b.id, name: 'Once' }, key: 'gql-once' });
+    expect(again.body.data.createCategory).toEqual(first.body.data.createCategory);
+    const rows = (await snapshot(team.teamId)) as Array<{ brand_id: number }>;
+    expect(rows.filter((r) => r.brand_id === b.id)).toHaveLength(1);
+  });
+
+  it('category(id) and categories(brandId) read the live tree in listing order', async () => {
+    const b = await g.brand(manager, { name: 'Listed' });
+    const root = await g.category(manager, { brandId: b.id, name: 'Root' });
+    const child = await g.category(manager, { brandId: b.id, parentId: root.id, name: 'Child' });
+    const one = await graphql(env, manager.key, GET, { id: child.id });
+    expect(one.body.data.category.category).toEqual(child);
+    const list = await graphql(env, manager.key, `query($b: Int) { categories(brandId: $b, pageSize: 10) { items { id } pagination { page pageSize totalCount totalPages } } }`, { b: b.id });
+    expect(list.body.data.categories.items.map((c: { id: number }) => c.id)).toEqual([root.id, child.id]);
+    expect(list.body.data.categories.pagination).toEqual({ page: 1, pageSize: 10, totalCount: 2, totalPages: 1 });
+  });
+
+  it('updateCategory moves a category; a stale ifMatch gives precondition_failed and changes nothing', async () => {
+    const b = await g.brand(manager, { name: 'Moves' });
+    const a = await g.category(manager, { brandId: b.id, name: 'A' });
+    const z = await g.category(manager, { brandId: b.id, name: 'Z' });
+    const read = await graphql(env, manager.key, GET, { id: z.id });
+    const moved = await graphql(env, manager.key, UPDATE, { id: z.id, input: { parentId: a.id }, ifMatch: read.body.data.category.etag });
+    expect(moved.body.data.updateCategory.category).toMatchObject({ parentId: a.id, pathKey: '/A/Z', sortOrder: 0 });
+    const before = await snapshot(team.teamId);
+    const stale = await graphql(env, manager.key, UPDATE, { id: z.id, input: { name: 'Y' }, ifMatch: read.body.data.category.etag });
+    expect(stale.body.errors[0].extensions.code).toBe('precondition_failed');
+    expect(await snapshot(team.teamId)).toEqual(before);
+  });
+
+  it('updateCategory with parentId null moves to the root', async () => {
+    const b = await g.brand(manager, { name: 'To root' });
+    const a = await g.category(manager, { brandId: b.id, name: 'A' });
+    const c = await g.category(manager, { brandId: b.id, parentId: a.id, name: 'C' });
+    const res = await graphql(env, manager.key, UPDATE, { id: c.id, input: { parentId: null } });
+    expect(res.body.data.updateCategory.category).toMatchObject({ parentId: null, pathKey: '/C', sortOrder: 1 });
+  });
+
+  it('deleteCategory soft-deletes the subtree; reading it then gives not_found', async () => {
+    const b = await g.brand(manager, { name: 'Deletes' });
+    const root = await g.category(manager, { brandId: b.id, name: 'Root' });
+    const child = await g.category(manager, { brandId: b.id, parentId: root.id, name: 'Child' });
+    const res = await graphql(env, manager.key, DELETE, { id: root.id });
+    expect(res.body.data.deleteCategory).toEqual({ id: root.id, etag: expect.stringMatching(/^"/) });
+    const gone = await graphql(env, manager.key, GET, { id: child.id });
+    expect(gone.body.errors[0].extensions.code).toBe('not_found');
+  });
+
+  it('reports core errors with extensions.code: name_in_use, validation_failed with details, forbidden', async () => {
+    const b = await g.brand(manager, { name: 'Errors' });
+    await g.category(manager, { brandId: b.id, name: 'Taken' });
+    const reader = await g.key(team, 'view_only');
+    const before = await snapshot(team.teamId);
+    const clash = await graphql(env, manager.key, CREATE, { input: { brandId: b.id, name: 'Taken' } });
+    expect(clash.body.errors[0].extensions.code).toBe('name_in_use');
+    const invalid = await graphql(env, manager.key, CREATE, { input: { brandId: b.id, name: 'a/b' } });
+    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'name', message: expect.any(String) }] });
+    const forbidden = await graphql(env, reader.key, CREATE, { input: { brandId: b.id, name: 'Reader' } });
+    expect(forbidden.body.errors[0].extensions.code).toBe('forbidden');
+    expect(await snapshot(team.teamId)).toEqual(before);
+  });
+
+  it('categories(brandId: 0) gives validation_failed, as REST does; a view_only key may read', async () => {
+    const reader = await g.key(team, 'view_only');
+    const bad = await graphql(env, reader.key, `{ categories(brandId: 0) { items { id } } }`);
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'brandId', message: expect.any(String) }] });
+    const good = await graphql(env, reader.key, `query($b: Int) { categories(brandId: $b) { pagination { totalCount } } }`, { b: brand.id });
+    expect(good.body.errors).toBeUndefined();
+  });
+
+  it('has no brandId in CategoryPatchInput: sending one is refused before anything runs', async () => {
+    const b = await g.brand(manager, { name: 'Immutable' });
+    const c = await g.category(manager, { brandId: b.id, name: 'Fixed' });
+    const before = await snapshot(team.teamId);
+    const res = await graphql(env, manager.key, UPDATE, { id: c.id, input: { brandId: brand.id } });
+    expect(res.body.errors[0].message).toContain('brandId');
+    expect(await snapshot(team.teamId)).toEqual(before);
+  });
+
+  it("gives another team's key not_found for category(id) and never lists the category", async () => {
+    const c = await g.category(manager, { brandId: brand.id, name: 'Private' });
+    const stranger = await g.key(await g.team('Other'), 'manage');
+    const one = await graphql(env, stranger.key, GET, { id: c.id });
+    expect(one.body.errors[0].extensions.code).toBe('not_found');
+    const list = await graphql(env, stranger.key, `{ categories(pageSize: 100) { items { id } } }`);
+    expect(list.body.data.categories.items).toEqual([]);
+  });
+});
+
+describe('Category.parent, Category.children and Category.brand', () => {
+  it('resolve the parent, the live children in sibling order, and the brand', async () => {
+    const b = await g.brand(manager, { name: 'Family' });
+    const root = await g.category(manager, { brandId: b.id, name: 'Root' });
+    const second = await g.category(manager, { brandId: b.id, parentId: root.id, name: 'Second' });
+    const first = await g.category(manager, { brandId: b.id, parentId: root.id, name: 'First', sortOrder: 0 });
+    const deleted = await g.category(manager, { brandId: b.id, parentId: root.id, name: 'Deleted' });
+    await send(env, { method: 'DELETE', url: `/v1/categories/${deleted.id}`, key: manager.key });
+    const res = await graphql(
+      env,
+      manager.key,
+      `query($id: Int!) { category(id: $id) { category { name parent { id } brand { id name } children { id name parent { id name } children { id } } } } }`,
+      { id: root.id },
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.category.category).toEqual({
+      name: 'Root',
+      parent: null,
+      brand: { id: b.id, name: 'Family' },
+      children: [
+        { id: first.id, name: 'First', parent: { id: root.id, name: 'Root' }, children: [] },
+        { id: second.id, name: 'Second', parent: { id: root.id, name: 'Root' }, children: [] },
+      ],
+    });
+  });
+});
+
+/** Records every SQL statement the ORM sends, through MikroORM's own logger hook. */
+class CountingLogger extends DefaultLogger {
+  readonly statements: string[];
+
+  constructor(options: LoggerOptions, statements: string[]) {
+    super(options);
+    this.statements = statements;
+  }
+
+  override logQuery(context: { query: string } & LogContext): void {
+    this.statements.push(context.query);
+    super.logQuery(context);
+  }
+}
+
+describe('nested category queries load in a constant number of SQL statements (dataloaders)', () => {
+  let countedOrm: MikroORM;
+  let countedApp: FastifyInstance;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    // With query logging on, queryRows sends every statement through the EntityManager (src/core/platform/sql.ts),
+    // so MikroORM's logger sees each one; the writer is silenced, the subclass counts.
+    countedOrm = await MikroORM.init({
+      ...ormConfig({ databaseUrl: env.config.databaseUrl, poolMax: 4 }),
+      debug: ['query'],
+      logger: () => {},
+      loggerFactory: (options: LoggerOptions) => new CountingLogger(options, statements),
+    });
+    countedApp = await buildApp({ core: createCore(countedOrm, env.config), queues: env.queues, metrics: env.metrics });
+    await countedApp.ready();
+    // the ORM's one-time connection check would otherwise be counted in the first measured request
+    await countedOrm.em.fork().execute('select 1');
+  });
+  afterAll(async () => {
+    await countedApp.close();
+    await countedOrm.close();
+  });
+
+  // a root and nine levels of children below it, each node with its parent and brand
+  const level = (depth: number): string => (depth === 0 ? 'id' : `id pathKey brand { id } parent { id } children { ${level(depth - 1)} }`);
+  const TREE_QUERY = `query($root: Int!) { category(id: $root) { category { ${level(10)} } } }`;
+
+  async function countedTreeQuery(rootId: number): Promise<{ statements: number; nodes: number }> {
+    statements.length = 0;
+    const res = await countedApp.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${manager.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: TREE_QUERY, variables: { root: rootId } }),
+    });
+    const body = res.json();
+    expect(body.errors).toBeUndefined();
+    const seen = new Set<number>();
+    const walk = (node: { id: number; children?: unknown[] }) => {
+      seen.add(node.id);
+      for (const child of node.children ?? []) walk(child as { id: number });
+    };
+    walk(body.data.category.category);
+    return { statements: statements.length, nodes: seen.size };
+  }
+
+  it('uses as many statements for a 5000-node, 10-level tree as for a 10-node one', async () => {
+    const large = await g.brand(manager, { name: 'Large' });
+    const small = await g.brand(manager, { name: 'Small' });
+    const largeIds = await seedCategories(env.orm.em.fork(), { teamId: team.teamId, brandId: large.id }, layeredTree(5000, 10, 1));
+    const smallIds = await seedCategories(env.orm.em.fork(), { teamId: team.teamId, brandId: small.id }, layeredTree(10, 10, 1));
+    const smallRun = await countedTreeQuery(smallIds.get('n1_0')!);
+    const largeRun = await countedTreeQuery(largeIds.get('n1_0')!);
+    expect(smallRun.nodes).toBe(10);
+    expect(largeRun.nodes).toBe(5000);
+    // the counter really sees the reads: a 10-level chain cannot load in fewer than 10 statements
+    expect(smallRun.statements).toBeGreaterThanOrEqual(10);
+    expect(largeRun.statements).toBe(smallRun.statements);
+    // authentication, the root, then per level at most one children, one parent and one brand batch
+    expect(largeRun.statements).toBeLessThanOrEqual(3 + 3 * 10);
+  });
+});

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { given, type GivenKey } from '../support/given.ts';
+import { givenTemplates, templateName, textField } from '../support/given-templates.ts';
+import { graphql, send } from '../support/http.ts';
+
+let env: TestEnv;
+let g: ReturnType<typeof given>;
+let t: ReturnType<typeof givenTemplates>;
+let manager: GivenKey;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  g = given(env);
+  t = givenTemplates(env);
+  manager = await g.key(await g.team(), 'manage');
+});
+afterAll(async () => env.close());
+
+const TEMPLATE_FIELDS = `id name description enabled isSystemDefault isLibraryDefault createdAt updatedAt boundBrandIds boundCategoryIds
+  groups { id name isDefault sortOrder fields { id key name type required placeholder sortOrder config isSystemField systemKey } }`;
+const CREATE = `mutation($input: TemplateCreateInput!, $key: String) { createTemplate(input: $input, idempotencyKey: $key) { etag template { ${TEMPLATE_FIELDS} } } }`;
+const UPDATE = `mutation($id: String!, $input: TemplatePatchInput!, $ifMatch: String) { updateTemplate(id: $id, input: $input, ifMatch: $ifMatch) { etag template { ${TEMPLATE_FIELDS} } } }`;
+const DELETE = `mutation($id: String!, $input: TemplateDeleteInput, $ifMatch: String) { deleteTemplate(id: $id, input: $input, ifMatch: $ifMatch) { id etag } }`;
+
+describe('GraphQL templates', () => {
+  it('createTemplate runs the same core operation as REST: seeded system fields, JSON config in and out, an ETag equal to REST getTemplate', async () => {
+    const options = [{ value: 'r', label: 'Red', sortOrder: 0 }];
+    const res = await graphql(env, manager.key, CREATE, {
+      input: { name: templateName(), groups: [{ name: 'Main', fields: [{ key: 'colour', name: 'Colour', type: 'select', config: { options } }] }] },
+    });
+    expect(res.body.errors).toBeUndefined();
+    const { template, etag } = res.body.data.createTemplate;
+    expect(template.isSystemDefault).toBe(false);
+    expect(template.groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'colour']);
+    expect(template.groups[0].fields[3].config).toEqual({ options });
+    const rest = await send(env, { url: `/v1/product-info-templates/${template.id}`, key: manager.key });
+    expect(rest.body.data).toEqual(template);
+    expect(rest.headers.etag).toBe(etag);
+  });
+
+  it('accepts a config written as a GraphQL object literal', async () => {
+    const res = await graphql(env, manager.key, `mutation { createTemplate(input: { name: "${templateName()}", groups: [{ name: "G", fields: [{ key: "price", name: "Price", type: "currency", config: { code: "EUR", symbol: "€", decimals: 2 } }] }] }) { template { groups { fields { key config } } } } }`);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.createTemplate.template.groups[0].fields[3].config).toEqual({ code: 'EUR', symbol: '€', decimals: 2 });
+  });
+
+  it('reports invalid config with extensions.code validation_failed and details, writing nothing', async () => {
+    const before = await t.snapshot(manager.teamId);
+    const res = await graphql(env, manager.key, CREATE, { input: { name: templateName(), groups: [{ name: 'G', fields: [{ key: 'p', name: 'P', type: 'currency', config: {} }] }] } });
+    expect(res.body.errors[0].extensions.code).toBe('validation_failed');
+    expect(res.body.errors[0].extensions.details.map((d: { field: string }) => d.field)).toContain('groups[0].fields[0].config.code');
+    expect(await t.snapshot(manager.teamId)).toEqual(before);
+  });
+
+  it('template(id) and templates list with groups, fields and versions; versions of all listed templates come from one batched read', async () => {
+    const key = await g.key(await g.team(), 'manage');
+    const a = await t.template(key, { groups: [{ name: 'G', fields: [textField('a')] }] });
+    const b = await t.template(key);
+    const ctx = await g.ctx(key);
+    await env.core.templates.update(ctx, b.id, { description: 'second version' });
+    const original = env.core.templates.versionsByTemplateIds.bind(env.core.templates);
+    let batches = 0;
+    env.core.templates.versionsByTemplateIds = async (c, ids) => {
+      batches++;
+      return original(c, ids);
+    };
+    try {
+      const res = await graphql(env, key.key, `{ templates(pageSize: 10) { items { id versions { id number templateId description groups { fields { key } } } } pagination { totalCount } } }`);
+      expect(res.body.errors).toBeUndefined();
+      expect(batches).toBe(1);
+      const items = res.body.data.templates.items;
+      expect(items.map((x: { id: string }) => x.id)).toEqual([b.id, a.id]);
+      expect(items[0].versions.map((v: { number: number; description: string | null }) => [v.number, v.description])).toEqual([[1, null], [2, 'second version']]);
+      expect(items[1].versions).toHaveLength(1);
+      expect(items[1].versions[0].groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'a']);
+    } finally {
+      env.core.templates.versionsByTemplateIds = original;
+    }
+    const one = await graphql(env, key.key, `query($id: String!) { template(id: $id) { etag template { id versions { id } } } }`, { id: b.id });
+    expect(one.body.data.template.template.versions).toHaveLength(2);
+    const version = await graphql(env, key.key, `query($id: String!) { templateVersion(id: $id) { number templateId } }`, { id: one.body.data.template.template.versions[0].id });
+    expect(version.body.data.templateVersion).toEqual({ number: 1, templateId: b.id });
+  });
+
+  it('updateTemplate with a stale ifMatch fails with extensions.code precondition_failed and changes nothing', async () => {
+    const created = await graphql(env, manager.key, CREATE, { input: { name: templateName(), groups: [{ name: 'G', fields: [] }] } });
+    const { template, etag } = created.body.data.createTemplate;
+    const ok = await graphql(env, manager.key, UPDATE, { id: template.id, input: { description: 'v2' }, ifMatch: etag });
+    expect(ok.body.data.updateTemplate.template.description).toBe('v2');
+    const before = await t.snapshot(manager.teamId);
+    const stale = await graphql(env, manager.key, UPDATE, { id: template.id, input: { description: 'v3' }, ifMatch: etag });
+    expect(stale.body.errors[0].extensions.code).toBe('precondition_failed');
+    expect(await t.snapshot(manager.teamId)).toEqual(before);
+  });
+
+  it('updateTemplate replaces groups like REST, keeping the system fields by id', async () => {
+    const tpl = await t.template(manager, { groups: [{ name: 'G', fields: [textField('a')] }] });
+    const group = tpl.groups[0]!;
+    const res = await graphql(env, manager.key, UPDATE, {
+      id: tpl.id,
+      input: { groups: [{ id: group.id, name: 'Renamed', fields: group.fields.filter((f) => f.isSystemField).map((f) => ({ id: f.id })) }] },
+    });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.updateTemplate.template.groups[0]).toMatchObject({ id: group.id, name: 'Renamed' });
+    expect(res.body.data.updateTemplate.template.groups[0].fields).toHaveLength(3);
+  });
+
+  it('deleteTemplate of the library default needs replacementForLibraryDefault; with it, the designation moves', async () => {
+    const key = await g.key(await g.team(), 'manage');
+    const def = await t.template(key, { isLibraryDefault: true });
+    const next = await t.template(key);
+    const refused = await graphql(env, key.key, DELETE, { id: def.id });
+    expect(refused.body.errors[0].extensions.code).toBe('validation_failed');
+    const res = await graphql(env, key.key, DELETE, { id: def.id, input: { replacementForLibraryDefault: next.id } });
+    expect(res.body.data.deleteTemplate.id).toBe(def.id);
+    const read = await graphql(env, key.key, `query($id: String!) { template(id: $id) { template { isLibraryDefault } } }`, { id: next.id });
+    expect(read.body.data.template.template.isLibraryDefault).toBe(true);
+  });
+
+  it('refuses mutations to a view_only key with extensions.code forbidden, and lets it read', async () => {
+    const viewer = await g.key({ teamId: manager.teamId }, 'view_only');
+    const before = await t.snapshot(manager.teamId);
+    const res = await graphql(env, viewer.key, CREATE, { input: { name: templateName(), groups: [{ name: 'G', fields: [] }] } });
+    expect(res.body.errors[0].extensions.code).toBe('forbidden');
+    expect(await t.snapshot(manager.teamId)).toEqual(before);
+    const list = await graphql(env, viewer.key, `{ templates { pagination { totalCount } } }`);
+    expect(list.body.errors).toBeUndefined();
+  });
+
+  it("gives not_found for another library's template", async () => {
+    const tpl = await t.template(manager);
+    const stranger = await g.key(await g.team(), 'manage');
+    const res = await graphql(env, stranger.key, `query($id: String!) { template(id: $id) { etag } }`, { id: tpl.id });
+    expect(res.body.errors[0].extensions.code).toBe('not_found');
+  });
+});
