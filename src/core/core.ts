@@ -10,6 +10,7 @@ import { PreviewCache } from './assets/previews.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage.ts';
 import { BrandService } from './catalogue/brand.service.ts';
 import { CategoryService } from './catalogue/category.service.ts';
+import { ProductService } from './catalogue/product.service.ts';
 import { TemplateService } from './catalogue/template.service.ts';
 import type { Actor, Ctx } from './platform/ctx.ts';
 import { withLazyUnitOfWork } from './platform/sql.ts';
@@ -22,6 +23,8 @@ export interface Core {
   brands: BrandService;
   categories: CategoryService;
   templates: TemplateService;
+  /** Products: drafts, media, listing, sync, lifecycle (docs/products.md). */
+  products: ProductService;
   categoryIcons: CategoryIconService;
   /** File bytes (library files, icons, derived images) under STORAGE_DIR. */
   storage: Storage;
@@ -54,6 +57,12 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const previews = new PreviewCache(storage);
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
+  const library = new LibraryService({ signer: links });
+  const products = new ProductService({ library, templates, cursorSecret: config.linkSigningSecret });
+  // spec 3.2: a category subtree with a live product is not deleted (category_has_products)
+  categories.addDeleteGuard((tx, categoryIds) => products.hasLiveInCategories(tx, categoryIds));
+  // spec 3.2: a brand with live products is not deleted (brand_has_dependents)
+  brands.addDependentCheck((tx, brandId) => products.hasLiveInBrand(tx, brandId));
   return {
     orm,
     config,
@@ -61,9 +70,10 @@ export function createCore(orm: MikroORM, config: Config): Core {
     brands,
     categories,
     templates,
+    products,
     categoryIcons,
     storage,
-    library: new LibraryService({ signer: links }),
+    library,
     libraryImport: new LibraryImportService(storage),
     links,
     previews,

@@ -15,12 +15,23 @@ import { openApiInfo } from './openapi.ts';
 import { brandRoutes, brandSchemas } from './routes/brands.ts';
 import { categoryRoutes, categorySchemas } from './routes/categories.ts';
 import { fileRoutes } from './routes/files.ts';
+import { productRoutes, productSchemas } from './routes/products.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes, templateSchemas } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
 export const BODY_LIMIT = 1_048_576;
+
+/** Reads a body Fastify will not parse, failing past the limit; gives an empty stream in its place. */
+async function countAndDrop(payload: AsyncIterable<Buffer>): Promise<Readable> {
+  let seen = 0;
+  for await (const chunk of payload) {
+    seen += chunk.length;
+    if (seen > BODY_LIMIT) throw new DomainError('payload_too_large', 'The request body is larger than 1 MiB');
+  }
+  return Readable.from([]);
+}
 
 export interface AppDeps {
   core: Core;
@@ -65,31 +76,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
-  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas]) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas]) app.addSchema(schema);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The per-request hooks take callbacks rather than being async: they run on every request, and
+  // on the brand reads a promise per hook was measurable (bench/RESULTS-brands.md).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
     const length = Number(request.headers['content-length'] ?? 0);
-    if (length > BODY_LIMIT) throw new DomainError('payload_too_large', 'The request body is larger than 1 MiB');
+    done(length > BODY_LIMIT ? new DomainError('payload_too_large', 'The request body is larger than 1 MiB') : undefined);
   });
 
   // Fastify reads no body on GET, HEAD and DELETE without a parser; count it anyway so the
-  // limit holds for chunked bodies too, then drop it.
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
-    let seen = 0;
-    for await (const chunk of payload) {
-      seen += (chunk as Buffer).length;
-      if (seen > BODY_LIMIT) throw new DomainError('payload_too_large', 'The request body is larger than 1 MiB');
-    }
-    return Readable.from([]);
+  // limit holds for chunked bodies too, then drop it. A request announcing no body (neither
+  // Content-Length nor Transfer-Encoding) has none under HTTP/1.1: nothing to count.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return done(null, payload);
+    if (request.headers['transfer-encoding'] === undefined && !(Number(request.headers['content-length'] ?? 0) > 0)) return done(null, payload);
+    countAndDrop(payload).then((empty) => done(null, empty), done);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.httpDuration
       .labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode))
       .observe(reply.elapsedTime / 1000);
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
@@ -106,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await v1.register(brandRoutes, { core: deps.core });
     await v1.register(categoryRoutes, { core: deps.core });
     await v1.register(templateRoutes, { core: deps.core });
+    await v1.register(productRoutes, { core: deps.core });
   }, { prefix: '/v1' });
   await app.register(graphqlRoute, { core: deps.core });
 

@@ -30,7 +30,7 @@ const TemplateGroupRef = builder.objectRef<TemplateGroupView>('TemplateGroup').i
   }),
 });
 
-const TemplateVersionRef = builder.objectRef<TemplateVersionView>('TemplateVersion').implement({
+export const TemplateVersionRef = builder.objectRef<TemplateVersionView>('TemplateVersion').implement({
   description: 'An immutable snapshot of a template definition, written by every create and update (spec 3.3).',
   fields: (t) => ({
     id: t.exposeString('id'),

@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { MediaObject } from '../../core/assets/library.schemas.ts';
+import { rejectRepeatedParameters } from '../../core/catalogue/product-query.ts';
+import {
+  ProductCreate,
+  ProductDetailView,
+  ProductListQuery,
+  ProductPatch,
+  ProductSummaryView,
+  ProductVisibilityItem,
+  ProductVisibilityRequest,
+} from '../../core/catalogue/product.schemas.ts';
+import type { Core } from '../../core/core.ts';
+import { header } from '../auth.ts';
+import { ok, okSchema } from '../envelope.ts';
+import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+
+const DetailRef = Type.Ref('ProductDetail');
+const ErrorRef = Type.Ref('ErrorEnvelope');
+const DeletedId = Type.Object({ id: Type.Integer() });
+const tags = ['Products'];
+const security = [{ bearerAuth: [] }];
+
+const OrdinaryPagination = Type.Object({
+  page: Type.Integer({ minimum: 1 }),
+  pageSize: Type.Integer({ minimum: 1, maximum: 100 }),
+  totalCount: Type.Integer({ minimum: 0 }),
+  totalPages: Type.Integer({ minimum: 0 }),
+});
+
+/** Spec 2.1 synchronization pagination object. */
+const SyncPagination = Type.Object({
+  pageSize: Type.Integer({ minimum: 1, maximum: 100 }),
+  syncedUntil: Type.String({ pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z$', description: 'The fixed exclusive upper bound of the scan; save it unchanged once nextCursor is null.' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Follow until null, also across empty pages.' }),
+  hasMore: Type.Boolean({ description: 'true exactly when nextCursor is not null.' }),
+});
+
+const ListEnvelope = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Array(Type.Ref('ProductSummary')),
+  code: Type.Null(),
+  message: Type.Null(),
+  requestId: Type.String(),
+  pagination: Type.Union([OrdinaryPagination, SyncPagination], { description: 'Ordinary pagination, or with sync=true the synchronization pagination.' }),
+});
+
+function sendVersioned<T>(reply: FastifyReply, requestId: string, outcome: { data: T; etag: string }) {
+  reply.header('ETag', outcome.etag);
+  return ok(requestId, outcome.data);
+}
+
+/** Spec 4.5 and docs/products.md: products. Each handler calls one core operation and maps its result. */
+export async function productRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  app.get('/products', {
+    schema: { operationId: 'listProducts', description: 'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422).', tags, security, querystring: ProductListQuery, response: { 200: ListEnvelope, ...commonErrors } },
+    // a repeated parameter arrives as an array; it gets its own message before type validation
+    preValidation: async (request) => rejectRepeatedParameters(request.query as Record<string, unknown>),
+  }, async (request) => {
+    const result = await core.products.list(request.ctx, request.query as Record<string, unknown>);
+    return { success: true, data: result.items, code: null, message: null, requestId: request.id, pagination: result.pagination };
+  });
+
+  app.post('/products', {
+    schema: { operationId: 'createProduct', description: 'Always creates a draft and pins the resolved template version (explicit templateId, then category or ancestor binding, then the brand binding, then the library default).', tags, security, headers: IdempotencyHeaders, body: Type.Ref('ProductCreate'), response: { 201: okSchema(DetailRef), 409: ErrorRef, ...commonErrors } },
+  }, async (request, reply) => {
+    const outcome = await core.products.create(request.ctx, request.body, header(request, 'idempotency-key'));
+    if (outcome.etag) reply.header('ETag', outcome.etag);
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+  });
+
+  app.post('/products/visibility', {
+    schema: {
+      operationId: 'checkProductVisibility',
+      description: 'Spec 4.5 rule 5: visible or not_visible per id for this key; brand, category, status and search filters do not apply.',
+      tags,
+      security,
+      body: Type.Ref('ProductVisibilityRequest'),
+      response: { 200: okSchema(Type.Array(Type.Ref('ProductVisibility'))), ...commonErrors },
+    },
+  }, async (request) => ok(request.id, await core.products.visibility(request.ctx, request.body)));
+
+  app.get('/products/:id', {
+    schema: { operationId: 'getProduct', description: 'ProductDetail with its pinned templateDefinition. A draft is 404 for view_only and usable keys.', tags, security, params: IdParams, response: { 200: okSchema(DetailRef), ...commonErrors } },
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.products.get(request.ctx, (request.params as { id: number }).id)));
+
+  app.patch('/products/:id', {
+    schema: { operationId: 'updateProduct', description: 'The ProductCreate field rules for the fields given (at least one); templateFields shallow-merge; templateId cannot change (422); a published product must stay complete (422). Bumps updatedAt.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('ProductPatch'), response: { 200: okSchema(DetailRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
+  }, async (request, reply) => {
+    const outcome = await core.products.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'));
+    return sendVersioned(reply, request.id, outcome);
+  });
+
+  app.post('/products/:id/publish', {
+    schema: { operationId: 'publishProduct', description: 'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.products.publish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+
+  app.post('/products/:id/unpublish', {
+    schema: { operationId: 'unpublishProduct', description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.products.unpublish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+
+  app.delete('/products/:id', {
+    schema: { operationId: 'deleteProduct', description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.products.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+}
+
+export const productSchemas = [MediaObject, ProductSummaryView, ProductDetailView, ProductCreate, ProductPatch, ProductVisibilityRequest, ProductVisibilityItem];

@@ -1,0 +1,212 @@
+import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore } from '../../src/core/core.ts';
+import { ormConfig } from '../../src/db/orm.ts';
+import { buildApp } from '../../src/rest/app.ts';
+import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { fieldIds, givenProducts } from '../support/given-products.ts';
+import { givenTemplates } from '../support/given-templates.ts';
+import { graphql, send } from '../support/http.ts';
+import { tempDir } from '../support/media-files.ts';
+
+/** GraphQL products: the same core operations, visibility and roles as REST; dataloaders keep the statement count fixed. */
+let env: TestEnv;
+let g: ReturnType<typeof given>;
+let gp: ReturnType<typeof givenProducts>;
+let dirs: Array<Awaited<ReturnType<typeof tempDir>>>;
+let team: GivenTeam;
+let editor: GivenKey;
+let manager: GivenKey;
+
+beforeAll(async () => {
+  const storage = await tempDir('storage');
+  const inputs = await tempDir('inputs');
+  dirs = [storage, inputs];
+  env = await createTestEnv({ STORAGE_DIR: storage.path });
+  g = given(env);
+  gp = givenProducts(env, inputs.path);
+  team = await g.team();
+  editor = await g.key(team, 'editable');
+  manager = await g.key(team, 'manage');
+});
+afterAll(async () => {
+  await env.close();
+  for (const dir of dirs) await dir.remove();
+});
+
+const FIELDS = `id name spu description status brandId categoryId ownerUserId publishedAt createdAt updatedAt draftReason templateId templateVersionId templateFields
+  brand { id name } category { id name } templateDefinition { id groups { id fields { id key } } }
+  cover { id name size previewUrl downloadUrl } images { id } relatedAssets { id }`;
+const CREATE = `mutation($input: ProductCreateInput!, $key: String) { createProduct(input: $input, idempotencyKey: $key) { etag product { ${FIELDS} } } }`;
+const GET = `query($id: Int!) { product(id: $id) { etag product { ${FIELDS} } } }`;
+const LIST = `query($search: String, $status: String, $pageSize: Int) { products(search: $search, status: $status, pageSize: $pageSize) { items { id status } pagination { page pageSize totalCount totalPages } } }`;
+
+describe('GraphQL product operations', () => {
+  it('createProduct makes a draft with brand, category, pinned definition and media, and the ETag REST gives', async () => {
+    const brand = await g.brand(manager, { name: 'Graph brand' });
+    const category = await g.category(manager, { brandId: brand.id, name: 'Graph cat' });
+    const template = await givenTemplates(env).template(manager, { groups: [{ name: 'G', fields: [{ key: 'size', name: 'Size', type: 'number' }, { key: 'doc', name: 'Doc', type: 'file' }] }] });
+    const ids = fieldIds(template);
+    const image = await gp.image(team, 'g.png');
+    const doc = await gp.textFile(team, 'g.txt');
+    const res = await graphql(env, editor.key, CREATE, {
+      input: { name: ' Graph ', brandId: brand.id, categoryId: category.id, templateId: template.id, imageAssetIds: [image], templateFields: { [ids.size!]: 42, [ids.doc!]: [doc] } },
+    });
+    expect(res.body.errors).toBeUndefined();
+    const { product, etag } = res.body.data.createProduct;
+    expect(product).toMatchObject({ name: 'Graph', status: 'draft', publishedAt: null, brand: { id: brand.id, name: 'Graph brand' }, category: { id: category.id }, images: [{ id: image }] });
+    expect(product.cover).toMatchObject({ id: image, name: 'g.png' });
+    expect(product.templateDefinition.id).toBe(product.templateVersionId);
+    expect(product.templateFields[ids.size!]).toBe(42);
+    expect(product.templateFields[ids.doc!][0]).toMatchObject({ id: doc, name: 'g.txt' });
+    const rest = await send(env, { url: `/v1/products/${product.id}`, key: editor.key });
+    expect(rest.headers.etag).toBe(etag);
+    const read = await graphql(env, editor.key, GET, { id: product.id });
+    expect(read.body.data.product.etag).toBe(etag);
+  });
+
+  it('updateProduct, publishProduct, unpublishProduct and deleteProduct follow the REST rules, ifMatch included', async () => {
+    const made = await gp.product(editor, { name: 'Life' });
+    const etag = (await graphql(env, editor.key, GET, { id: made.id })).body.data.product.etag;
+    const updated = await graphql(env, editor.key, `mutation($id: Int!, $ifMatch: String) { updateProduct(id: $id, input: { description: "d", spu: null }, ifMatch: $ifMatch) { etag product { description spu } } }`, { id: made.id, ifMatch: etag });
+    expect(updated.body.data.updateProduct.product).toEqual({ description: 'd', spu: null });
+    const stale = await graphql(env, editor.key, `mutation($id: Int!, $ifMatch: String) { publishProduct(id: $id, ifMatch: $ifMatch) { etag } }`, { id: made.id, ifMatch: etag });
+    expect(stale.body.errors[0].extensions.code).toBe('precondition_failed');
+    const published = await graphql(env, editor.key, `mutation($id: Int!) { publishProduct(id: $id) { product { status publishedAt } } }`, { id: made.id });
+    expect(published.body.data.publishProduct.product.status).toBe('published');
+    const unpublished = await graphql(env, editor.key, `mutation($id: Int!) { unpublishProduct(id: $id) { product { status publishedAt } } }`, { id: made.id });
+    expect(unpublished.body.data.unpublishProduct.product).toEqual({ status: 'draft', publishedAt: null });
+    const deleted = await graphql(env, editor.key, `mutation($id: Int!) { deleteProduct(id: $id) { id etag } }`, { id: made.id });
+    expect(deleted.body.data.deleteProduct.id).toBe(made.id);
+    expect((await graphql(env, editor.key, GET, { id: made.id })).body.errors[0].extensions.code).toBe('not_found');
+  });
+
+  it('view_only sees published products only (lists and product(id)) and may not create', async () => {
+    const fresh = await g.team();
+    const freshEditor = await g.key(fresh, 'editable');
+    const viewer = await g.key(fresh, 'view_only');
+    const draft = await gp.product(freshEditor, { name: 'Draft' });
+    const published = await gp.published(freshEditor);
+    const list = await graphql(env, viewer.key, LIST, { status: 'draft' });
+    expect(list.body.data.products.items).toEqual([]);
+    expect((await graphql(env, viewer.key, LIST)).body.data.products.items).toEqual([{ id: published.id, status: 'published' }]);
+    expect((await graphql(env, viewer.key, GET, { id: draft.id })).body.errors[0].extensions.code).toBe('not_found');
+    const before = await gp.snapshot(fresh.teamId);
+    const create = await graphql(env, viewer.key, CREATE, { input: { name: 'No' } });
+    expect(create.body.errors[0].extensions.code).toBe('forbidden');
+    expect(await gp.snapshot(fresh.teamId)).toBe(before);
+    const cover = await graphql(env, viewer.key, `query($id: Int!) { productVisibility(ids: [$id]) { id result } }`, { id: draft.id });
+    expect(cover.body.data.productVisibility).toEqual([{ id: draft.id, result: 'not_visible' }]);
+  });
+
+  it('gives validation_failed with details for bad input and writes nothing', async () => {
+    const before = await gp.snapshot(team.teamId);
+    const res = await graphql(env, editor.key, CREATE, { input: { name: 'x'.repeat(256), imageAssetIds: [2147483647] } });
+    expect(res.body.errors[0].extensions.code).toBe('validation_failed');
+    expect(res.body.errors[0].extensions.details[0].field).toBe('name');
+    expect(await gp.snapshot(team.teamId)).toBe(before);
+  });
+
+  it("another team's key gets not_found for this team's product", async () => {
+    const made = await gp.published(editor);
+    const intruder = await g.key(await g.team(), 'manage');
+    expect((await graphql(env, intruder.key, GET, { id: made.id })).body.errors[0].extensions.code).toBe('not_found');
+  });
+});
+
+/** Records every SQL statement the ORM sends, through MikroORM's own logger hook (as in category.graphql.test.ts). */
+class CountingLogger extends DefaultLogger {
+  readonly statements: string[];
+
+  constructor(options: LoggerOptions, statements: string[]) {
+    super(options);
+    this.statements = statements;
+  }
+
+  override logQuery(context: { query: string } & LogContext): void {
+    this.statements.push(context.query);
+    super.logQuery(context);
+  }
+}
+
+describe('products with brand, category, cover and images load in a fixed number of SQL statements (dataloaders)', () => {
+  let countedOrm: MikroORM;
+  let countedApp: FastifyInstance;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    // with query logging on, queryRows sends every statement through the EntityManager, so the logger sees each one
+    countedOrm = await MikroORM.init({
+      ...ormConfig({ databaseUrl: env.config.databaseUrl, poolMax: 4 }),
+      debug: ['query'],
+      logger: () => {},
+      loggerFactory: (options: LoggerOptions) => new CountingLogger(options, statements),
+    });
+    countedApp = await buildApp({ core: createCore(countedOrm, env.config), queues: env.queues, metrics: env.metrics });
+    await countedApp.ready();
+    await countedOrm.em.fork().execute('select 1');
+  });
+  afterAll(async () => {
+    await countedApp.close();
+    await countedOrm.close();
+  });
+
+  const QUERY = `query($n: Int) { products(pageSize: $n) { items { id brand { id name } category { id name } cover { id previewUrl } images { id name }
+    relatedAssets { id } templateDefinition { id } templateFields } } }`;
+
+  async function library(count: number) {
+    const lib = await g.team();
+    const key = await g.key(lib, 'manage');
+    const template = await givenTemplates(env).template(key);
+    const brands = [await g.brand(key), await g.brand(key), await g.brand(key)];
+    const categories = await Promise.all(brands.map((b) => g.category(key, { brandId: b.id, name: 'C' })));
+    const images = [await gp.image(lib), await gp.image(lib), await gp.image(lib)];
+    for (let i = 0; i < count; i++) {
+      await gp.product(key, {
+        name: `N${i}`,
+        templateId: template.id,
+        brandId: brands[i % 3]!.id,
+        categoryId: categories[i % 3]!.id,
+        imageAssetIds: [images[i % 3]!, images[(i + 1) % 3]!],
+        relatedAssetIds: [images[(i + 2) % 3]!],
+      });
+    }
+    return key;
+  }
+
+  async function counted(key: GivenKey, n: number): Promise<{ statements: number; items: number }> {
+    statements.length = 0;
+    const res = await countedApp.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: QUERY, variables: { n } }),
+    });
+    const body = res.json();
+    expect(body.errors).toBeUndefined();
+    for (const item of body.data.products.items) {
+      expect(item.brand.id).toBeGreaterThan(0);
+      expect(item.category.id).toBeGreaterThan(0);
+      expect(item.cover.id).toBe(item.images[0].id);
+      expect(item.images).toHaveLength(2);
+      expect(item.templateDefinition.id).toMatch(/./);
+    }
+    return { statements: statements.length, items: body.data.products.items.length };
+  }
+
+  it('listing 100 products takes as many statements as listing 10', async () => {
+    const small = await library(10);
+    const large = await library(100);
+    const smallRun = await counted(small, 10);
+    const largeRun = await counted(large, 100);
+    expect(smallRun.items).toBe(10);
+    expect(largeRun.items).toBe(100);
+    expect(largeRun.statements).toBe(smallRun.statements);
+    // authentication, the page, brands, categories, media, pinned versions
+    expect(largeRun.statements).toBeGreaterThanOrEqual(5);
+    expect(largeRun.statements).toBeLessThanOrEqual(7);
+  });
+});
