@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../src/core/access/access.service.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { runCli } from '../support/cli.ts';
@@ -14,6 +14,9 @@ beforeAll(async () => {
 afterAll(async () => env.close());
 
 const cli = (...args: string[]) => runCli(args, cliEnv);
+
+// each CLI run is a process start; on a loaded shared machine a test of several runs needs room
+vi.setConfig({ testTimeout: 120_000 });
 
 describe('operator CLI: teams, members and keys (CONTRACT.md)', () => {
   it('team create prints {"teamId"} as one JSON object and exits 0', async () => {

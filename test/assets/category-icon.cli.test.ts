@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
@@ -67,6 +67,9 @@ async function iconRows(): Promise<Array<{ id: number; team_id: number; storage_
 async function storedFiles(): Promise<string[]> {
   return (await readdir(storageDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
 }
+
+// each CLI run is a process start; on a loaded shared machine a test of several runs needs room
+vi.setConfig({ testTimeout: 120_000 });
 
 describe('npm run shelf -- category-icon import', () => {
   it('imports a PNG, prints {"id"} and exits 0; the row and the stored bytes match the file', async () => {
