@@ -23,7 +23,7 @@ export async function queryOne<T>(ctx: Pick<Ctx, 'em'>, sql: string | PreparedSq
 
 /** The EntityManager whose pool may serve this context's query, or null when it must go through `ctx.em`. */
 function outsideTransaction(ctx: Pick<Ctx, 'em'>): EntityManager | null {
-  const lazy = lazyUnits.get(ctx);
+  const lazy = (ctx as { [LAZY_UNIT]?: LazyUnit })[LAZY_UNIT];
   // a context whose unit of work was never forked cannot be in a transaction
   const em = lazy && !lazy.fork ? lazy.root : ctx.em;
   // ORM_DEBUG=1 keeps every query on the EntityManager, which logs it
@@ -65,11 +65,15 @@ const preparedNames = new Map<string, string>();
 export function preparedSql(name: string, sql: string): PreparedSql {
   const known = preparedNames.get(name);
   if (known !== undefined && known !== sql) throw new Error(`prepared statement ${name} is declared twice with different SQL`);
+  const positional = toPositional(sql);
   preparedNames.set(name, sql);
-  return { name, sql, positional: toPositional(sql) };
+  return { name, sql, positional };
 }
 
-/** `?` placeholders to `$n`, leaving quoted literals and identifiers alone. */
+/**
+ * `?` placeholders to `$n`. A `?` inside a quoted literal or identifier is refused: MikroORM would
+ * take it for a placeholder inside transactions, the pool for text outside, and they must agree.
+ */
 function toPositional(sql: string): string {
   let out = '';
   let quote: string | null = null;
@@ -78,6 +82,7 @@ function toPositional(sql: string): string {
     const ch = sql[i]!;
     if (quote) {
       if (ch === quote) quote = null;
+      else if (ch === '?') throw new Error('prepared statements take no ? inside quotes');
     } else if (ch === "'" || ch === '"') {
       quote = ch;
     } else if (ch === '?') {
@@ -95,8 +100,11 @@ interface LazyUnit {
   fork?: EntityManager;
 }
 
-/** Contexts made by withLazyUnitOfWork, with their fork once made (a spread copy is an ordinary context). */
-const lazyUnits = new WeakMap<object, LazyUnit>();
+/**
+ * Marks contexts made by withLazyUnitOfWork. A spread copy keeps the mark, but spreading reads
+ * `em` and so forks: the copy then counts as forked and its own `em` (say a transaction's) is used.
+ */
+const LAZY_UNIT = Symbol('lazy unit of work');
 
 /**
  * Gives `fields` an `em` that is forked from `root` on first use. A request served by lean reads
@@ -105,10 +113,11 @@ const lazyUnits = new WeakMap<object, LazyUnit>();
  */
 export function withLazyUnitOfWork<T extends object>(root: EntityManager, fields: T): T & Pick<Ctx, 'em'> {
   const unit: LazyUnit = { root };
-  const ctx = Object.defineProperty(fields, 'em', {
-    enumerable: true,
-    get: () => (unit.fork ??= root.fork()),
-  }) as T & Pick<Ctx, 'em'>;
-  lazyUnits.set(ctx, unit);
-  return ctx;
+  return {
+    ...fields,
+    get em() {
+      return (unit.fork ??= root.fork());
+    },
+    [LAZY_UNIT]: unit,
+  };
 }

@@ -1,0 +1,32 @@
+// autocannon 8 ships no types; only what the benchmarks use is declared.
+declare module 'autocannon' {
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    headers?: Record<string, string>;
+    timeout?: number;
+  }
+  interface Histogram {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    total: number;
+  }
+  interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    duration: number;
+  }
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}
