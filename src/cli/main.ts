@@ -6,10 +6,12 @@ import { ensureDatabase, migrateUp, openOrm } from '../db/orm.ts';
 import type { CliCommand } from './command.ts';
 import { accessCommands } from './commands/access.ts';
 import { assetCommands } from './commands/asset.ts';
+import { assetAnalysisCommands } from './commands/asset-analysis.ts';
 import { categoryIconCommands } from './commands/category-icon.ts';
+import { shareCommands } from './commands/share.ts';
 
 /** The operator CLI of CONTRACT.md: prints one JSON object; on failure `{"error":{code,message}}` and a non-zero exit. */
-const commands: Record<string, CliCommand> = { ...accessCommands, ...categoryIconCommands, ...assetCommands };
+const commands: Record<string, CliCommand> = { ...accessCommands, ...categoryIconCommands, ...assetCommands, ...assetAnalysisCommands, ...shareCommands };
 
 function fail(code: string, message: string, details?: unknown): never {
   process.stdout.write(`${JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } })}\n`);
@@ -17,12 +19,14 @@ function fail(code: string, message: string, details?: unknown): never {
 }
 
 async function run(argv: string[]): Promise<void> {
-  const name = argv.slice(0, 2).join(' ');
+  // commands are two words (`share create`) or three (`asset analysis set`)
+  const three = argv.slice(0, 3).join(' ');
+  const name = commands[three] ? three : argv.slice(0, 2).join(' ');
   const command = commands[name];
   if (!command) fail('usage', `unknown command "${name}"; commands: ${Object.keys(commands).join(', ')}`);
   let flags;
   try {
-    flags = parseArgs({ args: argv.slice(2), options: command.flags, strict: true, allowPositionals: false }).values;
+    flags = parseArgs({ args: argv.slice(name.split(' ').length), options: command.flags, strict: true, allowPositionals: false }).values;
   } catch (e) {
     fail('usage', (e as Error).message);
   }

@@ -2,11 +2,17 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { AccessService } from './access/access.service.ts';
 import { CategoryIconService } from './assets/category-icon.service.ts';
+import { DerivativeCache } from './assets/derivatives.ts';
 import { FileDeliveryService } from './assets/file-delivery.ts';
+import { FolderEditService } from './assets/folder-edit.ts';
+import { LibraryEditService } from './assets/library-edit.ts';
 import { LibraryImportService } from './assets/import.ts';
 import { LibraryService } from './assets/library.service.ts';
 import { LinkSigner } from './assets/links.ts';
 import { PreviewCache } from './assets/previews.ts';
+import { AssetSearchService } from './assets/search/asset-search.service.ts';
+import { ShareService } from './assets/search/share.service.ts';
+import { VersionedMemo } from './assets/search/versioned-memo.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage.ts';
 import { BrandService } from './catalogue/brand.service.ts';
 import { CategoryService } from './catalogue/category.service.ts';
@@ -36,6 +42,20 @@ export interface Core {
   links: LinkSigner;
   /** Derived preview images, cached in storage. */
   previews: PreviewCache;
+  /** Library file edits (GraphQL, `asset analysis set`; docs/search.md). */
+  libraryEdit: LibraryEditService;
+  /** Folder creation, renames and folder access (GraphQL; docs/search.md). */
+  folderEdit: FolderEditService;
+  /** Asset search (spec 4.6 search-assets, docs/search.md). */
+  assetSearch: AssetSearchService;
+  /** The memo of exact search totals, keyed by library version (docs/search.md). */
+  searchTotals: VersionedMemo<number>;
+  /** The memo of the objects matching a colour, keyed by library version (docs/search.md). */
+  colourMatches: VersionedMemo<number[]>;
+  /** Folder shares and share search (spec 4.6 search-share, `share create`). */
+  shares: ShareService;
+  /** Processed images behind search `publicUrl`, cached in storage (docs/search.md). */
+  derivatives: DerivativeCache;
   /** Serves what a signed `/files/...` link names. */
   fileDelivery: FileDeliveryService;
   /** A unit of work for one request of one caller. */
@@ -55,6 +75,10 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const templates = new TemplateService();
   const links = new LinkSigner(config.linkSigningSecret, config.publicBaseUrl);
   const previews = new PreviewCache(storage);
+  const derivatives = new DerivativeCache(storage);
+  const searchTotals = new VersionedMemo<number>(20_000);
+  const colourMatches = new VersionedMemo<number[]>(200);
+  const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   const library = new LibraryService({ signer: links });
@@ -77,7 +101,14 @@ export function createCore(orm: MikroORM, config: Config): Core {
     libraryImport: new LibraryImportService(storage),
     links,
     previews,
-    fileDelivery: new FileDeliveryService({ signer: links, storage, previews }),
+    libraryEdit: new LibraryEditService(),
+    folderEdit: new FolderEditService(),
+    assetSearch,
+    searchTotals,
+    colourMatches,
+    shares: new ShareService({ signer: links }),
+    derivatives,
+    fileDelivery: new FileDeliveryService({ signer: links, storage, previews, derivatives }),
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),

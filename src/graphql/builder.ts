@@ -8,7 +8,7 @@ export const builder = new SchemaBuilder<{
   Context: GqlContext;
   DefaultInputFieldRequiredness: false;
   DefaultFieldNullability: false;
-  Scalars: { JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> } };
+  Scalars: { JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> }; JSON: { Input: unknown; Output: unknown } };
 }>({
   plugins: [DataloaderPlugin],
   // fields are non-null unless they say otherwise, as in the REST representation

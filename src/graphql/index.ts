@@ -2,6 +2,7 @@ import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './types/brand.ts';
 import './types/category.ts';
+import './types/library.ts';
 import './types/product.ts';
 import './types/template.ts';
 

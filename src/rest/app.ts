@@ -11,10 +11,12 @@ import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
 import { sendError } from './errors.ts';
 import { graphqlRoute } from './graphql-route.ts';
+import { openArea } from './open-area.ts';
 import { openApiInfo } from './openapi.ts';
 import { brandRoutes, brandSchemas } from './routes/brands.ts';
 import { categoryRoutes, categorySchemas } from './routes/categories.ts';
 import { fileRoutes } from './routes/files.ts';
+import { openSearchRoutes, openSearchSchemas } from './routes/open-search.ts';
 import { productRoutes, productSchemas } from './routes/products.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes, templateSchemas } from './routes/templates.ts';
@@ -76,10 +78,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
-  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas]) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas]) app.addSchema(schema);
 
   // The per-request hooks take callbacks rather than being async: they run on every request, and
-  // on the brand reads a promise per hook was measurable (bench/RESULTS-brands.md).
+  // their promises cost ~9 µs per request in a Fastify microbenchmark (bench/RESULTS-brands.md).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
@@ -119,6 +121,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await v1.register(templateRoutes, { core: deps.core });
     await v1.register(productRoutes, { core: deps.core });
   }, { prefix: '/v1' });
+  // Areas B and C (CONTRACT.md {open_url}): the open envelope and its own error mapping
+  await app.register(openArea([openSearchRoutes]), { prefix: '/open', core: deps.core });
   await app.register(graphqlRoute, { core: deps.core });
 
   return app;

@@ -20,11 +20,14 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   validation_failed: 422,
   write_conflict: 503,
   link_expired: 410,
+  share_not_found: 404,
+  share_password_required: 403,
+  share_password_invalid: 403,
   internal_server_error: 500,
 };
 
 /** Fastify's own errors that are really the client's input, mapped onto domain codes. */
-function fromFastifyError(error: FastifyError): DomainError | null {
+export function fromFastifyError(error: FastifyError): DomainError | null {
   if (error.validation) {
     const prefix = error.validationContext === 'body' ? '' : '';
     return new DomainError('validation_failed', 'The request is invalid', schemaErrorsToIssues(error.validation as SchemaError[], prefix));

@@ -1,7 +1,7 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { Config } from '../config.ts';
 
-/** The OpenAPI 3.1 document of Area A, generated from the route schemas (spec 9). */
+/** The OpenAPI 3.1 document of Area A and the open API, generated from the route schemas (spec 9). */
 export function openApiInfo(config: Pick<Config, 'publicBaseUrl'>): SwaggerOptions {
   return {
     openapi: {
@@ -9,7 +9,8 @@ export function openApiInfo(config: Pick<Config, 'publicBaseUrl'>): SwaggerOptio
       info: {
         title: 'Shelf service API',
         version: '1.0.0',
-        description: 'Area A (catalogue) of Shelf. Every response carries X-Request-Id and Cache-Control; failures use the error envelope.',
+        description:
+          'Area A (catalogue, /v1) and the open API (/open: asset search) of Shelf. Every response carries X-Request-Id and Cache-Control. Failures use the error envelope of their area: ErrorEnvelope under /v1, OpenErrorEnvelope (code, message, result, traceId) under /open.',
       },
       servers: [{ url: config.publicBaseUrl }],
       components: {

@@ -38,6 +38,10 @@ export const PERMISSIONS = {
   'products:delete': 'editable',
   'products:download': 'usable',
   'products:share': 'usable',
+  /** Library edits over GraphQL (docs/search.md): folders, file metadata, moves, deletes. */
+  'library:edit': 'editable',
+  /** Who may access which folders (search-assets currentUserId, docs/search.md). */
+  'library:manage_access': 'manage',
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof PERMISSIONS;
 

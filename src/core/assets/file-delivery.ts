@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { notFound } from '../platform/errors.ts';
 import { queryOne } from '../platform/sql.ts';
+import { derivativeMimeType, parseDerivativeVariant, resolveRecipe, type DerivativeCache } from './derivatives.ts';
 import type { UnitOfWork } from './folders.ts';
 import type { LinkParts, LinkSigner } from './links.ts';
 import { isDerivableImage, PREVIEW_FORMAT, type PreviewCache } from './previews.ts';
@@ -21,6 +22,7 @@ interface FileRow {
   name: string;
   mimeType: string;
   width: number | null;
+  height: number | null;
   sha256: string;
   storageKey: string;
 }
@@ -34,11 +36,13 @@ export class FileDeliveryService {
   private readonly signer: LinkSigner;
   private readonly storage: Storage;
   private readonly previews: PreviewCache;
+  private readonly derivatives: DerivativeCache;
 
-  constructor(deps: { signer: LinkSigner; storage: Storage; previews: PreviewCache }) {
+  constructor(deps: { signer: LinkSigner; storage: Storage; previews: PreviewCache; derivatives: DerivativeCache }) {
     this.signer = deps.signer;
     this.storage = deps.storage;
     this.previews = deps.previews;
+    this.derivatives = deps.derivatives;
   }
 
   /** Opens what a link names: 403 altered, 410 expired, 404 when the file or its preview is gone. */
@@ -46,7 +50,7 @@ export class FileDeliveryService {
     const target = this.signer.verify(parts, nowMs);
     const file = await queryOne<FileRow>(
       op,
-      `select f.name, o.mime_type as "mimeType", o.width, o.sha256, o.storage_key as "storageKey"
+      `select f.name, o.mime_type as "mimeType", o.width, o.height, o.sha256, o.storage_key as "storageKey"
          from library_files f join stored_objects o on o.id = f.object_id and o.team_id = f.team_id
         where f.id = ? and f.team_id = ? and f.deleted_at is null`,
       [target.fileId, target.teamId],
@@ -57,6 +61,14 @@ export class FileDeliveryService {
       if (!isDerivableImage(file)) throw notFound('Preview');
       const key = await this.previews.ensure(file);
       return { ...(await this.openKey(key)), contentType: PREVIEW_FORMAT.mimeType, maxAgeSeconds, downloadName: null };
+    }
+    if (target.purpose === 'derived') {
+      // a processed image (search publicUrl): the recipe was signed into the link
+      const request = parseDerivativeVariant(target.variant ?? '');
+      if (!request || !isDerivableImage(file) || file.height === null) throw notFound('Processed image');
+      const recipe = resolveRecipe(request, { mimeType: file.mimeType, width: file.width!, height: file.height });
+      const key = await this.derivatives.ensure({ ...file, width: file.width!, height: file.height }, recipe);
+      return { ...(await this.openKey(key)), contentType: derivativeMimeType(recipe.format), maxAgeSeconds, downloadName: null };
     }
     if (target.purpose === 'preview-original' && !file.mimeType.startsWith('image/')) throw notFound('Preview');
     const downloadName = target.purpose === 'download' ? file.name : null;

@@ -2,6 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Member } from '../access/member.entity.ts';
 import { Team } from '../access/team.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
+import { LIBRARY_FOLDERS_TRIGGERS } from './search/search-triggers.ts';
 
 /**
  * A folder of a team's library (a tree per team). `path` holds the names from the root ("/a/b")
@@ -24,6 +25,8 @@ export const LibraryFolder = defineEntity({
       expression: 'create index "library_folders_path_ids_gin" on "library_folders" using gin ("path_ids")',
     },
   ],
+  // search keys its memo of totals by the library version these raise (docs/search.md)
+  triggers: LIBRARY_FOLDERS_TRIGGERS,
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

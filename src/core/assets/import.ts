@@ -12,6 +12,8 @@ import { ensureFolderPath, parseFolderPath, type UnitOfWork } from './folders.ts
 import { walkDirectory } from './directory-walk.ts';
 import { ImportDirectoryInput, ImportFileInput, type ImportedDirectory, type ImportedFile } from './library.schemas.ts';
 import { probeFile, type ContentFacts } from './probe.ts';
+import type { PaletteColour } from './search/colour.ts';
+import { paletteForImport, storePalette } from './search/palettes.ts';
 import type { Storage } from './storage.ts';
 
 const checkImportFile = compileInput(ImportFileInput);
@@ -81,6 +83,8 @@ interface PlacementPlan {
   link: string | null;
   userId: number | null;
   facts: ContentFacts;
+  /** Dominant colours for colour search (docs/search.md); [] for non-images. */
+  palette: PaletteColour[];
 }
 
 /** Operator imports into a team's library (CONTRACT.md `asset import`). */
@@ -106,8 +110,9 @@ export class LibraryImportService {
     await requireTeam(op, body.team);
     const userId = await requireMember(op, body.team, body.user);
     const facts = await probeFile(body.file);
+    const palette = await paletteForImport(body.file, facts);
     await this.storeBytes(body.file, facts.sha256);
-    const plan: PlacementPlan = { teamId: body.team, segments, name, tags, description: body.description ?? null, score: body.score ?? null, link, userId, facts };
+    const plan: PlacementPlan = { teamId: body.team, segments, name, tags, description: body.description ?? null, score: body.score ?? null, link, userId, facts, palette };
     return inTransaction(op, (tx) => this.place(tx, plan));
   }
 
@@ -172,6 +177,7 @@ export class LibraryImportService {
     const { teamId, facts, userId } = plan;
     const folder = await ensureFolderPath(tx, teamId, plan.segments, userId);
     const objectId = await this.ensureObject(tx, teamId, facts, userId);
+    await storePalette(tx, teamId, objectId, plan.palette);
     const file = await queryOne<{ id: number }>(
       tx,
       `insert into library_files (team_id, folder_id, object_id, name, extension, mime_type, byte_size, width, height, duration_ms,

@@ -4,6 +4,8 @@ import { Team } from '../access/team.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
 import { LibraryFolder } from './folder.entity.ts';
 import { StoredObject } from './stored-object.entity.ts';
+import { SEARCH_INDEXES } from './search/search-indexes.ts';
+import { LIBRARY_FILES_TRIGGERS } from './search/search-triggers.ts';
 
 /**
  * A library file: one placement of a stored object in a folder (null = the library root). Its id
@@ -20,7 +22,10 @@ export const LibraryFile = defineEntity({
     { properties: ['team', 'folder', 'id'] },
     { properties: ['team', 'updatedAt', 'id'] },
     { properties: ['object'] },
+    // asset search (spec 4.6): one index per filter and sort, chosen by measurement (docs/search.md)
+    ...SEARCH_INDEXES,
   ],
+  triggers: LIBRARY_FILES_TRIGGERS,
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),
@@ -46,5 +51,13 @@ export const LibraryFile = defineEntity({
     createdAt: dbTimestamp(),
     updatedAt: dbTimestamp(),
     deletedAt: nullableTimestamp(),
+    /** Image analysis (AssetItem imageContentAnalysis, spec 2.6): set by operators and GraphQL, never by a model here. */
+    aiTags: p.text().nullable(),
+    aiTitle: p.text().nullable(),
+    aiDescription: p.text().nullable(),
+    /** A JSON array. */
+    aiDetailedDescription: p.json().columnType('jsonb').nullable(),
+    /** The file's tag names, space-separated; kept by a trigger on library_file_tags (docs/search.md). */
+    tagNames: p.text().default(''),
   },
 });

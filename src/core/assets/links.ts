@@ -4,16 +4,18 @@ import { DomainError } from '../platform/errors.ts';
 
 /**
  * What a service-issued link lets its holder fetch: a derived preview, the original image as a
- * preview (for images no preview can be derived from), or the original as a download.
+ * preview (for images no preview can be derived from), the original as a download, or a
+ * processed image (search `publicUrl`, docs/search.md) whose recipe is the signed `variant`.
  */
-export const LINK_PURPOSES = ['preview', 'preview-original', 'download'] as const;
+export const LINK_PURPOSES = ['preview', 'preview-original', 'download', 'derived'] as const;
 export type LinkPurpose = (typeof LINK_PURPOSES)[number];
 
-/** Spec 8: derived preview 3600 s, original-image preview fallback 300 s, downloadUrl 300 s. */
+/** Spec 8: derived preview 3600 s, original-image preview fallback 300 s, downloadUrl 300 s; a processed image is a derived one. */
 export const LINK_LIFETIME_SECONDS: Record<LinkPurpose, number> = {
   preview: 3600,
   'preview-original': 300,
   download: 300,
+  derived: 3600,
 };
 
 /** The file a verified link names; the team comes from the link, never from the caller. */
@@ -23,6 +25,8 @@ export interface LinkTarget {
   purpose: LinkPurpose;
   /** Epoch seconds. */
   expiresAt: number;
+  /** For `derived` only: the processing recipe (derivatives.ts `derivativeVariant`), signed with the rest. */
+  variant?: string;
 }
 
 /** The parts of `/files/{teamId}/{fileId}/{purpose}?exp=&sig=` as they arrived. */
@@ -32,11 +36,14 @@ export interface LinkParts {
   purpose: string;
   exp: string | undefined;
   sig: string | undefined;
+  /** The `v` query parameter of a `derived` link. */
+  variant?: string | undefined;
 }
 
 const CANONICAL_ID = /^[1-9]\d{0,9}$/;
 const EPOCH_SECONDS = /^\d{1,12}$/;
 const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
+const VARIANT = /^[a-z0-9-]{1,64}$/;
 
 function refused(): DomainError {
   return new DomainError('forbidden', 'The link is not valid');
@@ -57,16 +64,20 @@ export class LinkSigner {
     this.baseUrl = publicBaseUrl.replace(/\/+$/, '');
   }
 
-  private mac(teamId: number, fileId: number, purpose: LinkPurpose, expiresAt: number): string {
+  private mac(teamId: number, fileId: number, purpose: LinkPurpose, expiresAt: number, variant?: string): string {
     // the CLI builds a core without the database-kept secret; it never signs links
     if (!this.secret) throw new Error('LINK_SIGNING_SECRET is not loaded; links cannot be signed or verified');
-    return createHmac('sha256', this.secret).update(`shelf-file-link:v1|${teamId}|${fileId}|${purpose}|${expiresAt}`).digest('base64url');
+    // a derived link signs its recipe too; the other purposes keep their original message
+    const message = `shelf-file-link:v1|${teamId}|${fileId}|${purpose}|${expiresAt}${purpose === 'derived' ? `|${variant}` : ''}`;
+    return createHmac('sha256', this.secret).update(message).digest('base64url');
   }
 
   /** The absolute URL for a target with an explicit expiry (epoch seconds). */
   sign(target: Omit<LinkTarget, 'expiresAt'>, expiresAt: number): string {
-    const sig = this.mac(target.teamId, target.fileId, target.purpose, expiresAt);
-    return `${this.baseUrl}/files/${target.teamId}/${target.fileId}/${target.purpose}?exp=${expiresAt}&sig=${sig}`;
+    if (target.purpose === 'derived' && !VARIANT.test(target.variant ?? '')) throw new Error('a derived link needs a variant');
+    const sig = this.mac(target.teamId, target.fileId, target.purpose, expiresAt, target.variant);
+    const variant = target.purpose === 'derived' ? `v=${target.variant}&` : '';
+    return `${this.baseUrl}/files/${target.teamId}/${target.fileId}/${target.purpose}?${variant}exp=${expiresAt}&sig=${sig}`;
   }
 
   /**
@@ -85,8 +96,10 @@ export class LinkSigner {
     if (!CANONICAL_ID.test(teamId) || !CANONICAL_ID.test(fileId)) throw refused();
     if (!(LINK_PURPOSES as readonly string[]).includes(purpose)) throw refused();
     if (exp === undefined || !EPOCH_SECONDS.test(exp) || sig === undefined || !SIGNATURE.test(sig)) throw refused();
-    const target = { teamId: Number(teamId), fileId: Number(fileId), purpose: purpose as LinkPurpose, expiresAt: Number(exp) };
-    const expected = this.mac(target.teamId, target.fileId, target.purpose, target.expiresAt);
+    const variant = purpose === 'derived' ? parts.variant : undefined;
+    if (purpose === 'derived' && (variant === undefined || !VARIANT.test(variant))) throw refused();
+    const target: LinkTarget = { teamId: Number(teamId), fileId: Number(fileId), purpose: purpose as LinkPurpose, expiresAt: Number(exp), ...(variant ? { variant } : {}) };
+    const expected = this.mac(target.teamId, target.fileId, target.purpose, target.expiresAt, variant);
     // compared as text: decoding base64url would ignore the spare bits of the last character
     if (!timingSafeEqual(Buffer.from(expected), Buffer.from(sig))) throw refused();
     if (Math.floor(nowMs / 1000) >= target.expiresAt) throw new DomainError('link_expired', 'The link has expired; ask the API for a new one');

@@ -25,6 +25,10 @@ export type ErrorCode =
   | 'write_conflict'
   /** A service-issued link (`/files/...`) past its expiry (docs/library.md). */
   | 'link_expired'
+  /** Open API share search (docs/search.md): unknown or revoked share token, missing or wrong share password. */
+  | 'share_not_found'
+  | 'share_password_required'
+  | 'share_password_invalid'
   | 'internal_server_error';
 
 /** The one error type of the domain core: a spec code, a human message, optional field details. */

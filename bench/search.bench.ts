@@ -1,0 +1,305 @@
+/**
+ * Asset search benchmark (search issue): five representative searches at 1,000,000 library files,
+ * through Shelf's real HTTP app (a child process) and as the bare SQL of the same searches, plus
+ * the processed-image (publicUrl) paths against bare sharp.
+ *
+ *   node_modules/node/bin/node bench/search.bench.ts
+ *
+ * Data: bench/support/search-seed.ts (generated into `shelf_bench_search`; BENCH_REUSE_DB=1 reuses it
+ * when it exists, BENCH_KEEP_DB=1 keeps it afterwards; see also bench/search-generate.ts).
+ * Load: BENCH_CONNECTIONS (16) concurrent keep-alive clients in a closed loop for BENCH_SECONDS (20)
+ * per search after BENCH_WARMUP_SECONDS (3); every request draws a variant of its search (keyword,
+ * tag pair, colour, folder, size range) and a page (startPoint 0-40, 10 results). The bare SQL runs
+ * the statements the service runs (page and count, in parallel) through a pg pool of 10 (the app's
+ * size) with the same concurrency. Shelf runs twice: with the memo of totals off (every total
+ * counted: "cold") and on (the default). Only 127.0.0.1 is contacted.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import sharp from 'sharp';
+import { planSearch, searchStatements } from '../src/core/assets/search/asset-search.service.ts';
+import { colourMatchStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
+import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
+import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { BENCH_DATABASE, generateSearchDatabase } from './search-generate.ts';
+
+const env = process.env;
+const SECONDS = Number(env.BENCH_SECONDS ?? 20);
+const WARMUP_SECONDS = Number(env.BENCH_WARMUP_SECONDS ?? 3);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 16);
+const FILES = Number(env.BENCH_FILES ?? 1_000_000);
+const SECRET = 'bench-search-secret-bench-search-secret';
+const databaseUrl = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', BENCH_DATABASE);
+const storageDir = resolve(env.STORAGE_DIR ?? './data/bench-search');
+
+interface Facts {
+  teamId: number;
+  key: string;
+  folders: { level1: number[]; level2: number[]; level3: number[] };
+  bigJpegId: number;
+  files: number;
+  storageDir: string;
+}
+
+const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)]!;
+const page = () => {
+  const start = 10 * Math.floor(Math.random() * 5);
+  return { startPoint: start, endPoint: start + 10 };
+};
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+interface Figures {
+  n: number;
+  p50: number;
+  p95: number;
+  rps: number;
+  failed: number;
+}
+
+/** Runs `once` from `workers` concurrent loops for `seconds`; latencies of successful calls. */
+async function closedLoop(seconds: number, workers: number, once: () => Promise<boolean>): Promise<Figures> {
+  const latencies: number[] = [];
+  let failed = 0;
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        const ok = await once();
+        if (ok) latencies.push(performance.now() - t);
+        else failed++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { n: latencies.length, p50: percentile(latencies, 50), p95: percentile(latencies, 95), rps: latencies.length / elapsed, failed };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+
+function request(base: string, method: 'GET' | 'POST', path: string, key: string | null, body?: unknown): Promise<{ status: number; text: string }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const url = new URL(path, base);
+  return new Promise((done, fail) => {
+    const req = http.request(
+      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', fail);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+async function openDatabase(): Promise<Facts> {
+  if (env.BENCH_REUSE_DB === '1') {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    try {
+      await client.connect();
+      const { rows } = await client.query('select facts from bench_seed');
+      await client.end();
+      console.error(`reusing ${BENCH_DATABASE}`);
+      return rows[0].facts as Facts;
+    } catch {
+      await client.end().catch(() => {});
+    }
+  }
+  const { facts } = await generateSearchDatabase({ files: FILES, realImages: Number(env.BENCH_REAL_IMAGES ?? 2000), storageDir });
+  return facts as Facts;
+}
+
+/** The searches' variants, chosen on the data: keywords by how many files they match, the most used tags, etc. */
+async function chooseVariants(pool: pg.Pool, facts: Facts) {
+  const total = Number((await pool.query('select count(*) from library_files where team_id = $1 and deleted_at is null', [facts.teamId])).rows[0].count);
+  const candidates = ['sunset', 'campaign', 'poster', 'white', 'model', 'summer', 'watch', 'studio', 'castle', 'tailor', 'barista', 'lemon', 'guitar', 'festival', 'harbor', 'umbrella', 'wine', 'lemon-12', 'tent-777', 'sofa-4242'];
+  const fractions: Array<{ keyword: string; fraction: number }> = [];
+  for (const keyword of candidates) {
+    const { rows } = await pool.query('select count(*) as n from library_search_texts s where s.team_id = $1 and s.search_text like $2', [facts.teamId, `%${keyword}%`]);
+    fractions.push({ keyword, fraction: Number(rows[0].n) / total });
+  }
+  const tags = (await pool.query('select tag_id from library_file_tags where team_id = $1 group by tag_id order by count(*) desc limit 8', [facts.teamId])).rows.map((r) => r.tag_id as number);
+  const tagPairs: number[][] = [];
+  for (let i = 0; i < tags.length; i++) for (let j = i + 1; j < tags.length; j++) tagPairs.push([tags[i]!, tags[j]!]);
+  return {
+    total,
+    fractions,
+    keywords: fractions.map((f) => f.keyword),
+    broadKeywords: fractions.filter((f) => f.fraction >= 0.05).map((f) => f.keyword),
+    tagPairs,
+    colours: ['e02020', '2040c0', 'f5f5f5', '30a040', 'f2c94c', '202020'],
+    folders: [...facts.folders.level1, ...facts.folders.level2.slice(0, 40)],
+  };
+}
+
+type Variants = Awaited<ReturnType<typeof chooseVariants>>;
+
+function searches(v: Variants): Record<string, () => Record<string, unknown>> {
+  return {
+    'keyword DEEP (mixed keywords)': () => ({ keywords: [pick(v.keywords)], ...page() }),
+    'keyword DEEP (broad: 5-15 % of files)': () => ({ keywords: [pick(v.broadKeywords)], ...page() }),
+    'extensions + size range, sort SIZE': () => ({
+      extensions: pick([['jpg', 'png'], ['mp4', 'mov'], ['pdf'], ['jpg']]),
+      ...pick([{ minSize: 1_000_000, maxSize: 5_000_000 }, { minSize: 100_000, maxSize: 400_000 }, { minSize: 20_000_000 }]),
+      sort: { sortName: 'SIZE', sortType: pick(['ASC', 'DESC']) },
+      ...page(),
+    }),
+    'tags AND (two popular tags)': () => ({ tags: pick(v.tagPairs), tagOrAnd: true, ...page() }),
+    colour: () => ({ color: pick(v.colours), ...page() }),
+    'folder subtree': () => ({ parentId: pick(v.folders), ...page() }),
+  };
+}
+
+async function measureShelf(server: ChildServer, key: string, v: Variants): Promise<Record<string, Figures>> {
+  const out: Record<string, Figures> = {};
+  for (const [name, body] of Object.entries(searches(v))) {
+    const once = async () => {
+      const res = await request(server.baseUrl, 'POST', '/open/search-assets', key, body());
+      return res.status === 200;
+    };
+    await closedLoop(WARMUP_SECONDS, CONNECTIONS, once);
+    out[name] = await closedLoop(SECONDS, CONNECTIONS, once);
+    console.error(`  ${server.name} ${name}: p50 ${out[name]!.p50.toFixed(1)} ms, p95 ${out[name]!.p95.toFixed(1)} ms (${out[name]!.n} requests, ${out[name]!.failed} failed)`);
+  }
+  return out;
+}
+
+/** `?` placeholders to `$n` (the statements have no `?` inside literals). */
+const positional = (sql: string) => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
+async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<Record<string, Figures>> {
+  const out: Record<string, Figures> = {};
+  for (const [name, body] of Object.entries(searches(v))) {
+    const once = async () => {
+      const plan = planSearch(body());
+      const resolved: ResolvedFilter = {};
+      if (plan.filter.colour) {
+        const colour = colourMatchStatement(teamId, plan.filter.colour);
+        resolved.colourObjectIds = (await pool.query(positional(colour.sql), colour.params)).rows[0].ids;
+      }
+      const statements = searchStatements(teamId, plan, resolved);
+      await Promise.all([
+        pool.query(positional(statements.page.sql), statements.page.params),
+        pool.query(positional(statements.count.sql), statements.count.params),
+      ]);
+      return true;
+    };
+    await closedLoop(WARMUP_SECONDS, CONNECTIONS, once);
+    out[name] = await closedLoop(SECONDS, CONNECTIONS, once);
+    console.error(`  bare SQL ${name}: p50 ${out[name]!.p50.toFixed(1)} ms, p95 ${out[name]!.p95.toFixed(1)} ms`);
+  }
+  return out;
+}
+
+/** First derivative (a new recipe every time) and cached derivative through the app, against bare sharp. */
+async function measureDerivatives(server: ChildServer, facts: Facts, bigJpegPath: string, derivedDir: string) {
+  // "first" must really be first, also on a reused database: drop this image's cached derivatives
+  await rm(derivedDir, { recursive: true, force: true });
+  const source = await readFile(bigJpegPath);
+  const runs = Number(env.BENCH_DERIVATIVE_RUNS ?? 12);
+  const bare = async (format: 'webp' | 'jpeg') => {
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t = performance.now();
+      const image = sharp(source).resize({ width: 800, height: 600, fit: 'inside' });
+      await (format === 'webp' ? image.webp({ quality: 70 + i }) : image.jpeg({ quality: 70 + i })).toBuffer();
+      times.push(performance.now() - t);
+    }
+    return times.sort((a, b) => a - b);
+  };
+  const viaApp = async (f: 'webp' | 'jpg') => {
+    const first: number[] = [];
+    const urls: string[] = [];
+    for (let i = 0; i < runs; i++) {
+      // the same transforms as the bare runs: 800x600 inside, quality 70 + i
+      const res = await request(server.baseUrl, 'POST', '/open/search-assets', facts.key, { keywords: ['big-photo.jpg'], keywordSearchType: 'PRECISE', w: 800, h: 600, f, q: 70 + i });
+      const url = JSON.parse(res.text).result.assets[0].publicUrl as string;
+      const t = performance.now();
+      const got = await request(server.baseUrl, 'GET', new URL(url).pathname + new URL(url).search, null);
+      first.push(performance.now() - t);
+      if (got.status !== 200) throw new Error(`derivative ${got.status}`);
+      urls.push(url);
+    }
+    const cached: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const url = new URL(urls[i % urls.length]!);
+      const t = performance.now();
+      await request(server.baseUrl, 'GET', url.pathname + url.search, null);
+      cached.push(performance.now() - t);
+    }
+    return { first: first.sort((a, b) => a - b), cached: cached.sort((a, b) => a - b) };
+  };
+  return { bareWebp: await bare('webp'), bareJpeg: await bare('jpeg'), webp: await viaApp('webp'), jpeg: await viaApp('jpg') };
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+const facts = await openDatabase();
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+const serverEnv = { ...env, DATABASE_URL: databaseUrl, STORAGE_DIR: facts.storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' };
+/** BENCH_PARTS: `searches`, `derivatives` or both (the default). */
+const parts = new Set((env.BENCH_PARTS ?? 'searches,derivatives').split(','));
+const serverScript = new URL('./servers/search-server.ts', import.meta.url);
+
+async function searchesPart(): Promise<void> {
+  const variants = await chooseVariants(pool, facts);
+  console.error(`keywords: ${variants.fractions.map((f) => `${f.keyword} ${(100 * f.fraction).toFixed(2)} %`).join(', ')}`);
+  const cold = await startChildServer('shelf (memo off)', serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: 'off' } });
+  const shelfCold = await measureShelf(cold, facts.key, variants);
+  await cold.stop();
+  const bare = await measureBare(pool, facts.teamId, variants);
+  const warm = await startChildServer('shelf (memo on)', serverScript, { env: serverEnv });
+  const shelfWarm = await measureShelf(warm, facts.key, variants);
+  await warm.stop();
+  console.log(`Machine: ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; ${variants.total} live files; ${CONNECTIONS} connections, ${SECONDS} s per search.\n`);
+  console.log(`Keyword match fractions: ${variants.fractions.map((f) => `${f.keyword} ${(100 * f.fraction).toFixed(2)} %`).join(', ')}\n`);
+  console.log('| search | Shelf, totals counted (memo off) p50 / p95 | bare SQL p50 / p95 | ratio p50 / p95 | Shelf, memo on p50 / p95 | target p95 < 50 ms |');
+  console.log('|---|---|---|---|---|---|');
+  for (const name of Object.keys(shelfCold)) {
+    const [c, b, w] = [shelfCold[name]!, bare[name]!, shelfWarm[name]!];
+    const met = c.p95 < 50 ? 'met' : w.p95 < 50 ? 'met with the memo only' : 'MISSED';
+    console.log(`| ${name} | ${ms(c.p50)} / ${ms(c.p95)} | ${ms(b.p50)} / ${ms(b.p95)} | ${(c.p50 / b.p50).toFixed(2)} / ${(c.p95 / b.p95).toFixed(2)} | ${ms(w.p50)} / ${ms(w.p95)} | ${met} |`);
+  }
+}
+
+async function derivativesPart(): Promise<void> {
+  const server = await startChildServer('shelf', serverScript, { env: serverEnv });
+  const big = (await pool.query('select o.storage_key, o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = $1', [facts.bigJpegId])).rows[0];
+  const derivedDir = resolve(facts.storageDir, 'derived/image-v1', big.sha256.slice(0, 2), big.sha256);
+  const d = await measureDerivatives(server, facts, resolve(facts.storageDir, big.storage_key), derivedDir);
+  await server.stop();
+  console.log(`\nMachine load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')}; one request at a time; ${d.bareWebp.length} runs each.\n`);
+  console.log('| processed image (4000x3000 JPEG to 800x600) | p50 | p95 | target |');
+  console.log('|---|---|---|---|');
+  console.log(`| bare sharp, WebP | ${ms(percentile(d.bareWebp, 50))} | ${ms(percentile(d.bareWebp, 95))} | |`);
+  console.log(`| first request through Shelf, WebP | ${ms(percentile(d.webp.first, 50))} | ${ms(percentile(d.webp.first, 95))} | <= 1.5 x bare: ${(percentile(d.webp.first, 50) / percentile(d.bareWebp, 50)).toFixed(2)} x |`);
+  console.log(`| bare sharp, JPEG | ${ms(percentile(d.bareJpeg, 50))} | ${ms(percentile(d.bareJpeg, 95))} | |`);
+  console.log(`| first request through Shelf, JPEG | ${ms(percentile(d.jpeg.first, 50))} | ${ms(percentile(d.jpeg.first, 95))} | <= 1.5 x bare: ${(percentile(d.jpeg.first, 50) / percentile(d.bareJpeg, 50)).toFixed(2)} x |`);
+  console.log(`| cached derivative (WebP) | ${ms(percentile(d.webp.cached, 50))} | ${ms(percentile(d.webp.cached, 95))} | < 5 ms |`);
+  console.log(`| cached derivative (JPEG) | ${ms(percentile(d.jpeg.cached, 50))} | ${ms(percentile(d.jpeg.cached, 95))} | < 5 ms |`);
+}
+
+try {
+  if (parts.has('searches')) await searchesPart();
+  if (parts.has('derivatives')) await derivativesPart();
+} finally {
+  await pool.end();
+  agent.destroy();
+  if (env.BENCH_KEEP_DB !== '1' && env.BENCH_REUSE_DB !== '1') await dropDatabase(databaseUrl);
+}

@@ -1,0 +1,26 @@
+/**
+ * Shelf's real HTTP app for the search benchmark, wired as bench/servers/shelf-server.ts wires it,
+ * with the memo of search totals switched by SEARCH_TOTALS_MEMO (on, the default, or off: every
+ * search counts afresh, the "cold total" figures of bench/RESULTS-search.md).
+ */
+import { loadConfig } from '../../src/config.ts';
+import { createCore } from '../../src/core/core.ts';
+import { openOrm } from '../../src/db/orm.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { Queues } from '../../src/queues.ts';
+import { buildApp } from '../../src/rest/app.ts';
+import { serveUntilStopped } from './serve.ts';
+
+const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' });
+const orm = await openOrm({ databaseUrl: config.databaseUrl });
+const core = createCore(orm, config);
+core.searchTotals.enabled = process.env.SEARCH_TOTALS_MEMO !== 'off';
+core.colourMatches.enabled = core.searchTotals.enabled;
+const queues = new Queues(config);
+const metrics = createMetrics({ orm, queues: () => queues.all() });
+const app = await buildApp({ core, queues, metrics });
+
+await serveUntilStopped(app, async () => {
+  await queues.close();
+  await orm.close();
+});

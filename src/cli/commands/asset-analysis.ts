@@ -1,0 +1,49 @@
+import { invalid } from '../../core/platform/errors.ts';
+import type { CliCommand } from '../command.ts';
+
+function numberFlag(value: string | boolean | undefined): number | string | boolean | undefined {
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** `--ai-detailed-description` is JSON text (an array); an empty value clears the field. */
+function jsonFlag(value: string | boolean | undefined): unknown {
+  if (typeof value !== 'string') return value;
+  if (value === '') return null;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw invalid('aiDetailedDescription', 'must be a JSON array');
+  }
+}
+
+/** An empty text flag clears the field (null), so operators can remove a value. */
+const textFlag = (value: string | boolean | undefined) => (value === '' ? null : value);
+
+/**
+ * `asset analysis set --team ID --file-id ID [--ai-tags T] [--ai-title T] [--ai-description D]
+ * [--ai-detailed-description JSON]`: records image analysis made elsewhere (Shelf runs no model).
+ * Prints `{"id"}`.
+ */
+export const assetAnalysisCommands: Record<string, CliCommand> = {
+  'asset analysis set': {
+    flags: {
+      team: { type: 'string' },
+      'file-id': { type: 'string' },
+      'ai-tags': { type: 'string' },
+      'ai-title': { type: 'string' },
+      'ai-description': { type: 'string' },
+      'ai-detailed-description': { type: 'string' },
+    },
+    run: (core, flags) => {
+      const input = {
+        team: numberFlag(flags.team),
+        fileId: numberFlag(flags['file-id']),
+        aiTags: textFlag(flags['ai-tags']),
+        aiTitle: textFlag(flags['ai-title']),
+        aiDescription: textFlag(flags['ai-description']),
+        aiDetailedDescription: jsonFlag(flags['ai-detailed-description']),
+      };
+      return core.libraryEdit.setAnalysisAsOperator(core.operatorCtx(), Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)));
+    },
+  },
+};

@@ -1,0 +1,133 @@
+import { requirePermission } from '../access/roles.ts';
+import type { Ctx } from '../platform/ctx.ts';
+import { invalid, notFound } from '../platform/errors.ts';
+import { queryOne, queryRows } from '../platform/sql.ts';
+import { inTransaction } from '../platform/tx.ts';
+import { compileInput } from '../platform/validate.ts';
+import { normalizeLink, normalizeTags } from './file-rules.ts';
+import type { UnitOfWork } from './folders.ts';
+import { requireTeam } from './import.ts';
+import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, type AnalysisInput } from './library-edit.schemas.ts';
+
+const checkPatch = compileInput(LibraryFilePatch);
+const checkMove = compileInput(MoveFileInput);
+const checkOperatorAnalysis = compileInput(OperatorAnalysisInput);
+
+/** A column assignment of an UPDATE, with its value. */
+interface Assignment {
+  column: string;
+  value: unknown;
+}
+
+/** The analysis columns a change sets; the detailed description must be a JSON array of at most 64 KiB. */
+function analysisAssignments(analysis: AnalysisInput, field: string): Assignment[] {
+  const sets: Assignment[] = [];
+  if (analysis.aiTags !== undefined) sets.push({ column: 'ai_tags', value: analysis.aiTags });
+  if (analysis.aiTitle !== undefined) sets.push({ column: 'ai_title', value: analysis.aiTitle });
+  if (analysis.aiDescription !== undefined) sets.push({ column: 'ai_description', value: analysis.aiDescription });
+  if (analysis.aiDetailedDescription !== undefined) {
+    const json = analysis.aiDetailedDescription === null ? null : JSON.stringify(analysis.aiDetailedDescription);
+    if (json !== null && Buffer.byteLength(json) > ANALYSIS_LIMITS.detailedBytes) throw invalid(`${field}aiDetailedDescription`, 'may be at most 64 KiB of JSON');
+    sets.push({ column: 'ai_detailed_description', value: json });
+  }
+  return sets;
+}
+
+/** Locks a live file of the team for this transaction; 404 when it is missing, deleted or another team's. */
+async function lockFile(tx: UnitOfWork, teamId: number, fileId: number): Promise<void> {
+  const row = await queryOne(tx, 'select id from library_files where id = ? and team_id = ? and deleted_at is null for update', [fileId, teamId]);
+  if (!row) throw notFound('File');
+}
+
+async function applyAssignments(tx: UnitOfWork, teamId: number, fileId: number, sets: Assignment[]): Promise<void> {
+  const columns = sets.map((s) => (s.column === 'ai_detailed_description' ? `${s.column} = ?::jsonb` : `${s.column} = ?`));
+  await queryRows(tx, `update library_files set ${[...columns, 'updated_at = now()'].join(', ')} where id = ? and team_id = ?`, [
+    ...sets.map((s) => s.value),
+    fileId,
+    teamId,
+  ]);
+}
+
+/** Replaces a file's tags: team tags are found or created by name (as at import); the tag_names trigger follows. */
+async function replaceTags(tx: UnitOfWork, teamId: number, fileId: number, names: string[]): Promise<void> {
+  const json = JSON.stringify(names);
+  await queryRows(tx, 'delete from library_file_tags where file_id = ? and team_id = ? and tag_id not in (select id from library_tags where team_id = ? and name in (select value from json_array_elements_text(?::json)))', [
+    fileId,
+    teamId,
+    teamId,
+    json,
+  ]);
+  if (names.length === 0) return;
+  await queryRows(tx, 'insert into library_tags (team_id, name) select ?, value from json_array_elements_text(?::json) on conflict (team_id, name) do nothing', [teamId, json]);
+  await queryRows(
+    tx,
+    `insert into library_file_tags (file_id, tag_id, team_id)
+     select ?, t.id, t.team_id from library_tags t where t.team_id = ? and t.name in (select value from json_array_elements_text(?::json))
+     on conflict (file_id, tag_id) do nothing`,
+    [fileId, teamId, json],
+  );
+}
+
+/**
+ * Library file edits for frontends (GraphQL) and operators (docs/search.md). Editing needs the
+ * editable role or higher (`library:edit`), as creating and editing products does (spec 5).
+ */
+export class LibraryEditService {
+  /** Sets a file's name, description, tags, score, link and analysis fields; omitted fields stay, null clears. */
+  async updateFile(ctx: Ctx, fileId: number, input: unknown): Promise<{ id: number }> {
+    requirePermission(ctx, 'library:edit');
+    const patch = checkPatch(input);
+    const sets: Assignment[] = [];
+    if (patch.name !== undefined) sets.push({ column: 'name', value: patch.name });
+    if (patch.description !== undefined) sets.push({ column: 'description', value: patch.description });
+    if (patch.score !== undefined) sets.push({ column: 'score', value: patch.score });
+    if (patch.link !== undefined) sets.push({ column: 'link', value: patch.link === null ? null : normalizeLink(patch.link) });
+    if (patch.analysis) sets.push(...analysisAssignments(patch.analysis, 'analysis.'));
+    const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
+    return inTransaction(ctx, async (tx) => {
+      await lockFile(tx, tx.teamId, fileId);
+      if (tags !== undefined) await replaceTags(tx, tx.teamId, fileId, tags);
+      await applyAssignments(tx, tx.teamId, fileId, sets);
+      return { id: fileId };
+    });
+  }
+
+  /** Moves a file to a live folder of the team, or to the root with null (404 for another team's folder). */
+  async moveFile(ctx: Ctx, fileId: number, input: unknown): Promise<{ id: number }> {
+    requirePermission(ctx, 'library:edit');
+    const { folderId } = checkMove(input);
+    return inTransaction(ctx, async (tx) => {
+      if (folderId !== null) {
+        const folder = await queryOne(tx, 'select id from library_folders where id = ? and team_id = ? and deleted_at is null', [folderId, tx.teamId]);
+        if (!folder) throw notFound('Folder');
+      }
+      await lockFile(tx, tx.teamId, fileId);
+      await queryRows(tx, 'update library_files set folder_id = ?, updated_at = now() where id = ? and team_id = ?', [folderId, fileId, tx.teamId]);
+      return { id: fileId };
+    });
+  }
+
+  /** Soft-deletes a file: it leaves search, shares and product media validation; 404 when already gone. */
+  async deleteFile(ctx: Ctx, fileId: number): Promise<{ id: number }> {
+    requirePermission(ctx, 'library:edit');
+    return inTransaction(ctx, async (tx) => {
+      await lockFile(tx, tx.teamId, fileId);
+      await queryRows(tx, 'update library_files set deleted_at = now(), updated_at = now() where id = ? and team_id = ?', [fileId, tx.teamId]);
+      return { id: fileId };
+    });
+  }
+
+  /** `asset analysis set` (operator CLI): sets the image analysis fields of a file of the named team. */
+  async setAnalysisAsOperator(op: UnitOfWork, input: unknown): Promise<{ id: number }> {
+    const body = checkOperatorAnalysis(input);
+    const { team, fileId, ...analysis } = body;
+    const sets = analysisAssignments(analysis, '');
+    if (sets.length === 0) throw invalid('aiTags', 'give at least one analysis field');
+    await requireTeam(op, team);
+    return inTransaction(op, async (tx) => {
+      await lockFile(tx, team, fileId);
+      await applyAssignments(tx, team, fileId, sets);
+      return { id: fileId };
+    });
+  }
+}

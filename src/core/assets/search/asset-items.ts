@@ -1,0 +1,118 @@
+import type { Actor } from '../../platform/ctx.ts';
+import { queryRows } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import { derivativeVariant, type DerivativeRequest } from '../derivatives.ts';
+import type { TeamScope } from '../library.service.ts';
+import type { LinkSigner } from '../links.ts';
+import { isDerivableImage } from '../previews.ts';
+import type { AssetItem, TagDTO } from './search.schemas.ts';
+import { intArray } from './search-sql.ts';
+
+/** The columns of a library file that an AssetItem (spec 2.6) is built from; `f` is library_files, `d` its folder. */
+export const ASSET_ROW_COLUMNS = `f.id, coalesce(d.path_ids, '{}') as "parentIds", f.owner_id as "ownerId", f.name, f.source, f.link, f.extension,
+  f.duration_ms::float8 as "durationMs", ceil(f.byte_size / 1024.0)::float8 as "sizeKb", f.width, f.height, f.description, f.score,
+  ${isoSql('f.created_at')} as "createTime", f.create_user_id as "createUserId", ${isoSql('f.updated_at')} as "updateTime",
+  f.update_user_id as "updateUserId", f.mime_type as "mimeType",
+  f.ai_tags as "aiTags", f.ai_title as "aiTitle", f.ai_description as "aiDescription", f.ai_detailed_description as "aiDetailedDescription"`;
+
+/** The tags of the row's file as TagDTO JSON, ordered by name then id. */
+export const ASSET_TAGS_COLUMN = `coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name) order by t.name, t.id)
+    from library_file_tags ft join library_tags t on t.id = ft.tag_id and t.team_id = ft.team_id
+   where ft.file_id = f.id and ft.team_id = f.team_id), '[]') as tags`;
+
+export interface AssetRow {
+  id: number;
+  parentIds: number[];
+  ownerId: number | null;
+  name: string;
+  source: number;
+  link: string | null;
+  extension: string | null;
+  durationMs: number | null;
+  sizeKb: number;
+  width: number | null;
+  height: number | null;
+  description: string | null;
+  score: number | null;
+  createTime: string;
+  createUserId: number | null;
+  updateTime: string;
+  updateUserId: number | null;
+  mimeType: string;
+  aiTags: string | null;
+  aiTitle: string | null;
+  aiDescription: string | null;
+  aiDetailedDescription: unknown[] | null;
+  tags?: TagDTO[];
+}
+
+/** Who the links are for and how to process images: links expire with the caller's key (spec 5). */
+export interface LinkContext {
+  actor: Actor;
+  teamId: number;
+  derivative: DerivativeRequest | null;
+  nowMs: number;
+}
+
+/**
+ * AssetItem (spec 2.6) from a row: signed download and preview links, and `publicUrl` to the
+ * processed image when processing parameters were given and the file is a decodable image.
+ */
+export function toAssetItem(row: AssetRow, signer: LinkSigner, links: LinkContext): AssetItem {
+  const target = { teamId: links.teamId, fileId: row.id };
+  const image = { mimeType: row.mimeType, width: row.width };
+  let thumbnailAccessUrl: string | null = null;
+  if (isDerivableImage(image)) thumbnailAccessUrl = signer.issue(links.actor, { ...target, purpose: 'preview' }, links.nowMs).url;
+  else if (row.mimeType.startsWith('image/')) thumbnailAccessUrl = signer.issue(links.actor, { ...target, purpose: 'preview-original' }, links.nowMs).url;
+  const publicUrl =
+    links.derivative && isDerivableImage(image) && row.height !== null
+      ? signer.issue(links.actor, { ...target, purpose: 'derived', variant: derivativeVariant(links.derivative) }, links.nowMs).url
+      : '';
+  const analysed = row.aiTags !== null || row.aiTitle !== null || row.aiDescription !== null || row.aiDetailedDescription !== null;
+  return {
+    id: row.id,
+    parentIds: row.parentIds.map(Number),
+    userId: row.ownerId === null ? null : String(row.ownerId),
+    name: row.name,
+    downloadUrl: signer.issue(links.actor, { ...target, purpose: 'download' }, links.nowMs).url,
+    source: row.source,
+    link: row.link,
+    extension: row.extension,
+    duration: row.durationMs,
+    size: row.sizeKb,
+    width: row.width,
+    height: row.height,
+    description: row.description,
+    score: row.score,
+    createTime: row.createTime,
+    createUser: row.createUserId === null ? null : String(row.createUserId),
+    updateTime: row.updateTime,
+    updateUser: row.updateUserId,
+    tags: row.tags ?? [],
+    thumbnailAccessUrl,
+    imageContentAnalysis: analysed
+      ? { aiTags: row.aiTags, aiTitle: row.aiTitle, aiDescription: row.aiDescription, aiDetailedDescription: row.aiDetailedDescription }
+      : null,
+    publicUrl,
+  };
+}
+
+/** Tags of live files of the team, per file id (GraphQL dataloader for AssetItem.tags). */
+export async function tagsByFileIds(scope: TeamScope, fileIds: readonly number[]): Promise<TagDTO[][]> {
+  if (fileIds.length === 0) return [];
+  const rows = await queryRows<{ fileId: number; id: number; name: string }>(
+    scope,
+    `select ft.file_id as "fileId", t.id, t.name
+       from library_file_tags ft join library_tags t on t.id = ft.tag_id and t.team_id = ft.team_id
+      where ft.team_id = ? and ft.file_id = any(?::int[])
+      order by t.name, t.id`,
+    [scope.teamId, intArray(fileIds)],
+  );
+  const byFile = new Map<number, TagDTO[]>();
+  for (const row of rows) {
+    const list = byFile.get(row.fileId) ?? [];
+    list.push({ id: row.id, name: row.name });
+    byFile.set(row.fileId, list);
+  }
+  return fileIds.map((id) => byFile.get(id) ?? []);
+}

@@ -1,0 +1,133 @@
+import type { Ctx } from '../../platform/ctx.ts';
+import { invalid, notFound } from '../../platform/errors.ts';
+import { isResourceId } from '../../platform/ids.ts';
+import { queryOne, queryRows } from '../../platform/sql.ts';
+import { compileInput } from '../../platform/validate.ts';
+import type { TeamScope } from '../library.service.ts';
+import type { LinkSigner } from '../links.ts';
+import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
+import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
+import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
+import { colourMatchStatement, intArray, type ResolvedFilter } from './search-sql.ts';
+import { searchStatements } from './search-statements.ts';
+import type { VersionedMemo } from './versioned-memo.ts';
+
+export { searchStatements };
+
+const checkSearchAssets = compileInput(SearchAssetsRequest);
+
+/** Plans a search-assets body (validation included) without running it: the benchmark's entry point. */
+export function planSearch(input: unknown): AssetSearchPlan {
+  return planAssetSearch(checkSearchAssets(input));
+}
+
+/** How the adapters want results: REST embeds tags; GraphQL resolves them through a dataloader. */
+export interface SearchOptions {
+  includeTags?: boolean;
+  nowMs?: number;
+}
+
+/**
+ * Asset search over a team's library (spec 4.6 search-assets). Area B carries no collaborator
+ * role (spec 5): any valid key of the team may search its library. Every query filters by the
+ * key's team; a folder or member of another team is "not found" or invalid, never visible.
+ */
+export class AssetSearchService {
+  private readonly signer: LinkSigner;
+  private readonly totals: VersionedMemo<number>;
+  private readonly colourMatches: VersionedMemo<number[]>;
+
+  constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<number[]> }) {
+    this.signer = deps.signer;
+    this.totals = deps.totals;
+    this.colourMatches = deps.colourMatches;
+  }
+
+  /** search-assets: matching assets of the page, the exact total, and with needChildren the child folders (spec 4.6). */
+  async search(ctx: Ctx, input: unknown, options: SearchOptions = {}): Promise<AssetSearchResult> {
+    const plan = planAssetSearch(checkSearchAssets(input === undefined ? {} : input));
+    // the version is read before the count runs (totals-memo.ts), alongside the reference checks
+    const [, version] = await Promise.all([this.checkReferences(ctx, plan.filter), this.totals.versionOf(ctx)]);
+    const resolved = await this.resolve(ctx, version, plan);
+    const statements = searchStatements(ctx.teamId, plan, resolved, options.includeTags ?? true);
+    const [rows, total, folders] = await Promise.all([
+      plan.page.limit === 0 ? Promise.resolve([]) : queryRows<AssetRow>(ctx, statements.page.sql, statements.page.params),
+      this.totals.get(ctx.teamId, version, JSON.stringify(plan.filter), async () => (await queryOne<{ n: number }>(ctx, statements.count.sql, statements.count.params))!.n),
+      plan.needChildren ? this.childFolders(ctx, plan.filter) : Promise.resolve(null),
+    ]);
+    const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: plan.derivative, nowMs: options.nowMs ?? Date.now() };
+    const result: AssetSearchResult = { assets: rows.map((row) => toAssetItem(row, this.signer, links)), total };
+    if (folders) {
+      result.folders = folders;
+      result.folderCount = folders.length;
+    }
+    return result;
+  }
+
+  /** AssetItems of the live files of the team among `ids`, in id order (GraphQL libraryFile and edit results). */
+  async findItems(ctx: Ctx, ids: readonly number[], options: SearchOptions = {}): Promise<AssetItem[]> {
+    if (ids.length === 0) return [];
+    const rows = await queryRows<AssetRow>(
+      ctx,
+      `select ${ASSET_ROW_COLUMNS}${options.includeTags ?? true ? `, ${ASSET_TAGS_COLUMN}` : ''}
+         from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
+        where f.team_id = ? and f.deleted_at is null and f.id = any(?::int[])
+        order by f.id`,
+      [ctx.teamId, intArray(ids.filter(isResourceId))],
+    );
+    const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: null, nowMs: options.nowMs ?? Date.now() };
+    return rows.map((row) => toAssetItem(row, this.signer, links));
+  }
+
+  /** Batch read for the GraphQL dataloader of AssetItem.tags. */
+  async tagsByFileIds(ctx: TeamScope, fileIds: readonly number[]): Promise<TagDTO[][]> {
+    return tagsByFileIds(ctx, fileIds);
+  }
+
+  /** The stored objects matching the colour filter, once per library version (the memo's key carries it). */
+  private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan): Promise<ResolvedFilter> {
+    const colour = plan.filter.colour;
+    if (!colour) return {};
+    const colourObjectIds = await this.colourMatches.get(ctx.teamId, version, JSON.stringify(colour), async () => {
+      const statement = colourMatchStatement(ctx.teamId, colour);
+      return (await queryOne<{ ids: number[] }>(ctx, statement.sql, statement.params))!.ids.map(Number);
+    });
+    return { colourObjectIds };
+  }
+
+  /** parentId must be a live folder of the team (404 otherwise); currentUserId a member of the team. */
+  private async checkReferences(ctx: Ctx, filter: SearchFilter): Promise<void> {
+    const [folder, member] = await Promise.all([
+      filter.parentId === undefined
+        ? Promise.resolve(true)
+        : queryOne(ctx, 'select id from library_folders where id = ? and team_id = ? and deleted_at is null', [filter.parentId, ctx.teamId]),
+      filter.currentUserId === undefined
+        ? Promise.resolve(true)
+        : queryOne(ctx, 'select id from members where id = ? and team_id = ?', [filter.currentUserId, ctx.teamId]),
+    ]);
+    if (!folder) throw notFound('Folder');
+    if (!member) throw invalid('currentUserId', 'is not a member of the team');
+  }
+
+  /** needChildren: the live child folders of parentId, or the top-level folders; with currentUserId only those the member may access. */
+  private async childFolders(ctx: Ctx, filter: SearchFilter): Promise<FolderDTO[]> {
+    const params: unknown[] = [ctx.teamId];
+    let access = '';
+    if (filter.currentUserId !== undefined) {
+      // a member sees the folders they belong to, their descendants, and the ancestors leading to them
+      access = `and exists (select 1 from library_folder_members m where m.team_id = c.team_id and m.member_id = ?
+                              and (c.path_ids @> array[m.folder_id] or exists (
+                                select 1 from library_folders mf where mf.id = m.folder_id and mf.path_ids @> array[c.id])))`;
+      params.push(filter.currentUserId);
+    }
+    const parent = filter.parentId === undefined ? 'c.parent_id is null' : 'c.parent_id = ?';
+    if (filter.parentId !== undefined) params.push(filter.parentId);
+    return queryRows<FolderDTO>(
+      ctx,
+      `select c.id, c.name from library_folders c
+        where c.team_id = ? and c.deleted_at is null ${access} and ${parent}
+        order by lower(c.name), c.id`,
+      params,
+    );
+  }
+}

@@ -1,0 +1,211 @@
+import type { KeywordSearchType } from './search.schemas.ts';
+import type { Range, SearchFilter, SearchOrder } from './search-filter.ts';
+
+/** A piece of SQL with its `?` parameters, in order. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/** LIKE pattern text with its wildcards escaped (PostgreSQL's default escape is the backslash). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A regular-expression literal for text (PostgreSQL ARE). */
+export function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.|?*+()[\]{}]/g, (c) => `\\${c}`);
+}
+
+/** A PostgreSQL array literal of integers, for `?::int[]`. */
+export function intArray(values: readonly number[]): string {
+  return `{${values.map((v) => Math.trunc(v)).join(',')}}`;
+}
+
+/** A PostgreSQL array literal of strings, for `?::text[]`. */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
+
+/** Whole words (or phrases): not preceded or followed by a letter, digit or underscore. */
+function wholeWordRegex(keyword: string): string {
+  return `(?<![[:alnum:]_])${escapeRegex(keyword)}(?![[:alnum:]_])`;
+}
+
+/** A file name without its last extension, lower-cased (`logo.png` -> `logo`); indexed as library_files_live_stem. */
+export const NAME_STEM_SQL = `lower(regexp_replace(f.name, '\\.[^.]*$', ''))`;
+
+/** The DEEP text conditions on `library_search_texts s`: every keyword is contained (substring). */
+function deepTextConditions(teamId: number, keywords: string[]): SqlFragment {
+  return {
+    sql: ['s.team_id = ?', ...keywords.map(() => 's.search_text like ?')].join(' and '),
+    params: [teamId, ...keywords.map((k) => `%${escapeLike(k)}%`)],
+  };
+}
+
+/**
+ * Keywords under a keywordSearchType (docs/search.md); every keyword must match. Keywords arrive
+ * lower-cased; names are compared lower-cased and search texts are stored lower-cased, so every
+ * match ignores case.
+ * - DEFAULT: the name contains the keyword.
+ * - PRECISE: the name is the keyword, or the keyword plus one extension ("logo" finds "logo.png").
+ * - DEEP: name, description, tag names or analysis fields contain the keyword (library_search_texts).
+ * - DEEP_AND_PRECISE: PRECISE, or the keyword is a whole word (or phrase) of those fields.
+ */
+function keywordConditions(teamId: number, mode: KeywordSearchType, keywords: string[]): SqlFragment[] {
+  // the name, or the name without its last extension (library_files_live_stem), equals the keyword
+  const precise = (keyword: string) => ({
+    sql: `(lower(f.name) = ? or ${NAME_STEM_SQL} = ?)`,
+    params: [keyword, keyword],
+  });
+  switch (mode) {
+    case 'DEFAULT':
+      return keywords.map((keyword) => ({ sql: 'lower(f.name) like ?', params: [`%${escapeLike(keyword)}%`] }));
+    case 'PRECISE':
+      return keywords.map(precise);
+    case 'DEEP': {
+      const text = deepTextConditions(teamId, keywords);
+      return [{ sql: `f.id in (select s.file_id from library_search_texts s where ${text.sql})`, params: text.params }];
+    }
+    case 'DEEP_AND_PRECISE':
+      return keywords.map((keyword) => {
+        const exact = precise(keyword);
+        return {
+          sql: `(${exact.sql} or f.id in (select s.file_id from library_search_texts s where s.team_id = ? and s.search_text ~ ?))`,
+          params: [...exact.params, teamId, wholeWordRegex(keyword)],
+        };
+      });
+  }
+}
+
+/**
+ * The count of a search whose only filter is DEEP keywords, on library_search_texts alone: it holds
+ * exactly the team's live files, so library_files is not read at all (docs/search.md). null for
+ * any other search, which counts over library_files.
+ */
+export function deepOnlyCount(teamId: number, filter: SearchFilter): SqlFragment | null {
+  const keys = Object.keys(filter);
+  if (keys.length !== 1 || !filter.keywords || filter.keywords.mode !== 'DEEP') return null;
+  const text = deepTextConditions(teamId, filter.keywords.values);
+  return { sql: `select count(*)::float8 as n from library_search_texts s where ${text.sql}`, params: text.params };
+}
+
+function rangeConditions(column: string, range: Range | undefined, out: SqlFragment[]): void {
+  if (!range) return;
+  if (range.min !== undefined) out.push({ sql: `${column} >= ?`, params: [range.min] });
+  if (range.max !== undefined) out.push({ sql: `${column} <= ?`, params: [range.max] });
+}
+
+/**
+ * Colour (docs/search.md): the stored objects whose colours within ΔE*ab <= maxDistance of the
+ * requested one cover at least minShare percent of the image. The cube box (±maxDistance on L, a,
+ * b, within the team) is answered by the GiST index; the exact sphere and the coverage sum follow.
+ * Searches run it first and filter files by its result (`colourObjectIds`), so the planner sees how
+ * many objects match instead of guessing.
+ */
+export function colourMatchStatement(teamId: number, colour: NonNullable<SearchFilter['colour']>): SqlFragment {
+  const { lab, maxDistance: d, minShare } = colour;
+  return {
+    sql: `select coalesce(array_agg(m.object_id order by m.object_id), '{}') as ids from (
+      select c.object_id from stored_object_colours c
+       where cube(array[c.team_id, c.l, c.a, c.b]::float8[]) <@ cube(array[?, ?, ?, ?]::float8[], array[?, ?, ?, ?]::float8[])
+         and (c.l - ?) ^ 2 + (c.a - ?) ^ 2 + (c.b - ?) ^ 2 <= ?
+       group by c.object_id having sum(c.share) >= ?) m`,
+    params: [teamId, lab.l - d, lab.a - d, lab.b - d, teamId, lab.l + d, lab.a + d, lab.b + d, lab.l, lab.a, lab.b, d * d, minShare],
+  };
+}
+
+/** What a search resolved before its main statements: the stored objects matching its colour. */
+export interface ResolvedFilter {
+  colourObjectIds?: number[];
+}
+
+/**
+ * currentUserId (docs/search.md): a member may access the files they own and every file under a
+ * folder they are a member of (that folder and its descendants).
+ */
+function accessCondition(teamId: number, memberId: number): SqlFragment {
+  return {
+    sql: `(f.owner_id = ? or f.folder_id in (
+      select d.id from library_folder_members m
+        join library_folders d on d.team_id = m.team_id and d.path_ids @> array[m.folder_id] and d.deleted_at is null
+       where m.team_id = ? and m.member_id = ?))`,
+    params: [memberId, teamId, memberId],
+  };
+}
+
+/**
+ * Tags: any of them (tagOrAnd false) is one index range; all of them is a join of one
+ * (team, tag, file) index range per tag on the file id, which PostgreSQL runs as a merge join of
+ * index-only scans, or as index probes while it walks a sort index (docs/search.md measured both
+ * against a group-by-having count, which was 2-80 times slower).
+ */
+function tagCondition(teamId: number, tags: NonNullable<SearchFilter['tags']>): SqlFragment {
+  if (!tags.all || tags.ids.length === 1) {
+    return { sql: 'f.id in (select ft.file_id from library_file_tags ft where ft.team_id = ? and ft.tag_id = any(?::int[]))', params: [teamId, intArray(tags.ids)] };
+  }
+  const [first, ...rest] = tags.ids;
+  const joins = rest.map((_, i) => `join library_file_tags t${i + 1} on t${i + 1}.team_id = t0.team_id and t${i + 1}.tag_id = ? and t${i + 1}.file_id = t0.file_id`);
+  return {
+    sql: `f.id in (select t0.file_id from library_file_tags t0 ${joins.join(' ')} where t0.team_id = ? and t0.tag_id = ?)`,
+    params: [...rest, teamId, first],
+  };
+}
+
+/** The WHERE clause of a search over `library_files f`: always the team and live rows, then each filter. */
+export function whereOf(teamId: number, filter: SearchFilter, resolved: ResolvedFilter = {}): SqlFragment {
+  const parts: SqlFragment[] = [{ sql: 'f.team_id = ? and f.deleted_at is null', params: [teamId] }];
+  if (filter.matchesNothing) parts.push({ sql: 'false', params: [] });
+  if (filter.parentId !== undefined) {
+    parts.push({
+      sql: 'f.folder_id in (select d.id from library_folders d where d.team_id = ? and d.path_ids @> array[?]::int[] and d.deleted_at is null)',
+      params: [teamId, filter.parentId],
+    });
+  }
+  if (filter.extensions) parts.push({ sql: 'f.extension = any(?::text[])', params: [textArray(filter.extensions)] });
+  rangeConditions('f.duration_ms', filter.durationMs, parts);
+  rangeConditions('f.byte_size', filter.sizeBytes, parts);
+  rangeConditions('f.width', filter.width, parts);
+  rangeConditions('f.height', filter.height, parts);
+  if (filter.updatedMs?.min !== undefined) parts.push({ sql: "f.updated_at >= to_timestamp(?::float8 / 1000)", params: [filter.updatedMs.min] });
+  // inclusive at millisecond precision: anything before the next millisecond
+  if (filter.updatedMs?.max !== undefined) parts.push({ sql: "f.updated_at < to_timestamp((?::float8 + 1) / 1000)", params: [filter.updatedMs.max] });
+  if (filter.keywords) parts.push(...keywordConditions(teamId, filter.keywords.mode, filter.keywords.values));
+  if (filter.tags) parts.push(tagCondition(teamId, filter.tags));
+  if (filter.createUsers) parts.push({ sql: 'f.create_user_id = any(?::int[])', params: [intArray(filter.createUsers)] });
+  if (filter.ratings) parts.push({ sql: 'f.score = any(?::int[])', params: [intArray(filter.ratings)] });
+  if (filter.hasLink !== undefined) parts.push({ sql: filter.hasLink ? "coalesce(f.link, '') <> ''" : "coalesce(f.link, '') = ''", params: [] });
+  if (filter.hasDesc !== undefined) parts.push({ sql: filter.hasDesc ? "coalesce(f.description, '') <> ''" : "coalesce(f.description, '') = ''", params: [] });
+  if (filter.linkContains) parts.push({ sql: 'lower(f.link) like ?', params: [`%${escapeLike(filter.linkContains)}%`] });
+  if (filter.descContains) parts.push({ sql: 'lower(f.description) like ?', params: [`%${escapeLike(filter.descContains)}%`] });
+  if (filter.colour) {
+    if (!resolved.colourObjectIds) throw new Error('a colour search needs its matching objects resolved first');
+    parts.push({ sql: 'f.object_id = any(?::int[])', params: [intArray(resolved.colourObjectIds)] });
+  }
+  if (filter.currentUserId !== undefined) parts.push(accessCondition(teamId, filter.currentUserId));
+  return { sql: parts.map((p) => p.sql).join('\n   and '), params: parts.flatMap((p) => p.params) };
+}
+
+/**
+ * ORDER BY for a sort (spec 4.6 SortConditionVO), always ending with the id in the same direction,
+ * so pages are stable. A missing duration or rating counts as the lowest value: first ascending,
+ * last descending (the indexes are built `nulls first` so both directions walk them).
+ */
+export function orderByOf(order: SearchOrder): string {
+  const dir = order.direction === 'ASC' ? 'asc' : 'desc';
+  const nulls = order.direction === 'ASC' ? 'nulls first' : 'nulls last';
+  switch (order.name) {
+    case 'CREATE_TIME':
+      return `f.created_at ${dir}, f.id ${dir}`;
+    case 'UPDATE_TIME':
+      return `f.updated_at ${dir}, f.id ${dir}`;
+    case 'NAME':
+      return `lower(f.name) ${dir}, f.id ${dir}`;
+    case 'DURATION':
+      return `f.duration_ms ${dir} ${nulls}, f.id ${dir}`;
+    case 'SIZE':
+      return `f.byte_size ${dir}, f.id ${dir}`;
+    case 'SCORE':
+      return `f.score ${dir} ${nulls}, f.id ${dir}`;
+  }
+}

@@ -1,0 +1,57 @@
+import { queryOne } from '../../platform/sql.ts';
+import type { TeamScope } from '../library.service.ts';
+
+/** The team's library version as of now (0 before its first change); triggers raise it at the commit of every change. */
+export async function libraryVersionOf(scope: TeamScope): Promise<string> {
+  const row = await queryOne<{ version: string }>(scope, 'select coalesce((select version from library_versions where team_id = ?), 0)::text as version', [scope.teamId]);
+  return row!.version;
+}
+
+/**
+ * A memo of facts about a team's library as it is at one library version (docs/search.md): exact
+ * search totals, and the files matching a colour. Computing them costs time proportional to the
+ * matches (an exact `count(*)` of 100,000 matches of 1M files reads every matching row), so each
+ * is computed once per team, library version and key and reused for every page and repeat of the
+ * search. The key carries the library version, which triggers raise at the commit of any change to
+ * the team's library: an entry can only be hit while the library is exactly as it was when it was
+ * computed, so a fact is never stale, in any process. Entries of older versions are never read
+ * again and age out of the bounded LRU.
+ */
+export class VersionedMemo<T> {
+  private readonly entries = new Map<string, T>();
+  private readonly capacity: number;
+  /** Computations actually run, and reuses (tests and the benchmark read these). */
+  misses = 0;
+  hits = 0;
+  /** The benchmark turns memos off to measure cold searches. */
+  enabled = true;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
+
+  /** The team's library version: read it before computing, so a value never reflects an older state than its key. */
+  versionOf(scope: TeamScope): Promise<string> {
+    return libraryVersionOf(scope);
+  }
+
+  /** The value for `key` at `version`, computing it with `compute` on a miss. */
+  async get(teamId: number, version: string, key: string, compute: () => Promise<T>): Promise<T> {
+    const entryKey = `${teamId}|${version}|${key}`;
+    const known = this.enabled ? this.entries.get(entryKey) : undefined;
+    if (known !== undefined) {
+      this.hits++;
+      // least recently used first: a hit moves the entry to the end
+      this.entries.delete(entryKey);
+      this.entries.set(entryKey, known);
+      return known;
+    }
+    this.misses++;
+    const value = await compute();
+    if (this.enabled) {
+      this.entries.set(entryKey, value);
+      if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,88 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { DomainError, type ErrorCode, type FieldIssue } from '../core/platform/errors.ts';
+import { fromFastifyError } from './errors.ts';
+
+/**
+ * The open-API envelope of Areas B, C and D (spec 4.6, 4.8): `code` "0" on success, `message`,
+ * `result`, and `traceId` (the request id, also in X-Request-Id). Failures add `details` on
+ * invalid parameters, as the Area A envelope does.
+ */
+export interface OpenEnvelope<T> {
+  code: string;
+  message: string;
+  result: T | null;
+  traceId: string;
+  details?: FieldIssue[];
+}
+
+export function openOk<T>(traceId: string, result: T): OpenEnvelope<T> {
+  return { code: '0', message: 'success', result, traceId };
+}
+
+/**
+ * The failure table of the open API (spec 7.2 leaves it open; docs/search.md documents it):
+ * each domain code becomes an HTTP status and a stable code string. Areas C and D reuse it.
+ */
+export const OPEN_FAILURES: Record<ErrorCode, { status: number; code: string }> = {
+  invalid_credentials: { status: 401, code: 'invalid_credentials' },
+  key_inactive: { status: 401, code: 'key_inactive' },
+  forbidden: { status: 403, code: 'forbidden' },
+  share_password_required: { status: 403, code: 'share_password_required' },
+  share_password_invalid: { status: 403, code: 'share_password_invalid' },
+  not_found: { status: 404, code: 'not_found' },
+  share_not_found: { status: 404, code: 'share_not_found' },
+  link_expired: { status: 410, code: 'link_expired' },
+  code_in_use: { status: 409, code: 'code_in_use' },
+  name_in_use: { status: 409, code: 'name_in_use' },
+  sku_in_use: { status: 409, code: 'sku_in_use' },
+  idempotency_key_reused: { status: 409, code: 'idempotency_key_reused' },
+  brand_has_dependents: { status: 409, code: 'brand_has_dependents' },
+  category_has_products: { status: 409, code: 'category_has_products' },
+  precondition_failed: { status: 412, code: 'precondition_failed' },
+  payload_too_large: { status: 413, code: 'payload_too_large' },
+  validation_failed: { status: 400, code: 'invalid_parameter' },
+  write_conflict: { status: 503, code: 'write_conflict' },
+  internal_server_error: { status: 500, code: 'internal_error' },
+};
+
+/** Maps any error to the open-API failure envelope; unknown errors are logged and never leak. */
+export function sendOpenError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const domain = error instanceof DomainError ? error : fromFastifyError(error as FastifyError);
+  if (!domain) {
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send({ code: 'internal_error', message: 'Internal server error', result: null, traceId: request.id });
+  }
+  const failure = OPEN_FAILURES[domain.code];
+  if (domain.code === 'write_conflict') reply.header('Retry-After', '1');
+  const body: OpenEnvelope<never> = { code: failure.code, message: domain.message, result: null, traceId: request.id };
+  if (domain.details && domain.details.length > 0) body.details = domain.details;
+  return reply.status(failure.status).send(body);
+}
+
+/** Response schema of a successful open-API call. */
+export function openOkSchema(result: TSchema) {
+  return Type.Object({
+    code: Type.Literal('0'),
+    message: Type.String(),
+    result,
+    traceId: Type.String({ description: 'The request id, also sent as X-Request-Id.' }),
+  });
+}
+
+/** The open-API failure envelope (docs/search.md lists the codes). */
+export const OpenErrorEnvelope = Type.Object(
+  {
+    code: Type.String({ description: 'Stable error code, e.g. invalid_parameter, invalid_credentials, share_not_found; handle it and the HTTP status, not the message.' }),
+    message: Type.String(),
+    result: Type.Null(),
+    traceId: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'OpenErrorEnvelope' },
+);
+
+const openErrorRef = Type.Ref('OpenErrorEnvelope');
+
+/** The failures every authenticated open-API operation can give, for the OpenAPI document. */
+export const openCommonErrors = { 400: openErrorRef, 401: openErrorRef, 404: openErrorRef, 413: openErrorRef, 500: openErrorRef };

@@ -1,0 +1,136 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { derivativeVariant, parseDerivativeVariant, resolveRecipe } from '../../src/core/assets/derivatives.ts';
+import { deltaE, hexToLab, paletteOfPixels } from '../../src/core/assets/search/colour.ts';
+import { hashSharePassword, verifySharePassword } from '../../src/core/assets/search/share-secrets.ts';
+import type { Ctx } from '../../src/core/platform/ctx.ts';
+import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { given } from '../support/given.ts';
+import { tempDir, writeImage } from '../support/media-files.ts';
+import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
+
+let env: TestEnv;
+let lib: SearchLibrary;
+let storage: Awaited<ReturnType<typeof tempDir>>;
+let inputs: Awaited<ReturnType<typeof tempDir>>;
+let viewer: Ctx;
+let editor: Ctx;
+
+beforeAll(async () => {
+  storage = await tempDir('search-storage');
+  inputs = await tempDir('core-inputs');
+  env = await createTestEnv({ STORAGE_DIR: storage.path });
+  lib = await buildSearchLibrary(env);
+  viewer = await given(env).ctx(lib.keyA);
+  editor = await given(env).ctx(await given(env).key(lib.teamA, 'manage'));
+});
+afterAll(async () => {
+  await env.close();
+  await lib.remove();
+  await storage.remove();
+  await inputs.remove();
+});
+
+const version = async () => env.core.searchTotals.versionOf({ em: env.orm.em.fork(), teamId: lib.teamA.teamId });
+
+describe('exact totals and their memo (docs/search.md)', () => {
+  it('counts a search once and reuses the total for its other pages', async () => {
+    const memo = env.core.searchTotals;
+    const misses = memo.misses;
+    const first = await env.core.assetSearch.search(viewer, { extensions: ['png'], startPoint: 0, endPoint: 1 });
+    const second = await env.core.assetSearch.search(viewer, { extensions: ['png'], startPoint: 1, endPoint: 2 });
+    expect([first.total, second.total]).toEqual([3, 3]);
+    expect(memo.misses - misses).toBe(1);
+    expect(memo.hits).toBeGreaterThan(0);
+  });
+
+  it('raises the library version once per committed change, so a total is never stale', async () => {
+    const before = await env.core.assetSearch.search(viewer, { extensions: ['png'] });
+    const v0 = await version();
+    await writeImage(join(inputs.path, 'more.png'), { width: 20, height: 20, colour: '#123456', format: 'png' });
+    const made = await given(env).libraryFile(lib.teamA, { file: join(inputs.path, 'more.png'), folder: '/more/deep', tags: ['a', 'b', 'c'] });
+    // one import (folders, object, palette, file, tags) is one transaction: one step
+    expect(BigInt(await version())).toBe(BigInt(v0) + 1n);
+    expect((await env.core.assetSearch.search(viewer, { extensions: ['png'] })).total).toBe(before.total + 1);
+    await env.core.libraryEdit.deleteFile(editor, made.id);
+    expect((await env.core.assetSearch.search(viewer, { extensions: ['png'] })).total).toBe(before.total);
+  });
+
+  it('sees tag changes, moves and folder access changes in the next total', async () => {
+    const tagged = () => env.core.assetSearch.search(viewer, { tags: [lib.tags.cold] });
+    expect((await tagged()).total).toBe(1);
+    await env.core.libraryEdit.updateFile(editor, lib.files['clip.wav']!, { tags: ['cold'] });
+    expect((await tagged()).total).toBe(2);
+    const inPhotos = () => env.core.assetSearch.search(viewer, { parentId: lib.folders['/photos'] });
+    const photos = (await inPhotos()).total;
+    await env.core.libraryEdit.moveFile(editor, lib.files['clip.wav']!, { folderId: lib.folders['/photos'] });
+    expect((await inPhotos()).total).toBe(photos + 1);
+    const access = () => env.core.assetSearch.search(viewer, { currentUserId: lib.bob });
+    const owned = (await access()).total;
+    await env.core.folderEdit.addMember(editor, { folderId: lib.folders['/media'], userId: lib.bob });
+    expect((await access()).total).toBe(owned + 1);
+  });
+
+  it('does not raise the version of another team', async () => {
+    const [b0] = await env.orm.em.fork().execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
+    await env.core.libraryEdit.updateFile(editor, lib.files['notes.txt']!, { score: 2 });
+    const [b1] = await env.orm.em.fork().execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
+    expect(b1!.v).toBe(b0!.v);
+  });
+});
+
+describe('colour arithmetic', () => {
+  it('converts sRGB to CIELAB (D65): white is L 100, black L 0, pure red about (53.2, 80.1, 67.2)', () => {
+    expect(hexToLab('ffffff').l).toBeCloseTo(100, 1);
+    expect(hexToLab('000000').l).toBeCloseTo(0, 1);
+    const red = hexToLab('#FF0000');
+    expect([red.l, red.a, red.b].map((v) => Math.round(v * 10) / 10)).toEqual([53.2, 80.1, 67.2]);
+  });
+
+  it('measures ΔE*ab (CIE76) as the Euclidean distance in CIELAB', () => {
+    expect(deltaE({ l: 50, a: 0, b: 0 }, { l: 53, a: 4, b: 0 })).toBe(5);
+  });
+
+  it('gives each cluster its share of the opaque pixels, largest first', () => {
+    // 3 red, 1 blue, 1 transparent
+    const pixels = Buffer.from([255, 0, 0, 255, 255, 0, 0, 255, 255, 0, 0, 255, 0, 0, 255, 255, 9, 9, 9, 0]);
+    expect(paletteOfPixels(pixels, 4).map((c) => [c.rgb, c.share])).toEqual([
+      ['ff0000', 75],
+      ['0000ff', 25],
+    ]);
+  });
+
+  it('merges colours closer than ΔE 12 into one cluster', () => {
+    const pixels = Buffer.from([255, 0, 0, 255, 250, 5, 5, 255]);
+    expect(paletteOfPixels(pixels, 4)).toHaveLength(1);
+  });
+});
+
+describe('processed-image recipes', () => {
+  it('writes and parses the signed variant text canonically', () => {
+    const request = { w: 800, h: 600, mode: 'crop' as const, q: 70, f: 'webp' as const, bg: 'ffffff' };
+    expect(derivativeVariant(request)).toBe('w800-h600-crop-q70-fwebp-bgffffff');
+    expect(parseDerivativeVariant('w800-h600-crop-q70-fwebp-bgffffff')).toEqual(request);
+    expect(derivativeVariant({ h: 10 })).toBe('h10-fit');
+    expect(parseDerivativeVariant('w0-fit')).toBeNull();
+    expect(parseDerivativeVariant('w100-stretch')).toBeNull();
+  });
+
+  it('clamps sizes to the original (never upscales) and picks format, quality and background defaults', () => {
+    expect(resolveRecipe({ w: 5000, h: 100 }, { mimeType: 'image/png', width: 400, height: 300 })).toEqual({ width: 400, height: 100, mode: 'fit', format: 'png', quality: 80, background: undefined });
+    expect(resolveRecipe({ f: 'jpg' }, { mimeType: 'image/png', width: 4, height: 3 })).toMatchObject({ format: 'jpg', background: 'ffffff' });
+    expect(resolveRecipe({}, { mimeType: 'image/gif', width: 4, height: 3 })).toMatchObject({ format: 'webp' });
+  });
+});
+
+describe('share passwords', () => {
+  it('hashes with a fresh salt and verifies only the same password', async () => {
+    const a = await hashSharePassword('pässword');
+    const b = await hashSharePassword('pässword');
+    expect(a).not.toBe(b);
+    expect(await verifySharePassword('pässword', a)).toBe(true);
+    expect(await verifySharePassword('pa\u0308ssword', a)).toBe(true);
+    expect(await verifySharePassword('password', a)).toBe(false);
+    expect(await verifySharePassword('pässword', 'md5$x')).toBe(false);
+  });
+});
