@@ -205,8 +205,9 @@ describe('products with brand, category, cover and images load in a fixed number
     expect(smallRun.items).toBe(10);
     expect(largeRun.items).toBe(100);
     expect(largeRun.statements).toBe(smallRun.statements);
-    // authentication, the page, brands, categories, media, pinned versions
+    // authentication, the page, the product version and the total (counted once per version: product-totals.ts),
+    // brands, categories, media, pinned versions
     expect(largeRun.statements).toBeGreaterThanOrEqual(5);
-    expect(largeRun.statements).toBeLessThanOrEqual(7);
+    expect(largeRun.statements).toBeLessThanOrEqual(8);
   });
 });

@@ -1,8 +1,9 @@
 import type { Ctx } from '../platform/ctx.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { preparedSql, queryOne, queryRows, type PreparedSql } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { ProductStatus } from './product.schemas.ts';
+import { readCountVersion, type ProductTotals } from './product-totals.ts';
 import type { SyncPosition } from './sync-cursor.ts';
 
 /*
@@ -125,29 +126,59 @@ export async function visibleProductIds(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: re
 
 /**
  * Ordinary listing (spec 4.5): updatedAt then id descending, offset pagination. The page is chosen
- * on the narrow index columns first and only its rows are read and rendered.
+ * on the narrow index columns first and only its rows are read and rendered. The total is exact
+ * and memoized by the team's product version (product-totals.ts): a window count over the
+ * filtered set cost the whole index range on every request (at 1,000,000 products, every request
+ * of the benchmark timed out). The version is read alongside the page, before any count runs.
  */
-export async function readListPage(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: ProductFilters, limit: number, offset: number): Promise<{ records: ProductRecord[]; total: number }> {
+export async function readListPage(
+  ctx: Pick<Ctx, 'em' | 'teamId'>,
+  filters: ProductFilters,
+  limit: number,
+  offset: number,
+  totals: ProductTotals,
+): Promise<{ records: ProductRecord[]; total: number }> {
   const where = filterSql(ctx.teamId, filters);
   const search = filters.search === null ? null : searchSql(ctx.teamId, filters.search);
   const condition = search ? `${where.sql} and ${search.sql}` : where.sql;
   const params = [...where.params, ...(search?.params ?? [])];
-  const rows = await queryRows<ProductRecord & { total: number }>(
-    ctx,
-    `with page as (
-       select p.id, p.updated_at, count(*) over ()::int as total from products p where ${condition}
-        order by p.updated_at desc, p.id desc limit ? offset ?
+  const pageSql = `with page as (
+       select p.id, p.updated_at from products p where ${condition} order by p.updated_at desc, p.id desc limit ? offset ?
      )
-     select ${RECORD_COLUMNS}, page.total from page join products p on p.id = page.id
-      order by page.updated_at desc, page.id desc`,
-    [...params, limit, offset],
-  );
-  let total = rows[0]?.total ?? 0;
-  if (rows.length === 0 && offset > 0) {
-    const counted = await queryOne<{ n: number }>(ctx, `select count(*)::int as n from products p where ${condition}`, params);
-    total = counted!.n;
+     select ${RECORD_COLUMNS} from page join products p on p.id = page.id order by page.updated_at desc, page.id desc`;
+  const countSql = `select count(*)::int as n from products p where ${condition}`;
+  const [rows, version] = await Promise.all([
+    queryRows<ProductRecord>(ctx, statementFor('list', pageSql, search === null), [...params, limit, offset]),
+    readCountVersion(ctx, search !== null),
+  ]);
+  const total = await totals.total(ctx.teamId, version, filterKey(filters), async () => {
+    const counted = await queryOne<{ n: number }>(ctx, statementFor('count', countSql, search === null), params);
+    return counted!.n;
+  });
+  return { records: rows.map(recordOf), total };
+}
+
+/** The memo key of a filtered set: visibility and every filter (search as trimmed). */
+function filterKey(f: ProductFilters): string {
+  return JSON.stringify([f.publishedOnly, f.status, f.brandId, f.categoryId, f.search]);
+}
+
+const statements = new Map<string, PreparedSql>();
+
+/**
+ * A named prepared statement per distinct filter combination (a handful: the SQL text depends only
+ * on which filters are present), so PostgreSQL plans the hot page and count statements once per
+ * connection. Search statements stay plain text: their trigram selectivity depends on the term, and
+ * a generic plan would lose it.
+ */
+function statementFor(kind: string, sql: string, prepare: boolean): string | PreparedSql {
+  if (!prepare) return sql;
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = preparedSql(`products.${kind}.${statements.size + 1}`, sql);
+    statements.set(sql, statement);
   }
-  return { records: rows.map(({ total: _total, ...record }) => recordOf(record)), total };
+  return statement;
 }
 
 /** Spec 4.5 sync bounds, from the database clock: the fixed upper bound and the normalized lower bound. */
@@ -200,10 +231,8 @@ export async function readSyncSlice(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: Pr
   }
   const condition = parts.join(' and ');
   if (filters.search === null) {
-    const rows = await queryRows<ProductRecord>(ctx, `select ${RECORD_COLUMNS} from products p where ${condition} order by p.updated_at, p.id limit ?`, [
-      ...params,
-      pageSize + 1,
-    ]);
+    const sql = `select ${RECORD_COLUMNS} from products p where ${condition} order by p.updated_at, p.id limit ?`;
+    const rows = await queryRows<ProductRecord>(ctx, statementFor('sync', sql, true), [...params, pageSize + 1]);
     return sliceOf(rows.map(recordOf), pageSize, null);
   }
   const search = searchSql(ctx.teamId, filters.search);

@@ -4,6 +4,7 @@ import { Team } from '../access/team.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
 import { Brand } from './brand.entity.ts';
 import { Category } from './category.entity.ts';
+import { PRODUCTS_VERSION_TRIGGER } from './product-version.entity.ts';
 import { ProductInfoTemplate, TemplateVersion } from './template.entity.ts';
 
 /**
@@ -59,6 +60,8 @@ export const Product = defineEntity({
       expression: 'create index "products_live_spu_trgm" on "products" using gin ("spu" gin_trgm_ops) where "deleted_at" is null',
     },
   ],
+  // raises product_versions at commit: the memo of exact list totals is keyed by it (product-totals.ts)
+  triggers: [PRODUCTS_VERSION_TRIGGER],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

@@ -20,6 +20,7 @@ import {
   visibleProductIds,
 } from './product-read.ts';
 import { syncPage } from './product-sync.ts';
+import { ProductTotals } from './product-totals.ts';
 import { readPinnedVersions } from './product-template.ts';
 import {
   applyCustomValues,
@@ -64,6 +65,8 @@ export class ProductService {
   private readonly cursorSecret: string | null;
   private readonly syncScanLimit: number;
   private readonly lifecycle: ProductLifecycle;
+  /** Exact list totals memoized by product version (product-totals.ts). */
+  readonly totals = new ProductTotals();
 
   constructor(options: ProductServiceOptions) {
     this.library = options.library;
@@ -89,7 +92,7 @@ export class ProductService {
     const parsed = parseProductQuery(ctx, query);
     if (parsed.mode === 'page') {
       const page = { page: parsed.page, pageSize: parsed.pageSize };
-      const { records, total } = await readListPage(ctx, parsed.filters, page.pageSize, (page.page - 1) * page.pageSize);
+      const { records, total } = await readListPage(ctx, parsed.filters, page.pageSize, (page.page - 1) * page.pageSize, this.totals);
       return { mode: 'page', items: records, pagination: paginationOf(page, total) };
     }
     if (!this.cursorSecret) throw new Error('The cursor signing secret is not loaded; sync is unavailable');
