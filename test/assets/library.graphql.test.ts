@@ -1,11 +1,8 @@
-import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
-import { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
+import { countingApp, type CountingApp } from '../support/query-counter.ts';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/core/access/roles.ts';
-import { createCore } from '../../src/core/core.ts';
-import { ormConfig } from '../../src/db/orm.ts';
-import { buildApp } from '../../src/rest/app.ts';
+
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { graphql } from '../support/http.ts';
@@ -73,29 +70,16 @@ describe('GraphQL searchAssets', () => {
   });
 
   describe('loads tags and folders of the results in a constant number of SQL statements (dataloaders)', () => {
-    let countedOrm: MikroORM;
-    let countedApp: FastifyInstance;
-    const statements: string[] = [];
+    let counting: CountingApp;
 
     beforeAll(async () => {
-      countedOrm = await MikroORM.init({
-        ...ormConfig({ databaseUrl: env.config.databaseUrl, poolMax: 4 }),
-        debug: ['query'],
-        logger: () => {},
-        loggerFactory: (options: LoggerOptions) => new CountingLogger(options, statements),
-      });
-      countedApp = await buildApp({ core: createCore(countedOrm, env.config), queues: env.queues, metrics: env.metrics });
-      await countedApp.ready();
-      await countedOrm.em.fork().execute('select 1');
+      counting = await countingApp(env);
     });
-    afterAll(async () => {
-      await countedApp.close();
-      await countedOrm.close();
-    });
+    afterAll(async () => counting.close());
 
     async function counted(input: Record<string, unknown>): Promise<{ statements: number; results: number }> {
-      statements.length = 0;
-      const res = await countedApp.inject({
+      counting.statements.length = 0;
+      const res = await counting.app.inject({
         method: 'POST',
         url: '/graphql',
         headers: { authorization: `Bearer ${lib.keyA.key}`, 'content-type': 'application/json' },
@@ -103,7 +87,7 @@ describe('GraphQL searchAssets', () => {
       });
       const body = res.json();
       expect(body.errors).toBeUndefined();
-      return { statements: statements.length, results: body.data.searchAssets.assets.length };
+      return { statements: counting.statements.length, results: body.data.searchAssets.assets.length };
     }
 
     it('uses as many statements for 8 results as for 1', async () => {
@@ -317,17 +301,3 @@ describe('GraphQL library edits: roles and teams', () => {
   });
 });
 
-/** Records every SQL statement the ORM sends, through MikroORM's own logger hook. */
-class CountingLogger extends DefaultLogger {
-  readonly statements: string[];
-
-  constructor(options: LoggerOptions, statements: string[]) {
-    super(options);
-    this.statements = statements;
-  }
-
-  override logQuery(context: { query: string } & LogContext): void {
-    this.statements.push(context.query);
-    super.logQuery(context);
-  }
-}

@@ -1,11 +1,8 @@
-import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
-import { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
+import { countingApp, type CountingApp } from '../support/query-counter.ts';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandView } from '../../src/core/catalogue/brand.schemas.ts';
-import { createCore } from '../../src/core/core.ts';
-import { ormConfig } from '../../src/db/orm.ts';
-import { buildApp } from '../../src/rest/app.ts';
+
 import { layeredTree, seedCategories } from '../support/category-seed.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
@@ -166,52 +163,21 @@ describe('Category.parent, Category.children and Category.brand', () => {
   });
 });
 
-/** Records every SQL statement the ORM sends, through MikroORM's own logger hook. */
-class CountingLogger extends DefaultLogger {
-  readonly statements: string[];
-
-  constructor(options: LoggerOptions, statements: string[]) {
-    super(options);
-    this.statements = statements;
-  }
-
-  override logQuery(context: { query: string } & LogContext): void {
-    this.statements.push(context.query);
-    super.logQuery(context);
-  }
-}
-
 describe('nested category queries load in a constant number of SQL statements (dataloaders)', () => {
-  let countedOrm: MikroORM;
-  let countedApp: FastifyInstance;
-  const statements: string[] = [];
+  let counting: CountingApp;
 
   beforeAll(async () => {
-    // With query logging on, queryRows sends every statement through the EntityManager (src/core/platform/sql.ts),
-    // so MikroORM's logger sees each one; the writer is silenced, the subclass counts.
-    countedOrm = await MikroORM.init({
-      ...ormConfig({ databaseUrl: env.config.databaseUrl, poolMax: 4 }),
-      debug: ['query'],
-      logger: () => {},
-      loggerFactory: (options: LoggerOptions) => new CountingLogger(options, statements),
-    });
-    countedApp = await buildApp({ core: createCore(countedOrm, env.config), queues: env.queues, metrics: env.metrics });
-    await countedApp.ready();
-    // the ORM's one-time connection check would otherwise be counted in the first measured request
-    await countedOrm.em.fork().execute('select 1');
+    counting = await countingApp(env);
   });
-  afterAll(async () => {
-    await countedApp.close();
-    await countedOrm.close();
-  });
+  afterAll(async () => counting.close());
 
   // a root and nine levels of children below it, each node with its parent and brand
   const level = (depth: number): string => (depth === 0 ? 'id' : `id pathKey brand { id } parent { id } children { ${level(depth - 1)} }`);
   const TREE_QUERY = `query($root: Int!) { category(id: $root) { category { ${level(10)} } } }`;
 
   async function countedTreeQuery(rootId: number): Promise<{ statements: number; nodes: number }> {
-    statements.length = 0;
-    const res = await countedApp.inject({
+    counting.statements.length = 0;
+    const res = await counting.app.inject({
       method: 'POST',
       url: '/graphql',
       headers: { authorization: `Bearer ${manager.key}`, 'content-type': 'application/json' },
@@ -225,7 +191,7 @@ describe('nested category queries load in a constant number of SQL statements (d
       for (const child of node.children ?? []) walk(child as { id: number });
     };
     walk(body.data.category.category);
-    return { statements: statements.length, nodes: seen.size };
+    return { statements: counting.statements.length, nodes: seen.size };
   }
 
   it('uses as many statements for a 5000-node, 10-level tree as for a 10-node one', async () => {

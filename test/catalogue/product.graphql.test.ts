@@ -1,10 +1,7 @@
-import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
-import { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
+import { countingApp, type CountingApp } from '../support/query-counter.ts';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../../src/core/core.ts';
-import { ormConfig } from '../../src/db/orm.ts';
-import { buildApp } from '../../src/rest/app.ts';
+
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { fieldIds, givenProducts } from '../support/given-products.ts';
@@ -117,42 +114,13 @@ describe('GraphQL product operations', () => {
   });
 });
 
-/** Records every SQL statement the ORM sends, through MikroORM's own logger hook (as in category.graphql.test.ts). */
-class CountingLogger extends DefaultLogger {
-  readonly statements: string[];
-
-  constructor(options: LoggerOptions, statements: string[]) {
-    super(options);
-    this.statements = statements;
-  }
-
-  override logQuery(context: { query: string } & LogContext): void {
-    this.statements.push(context.query);
-    super.logQuery(context);
-  }
-}
-
 describe('products with brand, category, cover and images load in a fixed number of SQL statements (dataloaders)', () => {
-  let countedOrm: MikroORM;
-  let countedApp: FastifyInstance;
-  const statements: string[] = [];
+  let counting: CountingApp;
 
   beforeAll(async () => {
-    // with query logging on, queryRows sends every statement through the EntityManager, so the logger sees each one
-    countedOrm = await MikroORM.init({
-      ...ormConfig({ databaseUrl: env.config.databaseUrl, poolMax: 4 }),
-      debug: ['query'],
-      logger: () => {},
-      loggerFactory: (options: LoggerOptions) => new CountingLogger(options, statements),
-    });
-    countedApp = await buildApp({ core: createCore(countedOrm, env.config), queues: env.queues, metrics: env.metrics });
-    await countedApp.ready();
-    await countedOrm.em.fork().execute('select 1');
+    counting = await countingApp(env);
   });
-  afterAll(async () => {
-    await countedApp.close();
-    await countedOrm.close();
-  });
+  afterAll(async () => counting.close());
 
   const QUERY = `query($n: Int) { products(pageSize: $n) { items { id brand { id name } category { id name } cover { id previewUrl } images { id name }
     relatedAssets { id } templateDefinition { id } templateFields } } }`;
@@ -178,8 +146,8 @@ describe('products with brand, category, cover and images load in a fixed number
   }
 
   async function counted(key: GivenKey, n: number): Promise<{ statements: number; items: number }> {
-    statements.length = 0;
-    const res = await countedApp.inject({
+    counting.statements.length = 0;
+    const res = await counting.app.inject({
       method: 'POST',
       url: '/graphql',
       headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
@@ -194,7 +162,7 @@ describe('products with brand, category, cover and images load in a fixed number
       expect(item.images).toHaveLength(2);
       expect(item.templateDefinition.id).toMatch(/./);
     }
-    return { statements: statements.length, items: body.data.products.items.length };
+    return { statements: counting.statements.length, items: body.data.products.items.length };
   }
 
   it('listing 100 products takes as many statements as listing 10', async () => {
