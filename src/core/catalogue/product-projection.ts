@@ -1,29 +1,14 @@
 import type { MediaObject } from '../assets/library.schemas.ts';
 import { etagOf } from '../platform/etag.ts';
-import type { ProductDetail, ProductStatus, ProductSummary } from './product.schemas.ts';
+import type { ProductDetail, ProductSummary } from './product.schemas.ts';
 import type { TemplateGroupView } from './template.schemas.ts';
 
 /**
  * A product as stored: scalars plus media references as file-path ids. It is what writes return
  * to the idempotency record and what GraphQL resolves from; REST projects it into spec 2.5 views.
  */
-export interface ProductRecord {
-  id: number;
-  name: string;
-  spu: string | null;
-  description: string | null;
-  status: ProductStatus;
-  brandId: number | null;
-  categoryId: number | null;
-  ownerUserId: number | null;
-  publishedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  draftReason: string | null;
-  templateId: string | null;
-  templateVersionId: string | null;
-  /** Custom values other than image/file. */
-  templateFields: Record<string, unknown>;
+export interface ProductRecord extends Omit<ProductSummary, 'cover' | 'images' | 'relatedAssets'> {
+  // templateFields (inherited) holds the custom values other than image/file
   /** Custom image/file values: file-path ids per field id. */
   mediaFields: Record<string, number[]>;
   /** The explicit cover; null means "the first image". */
