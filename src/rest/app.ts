@@ -21,6 +21,7 @@ import { productRoutes, productSchemas } from './routes/products.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes, templateSchemas } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
+import { nullableAwareSerializerFactory } from './serializer.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
 export const BODY_LIMIT = 1_048_576;
@@ -71,6 +72,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    // responses: nullable unions serialized without running their branch validators (serializer.ts)
+    schemaController: { compilersFactory: { buildSerializer: nullableAwareSerializerFactory } },
   });
 
   // Bodies are validated by the core (the same compiled check serves GraphQL and the CLI), so that
