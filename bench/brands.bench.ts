@@ -23,6 +23,7 @@ import { basename, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { databaseUrlNamed, dropDatabase, freshDatabase, seedBrands } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { serviceNodeFlags } from './support/service-flags.ts';
 import { load, median, type LoadFigures } from './support/load.ts';
 
 const env = process.env;
@@ -52,7 +53,8 @@ const targets: Target[] = [
   {
     name: 'shelf',
     script: here('./servers/shelf-server.ts'),
-    execArgv: env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(here('./.profiles'))}`] : [],
+    // as shipped (package.json "serve"), plus the profiler on request
+    execArgv: [...serviceNodeFlags(), ...(env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(here('./.profiles'))}`] : [])],
   },
   { name: 'raw', script: here('./servers/raw-brands-server.ts'), env: { RAW_PREPARED: '0' } },
   { name: 'raw-prepared', script: here('./servers/raw-brands-server.ts'), env: { RAW_PREPARED: '1' } },

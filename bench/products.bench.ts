@@ -42,6 +42,7 @@ import { createCore } from '../src/core/core.ts';
 import { openOrm } from '../src/db/orm.ts';
 import { databaseUrl, isComplete, PRODUCTS_DB, SEARCH_TERM } from './products-generate.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { serviceNodeFlags } from './support/service-flags.ts';
 import { load, median, type LoadFigures } from './support/load.ts';
 
 const env = process.env;
@@ -84,7 +85,8 @@ const targets: Target[] = [
   {
     name: 'shelf',
     script: here('./servers/shelf-server.ts'),
-    execArgv: env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(here('./.profiles'))}`] : [],
+    // as shipped (package.json "serve"), plus the profiler on request
+    execArgv: [...serviceNodeFlags(), ...(env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(here('./.profiles'))}`] : [])],
   },
   { name: 'raw', script: here('./servers/raw-products-server.ts'), env: { RAW_PREPARED: '0' } },
   ...(SHELF_FLAGS.length > 0 ? [{ name: 'shelf-flags', script: here('./servers/shelf-server.ts'), execArgv: SHELF_FLAGS, parts: ['scan'] }] : []),

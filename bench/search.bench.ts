@@ -25,6 +25,7 @@ import { planSearch, searchStatements } from '../src/core/assets/search/asset-se
 import { colourMatchStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { serviceNodeFlags } from './support/service-flags.ts';
 import { BENCH_DATABASE, generateSearchDatabase } from './search-generate.ts';
 
 const env = process.env;
@@ -260,11 +261,11 @@ const serverScript = new URL('./servers/search-server.ts', import.meta.url);
 async function searchesPart(): Promise<void> {
   const variants = await chooseVariants(pool, facts);
   console.error(`keywords: ${variants.fractions.map((f) => `${f.keyword} ${(100 * f.fraction).toFixed(2)} %`).join(', ')}`);
-  const cold = await startChildServer('shelf (memo off)', serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: 'off' } });
+  const cold = await startChildServer('shelf (memo off)', serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: 'off' }, execArgv: serviceNodeFlags() });
   const shelfCold = await measureShelf(cold, facts.key, variants);
   await cold.stop();
   const bare = await measureBare(pool, facts.teamId, variants);
-  const warm = await startChildServer('shelf (memo on)', serverScript, { env: serverEnv });
+  const warm = await startChildServer('shelf (memo on)', serverScript, { env: serverEnv, execArgv: serviceNodeFlags() });
   const shelfWarm = await measureShelf(warm, facts.key, variants);
   await warm.stop();
   console.log(`Machine: ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; ${variants.total} live files; ${CONNECTIONS} connections, ${SECONDS} s per search.\n`);
@@ -279,7 +280,7 @@ async function searchesPart(): Promise<void> {
 }
 
 async function derivativesPart(): Promise<void> {
-  const server = await startChildServer('shelf', serverScript, { env: serverEnv });
+  const server = await startChildServer('shelf', serverScript, { env: serverEnv, execArgv: serviceNodeFlags() });
   const big = (await pool.query('select o.storage_key, o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = $1', [facts.bigJpegId])).rows[0];
   const derivedDir = resolve(facts.storageDir, 'derived/image-v1', big.sha256.slice(0, 2), big.sha256);
   const d = await measureDerivatives(server, facts, resolve(facts.storageDir, big.storage_key), derivedDir);

@@ -1,0 +1,12 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * The Node flags the service runs with: those of package.json's `serve` script (which `npm start`
+ * and the Dockerfile run), so benchmarks measure the process as it is shipped.
+ */
+export function serviceNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  const match = /^node((?: --[\w-]+(?:=\S+)?)*) src\/main\.ts$/.exec(pkg.scripts.serve ?? '');
+  if (!match) throw new Error(`package.json "serve" is not "node [--flags] src/main.ts": ${pkg.scripts.serve}`);
+  return match[1]!.trim().split(' ').filter(Boolean);
+}
