@@ -130,6 +130,13 @@ async function seedRows(client: pg.Client, teamId: number, files: number): Promi
   await run(client, 'object facts', `update stored_objects o set mime_type = f.mime_type, byte_size = f.byte_size, width = f.width, height = f.height, duration_ms = f.duration_ms
     from library_files f where f.object_id = o.id and f.team_id = $1`, [teamId]);
   await run(client, 'file tags', `insert into library_file_tags (file_id, tag_id, team_id) select g, tag, $1 from gen_file_tags`, [teamId]);
+  // the triggers are off for the bulk load, so the DEEP keyword texts are written here, with the
+  // expression of library_search_text_sync() (migration Migration20261122165647)
+  await run(client, 'search texts', `
+    insert into library_search_texts (file_id, team_id, search_text)
+    select id, team_id, lower(name || ' ' || coalesce(description, '') || ' ' || tag_names || ' ' || coalesce(ai_tags, '') || ' ' ||
+                              coalesce(ai_title, '') || ' ' || coalesce(ai_description, '') || ' ' || coalesce(ai_detailed_description::text, ''))
+      from library_files where team_id = $1 and deleted_at is null`, [teamId]);
   const base = BASE_LAB.map(([l, a, b], i) => `(${i + 1}, ${l}::float8, ${a}::float8, ${b}::float8)`).join(', ');
   await run(client, 'palettes', `
     with base(n, l, a, b) as (values ${base}),
