@@ -77,7 +77,8 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const previews = new PreviewCache(storage);
   const derivatives = new DerivativeCache(storage);
   const searchTotals = new VersionedMemo<number>(20_000);
-  const colourMatches = new VersionedMemo<number[]>(200);
+  // at most 2,000,000 object ids in all (about 16 MB): a broad colour matches some 150,000 images
+  const colourMatches = new VersionedMemo<number[]>(200, { of: (ids) => ids.length, max: 2_000_000 });
   const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));

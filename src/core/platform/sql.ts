@@ -44,10 +44,14 @@ async function queryPool<T>(em: EntityManager, sql: string | PreparedSql, params
   }
 }
 
-/** A hot read's SQL, run as a named prepared statement: PostgreSQL plans it once per pooled connection. */
+/**
+ * SQL whose parameters are sent bound, not inlined into its text: a named prepared statement
+ * (preparedSql: PostgreSQL plans it once per pooled connection) or an unnamed one (boundSql:
+ * planned for its values on every run).
+ */
 export interface PreparedSql {
-  /** Unique among prepared statements; names the statement on each connection. */
-  readonly name: string;
+  /** Unique among prepared statements; names the statement on each connection. Undefined: unnamed. */
+  readonly name: string | undefined;
   /** The SQL with `?` placeholders, as the EntityManager runs it inside transactions. */
   readonly sql: string;
   /** The same SQL with `$1, $2, ...`, as the pool prepares it. */
@@ -68,6 +72,17 @@ export function preparedSql(name: string, sql: string): PreparedSql {
   const positional = toPositional(sql);
   preparedNames.set(name, sql);
   return { name, sql, positional };
+}
+
+/**
+ * SQL run outside transactions with its parameters bound but unnamed: PostgreSQL plans it for the
+ * actual values each time, as for inlined text, without the text. For large parameters: a colour
+ * search passes up to some 150,000 object ids, and inlining them (MikroORM's formatQuery) cost
+ * about 4 MB of garbage and 3.6 ms of CPU per statement and held a megabyte-long SQL text per
+ * query in flight. The same `?` rules as preparedSql apply; built per call (no registry).
+ */
+export function boundSql(sql: string): PreparedSql {
+  return { name: undefined, sql, positional: toPositional(sql) };
 }
 
 /**

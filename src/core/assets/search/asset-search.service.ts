@@ -1,7 +1,7 @@
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
-import { queryOne, queryRows } from '../../platform/sql.ts';
+import { boundSql, queryOne, queryRows } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { TeamScope } from '../library.service.ts';
 import type { LinkSigner } from '../links.ts';
@@ -51,8 +51,9 @@ export class AssetSearchService {
     const resolved = await this.resolve(ctx, version, plan);
     const statements = searchStatements(ctx.teamId, plan, resolved, options.includeTags ?? true);
     const [rows, total, folders] = await Promise.all([
-      plan.page.limit === 0 ? Promise.resolve([]) : queryRows<AssetRow>(ctx, statements.page.sql, statements.page.params),
-      this.totals.get(ctx.teamId, version, JSON.stringify(plan.filter), async () => (await queryOne<{ n: number }>(ctx, statements.count.sql, statements.count.params))!.n),
+      // bound parameters: a colour search carries up to some 150,000 object ids (boundSql)
+      plan.page.limit === 0 ? Promise.resolve([]) : queryRows<AssetRow>(ctx, boundSql(statements.page.sql), statements.page.params),
+      this.totals.get(ctx.teamId, version, JSON.stringify(plan.filter), async () => (await queryOne<{ n: number }>(ctx, boundSql(statements.count.sql), statements.count.params))!.n),
       plan.needChildren ? this.childFolders(ctx, plan.filter) : Promise.resolve(null),
     ]);
     const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: plan.derivative, nowMs: options.nowMs ?? Date.now() };

@@ -18,21 +18,34 @@ export async function libraryVersionOf(scope: TeamScope): Promise<string> {
  * again and age out of the bounded LRU.
  */
 export class VersionedMemo<T> {
-  private readonly entries = new Map<string, T>();
+  private readonly entries = new Map<string, { value: T; weight: number }>();
   private readonly capacity: number;
+  private readonly weight: { of: (value: T) => number; max: number } | undefined;
+  private totalWeight = 0;
   /** Computations actually run, and reuses (tests and the benchmark read these). */
   misses = 0;
   hits = 0;
   /** The benchmark turns memos off to measure cold searches. */
   enabled = true;
 
-  constructor(capacity: number) {
+  /**
+   * At most `capacity` entries, and with `weight` at most `weight.max` in total (a colour match set
+   * weighs its number of ids: a broad colour matches some 150,000 images, so a count alone would not
+   * bound memory). A value heavier than the whole budget is never kept.
+   */
+  constructor(capacity: number, weight?: { of: (value: T) => number; max: number }) {
     this.capacity = capacity;
+    this.weight = weight;
   }
 
   /** The team's library version: read it before computing, so a value never reflects an older state than its key. */
   versionOf(scope: TeamScope): Promise<string> {
     return libraryVersionOf(scope);
+  }
+
+  /** The total weight of the entries kept (tests). */
+  get keptWeight(): number {
+    return this.totalWeight;
   }
 
   /** The value for `key` at `version`, computing it with `compute` on a miss. */
@@ -44,14 +57,28 @@ export class VersionedMemo<T> {
       // least recently used first: a hit moves the entry to the end
       this.entries.delete(entryKey);
       this.entries.set(entryKey, known);
-      return known;
+      return known.value;
     }
     this.misses++;
     const value = await compute();
-    if (this.enabled) {
-      this.entries.set(entryKey, value);
-      if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    }
+    if (this.enabled) this.keep(entryKey, value);
     return value;
+  }
+
+  private keep(entryKey: string, value: T): void {
+    const weight = this.weight?.of(value) ?? 0;
+    if (this.weight && weight > this.weight.max) return;
+    const previous = this.entries.get(entryKey);
+    if (previous) {
+      this.entries.delete(entryKey);
+      this.totalWeight -= previous.weight;
+    }
+    this.entries.set(entryKey, { value, weight });
+    this.totalWeight += weight;
+    while (this.entries.size > this.capacity || (this.weight && this.totalWeight > this.weight.max)) {
+      const [oldestKey, oldest] = this.entries.entries().next().value!;
+      this.entries.delete(oldestKey);
+      this.totalWeight -= oldest.weight;
+    }
   }
 }
