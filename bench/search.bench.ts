@@ -22,7 +22,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import sharp from 'sharp';
 import { planSearch, searchStatements } from '../src/core/assets/search/asset-search.service.ts';
-import { colourMatchStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
+import { colourMatchStatement, subtreeFoldersStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
+import { MAX_FOLDER_BRANCHES } from '../src/core/assets/search/search-statements.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
@@ -193,6 +194,11 @@ async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<
       if (plan.filter.colour) {
         const colour = colourMatchStatement(teamId, plan.filter.colour);
         resolved.colourObjectIds = (await pool.query(positional(colour.sql), colour.params)).rows[0].ids;
+      }
+      if (plan.filter.parentId !== undefined && plan.order.name === 'CREATE_TIME') {
+        const subtree = subtreeFoldersStatement(teamId, plan.filter.parentId, MAX_FOLDER_BRANCHES + 1);
+        const ids = (await pool.query(positional(subtree.sql), subtree.params)).rows[0].ids as number[];
+        if (ids.length <= MAX_FOLDER_BRANCHES) resolved.subtreeFolderIds = ids;
       }
       const statements = searchStatements(teamId, plan, resolved);
       await Promise.all([

@@ -89,6 +89,24 @@ describe('search-assets sort', () => {
     }
   });
 
+  it('sorts by CREATE_TIME within a small folder subtree (one ordered branch per folder), across pages', async () => {
+    const subtree = ['blue.jpg', 'half-green.png', 'logo.webp', 'red.png'].map((name) => lib.files[name]!);
+    for (const sortType of ['ASC', 'DESC'] as const) {
+      const body = { parentId: lib.folders['/photos'], sort: { sortName: 'CREATE_TIME', sortType } };
+      const all = await idsOf(body);
+      expect(all.ids).toEqual(expected(KEYS.CREATE_TIME!, sortType).filter((id) => subtree.includes(id)));
+      expect(all.total).toBe(4);
+      const pages = [];
+      for (let start = 0; start < 4; start += 3) pages.push(...(await idsOf({ ...body, startPoint: start, endPoint: start + 3 })).ids);
+      expect(pages).toEqual(all.ids);
+    }
+    // the default sort is CREATE_TIME DESC; another filter applies within every branch
+    expect((await idsOf({ parentId: lib.folders['/photos'] })).ids).toEqual(expected(KEYS.CREATE_TIME!, 'DESC').filter((id) => subtree.includes(id)));
+    expect((await idsOf({ parentId: lib.folders['/photos'], extensions: ['png'] })).ids).toEqual(
+      expected(KEYS.CREATE_TIME!, 'DESC').filter((id) => [lib.files['half-green.png'], lib.files['red.png']].includes(id)),
+    );
+  });
+
   it('sorts DESC when sortType is omitted', async () => {
     expect((await idsOf({ sort: { sortName: 'SIZE' } })).ids).toEqual(expected(KEYS.SIZE!, 'DESC'));
   });

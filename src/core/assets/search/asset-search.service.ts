@@ -8,8 +8,8 @@ import type { LinkSigner } from '../links.ts';
 import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
-import { colourMatchStatement, intArray, type ResolvedFilter } from './search-sql.ts';
-import { searchStatements } from './search-statements.ts';
+import { colourMatchStatement, intArray, subtreeFoldersStatement, type ResolvedFilter } from './search-sql.ts';
+import { MAX_FOLDER_BRANCHES, searchStatements } from './search-statements.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
 
 export { searchStatements };
@@ -85,15 +85,32 @@ export class AssetSearchService {
     return tagsByFileIds(ctx, fileIds);
   }
 
-  /** The stored objects matching the colour filter, once per library version (the memo's key carries it). */
+  /**
+   * What the statements need resolved first: the stored objects matching the colour filter (once
+   * per library version: the memo's key carries it), and the folders of a small parentId subtree
+   * searched in creation order (search-statements.ts).
+   */
   private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan): Promise<ResolvedFilter> {
-    const colour = plan.filter.colour;
-    if (!colour) return {};
-    const colourObjectIds = await this.colourMatches.get(ctx.teamId, version, JSON.stringify(colour), async () => {
-      const statement = colourMatchStatement(ctx.teamId, colour);
-      return (await queryOne<{ ids: number[] }>(ctx, statement.sql, statement.params))!.ids.map(Number);
-    });
-    return { colourObjectIds };
+    const { colour, parentId } = plan.filter;
+    const [colourObjectIds, subtreeFolderIds] = await Promise.all([
+      colour
+        ? this.colourMatches.get(ctx.teamId, version, JSON.stringify(colour), async () => {
+            const statement = colourMatchStatement(ctx.teamId, colour);
+            return (await queryOne<{ ids: number[] }>(ctx, statement.sql, statement.params))!.ids.map(Number);
+          })
+        : undefined,
+      parentId !== undefined && plan.order.name === 'CREATE_TIME'
+        ? this.subtreeFolders(ctx, parentId)
+        : undefined,
+    ]);
+    return { ...(colourObjectIds ? { colourObjectIds } : {}), ...(subtreeFolderIds ? { subtreeFolderIds } : {}) };
+  }
+
+  /** The subtree's live folders when there are at most MAX_FOLDER_BRANCHES of them, else undefined. */
+  private async subtreeFolders(ctx: Ctx, parentId: number): Promise<number[] | undefined> {
+    const statement = subtreeFoldersStatement(ctx.teamId, parentId, MAX_FOLDER_BRANCHES + 1);
+    const ids = (await queryOne<{ ids: number[] }>(ctx, statement.sql, statement.params))!.ids.map(Number);
+    return ids.length <= MAX_FOLDER_BRANCHES ? ids : undefined;
   }
 
   /** parentId must be a live folder of the team (404 otherwise); currentUserId a member of the team. */

@@ -33,5 +33,7 @@ export const SEARCH_INDEXES = [
   index('library_files_live_create_user', '("team_id", "create_user_id")'),
   index('library_files_live_owner', '("team_id", "owner_id")'),
   index('library_files_live_folder', '("team_id", "folder_id")'),
+  // a small parentId subtree in creation order: one ordered scan per folder (search-statements.ts)
+  index('library_files_live_folder_created', '("team_id", "folder_id", "created_at", "id")'),
   index('library_files_live_object', '("team_id", "object_id")'),
 ];

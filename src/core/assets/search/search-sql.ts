@@ -115,9 +115,24 @@ export function colourMatchStatement(teamId: number, colour: NonNullable<SearchF
   };
 }
 
-/** What a search resolved before its main statements: the stored objects matching its colour. */
+/** What a search resolved before its main statements. */
 export interface ResolvedFilter {
+  /** The stored objects matching its colour. */
   colourObjectIds?: number[];
+  /** The live folders of a parentId subtree (the folder and its descendants), when there are few (search-statements.ts). */
+  subtreeFolderIds?: number[];
+}
+
+/**
+ * The live folders of the subtree under `parentId`, at most `limit` of them (GIN index on
+ * path_ids): a search of a small subtree pages through one ordered scan per folder.
+ */
+export function subtreeFoldersStatement(teamId: number, parentId: number, limit: number): SqlFragment {
+  return {
+    sql: `select coalesce(array_agg(id order by id), '{}') as ids from (
+      select d.id from library_folders d where d.team_id = ? and d.path_ids @> array[?]::int[] and d.deleted_at is null limit ?) s`,
+    params: [teamId, parentId, limit],
+  };
 }
 
 /**
