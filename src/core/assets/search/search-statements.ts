@@ -11,50 +11,43 @@ const MAX_EXTENSION_BRANCHES = 20;
 export const MAX_FOLDER_BRANCHES = 32;
 
 /**
- * A parentId search in creation order over a small subtree: one branch per folder, each reading
- * the (team, folder, created_at, id) index in order and stopping after offset + limit rows,
- * merged by creation time. As one scan the planner walks the creation-time index and tests the
- * folder of every file: for a second-level folder of the benchmark (0.5 % of 1,000,000 files)
- * 10,500 files for a page at startPoint 40, 25 ms; the branches read at most 50 index entries each.
+ * The page as one branch per value of `column` (the rest of the filter in each), each reading an
+ * index that starts with (team, column, sort key) in order and stopping after offset + limit
+ * rows, merged on the sort key (`sortColumn`) and the id.
  */
-function folderBranchPage(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter): SqlFragment | null {
-  const folders = resolved.subtreeFolderIds;
-  if (plan.order.name !== 'CREATE_TIME' || !folders || folders.length === 0 || folders.length > MAX_FOLDER_BRANCHES) return null;
-  const rest = whereOf(teamId, { ...plan.filter, parentId: undefined }, resolved);
-  const orderBy = orderByOf(plan.order);
+function branchedPage(plan: AssetSearchPlan, rest: SqlFragment, column: string, values: readonly unknown[], sortColumn: string): SqlFragment {
   const reach = plan.page.offset + plan.page.limit;
-  const branch = `(select f.id, f.created_at from library_files f where ${rest.sql} and f.folder_id = ? order by ${orderBy} limit ?)`;
+  const branch = `(select f.id, f.${sortColumn} from library_files f where ${rest.sql} and f.${column} = ? order by ${orderByOf(plan.order)} limit ?)`;
   const dir = plan.order.direction === 'ASC' ? 'asc' : 'desc';
   return {
-    sql: `select u.id from (${folders.map(() => branch).join(' union all ')}) u order by u.created_at ${dir}, u.id ${dir} limit ? offset ?`,
-    params: [...folders.flatMap((folder) => [...rest.params, folder, reach]), plan.page.limit, plan.page.offset],
+    sql: `select u.id from (${values.map(() => branch).join(' union all ')}) u order by u.${sortColumn} ${dir}, u.id ${dir} limit ? offset ?`,
+    params: [...values.flatMap((value) => [...rest.params, value, reach]), plan.page.limit, plan.page.offset],
   };
 }
 
 /**
- * The ids of the page. Usually one statement the planner may serve by walking a sort index. A
- * search by extensions sorted by SIZE is one branch per extension instead, each reading the
- * (team, extension, byte_size, id) index in order and stopping after offset + limit rows, merged by
- * size: a single scan could only walk the size index and filter extensions row by row, which read
- * 150,000 rows (7 s under load) for an extension with no file in the size range (docs/search.md).
+ * The ids of the page. Usually one statement the planner may serve by walking a sort index. Two
+ * searches are one branch per value instead (branchedPage), where a single scan would walk a sort
+ * index and test every row (docs/search.md):
+ * - extensions sorted by SIZE, per extension on (team, extension, byte_size, id): as one scan the
+ *   size index was filtered row by row, 150,000 rows (7 s under load) for an extension with no file
+ *   in the size range;
+ * - a parentId subtree of at most MAX_FOLDER_BRANCHES folders in creation order, per folder on
+ *   (team, folder, created_at, id): as one scan the creation-time index was walked testing each
+ *   file's folder, 10,568 files (25 ms) for the page at startPoint 40 of a folder holding 0.5 % of
+ *   1,000,000 files; the branches read at most 50 index entries each.
  */
 function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter): SqlFragment {
-  const orderBy = orderByOf(plan.order);
-  const byFolder = folderBranchPage(teamId, plan, resolved);
-  if (byFolder) return byFolder;
-  const extensions = plan.filter.extensions;
-  if (plan.order.name !== 'SIZE' || !extensions || extensions.length > MAX_EXTENSION_BRANCHES) {
-    const where = whereOf(teamId, plan.filter, resolved);
-    return { sql: `select f.id from library_files f where ${where.sql} order by ${orderBy} limit ? offset ?`, params: [...where.params, plan.page.limit, plan.page.offset] };
+  const folders = resolved.subtreeFolderIds;
+  if (plan.order.name === 'CREATE_TIME' && folders && folders.length > 0 && folders.length <= MAX_FOLDER_BRANCHES) {
+    return branchedPage(plan, whereOf(teamId, { ...plan.filter, parentId: undefined }, resolved), 'folder_id', folders, 'created_at');
   }
-  const rest = whereOf(teamId, { ...plan.filter, extensions: undefined }, resolved);
-  const reach = plan.page.offset + plan.page.limit;
-  const branch = `(select f.id, f.byte_size from library_files f where ${rest.sql} and f.extension = ? order by ${orderBy} limit ?)`;
-  const dir = plan.order.direction === 'ASC' ? 'asc' : 'desc';
-  return {
-    sql: `select u.id from (${extensions.map(() => branch).join(' union all ')}) u order by u.byte_size ${dir}, u.id ${dir} limit ? offset ?`,
-    params: [...extensions.flatMap((extension) => [...rest.params, extension, reach]), plan.page.limit, plan.page.offset],
-  };
+  const extensions = plan.filter.extensions;
+  if (plan.order.name === 'SIZE' && extensions && extensions.length <= MAX_EXTENSION_BRANCHES) {
+    return branchedPage(plan, whereOf(teamId, { ...plan.filter, extensions: undefined }, resolved), 'extension', extensions, 'byte_size');
+  }
+  const where = whereOf(teamId, plan.filter, resolved);
+  return { sql: `select f.id from library_files f where ${where.sql} order by ${orderByOf(plan.order)} limit ? offset ?`, params: [...where.params, plan.page.limit, plan.page.offset] };
 }
 
 /** The page and count statements of a planned search; the benchmark runs the very same SQL bare. */
