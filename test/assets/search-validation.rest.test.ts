@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLES } from '../../src/core/access/roles.ts';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
+import type { TestEnv } from '../support/env.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
-import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
+import { useSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
 
+const fixture = useSearchLibrary();
 let env: TestEnv;
 let lib: SearchLibrary;
-let storage: Awaited<ReturnType<typeof tempDir>>;
-
-beforeAll(async () => {
-  storage = await tempDir('search-storage');
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  lib = await buildSearchLibrary(env);
-});
-afterAll(async () => {
-  await env.close();
-  await lib.remove();
-  await storage.remove();
+beforeAll(() => {
+  ({ env, lib } = fixture);
 });
 
 /** What a search must never change: the library's version and its rows. */

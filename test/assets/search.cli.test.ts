@@ -1,31 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashShareToken } from '../../src/core/assets/search/share-secrets.ts';
 import { runCli } from '../support/cli.ts';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
+import type { TestEnv } from '../support/env.ts';
 import { send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
-import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
+import { useSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
 
 // each test spawns the CLI (a fresh Node process); on a loaded machine that can exceed the default
 // 30 s, so this bound only guards against a hang and asserts nothing about speed
 vi.setConfig({ testTimeout: 120_000 });
 
+const fixture = useSearchLibrary();
 let env: TestEnv;
 let lib: SearchLibrary;
-let storage: Awaited<ReturnType<typeof tempDir>>;
-
-beforeAll(async () => {
-  storage = await tempDir('search-storage');
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  lib = await buildSearchLibrary(env);
-});
-afterAll(async () => {
-  await env.close();
-  await lib.remove();
-  await storage.remove();
+beforeAll(() => {
+  ({ env, lib } = fixture);
 });
 
-const shelf = (...args: string[]) => runCli(args, { DATABASE_URL: env.config.databaseUrl, STORAGE_DIR: storage.path });
+const shelf = (...args: string[]) => runCli(args, { DATABASE_URL: env.config.databaseUrl, STORAGE_DIR: env.config.storageDir });
 const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);
 const shareCount = async () => Number((await db<{ n: string }>('select count(*) as n from library_shares'))[0]!.n);
 

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import type { TestEnv } from './env.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestEnv, type TestEnv } from './env.ts';
 import { given, type GivenKey, type GivenTeam } from './given.ts';
 import { tempDir, writeImage, writeWav } from './media-files.ts';
 
@@ -100,4 +101,25 @@ export async function buildSearchLibrary(env: TestEnv): Promise<SearchLibrary> {
   await writeImage(path('b-red.png'), { width: 400, height: 300, colour: '#ff0000', format: 'png' });
   const ofB = await g.libraryFile(teamB, { file: path('b-red.png'), name: 'red.png', folder: '/photos', tags: ['warm'], description: 'A bright red poster' });
   return { teamA, teamB, keyA, keyB, ann, bob, files, folders, tags, fileOfB: ofB.id, folderOfB: ofB.folderIds[0]!, remove: inputs.remove };
+}
+
+/**
+ * Registers the hooks every search test file needs: its own environment with a storage
+ * directory, and the fixture library built in it (removed afterwards). The fields are set once
+ * the file's first beforeAll has run; read them in hooks and tests, not at module level.
+ */
+export function useSearchLibrary(): { env: TestEnv; lib: SearchLibrary } {
+  const fixture = {} as { env: TestEnv; lib: SearchLibrary };
+  let storage: Awaited<ReturnType<typeof tempDir>> | undefined;
+  beforeAll(async () => {
+    storage = await tempDir('search-storage');
+    fixture.env = await createTestEnv({ STORAGE_DIR: storage.path });
+    fixture.lib = await buildSearchLibrary(fixture.env);
+  });
+  afterAll(async () => {
+    await fixture.env?.close();
+    await fixture.lib?.remove();
+    await storage?.remove();
+  });
+  return fixture;
 }
