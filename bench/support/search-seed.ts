@@ -61,7 +61,7 @@ function fileSql(): string {
     select r.*, ${extIndex} as e from raw r)
   insert into library_files (id, team_id, folder_id, object_id, name, extension, mime_type, byte_size, width, height, duration_ms,
                              description, score, link, source, owner_id, creator_id, create_user_id, update_user_id, created_at, updated_at,
-                             ai_tags, ai_title, ai_description, tag_names)
+                             ai_tags, ai_title, ai_description, tag_names, tag_ids)
   select s.g, $1, case when s.r_folder < 0.02 then null else (select min(id) from library_folders where team_id = $1) + floor(s.r_folder * 2220)::int end,
          s.g,
          p.adj[1 + floor(30 * power(random(), 2.2))::int] || '-' || p.noun[1 + floor(80 * power(random(), 2.0))::int] || '-' || s.g || '.' || p.ext[s.e],
@@ -80,7 +80,7 @@ function fileSql(): string {
          case when p.mime[s.e] like 'image/%' and s.r_ai < 0.3 then p.adj[1 + floor(30 * random())::int] || ',' || p.noun[1 + floor(80 * random())::int] end,
          case when p.mime[s.e] like 'image/%' and s.r_ai < 0.3 then initcap(p.adj[1 + floor(30 * random())::int]) || ' ' || p.noun[1 + floor(80 * random())::int] end,
          case when p.mime[s.e] like 'image/%' and s.r_ai < 0.3 then 'A ' || p.word[1 + floor(${WORDS.length} * random())::int] || ' image of a ' || p.noun[1 + floor(80 * random())::int] end,
-         coalesce(t.names, '')
+         coalesce(t.names, ''), coalesce(t.ids, '{}')
     from shaped s cross join params p
     left join gen_tag_names t on t.g = s.g`;
 }
@@ -93,7 +93,7 @@ async function run(client: pg.Client, label: string, sql: string, params: unknow
 
 /** Writes the synthetic part (folders, members, tags, objects, files, tags of files, palettes) with set-based SQL. */
 async function seedRows(client: pg.Client, teamId: number, files: number): Promise<void> {
-  await client.query("set session_replication_role = replica"); // bulk load: no per-row triggers; versions and tag_names written here
+  await client.query("set session_replication_role = replica"); // bulk load: no per-row triggers; versions, tag_names and tag_ids written here
   await client.query('select setseed(0.4242)');
   await run(client, 'members', `insert into members (team_id, name) select $1, 'Member ' || g from generate_series(1, 50) g`, [teamId]);
   // path_ids are written by separate statements: an UPDATE cannot see rows its own statement's CTE inserted
@@ -120,7 +120,7 @@ async function seedRows(client: pg.Client, teamId: number, files: number): Promi
       from generate_series(1, $1::int) g, generate_series(1, 3) k
      where random() < 0.6`, [files, firstTag]);
   await run(client, 'tag names', `create unlogged table gen_tag_names as
-    select ft.g, string_agg(t.name, ' ' order by t.name) as names from gen_file_tags ft join library_tags t on t.id = ft.tag group by ft.g`);
+    select ft.g, string_agg(t.name, ' ' order by t.name) as names, array_agg(t.id order by t.id) as ids from gen_file_tags ft join library_tags t on t.id = ft.tag group by ft.g`);
   await client.query('create index on gen_tag_names (g)');
   await run(client, 'stored objects', `
     insert into stored_objects (id, team_id, sha256, storage_key, mime_type, byte_size, width, height, duration_ms)
@@ -133,8 +133,8 @@ async function seedRows(client: pg.Client, teamId: number, files: number): Promi
   // the triggers are off for the bulk load, so the DEEP keyword texts are written here, with the
   // expression of library_search_text_sync() (migration Migration20261122165647)
   await run(client, 'search texts', `
-    insert into library_search_texts (file_id, team_id, search_text)
-    select id, team_id, lower(name || ' ' || coalesce(description, '') || ' ' || tag_names || ' ' || coalesce(ai_tags, '') || ' ' ||
+    insert into library_search_texts (file_id, team_id, created_at, search_text)
+    select id, team_id, created_at, lower(name || ' ' || coalesce(description, '') || ' ' || tag_names || ' ' || coalesce(ai_tags, '') || ' ' ||
                               coalesce(ai_title, '') || ' ' || coalesce(ai_description, '') || ' ' || coalesce(ai_detailed_description::text, ''))
       from library_files where team_id = $1 and deleted_at is null`, [teamId]);
   const base = BASE_LAB.map(([l, a, b], i) => `(${i + 1}, ${l}::float8, ${a}::float8, ${b}::float8)`).join(', ');

@@ -32,7 +32,7 @@ const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute
 async function librarySnapshot(): Promise<string> {
   const [row] = await db<{ s: string }>(
     `select (select json_agg(f order by f.id) from (select id, folder_id, name, description, score, link, ai_tags, ai_title, ai_description,
-                    ai_detailed_description, tag_names, deleted_at, updated_at from library_files) f)::text
+                    ai_detailed_description, tag_names, tag_ids, deleted_at, updated_at from library_files) f)::text
          || (select json_agg(d order by d.id) from (select id, parent_id, name, path, path_ids from library_folders) d)::text
          || coalesce((select json_agg(m order by m.folder_id, m.member_id) from library_folder_members m)::text, '') as s`,
   );

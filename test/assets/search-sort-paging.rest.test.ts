@@ -107,6 +107,30 @@ describe('search-assets sort', () => {
     );
   });
 
+  it('sorts a DEEP-only keyword search by CREATE_TIME from the search texts, as the general statement does, across pages', async () => {
+    // creation order unlike id order, with a tie: among the matches, the first import becomes the newest file,
+    // the last import the oldest, and the second shares the third's time
+    const matching = (await idsOf({ keywords: ['e'] })).ids.sort((a, b) => a - b);
+    const setCreated = (id: number, sql: string, params: unknown[]) =>
+      env.orm.em.fork().execute(`update library_files set created_at = (${sql}) where id = ?`, [...params, id]);
+    await setCreated(matching[0]!, "select max(created_at) + interval '1 day' from library_files where team_id = ?", [lib.teamA.teamId]);
+    await setCreated(matching.at(-1)!, "select min(created_at) - interval '1 day' from library_files where team_id = ?", [lib.teamA.teamId]);
+    await setCreated(matching[1]!, 'select created_at from library_files where id = ?', [matching[2]]);
+    await loadRows();
+    for (const sortType of ['ASC', 'DESC'] as const) {
+      const body = { keywords: ['e'], sort: { sortName: 'CREATE_TIME', sortType } };
+      const deepOnly = await idsOf(body);
+      // minSize 0 changes no result but makes the search more than DEEP keywords: the general statement on library_files
+      const general = await idsOf({ ...body, minSize: 0 });
+      expect(deepOnly.ids.length).toBeGreaterThan(3);
+      expect(deepOnly.ids).toEqual(general.ids);
+      expect(deepOnly.ids).toEqual(expected(KEYS.CREATE_TIME!, sortType).filter((id) => general.ids.includes(id)));
+      const pages = [];
+      for (let start = 0; start < deepOnly.ids.length; start += 2) pages.push(...(await idsOf({ ...body, startPoint: start, endPoint: start + 2 })).ids);
+      expect(pages).toEqual(deepOnly.ids);
+    }
+  });
+
   it('sorts DESC when sortType is omitted', async () => {
     expect((await idsOf({ sort: { sortName: 'SIZE' } })).ids).toEqual(expected(KEYS.SIZE!, 'DESC'));
   });

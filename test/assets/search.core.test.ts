@@ -44,6 +44,28 @@ describe('exact totals and their memo (docs/search.md)', () => {
     expect(memo.hits).toBeGreaterThan(0);
   });
 
+  it('returns the same pages when a known total makes the page collect its matches instead of walking a sort index', async () => {
+    const memo = env.core.searchTotals;
+    for (const sortName of ['CREATE_TIME', 'UPDATE_TIME', 'NAME', 'DURATION', 'SIZE', 'SCORE']) {
+      for (const sortType of ['ASC', 'DESC']) {
+        const pages = async () => {
+          const ids = [];
+          for (let start = 0; start < 12; start += 3) {
+            ids.push(...(await env.core.assetSearch.search(viewer, { hasDesc: false, sort: { sortName, sortType }, startPoint: start, endPoint: start + 3 })).assets.map((a) => a.id));
+          }
+          return ids;
+        };
+        memo.enabled = false;
+        const walked = await pages();
+        memo.enabled = true;
+        await env.core.assetSearch.search(viewer, { hasDesc: false, startPoint: 0, endPoint: 0 }); // the total is known from here on
+        const collected = await pages();
+        expect(walked.length).toBeGreaterThan(3);
+        expect(collected).toEqual(walked);
+      }
+    }
+  });
+
   it('raises the library version once per committed change, so a total is never stale', async () => {
     const before = await env.core.assetSearch.search(viewer, { extensions: ['png'] });
     const v0 = await version();
@@ -69,6 +91,30 @@ describe('exact totals and their memo (docs/search.md)', () => {
     const owned = (await access()).total;
     await env.core.folderEdit.addMember(editor, { folderId: lib.folders['/media'], userId: lib.bob });
     expect((await access()).total).toBe(owned + 1);
+  });
+
+  it('keeps each file\'s tag ids (tags searches) and its search text\'s creation time in step with the library (triggers)', async () => {
+    const em = () => env.orm.em.fork();
+    const tagIdsOf = async (fileId: number) =>
+      (await em().execute<{ onFile: number[]; fromTags: number[] }[]>(
+        `select f.tag_ids as "onFile", coalesce((select array_agg(ft.tag_id order by ft.tag_id) from library_file_tags ft where ft.file_id = f.id), '{}') as "fromTags"
+           from library_files f where f.id = ?`,
+        [fileId],
+      ))[0]!;
+    const file = lib.files['blue.jpg']!;
+    await env.core.libraryEdit.updateFile(editor, file, { tags: ['warm', 'sale', 'fresh'] });
+    const three = await tagIdsOf(file);
+    expect(three.fromTags).toHaveLength(3);
+    expect(three.onFile).toEqual(three.fromTags);
+    expect((await env.core.assetSearch.search(viewer, { tags: three.fromTags })).assets.map((a) => a.id)).toContain(file);
+    await env.core.libraryEdit.updateFile(editor, file, { tags: [] });
+    expect(await tagIdsOf(file)).toEqual({ onFile: [], fromTags: [] });
+    expect((await env.core.assetSearch.search(viewer, { tags: three.fromTags, tagOrAnd: false })).assets.map((a) => a.id)).not.toContain(file);
+    const [drift] = await em().execute<{ n: string }[]>(
+      `select count(*) as n from library_files f left join library_search_texts s on s.file_id = f.id
+        where f.deleted_at is null and (s.created_at is distinct from f.created_at)`,
+    );
+    expect(drift!.n).toBe('0');
   });
 
   it('does not raise the version of another team', async () => {

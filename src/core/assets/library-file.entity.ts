@@ -59,5 +59,7 @@ export const LibraryFile = defineEntity({
     aiDetailedDescription: p.json().columnType('jsonb').nullable(),
     /** The file's tag names, space-separated; kept by a trigger on library_file_tags (docs/search.md). */
     tagNames: p.text().default(''),
+    /** The file's tag ids, ascending; kept by the same trigger, so a tags search is one GIN-indexed array condition (docs/search.md). */
+    tagIds: p.array().columnType('int[]').defaultRaw("'{}'"),
   },
 });

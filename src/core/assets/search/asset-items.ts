@@ -15,10 +15,13 @@ export const ASSET_ROW_COLUMNS = `f.id, coalesce(d.path_ids, '{}') as "parentIds
   f.update_user_id as "updateUserId", f.mime_type as "mimeType",
   f.ai_tags as "aiTags", f.ai_title as "aiTitle", f.ai_description as "aiDescription", f.ai_detailed_description as "aiDetailedDescription"`;
 
-/** The tags of the row's file as TagDTO JSON, ordered by name then id. */
+/**
+ * The tags of the row's file as TagDTO JSON, ordered by name then id: the file's own tag ids
+ * (kept by a trigger, docs/search.md) looked up by primary key, rather than a join through
+ * library_file_tags that hashed every tag of the team for each row.
+ */
 export const ASSET_TAGS_COLUMN = `coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name) order by t.name, t.id)
-    from library_file_tags ft join library_tags t on t.id = ft.tag_id and t.team_id = ft.team_id
-   where ft.file_id = f.id and ft.team_id = f.team_id), '[]') as tags`;
+    from library_tags t where t.id = any(f.tag_ids) and t.team_id = f.team_id), '[]') as tags`;
 
 export interface AssetRow {
   id: number;

@@ -49,11 +49,15 @@ export class AssetSearchService {
     // the version is read before the count runs (totals-memo.ts), alongside the reference checks
     const [, version] = await Promise.all([this.checkReferences(ctx, plan.filter), this.totals.versionOf(ctx)]);
     const resolved = await this.resolve(ctx, version, plan);
-    const statements = searchStatements(ctx.teamId, plan, resolved, options.includeTags ?? true);
+    const filterKey = JSON.stringify(plan.filter);
+    // a total already known chooses the page's shape, and answers a page past the end without a query
+    const knownTotal = this.totals.peek(ctx.teamId, version, filterKey);
+    const statements = searchStatements(ctx.teamId, plan, resolved, options.includeTags ?? true, knownTotal);
+    const pageIsEmpty = plan.page.limit === 0 || (knownTotal !== undefined && plan.page.offset >= knownTotal);
     const [rows, total, folders] = await Promise.all([
       // bound parameters: a colour search carries up to some 150,000 object ids (boundSql)
-      plan.page.limit === 0 ? Promise.resolve([]) : queryRows<AssetRow>(ctx, boundSql(statements.page.sql), statements.page.params),
-      this.totals.get(ctx.teamId, version, JSON.stringify(plan.filter), async () => (await queryOne<{ n: number }>(ctx, boundSql(statements.count.sql), statements.count.params))!.n),
+      pageIsEmpty ? Promise.resolve([]) : queryRows<AssetRow>(ctx, boundSql(statements.page.sql), statements.page.params),
+      this.totals.get(ctx.teamId, version, filterKey, async () => (await queryOne<{ n: number }>(ctx, boundSql(statements.count.sql), statements.count.params))!.n),
       plan.needChildren ? this.childFolders(ctx, plan.filter) : Promise.resolve(null),
     ]);
     const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: plan.derivative, nowMs: options.nowMs ?? Date.now() };

@@ -17,8 +17,10 @@ export const SEARCH_INDEXES = [
   // keywords PRECISE (exact name) and sort NAME; PRECISE also matches the name without its extension
   index('library_files_live_name', '("team_id", lower("name"), "id")'),
   index('library_files_live_stem', `("team_id", lower(regexp_replace("name", '\\.[^.]*$', '')))`),
-  // sort CREATE_TIME (the default) and UPDATE_TIME, update-time range
-  index('library_files_live_created', '("team_id", "created_at", "id")'),
+  // sort CREATE_TIME (the default) and UPDATE_TIME, update-time range. The creation-time index
+  // carries the tag ids, so a tags search in creation order tests them from the index alone
+  // (an index-only walk: 0.15 µs a row against 1 µs reading each file, docs/search.md)
+  index('library_files_live_created', '("team_id", "created_at", "id") include ("tag_ids")'),
   index('library_files_live_updated', '("team_id", "updated_at", "id")'),
   // size range + sort SIZE; extensions + size range: counts by index only, and each extension's
   // branch of a SIZE-sorted page reads it in order (search-statements.ts)
@@ -29,6 +31,8 @@ export const SEARCH_INDEXES = [
   index('library_files_live_score', '("team_id", "score" nulls first, "id")'),
   // width/height bounds
   index('library_files_live_width_height', '("team_id", "width", "height")'),
+  // tags, any (&&) or all (@>) of them: one condition on the file's own tag ids (docs/search.md)
+  index('library_files_live_tag_ids', 'using gin ("tag_ids")'),
   // createUsers, currentUserId ownership, folder subtree, colour (object) matches
   index('library_files_live_create_user', '("team_id", "create_user_id")'),
   index('library_files_live_owner', '("team_id", "owner_id")'),

@@ -78,16 +78,44 @@ function keywordConditions(teamId: number, mode: KeywordSearchType, keywords: st
   }
 }
 
+/** The keywords of a search whose only filter is DEEP keywords, else null: such a search reads library_search_texts alone. */
+function deepOnlyKeywords(filter: SearchFilter): string[] | null {
+  const keys = Object.keys(filter);
+  if (keys.length !== 1 || !filter.keywords || filter.keywords.mode !== 'DEEP') return null;
+  return filter.keywords.values;
+}
+
 /**
  * The count of a search whose only filter is DEEP keywords, on library_search_texts alone: it holds
  * exactly the team's live files, so library_files is not read at all (docs/search.md). null for
  * any other search, which counts over library_files.
  */
 export function deepOnlyCount(teamId: number, filter: SearchFilter): SqlFragment | null {
-  const keys = Object.keys(filter);
-  if (keys.length !== 1 || !filter.keywords || filter.keywords.mode !== 'DEEP') return null;
-  const text = deepTextConditions(teamId, filter.keywords.values);
+  const keywords = deepOnlyKeywords(filter);
+  if (!keywords) return null;
+  const text = deepTextConditions(teamId, keywords);
   return { sql: `select count(*)::float8 as n from library_search_texts s where ${text.sql}`, params: text.params };
+}
+
+/**
+ * The page ids of a search whose only filter is DEEP keywords, in creation order, on
+ * library_search_texts alone (it carries each file's creation time). Walking: the page walks
+ * (team, created_at, file) and tests the narrow rows' text, unless the planner prefers the trigram
+ * index's matches. Collecting (`collect`, few matches known): every match is taken from the
+ * trigram index and sorted (search-statements.ts). null for any other search or order.
+ */
+export function deepOnlyPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, collect: boolean): SqlFragment | null {
+  const keywords = deepOnlyKeywords(filter);
+  if (!keywords || order.name !== 'CREATE_TIME') return null;
+  const text = deepTextConditions(teamId, keywords);
+  const dir = order.direction === 'ASC' ? 'asc' : 'desc';
+  const source = collect
+    ? `(with m as materialized (select s.file_id, s.created_at from library_search_texts s where ${text.sql}) select * from m) s`
+    : `library_search_texts s where ${text.sql}`;
+  return {
+    sql: `select s.file_id as id from ${source} order by s.created_at ${dir}, s.file_id ${dir} limit ? offset ?`,
+    params: [...text.params, page.limit, page.offset],
+  };
 }
 
 function rangeConditions(column: string, range: Range | undefined, out: SqlFragment[]): void {
@@ -150,21 +178,12 @@ function accessCondition(teamId: number, memberId: number): SqlFragment {
 }
 
 /**
- * Tags: any of them (tagOrAnd false) is one index range; all of them is a join of one
- * (team, tag, file) index range per tag on the file id, which PostgreSQL runs as a merge join of
- * index-only scans, or as index probes while it walks a sort index (docs/search.md measured both
- * against a group-by-having count, which was 2-80 times slower).
+ * Tags: any of them (tagOrAnd false) overlaps the file's tag ids, all of them are contained in
+ * them; both are one condition the GIN index on tag_ids answers, or that a walk of a sort index
+ * tests on the row it reads (docs/search.md: a join per tag probed two indexes for every file walked).
  */
-function tagCondition(teamId: number, tags: NonNullable<SearchFilter['tags']>): SqlFragment {
-  if (!tags.all || tags.ids.length === 1) {
-    return { sql: 'f.id in (select ft.file_id from library_file_tags ft where ft.team_id = ? and ft.tag_id = any(?::int[]))', params: [teamId, intArray(tags.ids)] };
-  }
-  const [first, ...rest] = tags.ids;
-  const joins = rest.map((_, i) => `join library_file_tags t${i + 1} on t${i + 1}.team_id = t0.team_id and t${i + 1}.tag_id = ? and t${i + 1}.file_id = t0.file_id`);
-  return {
-    sql: `f.id in (select t0.file_id from library_file_tags t0 ${joins.join(' ')} where t0.team_id = ? and t0.tag_id = ?)`,
-    params: [...rest, teamId, first],
-  };
+function tagCondition(tags: NonNullable<SearchFilter['tags']>): SqlFragment {
+  return { sql: tags.all ? 'f.tag_ids @> ?::int[]' : 'f.tag_ids && ?::int[]', params: [intArray(tags.ids)] };
 }
 
 /** The WHERE clause of a search over `library_files f`: always the team and live rows, then each filter. */
@@ -186,7 +205,7 @@ export function whereOf(teamId: number, filter: SearchFilter, resolved: Resolved
   // inclusive at millisecond precision: anything before the next millisecond
   if (filter.updatedMs?.max !== undefined) parts.push({ sql: "f.updated_at < to_timestamp((?::float8 + 1) / 1000)", params: [filter.updatedMs.max] });
   if (filter.keywords) parts.push(...keywordConditions(teamId, filter.keywords.mode, filter.keywords.values));
-  if (filter.tags) parts.push(tagCondition(teamId, filter.tags));
+  if (filter.tags) parts.push(tagCondition(filter.tags));
   if (filter.createUsers) parts.push({ sql: 'f.create_user_id = any(?::int[])', params: [intArray(filter.createUsers)] });
   if (filter.ratings) parts.push({ sql: 'f.score = any(?::int[])', params: [intArray(filter.ratings)] });
   if (filter.hasLink !== undefined) parts.push({ sql: filter.hasLink ? "coalesce(f.link, '') <> ''" : "coalesce(f.link, '') = ''", params: [] });

@@ -27,7 +27,7 @@ export const LIBRARY_FILES_TRIGGERS = [
     timing: 'after' as const,
     events: ['insert' as const, 'update' as const],
     expression:
-      'create trigger "library_files_search_text_sync" after insert or update of "name", "description", "tag_names", "ai_tags", "ai_title", "ai_description", "ai_detailed_description", "deleted_at", "team_id" on "library_files" for each row execute function library_search_text_sync()',
+      'create trigger "library_files_search_text_sync" after insert or update of "name", "description", "tag_names", "ai_tags", "ai_title", "ai_description", "ai_detailed_description", "deleted_at", "team_id", "created_at" on "library_files" for each row execute function library_search_text_sync()',
   },
 ];
 export const LIBRARY_FOLDERS_TRIGGERS = [versionBump('library_folders')];

@@ -101,10 +101,14 @@ export const LibrarySearchText = defineEntity({
       name: 'library_search_texts_trgm',
       expression: 'create index "library_search_texts_trgm" on "library_search_texts" using gin ("search_text" gin_trgm_ops)',
     },
+    // a DEEP keyword search in creation order (the default) walks this and reads no other table for its page
+    { name: 'library_search_texts_team_created', properties: ['team', 'createdAt', 'file'] },
   ],
   properties: {
     file: () => p.manyToOne(LibraryFile).primary().deleteRule('cascade'),
     team: () => p.manyToOne(Team),
     searchText: p.text(),
+    /** The file's creation time, copied by the trigger: the default sort of a DEEP-only search. */
+    createdAt: p.datetime().columnType('timestamptz'),
   },
 });

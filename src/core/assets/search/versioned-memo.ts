@@ -48,6 +48,11 @@ export class VersionedMemo<T> {
     return this.totalWeight;
   }
 
+  /** The value for `key` at `version` when it is known, without computing it or counting a hit or miss. */
+  peek(teamId: number, version: string, key: string): T | undefined {
+    return this.enabled ? this.entries.get(`${teamId}|${version}|${key}`)?.value : undefined;
+  }
+
   /** The value for `key` at `version`, computing it with `compute` on a miss. */
   async get(teamId: number, version: string, key: string, compute: () => Promise<T>): Promise<T> {
     const entryKey = `${teamId}|${version}|${key}`;
