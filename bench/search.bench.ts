@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import sharp from 'sharp';
 import { planSearch, searchStatements } from '../src/core/assets/search/asset-search.service.ts';
-import { colourMatchStatement, subtreeFoldersStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
 import { MAX_FOLDER_BRANCHES } from '../src/core/assets/search/search-statements.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
@@ -192,8 +192,8 @@ async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<
       const plan = planSearch(body());
       const resolved: ResolvedFilter = {};
       if (plan.filter.colour) {
-        const colour = colourMatchStatement(teamId, plan.filter.colour);
-        resolved.colourObjectIds = (await pool.query(positional(colour.sql), colour.params)).rows[0].ids;
+        const colour = colourMatchStatement(teamId, plan.filter.colour, COLOUR_IDS_MAX);
+        resolved.colour = (await pool.query(positional(colour.sql), colour.params)).rows[0];
       }
       if (plan.filter.parentId !== undefined && plan.order.name === 'CREATE_TIME') {
         const subtree = subtreeFoldersStatement(teamId, plan.filter.parentId, MAX_FOLDER_BRANCHES + 1);

@@ -13,6 +13,7 @@ import { PreviewCache } from './assets/previews.ts';
 import { AssetSearchService } from './assets/search/asset-search.service.ts';
 import { ShareService } from './assets/search/share.service.ts';
 import { VersionedMemo } from './assets/search/versioned-memo.ts';
+import type { ColourMatch } from './assets/search/search-sql.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage.ts';
 import { BrandService } from './catalogue/brand.service.ts';
 import { CategoryService } from './catalogue/category.service.ts';
@@ -51,7 +52,7 @@ export interface Core {
   /** The memo of exact search totals, keyed by library version (docs/search.md). */
   searchTotals: VersionedMemo<number>;
   /** The memo of the objects matching a colour, keyed by library version (docs/search.md). */
-  colourMatches: VersionedMemo<number[]>;
+  colourMatches: VersionedMemo<ColourMatch>;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: ShareService;
   /** Processed images behind search `publicUrl`, cached in storage (docs/search.md). */
@@ -77,8 +78,8 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const previews = new PreviewCache(storage);
   const derivatives = new DerivativeCache(storage);
   const searchTotals = new VersionedMemo<number>(20_000);
-  // at most 2,000,000 object ids in all (about 16 MB): a broad colour matches some 150,000 images
-  const colourMatches = new VersionedMemo<number[]>(200, { of: (ids) => ids.length, max: 2_000_000 });
+  // colour matches keep ids only when few (AssetSearchService.colourIdsMax): at most 2,000,000 in all
+  const colourMatches = new VersionedMemo<ColourMatch>(200, { of: (match) => match.ids?.length ?? 0, max: 2_000_000 });
   const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));

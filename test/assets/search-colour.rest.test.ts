@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deltaE, extractPalette, hexToLab } from '../../src/core/assets/search/colour.ts';
+import { COLOUR_IDS_MAX } from '../../src/core/assets/search/search-sql.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
@@ -83,39 +84,50 @@ describe('palette extraction at import', () => {
   });
 });
 
-describe('search-assets color (colour search)', () => {
-  it('finds images containing the colour, ignoring case and an optional #, never another team\'s', async () => {
-    expect(await namesOf({ color: 'FF0000' })).toEqual(['red.png', 'two-reds.png']);
-    expect(await namesOf({ color: '#0000ff' })).toEqual(['blue.jpg']);
-    expect(await namesOf({ color: 'ff0000' }, lib.keyB.key)).toEqual(['red.png']);
-  });
+// Both ways of applying a colour (search-sql.ts colourCondition): the matching objects' ids, and,
+// when more objects match than COLOUR_IDS_MAX (lowered to 0 here), each file tested against its palette.
+for (const [mode, idsMax] of [['matching objects as ids', COLOUR_IDS_MAX], ['each file tested against its palette', 0]] as const) {
+  describe(`search-assets color (colour search): ${mode}`, () => {
+    beforeAll(() => {
+      env.core.assetSearch.colourIdsMax = idsMax;
+    });
+    afterAll(() => {
+      env.core.assetSearch.colourIdsMax = COLOUR_IDS_MAX;
+    });
 
-  it('colorThreshold: a colour matches within that ΔE*ab distance (default 20)', async () => {
-    // ee1111 is ΔE 10 from pure red, dd2222 ΔE 22.6
-    expect(deltaE(hexToLab('ff0000'), hexToLab('dd2222'))).toBeGreaterThan(20);
-    expect(await namesOf({ color: 'ee1111', areaThreshold: 50 })).toEqual(['red.png']);
-    expect(await namesOf({ color: 'ee1111', colorThreshold: 5, areaThreshold: 50 })).toEqual([]);
-    expect(await namesOf({ color: 'dd2222', areaThreshold: 50 })).toEqual([]);
-    expect(await namesOf({ color: 'dd2222', colorThreshold: 25, areaThreshold: 50 })).toEqual(['red.png']);
-  });
+    it('finds images containing the colour, ignoring case and an optional #, never another team\'s', async () => {
+      expect(await namesOf({ color: 'FF0000' })).toEqual(['red.png', 'two-reds.png']);
+      expect(await namesOf({ color: '#0000ff' })).toEqual(['blue.jpg']);
+      expect(await namesOf({ color: 'ff0000' }, lib.keyB.key)).toEqual(['red.png']);
+    });
 
-  it('areaThreshold: the matching colours must cover at least that percentage of the image (default 20)', async () => {
-    expect(await namesOf({ color: '00c000', areaThreshold: 65 })).toEqual(['half-green.png']);
-    expect(await namesOf({ color: '00c000', areaThreshold: 75 })).toEqual([]);
-    expect(await namesOf({ color: 'ffffff' })).toEqual(['half-green.png', 'two-reds.png']);
-    expect(await namesOf({ color: 'ffffff', areaThreshold: 40 })).toEqual(['two-reds.png']);
-  });
+    it('colorThreshold: a colour matches within that ΔE*ab distance (default 20)', async () => {
+      // ee1111 is ΔE 10 from pure red, dd2222 ΔE 22.6
+      expect(deltaE(hexToLab('ff0000'), hexToLab('dd2222'))).toBeGreaterThan(20);
+      expect(await namesOf({ color: 'ee1111', areaThreshold: 50 })).toEqual(['red.png']);
+      expect(await namesOf({ color: 'ee1111', colorThreshold: 5, areaThreshold: 50 })).toEqual([]);
+      expect(await namesOf({ color: 'dd2222', areaThreshold: 50 })).toEqual([]);
+      expect(await namesOf({ color: 'dd2222', colorThreshold: 25, areaThreshold: 50 })).toEqual(['red.png']);
+    });
 
-  it('adds up every matching colour of an image towards the area', async () => {
-    // e60000 is within ΔE 20 of both reds of two-reds.png (15 % each): together 30 %
-    expect(await namesOf({ color: 'e60000', areaThreshold: 25, parentId: (await folderId('/colours')) })).toEqual(['two-reds.png']);
-    expect(await namesOf({ color: 'e60000', areaThreshold: 35, parentId: (await folderId('/colours')) })).toEqual([]);
-  });
+    it('areaThreshold: the matching colours must cover at least that percentage of the image (default 20)', async () => {
+      expect(await namesOf({ color: '00c000', areaThreshold: 65 })).toEqual(['half-green.png']);
+      expect(await namesOf({ color: '00c000', areaThreshold: 75 })).toEqual([]);
+      expect(await namesOf({ color: 'ffffff' })).toEqual(['half-green.png', 'two-reds.png']);
+      expect(await namesOf({ color: 'ffffff', areaThreshold: 40 })).toEqual(['two-reds.png']);
+    });
 
-  it('combines with the other filters', async () => {
-    expect(await namesOf({ color: 'ff0000', extensions: ['png'], tags: [lib.tags.sale] })).toEqual(['red.png']);
+    it('adds up every matching colour of an image towards the area', async () => {
+      // e60000 is within ΔE 20 of both reds of two-reds.png (15 % each): together 30 %
+      expect(await namesOf({ color: 'e60000', areaThreshold: 25, parentId: (await folderId('/colours')) })).toEqual(['two-reds.png']);
+      expect(await namesOf({ color: 'e60000', areaThreshold: 35, parentId: (await folderId('/colours')) })).toEqual([]);
+    });
+
+    it('combines with the other filters', async () => {
+      expect(await namesOf({ color: 'ff0000', extensions: ['png'], tags: [lib.tags.sale] })).toEqual(['red.png']);
+    });
   });
-});
+}
 
 async function folderId(path: string): Promise<number> {
   const rows = await env.orm.em.fork().execute<{ id: number }[]>('select id from library_folders where team_id = ? and path = ?', [lib.teamA.teamId, path]);

@@ -8,7 +8,7 @@ import type { LinkSigner } from '../links.ts';
 import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
-import { colourMatchStatement, intArray, subtreeFoldersStatement, type ResolvedFilter } from './search-sql.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, intArray, subtreeFoldersStatement, type ColourMatch, type ResolvedFilter } from './search-sql.ts';
 import { MAX_FOLDER_BRANCHES, searchStatements } from './search-statements.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
 
@@ -35,9 +35,11 @@ export interface SearchOptions {
 export class AssetSearchService {
   private readonly signer: LinkSigner;
   private readonly totals: VersionedMemo<number>;
-  private readonly colourMatches: VersionedMemo<number[]>;
+  private readonly colourMatches: VersionedMemo<ColourMatch>;
+  /** COLOUR_IDS_MAX; tests lower it to exercise both kinds of colour condition on a small library. */
+  colourIdsMax = COLOUR_IDS_MAX;
 
-  constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<number[]> }) {
+  constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<ColourMatch> }) {
     this.signer = deps.signer;
     this.totals = deps.totals;
     this.colourMatches = deps.colourMatches;
@@ -91,23 +93,25 @@ export class AssetSearchService {
 
   /**
    * What the statements need resolved first: the stored objects matching the colour filter (once
-   * per library version: the memo's key carries it), and the folders of a small parentId subtree
+   * per library version: the memo's key carries it; their ids only when few), and the folders of a small parentId subtree
    * searched in creation order (search-statements.ts).
    */
   private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan): Promise<ResolvedFilter> {
     const { colour, parentId } = plan.filter;
-    const [colourObjectIds, subtreeFolderIds] = await Promise.all([
+    const idsMax = this.colourIdsMax;
+    const [colourMatch, subtreeFolderIds] = await Promise.all([
       colour
-        ? this.colourMatches.get(ctx.teamId, version, JSON.stringify(colour), async () => {
-            const statement = colourMatchStatement(ctx.teamId, colour);
-            return (await queryOne<{ ids: number[] }>(ctx, statement.sql, statement.params))!.ids.map(Number);
+        ? this.colourMatches.get(ctx.teamId, version, JSON.stringify({ colour, idsMax }), async () => {
+            const statement = colourMatchStatement(ctx.teamId, colour, idsMax);
+            const row = (await queryOne<{ objects: number; ids: number[] | null }>(ctx, statement.sql, statement.params))!;
+            return { objects: row.objects, ids: row.ids ? row.ids.map(Number) : null };
           })
         : undefined,
       parentId !== undefined && plan.order.name === 'CREATE_TIME'
         ? this.subtreeFolders(ctx, parentId)
         : undefined,
     ]);
-    return { ...(colourObjectIds ? { colourObjectIds } : {}), ...(subtreeFolderIds ? { subtreeFolderIds } : {}) };
+    return { ...(colourMatch ? { colour: colourMatch } : {}), ...(subtreeFolderIds ? { subtreeFolderIds } : {}) };
   }
 
   /** The subtree's live folders when there are at most MAX_FOLDER_BRANCHES of them, else undefined. */

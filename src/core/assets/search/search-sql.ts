@@ -124,29 +124,83 @@ function rangeConditions(column: string, range: Range | undefined, out: SqlFragm
   if (range.max !== undefined) out.push({ sql: `${column} <= ?`, params: [range.max] });
 }
 
+/** The colours of stored object `c` within ΔE*ab <= maxDistance of the requested one (the exact sphere). */
+function colourNear(colour: NonNullable<SearchFilter['colour']>): SqlFragment {
+  const { lab, maxDistance: d } = colour;
+  return { sql: '(c.l - ?::float8) ^ 2 + (c.a - ?::float8) ^ 2 + (c.b - ?::float8) ^ 2 <= ?::float8', params: [lab.l, lab.a, lab.b, d * d] };
+}
+
 /**
  * Colour (docs/search.md): the stored objects whose colours within ΔE*ab <= maxDistance of the
  * requested one cover at least minShare percent of the image. The cube box (±maxDistance on L, a,
  * b, within the team) is answered by the GiST index; the exact sphere and the coverage sum follow.
- * Searches run it first and filter files by its result (`colourObjectIds`), so the planner sees how
- * many objects match instead of guessing.
  */
-export function colourMatchStatement(teamId: number, colour: NonNullable<SearchFilter['colour']>): SqlFragment {
+function colourMatchingObjects(teamId: number, colour: NonNullable<SearchFilter['colour']>): SqlFragment {
   const { lab, maxDistance: d, minShare } = colour;
+  const near = colourNear(colour);
   return {
-    sql: `select coalesce(array_agg(m.object_id order by m.object_id), '{}') as ids from (
-      select c.object_id from stored_object_colours c
+    sql: `select c.object_id from stored_object_colours c
        where cube(array[c.team_id, c.l, c.a, c.b]::float8[]) <@ cube(array[?, ?, ?, ?]::float8[], array[?, ?, ?, ?]::float8[])
-         and (c.l - ?) ^ 2 + (c.a - ?) ^ 2 + (c.b - ?) ^ 2 <= ?
-       group by c.object_id having sum(c.share) >= ?) m`,
-    params: [teamId, lab.l - d, lab.a - d, lab.b - d, teamId, lab.l + d, lab.a + d, lab.b + d, lab.l, lab.a, lab.b, d * d, minShare],
+         and ${near.sql}
+       group by c.object_id having sum(c.share) >= ?::float8`,
+    params: [teamId, lab.l - d, lab.a - d, lab.b - d, teamId, lab.l + d, lab.a + d, lab.b + d, ...near.params, minShare],
+  };
+}
+
+/**
+ * How many stored objects match a colour, and their ids when there are at most `idsMax`. Searches
+ * run it first (once per library version, through the memo): a few matching objects are then
+ * given to the page and count as ids, so the planner sees how many there are; many are tested row
+ * by row instead (colourCondition), because sending 150,000 ids with every page cost 50 ms.
+ */
+export function colourMatchStatement(teamId: number, colour: NonNullable<SearchFilter['colour']>, idsMax: number): SqlFragment {
+  const objects = colourMatchingObjects(teamId, colour);
+  return {
+    sql: `select count(*)::int as objects,
+                 case when count(*) <= ? then coalesce(array_agg(m.object_id order by m.object_id), '{}') end as ids
+            from (${objects.sql}) m`,
+    params: [idsMax, ...objects.params],
+  };
+}
+
+/**
+ * Up to this many stored objects matching a colour, searches filter by their ids; beyond, each
+ * file is tested against its palette (colourCondition). Sending ids costs about 0.3 µs each with
+ * every page (50 ms for the 160,000 images matching white); testing costs about 1.5 µs per file
+ * walked, and with more than 10,000 matches among 1,000,000 files a page walks about 5,000 at most
+ * (docs/search.md).
+ */
+export const COLOUR_IDS_MAX = 10_000;
+
+/** The stored objects matching a search's colour: how many, and their ids when they are few (colourMatchStatement). */
+export interface ColourMatch {
+  objects: number;
+  ids: number[] | null;
+}
+
+/**
+ * The colour condition on `library_files f`. With the matching objects' ids, one array condition.
+ * With many matching objects: a page tests each file it walks against its own palette (a primary-key
+ * probe of its 1-8 colours, about 1.5 µs, and at least 1 % of the files match), and a count, which
+ * reads every match anyway, joins the matching objects.
+ */
+function colourCondition(teamId: number, colour: NonNullable<SearchFilter['colour']>, match: ColourMatch, forCount: boolean): SqlFragment {
+  if (match.ids) return { sql: 'f.object_id = any(?::int[])', params: [intArray(match.ids)] };
+  if (forCount) {
+    const objects = colourMatchingObjects(teamId, colour);
+    return { sql: `f.object_id in (${objects.sql})`, params: objects.params };
+  }
+  const near = colourNear(colour);
+  return {
+    sql: `(select coalesce(sum(c.share), 0) from stored_object_colours c where c.object_id = f.object_id and c.team_id = f.team_id and ${near.sql}) >= ?::float8`,
+    params: [...near.params, colour.minShare],
   };
 }
 
 /** What a search resolved before its main statements. */
 export interface ResolvedFilter {
   /** The stored objects matching its colour. */
-  colourObjectIds?: number[];
+  colour?: ColourMatch;
   /** The live folders of a parentId subtree (the folder and its descendants), when there are few (search-statements.ts). */
   subtreeFolderIds?: number[];
 }
@@ -186,8 +240,11 @@ function tagCondition(tags: NonNullable<SearchFilter['tags']>): SqlFragment {
   return { sql: tags.all ? 'f.tag_ids @> ?::int[]' : 'f.tag_ids && ?::int[]', params: [intArray(tags.ids)] };
 }
 
-/** The WHERE clause of a search over `library_files f`: always the team and live rows, then each filter. */
-export function whereOf(teamId: number, filter: SearchFilter, resolved: ResolvedFilter = {}): SqlFragment {
+/**
+ * The WHERE clause of a search over `library_files f`: always the team and live rows, then each
+ * filter. `forCount`: the clause of the count, which may test a filter differently (colourCondition).
+ */
+export function whereOf(teamId: number, filter: SearchFilter, resolved: ResolvedFilter = {}, forCount = false): SqlFragment {
   const parts: SqlFragment[] = [{ sql: 'f.team_id = ? and f.deleted_at is null', params: [teamId] }];
   if (filter.matchesNothing) parts.push({ sql: 'false', params: [] });
   if (filter.parentId !== undefined) {
@@ -213,8 +270,8 @@ export function whereOf(teamId: number, filter: SearchFilter, resolved: Resolved
   if (filter.linkContains) parts.push({ sql: 'lower(f.link) like ?', params: [`%${escapeLike(filter.linkContains)}%`] });
   if (filter.descContains) parts.push({ sql: 'lower(f.description) like ?', params: [`%${escapeLike(filter.descContains)}%`] });
   if (filter.colour) {
-    if (!resolved.colourObjectIds) throw new Error('a colour search needs its matching objects resolved first');
-    parts.push({ sql: 'f.object_id = any(?::int[])', params: [intArray(resolved.colourObjectIds)] });
+    if (!resolved.colour) throw new Error('a colour search needs its matching objects resolved first');
+    parts.push(colourCondition(teamId, filter.colour, resolved.colour, forCount));
   }
   if (filter.currentUserId !== undefined) parts.push(accessCondition(teamId, filter.currentUserId));
   return { sql: parts.map((p) => p.sql).join('\n   and '), params: parts.flatMap((p) => p.params) };

@@ -54,7 +54,8 @@ function branchedPage(plan: AssetSearchPlan, rest: SqlFragment, column: string, 
  * matches known (COLLECT_MAX_MATCHES) the page collects and sorts them.
  */
 function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter, knownTotal: number | undefined): SqlFragment {
-  const collect = knownTotal !== undefined && knownTotal <= COLLECT_MAX_MATCHES;
+  // a colour with many matching objects is tested file by file: collecting would test every file
+  const collect = knownTotal !== undefined && knownTotal <= COLLECT_MAX_MATCHES && !(resolved.colour && !resolved.colour.ids);
   const folders = resolved.subtreeFolderIds;
   if (plan.order.name === 'CREATE_TIME' && folders && folders.length > 0 && folders.length <= MAX_FOLDER_BRANCHES) {
     return branchedPage(plan, whereOf(teamId, { ...plan.filter, parentId: undefined }, resolved), 'folder_id', folders, 'created_at');
@@ -84,7 +85,7 @@ export function searchStatements(
   knownTotal?: number,
 ): { page: SqlFragment; count: SqlFragment } {
   const ids = pageIds(teamId, plan, resolved, knownTotal);
-  const where = whereOf(teamId, plan.filter, resolved);
+  const where = whereOf(teamId, plan.filter, resolved, true);
   return {
     page: {
       sql: `with page as materialized (${ids.sql})
