@@ -26,6 +26,7 @@ import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, type Res
 import { MAX_FOLDER_BRANCHES } from '../src/core/assets/search/search-statements.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { cpuMeter } from './support/cpu-time.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
 import { BENCH_DATABASE, generateSearchDatabase } from './search-generate.ts';
 
@@ -64,6 +65,8 @@ interface Figures {
   p95: number;
   rps: number;
   failed: number;
+  /** CPU per request in ms (Shelf runs only): the service process, PostgreSQL, the load generator. */
+  cpu?: { server: number; postgres: number; generator: number };
 }
 
 /** Runs `once` from `workers` concurrent loops for `seconds`; latencies of successful calls. */
@@ -173,8 +176,15 @@ async function measureShelf(server: ChildServer, key: string, v: Variants): Prom
       return res.status === 200;
     };
     await closedLoop(WARMUP_SECONDS, CONNECTIONS, once);
+    const meter = cpuMeter(server.child.pid!);
     out[name] = await closedLoop(SECONDS, CONNECTIONS, once);
-    console.error(`  ${server.name} ${name}: p50 ${out[name]!.p50.toFixed(1)} ms, p95 ${out[name]!.p95.toFixed(1)} ms (${out[name]!.n} requests, ${out[name]!.failed} failed)`);
+    const cpu = meter.stop();
+    const perRequest = (ms: number) => (ms / out[name]!.n).toFixed(2);
+    out[name]!.cpu = { server: cpu.serverMs / out[name]!.n, postgres: cpu.postgresMs / out[name]!.n, generator: cpu.generatorMs / out[name]!.n };
+    console.error(
+      `  ${server.name} ${name}: p50 ${out[name]!.p50.toFixed(1)} ms, p95 ${out[name]!.p95.toFixed(1)} ms (${out[name]!.n} requests, ${out[name]!.failed} failed); ` +
+        `CPU per request: service ${perRequest(cpu.serverMs)} ms, PostgreSQL ${perRequest(cpu.postgresMs)} ms, load generator ${perRequest(cpu.generatorMs)} ms`,
+    );
   }
   return out;
 }
@@ -260,13 +270,23 @@ const ms = (v: number) => `${v.toFixed(1)} ms`;
 const facts = await openDatabase();
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
 const serverEnv = { ...env, DATABASE_URL: databaseUrl, STORAGE_DIR: facts.storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' };
-/** BENCH_PARTS: `searches`, `derivatives` or both (the default). */
+/**
+ * BENCH_PARTS: `searches`, `derivatives` or both (the default); `memo-on` runs only the
+ * "Shelf, memo on" measurement of the searches (with its CPU table), a quick check while tuning.
+ */
 const parts = new Set((env.BENCH_PARTS ?? 'searches,derivatives').split(','));
 const serverScript = new URL('./servers/search-server.ts', import.meta.url);
 
 async function searchesPart(): Promise<void> {
   const variants = await chooseVariants(pool, facts);
   console.error(`keywords: ${variants.fractions.map((f) => `${f.keyword} ${(100 * f.fraction).toFixed(2)} %`).join(', ')}`);
+  if (parts.has('memo-on')) {
+    const warm = await startChildServer('shelf (memo on)', serverScript, { env: serverEnv, execArgv: serviceNodeFlags() });
+    const shelfWarm = await measureShelf(warm, facts.key, variants);
+    await warm.stop();
+    printCpu(shelfWarm);
+    return;
+  }
   const cold = await startChildServer('shelf (memo off)', serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: 'off' }, execArgv: serviceNodeFlags() });
   const shelfCold = await measureShelf(cold, facts.key, variants);
   await cold.stop();
@@ -282,6 +302,16 @@ async function searchesPart(): Promise<void> {
     const [c, b, w] = [shelfCold[name]!, bare[name]!, shelfWarm[name]!];
     const met = c.p95 < 50 ? 'met' : w.p95 < 50 ? 'met with the memo only' : 'MISSED';
     console.log(`| ${name} | ${ms(c.p50)} / ${ms(c.p95)} | ${ms(b.p50)} / ${ms(b.p95)} | ${(c.p50 / b.p50).toFixed(2)} / ${(c.p95 / b.p95).toFixed(2)} | ${ms(w.p50)} / ${ms(w.p95)} | ${met} |`);
+  }
+  printCpu(shelfWarm);
+}
+
+function printCpu(shelfWarm: Record<string, Figures>): void {
+  console.log('\nShelf with the memo: latency and CPU per request (ms of CPU from /proc: the service process, all PostgreSQL processes, this load generator):\n');
+  console.log('| search | p50 / p95 | requests/s | service | PostgreSQL | load generator |');
+  console.log('|---|---|---|---|---|---|');
+  for (const [name, w] of Object.entries(shelfWarm)) {
+    console.log(`| ${name} | ${ms(w.p50)} / ${ms(w.p95)} | ${w.rps.toFixed(0)} | ${w.cpu!.server.toFixed(2)} | ${w.cpu!.postgres.toFixed(2)} | ${w.cpu!.generator.toFixed(2)} |`);
   }
 }
 
@@ -303,7 +333,7 @@ async function derivativesPart(): Promise<void> {
 }
 
 try {
-  if (parts.has('searches')) await searchesPart();
+  if (parts.has('searches') || parts.has('memo-on')) await searchesPart();
   if (parts.has('derivatives')) await derivativesPart();
 } finally {
   await pool.end();

@@ -7,6 +7,7 @@ import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
+import { countingApp } from '../support/query-counter.ts';
 import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
 
 let env: TestEnv;
@@ -122,6 +123,31 @@ describe('exact totals and their memo (docs/search.md)', () => {
     await env.core.libraryEdit.updateFile(editor, lib.files['notes.txt']!, { score: 2 });
     const [b1] = await env.orm.em.fork().execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
     expect(b1!.v).toBe(b0!.v);
+  });
+});
+
+describe('round trips of a search (docs/search.md)', () => {
+  it('reads the version, checks parentId and currentUserId and finds a small subtree in one statement before the page', async () => {
+    const counting = await countingApp(env);
+    try {
+      const search = async (body: Record<string, unknown>) => {
+        counting.statements.length = 0;
+        const res = await counting.app.inject({ method: 'POST', url: '/open/search-assets', headers: { authorization: `Bearer ${lib.keyA.key}` }, payload: body });
+        expect(res.statusCode, res.body).toBe(200);
+        return counting.statements;
+      };
+      const body = { parentId: lib.folders['/photos'], currentUserId: lib.ann, startPoint: 1, endPoint: 2 };
+      // authentication, preamble, then page and count: the subtree's folders come with the preamble
+      const first = await search(body);
+      expect(first).toHaveLength(4);
+      expect(first[1]).toMatch(/library_versions.*library_folders p.*members m.*path_ids @>/s);
+      // the next page knows its total: authentication, preamble, page
+      expect(await search({ ...body, startPoint: 0, endPoint: 1 })).toHaveLength(3);
+      // past the known total, no page either
+      expect(await search({ ...body, startPoint: 50, endPoint: 60 })).toHaveLength(2);
+    } finally {
+      await counting.close();
+    }
   });
 });
 

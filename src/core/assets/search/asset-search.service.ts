@@ -8,7 +8,7 @@ import type { LinkSigner } from '../links.ts';
 import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, intArray, subtreeFoldersStatement, type ColourMatch, type ResolvedFilter } from './search-sql.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, intArray, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
 import { MAX_FOLDER_BRANCHES, searchStatements } from './search-statements.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
 
@@ -48,9 +48,10 @@ export class AssetSearchService {
   /** search-assets: matching assets of the page, the exact total, and with needChildren the child folders (spec 4.6). */
   async search(ctx: Ctx, input: unknown, options: SearchOptions = {}): Promise<AssetSearchResult> {
     const plan = planAssetSearch(checkSearchAssets(input === undefined ? {} : input));
-    // the version is read before the count runs (totals-memo.ts), alongside the reference checks
-    const [, version] = await Promise.all([this.checkReferences(ctx, plan.filter), this.totals.versionOf(ctx)]);
-    const resolved = await this.resolve(ctx, version, plan);
+    // the version is read before the count runs (versioned-memo.ts), with the reference checks
+    const preamble = await this.preamble(ctx, plan);
+    const version = preamble.version;
+    const resolved = await this.resolve(ctx, version, plan, preamble);
     const filterKey = JSON.stringify(plan.filter);
     // a total already known chooses the page's shape, and answers a page past the end without a query
     const knownTotal = this.totals.peek(ctx.teamId, version, filterKey);
@@ -92,47 +93,37 @@ export class AssetSearchService {
   }
 
   /**
-   * What the statements need resolved first: the stored objects matching the colour filter (once
-   * per library version: the memo's key carries it; their ids only when few), and the folders of a small parentId subtree
-   * searched in creation order (search-statements.ts).
+   * The library version, the reference checks (parentId a live folder of the team, 404 otherwise;
+   * currentUserId a member of the team) and the folders of a parentId subtree searched in creation
+   * order (search-statements.ts), in one statement.
    */
-  private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan): Promise<ResolvedFilter> {
-    const { colour, parentId } = plan.filter;
+  private async preamble(ctx: Ctx, plan: AssetSearchPlan): Promise<SearchPreamble> {
+    const subtreeLimit = plan.order.name === 'CREATE_TIME' ? MAX_FOLDER_BRANCHES + 1 : null;
+    const statement = searchPreambleStatement(ctx.teamId, plan.filter, subtreeLimit);
+    const row = (await queryOne<SearchPreamble>(ctx, statement.sql, statement.params))!;
+    if (!row.folderFound) throw notFound('Folder');
+    if (!row.memberFound) throw invalid('currentUserId', 'is not a member of the team');
+    return row;
+  }
+
+  /**
+   * What the statements need resolved first: the stored objects matching the colour filter (once
+   * per library version: the memo's key carries it; their ids only when few), and the folders of a
+   * small parentId subtree (at most MAX_FOLDER_BRANCHES, else none: the page walks instead).
+   */
+  private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan, preamble: SearchPreamble): Promise<ResolvedFilter> {
+    const { colour } = plan.filter;
     const idsMax = this.colourIdsMax;
-    const [colourMatch, subtreeFolderIds] = await Promise.all([
-      colour
-        ? this.colourMatches.get(ctx.teamId, version, JSON.stringify({ colour, idsMax }), async () => {
-            const statement = colourMatchStatement(ctx.teamId, colour, idsMax);
-            const row = (await queryOne<{ objects: number; ids: number[] | null }>(ctx, statement.sql, statement.params))!;
-            return { objects: row.objects, ids: row.ids ? row.ids.map(Number) : null };
-          })
-        : undefined,
-      parentId !== undefined && plan.order.name === 'CREATE_TIME'
-        ? this.subtreeFolders(ctx, parentId)
-        : undefined,
-    ]);
+    const colourMatch = colour
+      ? await this.colourMatches.get(ctx.teamId, version, JSON.stringify({ colour, idsMax }), async () => {
+          const statement = colourMatchStatement(ctx.teamId, colour, idsMax);
+          const row = (await queryOne<{ objects: number; ids: number[] | null }>(ctx, statement.sql, statement.params))!;
+          return { objects: row.objects, ids: row.ids ? row.ids.map(Number) : null };
+        })
+      : undefined;
+    const subtree = preamble.subtreeFolderIds?.map(Number);
+    const subtreeFolderIds = subtree && subtree.length <= MAX_FOLDER_BRANCHES ? subtree : undefined;
     return { ...(colourMatch ? { colour: colourMatch } : {}), ...(subtreeFolderIds ? { subtreeFolderIds } : {}) };
-  }
-
-  /** The subtree's live folders when there are at most MAX_FOLDER_BRANCHES of them, else undefined. */
-  private async subtreeFolders(ctx: Ctx, parentId: number): Promise<number[] | undefined> {
-    const statement = subtreeFoldersStatement(ctx.teamId, parentId, MAX_FOLDER_BRANCHES + 1);
-    const ids = (await queryOne<{ ids: number[] }>(ctx, statement.sql, statement.params))!.ids.map(Number);
-    return ids.length <= MAX_FOLDER_BRANCHES ? ids : undefined;
-  }
-
-  /** parentId must be a live folder of the team (404 otherwise); currentUserId a member of the team. */
-  private async checkReferences(ctx: Ctx, filter: SearchFilter): Promise<void> {
-    const [folder, member] = await Promise.all([
-      filter.parentId === undefined
-        ? Promise.resolve(true)
-        : queryOne(ctx, 'select id from library_folders where id = ? and team_id = ? and deleted_at is null', [filter.parentId, ctx.teamId]),
-      filter.currentUserId === undefined
-        ? Promise.resolve(true)
-        : queryOne(ctx, 'select id from members where id = ? and team_id = ?', [filter.currentUserId, ctx.teamId]),
-    ]);
-    if (!folder) throw notFound('Folder');
-    if (!member) throw invalid('currentUserId', 'is not a member of the team');
   }
 
   /** needChildren: the live child folders of parentId, or the top-level folders; with currentUserId only those the member may access. */

@@ -210,11 +210,55 @@ export interface ResolvedFilter {
  * path_ids): a search of a small subtree pages through one ordered scan per folder.
  */
 export function subtreeFoldersStatement(teamId: number, parentId: number, limit: number): SqlFragment {
+  const ids = subtreeFolderIds(teamId, parentId, limit);
+  return { sql: `select ${ids.sql} as ids`, params: ids.params };
+}
+
+/** subtreeFoldersStatement's value as a scalar subquery (an int[]), for the search preamble. */
+function subtreeFolderIds(teamId: number, parentId: number, limit: number): SqlFragment {
   return {
-    sql: `select coalesce(array_agg(id order by id), '{}') as ids from (
-      select d.id from library_folders d where d.team_id = ? and d.path_ids @> array[?]::int[] and d.deleted_at is null limit ?) s`,
+    sql: `(select coalesce(array_agg(s.id order by s.id), '{}') from (
+      select d.id from library_folders d where d.team_id = ? and d.path_ids @> array[?]::int[] and d.deleted_at is null limit ?) s)`,
     params: [teamId, parentId, limit],
   };
+}
+
+/** What a search reads before its page, in one statement (searchPreambleStatement). */
+export interface SearchPreamble {
+  /** The team's library version (versioned-memo.ts), read before any total is counted. */
+  version: string;
+  /** parentId names a live folder of the team (true without parentId). */
+  folderFound: boolean;
+  /** currentUserId names a member of the team (true without currentUserId). */
+  memberFound: boolean;
+  /** The subtree's live folders, at most `subtreeLimit` (only when asked for). */
+  subtreeFolderIds: number[] | null;
+}
+
+/**
+ * One round trip before a search's page: the library version, the reference checks of parentId
+ * and currentUserId, and the folders of the parentId subtree when `subtreeLimit` is given; each
+ * part filtered by the team.
+ */
+export function searchPreambleStatement(teamId: number, filter: SearchFilter, subtreeLimit: number | null): SqlFragment {
+  const parts: SqlFragment[] = [{ sql: `coalesce((select v.version from library_versions v where v.team_id = ?), 0)::text as version`, params: [teamId] }];
+  parts.push(
+    filter.parentId === undefined
+      ? { sql: 'true as "folderFound"', params: [] }
+      : { sql: 'exists (select 1 from library_folders p where p.id = ? and p.team_id = ? and p.deleted_at is null) as "folderFound"', params: [filter.parentId, teamId] },
+  );
+  parts.push(
+    filter.currentUserId === undefined
+      ? { sql: 'true as "memberFound"', params: [] }
+      : { sql: 'exists (select 1 from members m where m.id = ? and m.team_id = ?) as "memberFound"', params: [filter.currentUserId, teamId] },
+  );
+  if (filter.parentId !== undefined && subtreeLimit !== null) {
+    const ids = subtreeFolderIds(teamId, filter.parentId, subtreeLimit);
+    parts.push({ sql: `${ids.sql} as "subtreeFolderIds"`, params: ids.params });
+  } else {
+    parts.push({ sql: 'null::int[] as "subtreeFolderIds"', params: [] });
+  }
+  return { sql: `select ${parts.map((p) => p.sql).join(', ')}`, params: parts.flatMap((p) => p.params) };
 }
 
 /**

@@ -19,7 +19,7 @@ export const MAX_FOLDER_BRANCHES = 32;
  * 17 ms walked, 4 ms collected). The planner cannot know this: it estimates the number of matches,
  * the memo knows it.
  */
-export const COLLECT_MAX_MATCHES = 2_000;
+export const COLLECT_MAX_MATCHES = 1_500;
 
 /** The sort keys a collected page orders by, under the names orderByOf uses. */
 const SORT_COLUMNS = 'f.id, f.created_at, f.updated_at, f.name, f.duration_ms, f.byte_size, f.score';
