@@ -101,8 +101,12 @@ export const LibrarySearchText = defineEntity({
       name: 'library_search_texts_trgm',
       expression: 'create index "library_search_texts_trgm" on "library_search_texts" using gin ("search_text" gin_trgm_ops)',
     },
-    // a DEEP keyword search in creation order (the default) walks this and reads no other table for its page
-    { name: 'library_search_texts_team_created', properties: ['team', 'createdAt', 'file'] },
+    // a DEEP-only keyword search in creation order (the default) walks this and tests each row's
+    // text from the index itself: no other table, and no heap read per row (docs/search.md)
+    {
+      name: 'library_search_texts_team_created',
+      expression: 'create index "library_search_texts_team_created" on "library_search_texts" ("team_id", "created_at", "file_id") include ("search_text")',
+    },
   ],
   properties: {
     file: () => p.manyToOne(LibraryFile).primary().deleteRule('cascade'),
