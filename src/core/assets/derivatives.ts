@@ -1,6 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
 import { DomainError } from '../platform/errors.ts';
-import type { Storage } from './storage.ts';
+import type { Opened, Storage } from './storage.ts';
 
 /** Output formats of processed images (spec 4.6 `f`). */
 export const DERIVATIVE_FORMATS = ['jpg', 'png', 'webp'] as const;
@@ -138,6 +138,18 @@ export class DerivativeCache {
 
   constructor(storage: Storage) {
     this.storage = storage;
+  }
+
+  /**
+   * The derivative's bytes, made first when it is not cached yet. A cached one is opened straight
+   * away: no separate existence check, one file-system call fewer on every cached request.
+   */
+  async open(source: DerivativeSource, recipe: DerivativeRecipe): Promise<Opened> {
+    const cached = await this.storage.open(derivativeKey(source.sha256, recipe));
+    if (cached) return cached;
+    const made = await this.storage.open(await this.ensure(source, recipe));
+    if (!made) throw new Error('a derivative just made is missing from storage');
+    return made;
   }
 
   /** The storage key of the derivative, making it first when it is not cached yet. */

@@ -59,16 +59,15 @@ export class FileDeliveryService {
     const maxAgeSeconds = Math.max(0, target.expiresAt - Math.floor(nowMs / 1000));
     if (target.purpose === 'preview') {
       if (!isDerivableImage(file)) throw notFound('Preview');
-      const key = await this.previews.ensure(file);
-      return { ...(await this.openKey(key)), contentType: PREVIEW_FORMAT.mimeType, maxAgeSeconds, downloadName: null };
+      return { ...(await this.previews.open(file)), contentType: PREVIEW_FORMAT.mimeType, maxAgeSeconds, downloadName: null };
     }
     if (target.purpose === 'derived') {
       // a processed image (search publicUrl): the recipe was signed into the link
       const request = parseDerivativeVariant(target.variant ?? '');
       if (!request || !isDerivableImage(file) || file.height === null) throw notFound('Processed image');
       const recipe = resolveRecipe(request, { mimeType: file.mimeType, width: file.width!, height: file.height });
-      const key = await this.derivatives.ensure({ ...file, width: file.width!, height: file.height }, recipe);
-      return { ...(await this.openKey(key)), contentType: derivativeMimeType(recipe.format), maxAgeSeconds, downloadName: null };
+      const opened = await this.derivatives.open({ ...file, width: file.width!, height: file.height }, recipe);
+      return { ...opened, contentType: derivativeMimeType(recipe.format), maxAgeSeconds, downloadName: null };
     }
     if (target.purpose === 'preview-original' && !file.mimeType.startsWith('image/')) throw notFound('Preview');
     const downloadName = target.purpose === 'download' ? file.name : null;

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { DomainError } from '../platform/errors.ts';
-import type { Storage } from './storage.ts';
+import type { Opened, Storage } from './storage.ts';
 
 /** The derived preview (docs/library.md): WebP, at most 512 px on the long side, never upscaled. */
 export const PREVIEW_FORMAT = { maxSide: 512, mimeType: 'image/webp', quality: 80 } as const;
@@ -33,6 +33,15 @@ export class PreviewCache {
 
   constructor(storage: Storage) {
     this.storage = storage;
+  }
+
+  /** The preview's bytes, derived first when it is not cached yet (a cached one is opened straight away). */
+  async open(object: { sha256: string; storageKey: string }): Promise<Opened> {
+    const cached = await this.storage.open(previewKey(object.sha256));
+    if (cached) return cached;
+    const made = await this.storage.open(await this.ensure(object));
+    if (!made) throw new Error('a preview just derived is missing from storage');
+    return made;
   }
 
   /** The storage key of the object's preview, deriving it first when it is not cached yet. */

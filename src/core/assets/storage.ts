@@ -10,12 +10,18 @@ import { createWriteStream } from 'node:fs';
  * Where file bytes live. Keys are relative, slash-separated paths chosen by the core
  * (e.g. `objects/ab/cdef...`); the interface lets another backend replace local disk.
  */
+/** A stored file opened for reading. */
+export interface Opened {
+  stream: Readable;
+  size: number;
+}
+
 export interface Storage {
   put(key: string, bytes: Buffer): Promise<void>;
   /** Like put, from a stream, so large files never sit in memory. */
   putStream(key: string, source: Readable): Promise<void>;
   /** A stream of the object, or null when it does not exist. */
-  open(key: string): Promise<{ stream: Readable; size: number } | null>;
+  open(key: string): Promise<Opened | null>;
   exists(key: string): Promise<boolean>;
   remove(key: string): Promise<void>;
 }
@@ -58,7 +64,7 @@ export class LocalDiskStorage implements Storage {
     }
   }
 
-  async open(key: string): Promise<{ stream: Readable; size: number } | null> {
+  async open(key: string): Promise<Opened | null> {
     const path = this.pathOf(key);
     try {
       const info = await stat(path);
