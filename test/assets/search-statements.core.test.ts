@@ -25,21 +25,21 @@ describe('search statements: page shapes (docs/search.md)', () => {
 
   it('collects and sorts every match when the memo knows there are at most COLLECT_MAX_MATCHES, else leaves the walk to the planner', () => {
     const plan = planSearch({ tags: [3, 4], startPoint: 40, endPoint: 50 });
-    const collected = searchStatements(1, plan, {}, true, COLLECT_MAX_MATCHES).page;
+    const collected = searchStatements(1, plan, {}, COLLECT_MAX_MATCHES).page;
     expect(collected.sql).toContain('with m as materialized');
     expect(collected.sql).toContain('f.tag_ids @> ?::int[]');
     for (const knownTotal of [undefined, COLLECT_MAX_MATCHES + 1]) {
-      expect(searchStatements(1, plan, {}, true, knownTotal).page.sql).not.toContain('with m as materialized');
+      expect(searchStatements(1, plan, {}, knownTotal).page.sql).not.toContain('with m as materialized');
     }
     // the same parameters either way: only the shape differs
-    expect(collected.params).toEqual(searchStatements(1, plan, {}, true).page.params);
+    expect(collected.params).toEqual(searchStatements(1, plan, {}).page.params);
   });
 
   it('pages a DEEP-only keyword search in creation order from library_search_texts alone, collecting when few match', () => {
     const plan = planSearch({ keywords: ['sun'] });
     const walked = searchStatements(1, plan).page.sql;
     expect(walked).toMatch(/select s\.file_id as id from library_search_texts s where .* order by s\.created_at desc, s\.file_id desc limit/);
-    expect(searchStatements(1, plan, {}, true, 10).page.sql).toContain('with m as materialized (select s.file_id, s.created_at from library_search_texts s');
+    expect(searchStatements(1, plan, {}, 10).page.sql).toContain('with m as materialized (select s.file_id, s.created_at from library_search_texts s');
     // another sort, or another filter, pages over library_files
     expect(searchStatements(1, planSearch({ keywords: ['sun'], sort: { sortName: 'NAME' } })).page.sql).not.toContain('select s.file_id as id');
     expect(searchStatements(1, planSearch({ keywords: ['sun'], extensions: ['png'] })).page.sql).not.toContain('select s.file_id as id');

@@ -5,10 +5,10 @@ import { boundSql, queryOne, queryRows } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { TeamScope } from '../library.service.ts';
 import type { LinkSigner } from '../links.ts';
-import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
+import { assetRowsInOrder, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, intArray, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble, type SqlFragment } from './search-sql.ts';
 import { MAX_FOLDER_BRANCHES, searchStatements } from './search-statements.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
 
@@ -55,11 +55,10 @@ export class AssetSearchService {
     const filterKey = JSON.stringify(plan.filter);
     // a total already known chooses the page's shape, and answers a page past the end without a query
     const knownTotal = this.totals.peek(ctx.teamId, version, filterKey);
-    const statements = searchStatements(ctx.teamId, plan, resolved, options.includeTags ?? true, knownTotal);
+    const statements = searchStatements(ctx.teamId, plan, resolved, knownTotal);
     const pageIsEmpty = plan.page.limit === 0 || (knownTotal !== undefined && plan.page.offset >= knownTotal);
     const [rows, total, folders] = await Promise.all([
-      // bound parameters: a colour search carries up to some 150,000 object ids (boundSql)
-      pageIsEmpty ? Promise.resolve([]) : queryRows<AssetRow>(ctx, boundSql(statements.page.sql), statements.page.params),
+      pageIsEmpty ? Promise.resolve([]) : this.pageRows(ctx, statements.page, options.includeTags ?? true),
       this.totals.get(ctx.teamId, version, filterKey, async () => (await queryOne<{ n: number }>(ctx, boundSql(statements.count.sql), statements.count.params))!.n),
       plan.needChildren ? this.childFolders(ctx, plan.filter) : Promise.resolve(null),
     ]);
@@ -74,17 +73,16 @@ export class AssetSearchService {
 
   /** AssetItems of the live files of the team among `ids`, in id order (GraphQL libraryFile and edit results). */
   async findItems(ctx: Ctx, ids: readonly number[], options: SearchOptions = {}): Promise<AssetItem[]> {
-    if (ids.length === 0) return [];
-    const rows = await queryRows<AssetRow>(
-      ctx,
-      `select ${ASSET_ROW_COLUMNS}${options.includeTags ?? true ? `, ${ASSET_TAGS_COLUMN}` : ''}
-         from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
-        where f.team_id = ? and f.deleted_at is null and f.id = any(?::int[])
-        order by f.id`,
-      [ctx.teamId, intArray(ids.filter(isResourceId))],
-    );
+    const ordered = [...new Set(ids.filter(isResourceId))].sort((a, b) => a - b);
+    const rows = await assetRowsInOrder(ctx, ordered, options.includeTags ?? true);
     const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: null, nowMs: options.nowMs ?? Date.now() };
     return rows.map((row) => toAssetItem(row, this.signer, links));
+  }
+
+  /** The page's ids (bound parameters: planned for their values), then their rows (a prepared statement), in page order. */
+  private async pageRows(ctx: Ctx, page: SqlFragment, includeTags: boolean): Promise<AssetRow[]> {
+    const ids = await queryRows<{ id: number }>(ctx, boundSql(page.sql), page.params);
+    return assetRowsInOrder(ctx, ids.map((row) => row.id), includeTags);
   }
 
   /** Batch read for the GraphQL dataloader of AssetItem.tags. */
