@@ -1,5 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
 import { DomainError } from '../platform/errors.ts';
+import { HotBytes } from './hot-bytes.ts';
 import type { Opened, Storage } from './storage.ts';
 
 /** Output formats of processed images (spec 4.6 `f`). */
@@ -133,6 +134,8 @@ export function derivativePipeline(input: Buffer | string, recipe: DerivativeRec
 export class DerivativeCache {
   private readonly storage: Storage;
   private readonly inFlight = new Map<string, Promise<string>>();
+  /** Recently served derivatives in memory (hot-bytes.ts): 16 MiB, each at most 1 MiB. */
+  readonly hot = new HotBytes({ maxBytes: 16 * 2 ** 20, maxItemBytes: 2 ** 20 });
   /** How many derivatives this process made (observability, tests and the benchmark). */
   derivations = 0;
 
@@ -142,14 +145,15 @@ export class DerivativeCache {
 
   /**
    * The derivative's bytes, made first when it is not cached yet. A cached one is opened straight
-   * away: no separate existence check, one file-system call fewer on every cached request.
+   * away (no separate existence check), and once served it is kept in memory (hot-bytes.ts).
    */
   async open(source: DerivativeSource, recipe: DerivativeRecipe): Promise<Opened> {
-    const cached = await this.storage.open(derivativeKey(source.sha256, recipe));
-    if (cached) return cached;
-    const made = await this.storage.open(await this.ensure(source, recipe));
-    if (!made) throw new Error('a derivative just made is missing from storage');
-    return made;
+    const key = derivativeKey(source.sha256, recipe);
+    const hot = this.hot.open(key);
+    if (hot) return hot;
+    const cached = (await this.storage.open(key)) ?? (await this.storage.open(await this.ensure(source, recipe)));
+    if (!cached) throw new Error('a derivative just made is missing from storage');
+    return this.hot.keep(key, cached);
   }
 
   /** The storage key of the derivative, making it first when it is not cached yet. */

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { DomainError } from '../platform/errors.ts';
+import { HotBytes } from './hot-bytes.ts';
 import type { Opened, Storage } from './storage.ts';
 
 /** The derived preview (docs/library.md): WebP, at most 512 px on the long side, never upscaled. */
@@ -28,6 +29,8 @@ export function isDerivableImage(object: { mimeType: string; width: number | nul
 export class PreviewCache {
   private readonly storage: Storage;
   private readonly inFlight = new Map<string, Promise<string>>();
+  /** Recently served previews in memory (hot-bytes.ts): 16 MiB, each at most 1 MiB. */
+  readonly hot = new HotBytes({ maxBytes: 16 * 2 ** 20, maxItemBytes: 2 ** 20 });
   /** How many previews this process derived (observability and tests). */
   derivations = 0;
 
@@ -35,13 +38,14 @@ export class PreviewCache {
     this.storage = storage;
   }
 
-  /** The preview's bytes, derived first when it is not cached yet (a cached one is opened straight away). */
+  /** The preview's bytes, derived first when it is not cached yet (kept in memory once served, hot-bytes.ts). */
   async open(object: { sha256: string; storageKey: string }): Promise<Opened> {
-    const cached = await this.storage.open(previewKey(object.sha256));
-    if (cached) return cached;
-    const made = await this.storage.open(await this.ensure(object));
-    if (!made) throw new Error('a preview just derived is missing from storage');
-    return made;
+    const key = previewKey(object.sha256);
+    const hot = this.hot.open(key);
+    if (hot) return hot;
+    const cached = (await this.storage.open(key)) ?? (await this.storage.open(await this.ensure(object)));
+    if (!cached) throw new Error('a preview just derived is missing from storage');
+    return this.hot.keep(key, cached);
   }
 
   /** The storage key of the object's preview, deriving it first when it is not cached yet. */
