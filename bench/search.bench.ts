@@ -24,7 +24,7 @@ import sharp from 'sharp';
 import { planSearch, searchStatements } from '../src/core/assets/search/asset-search.service.ts';
 import { ASSET_ROWS } from '../src/core/assets/search/asset-items.ts';
 import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
-import { MAX_FOLDER_BRANCHES } from '../src/core/assets/search/search-statements.ts';
+import { MAX_FOLDER_BRANCHES, pageSql } from '../src/core/assets/search/search-statements.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
 import { cpuMeter } from './support/cpu-time.ts';
@@ -215,7 +215,8 @@ async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<
       await Promise.all([
         (async () => {
           // the page's ids, then their rows through the same prepared statement as the service
-          const ids = (await pool.query(positional(statements.page.sql), statements.page.params)).rows.map((r) => r.id as number);
+          const page = pageSql(statements.page);
+          const ids = (await pool.query({ name: page.name, text: page.positional, values: statements.page.params })).rows.map((r) => r.id as number);
           if (ids.length > 0) await pool.query({ name: ASSET_ROWS.withTags.name, text: ASSET_ROWS.withTags.positional, values: [teamId, `{${ids.join(',')}}`] });
         })(),
         pool.query(positional(statements.count.sql), statements.count.params),

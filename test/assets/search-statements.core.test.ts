@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planSearch } from '../../src/core/assets/search/asset-search.service.ts';
-import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, searchStatements } from '../../src/core/assets/search/search-statements.ts';
+import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements } from '../../src/core/assets/search/search-statements.ts';
 
 const branchesOf = (sql: string) => sql.split('union all').length;
 
@@ -43,5 +43,23 @@ describe('search statements: page shapes (docs/search.md)', () => {
     // another sort, or another filter, pages over library_files
     expect(searchStatements(1, planSearch({ keywords: ['sun'], sort: { sortName: 'NAME' } })).page.sql).not.toContain('select s.file_id as id');
     expect(searchStatements(1, planSearch({ keywords: ['sun'], extensions: ['png'] })).page.sql).not.toContain('select s.file_id as id');
+  });
+
+  it('runs a branched page whose plan does not depend on its values as a named prepared statement, every other page unnamed', () => {
+    const folders = searchStatements(1, planSearch({ parentId: 5 }), { subtreeFolderIds: [5, 6, 7] }).page;
+    const sizes = searchStatements(1, planSearch({ extensions: ['png', 'jpg'], minSize: 10, sort: { sortName: 'SIZE' } })).page;
+    expect([folders.preparable, sizes.preparable]).toEqual([true, true]);
+    expect(pageSql(folders).name).toMatch(/^search\.page\.[0-9a-f]{24}$/);
+    // equal shapes share a name, other shapes (here: other folders, same count) too; another branch count does not
+    expect(pageSql(searchStatements(1, planSearch({ parentId: 8 }), { subtreeFolderIds: [8, 9, 10] }).page).name).toBe(pageSql(folders).name);
+    expect(pageSql(searchStatements(1, planSearch({ parentId: 8 }), { subtreeFolderIds: [8, 9] }).page).name).not.toBe(pageSql(folders).name);
+    // other filters in the branches, or another shape: planned for their values every time
+    const tagged = searchStatements(1, planSearch({ parentId: 5, tags: [1, 2] }), { subtreeFolderIds: [5, 6, 7] }).page;
+    const keyword = searchStatements(1, planSearch({ extensions: ['png'], keywords: ['sun'], sort: { sortName: 'SIZE' } })).page;
+    const plain = searchStatements(1, planSearch({ tags: [1, 2] })).page;
+    for (const page of [tagged, keyword, plain]) {
+      expect(page.preparable).toBe(false);
+      expect(pageSql(page).name).toBeUndefined();
+    }
   });
 });

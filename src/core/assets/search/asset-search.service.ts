@@ -8,8 +8,8 @@ import type { LinkSigner } from '../links.ts';
 import { assetRowsInOrder, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble, type SqlFragment } from './search-sql.ts';
-import { MAX_FOLDER_BRANCHES, searchStatements } from './search-statements.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
+import { MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
 
 export { searchStatements };
@@ -79,9 +79,12 @@ export class AssetSearchService {
     return rows.map((row) => toAssetItem(row, this.signer, links));
   }
 
-  /** The page's ids (bound parameters: planned for their values), then their rows (a prepared statement), in page order. */
-  private async pageRows(ctx: Ctx, page: SqlFragment, includeTags: boolean): Promise<AssetRow[]> {
-    const ids = await queryRows<{ id: number }>(ctx, boundSql(page.sql), page.params);
+  /**
+   * The page's ids (bound parameters: planned for their values, or prepared when the shape's plan
+   * does not depend on them, search-statements.ts), then their rows (a prepared statement), in page order.
+   */
+  private async pageRows(ctx: Ctx, page: PageStatement, includeTags: boolean): Promise<AssetRow[]> {
+    const ids = await queryRows<{ id: number }>(ctx, pageSql(page), page.params);
     return assetRowsInOrder(ctx, ids.map((row) => row.id), includeTags);
   }
 
