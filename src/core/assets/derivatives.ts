@@ -147,17 +147,12 @@ export class DerivativeCache {
    * The derivative's bytes, made first when it is not cached yet. A cached one is opened straight
    * away (no separate existence check), and once served it is kept in memory (hot-bytes.ts).
    */
-  async open(source: DerivativeSource, recipe: DerivativeRecipe): Promise<Opened> {
-    const key = derivativeKey(source.sha256, recipe);
-    const hot = this.hot.open(key);
-    if (hot) return hot;
-    const cached = (await this.storage.open(key)) ?? (await this.storage.open(await this.ensure(source, recipe)));
-    if (!cached) throw new Error('a derivative just made is missing from storage');
-    return this.hot.keep(key, cached);
+  open(source: DerivativeSource, recipe: DerivativeRecipe): Promise<Opened> {
+    return this.hot.openThrough(derivativeKey(source.sha256, recipe), this.storage, () => this.ensure(source, recipe));
   }
 
   /** The storage key of the derivative, making it first when it is not cached yet. */
-  async ensure(source: DerivativeSource, recipe: DerivativeRecipe): Promise<string> {
+  private async ensure(source: DerivativeSource, recipe: DerivativeRecipe): Promise<string> {
     const key = derivativeKey(source.sha256, recipe);
     if (await this.storage.exists(key)) return key;
     let pending = this.inFlight.get(key);

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Opened } from './storage.ts';
+import type { Opened, Storage } from './storage.ts';
 
 /**
  * Small immutable files kept in memory, least recently used out first, within a byte budget:
@@ -17,6 +17,18 @@ export class HotBytes {
   constructor(options: { maxBytes: number; maxItemBytes: number }) {
     this.maxBytes = options.maxBytes;
     this.maxItemBytes = options.maxItemBytes;
+  }
+
+  /**
+   * `key` from memory, else from storage, where `make` first writes it when it is missing (and
+   * returns its key); kept in memory once read. The previews' and processed images' read path.
+   */
+  async openThrough(key: string, storage: Storage, make: () => Promise<string>): Promise<Opened> {
+    const hot = this.open(key);
+    if (hot) return hot;
+    const stored = (await storage.open(key)) ?? (await storage.open(await make()));
+    if (!stored) throw new Error(`${key} is missing from storage just after it was made`);
+    return this.keep(key, stored);
   }
 
   /** The kept bytes of `key` as a fresh stream, or null. */

@@ -39,17 +39,12 @@ export class PreviewCache {
   }
 
   /** The preview's bytes, derived first when it is not cached yet (kept in memory once served, hot-bytes.ts). */
-  async open(object: { sha256: string; storageKey: string }): Promise<Opened> {
-    const key = previewKey(object.sha256);
-    const hot = this.hot.open(key);
-    if (hot) return hot;
-    const cached = (await this.storage.open(key)) ?? (await this.storage.open(await this.ensure(object)));
-    if (!cached) throw new Error('a preview just derived is missing from storage');
-    return this.hot.keep(key, cached);
+  open(object: { sha256: string; storageKey: string }): Promise<Opened> {
+    return this.hot.openThrough(previewKey(object.sha256), this.storage, () => this.ensure(object));
   }
 
   /** The storage key of the object's preview, deriving it first when it is not cached yet. */
-  async ensure(object: { sha256: string; storageKey: string }): Promise<string> {
+  private async ensure(object: { sha256: string; storageKey: string }): Promise<string> {
     const key = previewKey(object.sha256);
     if (await this.storage.exists(key)) return key;
     let pending = this.inFlight.get(key);

@@ -1,5 +1,6 @@
 import type { KeywordSearchType } from './search.schemas.ts';
 import type { Range, SearchFilter, SearchOrder } from './search-filter.ts';
+import { LIBRARY_VERSION_SQL } from './versioned-memo.ts';
 
 /** A piece of SQL with its `?` parameters, in order. */
 export interface SqlFragment {
@@ -241,7 +242,7 @@ export interface SearchPreamble {
  * part filtered by the team.
  */
 export function searchPreambleStatement(teamId: number, filter: SearchFilter, subtreeLimit: number | null): SqlFragment {
-  const parts: SqlFragment[] = [{ sql: `coalesce((select v.version from library_versions v where v.team_id = ?), 0)::text as version`, params: [teamId] }];
+  const parts: SqlFragment[] = [{ sql: `${LIBRARY_VERSION_SQL} as version`, params: [teamId] }];
   parts.push(
     filter.parentId === undefined
       ? { sql: 'true as "folderFound"', params: [] }
