@@ -23,7 +23,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { planSearch, searchStatements } from '../src/core/assets/search/asset-search.service.ts';
 import { ASSET_ROWS } from '../src/core/assets/search/asset-items.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, tagFileCountsStatement, tagsOnlyIds, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
 import { MAX_FOLDER_BRANCHES, pageSql } from '../src/core/assets/search/search-statements.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
@@ -198,6 +198,16 @@ const positional = (sql: string) => {
 
 async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<Record<string, Figures>> {
   const out: Record<string, Figures> = {};
+  // how many files carry each tag, counted once per tag as the service's TagFileCounts does within a minute
+  const tagFiles = new Map<number, number>();
+  const rarestTag = async (tagIds: number[]) => {
+    const missing = tagIds.filter((id) => !tagFiles.has(id));
+    if (missing.length > 0) {
+      const counts = tagFileCountsStatement(teamId, missing);
+      for (const row of (await pool.query(positional(counts.sql), counts.params)).rows) tagFiles.set(row.tagId, row.files);
+    }
+    return [...tagIds].sort((a, b) => tagFiles.get(a)! - tagFiles.get(b)! || a - b)[0]!;
+  };
   for (const [name, body] of Object.entries(searches(v))) {
     const once = async () => {
       const plan = planSearch(body());
@@ -211,6 +221,8 @@ async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<
         const ids = (await pool.query(positional(subtree.sql), subtree.params)).rows[0].ids as number[];
         if (ids.length <= MAX_FOLDER_BRANCHES) resolved.subtreeFolderIds = ids;
       }
+      const tagIds = tagsOnlyIds(plan.filter);
+      if (tagIds) resolved.walkTag = await rarestTag(tagIds);
       const statements = searchStatements(teamId, plan, resolved);
       await Promise.all([
         (async () => {

@@ -137,6 +137,11 @@ async function seedRows(client: pg.Client, teamId: number, files: number): Promi
     select id, team_id, created_at, lower(name || ' ' || coalesce(description, '') || ' ' || tag_names || ' ' || coalesce(ai_tags, '') || ' ' ||
                               coalesce(ai_title, '') || ' ' || coalesce(ai_description, '') || ' ' || coalesce(ai_detailed_description::text, ''))
       from library_files where team_id = $1 and deleted_at is null`, [teamId]);
+  // and the tag postings, as library_tag_postings_sync() writes them (migration Migration20261122222325)
+  await run(client, 'tag postings', `
+    insert into library_tag_postings (file_id, tag_id, team_id, created_at, tag_ids)
+    select f.id, t.id, f.team_id, f.created_at, f.tag_ids from library_files f cross join unnest(f.tag_ids) t(id)
+     where f.team_id = $1 and f.deleted_at is null`, [teamId]);
   const base = BASE_LAB.map(([l, a, b], i) => `(${i + 1}, ${l}::float8, ${a}::float8, ${b}::float8)`).join(', ');
   await run(client, 'palettes', `
     with base(n, l, a, b) as (values ${base}),

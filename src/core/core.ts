@@ -13,6 +13,7 @@ import { PreviewCache } from './assets/previews.ts';
 import { AssetSearchService } from './assets/search/asset-search.service.ts';
 import { ShareService } from './assets/search/share.service.ts';
 import { VersionedMemo } from './assets/search/versioned-memo.ts';
+import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search-sql.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage.ts';
 import { BrandService } from './catalogue/brand.service.ts';
@@ -53,6 +54,8 @@ export interface Core {
   searchTotals: VersionedMemo<number>;
   /** The memo of the objects matching a colour, keyed by library version (docs/search.md). */
   colourMatches: VersionedMemo<ColourMatch>;
+  /** How many files carry each tag, for the walk of a tags-only search (docs/search.md). */
+  tagFileCounts: TagFileCounts;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: ShareService;
   /** Processed images behind search `publicUrl`, cached in storage (docs/search.md). */
@@ -80,7 +83,8 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const searchTotals = new VersionedMemo<number>(20_000);
   // colour matches keep ids only when few (AssetSearchService.colourIdsMax): at most 2,000,000 in all
   const colourMatches = new VersionedMemo<ColourMatch>(200, { of: (match) => match.ids?.length ?? 0, max: 2_000_000 });
-  const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches });
+  const tagFileCounts = new TagFileCounts();
+  const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches, tagFileCounts });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   const library = new LibraryService({ signer: links });
@@ -108,6 +112,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     assetSearch,
     searchTotals,
     colourMatches,
+    tagFileCounts,
     shares: new ShareService({ signer: links }),
     derivatives,
     fileDelivery: new FileDeliveryService({ signer: links, storage, previews, derivatives }),

@@ -5,7 +5,7 @@ import { CategoryIcon } from './assets/category-icon.entity.ts';
 import { LibraryFolder } from './assets/folder.entity.ts';
 import { LibraryFile } from './assets/library-file.entity.ts';
 import { StoredObject } from './assets/stored-object.entity.ts';
-import { LibraryFolderMember, LibrarySearchText, LibraryShare, LibraryVersion, StoredObjectColour } from './assets/search/search.entities.ts';
+import { LibraryFolderMember, LibrarySearchText, LibraryShare, LibraryTagPosting, LibraryVersion, StoredObjectColour } from './assets/search/search.entities.ts';
 import { LibraryFileTag, LibraryTag } from './assets/tag.entity.ts';
 import { Brand } from './catalogue/brand.entity.ts';
 import { Category } from './catalogue/category.entity.ts';
@@ -16,4 +16,4 @@ import { IdempotencyRecord } from './platform/idempotency.entity.ts';
 import { Setting } from './platform/setting.entity.ts';
 
 /** Every entity of every area; the ORM and the migration generator read this list. */
-export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting];
+export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, LibraryTagPosting, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting];

@@ -45,6 +45,34 @@ describe('search statements: page shapes (docs/search.md)', () => {
     expect(searchStatements(1, planSearch({ keywords: ['sun'], extensions: ['png'] })).page.sql).not.toContain('select s.file_id as id');
   });
 
+  it('pages an AND of tags in creation order from the walked tag\'s postings, as a named prepared statement, and counts there too', () => {
+    const plan = planSearch({ tags: [4, 3], startPoint: 40, endPoint: 50 });
+    // even when the memo knows the total: the walk stops at the page's end, collecting would read every posting
+    const { page, count } = searchStatements(1, plan, { walkTag: 4 }, COLLECT_MAX_MATCHES);
+    expect(page.sql).toBe('select p.file_id as id from library_tag_postings p where p.team_id = ? and p.tag_id = ? and p.tag_ids @> ?::int[] order by p.created_at desc, p.file_id desc limit ? offset ?');
+    expect(page.params).toEqual([1, 4, '{3,4}', 10, 40]);
+    expect(page.preparable).toBe(true);
+    expect(pageSql(page).name).toMatch(/^search\.page\./);
+    expect(count.sql).toBe('select count(*)::float8 as n from library_tag_postings p where p.team_id = ? and p.tag_id = ? and p.tag_ids @> ?::int[]');
+    // a single tag, AND or OR alike, needs no containment test
+    for (const tagOrAnd of [true, false]) {
+      const single = searchStatements(1, planSearch({ tags: [3], tagOrAnd, sort: { sortName: 'CREATE_TIME', sortType: 'ASC' } }), { walkTag: 3 });
+      expect(single.page.sql).toBe('select p.file_id as id from library_tag_postings p where p.team_id = ? and p.tag_id = ? order by p.created_at asc, p.file_id asc limit ? offset ?');
+      expect(single.count.sql).toBe('select count(*)::float8 as n from library_tag_postings p where p.team_id = ? and p.tag_id = ?');
+    }
+  });
+
+  it('keeps other tags searches on library_files: another sort pages there (its count stays on the postings), an OR of tags or another filter does both there', () => {
+    const sorted = searchStatements(1, planSearch({ tags: [3, 4], sort: { sortName: 'NAME' } }), { walkTag: 4 });
+    expect(sorted.page.sql).toContain('from library_files f');
+    expect(sorted.count.sql).toContain('from library_tag_postings p');
+    for (const body of [{ tags: [3, 4], tagOrAnd: false }, { tags: [3, 4], extensions: ['png'] }]) {
+      const { page, count } = searchStatements(1, planSearch(body), { walkTag: 4 });
+      expect(page.sql).not.toContain('library_tag_postings');
+      expect(count.sql).not.toContain('library_tag_postings');
+    }
+  });
+
   it('runs a branched page whose plan does not depend on its values as a named prepared statement, every other page unnamed', () => {
     const folders = searchStatements(1, planSearch({ parentId: 5 }), { subtreeFolderIds: [5, 6, 7] }).page;
     const sizes = searchStatements(1, planSearch({ extensions: ['png', 'jpg'], minSize: 10, sort: { sortName: 'SIZE' } })).page;

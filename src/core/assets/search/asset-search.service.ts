@@ -8,8 +8,9 @@ import type { LinkSigner } from '../links.ts';
 import { assetRowsInOrder, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, tagsOnlyIds, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
 import { MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
+import type { TagFileCounts } from './tag-file-counts.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
 
 export { searchStatements };
@@ -36,13 +37,15 @@ export class AssetSearchService {
   private readonly signer: LinkSigner;
   private readonly totals: VersionedMemo<number>;
   private readonly colourMatches: VersionedMemo<ColourMatch>;
+  private readonly tagFileCounts: TagFileCounts;
   /** COLOUR_IDS_MAX; tests lower it to exercise both kinds of colour condition on a small library. */
   colourIdsMax = COLOUR_IDS_MAX;
 
-  constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<ColourMatch> }) {
+  constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<ColourMatch>; tagFileCounts: TagFileCounts }) {
     this.signer = deps.signer;
     this.totals = deps.totals;
     this.colourMatches = deps.colourMatches;
+    this.tagFileCounts = deps.tagFileCounts;
   }
 
   /** search-assets: matching assets of the page, the exact total, and with needChildren the child folders (spec 4.6). */
@@ -109,8 +112,9 @@ export class AssetSearchService {
 
   /**
    * What the statements need resolved first: the stored objects matching the colour filter (once
-   * per library version: the memo's key carries it; their ids only when few), and the folders of a
-   * small parentId subtree (at most MAX_FOLDER_BRANCHES, else none: the page walks instead).
+   * per library version: the memo's key carries it; their ids only when few), the folders of a
+   * small parentId subtree (at most MAX_FOLDER_BRANCHES, else none: the page walks instead), and the
+   * rarest tag of a tags-only search (its postings are walked, search-sql.ts tagsOnlyPage).
    */
   private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan, preamble: SearchPreamble): Promise<ResolvedFilter> {
     const { colour } = plan.filter;
@@ -124,7 +128,9 @@ export class AssetSearchService {
       : undefined;
     const subtree = preamble.subtreeFolderIds?.map(Number);
     const subtreeFolderIds = subtree && subtree.length <= MAX_FOLDER_BRANCHES ? subtree : undefined;
-    return { ...(colourMatch ? { colour: colourMatch } : {}), ...(subtreeFolderIds ? { subtreeFolderIds } : {}) };
+    const tagIds = tagsOnlyIds(plan.filter);
+    const walkTag = tagIds ? await this.tagFileCounts.rarest(ctx, tagIds) : undefined;
+    return { ...(colourMatch ? { colour: colourMatch } : {}), ...(subtreeFolderIds ? { subtreeFolderIds } : {}), ...(walkTag !== undefined ? { walkTag } : {}) };
   }
 
   /** needChildren: the live child folders of parentId, or the top-level folders; with currentUserId only those the member may access. */

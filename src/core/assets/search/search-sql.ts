@@ -119,6 +119,61 @@ export function deepOnlyPage(teamId: number, filter: SearchFilter, order: Search
   };
 }
 
+/**
+ * The tags of a search whose only filter is tags that every result carries (an AND of tags, or a
+ * single tag), else null: such a search reads library_tag_postings alone.
+ */
+export function tagsOnlyIds(filter: SearchFilter): number[] | null {
+  const keys = Object.keys(filter);
+  if (keys.length !== 1 || !filter.tags) return null;
+  return filter.tags.all || filter.tags.ids.length === 1 ? filter.tags.ids : null;
+}
+
+/**
+ * The postings of the tag a tags-only search walks (`walkTag`, its rarest, resolved first) that
+ * carry every tag of the search: each entry's tag ids are in the index, so no file is read.
+ */
+function tagPostingsSource(teamId: number, tagIds: number[], walkTag: number): SqlFragment {
+  if (tagIds.length === 1) return { sql: 'library_tag_postings p where p.team_id = ? and p.tag_id = ?', params: [teamId, walkTag] };
+  return { sql: 'library_tag_postings p where p.team_id = ? and p.tag_id = ? and p.tag_ids @> ?::int[]', params: [teamId, walkTag, intArray(tagIds)] };
+}
+
+/** The count of a tags-only search (tagsOnlyIds) on the walked tag's postings, else null. */
+export function tagsOnlyCount(teamId: number, filter: SearchFilter, walkTag: number | undefined): SqlFragment | null {
+  const tagIds = tagsOnlyIds(filter);
+  if (!tagIds || walkTag === undefined) return null;
+  const source = tagPostingsSource(teamId, tagIds, walkTag);
+  return { sql: `select count(*)::float8 as n from ${source.sql}`, params: source.params };
+}
+
+/**
+ * The page ids of a tags-only search in creation order, walking the rarest tag's postings in
+ * order and stopping at the page's end; else null. The walk reads about (offset + limit) times
+ * (files with the rarest tag / files with all the tags) index entries, whatever the page.
+ */
+export function tagsOnlyPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, walkTag: number | undefined): SqlFragment | null {
+  const tagIds = tagsOnlyIds(filter);
+  if (!tagIds || walkTag === undefined || order.name !== 'CREATE_TIME') return null;
+  const source = tagPostingsSource(teamId, tagIds, walkTag);
+  const dir = order.direction === 'ASC' ? 'asc' : 'desc';
+  return {
+    sql: `select p.file_id as id from ${source.sql} order by p.created_at ${dir}, p.file_id ${dir} limit ? offset ?`,
+    params: [...source.params, page.limit, page.offset],
+  };
+}
+
+/**
+ * How many live files of the team carry each of `tagIds` (the rows of their postings), for
+ * choosing the tag a tags-only search walks: an index-only count of each tag's postings.
+ */
+export function tagFileCountsStatement(teamId: number, tagIds: readonly number[]): SqlFragment {
+  return {
+    sql: `select t.id as "tagId", (select count(*) from library_tag_postings p where p.team_id = ? and p.tag_id = t.id)::float8 as files
+            from unnest(?::int[]) t(id)`,
+    params: [teamId, intArray(tagIds)],
+  };
+}
+
 function rangeConditions(column: string, range: Range | undefined, out: SqlFragment[]): void {
   if (!range) return;
   if (range.min !== undefined) out.push({ sql: `${column} >= ?`, params: [range.min] });
@@ -204,6 +259,8 @@ export interface ResolvedFilter {
   colour?: ColourMatch;
   /** The live folders of a parentId subtree (the folder and its descendants), when there are few (search-statements.ts). */
   subtreeFolderIds?: number[];
+  /** The tag whose postings a tags-only search walks: the one fewest live files carry (tagsOnlyIds). */
+  walkTag?: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { boundSql, preparedSql, type PreparedSql } from '../../platform/sql.ts';
 import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
-import { deepOnlyCount, deepOnlyPage, orderByOf, whereOf, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
+import { deepOnlyCount, deepOnlyPage, orderByOf, tagsOnlyCount, tagsOnlyPage, whereOf, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
 
 /** Above this many extensions a SIZE search is one scan, not one branch per extension. */
 const MAX_EXTENSION_BRANCHES = 20;
@@ -29,8 +29,9 @@ const SORT_COLUMNS = 'f.id, f.created_at, f.updated_at, f.name, f.duration_ms, f
  * A page's ids statement. `preparable`: its best plan does not depend on its values, so it may run
  * as a named prepared statement, which PostgreSQL stops planning after a few runs (a branched page
  * of 11 folders spent 1.3-1.4 ms planning and 0.15-0.2 ms executing). Only the branched shapes
- * whose other filters are none (folders) or a size range (extensions) qualify: each branch is an
- * ordered range of its own index whatever the values. Every other page is planned for its values.
+ * whose other filters are none (folders) or a size range (extensions), and the walk of a tag's
+ * postings, qualify: each reads ordered ranges of one index whatever the values. Every other page
+ * is planned for its values.
  */
 export interface PageStatement extends SqlFragment {
   preparable: boolean;
@@ -62,8 +63,9 @@ function branchedPage(plan: AssetSearchPlan, rest: SqlFragment, column: string, 
  *   (team, folder, created_at, id): as one scan the creation-time index was walked testing each
  *   file's folder, 10,568 files (25 ms) for the page at startPoint 40 of a folder holding 0.5 % of
  *   1,000,000 files; the branches read at most 50 index entries each.
- * A DEEP-only search in creation order reads library_search_texts alone (deepOnlyPage). With few
- * matches known (COLLECT_MAX_MATCHES) the page collects and sorts them.
+ * A tags-only search in creation order walks its rarest tag's postings (tagsOnlyPage), a DEEP-only
+ * one reads library_search_texts alone (deepOnlyPage). With few matches known
+ * (COLLECT_MAX_MATCHES) the page collects and sorts them.
  */
 function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter, knownTotal: number | undefined): PageStatement {
   // a colour with many matching objects is tested file by file: collecting would test every file
@@ -74,6 +76,9 @@ function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter
     const page = branchedPage(plan, whereOf(teamId, rest, resolved), 'folder_id', folders, 'created_at');
     return { ...page, preparable: onlyFilters(rest, []) };
   }
+  // its plan, an ordered range of one index, never depends on the tags
+  const tagsOnly = tagsOnlyPage(teamId, plan.filter, plan.order, plan.page, resolved.walkTag);
+  if (tagsOnly) return { ...tagsOnly, preparable: true };
   const deepOnly = deepOnlyPage(teamId, plan.filter, plan.order, plan.page, collect);
   if (deepOnly) return { ...deepOnly, preparable: false };
   const extensions = plan.filter.extensions;
@@ -110,7 +115,7 @@ export function searchStatements(
   const where = whereOf(teamId, plan.filter, resolved, true);
   return {
     page: pageIds(teamId, plan, resolved, knownTotal),
-    count: deepOnlyCount(teamId, plan.filter) ?? { sql: `select count(*)::float8 as n from library_files f where ${where.sql}`, params: where.params },
+    count: tagsOnlyCount(teamId, plan.filter, resolved.walkTag) ?? deepOnlyCount(teamId, plan.filter) ?? { sql: `select count(*)::float8 as n from library_files f where ${where.sql}`, params: where.params },
   };
 }
 

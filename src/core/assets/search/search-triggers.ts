@@ -1,8 +1,8 @@
 /**
  * Triggers that keep search data in step with the library, whoever writes it (docs/search.md).
  * Declared on the entities as raw DDL so migration diffs create them once and never drop them;
- * their functions (library_files_refresh_tag_names, library_version_bump, library_search_text_sync)
- * are created by the search migration.
+ * their functions (library_files_refresh_tag_names, library_version_bump, library_search_text_sync,
+ * library_tag_postings_sync) are created by the search migrations.
  */
 
 /**
@@ -19,7 +19,10 @@ function versionBump(table: string) {
   };
 }
 
-/** library_search_texts follows every change of a file's searchable fields, and loses the row of a deleted file. */
+/**
+ * library_search_texts follows every change of a file's searchable fields, and library_tag_postings
+ * every change of its tags; a deleted file loses its rows in both.
+ */
 export const LIBRARY_FILES_TRIGGERS = [
   versionBump('library_files'),
   {
@@ -28,6 +31,14 @@ export const LIBRARY_FILES_TRIGGERS = [
     events: ['insert' as const, 'update' as const],
     expression:
       'create trigger "library_files_search_text_sync" after insert or update of "name", "description", "tag_names", "ai_tags", "ai_title", "ai_description", "ai_detailed_description", "deleted_at", "team_id", "created_at" on "library_files" for each row execute function library_search_text_sync()',
+  },
+  // library_tag_postings follows the file's tag ids, creation time and deletion
+  {
+    name: 'library_files_tag_postings_sync',
+    timing: 'after' as const,
+    events: ['insert' as const, 'update' as const],
+    expression:
+      'create trigger "library_files_tag_postings_sync" after insert or update of "tag_ids", "deleted_at", "team_id", "created_at" on "library_files" for each row execute function library_tag_postings_sync()',
   },
 ];
 export const LIBRARY_FOLDERS_TRIGGERS = [versionBump('library_folders')];
