@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECT_MAX_MATCHES } from '../../src/core/assets/search/search-statements.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
@@ -117,8 +118,16 @@ describe('search-assets sort', () => {
     await setCreated(matching.at(-1)!, "select min(created_at) - interval '1 day' from library_files where team_id = ?", [lib.teamA.teamId]);
     await setCreated(matching[1]!, 'select created_at from library_files where id = ?', [matching[2]]);
     await loadRows();
-    for (const sortType of ['ASC', 'DESC'] as const) {
-      const body = { keywords: ['e'], sort: { sortName: 'CREATE_TIME', sortType } };
+    // pages after the first know the total: they collect the few matches, or with collecting turned
+    // off walk the creation-time index testing containment with strpos (search-sql.ts deepOnlyPage)
+    const cases = [
+      { keywords: ['e'], collectMaxMatches: COLLECT_MAX_MATCHES },
+      { keywords: ['e'], collectMaxMatches: 0 },
+      { keywords: ['e', 'n'], collectMaxMatches: 0 },
+    ];
+    for (const { keywords, collectMaxMatches } of cases) for (const sortType of ['ASC', 'DESC'] as const) {
+      env.core.assetSearch.collectMaxMatches = collectMaxMatches;
+      const body = { keywords, sort: { sortName: 'CREATE_TIME', sortType } };
       const deepOnly = await idsOf(body);
       // minSize 0 changes no result but makes the search more than DEEP keywords: the general statement on library_files
       const general = await idsOf({ ...body, minSize: 0 });
@@ -129,6 +138,7 @@ describe('search-assets sort', () => {
       for (let start = 0; start < deepOnly.ids.length; start += 2) pages.push(...(await idsOf({ ...body, startPoint: start, endPoint: start + 2 })).ids);
       expect(pages).toEqual(deepOnly.ids);
     }
+    env.core.assetSearch.collectMaxMatches = COLLECT_MAX_MATCHES;
   });
 
   it('sorts DESC when sortType is omitted', async () => {

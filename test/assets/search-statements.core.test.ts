@@ -35,11 +35,17 @@ describe('search statements: page shapes (docs/search.md)', () => {
     expect(collected.params).toEqual(searchStatements(1, plan, {}).page.params);
   });
 
-  it('pages a DEEP-only keyword search in creation order from library_search_texts alone, collecting when few match', () => {
+  it('pages a DEEP-only keyword search in creation order from library_search_texts alone: collecting when few match, walking when many, else as planned', () => {
     const plan = planSearch({ keywords: ['sun'] });
-    const walked = searchStatements(1, plan).page.sql;
-    expect(walked).toMatch(/select s\.file_id as id from library_search_texts s where .* order by s\.created_at desc, s\.file_id desc limit/);
+    const planned = searchStatements(1, plan).page;
+    expect(planned.sql).toBe('select s.file_id as id from library_search_texts s where s.team_id = ? and s.search_text like ? order by s.created_at desc, s.file_id desc limit ? offset ?');
+    expect(planned.preparable).toBe(false);
     expect(searchStatements(1, plan, {}, 10).page.sql).toContain('with m as materialized (select s.file_id, s.created_at from library_search_texts s');
+    // many known matches: containment by strpos, which the planner cannot take for a few rows
+    const walked = searchStatements(1, planSearch({ keywords: ['sun', '50%'] }), {}, COLLECT_MAX_MATCHES + 1).page;
+    expect(walked.sql).toBe('select s.file_id as id from library_search_texts s where s.team_id = ? and least(strpos(s.search_text, ?), strpos(s.search_text, ?)) > 0 order by s.created_at desc, s.file_id desc limit ? offset ?');
+    expect(walked.params).toEqual([1, '50%', 'sun', 10, 0]);
+    expect(walked.preparable).toBe(true);
     // another sort, or another filter, pages over library_files
     expect(searchStatements(1, planSearch({ keywords: ['sun'], sort: { sortName: 'NAME' } })).page.sql).not.toContain('select s.file_id as id');
     expect(searchStatements(1, planSearch({ keywords: ['sun'], extensions: ['png'] })).page.sql).not.toContain('select s.file_id as id');

@@ -90,7 +90,7 @@ describe('tag postings (docs/search.md)', () => {
     const file = lib.files['half-green.png']!;
     const postingsOf = async (id: number) => sql<{ tagId: number; tagIds: number[] }>('select tag_id as "tagId", tag_ids as "tagIds" from library_tag_postings where file_id = ? order by tag_id', [id]);
     expect(await postingsDrift()).toBe(0);
-    expect((await postingsOf(file)).map((p) => p.tagId)).toEqual([lib.tags.warm, tag.p].sort((a, b) => a - b));
+    expect((await postingsOf(file)).map((p) => p.tagId)).toEqual([lib.tags.warm!, tag.p].sort((a, b) => a - b));
     await env.core.libraryEdit.updateFile(editor, file, { tags: ['warm', 'p', 'q'] });
     const three = await postingsOf(file);
     expect(three).toHaveLength(3);

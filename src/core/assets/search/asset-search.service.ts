@@ -9,7 +9,7 @@ import { assetRowsInOrder, tagsByFileIds, toAssetItem, type AssetRow } from './a
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
 import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, tagsOnlyIds, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
-import { MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
+import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
 import type { TagFileCounts } from './tag-file-counts.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
 
@@ -40,6 +40,8 @@ export class AssetSearchService {
   private readonly tagFileCounts: TagFileCounts;
   /** COLOUR_IDS_MAX; tests lower it to exercise both kinds of colour condition on a small library. */
   colourIdsMax = COLOUR_IDS_MAX;
+  /** COLLECT_MAX_MATCHES; tests lower it to exercise the walking page shapes on a small library. */
+  collectMaxMatches = COLLECT_MAX_MATCHES;
 
   constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<ColourMatch>; tagFileCounts: TagFileCounts }) {
     this.signer = deps.signer;
@@ -58,7 +60,7 @@ export class AssetSearchService {
     const filterKey = JSON.stringify(plan.filter);
     // a total already known chooses the page's shape, and answers a page past the end without a query
     const knownTotal = this.totals.peek(ctx.teamId, version, filterKey);
-    const statements = searchStatements(ctx.teamId, plan, resolved, knownTotal);
+    const statements = searchStatements(ctx.teamId, plan, resolved, knownTotal, this.collectMaxMatches);
     const pageIsEmpty = plan.page.limit === 0 || (knownTotal !== undefined && plan.page.offset >= knownTotal);
     const [rows, total, folders] = await Promise.all([
       pageIsEmpty ? Promise.resolve([]) : this.pageRows(ctx, statements.page, options.includeTags ?? true),

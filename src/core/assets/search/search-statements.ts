@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { boundSql, preparedSql, type PreparedSql } from '../../platform/sql.ts';
 import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
-import { deepOnlyCount, deepOnlyPage, orderByOf, tagsOnlyCount, tagsOnlyPage, whereOf, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
+import { deepOnlyCount, deepOnlyPage, orderByOf, tagsOnlyCount, tagsOnlyPage, whereOf, type PageShape, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
 
 /** Above this many extensions a SIZE search is one scan, not one branch per extension. */
 const MAX_EXTENSION_BRANCHES = 20;
@@ -64,12 +64,12 @@ function branchedPage(plan: AssetSearchPlan, rest: SqlFragment, column: string, 
  *   file's folder, 10,568 files (25 ms) for the page at startPoint 40 of a folder holding 0.5 % of
  *   1,000,000 files; the branches read at most 50 index entries each.
  * A tags-only search in creation order walks its rarest tag's postings (tagsOnlyPage), a DEEP-only
- * one reads library_search_texts alone (deepOnlyPage). With few matches known
- * (COLLECT_MAX_MATCHES) the page collects and sorts them.
+ * one reads library_search_texts alone (deepOnlyPage), walking its creation-time index when many
+ * matches are known. With few matches known (COLLECT_MAX_MATCHES) the page collects and sorts them.
  */
-function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter, knownTotal: number | undefined): PageStatement {
+function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter, knownTotal: number | undefined, collectMaxMatches: number): PageStatement {
   // a colour with many matching objects is tested file by file: collecting would test every file
-  const collect = knownTotal !== undefined && knownTotal <= COLLECT_MAX_MATCHES && !(resolved.colour && !resolved.colour.ids);
+  const collect = knownTotal !== undefined && knownTotal <= collectMaxMatches && !(resolved.colour && !resolved.colour.ids);
   const folders = resolved.subtreeFolderIds;
   if (plan.order.name === 'CREATE_TIME' && folders && folders.length > 0 && folders.length <= MAX_FOLDER_BRANCHES) {
     const rest = { ...plan.filter, parentId: undefined };
@@ -79,8 +79,10 @@ function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter
   // its plan, an ordered range of one index, never depends on the tags
   const tagsOnly = tagsOnlyPage(teamId, plan.filter, plan.order, plan.page, resolved.walkTag);
   if (tagsOnly) return { ...tagsOnly, preparable: true };
-  const deepOnly = deepOnlyPage(teamId, plan.filter, plan.order, plan.page, collect);
-  if (deepOnly) return { ...deepOnly, preparable: false };
+  const deepShape: PageShape = collect ? 'collect' : knownTotal === undefined ? 'planner' : 'walk';
+  const deepOnly = deepOnlyPage(teamId, plan.filter, plan.order, plan.page, deepShape);
+  // walking: one index range in order, whatever the keywords; collecting or left to the planner: planned for the keywords
+  if (deepOnly) return { ...deepOnly, preparable: deepShape === 'walk' };
   const extensions = plan.filter.extensions;
   if (plan.order.name === 'SIZE' && extensions && extensions.length <= MAX_EXTENSION_BRANCHES) {
     const rest = { ...plan.filter, extensions: undefined };
@@ -104,17 +106,19 @@ function onlyFilters(filter: SearchFilter, allowed: ReadonlyArray<keyof SearchFi
  * `page` selects the ids of the page in order; their rows come from the prepared `ASSET_ROWS`
  * statement (asset-items.ts), planned once per connection: planning the rows as part of the page
  * statement cost 0.3-0.5 ms of PostgreSQL's CPU per search (docs/search.md).
- * `knownTotal` is the search's exact total when the memo of totals already holds it.
+ * `knownTotal` is the search's exact total when the memo of totals already holds it;
+ * `collectMaxMatches` is COLLECT_MAX_MATCHES but in tests, which lower it to walk a small library.
  */
 export function searchStatements(
   teamId: number,
   plan: AssetSearchPlan,
   resolved: ResolvedFilter = {},
   knownTotal?: number,
+  collectMaxMatches = COLLECT_MAX_MATCHES,
 ): { page: PageStatement; count: SqlFragment } {
   const where = whereOf(teamId, plan.filter, resolved, true);
   return {
-    page: pageIds(teamId, plan, resolved, knownTotal),
+    page: pageIds(teamId, plan, resolved, knownTotal, collectMaxMatches),
     count: tagsOnlyCount(teamId, plan.filter, resolved.walkTag) ?? deepOnlyCount(teamId, plan.filter) ?? { sql: `select count(*)::float8 as n from library_files f where ${where.sql}`, params: where.params },
   };
 }
