@@ -112,7 +112,7 @@ export type PageShape = 'collect' | 'walk' | 'planner';
  * index. Each keyword is tested there with strpos, the same containment as LIKE, because the
  * planner estimates LIKE through the trigram statistics and takes a keyword matching 13,788 files
  * for 100: it collected them all through the trigram index (15-25 ms) where the walk reads 5,700
- * index entries (3 ms). strpos has no index and no statistics, so the planner walks. `collect`:
+ * index entries (0.6 ms). strpos has no index and no statistics, so the planner walks. `collect`:
  * every match is taken from the trigram index and sorted (search-statements.ts). `planner`: the
  * LIKE conditions, for the planner to choose.
  */
