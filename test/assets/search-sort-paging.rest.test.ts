@@ -108,7 +108,7 @@ describe('search-assets sort', () => {
     );
   });
 
-  it('sorts a DEEP-only keyword search by CREATE_TIME from the search texts, as the general statement does, across pages', async () => {
+  it('sorts a DEEP keyword search by CREATE_TIME from the search texts, alone or with other filters through their files, as the general statement does, across pages', async () => {
     // creation order unlike id order, with a tie: among the matches, the first import becomes the newest file,
     // the last import the oldest, and the second shares the third's time
     const matching = (await idsOf({ keywords: ['e'] })).ids.sort((a, b) => a - b);
@@ -134,9 +134,26 @@ describe('search-assets sort', () => {
       expect(deepOnly.ids.length).toBeGreaterThan(3);
       expect(deepOnly.ids).toEqual(general.ids);
       expect(deepOnly.ids).toEqual(expected(KEYS.CREATE_TIME!, sortType).filter((id) => general.ids.includes(id)));
+      // page by page, the total known: DEEP-only from the texts, and with the other filter through their files
+      for (const [pagedBody, all] of [[body, deepOnly.ids], [{ ...body, minSize: 0 }, general.ids]] as const) {
+        const pages = [];
+        for (let start = 0; start < all.length; start += 2) pages.push(...(await idsOf({ ...pagedBody, startPoint: start, endPoint: start + 2 })).ids);
+        expect(pages).toEqual(all);
+      }
+    }
+    // an other filter that excludes some of the keyword's files, walked page by page
+    env.core.assetSearch.collectMaxMatches = 0;
+    for (const sortType of ['ASC', 'DESC'] as const) {
+      const body = { keywords: ['e'], extensions: ['png', 'wav'], sort: { sortName: 'CREATE_TIME', sortType } };
+      const all = (await idsOf(body)).ids;
+      const ofKeyword = (await idsOf({ keywords: ['e'], sort: body.sort })).ids;
+      const pngOrWav = Object.entries(lib.files).filter(([name]) => /\.(png|wav)$/.test(name)).map(([, id]) => id);
+      expect(all).toEqual(ofKeyword.filter((id) => pngOrWav.includes(id)));
+      expect(all.length).toBeGreaterThan(1);
+      expect(all.length).toBeLessThan(ofKeyword.length);
       const pages = [];
-      for (let start = 0; start < deepOnly.ids.length; start += 2) pages.push(...(await idsOf({ ...body, startPoint: start, endPoint: start + 2 })).ids);
-      expect(pages).toEqual(deepOnly.ids);
+      for (let start = 0; start < all.length; start += 1) pages.push(...(await idsOf({ ...body, startPoint: start, endPoint: start + 1 })).ids);
+      expect(pages).toEqual(all);
     }
     env.core.assetSearch.collectMaxMatches = COLLECT_MAX_MATCHES;
   });

@@ -51,6 +51,20 @@ describe('search statements: page shapes (docs/search.md)', () => {
     expect(searchStatements(1, planSearch({ keywords: ['sun'], extensions: ['png'] })).page.sql).not.toContain('select s.file_id as id');
   });
 
+  it('walks the search texts in creation order and reads their files for DEEP keywords with other filters, once many matches are known', () => {
+    const plan = planSearch({ keywords: ['sun'], extensions: ['png'], startPoint: 40, endPoint: 50 });
+    const walked = searchStatements(1, plan, {}, COLLECT_MAX_MATCHES + 1).page;
+    expect(walked.sql).toMatch(/^select s\.file_id as id from library_search_texts s join library_files f on f\.id = s\.file_id\s+where s\.team_id = \? and least\(strpos\(s\.search_text, \?\)\) > 0 and f\.team_id = \? and f\.deleted_at is null\s+and f\.extension = any\(\?::text\[\]\)\s+order by s\.created_at desc, s\.file_id desc limit \? offset \?$/);
+    expect(walked.params).toEqual([1, 'sun', 1, '{"png"}', 10, 40]);
+    // not known yet, or few: the general statement on library_files
+    for (const knownTotal of [undefined, COLLECT_MAX_MATCHES]) {
+      expect(searchStatements(1, plan, {}, knownTotal).page.sql).not.toContain('join library_files f');
+    }
+    // another sort or another keyword mode: the general statement too
+    expect(searchStatements(1, planSearch({ keywords: ['sun'], extensions: ['png'], sort: { sortName: 'NAME' } }), {}, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain('join library_files f');
+    expect(searchStatements(1, planSearch({ keywords: ['sun'], keywordSearchType: 'DEFAULT', extensions: ['png'] }), {}, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain('join library_files f');
+  });
+
   it('pages an AND of tags in creation order from the walked tag\'s postings, as a named prepared statement, and counts there too', () => {
     const plan = planSearch({ tags: [4, 3], startPoint: 40, endPoint: 50 });
     // even when the memo knows the total: the walk stops at the page's end, collecting would read every posting

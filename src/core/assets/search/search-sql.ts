@@ -131,6 +131,29 @@ export function deepOnlyPage(teamId: number, filter: SearchFilter, order: Search
 }
 
 /**
+ * The page ids of a search with DEEP keywords and other filters, in creation order, when many
+ * matches are known (the `walk` shape), else null: it walks library_search_texts in creation order
+ * testing the keywords from the index (as deepOnlyPage walks), and reads the file of each text
+ * that matches by primary key to test the other filters. Left to the planner, 'umbrella' with
+ * extensions jpg and png (9,411 matches of 1,000,000 files) collected the keyword's 13,788 matches
+ * through the trigram index and sorted them, 108 ms; this walk reads 8,000 texts and 76 files,
+ * 2.2 ms. A known total above COLLECT_MAX_MATCHES bounds the walk: about (offset + limit) times
+ * files / total texts.
+ */
+export function deepWalkWithFilesPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, resolved: ResolvedFilter): SqlFragment | null {
+  if (!filter.keywords || filter.keywords.mode !== 'DEEP' || order.name !== 'CREATE_TIME') return null;
+  const text = walkedTextCondition(teamId, filter.keywords.values);
+  const files = whereOf(teamId, { ...filter, keywords: undefined }, resolved);
+  const dir = order.direction === 'ASC' ? 'asc' : 'desc';
+  return {
+    sql: `select s.file_id as id from library_search_texts s join library_files f on f.id = s.file_id
+           where ${text.sql} and ${files.sql}
+           order by s.created_at ${dir}, s.file_id ${dir} limit ? offset ?`,
+    params: [...text.params, ...files.params, page.limit, page.offset],
+  };
+}
+
+/**
  * The text contains every keyword, as one condition the planner estimates at a third of the rows
  * (an inequality on an expression without statistics): least(strpos(...), ...) > 0. Separate
  * conditions would multiply to a few rows for several keywords and bring back the collecting plan.

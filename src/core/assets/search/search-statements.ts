@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { boundSql, preparedSql, type PreparedSql } from '../../platform/sql.ts';
 import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
-import { deepOnlyCount, deepOnlyPage, orderByOf, tagsOnlyCount, tagsOnlyPage, whereOf, type PageShape, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
+import { deepOnlyCount, deepOnlyPage, deepWalkWithFilesPage, orderByOf, tagsOnlyCount, tagsOnlyPage, whereOf, type PageShape, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
 
 /** Above this many extensions a SIZE search is one scan, not one branch per extension. */
 const MAX_EXTENSION_BRANCHES = 20;
@@ -65,7 +65,9 @@ function branchedPage(plan: AssetSearchPlan, rest: SqlFragment, column: string, 
  *   1,000,000 files; the branches read at most 50 index entries each.
  * A tags-only search in creation order walks its rarest tag's postings (tagsOnlyPage), a DEEP-only
  * one reads library_search_texts alone (deepOnlyPage), walking its creation-time index when many
- * matches are known. With few matches known (COLLECT_MAX_MATCHES) the page collects and sorts them.
+ * matches are known; DEEP keywords with other filters and many matches known walk the same index
+ * and test each matching text's file (deepWalkWithFilesPage). With few matches known
+ * (COLLECT_MAX_MATCHES) the page collects and sorts them.
  */
 function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter, knownTotal: number | undefined, collectMaxMatches: number): PageStatement {
   // a colour with many matching objects is tested file by file: collecting would test every file
@@ -83,6 +85,8 @@ function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter
   const deepOnly = deepOnlyPage(teamId, plan.filter, plan.order, plan.page, deepShape);
   // walking: one index range in order, whatever the keywords; collecting or left to the planner: planned for the keywords
   if (deepOnly) return { ...deepOnly, preparable: deepShape === 'walk' };
+  const deepWalk = deepShape === 'walk' ? deepWalkWithFilesPage(teamId, plan.filter, plan.order, plan.page, resolved) : null;
+  if (deepWalk) return { ...deepWalk, preparable: false };
   const extensions = plan.filter.extensions;
   if (plan.order.name === 'SIZE' && extensions && extensions.length <= MAX_EXTENSION_BRANCHES) {
     const rest = { ...plan.filter, extensions: undefined };
