@@ -23,7 +23,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { planSearch, searchStatements } from '../src/core/assets/search/asset-search.service.ts';
 import { ASSET_ROWS } from '../src/core/assets/search/asset-items.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, tagFileCountsStatement, tagsOnlyIds, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, andTagIds, tagFileCountsStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
 import { MAX_FOLDER_BRANCHES, pageSql } from '../src/core/assets/search/search-statements.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
@@ -221,7 +221,7 @@ async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<
         const ids = (await pool.query(positional(subtree.sql), subtree.params)).rows[0].ids as number[];
         if (ids.length <= MAX_FOLDER_BRANCHES) resolved.subtreeFolderIds = ids;
       }
-      const tagIds = tagsOnlyIds(plan.filter);
+      const tagIds = andTagIds(plan.filter);
       if (tagIds) resolved.walkTag = await rarestTag(tagIds);
       const statements = searchStatements(teamId, plan, resolved);
       await Promise.all([

@@ -16,6 +16,19 @@ describe('search statements: page shapes (docs/search.md)', () => {
     expect(count.sql).toContain('path_ids @>');
   });
 
+  it('takes a subtree\'s folders as one array in statements that read every match (the count, a collected page), but with DEEP keywords', () => {
+    const plan = planSearch({ parentId: 5, tags: [1, 2], sort: { sortName: 'NAME' } });
+    const asArray = 'f.folder_id = any(array(select d.id from library_folders d';
+    const joined = 'f.folder_id in (select d.id from library_folders d';
+    expect(searchStatements(1, plan).count.sql).toContain(asArray);
+    expect(searchStatements(1, plan, {}, COLLECT_MAX_MATCHES).page.sql).toContain(asArray);
+    // a page that walks a sort index keeps the join: the planner underestimates the array's matches
+    expect(searchStatements(1, plan).page.sql).toContain(joined);
+    const keywords = searchStatements(1, planSearch({ parentId: 5, keywords: ['sun'], extensions: ['png'] }), {}, COLLECT_MAX_MATCHES);
+    expect(keywords.count.sql).toContain(joined);
+    expect(keywords.page.sql).toContain(joined);
+  });
+
   it('walks the sort index instead for a large subtree, another sort, or no resolved folders', () => {
     const many = Array.from({ length: MAX_FOLDER_BRANCHES + 1 }, (_, i) => i + 1);
     expect(searchStatements(1, planSearch({ parentId: 1 }), { subtreeFolderIds: many }).page.sql).not.toContain('union all');
@@ -90,6 +103,22 @@ describe('search statements: page shapes (docs/search.md)', () => {
       const { page, count } = searchStatements(1, planSearch(body), { walkTag: 4 });
       expect(page.sql).not.toContain('library_tag_postings');
       expect(count.sql).not.toContain('library_tag_postings');
+    }
+  });
+
+  it('walks the rarest tag\'s postings and reads their files for an AND of tags with other filters, once many matches are known', () => {
+    const plan = planSearch({ tags: [3, 4], extensions: ['png'], startPoint: 40, endPoint: 50 });
+    const { page, count } = searchStatements(1, plan, { walkTag: 4 }, COLLECT_MAX_MATCHES + 1);
+    expect(page.sql).toMatch(/^select p\.file_id as id from library_tag_postings p join library_files f on f\.id = p\.file_id\s+where p\.team_id = \? and p\.tag_id = \? and p\.tag_ids @> \?::int\[\] and f\.team_id = \? and f\.deleted_at is null\s+and f\.extension = any\(\?::text\[\]\)\s+order by p\.created_at desc, p\.file_id desc limit \? offset \?$/);
+    expect(page.params).toEqual([1, 4, '{3,4}', 1, '{"png"}', 10, 40]);
+    expect(count.sql).not.toContain('library_tag_postings');
+    // DEEP keywords too: the texts are walked instead
+    expect(searchStatements(1, planSearch({ tags: [3, 4], keywords: ['sun'] }), { walkTag: 4 }, COLLECT_MAX_MATCHES + 1).page.sql).toContain('from library_search_texts s join library_files f');
+    // an OR of tags, another sort, or a total not known or small: the general statement
+    expect(searchStatements(1, planSearch({ tags: [3, 4], tagOrAnd: false, extensions: ['png'] }), {}, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain('library_tag_postings');
+    expect(searchStatements(1, planSearch({ tags: [3, 4], extensions: ['png'], sort: { sortName: 'SIZE' } }), { walkTag: 4 }, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain('library_tag_postings');
+    for (const knownTotal of [undefined, COLLECT_MAX_MATCHES]) {
+      expect(searchStatements(1, plan, { walkTag: 4 }, knownTotal).page.sql).not.toContain('library_tag_postings');
     }
   });
 

@@ -25,14 +25,18 @@ async function tagFiles(tagId: number, fileIds: number[]): Promise<void> {
   await sql('insert into library_file_tags (file_id, tag_id, team_id) select unnest(?::int[]), ?, ? on conflict do nothing', [`{${fileIds.join(',')}}`, tagId, lib.teamA.teamId]);
 }
 
-/** The live files of team A carrying every tag of `tagIds`, in creation order then id: computed from library_file_tags, not the postings. */
-async function expectedIds(tagIds: number[], direction: 'asc' | 'desc'): Promise<number[]> {
+/**
+ * The live files of team A carrying every tag of `tagIds` (and with one of `extensions` when given),
+ * in creation order then id: computed from library_file_tags, not the postings.
+ */
+async function expectedIds(tagIds: number[], direction: 'asc' | 'desc', extensions?: string[]): Promise<number[]> {
   const rows = await sql<{ id: number }>(
     `select f.id from library_files f
       where f.team_id = ? and f.deleted_at is null
         and (select count(*) from library_file_tags ft where ft.file_id = f.id and ft.tag_id = any(?::int[])) = ?
+        and (?::text[] is null or f.extension = any(?::text[]))
       order by f.created_at ${direction}, f.id ${direction}`,
-    [lib.teamA.teamId, `{${tagIds.join(',')}}`, tagIds.length],
+    [lib.teamA.teamId, `{${tagIds.join(',')}}`, tagIds.length, extensions ? `{${extensions.join(',')}}` : null, extensions ? `{${extensions.join(',')}}` : null],
   );
   return rows.map((r) => r.id);
 }
@@ -123,6 +127,48 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
         expect(ids).toEqual(expected);
         expect(new Set(totals)).toEqual(new Set([expected.length]));
       }
+    }
+  });
+
+  it('pages an AND of tags with another filter by walking the rarest tag\'s postings and reading their files once many matches are known, as when it collects', async () => {
+    const extensions = ['png', 'jpg'];
+    for (const tagIds of [[tag.p, tag.q], [tag.p, tag.r], [tag.q]]) {
+      for (const sortType of ['DESC', 'ASC'] as const) {
+        const expected = await expectedIds(tagIds, sortType === 'ASC' ? 'asc' : 'desc', extensions);
+        expect(expected.length).toBeGreaterThan(0);
+        expect(expected.length).toBeLessThan((await expectedIds(tagIds, 'asc')).length);
+        for (const collectMaxMatches of [env.core.assetSearch.collectMaxMatches, 0]) {
+          const search = env.core.assetSearch;
+          const kept = search.collectMaxMatches;
+          search.collectMaxMatches = collectMaxMatches;
+          try {
+            const { ids, totals } = await allPages({ tags: tagIds, extensions, sort: { sortName: 'CREATE_TIME', sortType } });
+            expect(ids).toEqual(expected);
+            expect(new Set(totals)).toEqual(new Set([expected.length]));
+          } finally {
+            search.collectMaxMatches = kept;
+          }
+        }
+      }
+    }
+  });
+
+  it('counts and collects an AND of tags within a folder subtree (its folders taken as one array) as its branched pages find it', async () => {
+    const photos = [lib.files['red.png']!, lib.files['blue.jpg']!, lib.files['half-green.png']!, lib.files['logo.webp']!];
+    const expected = (await expectedIds([tag.p, tag.q], 'desc')).filter((id) => photos.includes(id));
+    expect(expected.length).toBeGreaterThan(1);
+    const body = { tags: [tag.p, tag.q], parentId: lib.folders['/photos'] };
+    const search = env.core.assetSearch;
+    const kept = search.collectMaxMatches;
+    try {
+      for (const collectMaxMatches of [kept, 0]) {
+        search.collectMaxMatches = collectMaxMatches;
+        const { ids, totals } = await allPages(body);
+        expect(ids).toEqual(expected);
+        expect(new Set(totals)).toEqual(new Set([expected.length]));
+      }
+    } finally {
+      search.collectMaxMatches = kept;
     }
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { boundSql, preparedSql, type PreparedSql } from '../../platform/sql.ts';
 import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
-import { deepOnlyCount, deepOnlyPage, deepWalkWithFilesPage, orderByOf, tagsOnlyCount, tagsOnlyPage, whereOf, type PageShape, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
+import { deepOnlyCount, deepOnlyPage, deepWalkWithFilesPage, orderByOf, tagsOnlyCount, tagsOnlyPage, tagsWalkWithFilesPage, whereOf, type PageShape, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
 
 /** Above this many extensions a SIZE search is one scan, not one branch per extension. */
 const MAX_EXTENSION_BRANCHES = 20;
@@ -65,8 +65,9 @@ function branchedPage(plan: AssetSearchPlan, rest: SqlFragment, column: string, 
  *   1,000,000 files; the branches read at most 50 index entries each.
  * A tags-only search in creation order walks its rarest tag's postings (tagsOnlyPage), a DEEP-only
  * one reads library_search_texts alone (deepOnlyPage), walking its creation-time index when many
- * matches are known; DEEP keywords with other filters and many matches known walk the same index
- * and test each matching text's file (deepWalkWithFilesPage). With few matches known
+ * matches are known; DEEP keywords or an AND of tags with other filters and many matches known
+ * walk the texts or the rarest tag's postings and test each entry's file (deepWalkWithFilesPage,
+ * tagsWalkWithFilesPage). With few matches known
  * (COLLECT_MAX_MATCHES) the page collects and sorts them.
  */
 function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter, knownTotal: number | undefined, collectMaxMatches: number): PageStatement {
@@ -81,19 +82,23 @@ function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter
   // its plan, an ordered range of one index, never depends on the tags
   const tagsOnly = tagsOnlyPage(teamId, plan.filter, plan.order, plan.page, resolved.walkTag);
   if (tagsOnly) return { ...tagsOnly, preparable: true };
-  const deepShape: PageShape = collect ? 'collect' : knownTotal === undefined ? 'planner' : 'walk';
-  const deepOnly = deepOnlyPage(teamId, plan.filter, plan.order, plan.page, deepShape);
+  const shape: PageShape = collect ? 'collect' : knownTotal === undefined ? 'planner' : 'walk';
+  const deepOnly = deepOnlyPage(teamId, plan.filter, plan.order, plan.page, shape);
   // walking: one index range in order, whatever the keywords; collecting or left to the planner: planned for the keywords
-  if (deepOnly) return { ...deepOnly, preparable: deepShape === 'walk' };
-  const deepWalk = deepShape === 'walk' ? deepWalkWithFilesPage(teamId, plan.filter, plan.order, plan.page, resolved) : null;
-  if (deepWalk) return { ...deepWalk, preparable: false };
+  if (deepOnly) return { ...deepOnly, preparable: shape === 'walk' };
+  // many matches known, other filters too: walk the keywords' texts or the rarest tag's postings and read their files
+  const walkWithFiles = shape === 'walk'
+    ? (deepWalkWithFilesPage(teamId, plan.filter, plan.order, plan.page, resolved) ?? tagsWalkWithFilesPage(teamId, plan.filter, plan.order, plan.page, resolved))
+    : null;
+  if (walkWithFiles) return { ...walkWithFiles, preparable: false };
   const extensions = plan.filter.extensions;
   if (plan.order.name === 'SIZE' && extensions && extensions.length <= MAX_EXTENSION_BRANCHES) {
     const rest = { ...plan.filter, extensions: undefined };
     const page = branchedPage(plan, whereOf(teamId, rest, resolved), 'extension', extensions, 'byte_size');
     return { ...page, preparable: onlyFilters(rest, ['sizeBytes']) };
   }
-  const where = whereOf(teamId, plan.filter, resolved);
+  // a collected page reads every match, as the count does
+  const where = whereOf(teamId, plan.filter, resolved, collect);
   const source = collect
     ? `(with m as materialized (select ${SORT_COLUMNS} from library_files f where ${where.sql}) select * from m) f`
     : `library_files f where ${where.sql}`;

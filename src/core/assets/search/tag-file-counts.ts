@@ -4,7 +4,8 @@ import { tagFileCountsStatement } from './search-sql.ts';
 
 /**
  * How many live files carry each tag, per team and tag, counted at most once per `maxAgeMs`: a
- * tags-only search walks the postings of its rarest tag (search-sql.ts tagsOnlyPage). Only the
+ * search with an AND of tags walks the postings of its rarest tag (search-sql.ts tagsOnlyPage,
+ * tagsWalkWithFilesPage). Only the
  * speed of a search depends on these counts, never its results, so unlike the memo of totals they
  * may lag the library a little: counting the postings of a tag carried by 200,000 of 1,000,000
  * files takes about 30 ms, too much to repeat after every change of a busy library.
