@@ -119,7 +119,7 @@ describe('search-assets sort', () => {
     await setCreated(matching[1]!, 'select created_at from library_files where id = ?', [matching[2]]);
     await loadRows();
     // pages after the first know the total: they collect the few matches, or with collecting turned
-    // off walk the creation-time index testing containment with strpos (search-sql.ts deepOnlyPage)
+    // off walk the creation-time index testing containment with strpos (narrow-table-sql.ts deepOnlyPage)
     const cases = [
       { keywords: ['e'], collectMaxMatches: COLLECT_MAX_MATCHES },
       { keywords: ['e'], collectMaxMatches: 0 },

@@ -8,7 +8,8 @@ import type { LinkSigner } from '../links.ts';
 import { assetRowsInOrder, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, andTagIds, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
+import { andTagIds } from './narrow-table-sql.ts';
 import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
 import type { TagFileCounts } from './tag-file-counts.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
@@ -116,7 +117,7 @@ export class AssetSearchService {
    * What the statements need resolved first: the stored objects matching the colour filter (once
    * per library version: the memo's key carries it; their ids only when few), the folders of a
    * small parentId subtree (at most MAX_FOLDER_BRANCHES, else none: the page walks instead), and the
-   * rarest tag of an AND of tags (its postings may be walked, search-sql.ts tagsOnlyPage).
+   * rarest tag of an AND of tags (its postings may be walked, narrow-table-sql.ts tagsOnlyPage).
    */
   private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan, preamble: SearchPreamble): Promise<ResolvedFilter> {
     const { colour } = plan.filter;

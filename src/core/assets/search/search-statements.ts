@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { boundSql, preparedSql, type PreparedSql } from '../../platform/sql.ts';
 import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
-import { deepOnlyCount, deepOnlyPage, deepWalkWithFilesPage, orderByOf, tagsOnlyCount, tagsOnlyPage, tagsWalkWithFilesPage, whereOf, type PageShape, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
+import { orderByOf, whereOf, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
+import { deepOnlyCount, deepOnlyPage, deepWalkWithFilesPage, tagsOnlyCount, tagsOnlyPage, tagsWalkWithFilesPage, type PageShape } from './narrow-table-sql.ts';
 
 /** Above this many extensions a SIZE search is one scan, not one branch per extension. */
 const MAX_EXTENSION_BRANCHES = 20;
