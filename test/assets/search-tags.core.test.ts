@@ -172,6 +172,31 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
     }
   });
 
+  it('counts the tags only for a search that will walk their postings', async () => {
+    const [x, y] = await sql<{ id: number }>("insert into library_tags (team_id, name) values (?, 'x'), (?, 'y') returning id", [lib.teamA.teamId, lib.teamA.teamId]);
+    await tagFiles(x!.id, Object.values(lib.files));
+    await tagFiles(y!.id, [lib.files['red.png']!, lib.files['root.png']!, lib.files['logo.webp']!]);
+    const search = env.core.assetSearch;
+    const counts = env.core.tagFileCounts;
+    const kept = search.collectMaxMatches;
+    const body = { tags: [x!.id, y!.id], extensions: ['png', 'webp'] };
+    try {
+      search.collectMaxMatches = 0;
+      const before = counts.counted;
+      // the total is not known yet: the planner's statement, no walk
+      await search.search(viewer, { ...body, startPoint: 0, endPoint: 1 });
+      // known, but sorted by name: no walk either
+      await search.search(viewer, { ...body, sort: { sortName: 'NAME' } });
+      expect(counts.counted).toBe(before);
+      // known and in creation order: the rarest tag's postings are walked, so both tags are counted
+      const page = await search.search(viewer, { ...body, startPoint: 1, endPoint: 3 });
+      expect(counts.counted).toBe(before + 2);
+      expect(page.assets.map((a) => Number(a.id))).toEqual((await expectedIds([x!.id, y!.id], 'desc', ['png', 'webp'])).slice(1, 3));
+    } finally {
+      search.collectMaxMatches = kept;
+    }
+  });
+
   it('gives the same page and count whichever of the tags is walked', async () => {
     const tagIds = [tag.p, tag.q, tag.r];
     const plan = planSearch({ tags: tagIds, startPoint: 0, endPoint: 100 });

@@ -9,7 +9,7 @@ import { assetRowsInOrder, tagsByFileIds, toAssetItem, type AssetRow } from './a
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
 import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
-import { andTagIds } from './narrow-table-sql.ts';
+import { andTagIds, tagsOnlyIds } from './narrow-table-sql.ts';
 import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
 import type { TagFileCounts } from './tag-file-counts.ts';
 import type { VersionedMemo } from './versioned-memo.ts';
@@ -57,10 +57,10 @@ export class AssetSearchService {
     // the version is read before the count runs (versioned-memo.ts), with the reference checks
     const preamble = await this.preamble(ctx, plan);
     const version = preamble.version;
-    const resolved = await this.resolve(ctx, version, plan, preamble);
     const filterKey = JSON.stringify(plan.filter);
     // a total already known chooses the page's shape, and answers a page past the end without a query
     const knownTotal = this.totals.peek(ctx.teamId, version, filterKey);
+    const resolved = await this.resolve(ctx, version, plan, preamble, knownTotal);
     const statements = searchStatements(ctx.teamId, plan, resolved, knownTotal, this.collectMaxMatches);
     const pageIsEmpty = plan.page.limit === 0 || (knownTotal !== undefined && plan.page.offset >= knownTotal);
     const [rows, total, folders] = await Promise.all([
@@ -117,23 +117,37 @@ export class AssetSearchService {
    * What the statements need resolved first: the stored objects matching the colour filter (once
    * per library version: the memo's key carries it; their ids only when few), the folders of a
    * small parentId subtree (at most MAX_FOLDER_BRANCHES, else none: the page walks instead), and the
-   * rarest tag of an AND of tags (its postings may be walked, narrow-table-sql.ts tagsOnlyPage).
+   * rarest tag of an AND of tags when its postings will be walked (walkTagOf).
    */
-  private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan, preamble: SearchPreamble): Promise<ResolvedFilter> {
+  private async resolve(ctx: Ctx, version: string, plan: AssetSearchPlan, preamble: SearchPreamble, knownTotal: number | undefined): Promise<ResolvedFilter> {
     const { colour } = plan.filter;
     const idsMax = this.colourIdsMax;
-    const colourMatch = colour
-      ? await this.colourMatches.get(ctx.teamId, version, JSON.stringify({ colour, idsMax }), async () => {
-          const statement = colourMatchStatement(ctx.teamId, colour, idsMax);
-          const row = (await queryOne<{ objects: number; ids: number[] | null }>(ctx, statement.sql, statement.params))!;
-          return { objects: row.objects, ids: row.ids ? row.ids.map(Number) : null };
-        })
-      : undefined;
+    const [colourMatch, walkTag] = await Promise.all([
+      colour
+        ? this.colourMatches.get(ctx.teamId, version, JSON.stringify({ colour, idsMax }), async () => {
+            const statement = colourMatchStatement(ctx.teamId, colour, idsMax);
+            const row = (await queryOne<{ objects: number; ids: number[] | null }>(ctx, statement.sql, statement.params))!;
+            return { objects: row.objects, ids: row.ids ? row.ids.map(Number) : null };
+          })
+        : undefined,
+      this.walkTagOf(ctx, plan, knownTotal),
+    ]);
     const subtree = preamble.subtreeFolderIds?.map(Number);
     const subtreeFolderIds = subtree && subtree.length <= MAX_FOLDER_BRANCHES ? subtree : undefined;
-    const tagIds = andTagIds(plan.filter);
-    const walkTag = tagIds ? await this.tagFileCounts.rarest(ctx, tagIds) : undefined;
     return { ...(colourMatch ? { colour: colourMatch } : {}), ...(subtreeFolderIds ? { subtreeFolderIds } : {}), ...(walkTag !== undefined ? { walkTag } : {}) };
+  }
+
+  /**
+   * The rarest tag of an AND of tags, when a statement will walk its postings: a tags-only search
+   * (its count, and its page in creation order), or one with other filters in creation order once
+   * more than collectMaxMatches matches are known (search-statements.ts). Counting a popular tag's
+   * postings costs up to 30 ms, once a minute: not worth paying for a search that will not walk.
+   */
+  private async walkTagOf(ctx: Ctx, plan: AssetSearchPlan, knownTotal: number | undefined): Promise<number | undefined> {
+    const tagIds = andTagIds(plan.filter);
+    if (!tagIds) return undefined;
+    const walks = tagsOnlyIds(plan.filter) !== null || (plan.order.name === 'CREATE_TIME' && knownTotal !== undefined && knownTotal > this.collectMaxMatches);
+    return walks ? this.tagFileCounts.rarest(ctx, tagIds) : undefined;
   }
 
   /** needChildren: the live child folders of parentId, or the top-level folders; with currentUserId only those the member may access. */
