@@ -5,7 +5,7 @@ import { deepTextConditions, intArray, whereOf, type ResolvedFilter, type SqlFra
  * Statements on the narrow tables that hold one row per live file with its creation time
  * (docs/search.md): library_search_texts for DEEP keywords and library_tag_postings for tags. A
  * search on their filters alone reads them alone; with other filters, a page may walk them in
- * creation order and read each passing entry's file (walkWithFiles).
+ * creation order and read each passing entry's file (creationOrderPage).
  */
 
 /** The keywords of a search whose only filter is DEEP keywords, else null: such a search reads library_search_texts alone. */
@@ -48,15 +48,8 @@ export type PageShape = 'collect' | 'walk' | 'planner';
 export function deepOnlyPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, shape: PageShape): SqlFragment | null {
   const keywords = deepOnlyKeywords(filter);
   if (!keywords || order.name !== 'CREATE_TIME') return null;
-  const dir = order.direction === 'ASC' ? 'asc' : 'desc';
-  const text = shape === 'walk' ? walkedTextCondition(teamId, keywords) : deepTextConditions(teamId, keywords);
-  const source = shape === 'collect'
-    ? `(with m as materialized (select s.file_id, s.created_at from library_search_texts s where ${text.sql}) select * from m) s`
-    : `library_search_texts s where ${text.sql}`;
-  return {
-    sql: `select s.file_id as id from ${source} order by s.created_at ${dir}, s.file_id ${dir} limit ? offset ?`,
-    params: [...text.params, page.limit, page.offset],
-  };
+  const where = shape === 'walk' ? walkedTextCondition(teamId, keywords) : deepTextConditions(teamId, keywords);
+  return creationOrderPage({ table: 'library_search_texts', alias: 's', where }, null, order, page, shape === 'collect');
 }
 
 /**
@@ -71,23 +64,32 @@ export function deepOnlyPage(teamId: number, filter: SearchFilter, order: Search
  */
 export function deepWalkWithFilesPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, resolved: ResolvedFilter): SqlFragment | null {
   if (!filter.keywords || filter.keywords.mode !== 'DEEP' || order.name !== 'CREATE_TIME') return null;
-  const walked = { table: 'library_search_texts', alias: 's', where: walkedTextCondition(teamId, filter.keywords.values) };
-  return walkWithFiles(walked, whereOf(teamId, { ...filter, keywords: undefined }, resolved), order, page);
+  const texts = { table: 'library_search_texts', alias: 's', where: walkedTextCondition(teamId, filter.keywords.values) };
+  return creationOrderPage(texts, whereOf(teamId, { ...filter, keywords: undefined }, resolved), order, page);
+}
+
+/** A narrow table (`alias.file_id`, `alias.created_at`: the search texts or a tag's postings) and the condition its rows pass. */
+interface NarrowRows {
+  table: string;
+  alias: string;
+  where: SqlFragment;
 }
 
 /**
- * A page that walks a narrow table holding each live file's creation time (`alias.created_at`,
- * `alias.file_id`: the search texts or a tag's postings) in creation order, testing `where` from its
- * index, and reads the file of each entry that passes by primary key to test `files`.
+ * The ids of a page in creation order from the narrow rows that pass `narrow.where`: walking the
+ * table in order, and reading the file of each passing row by primary key when `files` holds other
+ * filters to test; with `collect`, taking every passing row first and sorting them.
  */
-function walkWithFiles(walked: { table: string; alias: string; where: SqlFragment }, files: SqlFragment, order: SearchOrder, page: { offset: number; limit: number }): SqlFragment {
-  const { table, alias: a } = walked;
+function creationOrderPage(narrow: NarrowRows, files: SqlFragment | null, order: SearchOrder, page: { offset: number; limit: number }, collect = false): SqlFragment {
+  const { table, alias: a, where } = narrow;
   const dir = order.direction === 'ASC' ? 'asc' : 'desc';
+  const rows = files
+    ? `${table} ${a} join library_files f on f.id = ${a}.file_id where ${where.sql} and ${files.sql}`
+    : `${table} ${a} where ${where.sql}`;
+  const source = collect ? `(with m as materialized (select ${a}.file_id, ${a}.created_at from ${rows}) select * from m) ${a}` : rows;
   return {
-    sql: `select ${a}.file_id as id from ${table} ${a} join library_files f on f.id = ${a}.file_id
-           where ${walked.where.sql} and ${files.sql}
-           order by ${a}.created_at ${dir}, ${a}.file_id ${dir} limit ? offset ?`,
-    params: [...walked.where.params, ...files.params, page.limit, page.offset],
+    sql: `select ${a}.file_id as id from ${source} order by ${a}.created_at ${dir}, ${a}.file_id ${dir} limit ? offset ?`,
+    params: [...where.params, ...(files?.params ?? []), page.limit, page.offset],
   };
 }
 
@@ -138,15 +140,15 @@ export function tagsOnlyCount(teamId: number, filter: SearchFilter, walkTag: num
  * The page ids of a search with an AND of tags and other filters, in creation order, when many
  * matches are known (the `walk` shape), else null: it walks the rarest tag's postings in creation
  * order testing the other tags from the index, and reads the file of each posting that passes by
- * primary key to test the other filters (walkWithFiles). Left to the planner, tags 1 and 8 with a
+ * primary key to test the other filters (creationOrderPage). Left to the planner, tags 1 and 8 with a
  * description (1,767 matches of 1,000,000 files) walked every file newest first, 52 ms; this walk
  * reads some 560 postings and 80 files, 0.6 ms (2.6 ms with cold caches).
  */
 export function tagsWalkWithFilesPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, resolved: ResolvedFilter): SqlFragment | null {
   const tagIds = andTagIds(filter);
   if (!tagIds || resolved.walkTag === undefined || order.name !== 'CREATE_TIME') return null;
-  const walked = { table: 'library_tag_postings', alias: 'p', where: tagPostingsCondition(teamId, tagIds, resolved.walkTag) };
-  return walkWithFiles(walked, whereOf(teamId, { ...filter, tags: undefined }, resolved), order, page);
+  const postings = { table: 'library_tag_postings', alias: 'p', where: tagPostingsCondition(teamId, tagIds, resolved.walkTag) };
+  return creationOrderPage(postings, whereOf(teamId, { ...filter, tags: undefined }, resolved), order, page);
 }
 
 /**
@@ -157,12 +159,7 @@ export function tagsWalkWithFilesPage(teamId: number, filter: SearchFilter, orde
 export function tagsOnlyPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, walkTag: number | undefined): SqlFragment | null {
   const tagIds = tagsOnlyIds(filter);
   if (!tagIds || walkTag === undefined || order.name !== 'CREATE_TIME') return null;
-  const postings = tagPostingsCondition(teamId, tagIds, walkTag);
-  const dir = order.direction === 'ASC' ? 'asc' : 'desc';
-  return {
-    sql: `select p.file_id as id from library_tag_postings p where ${postings.sql} order by p.created_at ${dir}, p.file_id ${dir} limit ? offset ?`,
-    params: [...postings.params, page.limit, page.offset],
-  };
+  return creationOrderPage({ table: 'library_tag_postings', alias: 'p', where: tagPostingsCondition(teamId, tagIds, walkTag) }, null, order, page);
 }
 
 /**
