@@ -15,6 +15,7 @@ export function maskDomainErrors(error: unknown, message: string, isDev?: boolea
       extensions: {
         code: original.code,
         ...(original.details ? { details: original.details } : {}),
+        ...(original.reason ? { reason: original.reason } : {}),
         ...(status ? { http: { status } } : {}),
       },
     });

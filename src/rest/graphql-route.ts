@@ -18,7 +18,10 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     logging: false,
     maskedErrors: { maskError: maskDomainErrors },
     context: async ({ req }) => {
-      const actor = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
+      const key = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
+      // a frontend names the signed-in member it acts for (README "Callers"); without it the key acts
+      const member = req.headers['x-shelf-member'];
+      const actor = member === undefined ? key : await core.access.actForMember(core.operatorCtx(), key, Array.isArray(member) ? member[0] : member);
       return { core, ctx: core.ctxFor(actor, req.id) } as GqlContext;
     },
   });

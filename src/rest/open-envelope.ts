@@ -21,10 +21,11 @@ export function openOk<T>(traceId: string, result: T): OpenEnvelope<T> {
 }
 
 /**
- * The failure table of the open API (spec 7.2 leaves it open; docs/search.md documents it):
- * each domain code becomes an HTTP status and a stable code string. Areas C and D reuse it.
+ * The failure table of the open API (spec 7.2 leaves it open; docs/search.md and README document
+ * it): each domain code becomes an HTTP status and a stable code string. A refusal that carries a
+ * `reason` (DomainError) answers that reason as its code, with the table's status.
  */
-export const OPEN_FAILURES: Record<ErrorCode, { status: number; code: string }> = {
+export const OPEN_FAILURES: Readonly<Record<ErrorCode, { status: number; code: string }>> = {
   invalid_credentials: { status: 401, code: 'invalid_credentials' },
   key_inactive: { status: 401, code: 'key_inactive' },
   forbidden: { status: 403, code: 'forbidden' },
@@ -55,7 +56,8 @@ export function sendOpenError(error: unknown, request: FastifyRequest, reply: Fa
   }
   const failure = OPEN_FAILURES[domain.code];
   if (domain.code === 'write_conflict') reply.header('Retry-After', '1');
-  const body: OpenEnvelope<never> = { code: failure.code, message: domain.message, result: null, traceId: request.id };
+  if (domain.code === 'internal_server_error') request.log.error({ err: error }, 'internal error');
+  const body: OpenEnvelope<never> = { code: domain.reason ?? failure.code, message: domain.message, result: null, traceId: request.id };
   if (domain.details && domain.details.length > 0) body.details = domain.details;
   return reply.status(failure.status).send(body);
 }

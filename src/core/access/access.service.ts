@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Ctx, Actor } from '../platform/ctx.ts';
+import type { Ctx, KeyActor, MemberActor } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { randomSecret, isResourceId } from '../platform/ids.ts';
 import { preparedSql, queryOne } from '../platform/sql.ts';
-import { isRole, type Role } from './roles.ts';
+import { isRole, roleAtLeast, ROLE_TO_ACT_FOR_MEMBERS, type Role } from './roles.ts';
 
 /** Operator operations run outside any team's request, with only a unit of work. */
 export type OperatorCtx = Pick<Ctx, 'em'>;
@@ -110,7 +110,7 @@ export class AccessService {
    * Authenticates a bearer key afresh on every request (spec 5): one indexed lookup by hash, so a
    * revoked key or a changed role takes effect on the very next request.
    */
-  async authenticate(ctx: OperatorCtx, authorization: string | undefined): Promise<Actor> {
+  async authenticate(ctx: OperatorCtx, authorization: string | undefined): Promise<KeyActor> {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
     if (!match) throw new DomainError('invalid_credentials', 'Send Authorization: Bearer <API key>');
     const row = await queryOne<{ id: number; team_id: number; role: string; active: boolean; expires_ms: string | null; expired: boolean }>(
@@ -121,6 +121,30 @@ export class AccessService {
     if (!row) throw new DomainError('invalid_credentials', 'The API key is not valid');
     if (!row.active || row.expired) throw new DomainError('key_inactive', 'The API key is inactive or expired');
     if (!isRole(row.role)) throw new DomainError('forbidden', 'The API key has no valid role');
-    return { keyId: row.id, teamId: row.team_id, role: row.role, expiresAt: row.expires_ms === null ? null : Number(row.expires_ms) };
+    return { kind: 'key', keyId: row.id, teamId: row.team_id, role: row.role, expiresAt: row.expires_ms === null ? null : Number(row.expires_ms) };
+  }
+
+  /**
+   * A frontend acts for a member of its key's team (GraphQL header `X-Shelf-Member`, README
+   * "Callers"): the key must be editable or higher, and the member must belong to the key's team
+   * (403 forbidden / 404 not_found, so another team's member ids reveal nothing).
+   */
+  async actForMember(ctx: OperatorCtx, key: KeyActor, userId: unknown): Promise<MemberActor> {
+    if (!roleAtLeast(key.role, ROLE_TO_ACT_FOR_MEMBERS)) {
+      throw new DomainError('forbidden', `Only keys with role ${ROLE_TO_ACT_FOR_MEMBERS} or higher may act for members`);
+    }
+    const id = typeof userId === 'string' && /^\d{1,10}$/.test(userId) ? Number(userId) : userId;
+    if (!isResourceId(id)) throw invalid('X-Shelf-Member', 'must be a member id (a positive integer)');
+    const member = await queryOne(ctx, 'select id from members where id = ? and team_id = ?', [id, key.teamId]);
+    if (!member) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
+    return { kind: 'member', userId: id, teamId: key.teamId, viaKey: key };
+  }
+
+  /** An operator acts as a member (CLI `--user`): the member's own team scopes what follows. */
+  async memberAsOperator(ctx: OperatorCtx, userId: unknown): Promise<MemberActor> {
+    const id = requireId(userId, 'user');
+    const member = await queryOne<{ team_id: number }>(ctx, 'select team_id from members where id = ?', [id]);
+    if (!member) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
+    return { kind: 'member', userId: id, teamId: member.team_id, viaKey: null };
   }
 }

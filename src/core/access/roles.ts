@@ -1,5 +1,5 @@
 import { DomainError } from '../platform/errors.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import type { Actor, Ctx } from '../platform/ctx.ts';
 
 /** Collaborator roles in a team's library, weakest first (spec 4.1: each includes the previous). */
 export const ROLES = ['view_only', 'usable', 'editable', 'manage'] as const;
@@ -49,9 +49,41 @@ export function hasPermission(role: Role, permission: Permission): boolean {
   return roleAtLeast(role, PERMISSIONS[permission]);
 }
 
-/** Throws 403 forbidden unless the caller's current role holds the permission. */
-export function requirePermission(ctx: Ctx, permission: Permission): void {
-  if (!hasPermission(ctx.actor.role, permission)) {
+/**
+ * What a member may do at all, whoever carries the request: edit the library they own and create
+ * in, and read what a frontend shows them. A member acting through a frontend is further bounded by
+ * that frontend's key role; catalogue administration stays with keys.
+ */
+const MEMBER_PERMISSIONS: ReadonlySet<Permission> = new Set<Permission>([
+  'brands:read',
+  'categories:read',
+  'templates:read',
+  'products:read',
+  'library:edit',
+]);
+
+/**
+ * Whether a caller holds a permission (README "Callers"): a key by its current role; a member by
+ * MEMBER_PERMISSIONS and, through a frontend, also by that key's role; the system, acting for its
+ * team in a background job, holds every permission.
+ */
+export function actorMay(actor: Actor, permission: Permission): boolean {
+  switch (actor.kind) {
+    case 'key':
+      return hasPermission(actor.role, permission);
+    case 'member':
+      return MEMBER_PERMISSIONS.has(permission) && (actor.viaKey === null || hasPermission(actor.viaKey.role, permission));
+    case 'system':
+      return true;
+  }
+}
+
+/** Throws 403 forbidden unless the caller holds the permission. */
+export function requirePermission(ctx: Pick<Ctx, 'actor'>, permission: Permission): void {
+  if (!actorMay(ctx.actor, permission)) {
     throw new DomainError('forbidden', `Your role does not permit ${permission}`);
   }
 }
+
+/** Spec 5 for members: a frontend may name a member only with a key of editable role or higher. */
+export const ROLE_TO_ACT_FOR_MEMBERS: Role = 'editable';

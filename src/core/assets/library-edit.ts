@@ -1,5 +1,5 @@
 import { requirePermission } from '../access/roles.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import { memberIdOf, type Ctx } from '../platform/ctx.ts';
 import { invalid, notFound } from '../platform/errors.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
@@ -37,6 +37,11 @@ function analysisAssignments(analysis: AnalysisInput, field: string): Assignment
 async function lockFile(tx: UnitOfWork, teamId: number, fileId: number): Promise<void> {
   const row = await queryOne(tx, 'select id from library_files where id = ? and team_id = ? and deleted_at is null for update', [fileId, teamId]);
   if (!row) throw notFound('File');
+}
+
+/** `update_user_id` records the member behind an edit (AssetItem updateUser); an edit by a key or the system clears it. */
+function editedBy(ctx: Pick<Ctx, 'actor'> | null): Assignment {
+  return { column: 'update_user_id', value: ctx ? memberIdOf(ctx.actor) : null };
 }
 
 async function applyAssignments(tx: UnitOfWork, teamId: number, fileId: number, sets: Assignment[]): Promise<void> {
@@ -87,7 +92,7 @@ export class LibraryEditService {
     return inTransaction(ctx, async (tx) => {
       await lockFile(tx, tx.teamId, fileId);
       if (tags !== undefined) await replaceTags(tx, tx.teamId, fileId, tags);
-      await applyAssignments(tx, tx.teamId, fileId, sets);
+      await applyAssignments(tx, tx.teamId, fileId, [...sets, editedBy(tx)]);
       return { id: fileId };
     });
   }
@@ -102,7 +107,7 @@ export class LibraryEditService {
         if (!folder) throw notFound('Folder');
       }
       await lockFile(tx, tx.teamId, fileId);
-      await queryRows(tx, 'update library_files set folder_id = ?, updated_at = now() where id = ? and team_id = ?', [folderId, fileId, tx.teamId]);
+      await queryRows(tx, 'update library_files set folder_id = ?, update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [folderId, memberIdOf(tx.actor), fileId, tx.teamId]);
       return { id: fileId };
     });
   }
@@ -112,7 +117,7 @@ export class LibraryEditService {
     requirePermission(ctx, 'library:edit');
     return inTransaction(ctx, async (tx) => {
       await lockFile(tx, tx.teamId, fileId);
-      await queryRows(tx, 'update library_files set deleted_at = now(), updated_at = now() where id = ? and team_id = ?', [fileId, tx.teamId]);
+      await queryRows(tx, 'update library_files set deleted_at = now(), update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [memberIdOf(tx.actor), fileId, tx.teamId]);
       return { id: fileId };
     });
   }

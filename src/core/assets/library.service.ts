@@ -1,4 +1,4 @@
-import { hasPermission } from '../access/roles.ts';
+import { actorMay } from '../access/roles.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { isResourceId } from '../platform/ids.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
@@ -29,7 +29,7 @@ function idArray(ids: readonly number[]): string {
 
 /** Spec 5: download links need usable or higher plus products:read and products:download. */
 export function mayDownload(ctx: Pick<Ctx, 'actor'>): boolean {
-  return hasPermission(ctx.actor.role, 'products:read') && hasPermission(ctx.actor.role, 'products:download');
+  return actorMay(ctx.actor, 'products:read') && actorMay(ctx.actor, 'products:download');
 }
 
 interface MediaRow {

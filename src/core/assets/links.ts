@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Actor } from '../platform/ctx.ts';
+import { linkExpiryOf, type Actor } from '../platform/ctx.ts';
 import { DomainError } from '../platform/errors.ts';
 
 /**
@@ -86,7 +86,8 @@ export class LinkSigner {
    */
   issue(actor: Actor, target: Omit<LinkTarget, 'expiresAt'>, nowMs = Date.now()): { url: string; expiresAt: number } {
     let expiresAt = Math.floor(nowMs / 1000) + LINK_LIFETIME_SECONDS[target.purpose];
-    if (actor.expiresAt !== null) expiresAt = Math.min(expiresAt, Math.floor(actor.expiresAt / 1000));
+    const keyExpiry = linkExpiryOf(actor);
+    if (keyExpiry !== null) expiresAt = Math.min(expiresAt, Math.floor(keyExpiry / 1000));
     return { url: this.sign(target, expiresAt), expiresAt };
   }
 

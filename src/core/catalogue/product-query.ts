@@ -1,4 +1,4 @@
-import { hasPermission } from '../access/roles.ts';
+import { actorMay } from '../access/roles.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../platform/pagination.ts';
@@ -85,7 +85,7 @@ export function parseProductQuery(ctx: Pick<Ctx, 'actor'>, raw: Record<string, u
   const search = query.search?.trim() ? query.search.trim() : null;
   const filters: ProductFilters = {
     // spec 3.1: view_only and usable see published products only; a status filter never widens that
-    publishedOnly: !hasPermission(ctx.actor.role, 'products:read_drafts'),
+    publishedOnly: !actorMay(ctx.actor, 'products:read_drafts'),
     status: (query.status as ProductFilters['status'] | undefined) ?? null,
     brandId: query.brandId ?? null,
     categoryId: query.categoryId ?? null,

@@ -1,4 +1,4 @@
-import type { Ctx } from '../platform/ctx.ts';
+import { requireKey, type Ctx } from '../platform/ctx.ts';
 import { DEFAULT_PAGE_SIZE } from '../platform/pagination.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { SyncQuery } from './product-query.ts';
@@ -17,7 +17,8 @@ export async function syncPage(
   query: SyncQuery,
   options: { secret: string; scanLimit: number },
 ): Promise<{ records: ProductRecord[]; pagination: SyncPagination }> {
-  const caller = { keyId: ctx.actor.keyId, role: ctx.actor.role, teamId: ctx.teamId };
+  const key = requireKey(ctx.actor);
+  const caller = { keyId: key.keyId, role: key.role, teamId: ctx.teamId };
   let scope: SyncScope;
   let after: SyncPosition | null;
   if (query.cursor !== undefined) {

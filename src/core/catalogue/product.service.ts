@@ -1,4 +1,4 @@
-import { hasPermission, requirePermission } from '../access/roles.ts';
+import { actorMay, requirePermission } from '../access/roles.ts';
 import type { LibraryService } from '../assets/library.service.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { notFound } from '../platform/errors.ts';
@@ -211,5 +211,5 @@ export class ProductService {
 
 /** Spec 3.1: view_only and usable see published products only. */
 function publishedOnly(ctx: Ctx): boolean {
-  return !hasPermission(ctx.actor.role, 'products:read_drafts');
+  return !actorMay(ctx.actor, 'products:read_drafts');
 }

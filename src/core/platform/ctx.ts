@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from '../access/roles.ts';
+import { DomainError } from './errors.ts';
 
-/** Who is calling: an API key of a team, with its collaborator role as of this request. */
-export interface Actor {
+/** An API key of a team, with its collaborator role as of this request (spec 5). */
+export interface KeyActor {
+  kind: 'key';
   keyId: number;
   teamId: number;
   role: Role;
@@ -10,10 +12,64 @@ export interface Actor {
   expiresAt: number | null;
 }
 
+/**
+ * A member of a team (owner, creator, approver, submitter). Members act through the operator CLI
+ * (`viaKey` null) or through a frontend that names them on a GraphQL request sent with a key of
+ * the same team (`viaKey`: that key, which also bounds what the member may do there).
+ */
+export interface MemberActor {
+  kind: 'member';
+  userId: number;
+  teamId: number;
+  viaKey: KeyActor | null;
+}
+
+/** The service itself, acting for a team in a background job (timers, delivery, imports of approved assets). */
+export interface SystemActor {
+  kind: 'system';
+  teamId: number;
+  /** Names the job that acts, e.g. `approval-timeout`; recorded on events and in logs. */
+  job: string;
+}
+
+/** Who is calling: a key, a member or the system (DESIGN.md; README "Callers"). */
+export type Actor = KeyActor | MemberActor | SystemActor;
+
 /** What every core operation takes first: the unit of work, the team scope and the caller. */
 export interface Ctx {
   em: EntityManager;
   teamId: number;
   actor: Actor;
   requestId: string;
+}
+
+/** The API key behind a caller: the key itself, or the key a frontend names a member through. */
+export function keyOf(actor: Actor): KeyActor | null {
+  if (actor.kind === 'key') return actor;
+  if (actor.kind === 'member') return actor.viaKey;
+  return null;
+}
+
+/** The member a write is recorded against (`update_user_id`, event `userId`); null for keys and the system. */
+export function memberIdOf(actor: Actor): number | null {
+  return actor.kind === 'member' ? actor.userId : null;
+}
+
+/** Expiry (epoch ms) that bounds links issued to this caller: its key's, if any. */
+export function linkExpiryOf(actor: Actor): number | null {
+  return keyOf(actor)?.expiresAt ?? null;
+}
+
+/** How events and records name a caller (README "Callers"): `key:12`, `member:7`, `system:approval-timeout`. */
+export function actorLabel(actor: Actor): string {
+  if (actor.kind === 'key') return `key:${actor.keyId}`;
+  if (actor.kind === 'member') return `member:${actor.userId}`;
+  return `system:${actor.job}`;
+}
+
+/** For operations only an API key can call (sync cursors, Idempotency-Key scopes): the key, or 403. */
+export function requireKey(actor: Actor): KeyActor {
+  const key = keyOf(actor);
+  if (key === null) throw new DomainError('forbidden', 'This operation needs an API key');
+  return key;
 }

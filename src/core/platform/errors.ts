@@ -31,25 +31,42 @@ export type ErrorCode =
   | 'share_password_invalid'
   | 'internal_server_error';
 
+/**
+ * What an error is about, beyond its code, so each area can name it in its own words: `subject`
+ * names the resource (`template`, `task`, `folder`: /approval answers `template_not_found`), and
+ * `reason` a machine-readable cause of a refusal (`callback_url_private_address`: /open and
+ * /approval answer it as their code). Area A keeps its spec codes and ignores both.
+ */
+export interface ErrorAbout {
+  subject?: string;
+  reason?: string;
+}
+
 /** The one error type of the domain core: a spec code, a human message, optional field details. */
 export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly details: FieldIssue[] | undefined;
+  readonly subject: string | undefined;
+  readonly reason: string | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: FieldIssue[]) {
+  constructor(code: ErrorCode, message: string, details?: FieldIssue[], about: ErrorAbout = {}) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
     this.details = details;
+    this.subject = about.subject;
+    this.reason = about.reason;
   }
 }
 
+/** 404 for a resource that is missing, deleted or another team's; the subject is the resource's name in snake case. */
 export function notFound(what: string): DomainError {
-  return new DomainError('not_found', `${what} not found`);
+  return new DomainError('not_found', `${what} not found`, undefined, { subject: what.toLowerCase().replaceAll(/[^a-z0-9]+/g, '_') });
 }
 
-export function invalid(field: string, message: string): DomainError {
-  return new DomainError('validation_failed', 'The request is invalid', [{ field, message }]);
+/** 422 (Area A) / 400 (open areas) for one field; `reason`, when given, is the open areas' code. */
+export function invalid(field: string, message: string, reason?: string): DomainError {
+  return new DomainError('validation_failed', 'The request is invalid', [{ field, message }], reason ? { reason } : {});
 }
 
 export function isDomainError(e: unknown): e is DomainError {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Ctx } from './ctx.ts';
+import { requireKey, type Ctx } from './ctx.ts';
 import { DomainError, invalid } from './errors.ts';
 import { queryOne, queryRows } from './sql.ts';
 import { inTransaction } from './tx.ts';
@@ -66,7 +66,7 @@ export async function withIdempotency<T>(
   }
   validateIdempotencyKey(request.key);
   const hash = requestHash(request.input);
-  const scope = [ctx.teamId, ctx.actor.keyId, request.operation, request.key];
+  const scope = [ctx.teamId, requireKey(ctx.actor).keyId, request.operation, request.key];
   return inTransaction(ctx, async (tx) => {
     await queryRows(
       tx,

@@ -1,0 +1,53 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type ErrorCode } from '../core/platform/errors.ts';
+import { fromFastifyError } from './errors.ts';
+import type { OpenEnvelope } from './open-envelope.ts';
+
+/** HTTP status of each domain code on `/approval` (spec 7.3: 400, 401, 403, 404, 500; the rest as in the open area). */
+const APPROVAL_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_credentials: 401,
+  key_inactive: 401,
+  forbidden: 403,
+  share_password_required: 403,
+  share_password_invalid: 403,
+  not_found: 404,
+  share_not_found: 404,
+  link_expired: 410,
+  code_in_use: 409,
+  name_in_use: 409,
+  sku_in_use: 409,
+  idempotency_key_reused: 409,
+  brand_has_dependents: 409,
+  category_has_products: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  validation_failed: 400,
+  write_conflict: 503,
+  internal_server_error: 500,
+};
+
+/**
+ * The code string `/approval` answers for a domain error (spec 7.3): invalid input is
+ * `invalid_payload:<reason>` (the refusal's reason, else `invalid_parameter`), a missing resource
+ * `<subject>_not_found` (`template_not_found`, `task_not_found`, ...), anything else its domain code.
+ */
+export function approvalCodeOf(error: DomainError): string {
+  if (error.code === 'validation_failed') return `invalid_payload:${error.reason ?? 'invalid_parameter'}`;
+  if (error.code === 'not_found') return `${error.subject ?? 'resource'}_not_found`;
+  if (error.code === 'internal_server_error') return 'internal_error';
+  return error.reason ?? error.code;
+}
+
+/** Maps any error to the `/approval` envelope (`code`, `message`, `result` null, `traceId`); unknown errors are logged and never leak. */
+export function sendApprovalError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const domain = error instanceof DomainError ? error : fromFastifyError(error as FastifyError);
+  if (!domain) {
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send({ code: 'internal_error', message: 'Internal server error', result: null, traceId: request.id });
+  }
+  if (domain.code === 'write_conflict') reply.header('Retry-After', '1');
+  if (domain.code === 'internal_server_error') request.log.error({ err: error }, 'internal error');
+  const body: OpenEnvelope<never> = { code: approvalCodeOf(domain), message: domain.message, result: null, traceId: request.id };
+  if (domain.details && domain.details.length > 0) body.details = domain.details;
+  return reply.status(APPROVAL_STATUS[domain.code]).send(body);
+}
