@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { actorLabel, type Actor, type Ctx } from '../platform/ctx.ts';
+import { queryRows } from '../platform/sql.ts';
+
+/** Which subscriptions an event reaches (spec 6): a team's material subscriptions of its type, a folder's, or approval subscriptions. */
+export type EventAudience = { kind: 'material' } | { kind: 'folder'; folderId: number } | { kind: 'approval' };
+
+export interface EventToRecord {
+  /** `MATERIAL_*` (6.2), `FOLDER_CONTENT_UPDATE` (6.1) or `APPROVAL` (6.3). */
+  eventType: string;
+  audience: EventAudience;
+  /**
+   * Events of one endpoint and one key arrive in commit order (docs/events.md): `material:<id>`,
+   * `folder:<id>`, `task:<id>`.
+   */
+  orderingKey: string;
+  /** The body's own fields (spec 6.1-6.3), after `eventId`, `eventType`, `eventTime` and `actor`. */
+  fields: Record<string, unknown>;
+}
+
+/** How a body names the caller that caused it, so an integrator can drop echoes of its own writes. */
+export function actorObject(actor: Actor): Record<string, unknown> {
+  if (actor.kind === 'key') return { kind: 'key', id: actor.keyId };
+  if (actor.kind === 'member') return { kind: 'member', id: actor.userId };
+  return { kind: 'system', job: actor.job };
+}
+
+/**
+ * Writes an event to the outbox and one delivery per subscribed, active endpoint, in the caller's
+ * transaction (DESIGN.md Events), so an event exists exactly when its change committed. Nothing is
+ * written when nobody subscribes. Each delivery takes the next sequence of its endpoint's line for
+ * the ordering key, and is the line's head (`ready`) when nothing before it is unfinished; the
+ * line row's lock orders concurrent writers and the delivery worker that finishes a head.
+ * Returns the event id, or null when nobody subscribes.
+ */
+export async function recordEvent(tx: Pick<Ctx, 'em' | 'teamId' | 'actor'>, event: EventToRecord): Promise<string | null> {
+  const eventId = randomUUID();
+  const body = { eventId, eventType: event.eventType, eventTime: String(Date.now()), actor: actorObject(tx.actor), ...event.fields };
+  const folderId = event.audience.kind === 'folder' ? event.audience.folderId : null;
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    `with targets as (
+       select distinct s.endpoint_id from event_subscriptions s
+         join webhook_endpoints e on e.id = s.endpoint_id and e.team_id = s.team_id and e.state = 'active'
+        where s.team_id = ? and s.kind = ? and s.event_type = ? and s.folder_id is not distinct from ?::int),
+     ev as (
+       insert into outbox_events (team_id, event_id, event_type, ordering_key, body, actor)
+       select ?, ?, ?, ?, ?::json, ? where exists (select 1 from targets) returning id),
+     lines as (
+       insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished)
+       select t.endpoint_id, ?, ?, 1, 1 from targets t where exists (select 1 from ev)
+       on conflict (endpoint_id, ordering_key) do update set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1
+       returning endpoint_id, last_sequence, unfinished)
+     insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready)
+     select ?, lines.endpoint_id, ev.id, ?, lines.last_sequence, lines.unfinished = 1 from lines cross join ev
+     returning id`,
+    [
+      tx.teamId, event.audience.kind, event.eventType, folderId,
+      tx.teamId, eventId, event.eventType, event.orderingKey, JSON.stringify(body), actorLabel(tx.actor),
+      event.orderingKey, tx.teamId,
+      tx.teamId, event.orderingKey,
+    ],
+  );
+  return rows.length > 0 ? eventId : null;
+}
