@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './core/events/retry-schedule.ts';
 
 /** Every setting of CONTRACT.md, read once from the environment and validated at start-up. */
 export interface Config {
@@ -17,6 +18,14 @@ export interface Config {
   logLevel: string;
   /** Prefix for every Redis key BullMQ writes, so several deployments or test files can share one Redis. */
   queuePrefix: string;
+  /** Waits before each webhook retry, in ms (README "Webhook delivery"). */
+  webhookRetryScheduleMs: number[];
+  /** One webhook attempt's bound, in ms (15 s). */
+  webhookTimeoutMs: number;
+  /** Webhook attempts one worker process runs at once. */
+  webhookConcurrency: number;
+  /** How often the outbox relay looks for due deliveries, in ms. */
+  relayIntervalMs: number;
 }
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
@@ -64,6 +73,16 @@ function hostList(env: Env, name: string, allowPort: boolean): string[] {
   return entries;
 }
 
+function retrySchedule(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_RETRY_SCHEDULE_MS;
+  try {
+    return parseRetrySchedule(raw);
+  } catch (e) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE ${(e as Error).message}`);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const role = env.ROLE || 'all';
   if (role !== 'all' && role !== 'api' && role !== 'worker') {
@@ -95,5 +114,9 @@ export function loadConfig(env: Env = process.env): Config {
     approvalMaxAssetBytes: integer(env, 'APPROVAL_MAX_ASSET_BYTES', 524288000, 1, Number.MAX_SAFE_INTEGER),
     logLevel,
     queuePrefix: env.QUEUE_PREFIX || 'shelf',
+    webhookRetryScheduleMs: retrySchedule(env),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1, 600_000),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
+    relayIntervalMs: integer(env, 'RELAY_INTERVAL_MS', 200, 10, 60_000),
   };
 }

@@ -18,7 +18,7 @@ async function main(config: Config): Promise<void> {
   const signingSecret = await loadSigningSecret({ em: orm.em.fork() }, config.linkSigningSecret);
   const core = createCore(orm, { ...config, linkSigningSecret: signingSecret });
   const queues = new Queues(config);
-  const metrics = createMetrics({ orm, queues: () => queues.all() });
+  const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.deliveries.lagSeconds(core.operatorCtx()) });
 
   const app = config.role === 'worker' ? null : await buildApp({ core, queues, metrics, logger: logger.child({ component: 'http' }) });
   const workers = config.role === 'api' ? null : await startWorkers({ core, config, queues, metrics, logger: logger.child({ component: 'worker' }) });

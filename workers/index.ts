@@ -4,6 +4,7 @@ import type { Config } from '../src/config.ts';
 import type { Core } from '../src/core/core.ts';
 import type { Metrics } from '../src/observability/metrics.ts';
 import { redisConnection, type Queues } from '../src/queues.ts';
+import { OutboxRelay } from './outbox-relay.ts';
 import { processorRegistry } from './registry.ts';
 
 /** The repeatable jobs every deployment runs; BullMQ keys them by id, so many workers schedule them once. */
@@ -13,14 +14,16 @@ async function scheduleRepeatables(queues: Queues): Promise<void> {
 
 export interface RunningWorkers {
   workers: Worker[];
+  relay: OutboxRelay;
   /** Stops taking jobs, lets active ones finish (or returns them to the queue), then closes. */
   close(): Promise<void>;
 }
 
 export async function startWorkers(deps: { core: Core; config: Config; queues: Queues; metrics: Metrics; logger: Logger }): Promise<RunningWorkers> {
   const connection = redisConnection(deps.config);
-  const workers = [...processorRegistry(deps.core)].map(([name, processor]) => {
-    const worker = new Worker(name, processor, { connection, prefix: deps.config.queuePrefix, concurrency: 4 });
+  const concurrency: Partial<Record<string, number>> = { 'webhook-delivery': deps.config.webhookConcurrency };
+  const workers = [...processorRegistry(deps)].map(([name, processor]) => {
+    const worker = new Worker(name, processor, { connection, prefix: deps.config.queuePrefix, concurrency: concurrency[name] ?? 4 });
     worker.on('completed', () => deps.metrics.jobsProcessed.labels(name, 'completed').inc());
     worker.on('failed', (job, err) => {
       deps.metrics.jobsProcessed.labels(name, 'failed').inc();
@@ -30,9 +33,14 @@ export async function startWorkers(deps: { core: Core; config: Config; queues: Q
     return worker;
   });
   await scheduleRepeatables(deps.queues);
+  const relay = new OutboxRelay({ core: deps.core, queues: deps.queues, logger: deps.logger.child({ component: 'outbox-relay' }), intervalMs: deps.config.relayIntervalMs });
+  relay.start();
   return {
     workers,
+    relay,
     close: async () => {
+      // the relay stops queueing first; workers then finish their in-flight attempts
+      await relay.stop();
       await Promise.all(workers.map((w) => w.close()));
     },
   };

@@ -1,14 +1,33 @@
 import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
 import type { Core } from '../src/core/core.ts';
-import { QUEUE_NAMES, type QueueName } from '../src/queues.ts';
+import type { Metrics } from '../src/observability/metrics.ts';
+import { QUEUE_NAMES, type QueueName, type Queues } from '../src/queues.ts';
 import { maintenanceProcessor } from './maintenance.worker.ts';
+import { webhookDeliveryProcessor } from './webhook-delivery.worker.ts';
 
 export type Processor = (job: Job) => Promise<unknown>;
 
-/** Maps every queue to exactly one processor; start-up fails on a gap or an unknown queue. */
-export function processorRegistry(core: Core): Map<QueueName, Processor> {
-  const registry = new Map<QueueName, Processor>([['maintenance', maintenanceProcessor(core)]]);
-  const missing = QUEUE_NAMES.filter((name) => !registry.has(name));
+export interface ProcessorDeps {
+  core: Core;
+  queues: Queues;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** Refuses a registry with a queue that has no processor (start-up fails rather than leaving jobs unserved). */
+export function checkRegistry(registry: Map<QueueName, Processor>, names: readonly QueueName[] = QUEUE_NAMES): Map<QueueName, Processor> {
+  const missing = names.filter((name) => !registry.has(name));
   if (missing.length > 0) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
   return registry;
+}
+
+/** Maps every queue to exactly one processor; start-up fails on a gap. */
+export function processorRegistry(deps: ProcessorDeps): Map<QueueName, Processor> {
+  return checkRegistry(
+    new Map<QueueName, Processor>([
+      ['maintenance', maintenanceProcessor(deps.core)],
+      ['webhook-delivery', webhookDeliveryProcessor(deps)],
+    ]),
+  );
 }

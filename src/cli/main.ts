@@ -9,9 +9,10 @@ import { assetCommands } from './commands/asset.ts';
 import { assetAnalysisCommands } from './commands/asset-analysis.ts';
 import { categoryIconCommands } from './commands/category-icon.ts';
 import { shareCommands } from './commands/share.ts';
+import { webhookCommands } from './commands/webhook.ts';
 
 /** The operator CLI of CONTRACT.md: prints one JSON object; on failure `{"error":{code,message}}` and a non-zero exit. */
-const commands: Record<string, CliCommand> = { ...accessCommands, ...categoryIconCommands, ...assetCommands, ...assetAnalysisCommands, ...shareCommands };
+const commands: Record<string, CliCommand> = { ...accessCommands, ...categoryIconCommands, ...assetCommands, ...assetAnalysisCommands, ...shareCommands, ...webhookCommands };
 
 function fail(code: string, message: string, details?: unknown): never {
   process.stdout.write(`${JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } })}\n`);

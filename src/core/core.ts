@@ -17,6 +17,10 @@ import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search-sql.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage.ts';
 import { BrandService } from './catalogue/brand.service.ts';
+import { DeliveryService } from './events/delivery.service.ts';
+import { SubscriptionService } from './events/subscription.service.ts';
+import { WebhookAdminService } from './events/webhook-admin.service.ts';
+import { OutboundGuard } from './platform/outbound/outbound-guard.ts';
 import { CategoryService } from './catalogue/category.service.ts';
 import { ProductService } from './catalogue/product.service.ts';
 import { TemplateService } from './catalogue/template.service.ts';
@@ -62,6 +66,14 @@ export interface Core {
   derivatives: DerivativeCache;
   /** Serves what a signed `/files/...` link names. */
   fileDelivery: FileDeliveryService;
+  /** The one way out of the machine: callbacks and approval downloads (DESIGN.md Outbound HTTP). */
+  outbound: OutboundGuard;
+  /** Subscriptions of Areas C and D (spec 4.7, 4.8; docs/events.md). */
+  subscriptions: SubscriptionService;
+  /** Webhook delivery: attempts, retries, order per key (docs/events.md). */
+  deliveries: DeliveryService;
+  /** Endpoints, deliveries, replays and secrets for integrators (GraphQL, CLI; docs/events.md). */
+  webhooks: WebhookAdminService;
   /** A unit of work for one request of one caller. */
   ctxFor(actor: Actor, requestId: string): Ctx;
   /** A unit of work for operator commands and unauthenticated lookups. */
@@ -88,6 +100,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   const library = new LibraryService({ signer: links });
+  const outbound = new OutboundGuard({ allowHosts: config.outboundAllowHosts });
   const products = new ProductService({ library, templates, cursorSecret: config.linkSigningSecret });
   // spec 3.2: a category subtree with a live product is not deleted (category_has_products)
   categories.addDeleteGuard((tx, categoryIds) => products.hasLiveInCategories(tx, categoryIds));
@@ -116,6 +129,10 @@ export function createCore(orm: MikroORM, config: Config): Core {
     shares: new ShareService({ signer: links }),
     derivatives,
     fileDelivery: new FileDeliveryService({ signer: links, storage, previews, derivatives }),
+    outbound,
+    subscriptions: new SubscriptionService({ urls: outbound }),
+    deliveries: new DeliveryService({ poster: outbound, settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs } }),
+    webhooks: new WebhookAdminService(),
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),

@@ -5,6 +5,7 @@ import './types/category.ts';
 import './types/library.ts';
 import './types/product.ts';
 import './types/template.ts';
+import './types/webhook.ts';
 
 /** The schema: every types file registers itself on the builder when imported above. */
 export const schema = builder.toSchema();

@@ -7,9 +7,13 @@ export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   jobsProcessed: Counter<'queue' | 'outcome'>;
+  /** Webhook attempts by outcome (succeeded, retry_scheduled, failed, endpoint_disabled, skipped). */
+  webhookAttempts: Counter<'outcome'>;
+  /** Duration of webhook attempts that reached the receiver or timed out. */
+  webhookAttemptDuration: Histogram<'outcome'>;
 }
 
-export function createMetrics(options: { orm: MikroORM; queues: () => Queue[] }): Metrics {
+export function createMetrics(options: { orm: MikroORM; queues: () => Queue[]; outboxLagSeconds?: () => Promise<number> }): Metrics {
   // one registry per app instance: tests build several apps in one process
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -55,5 +59,32 @@ export function createMetrics(options: { orm: MikroORM; queues: () => Queue[] })
     },
   });
 
-  return { registry, httpDuration, jobsProcessed };
+  const webhookAttempts = new Counter({
+    name: 'shelf_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+
+  const webhookAttemptDuration = new Histogram({
+    name: 'shelf_webhook_attempt_duration_seconds',
+    help: 'Webhook attempt latency (request sent to answer read), by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+    registers: [registry],
+  });
+
+  const outboxLag = options.outboxLagSeconds;
+  if (outboxLag) {
+    new Gauge({
+      name: 'shelf_outbox_lag_seconds',
+      help: 'How long the oldest due webhook delivery has waited to be sent',
+      registers: [registry],
+      async collect() {
+        this.set(await outboxLag());
+      },
+    });
+  }
+
+  return { registry, httpDuration, jobsProcessed, webhookAttempts, webhookAttemptDuration };
 }

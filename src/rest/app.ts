@@ -17,6 +17,7 @@ import { brandRoutes, brandSchemas } from './routes/brands.ts';
 import { categoryRoutes, categorySchemas } from './routes/categories.ts';
 import { fileRoutes } from './routes/files.ts';
 import { openSearchRoutes, openSearchSchemas } from './routes/open-search.ts';
+import { openSubscriptionRoutes, openSubscriptionSchemas } from './routes/open-subscriptions.ts';
 import { productRoutes, productSchemas } from './routes/products.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes, templateSchemas } from './routes/templates.ts';
@@ -81,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
-  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas]) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas]) app.addSchema(schema);
 
   // The per-request hooks take callbacks rather than being async: they run on every request, and
   // their promises cost ~9 µs per request in a Fastify microbenchmark (bench/RESULTS-brands.md).
@@ -125,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await v1.register(productRoutes, { core: deps.core });
   }, { prefix: '/v1' });
   // Areas B and C (CONTRACT.md {open_url}): the open envelope and its own error mapping
-  await app.register(openArea([openSearchRoutes]), { prefix: '/open', core: deps.core });
+  await app.register(openArea([openSearchRoutes, openSubscriptionRoutes]), { prefix: '/open', core: deps.core });
   await app.register(graphqlRoute, { core: deps.core });
 
   return app;

@@ -49,7 +49,7 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
   const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 10 });
   const core = createCore(orm, config);
   const queues = new Queues(config);
-  const metrics = createMetrics({ orm, queues: () => queues.all() });
+  const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.deliveries.lagSeconds(core.operatorCtx()) });
   const app = await buildApp({ core, queues, metrics });
   await app.ready();
   return {

@@ -3,7 +3,9 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
+import type { Actor } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
+import { libraryEvents } from '../events/library-events.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
@@ -189,6 +191,9 @@ export class LibraryImportService {
       ],
     );
     await this.tagFile(tx, teamId, file!.id, plan.tags);
+    // an operator import acts for the member it names (--user), else for the operator's CLI
+    const actor: Actor = userId === null ? { kind: 'system', teamId, job: 'asset-import' } : { kind: 'member', userId, teamId, viaKey: null };
+    await libraryEvents.imported({ em: tx.em, teamId, actor }, file!.id);
     return { id: file!.id, assetId: objectId, folderIds: folder.folderIds };
   }
 

@@ -7,6 +7,7 @@ import { compileInput } from '../platform/validate.ts';
 import { normalizeLink, normalizeTags } from './file-rules.ts';
 import type { UnitOfWork } from './folders.ts';
 import { requireTeam } from './import.ts';
+import { fileFacts, libraryEvents, type FileFacts } from '../events/library-events.ts';
 import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, type AnalysisInput } from './library-edit.schemas.ts';
 
 const checkPatch = compileInput(LibraryFilePatch);
@@ -37,6 +38,12 @@ function analysisAssignments(analysis: AnalysisInput, field: string): Assignment
 async function lockFile(tx: UnitOfWork, teamId: number, fileId: number): Promise<void> {
   const row = await queryOne(tx, 'select id from library_files where id = ? and team_id = ? and deleted_at is null for update', [fileId, teamId]);
   if (!row) throw notFound('File');
+}
+
+/** Locks a live file of the caller's team and reads it as the events describe it, before the change. */
+async function lockFileForEdit(tx: Ctx, fileId: number): Promise<FileFacts> {
+  await lockFile(tx, tx.teamId, fileId);
+  return (await fileFacts(tx, fileId))!;
 }
 
 /** `update_user_id` records the member behind an edit (AssetItem updateUser); an edit by a key or the system clears it. */
@@ -90,9 +97,10 @@ export class LibraryEditService {
     if (patch.analysis) sets.push(...analysisAssignments(patch.analysis, 'analysis.'));
     const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
     return inTransaction(ctx, async (tx) => {
-      await lockFile(tx, tx.teamId, fileId);
+      const before = await lockFileForEdit(tx, fileId);
       if (tags !== undefined) await replaceTags(tx, tx.teamId, fileId, tags);
       await applyAssignments(tx, tx.teamId, fileId, [...sets, editedBy(tx)]);
+      await libraryEvents.edited(tx, before, fileId);
       return { id: fileId };
     });
   }
@@ -106,8 +114,9 @@ export class LibraryEditService {
         const folder = await queryOne(tx, 'select id from library_folders where id = ? and team_id = ? and deleted_at is null', [folderId, tx.teamId]);
         if (!folder) throw notFound('Folder');
       }
-      await lockFile(tx, tx.teamId, fileId);
+      const before = await lockFileForEdit(tx, fileId);
       await queryRows(tx, 'update library_files set folder_id = ?, update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [folderId, memberIdOf(tx.actor), fileId, tx.teamId]);
+      await libraryEvents.moved(tx, before, fileId);
       return { id: fileId };
     });
   }
@@ -116,8 +125,9 @@ export class LibraryEditService {
   async deleteFile(ctx: Ctx, fileId: number): Promise<{ id: number }> {
     requirePermission(ctx, 'library:edit');
     return inTransaction(ctx, async (tx) => {
-      await lockFile(tx, tx.teamId, fileId);
+      const before = await lockFileForEdit(tx, fileId);
       await queryRows(tx, 'update library_files set deleted_at = now(), update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [memberIdOf(tx.actor), fileId, tx.teamId]);
+      await libraryEvents.deleted(tx, before);
       return { id: fileId };
     });
   }

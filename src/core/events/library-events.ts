@@ -1,0 +1,193 @@
+import type { Ctx } from '../platform/ctx.ts';
+import { memberIdOf } from '../platform/ctx.ts';
+import { queryOne, queryRows } from '../platform/sql.ts';
+import { intArray } from '../assets/search/search-sql.ts';
+import { FOLDER_EVENT_TYPE } from './event-types.ts';
+import { recordEvent } from './outbox.ts';
+
+/** A library write's transaction: the team, the caller, the unit of work. */
+export type EventScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
+
+/** A file as the events describe it, read in the write's transaction. */
+export interface FileFacts {
+  id: number;
+  folderId: number | null;
+  /** Folder ids from the root down to the file's folder (6.1 `parentIds`). */
+  parentIds: number[];
+  name: string;
+  source: number;
+  link: string | null;
+  extension: string | null;
+  mimeType: string;
+  durationMs: number | null;
+  sizeKb: number;
+  width: number | null;
+  height: number | null;
+  description: string | null;
+  score: number | null;
+  tagIds: number[];
+  tagNames: string[];
+  ownerUserId: number | null;
+  createUserId: number | null;
+}
+
+const FACTS_SQL = `select f.id, f.folder_id as "folderId", coalesce(d.path_ids, '{}') as "parentIds", f.name, f.source, f.link, f.extension,
+    f.mime_type as "mimeType", f.duration_ms::float8 as "durationMs", ceil(f.byte_size / 1024.0)::float8 as "sizeKb", f.width, f.height,
+    f.description, f.score, f.tag_ids as "tagIds",
+    coalesce((select array_agg(t.name order by t.name, t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagNames",
+    f.owner_id as "ownerUserId", f.create_user_id as "createUserId"
+  from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
+ where f.team_id = ? and f.id = ?`;
+
+/** Reads a file of the scope's team as the events describe it (null when it is not the team's). */
+export async function fileFacts(scope: EventScope, fileId: number): Promise<FileFacts | null> {
+  const row = await queryOne<FileFacts>(scope, FACTS_SQL, [scope.teamId, fileId]);
+  return row && { ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) };
+}
+
+/** Whether anyone in the team subscribes to anything: when nobody does, library writes skip event work entirely. */
+async function anySubscription(scope: EventScope): Promise<boolean> {
+  return (await queryOne(scope, 'select 1 from event_subscriptions where team_id = ? limit 1', [scope.teamId])) !== null;
+}
+
+/** Spec 6.1 MaterialCallbackDTO: duration in seconds and size in KB as its table says; no download link (it would expire before retries end). */
+function materialCallbackDto(scope: EventScope, file: FileFacts): Record<string, unknown> {
+  const userId = memberIdOf(scope.actor);
+  return {
+    id: file.id,
+    parentIds: file.parentIds,
+    userId: userId === null ? null : String(userId),
+    name: file.name,
+    downloadUrl: null,
+    source: file.source,
+    link: file.link,
+    extension: file.extension,
+    duration: file.durationMs === null ? null : Math.round(file.durationMs / 1000),
+    size: file.sizeKb,
+    width: file.width,
+    height: file.height,
+    description: file.description,
+    score: file.score,
+    createUser: file.createUserId === null ? null : String(file.createUserId),
+  };
+}
+
+/** 6.1 on DELETE: only the identifying fields. */
+function identifyingDto(file: FileFacts): Record<string, unknown> {
+  return { id: file.id, parentIds: file.parentIds, name: file.name };
+}
+
+/** A rough kind of material from its MIME type, for the MATERIAL_DELETED snapshot's `materialType`. */
+function materialType(mimeType: string): string {
+  const top = mimeType.split('/')[0];
+  if (top === 'image' || top === 'video' || top === 'audio') return top.toUpperCase();
+  if (mimeType === 'application/pdf' || top === 'text' || mimeType.includes('document') || mimeType.includes('sheet') || mimeType.includes('presentation')) return 'DOCUMENT';
+  return 'OTHER';
+}
+
+/** 6.1: one FOLDER_CONTENT_UPDATE per subscribed folder among `folderIds` (a subscription covers its subtree). */
+async function folderUpdates(scope: EventScope, folderIds: readonly number[], type: 'ADD' | 'UPDATE' | 'DELETE', assets: Record<string, unknown>[]): Promise<void> {
+  if (folderIds.length === 0) return;
+  const subscribed = await queryRows<{ folder_id: number }>(
+    scope,
+    `select distinct folder_id from event_subscriptions where team_id = ? and kind = 'folder' and folder_id = any(?::int[]) order by folder_id`,
+    [scope.teamId, intArray(folderIds)],
+  );
+  for (const { folder_id: folderId } of subscribed) {
+    await recordEvent(scope, {
+      eventType: FOLDER_EVENT_TYPE,
+      audience: { kind: 'folder', folderId },
+      orderingKey: `folder:${folderId}`,
+      fields: { folderId, type, assets, orgId: scope.teamId },
+    });
+  }
+}
+
+function material(scope: EventScope, eventType: string, fileId: number, payload: Record<string, unknown>): Promise<string | null> {
+  return recordEvent(scope, { eventType, audience: { kind: 'material' }, orderingKey: `material:${fileId}`, fields: { payload } });
+}
+
+/** The fields of 6.2 BASIC that an edit changed, with their new values. */
+export type BasicChanges = Partial<Pick<FileFacts, 'name' | 'description' | 'score' | 'link'>>;
+
+/**
+ * The events of library writes (issue 13 item 2; docs/events.md has the table). Each is called by
+ * the one operation that makes the change, inside its transaction, after the change.
+ */
+export const libraryEvents = {
+  /** An import stored a file: MATERIAL_INBOUND_COMPLETED, MATERIAL_ADDED_TO_FOLDER when it went into a folder, folder ADD on its path. */
+  async imported(scope: EventScope, fileId: number): Promise<void> {
+    if (!(await anySubscription(scope))) return;
+    const file = (await fileFacts(scope, fileId))!;
+    const initiator = memberIdOf(scope.actor);
+    await material(scope, 'MATERIAL_INBOUND_COMPLETED', file.id, {
+      source: 'UPLOAD_ASSETS',
+      initiatorUserId: initiator === null ? null : String(initiator),
+      uploadResults: [{ id: file.id, name: file.name, extension: file.extension, size: file.sizeKb, width: file.width, height: file.height, uploadStatus: 'SUCCESS' }],
+      materialIds: [file.id],
+    });
+    if (file.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', file.id, { materialIds: [file.id], folderIds: [file.folderId] });
+    await folderUpdates(scope, file.parentIds, 'ADD', [materialCallbackDto(scope, file)]);
+  },
+
+  /** An edit changed BASIC fields and/or tags: MATERIAL_METADATA_UPDATED per changeType with only what changed, and folder UPDATE. */
+  async edited(scope: EventScope, before: FileFacts, fileId: number): Promise<void> {
+    if (!(await anySubscription(scope))) return;
+    const after = (await fileFacts(scope, fileId))!;
+    const basic: Record<string, unknown> = {};
+    for (const field of ['name', 'description', 'score', 'link'] as const) {
+      if (before[field] !== after[field]) basic[field] = after[field];
+    }
+    const tagsChanged = before.tagIds.join(',') !== after.tagIds.join(',');
+    if (Object.keys(basic).length > 0) {
+      await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'BASIC', materialIds: [fileId], materials: [{ materialId: fileId, ...basic }] });
+    }
+    if (tagsChanged) {
+      await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, {
+        changeType: 'TAGS',
+        materialIds: [fileId],
+        materials: [{ materialId: fileId, tagIds: after.tagIds, tagNames: after.tagNames }],
+      });
+    }
+    if (Object.keys(basic).length > 0 || tagsChanged) await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+  },
+
+  /**
+   * A move: MATERIAL_ADDED_TO_FOLDER for the new relation; subscribed folders only on the old path
+   * get DELETE, only on the new path ADD, and on both (a common ancestor) UPDATE.
+   */
+  async moved(scope: EventScope, before: FileFacts, fileId: number): Promise<void> {
+    if (!(await anySubscription(scope))) return;
+    const after = (await fileFacts(scope, fileId))!;
+    if (before.folderId === after.folderId) return;
+    if (after.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', fileId, { materialIds: [fileId], folderIds: [after.folderId] });
+    const oldPath = new Set(before.parentIds);
+    const newPath = new Set(after.parentIds);
+    await folderUpdates(scope, before.parentIds.filter((id) => !newPath.has(id)), 'DELETE', [identifyingDto(before)]);
+    await folderUpdates(scope, after.parentIds.filter((id) => !oldPath.has(id)), 'ADD', [materialCallbackDto(scope, after)]);
+    await folderUpdates(scope, after.parentIds.filter((id) => oldPath.has(id)), 'UPDATE', [materialCallbackDto(scope, after)]);
+  },
+
+  /** A deletion: MATERIAL_DELETED with the snapshot before deletion, folder DELETE with identifying fields only. */
+  async deleted(scope: EventScope, before: FileFacts, deleteAction: 'RECYCLE' | 'PERMANENT' = 'RECYCLE'): Promise<void> {
+    if (!(await anySubscription(scope))) return;
+    await material(scope, 'MATERIAL_DELETED', before.id, {
+      materialIds: [before.id],
+      deleteAction,
+      materials: [
+        {
+          materialId: before.id,
+          name: before.name,
+          materialType: materialType(before.mimeType),
+          extension: before.extension,
+          tagIds: before.tagIds,
+          tagNames: before.tagNames,
+          folderIds: before.parentIds,
+          ownerUserId: before.ownerUserId === null ? null : String(before.ownerUserId),
+          createUserId: before.createUserId === null ? null : String(before.createUserId),
+        },
+      ],
+    });
+    await folderUpdates(scope, before.parentIds, 'DELETE', [identifyingDto(before)]);
+  },
+};

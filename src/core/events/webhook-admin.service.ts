@@ -1,0 +1,225 @@
+import { requireKey, type Ctx } from '../platform/ctx.ts';
+import { hasPermission } from '../access/roles.ts';
+import { DomainError, invalid, notFound } from '../platform/errors.ts';
+import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
+import { queryOne, queryRows } from '../platform/sql.ts';
+import { isoSql } from '../platform/timestamps.ts';
+import { isResourceId } from '../platform/ids.ts';
+import { inTransaction } from '../platform/tx.ts';
+import { newSigningSecret } from './subscription.service.ts';
+
+/**
+ * Whose endpoints an integrator tool sees: a team's, all of them (`keyId` null: manage keys and
+ * operators) or one key's own.
+ */
+export interface WebhookScope {
+  em: Ctx['em'];
+  teamId: number;
+  keyId: number | null;
+}
+
+/** A key sees its own endpoints; a manage key (and an operator naming the team) sees every endpoint of the team. */
+export function webhookScopeOf(ctx: Ctx): WebhookScope {
+  const key = requireKey(ctx.actor);
+  return { em: ctx.em, teamId: ctx.teamId, keyId: hasPermission(key.role, 'library:manage_access') ? null : key.keyId };
+}
+
+export interface EndpointView {
+  id: number;
+  url: string;
+  apiKeyId: number;
+  state: string;
+  disabledReason: string | null;
+  disabledAt: string | null;
+  failingSince: string | null;
+  secret: string;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  subscriptions: { kind: string; eventType: string; folderId: number | null }[];
+}
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  eventType: string;
+  orderingKey: string;
+  sequence: number;
+  status: string;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+export interface AttemptView {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** Replays go this far back (GitHub keeps 3 days; docs/events.md). */
+export const REPLAY_WINDOW_DAYS = 30;
+/** At most this many events in one replay. */
+export const REPLAY_MAX_EVENTS = 10_000;
+/** How long a rotated-out secret keeps signing (Standard Webhooks allows an overlap). */
+const ROTATION_OVERLAP = '24 hours';
+
+const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'];
+
+const ENDPOINT_COLUMNS = `e.id, e.url, e.api_key_id as "apiKeyId", e.state, e.disabled_reason as "disabledReason",
+  ${isoSql('e.disabled_at')} as "disabledAt", ${isoSql('e.failing_since')} as "failingSince", e.secret,
+  ${isoSql('e.previous_secret_expires_at')} as "previousSecretExpiresAt", ${isoSql('e.created_at')} as "createdAt",
+  coalesce((select json_agg(json_build_object('kind', s.kind, 'eventType', s.event_type, 'folderId', s.folder_id) order by s.id)
+              from event_subscriptions s where s.endpoint_id = e.id and s.team_id = e.team_id), '[]') as subscriptions`;
+
+function rfc3339(value: string | undefined, field: string): string | null {
+  if (value === undefined) return null;
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)$/i.test(value) || Number.isNaN(Date.parse(value))) throw invalid(field, 'must be an RFC 3339 date-time');
+  return value;
+}
+
+/**
+ * What integrators need beyond the spec (issue 13 item 5), for GraphQL and the CLI alike: their
+ * endpoints and subscriptions with state and secret, deliveries and attempts, replays, secret
+ * rotation and re-enabling. Every read and change is scoped to the team (and the key, for non-manage keys).
+ */
+export class WebhookAdminService {
+  /** An operator's view of a team's endpoints (CLI `webhook ...`): every endpoint of the team, which must exist. */
+  async operatorScope(op: Pick<Ctx, 'em'>, teamId: number): Promise<WebhookScope> {
+    if (!isResourceId(teamId)) throw invalid('team', 'must be a positive integer id');
+    if (!(await queryOne(op, 'select id from teams where id = ?', [teamId]))) throw notFound('Team');
+    return { em: op.em, teamId, keyId: null };
+  }
+
+  async listEndpoints(scope: WebhookScope): Promise<EndpointView[]> {
+    return queryRows<EndpointView>(
+      scope,
+      `select ${ENDPOINT_COLUMNS} from webhook_endpoints e where e.team_id = ? and (?::int is null or e.api_key_id = ?) order by e.id`,
+      [scope.teamId, scope.keyId, scope.keyId],
+    );
+  }
+
+  async endpoint(scope: WebhookScope, endpointId: number): Promise<EndpointView> {
+    const row = await queryOne<EndpointView>(
+      scope,
+      `select ${ENDPOINT_COLUMNS} from webhook_endpoints e where e.team_id = ? and e.id = ? and (?::int is null or e.api_key_id = ?)`,
+      [scope.teamId, endpointId, scope.keyId, scope.keyId],
+    );
+    if (!row) throw notFound('Webhook endpoint');
+    return row;
+  }
+
+  /** An endpoint's deliveries, newest first, filtered by status and a creation-time range. */
+  async listDeliveries(
+    scope: WebhookScope,
+    endpointId: number,
+    filter: { status?: string; from?: string; to?: string; page?: number | null; pageSize?: number | null },
+  ): Promise<Page<DeliveryView>> {
+    await this.endpoint(scope, endpointId);
+    if (filter.status !== undefined && !DELIVERY_STATUSES.includes(filter.status)) throw invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    const from = rfc3339(filter.from, 'from');
+    const to = rfc3339(filter.to, 'to');
+    const page = normalizePage(filter);
+    const where = `d.team_id = ? and d.endpoint_id = ? and (?::text is null or d.status = ?) and (?::timestamptz is null or d.created_at >= ?::timestamptz) and (?::timestamptz is null or d.created_at < ?::timestamptz)`;
+    const params = [scope.teamId, endpointId, filter.status ?? null, filter.status ?? null, from, from, to, to];
+    const [count, items] = await Promise.all([
+      queryOne<{ n: number }>(scope, `select count(*)::int as n from webhook_deliveries d where ${where}`, params),
+      queryRows<DeliveryView>(
+        scope,
+        `select d.id::text, o.event_id as "eventId", o.event_type as "eventType", d.ordering_key as "orderingKey", d.sequence::int, d.status, d.attempts,
+                case when d.status = 'pending' then ${isoSql('d.next_attempt_at')} end as "nextAttemptAt", d.last_status as "lastStatus", d.last_error as "lastError",
+                ${isoSql('d.created_at')} as "createdAt", ${isoSql('d.finished_at')} as "finishedAt"
+           from webhook_deliveries d join outbox_events o on o.id = d.event_id and o.team_id = d.team_id
+          where ${where} order by d.id desc limit ? offset ?`,
+        [...params, page.pageSize, (page.page - 1) * page.pageSize],
+      ),
+    ]);
+    return { items, pagination: paginationOf(page, count!.n) };
+  }
+
+  /** Every attempt of one delivery, in order. */
+  async listAttempts(scope: WebhookScope, deliveryId: string): Promise<AttemptView[]> {
+    const delivery = await queryOne<{ endpoint_id: number }>(scope, 'select endpoint_id from webhook_deliveries where id = ? and team_id = ?', [deliveryId, scope.teamId]);
+    if (!delivery) throw notFound('Delivery');
+    await this.endpoint(scope, delivery.endpoint_id);
+    return queryRows<AttemptView>(
+      scope,
+      `select attempt, ${isoSql('started_at')} as "startedAt", duration_ms as "durationMs", status_code as "statusCode", error, response_excerpt as "responseExcerpt"
+         from webhook_attempts where delivery_id = ? and team_id = ? order by attempt`,
+      [deliveryId, scope.teamId],
+    );
+  }
+
+  /**
+   * Sends again one event, or every event of a time range (at most 30 days back), that this
+   * endpoint was sent before: a new delivery each, with the same eventId, queued behind its line.
+   */
+  async replay(scope: WebhookScope, endpointId: number, input: { eventId?: string; from?: string; to?: string }): Promise<{ replayed: number }> {
+    const from = rfc3339(input.from, 'from');
+    const to = rfc3339(input.to, 'to');
+    if ((input.eventId === undefined) === (from === null)) throw invalid('eventId', 'give either eventId or from (and optionally to)');
+    if (input.eventId !== undefined && !/^[0-9a-f-]{36}$/i.test(input.eventId)) throw invalid('eventId', 'must be an event id (UUID)');
+    if (from !== null && Date.parse(from) < Date.now() - REPLAY_WINDOW_DAYS * 86_400_000) throw invalid('from', `may be at most ${REPLAY_WINDOW_DAYS} days back`);
+    return inTransaction(scope, async (tx) => {
+      await this.endpoint({ ...scope, em: tx.em }, endpointId);
+      const events = await queryRows<{ id: string; ordering_key: string }>(
+        tx,
+        `select o.id, o.ordering_key from outbox_events o
+          where o.team_id = ? and exists (select 1 from webhook_deliveries d where d.event_id = o.id and d.endpoint_id = ? and d.team_id = o.team_id)
+            and (o.event_id = ?::uuid or (?::timestamptz is not null and o.created_at >= ?::timestamptz and (?::timestamptz is null or o.created_at < ?::timestamptz)))
+          order by o.id limit ?`,
+        [scope.teamId, endpointId, input.eventId ?? null, from, from, to, to, REPLAY_MAX_EVENTS + 1],
+      );
+      if (input.eventId !== undefined && events.length === 0) throw notFound('Event');
+      if (events.length > REPLAY_MAX_EVENTS) throw new DomainError('payload_too_large', `A replay may send at most ${REPLAY_MAX_EVENTS} events; narrow the range`);
+      for (const event of events) await appendDelivery(tx, scope.teamId, endpointId, event.id, event.ordering_key);
+      return { replayed: events.length };
+    });
+  }
+
+  /** A new secret; the previous one keeps signing for 24 hours so receivers can switch without losing a delivery. */
+  async rotateSecret(scope: WebhookScope, endpointId: number): Promise<EndpointView> {
+    await inTransaction(scope, async (tx) => {
+      await this.endpoint({ ...scope, em: tx.em }, endpointId);
+      await queryRows(
+        tx,
+        `update webhook_endpoints set previous_secret = secret, previous_secret_expires_at = now() + interval '${ROTATION_OVERLAP}', secret = ?, updated_at = now()
+          where id = ? and team_id = ?`,
+        [newSigningSecret(), endpointId, scope.teamId],
+      );
+    });
+    return this.endpoint(scope, endpointId);
+  }
+
+  /** Re-enables a disabled endpoint: its pending deliveries resume, and its run of failures starts afresh. */
+  async enable(scope: WebhookScope, endpointId: number): Promise<EndpointView> {
+    await inTransaction(scope, async (tx) => {
+      await this.endpoint({ ...scope, em: tx.em }, endpointId);
+      await queryRows(
+        tx,
+        `update webhook_endpoints set state = 'active', disabled_reason = null, disabled_at = null, failing_since = null, updated_at = now() where id = ? and team_id = ?`,
+        [endpointId, scope.teamId],
+      );
+    });
+    return this.endpoint(scope, endpointId);
+  }
+}
+
+/** Appends one delivery of a stored event to an endpoint's line for its key (as recordEvent does at write time). */
+async function appendDelivery(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: number, eventRowId: string, orderingKey: string): Promise<void> {
+  await queryRows(
+    tx,
+    `with line as (
+       insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished) values (?, ?, ?, 1, 1)
+       on conflict (endpoint_id, ordering_key) do update set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1
+       returning last_sequence, unfinished)
+     insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready)
+     select ?, ?, ?, ?, line.last_sequence, line.unfinished = 1 from line`,
+    [endpointId, orderingKey, teamId, teamId, endpointId, eventRowId, orderingKey],
+  );
+}

@@ -1,0 +1,135 @@
+import type { AttemptView, DeliveryView, EndpointView } from '../../core/events/webhook-admin.service.ts';
+import { webhookScopeOf } from '../../core/events/webhook-admin.service.ts';
+import { builder, PaginationRef } from '../builder.ts';
+
+const SubscriptionRef = builder.objectRef<EndpointView['subscriptions'][number]>('WebhookSubscription').implement({
+  description: 'One subscription of an endpoint (spec 4.7, 4.8).',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: '`folder` (spec 6.1), `material` (6.2) or `approval` (6.3).' }),
+    eventType: t.exposeString('eventType', { description: 'FOLDER_CONTENT_UPDATE, a MATERIAL_* type of 6.2, or APPROVAL.' }),
+    folderId: t.exposeInt('folderId', { nullable: true, description: 'The subscribed folder (its whole subtree) for `folder` subscriptions; null otherwise.' }),
+  }),
+});
+
+const EndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement({
+  description: 'Where one API key\'s callbacks for one URL go, with its signing secret and state (docs/events.md). REST has no equivalent; the CLI has `webhook list`.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Endpoint id.' }),
+    url: t.exposeString('url', { description: 'The callback URL as subscribed.' }),
+    apiKeyId: t.exposeInt('apiKeyId', { description: 'The key that subscribed.' }),
+    state: t.exposeString('state', { description: '`active`, or `disabled` (a 410 Gone answer, or five days of failed deliveries); re-enable with enableWebhookEndpoint.' }),
+    disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why the endpoint was disabled; null while active.' }),
+    disabledAt: t.exposeString('disabledAt', { nullable: true, description: 'When it was disabled (RFC 3339, UTC, microseconds); null while active.' }),
+    failingSince: t.exposeString('failingSince', { nullable: true, description: 'Start of the current run of failed attempts (RFC 3339); null after a success.' }),
+    secret: t.exposeString('secret', { description: 'The Standard Webhooks signing secret (`whsec_` + base64). Verify `webhook-signature` with it (README has a receiver example).' }),
+    previousSecretExpiresAt: t.exposeString('previousSecretExpiresAt', { nullable: true, description: 'After a rotation, until when (RFC 3339) the previous secret also signs; null otherwise.' }),
+    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    subscriptions: t.field({ type: [SubscriptionRef], description: 'What this endpoint is subscribed to.', resolve: (e) => e.subscriptions }),
+  }),
+});
+
+const DeliveryRef = builder.objectRef<DeliveryView>('WebhookDelivery').implement({
+  description: 'One event for one endpoint, and its state.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Delivery id (a decimal string: a 64-bit integer).' }),
+    eventId: t.exposeString('eventId', { description: 'The event\'s id (UUID): `eventId` in the body and the `webhook-id` header, the same on every retry and replay.' }),
+    eventType: t.exposeString('eventType', { description: 'The body\'s eventType.' }),
+    orderingKey: t.exposeString('orderingKey', { description: 'The key whose events arrive in commit order: `material:<id>`, `folder:<id>` or `task:<id>`.' }),
+    sequence: t.exposeInt('sequence', { description: 'Position in the endpoint\'s line for the ordering key (the body\'s `sequence`); a gap tells a receiver it missed one.' }),
+    status: t.exposeString('status', { description: '`pending` (waiting or retrying), `delivering`, `succeeded` or `failed` (retries exhausted, or 410 Gone).' }),
+    attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
+    nextAttemptAt: t.exposeString('nextAttemptAt', { nullable: true, description: 'When a pending delivery is next tried (RFC 3339); null otherwise. A delivery waits behind an unfinished earlier one of its line.' }),
+    lastStatus: t.exposeInt('lastStatus', { nullable: true, description: 'HTTP status of the last attempt; null when it got no answer (timeout, connection error) or none was made.' }),
+    lastError: t.exposeString('lastError', { nullable: true, description: 'What went wrong in the last attempt; null after a success.' }),
+    createdAt: t.exposeString('createdAt', { description: 'When the event committed (RFC 3339).' }),
+    finishedAt: t.exposeString('finishedAt', { nullable: true, description: 'When it succeeded or failed for good; null while pending.' }),
+  }),
+});
+
+const AttemptRef = builder.objectRef<AttemptView>('WebhookAttempt').implement({
+  description: 'One HTTP attempt of a delivery.',
+  fields: (t) => ({
+    attempt: t.exposeInt('attempt', { description: '1 for the first attempt.' }),
+    startedAt: t.exposeString('startedAt', { description: 'RFC 3339.' }),
+    durationMs: t.exposeInt('durationMs', { description: 'Milliseconds from sending to the answer (or the failure).' }),
+    statusCode: t.exposeInt('statusCode', { nullable: true, description: 'The receiver\'s HTTP status; null when there was no answer.' }),
+    error: t.exposeString('error', { nullable: true, description: 'Timeout, connection error, refusal by the outbound guard, or `HTTP <status>`; null on success.' }),
+    responseExcerpt: t.exposeString('responseExcerpt', { nullable: true, description: 'The first 1 KiB of the answer\'s body.' }),
+  }),
+});
+
+const DeliveryPageRef = builder.objectRef<{ items: DeliveryView[]; pagination: { page: number; pageSize: number; totalCount: number; totalPages: number } }>('WebhookDeliveryPage').implement({
+  description: 'A page of deliveries, newest first.',
+  fields: (t) => ({
+    items: t.field({ type: [DeliveryRef], description: 'The deliveries of this page.', resolve: (p) => p.items }),
+    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging (page from 1; pageSize default 20, at most 100).', resolve: (p) => p.pagination }),
+  }),
+});
+
+const ReplayResultRef = builder.objectRef<{ replayed: number }>('WebhookReplayResult').implement({
+  description: 'What a replay queued.',
+  fields: (t) => ({ replayed: t.exposeInt('replayed', { description: 'Events queued again for the endpoint.' }) }),
+});
+
+
+builder.queryFields((t) => ({
+  webhookEndpoints: t.field({
+    type: [EndpointRef],
+    description: 'The calling key\'s webhook endpoints, or every endpoint of the team for a manage key. Errors: forbidden when the request names a member (X-Shelf-Member).',
+    resolve: (_root, _args, gql) => gql.core.webhooks.listEndpoints(webhookScopeOf(gql.ctx)),
+  }),
+  webhookDeliveries: t.field({
+    type: DeliveryPageRef,
+    description: 'An endpoint\'s deliveries, newest first. Errors: not_found (not an endpoint this key may see), validation_failed (status, from, to).',
+    args: {
+      endpointId: t.arg.int({ required: true, description: 'A webhook endpoint id (WebhookEndpoint.id).' }),
+      status: t.arg.string({ description: 'Only deliveries in this state: pending, delivering, succeeded or failed.' }),
+      from: t.arg.string({ description: 'Only deliveries created at or after this RFC 3339 time.' }),
+      to: t.arg.string({ description: 'Only deliveries created before this RFC 3339 time.' }),
+      page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
+      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
+    },
+    resolve: (_root, args, gql) =>
+      gql.core.webhooks.listDeliveries(webhookScopeOf(gql.ctx), args.endpointId, {
+        status: args.status ?? undefined,
+        from: args.from ?? undefined,
+        to: args.to ?? undefined,
+        page: args.page,
+        pageSize: args.pageSize,
+      }),
+  }),
+  webhookAttempts: t.field({
+    type: [AttemptRef],
+    description: 'Every attempt of one delivery, in order. Errors: not_found.',
+    args: { deliveryId: t.arg.string({ required: true, description: 'A delivery id (WebhookDelivery.id).' }) },
+    resolve: (_root, args, gql) => gql.core.webhooks.listAttempts(webhookScopeOf(gql.ctx), args.deliveryId),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  replayWebhookEvents: t.field({
+    type: ReplayResultRef,
+    description: 'Sends again one event (`eventId`) or every event of a range (`from`, optionally `to`; at most 30 days back, at most 10,000 events) that this endpoint was sent before, with the same eventId. Errors: not_found, validation_failed, payload_too_large.',
+    args: {
+      endpointId: t.arg.int({ required: true, description: 'A webhook endpoint id (WebhookEndpoint.id).' }),
+      eventId: t.arg.string({ description: 'One event to send again (UUID).' }),
+      from: t.arg.string({ description: 'Start of the range (RFC 3339), instead of eventId.' }),
+      to: t.arg.string({ description: 'End of the range (RFC 3339, exclusive); default now.' }),
+    },
+    resolve: (_root, args, gql) =>
+      gql.core.webhooks.replay(webhookScopeOf(gql.ctx), args.endpointId, { eventId: args.eventId ?? undefined, from: args.from ?? undefined, to: args.to ?? undefined }),
+  }),
+  rotateWebhookSecret: t.field({
+    type: EndpointRef,
+    description: 'Gives the endpoint a new secret; the previous one keeps signing for 24 hours (both signatures are sent), so a receiver can switch without losing a delivery. Errors: not_found.',
+    args: { endpointId: t.arg.int({ required: true, description: 'A webhook endpoint id (WebhookEndpoint.id).' }) },
+    resolve: (_root, args, gql) => gql.core.webhooks.rotateSecret(webhookScopeOf(gql.ctx), args.endpointId),
+  }),
+  enableWebhookEndpoint: t.field({
+    type: EndpointRef,
+    description: 'Re-enables a disabled endpoint; its pending deliveries resume. Errors: not_found.',
+    args: { endpointId: t.arg.int({ required: true, description: 'A webhook endpoint id (WebhookEndpoint.id).' }) },
+    resolve: (_root, args, gql) => gql.core.webhooks.enable(webhookScopeOf(gql.ctx), args.endpointId),
+  }),
+}));
+

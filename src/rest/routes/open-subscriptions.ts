@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Core } from '../../core/core.ts';
+import { FolderSubscribeRequest, MaterialEventTypeItem, MaterialSubscribeRequest } from '../../core/events/subscription.schemas.ts';
+import { openCommonErrors, openOk, openOkSchema } from '../open-envelope.ts';
+
+const tags = ['Event subscriptions'];
+const security = [{ bearerAuth: [] }];
+const openErrorRef = Type.Ref('OpenErrorEnvelope');
+
+const FAILURES = `Failures (open envelope, README "Event subscriptions"): 400 \`invalid_parameter\` (missing or unknown field, wrong type; \`details[]\` names each),
+400 \`unknown_operation\`, 400 \`unknown_event_type\`, 400 \`callback_url_invalid\` (not an absolute http(s) URL, or carrying user:password),
+400 \`callback_url_unresolvable\`, 400 \`callback_url_not_allowed\` (resolves to a loopback, private, link-local, unique-local or metadata address not in OUTBOUND_ALLOW_HOSTS),
+401 \`invalid_credentials\` / \`key_inactive\`. Nothing is stored on any failure.`;
+
+/** Spec 4.7: the subscription endpoints of Area C. Each handler calls one core operation and wraps its result. */
+export async function openSubscriptionRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  app.post('/folder-subscribe', {
+    schema: {
+      operationId: 'folderSubscribe',
+      summary: 'Subscribe or unsubscribe folder content updates',
+      description: `Subscribes (\`operation\` ADD, the default) the calling key's \`callbackUrl\` to FOLDER_CONTENT_UPDATE callbacks (spec 6.1) of each folder in \`folderIds\` and its whole subtree, or cancels them (DELETE). Subscribing again is a no-op. The endpoint's Standard Webhooks signing secret is created on the first subscription at a URL and is read through GraphQL (\`webhookEndpoints\`) or the CLI (\`webhook list\`).\n\n${FAILURES}\n404 \`folder_not_found\`: a folder id that is not a live folder of the key's team (\`details[]\` lists them).`,
+      tags,
+      security,
+      body: Type.Ref('FolderSubscribeRequest'),
+      response: { 200: openOkSchema(Type.Boolean({ description: 'Always true on success.' })), ...openCommonErrors },
+    },
+  }, async (request) => openOk(request.id, await core.subscriptions.changeFolderSubscription(request.ctx, request.body)));
+
+  app.get('/material-automation-event-types', {
+    schema: {
+      operationId: 'materialAutomationEventTypes',
+      summary: 'List subscribable team material event types',
+      description: 'The five event types of spec 6.2, each with `subscribed`: whether the calling key has an active subscription to it.',
+      tags,
+      security,
+      response: { 200: openOkSchema(Type.Array(Type.Ref('MaterialEventTypeItem'))), 401: openErrorRef, 500: openErrorRef },
+    },
+  }, async (request) => openOk(request.id, await core.subscriptions.materialEventTypes(request.ctx)));
+
+  app.post('/material-automation-subscribe', {
+    schema: {
+      operationId: 'materialAutomationSubscribe',
+      summary: 'Subscribe or unsubscribe team material events',
+      description: `Subscribes (ADD, the default) the calling key's \`callbackUrl\` to each of \`eventTypes\` (spec 6.2), or cancels them (DELETE: by key, callbackUrl and event type). The team must have the subscription capability (\`team enable-subscriptions\`).\n\n${FAILURES}\n403 \`subscriptions_not_enabled\`: the team lacks the capability.`,
+      tags,
+      security,
+      body: Type.Ref('MaterialSubscribeRequest'),
+      response: { 200: openOkSchema(Type.Boolean({ description: 'Always true on success.' })), 403: openErrorRef, ...openCommonErrors },
+    },
+  }, async (request) => openOk(request.id, await core.subscriptions.changeMaterialSubscription(request.ctx, request.body)));
+}
+
+/** Named schemas of the subscription endpoints (OpenAPI components). */
+export const openSubscriptionSchemas = [FolderSubscribeRequest, MaterialSubscribeRequest, MaterialEventTypeItem];

@@ -1,0 +1,62 @@
+import type { Logger } from 'pino';
+import type { Core } from '../src/core/core.ts';
+import type { Queues } from '../src/queues.ts';
+import { queueDeliveries } from './webhook-delivery.worker.ts';
+
+/** Deliveries one relay step takes at most. */
+const BATCH = 1000;
+
+/**
+ * The outbox relay (DESIGN.md Events): moves committed, due deliveries from PostgreSQL onto the
+ * BullMQ delivery queue, every `intervalMs` (immediately again while it finds full batches). Every
+ * worker process runs one; `FOR UPDATE SKIP LOCKED` and deterministic job ids keep them from
+ * doubling work, and PostgreSQL stays the source of truth: what Redis loses is taken again.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  private readonly deps: { core: Core; queues: Queues; logger: Logger; intervalMs: number };
+
+  constructor(deps: { core: Core; queues: Queues; logger: Logger; intervalMs: number }) {
+    this.deps = deps;
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** One step: take due deliveries and queue them; returns how many were queued. */
+  async step(): Promise<number> {
+    const op = this.deps.core.operatorCtx();
+    const due = await this.deps.core.deliveries.takeDue(op, BATCH);
+    try {
+      await queueDeliveries(this.deps.queues, due);
+    } catch (e) {
+      await this.deps.core.deliveries.untake(op, due.map((d) => d.id));
+      throw e;
+    }
+    return due.length;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.step().then(
+        (count) => this.schedule(count === BATCH ? 0 : this.deps.intervalMs),
+        (err: unknown) => {
+          this.deps.logger.warn({ err }, 'outbox relay step failed; retrying');
+          this.schedule(Math.max(this.deps.intervalMs, 1000));
+        },
+      );
+    }, delayMs);
+  }
+
+  /** Stops taking deliveries; an unfinished step completes first. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}
