@@ -22,8 +22,8 @@ export interface DeliverySettings {
   attemptTimeoutMs: number;
 }
 
-/** How long a claimed delivery stays claimed: past it, a worker that died mid-attempt gives it back. */
-const LEASE_SECONDS = 60;
+/** A claim outlives its attempt by this much; past it, a worker that died mid-attempt gives the delivery back. */
+const LEASE_MARGIN_MS = 5_000;
 /** An endpoint whose deliveries have all failed this long is disabled (issue 13). */
 const FAILING_DAYS_BEFORE_DISABLE = 5;
 /** How much of a receiver's answer is kept with an attempt. */
@@ -90,13 +90,13 @@ export class DeliveryService {
   private async claim(op: UnitOfWork, deliveryId: string): Promise<Claimed | null> {
     return queryOne<Claimed>(
       op,
-      `update webhook_deliveries d set status = 'delivering', lease_until = now() + interval '${LEASE_SECONDS} seconds', attempts = d.attempts + 1
+      `update webhook_deliveries d set status = 'delivering', lease_until = now() + (? * interval '1 millisecond'), attempts = d.attempts + 1
          from webhook_endpoints e, outbox_events o
         where d.id = ? and d.status = 'pending' and d.ready and d.next_attempt_at <= now() + interval '1 second'
           and e.id = d.endpoint_id and e.team_id = d.team_id and e.state = 'active' and o.id = d.event_id and o.team_id = d.team_id
         returning d.id, d.team_id, d.endpoint_id, d.ordering_key, d.sequence, d.attempts, e.url, e.secret,
                   case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret, o.body, o.event_id`,
-      [deliveryId],
+      [this.settings.attemptTimeoutMs + LEASE_MARGIN_MS, deliveryId],
     );
   }
 

@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server of the test's own on its own port (fault tests stop it; the shared one is never touched). */
+export interface PrivateRedis {
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function privateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  const ping = async () => {
+    const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await client.connect();
+      return (await client.ping()) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      client.disconnect();
+    }
+  };
+  const redis: PrivateRedis = {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--dir', '/tmp'], { stdio: 'ignore' });
+      for (let i = 0; i < 100 && !(await ping()); i++) await new Promise((r) => setTimeout(r, 50));
+    },
+    async stop() {
+      const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      await client.connect().then(() => client.call('shutdown', 'nosave')).catch(() => undefined);
+      client.disconnect();
+      for (let i = 0; i < 100 && (await ping()); i++) await new Promise((r) => setTimeout(r, 50));
+    },
+  };
+  await redis.start();
+  return redis;
+}
