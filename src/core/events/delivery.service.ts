@@ -1,6 +1,6 @@
 import type { Ctx } from '../platform/ctx.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
-import { inTransaction } from '../platform/tx.ts';
+import { preparedSql, queryOne, queryRows } from '../platform/sql.ts';
+import { textArray } from '../assets/search/search-sql.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
 import { signatureHeaders } from './signing.ts';
 
@@ -43,6 +43,80 @@ interface Claimed {
   event_id: string;
 }
 
+/** Records an attempt (a CTE of the statement that moves the delivery on); `attemptParams` gives its values. */
+const ATTEMPT_INSERT = `insert into webhook_attempts (team_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt)
+  values (?::int, ?::bigint, ?::int, now() - (?::int * interval '1 millisecond'), ?::int, ?::int, ?::text, ?::text) on conflict (delivery_id, attempt) do nothing`;
+
+/*
+ * The statements every delivery runs are prepared: PostgreSQL plans them once per connection. As
+ * inlined text, planning the finishing statement's five CTEs cost about as much as running it.
+ */
+const CLAIM_MANY = preparedSql(
+  'events.claimDeliveries',
+  `update webhook_deliveries d set status = 'delivering', lease_until = now() + (?::int * interval '1 millisecond'), attempts = d.attempts + 1
+     from webhook_endpoints e, outbox_events o
+    where d.id = any(?::bigint[]) and d.status = 'pending' and d.ready and d.next_attempt_at <= now() + interval '1 second'
+      and e.id = d.endpoint_id and e.team_id = d.team_id and e.state = 'active' and o.id = d.event_id and o.team_id = d.team_id
+    returning d.id, d.team_id, d.endpoint_id, d.ordering_key, d.sequence, d.attempts, e.url, e.secret,
+              case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret, o.body, o.event_id`,
+);
+
+/**
+ * Finishes the successful deliveries of a batch in one statement, as FINISH does for one: each
+ * delivery of a batch heads its own line (the relay takes heads only), so lines do not collide.
+ */
+const SUCCEED_MANY = preparedSql(
+  'events.succeedDeliveries',
+  `with input as (
+     select * from unnest(?::bigint[], ?::int[], ?::int[], ?::int[], ?::int[], ?::text[]) as t(id, team_id, attempt, status_code, duration_ms, excerpt)),
+   attempt as (
+     insert into webhook_attempts (team_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt)
+     select team_id, id, attempt, now() - duration_ms * interval '1 millisecond', duration_ms, status_code, null, excerpt from input
+     on conflict (delivery_id, attempt) do nothing),
+   finished as (
+     update webhook_deliveries d set status = 'succeeded', finished_at = now(), lease_until = null, last_status = input.status_code, last_error = null
+       from input where d.id = input.id and d.status = 'delivering' and d.attempts = input.attempt returning d.id, d.endpoint_id, d.ordering_key),
+   endpoint as (
+     update webhook_endpoints e set failing_since = null where e.id in (select endpoint_id from finished) and e.failing_since is not null),
+   line as (
+     update webhook_delivery_lines l set unfinished = l.unfinished - 1 from finished
+      where l.endpoint_id = finished.endpoint_id and l.ordering_key = finished.ordering_key returning l.endpoint_id, l.ordering_key, l.unfinished),
+   next as (
+     update webhook_deliveries d set ready = true where d.id in (
+       select (select p.id from webhook_deliveries p where p.endpoint_id = line.endpoint_id and p.ordering_key = line.ordering_key
+                  and p.status = 'pending' and not p.ready order by p.sequence limit 1)
+         from line where line.unfinished > 0)
+     returning d.id, d.attempts, d.endpoint_id, d.ordering_key)
+   select finished.id, line.endpoint_id, line.ordering_key, line.unfinished, next.id as next_id, next.attempts as next_attempts
+     from finished join line on line.endpoint_id = finished.endpoint_id and line.ordering_key = finished.ordering_key
+     left join next on next.endpoint_id = line.endpoint_id and next.ordering_key = line.ordering_key`,
+);
+
+const FINISH = preparedSql(
+  'events.finishDelivery',
+  `with attempt as (${ATTEMPT_INSERT}),
+   finished as (
+     update webhook_deliveries set status = ?::text, finished_at = now(), lease_until = null, last_status = ?::int, last_error = ?::text
+      where id = ?::bigint and status = 'delivering' and attempts = ?::int returning endpoint_id, ordering_key),
+   endpoint as (
+     update webhook_endpoints e set failing_since = null from finished
+      where ?::boolean and e.id = finished.endpoint_id and e.failing_since is not null),
+   line as (
+     update webhook_delivery_lines l set unfinished = l.unfinished - 1 from finished
+      where l.endpoint_id = finished.endpoint_id and l.ordering_key = finished.ordering_key returning l.unfinished),
+   next as (
+     update webhook_deliveries set ready = true where id = (
+       select id from webhook_deliveries where endpoint_id = ?::int and ordering_key = ?::text and status = 'pending' and not ready
+          and exists (select 1 from line where line.unfinished > 0)
+        order by sequence limit 1)
+     returning id, attempts)
+   select (select unfinished from line) as unfinished, (select id from next) as next_id, (select attempts from next) as next_attempts`,
+);
+
+function attemptParams(claimed: Claimed, result: AttemptResult): unknown[] {
+  return [claimed.team_id, claimed.id, claimed.attempts, result.durationMs, result.durationMs, result.statusCode, result.error, result.excerpt];
+}
+
 /** What one attempt came to, as recorded. */
 export interface AttemptResult {
   statusCode: number | null;
@@ -54,7 +128,7 @@ export interface AttemptResult {
 
 export type DeliveryOutcome =
   | { outcome: 'skipped' }
-  | { outcome: 'succeeded' | 'failed' | 'retry_scheduled' | 'endpoint_disabled'; attempt: number; statusCode: number | null; durationMs: number; next: { id: string; attempts: number } | null };
+  | { outcome: 'succeeded' | 'failed' | 'retry_scheduled' | 'endpoint_disabled'; deliveryId: string; attempt: number; statusCode: number | null; durationMs: number; next: { id: string; attempts: number } | null };
 
 function isSuccess(status: number | null): boolean {
   return status !== null && status >= 200 && status < 300;
@@ -79,25 +153,43 @@ export class DeliveryService {
     this.settings = deps.settings;
   }
 
-  /** One attempt of one delivery; 'skipped' when it is not the due head of an active endpoint's line (already done, not yet due, claimed elsewhere). */
-  async attempt(op: UnitOfWork, deliveryId: string): Promise<DeliveryOutcome> {
-    const claimed = await this.claim(op, deliveryId);
-    if (!claimed) return { outcome: 'skipped' };
-    const result = await this.send(claimed);
-    return inTransaction(op, (tx) => this.record(tx, claimed, result));
+  /**
+   * Attempts of a batch of deliveries (the relay groups them by endpoint): claimed in one
+   * statement, sent at once, and the successes finished in one statement; any other result goes
+   * the way of a single attempt. Two statements per batch instead of two per delivery: the
+   * database round trips, not the HTTP requests, bounded delivery throughput (bench/RESULTS.md).
+   */
+  async attemptMany(op: UnitOfWork, deliveryIds: string[]): Promise<DeliveryOutcome[]> {
+    const claimed = await queryRows<Claimed>(op, CLAIM_MANY, [this.settings.attemptTimeoutMs + LEASE_MARGIN_MS, `{${deliveryIds.join(',')}}`]);
+    if (claimed.length === 0) return [];
+    const results = await Promise.all(claimed.map((c) => this.send(c)));
+    const succeeded = claimed.filter((_c, i) => isSuccess(results[i]!.statusCode));
+    const outcomes: DeliveryOutcome[] = [];
+    if (succeeded.length > 0) outcomes.push(...(await this.succeedMany(op, succeeded, succeeded.map((c) => results[claimed.indexOf(c)]!))));
+    for (const [i, c] of claimed.entries()) {
+      if (!isSuccess(results[i]!.statusCode)) outcomes.push(await this.record(op, c, results[i]!));
+    }
+    return outcomes;
   }
 
-  private async claim(op: UnitOfWork, deliveryId: string): Promise<Claimed | null> {
-    return queryOne<Claimed>(
-      op,
-      `update webhook_deliveries d set status = 'delivering', lease_until = now() + (? * interval '1 millisecond'), attempts = d.attempts + 1
-         from webhook_endpoints e, outbox_events o
-        where d.id = ? and d.status = 'pending' and d.ready and d.next_attempt_at <= now() + interval '1 second'
-          and e.id = d.endpoint_id and e.team_id = d.team_id and e.state = 'active' and o.id = d.event_id and o.team_id = d.team_id
-        returning d.id, d.team_id, d.endpoint_id, d.ordering_key, d.sequence, d.attempts, e.url, e.secret,
-                  case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret, o.body, o.event_id`,
-      [this.settings.attemptTimeoutMs + LEASE_MARGIN_MS, deliveryId],
-    );
+  private async succeedMany(op: UnitOfWork, claimed: Claimed[], results: AttemptResult[]): Promise<DeliveryOutcome[]> {
+    const rows = await queryRows<{ id: string; unfinished: number; next_id: string | null; next_attempts: number | null }>(op, SUCCEED_MANY, [
+      `{${claimed.map((c) => c.id).join(',')}}`,
+      `{${claimed.map((c) => c.team_id).join(',')}}`,
+      `{${claimed.map((c) => c.attempts).join(',')}}`,
+      `{${results.map((r) => r.statusCode).join(',')}}`,
+      `{${results.map((r) => r.durationMs).join(',')}}`,
+      textArray(results.map((r) => r.excerpt ?? '')),
+    ]);
+    const outcomes: DeliveryOutcome[] = [];
+    for (const row of rows) {
+      const c = claimed.find((x) => x.id === String(row.id))!;
+      const r = results[claimed.indexOf(c)]!;
+      let next = row.next_id === null ? null : { id: String(row.next_id), attempts: row.next_attempts! };
+      if (next === null && row.unfinished > 0) next = await this.promoteNext(op, c);
+      outcomes.push({ outcome: 'succeeded', deliveryId: c.id, attempt: c.attempts, statusCode: r.statusCode, durationMs: r.durationMs, next });
+    }
+    return outcomes;
   }
 
   private async send(claimed: Claimed): Promise<AttemptResult> {
@@ -110,7 +202,8 @@ export class DeliveryService {
       return {
         statusCode: response.status,
         error: isSuccess(response.status) ? null : `HTTP ${response.status}`,
-        excerpt: response.body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+        // PostgreSQL text holds no NUL character
+        excerpt: response.body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', ''),
         durationMs: response.durationMs,
         retryAfterMs: response.status === 429 || response.status === 503 ? retryAfterMs(headerValue(response.headers['retry-after'])) : null,
       };
@@ -121,35 +214,31 @@ export class DeliveryService {
   }
 
   private async record(tx: UnitOfWork, claimed: Claimed, result: AttemptResult): Promise<DeliveryOutcome> {
-    await queryRows(
-      tx,
-      `insert into webhook_attempts (team_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt)
-       values (?, ?, ?, now() - (? * interval '1 millisecond'), ?, ?, ?, ?) on conflict (delivery_id, attempt) do nothing`,
-      [claimed.team_id, claimed.id, claimed.attempts, result.durationMs, result.durationMs, result.statusCode, result.error, result.excerpt],
-    );
-    const base = { attempt: claimed.attempts, statusCode: result.statusCode, durationMs: result.durationMs };
+    const base = { deliveryId: claimed.id, attempt: claimed.attempts, statusCode: result.statusCode, durationMs: result.durationMs };
     if (isSuccess(result.statusCode)) {
-      if (!(await this.finish(tx, claimed, 'succeeded', result))) return { outcome: 'skipped' };
-      await queryRows(tx, 'update webhook_endpoints set failing_since = null where id = ? and failing_since is not null', [claimed.endpoint_id]);
-      return { outcome: 'succeeded', ...base, next: await this.promoteNext(tx, claimed) };
+      const finished = await this.finish(tx, claimed, 'succeeded', result);
+      return finished ? { outcome: 'succeeded', ...base, next: finished.next } : { outcome: 'skipped' };
     }
     if (result.statusCode === 410) {
-      if (!(await this.finish(tx, claimed, 'failed', result))) return { outcome: 'skipped' };
+      const finished = await this.finish(tx, claimed, 'failed', result);
+      if (!finished) return { outcome: 'skipped' };
       await this.disableEndpoint(tx, claimed.endpoint_id, 'The receiver answered 410 Gone');
-      return { outcome: 'endpoint_disabled', ...base, next: await this.promoteNext(tx, claimed) };
+      return { outcome: 'endpoint_disabled', ...base, next: finished.next };
     }
     const delay = retryDelayMs(this.settings.retryScheduleMs, claimed.attempts);
     if (delay === null) {
-      if (!(await this.finish(tx, claimed, 'failed', result))) return { outcome: 'skipped' };
+      const finished = await this.finish(tx, claimed, 'failed', result);
+      if (!finished) return { outcome: 'skipped' };
       const disabled = await this.noteFailure(tx, claimed.endpoint_id);
-      return { outcome: disabled ? 'endpoint_disabled' : 'failed', ...base, next: await this.promoteNext(tx, claimed) };
+      return { outcome: disabled ? 'endpoint_disabled' : 'failed', ...base, next: finished.next };
     }
     const wait = result.retryAfterMs === null ? delay : Math.min(Math.max(result.retryAfterMs, 1000), 86_400_000);
     const rescheduled = await queryRows(
       tx,
-      `update webhook_deliveries set status = 'pending', lease_until = null, queued_at = null, next_attempt_at = now() + (? * interval '1 millisecond'),
+      `with attempt as (${ATTEMPT_INSERT})
+       update webhook_deliveries set status = 'pending', lease_until = null, queued_at = null, next_attempt_at = now() + (? * interval '1 millisecond'),
               last_status = ?, last_error = ? where id = ? and status = 'delivering' and attempts = ? returning id`,
-      [wait, result.statusCode, result.error, claimed.id, claimed.attempts],
+      [...attemptParams(claimed, result), wait, result.statusCode, result.error, claimed.id, claimed.attempts],
     );
     // a lease that ran out gave the delivery back meanwhile: the attempt is recorded, the rest is the new claimant's
     if (rescheduled.length === 0) return { outcome: 'skipped' };
@@ -157,28 +246,30 @@ export class DeliveryService {
     return { outcome: disabled ? 'endpoint_disabled' : 'retry_scheduled', ...base, next: null };
   }
 
-  /** Finishes the claimed delivery; false when its lease ran out and it was given back meanwhile (then nothing else may change). */
-  private async finish(tx: UnitOfWork, claimed: Claimed, status: 'succeeded' | 'failed', result: AttemptResult): Promise<boolean> {
-    const rows = await queryRows(
-      tx,
-      `update webhook_deliveries set status = ?, finished_at = now(), lease_until = null, last_status = ?, last_error = ?
-        where id = ? and status = 'delivering' and attempts = ? returning id`,
-      [status, result.statusCode, result.error, claimed.id, claimed.attempts],
-    );
-    return rows.length > 0;
+  /**
+   * Finishes the claimed delivery in one statement: records the attempt, sets the final status,
+   * clears the endpoint's run of failures on success, counts the line down and makes its next
+   * delivery the head. Null when the lease ran out and the delivery was given back meanwhile (then
+   * only the attempt is recorded).
+   *
+   * The line row's lock orders this with writers adding to the line (outbox.ts). A writer that
+   * committed while this statement waited for that lock is counted in `unfinished` but is not in
+   * the statement's snapshot; when that leaves a count without a visible next delivery, a second
+   * statement, with a fresh snapshot, promotes it.
+   */
+  private async finish(tx: UnitOfWork, claimed: Claimed, status: 'succeeded' | 'failed', result: AttemptResult): Promise<{ next: { id: string; attempts: number } | null } | null> {
+    const row = await queryOne<{ unfinished: number | null; next_id: string | null; next_attempts: number | null }>(tx, FINISH, [
+      ...attemptParams(claimed, result),
+      status, result.statusCode, result.error, claimed.id, claimed.attempts, status === 'succeeded', claimed.endpoint_id, claimed.ordering_key,
+    ]);
+    if (row?.unfinished === null || row?.unfinished === undefined) return null;
+    if (row.next_id !== null) return { next: { id: row.next_id, attempts: row.next_attempts! } };
+    if (row.unfinished <= 0) return { next: null };
+    return { next: await this.promoteNext(tx, claimed) };
   }
 
-  /**
-   * The line's next delivery becomes its head once this one is finished. The line row's lock
-   * (taken by the update) orders this with writers adding to the line (outbox.ts).
-   */
+  /** Makes the line's next pending delivery its head (when the finishing statement could not see it). */
   private async promoteNext(tx: UnitOfWork, claimed: Claimed): Promise<{ id: string; attempts: number } | null> {
-    const line = await queryOne<{ unfinished: number }>(
-      tx,
-      'update webhook_delivery_lines set unfinished = unfinished - 1 where endpoint_id = ? and ordering_key = ? returning unfinished',
-      [claimed.endpoint_id, claimed.ordering_key],
-    );
-    if (!line || line.unfinished <= 0) return null;
     return queryOne<{ id: string; attempts: number }>(
       tx,
       `update webhook_deliveries set ready = true where id = (
@@ -215,13 +306,13 @@ export class DeliveryService {
    * attempted (Redis lost, say) is returned again a minute later; so is one whose worker died
    * mid-attempt once its lease runs out.
    */
-  async takeDue(op: UnitOfWork, limit: number): Promise<{ id: string; attempts: number }[]> {
+  async takeDue(op: UnitOfWork, limit: number): Promise<{ id: string; attempts: number; endpointId: number }[]> {
     await queryRows(
       op,
       `update webhook_deliveries set status = 'pending', lease_until = null, queued_at = null
         where status = 'delivering' and lease_until < now()`,
     );
-    return queryRows<{ id: string; attempts: number }>(
+    return queryRows<{ id: string; attempts: number; endpointId: number }>(
       op,
       `with due as (
          select d.id from webhook_deliveries d
@@ -229,7 +320,7 @@ export class DeliveryService {
             and (d.queued_at is null or d.queued_at < now() - interval '60 seconds')
             and exists (select 1 from webhook_endpoints e where e.id = d.endpoint_id and e.state = 'active')
           order by d.next_attempt_at limit ? for update of d skip locked)
-       update webhook_deliveries d set queued_at = now() from due where d.id = due.id returning d.id, d.attempts`,
+       update webhook_deliveries d set queued_at = now() from due where d.id = due.id returning d.id, d.attempts, d.endpoint_id as "endpointId"`,
       [limit],
     );
   }

@@ -1,0 +1,246 @@
+/**
+ * Webhook delivery benchmark (events issue): deliveries per second to a loopback receiver (1 KB
+ * payloads, 50 subscriptions, attempts recorded) against the floor of a bare BullMQ worker that
+ * POSTs the same payloads with no outbox and no record, in the same run; commit-to-receipt latency
+ * at a steady 1,000 events/s; the worker process's RSS with a backlog of undelivered events.
+ *
+ *   node_modules/node/bin/node bench/webhooks.bench.ts
+ *
+ * BENCH_EVENTS (400) events x 50 endpoints per throughput round, BENCH_ROUNDS (2) interleaved
+ * rounds, BENCH_RATE (1000) events/s for BENCH_LATENCY_SECONDS (10), BENCH_BACKLOG (1,000,000)
+ * undelivered events for BENCH_BACKLOG_SECONDS (60); BENCH_PARTS=throughput,latency,backlog picks
+ * parts. Shelf's worker is a real `ROLE=worker` process; the floor a child process too. Only
+ * 127.0.0.1 is contacted.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { Queue } from 'bullmq';
+import { loadConfig } from '../src/config.ts';
+import { createCore, type Core } from '../src/core/core.ts';
+import { recordEvent } from '../src/core/events/outbox.ts';
+import { inTransaction } from '../src/core/platform/tx.ts';
+import { migrateUp, openOrm } from '../src/db/orm.ts';
+import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
+
+const env = process.env;
+const EVENTS = Number(env.BENCH_EVENTS ?? 400);
+const ENDPOINTS = 50;
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 2);
+const RATE = Number(env.BENCH_RATE ?? 1000);
+const LATENCY_SECONDS = Number(env.BENCH_LATENCY_SECONDS ?? 10);
+const BACKLOG = Number(env.BENCH_BACKLOG ?? 1_000_000);
+const BACKLOG_SECONDS = Number(env.BENCH_BACKLOG_SECONDS ?? 60);
+const PARTS = (env.BENCH_PARTS ?? 'throughput,latency,backlog').split(',');
+const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DATABASE = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shelf', 'shelf_bench_webhooks');
+const PREFIX = `shelf-bench-webhooks-${process.pid}`;
+const NOTE = 'x'.repeat(880); // with the envelope fields, a body of about 1 KB
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+function ask<T>(child: ChildProcess, message: string, reply: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type === reply) {
+        child.off('message', on);
+        resolve(m as T);
+      }
+    };
+    child.on('message', on);
+    child.send(message);
+  });
+}
+
+async function startReceiver(): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(new URL('./servers/webhook-receiver.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+  return { child, port };
+}
+
+async function waitForCount(receiver: ChildProcess, target: number, timeoutMs = 300_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { count } = await ask<{ count: number }>(receiver, 'count', 'count');
+    if (count >= target || Date.now() > deadline) return count;
+    await sleep(20);
+  }
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+function shelfWorker(allowHost: string, extra: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, [...(env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_CPU_PROF}`] : []), '--max-semi-space-size=16', '--max-old-space-size=256', 'src/main.ts'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...env, ROLE: 'worker', DATABASE_URL: DATABASE, REDIS_URL, QUEUE_PREFIX: PREFIX, OUTBOUND_ALLOW_HOSTS: allowHost, LOG_LEVEL: 'info', ...(env.BENCH_PGOPTIONS ? { PGOPTIONS: env.BENCH_PGOPTIONS } : {}), LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret', ...extra },
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([gone, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+}
+
+async function main(): Promise<void> {
+  await freshDatabase(DATABASE);
+  const orm = await openOrm({ databaseUrl: DATABASE, poolMax: 10 });
+  await migrateUp(orm);
+  if (env.BENCH_EXPERIMENT_SQL) await orm.em.fork().execute(env.BENCH_EXPERIMENT_SQL);
+  const receiver = await startReceiver();
+  const allowHost = `127.0.0.1:${receiver.port}`;
+  const config = loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: allowHost, QUEUE_PREFIX: PREFIX, LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret' });
+  const core: Core = createCore(orm, config);
+  const op = core.operatorCtx();
+  const { teamId } = await core.access.createTeam(op, { name: 'Bench' });
+  await core.access.enableSubscriptions(op, { teamId });
+  const { key } = await core.access.createKey(op, { teamId, role: 'manage' });
+  const ctx = core.ctxFor(await core.access.authenticate(op, `Bearer ${key}`), 'bench');
+  for (let i = 0; i < ENDPOINTS; i++) {
+    await core.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${allowHost}/e${i}`, eventTypes: ['MATERIAL_DELETED'] });
+  }
+  await core.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${allowHost}/latency`, eventTypes: ['MATERIAL_INBOUND_COMPLETED'] });
+  const db = (sql: string, params: unknown[] = []) => orm.em.fork().execute(sql, params);
+  const lines: string[] = [];
+  const say = (line: string) => {
+    console.log(line);
+    lines.push(line);
+  };
+  say(`# webhooks benchmark ${new Date().toISOString()} load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+
+  let eventCounter = 0;
+  const emit = async (eventType: string) => {
+    const id = ++eventCounter;
+    return inTransaction(ctx, (tx) => recordEvent(tx, { eventType, audience: { kind: 'material' }, orderingKey: `material:${id}`, fields: { payload: { materialIds: [id], note: NOTE } } }));
+  };
+
+  if (PARTS.includes('throughput')) {
+    const total = EVENTS * ENDPOINTS;
+    const shelfRates: number[] = [];
+    const floorRates: number[] = [];
+    const shelf = shelfWorker(allowHost);
+    await sleep(3000);
+    const floorQueue = new Queue('bare-delivery', { connection: { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) }, prefix: PREFIX });
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Shelf: the round's events commit in one transaction that also disables their endpoints, so
+      // nothing is sent until every endpoint is enabled at once (the clock starts there)
+      receiver.child.send('reset');
+      await inTransaction(ctx, async (tx) => {
+        for (let i = 0; i < EVENTS; i++) {
+          const id = ++eventCounter;
+          await recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: `material:${id}`, fields: { payload: { materialIds: [id], note: NOTE } } });
+        }
+        await tx.em.execute(`update webhook_endpoints set state = 'disabled' where url like '%/e%'`);
+      });
+      const pending = Number((await db(`select count(*)::int as n from webhook_deliveries where status = 'pending'`))[0]!.n);
+      const started = Date.now();
+      await db(`update webhook_endpoints set state = 'active' where url like '%/e%'`);
+      const got = await waitForCount(receiver.child, pending);
+      const seconds = (Date.now() - started) / 1000;
+      shelfRates.push(got / seconds);
+      say(`round ${round} shelf: ${got} deliveries in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s`);
+
+      receiver.child.send('reset');
+      const floor = fork(new URL('./servers/bare-delivery-worker.ts', import.meta.url), { env: { ...env, REDIS_URL, QUEUE_PREFIX: PREFIX, CONCURRENCY: String(config.webhookConcurrency) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      await new Promise((r) => floor.once('message', r));
+      const floorStarted = Date.now();
+      const body = JSON.stringify({ eventId: 'x', eventType: 'MATERIAL_DELETED', eventTime: String(Date.now()), actor: { kind: 'key', id: 1 }, payload: { materialIds: [1], note: NOTE }, sequence: 1 });
+      for (let i = 0; i < total; i += 1000) {
+        await floorQueue.addBulk(
+          Array.from({ length: Math.min(1000, total - i) }, (_x, j) => ({ name: 'post', data: { target: `http://${allowHost}/e${(i + j) % ENDPOINTS}`, body, id: String(i + j) }, opts: { removeOnComplete: true } })),
+        );
+      }
+      const floorGot = await waitForCount(receiver.child, total);
+      const floorSeconds = (Date.now() - floorStarted) / 1000;
+      floorRates.push(floorGot / floorSeconds);
+      say(`round ${round} floor: ${floorGot} posts in ${floorSeconds.toFixed(2)} s = ${(floorGot / floorSeconds).toFixed(0)}/s`);
+      floor.send('stop');
+      await new Promise((r) => floor.once('exit', r));
+    }
+    await floorQueue.obliterate({ force: true });
+    await floorQueue.close();
+    await stopChild(shelf);
+    const s = median(shelfRates);
+    const f = median(floorRates);
+    say(`throughput median: shelf ${s.toFixed(0)}/s, floor ${f.toFixed(0)}/s, ratio ${(s / f).toFixed(2)} (targets: >= 0.5 and >= 2,500/s)`);
+  }
+
+  if (PARTS.includes('latency')) {
+    const shelf = shelfWorker(allowHost);
+    await sleep(3000);
+    receiver.child.send('reset');
+    const committed = new Map<string, number>();
+    const started = Date.now();
+    const perTick = Math.max(1, Math.round(RATE / 100));
+    let next = started;
+    while (Date.now() - started < LATENCY_SECONDS * 1000) {
+      const ids = await Promise.all(Array.from({ length: perTick }, () => emit('MATERIAL_INBOUND_COMPLETED')));
+      const now = Date.now();
+      for (const id of ids) if (id) committed.set(id, now);
+      next += 10;
+      const wait = next - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
+    const achieved = committed.size / ((Date.now() - started) / 1000);
+    await waitForCount(receiver.child, committed.size, 60_000);
+    const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver.child, 'report', 'report');
+    const latencies = arrivals.filter(([id]) => committed.has(id)).map(([id, at]) => at - committed.get(id)!);
+    say(`latency at ${achieved.toFixed(0)} events/s committed (${committed.size} events, ${latencies.length} received): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${Math.max(...latencies)} ms (target p99 < 1000 ms)`);
+    await stopChild(shelf);
+  }
+
+  if (PARTS.includes('backlog')) {
+    // a receiver that is down: an allowlisted port nothing listens on
+    const downHost = '127.0.0.1:9';
+    await core.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] }).catch(() => undefined);
+    const config2 = createCore(orm, loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: `${allowHost},${downHost}`, QUEUE_PREFIX: PREFIX }));
+    await config2.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] });
+    const [endpoint] = (await db(`select id from webhook_endpoints where url = ?`, [`http://${downHost}/down`])) as [{ id: number }];
+    const t0 = Date.now();
+    await db(
+      `insert into outbox_events (team_id, event_id, event_type, ordering_key, body, actor)
+       select ?, gen_random_uuid(), 'MATERIAL_VERSION_CHANGED', 'backlog:' || g, json_build_object('eventType', 'MATERIAL_VERSION_CHANGED', 'payload', json_build_object('note', ?::text)), 'key:1'
+         from generate_series(1, ?) g`,
+      [teamId, NOTE, BACKLOG],
+    );
+    await db(
+      `insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready)
+       select team_id, ?, id, ordering_key, 1, true from outbox_events where event_type = 'MATERIAL_VERSION_CHANGED'`,
+      [endpoint.id],
+    );
+    await db(`insert into webhook_delivery_lines (endpoint_id, ordering_key, team_id, last_sequence, unfinished) select ?, ordering_key, team_id, 1, 1 from outbox_events where event_type = 'MATERIAL_VERSION_CHANGED'`, [endpoint.id]);
+    say(`backlog: ${BACKLOG} undelivered events written in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const shelf = shelfWorker(`${allowHost},${downHost}`);
+    let peak = 0;
+    const samples: number[] = [];
+    const until = Date.now() + BACKLOG_SECONDS * 1000;
+    while (Date.now() < until) {
+      await sleep(1000);
+      const rss = rssMb(shelf.pid!);
+      samples.push(rss);
+      peak = Math.max(peak, rss);
+    }
+    const [attempted] = (await db(`select count(*)::int as n from webhook_attempts where delivery_id in (select id from webhook_deliveries where endpoint_id = ?)`, [endpoint.id])) as [{ n: number }];
+    say(`backlog: worker RSS over ${BACKLOG_SECONDS} s: median ${median(samples).toFixed(0)} MB, peak ${peak.toFixed(0)} MB (target < 300 MB); ${attempted.n} attempts made meanwhile (receiver down)`);
+    await stopChild(shelf);
+  }
+
+  receiver.child.send('stop');
+  await orm.close();
+  const queueCleanup = new Queue('webhook-delivery', { connection: { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) }, prefix: PREFIX });
+  await queueCleanup.obliterate({ force: true }).catch(() => undefined);
+  await queueCleanup.close();
+  console.log(`\n${lines.join('\n')}`);
+  process.exit(0);
+}
+
+await main();
