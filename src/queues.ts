@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 
 /** Every BullMQ queue of Shelf; workers/registry.ts maps each to exactly one processor. */
-export const QUEUE_NAMES = ['maintenance', 'webhook-delivery'] as const;
+export const QUEUE_NAMES = ['maintenance', 'webhook-delivery', 'approval-timeout'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export function redisConnection(config: Pick<Config, 'redisUrl'>): ConnectionOptions {

@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
 import type { Core } from '../src/core/core.ts';
 import type { Queues } from '../src/queues.ts';
+import { queueTimers } from './approval-timeout.worker.ts';
 import { queueDeliveries } from './webhook-delivery.worker.ts';
 
-/** Deliveries one relay step takes at most. */
+/** Deliveries (and timers) one relay step takes at most. */
 const BATCH = 1000;
+/** Timers due within this are queued as delayed jobs; later ones wait in PostgreSQL. */
+const TIMER_HORIZON_MS = 60_000;
 
 /**
  * The outbox relay (DESIGN.md Events): moves committed, due deliveries from PostgreSQL onto the
@@ -27,9 +30,10 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
-  /** One step: take due deliveries and queue them; returns how many were queued. */
+  /** One step: take due deliveries and approval timers and queue them; returns how many deliveries were queued. */
   async step(): Promise<number> {
     const op = this.deps.core.operatorCtx();
+    await this.stepTimers();
     const due = await this.deps.core.deliveries.takeDue(op, BATCH);
     try {
       await queueDeliveries(this.deps.queues, due);
@@ -38,6 +42,13 @@ export class OutboxRelay {
       throw e;
     }
     return due.length;
+  }
+
+  /** Approval timers due soon become BullMQ delayed jobs (DESIGN.md: timers are delayed jobs keyed by task, node and round). */
+  private async stepTimers(): Promise<void> {
+    const op = this.deps.core.operatorCtx();
+    const due = await this.deps.core.approvals.tasks.takeDueTimers(op, TIMER_HORIZON_MS, BATCH);
+    await queueTimers(this.deps.queues, due);
   }
 
   private schedule(delayMs: number): void {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Core } from '../src/core/core.ts';
 import type { Metrics } from '../src/observability/metrics.ts';
 import { QUEUE_NAMES, type QueueName, type Queues } from '../src/queues.ts';
+import { approvalTimeoutProcessor } from './approval-timeout.worker.ts';
 import { maintenanceProcessor } from './maintenance.worker.ts';
 import { webhookDeliveryProcessor } from './webhook-delivery.worker.ts';
 
@@ -28,6 +29,7 @@ export function processorRegistry(deps: ProcessorDeps): Map<QueueName, Processor
     new Map<QueueName, Processor>([
       ['maintenance', maintenanceProcessor(deps.core)],
       ['webhook-delivery', webhookDeliveryProcessor(deps)],
+      ['approval-timeout', approvalTimeoutProcessor(deps.core)],
     ]),
   );
 }

@@ -16,6 +16,9 @@ import { VersionedMemo } from './assets/search/versioned-memo.ts';
 import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search-sql.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage.ts';
+import { ApprovalEngine } from './approvals/task-engine.ts';
+import { ApprovalTaskService } from './approvals/task.service.ts';
+import { ApprovalTemplateService } from './approvals/template.service.ts';
 import { BrandService } from './catalogue/brand.service.ts';
 import { DeliveryService } from './events/delivery.service.ts';
 import { SubscriptionService } from './events/subscription.service.ts';
@@ -74,6 +77,8 @@ export interface Core {
   deliveries: DeliveryService;
   /** Endpoints, deliveries, replays and secrets for integrators (GraphQL, CLI; docs/events.md). */
   webhooks: WebhookAdminService;
+  /** Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers. */
+  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine };
   /** A unit of work for one request of one caller. */
   ctxFor(actor: Actor, requestId: string): Ctx;
   /** A unit of work for operator commands and unauthenticated lookups. */
@@ -101,6 +106,16 @@ export function createCore(orm: MikroORM, config: Config): Core {
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   const library = new LibraryService({ signer: links });
   const outbound = new OutboundGuard({ allowHosts: config.outboundAllowHosts });
+  const libraryImport = new LibraryImportService(storage);
+  const approvalTemplates = new ApprovalTemplateService();
+  const approvalEngine = new ApprovalEngine({ storage, libraryImport });
+  const approvalTasks = new ApprovalTaskService({
+    guard: outbound,
+    storage,
+    templates: approvalTemplates,
+    engine: approvalEngine,
+    limits: { timeoutMs: config.approvalDownloadTimeoutMs, maxBytes: config.approvalMaxAssetBytes },
+  });
   const products = new ProductService({ library, templates, cursorSecret: config.linkSigningSecret });
   // spec 3.2: a category subtree with a live product is not deleted (category_has_products)
   categories.addDeleteGuard((tx, categoryIds) => products.hasLiveInCategories(tx, categoryIds));
@@ -117,7 +132,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     categoryIcons,
     storage,
     library,
-    libraryImport: new LibraryImportService(storage),
+    libraryImport,
     links,
     previews,
     libraryEdit: new LibraryEditService(),
@@ -133,6 +148,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     subscriptions: new SubscriptionService({ urls: outbound }),
     deliveries: new DeliveryService({ poster: outbound, settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs } }),
     webhooks: new WebhookAdminService(),
+    approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),

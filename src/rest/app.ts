@@ -11,7 +11,9 @@ import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
 import { sendError } from './errors.ts';
 import { graphqlRoute } from './graphql-route.ts';
-import { openArea } from './open-area.ts';
+import { envelopeArea, openArea } from './open-area.ts';
+import { sendApprovalError } from './approval-envelope.ts';
+import { approvalRoutes, approvalSchemas } from './routes/approval.ts';
 import { openApiInfo } from './openapi.ts';
 import { brandRoutes, brandSchemas } from './routes/brands.ts';
 import { categoryRoutes, categorySchemas } from './routes/categories.ts';
@@ -82,7 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
-  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas]) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas, ...approvalSchemas]) app.addSchema(schema);
 
   // The per-request hooks take callbacks rather than being async: they run on every request, and
   // their promises cost ~9 µs per request in a Fastify microbenchmark (bench/RESULTS-brands.md).
@@ -127,6 +129,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }, { prefix: '/v1' });
   // Areas B and C (CONTRACT.md {open_url}): the open envelope and its own error mapping
   await app.register(openArea([openSearchRoutes, openSubscriptionRoutes]), { prefix: '/open', core: deps.core });
+  // Area D (CONTRACT.md {approval_url}): the same Bearer key, its own envelope of spec 7.3
+  await app.register(envelopeArea({ routes: [approvalRoutes], auth: 'bearer', sendError: sendApprovalError }), { prefix: '/approval', core: deps.core });
   await app.register(graphqlRoute, { core: deps.core });
 
   return app;

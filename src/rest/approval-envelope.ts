@@ -38,9 +38,16 @@ export function approvalCodeOf(error: DomainError): string {
   return error.reason ?? error.code;
 }
 
+/** A body that is not JSON (or not sent as JSON) is `invalid_payload:invalid_json`. */
+function withReason(domain: DomainError | null, error: FastifyError): DomainError | null {
+  if (!domain || domain.code !== 'validation_failed') return domain;
+  const json = error instanceof SyntaxError || ['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_MEDIA_TYPE'].includes(error.code);
+  return json ? new DomainError(domain.code, domain.message, domain.details, { reason: 'invalid_json' }) : domain;
+}
+
 /** Maps any error to the `/approval` envelope (`code`, `message`, `result` null, `traceId`); unknown errors are logged and never leak. */
 export function sendApprovalError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const domain = error instanceof DomainError ? error : fromFastifyError(error as FastifyError);
+  const domain = error instanceof DomainError ? error : withReason(fromFastifyError(error as FastifyError), error as FastifyError);
   if (!domain) {
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ code: 'internal_error', message: 'Internal server error', result: null, traceId: request.id });

@@ -1,0 +1,59 @@
+import type { Ctx } from '../platform/ctx.ts';
+import { queryRows } from '../platform/sql.ts';
+import { APPROVAL_EVENT_TYPE } from '../events/event-types.ts';
+import { recordEvent } from '../events/outbox.ts';
+import type { WorkflowNode } from './approval.schemas.ts';
+
+export type TaskScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
+
+/** The node a task is at, as the callbacks name it (spec 6.3 node object). */
+export interface NodeVisit {
+  index: number;
+  role: 'normal' | 'resubmit_submitter' | 'resubmit_approver';
+  round: number;
+  node: WorkflowNode;
+}
+
+/** A node visit's id: the workflow node's id, or a resubmit step of a round (`node-2-resubmit-2`, `node-2-rereview-2`). */
+export function nodeIdOf(visit: NodeVisit): string {
+  if (visit.role === 'resubmit_submitter') return `${visit.node.nodeId}-resubmit-${visit.round}`;
+  if (visit.role === 'resubmit_approver') return `${visit.node.nodeId}-rereview-${visit.round}`;
+  return visit.node.nodeId;
+}
+
+/** Decisions of one visit are keyed `<nodeId>#<round>`, so a node visited again in a later round starts afresh. */
+export function nodeKeyOf(visit: NodeVisit): string {
+  return `${nodeIdOf(visit)}#${visit.round}`;
+}
+
+/** The node object's common fields. */
+export function nodeObject(visit: NodeVisit, nodeStatus: string, approverCount: number): Record<string, unknown> {
+  return { nodeId: nodeIdOf(visit), nodeOrder: visit.index + 1, nodeRole: visit.role, nodeStatus, signMode: visit.node.signMode, approverCount };
+}
+
+/** Member names by id, for the approver, submitter, operator and transferTo objects. */
+export async function memberNames(scope: Pick<Ctx, 'em' | 'teamId'>, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await queryRows<{ id: number; name: string }>(scope, 'select id, name from members where team_id = ? and id = any(?::int[])', [scope.teamId, `{${ids.join(',')}}`]);
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/**
+ * Writes one approval callback (spec 6.3) to the outbox in the caller's transaction: every payload
+ * has eventName, orgId, taskId, taskStatus and, beyond the spec, the task's `round`. The task is
+ * the ordering key, so one task's callbacks arrive in order.
+ */
+export async function recordCallback(
+  scope: TaskScope,
+  task: { id: string; round: number },
+  eventName: string,
+  taskStatus: 'PROCESSING' | 'APPROVED' | 'TIMEOUT',
+  fields: Record<string, unknown>,
+): Promise<void> {
+  await recordEvent(scope, {
+    eventType: APPROVAL_EVENT_TYPE,
+    audience: { kind: 'approval' },
+    orderingKey: `task:${task.id}`,
+    fields: { payload: { eventName, orgId: scope.teamId, taskId: task.id, taskStatus, round: task.round, ...fields } },
+  });
+}

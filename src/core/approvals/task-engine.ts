@@ -1,0 +1,310 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { LibraryImportService } from '../assets/import.ts';
+import type { Storage } from '../assets/storage.ts';
+import { memberIdOf, type Ctx } from '../platform/ctx.ts';
+import { DomainError, notFound } from '../platform/errors.ts';
+import { queryOne, queryRows } from '../platform/sql.ts';
+import { inTransaction } from '../platform/tx.ts';
+import type { Workflow } from './approval.schemas.ts';
+import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, type NodeVisit, type TaskScope } from './callbacks.ts';
+
+/** A task row as the engine reads it, locked for the transaction. */
+export interface TaskRow {
+  id: string;
+  team_id: number;
+  template_id: string;
+  workflow: Workflow;
+  status: string;
+  created_by_id: number;
+  node_index: number;
+  node_role: NodeVisit['role'];
+  node_status: string;
+  round: number;
+  timeout_at: string | null;
+  auto_import: boolean;
+  target_folder: string;
+}
+
+const ACTIVE = ['PENDING', 'PROCESSING', 'REJECTED'];
+
+export async function lockTask(tx: Pick<Ctx, 'em'>, taskId: string, teamId: number | null): Promise<TaskRow> {
+  if (!/^[0-9a-f-]{36}$/i.test(taskId)) throw notFound('Task');
+  const row = await queryOne<TaskRow>(
+    tx,
+    `select t.id, t.team_id, t.template_id, t.workflow, t.status, t.created_by_id, t.node_index, t.node_role, t.node_status, t.round, t.timeout_at::text,
+            p.auto_import_enabled as auto_import, p.target_folder
+       from approval_tasks t join approval_templates p on p.id = t.template_id and p.team_id = t.team_id
+      where t.id = ?::uuid and (?::int is null or t.team_id = ?::int) for update of t`,
+    [taskId, teamId, teamId],
+  );
+  if (!row) throw notFound('Task');
+  return row;
+}
+
+export function visitOf(task: Pick<TaskRow, 'workflow' | 'node_index' | 'node_role' | 'round'>): NodeVisit {
+  return { index: task.node_index, role: task.node_role, round: task.round, node: task.workflow.nodes[task.node_index]! };
+}
+
+function refuse(reason: string, message: string): DomainError {
+  return new DomainError('forbidden', message, undefined, { reason });
+}
+
+/** The acting member of a decision (CLI `--user`, GraphQL X-Shelf-Member); keys and the system are refused. */
+function actingMember(ctx: Pick<Ctx, 'actor'>): number {
+  const id = memberIdOf(ctx.actor);
+  if (id === null) throw refuse('member_required', 'Decisions are made by team members: name one (CLI --user, GraphQL header X-Shelf-Member)');
+  return id;
+}
+
+/**
+ * The node engine (spec 3.4, 6.3; docs/approvals.md): decisions, resubmissions, timeouts and
+ * cancellation, each in one transaction that also writes its callbacks, in the order of 6.3.
+ */
+export class ApprovalEngine {
+  private readonly storage: Storage;
+  private readonly libraryImport: LibraryImportService;
+
+  constructor(deps: { storage: Storage; libraryImport: LibraryImportService }) {
+    this.storage = deps.storage;
+    this.libraryImport = deps.libraryImport;
+  }
+
+  /** Starts a node visit: its approvers' decisions pending, its timeout armed, NODE_TRANSFERRED (when the flow moves) then NODE_STARTED. */
+  async startVisit(tx: TaskScope, task: TaskRow, visit: NodeVisit, transfer?: { reason: string; from: Record<string, unknown> }): Promise<void> {
+    const approvers = visit.role === 'resubmit_submitter' ? [task.created_by_id] : visit.node.approvers;
+    await queryRows(
+      tx,
+      `insert into approval_decisions (team_id, task_id, node_key, member_id) select ?, ?::uuid, ?, m from unnest(?::int[]) m on conflict do nothing`,
+      [tx.teamId, task.id, nodeKeyOf(visit), `{${approvers.join(',')}}`],
+    );
+    const hours = visit.role === 'resubmit_submitter' ? null : (visit.node.timeout?.hours ?? null);
+    const started = await queryOne<{ started: string }>(
+      tx,
+      `update approval_tasks set node_index = ?, node_role = ?, node_status = 'processing', round = ?, node_started_at = now(),
+              timeout_at = case when ?::float8 is null then null else now() + ?::float8 * interval '1 hour' end, timer_queued_at = null, updated_at = now()
+        where id = ?::uuid returning to_char(node_started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as started`,
+      [visit.index, visit.role, visit.round, hours, hours, task.id],
+    );
+    Object.assign(task, { node_index: visit.index, node_role: visit.role, round: visit.round, node_status: 'processing' });
+    const node = nodeObject(visit, 'processing', approvers.length);
+    if (transfer) await recordCallback(tx, task, 'NODE_TRANSFERRED', 'PROCESSING', { transferReason: transfer.reason, fromNode: transfer.from, node });
+    await recordCallback(tx, task, 'NODE_STARTED', 'PROCESSING', { node: { ...node, startedAt: started!.started } });
+  }
+
+  /** `approval decide` / GraphQL: a pending approver of the current node approves or rejects. */
+  async decide(ctx: Ctx, input: { taskId: string; decision: string; comment?: string | null }): Promise<{ taskId: string; status: string }> {
+    const memberId = actingMember(ctx);
+    if (input.decision !== 'approved' && input.decision !== 'rejected') {
+      throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'decision', message: "must be 'approved' or 'rejected'" }], { reason: 'invalid_decision' });
+    }
+    return inTransaction(ctx, async (tx) => {
+      const task = await lockTask(tx, input.taskId, tx.teamId);
+      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      const visit = visitOf(task);
+      if (visit.role === 'resubmit_submitter') throw refuse('not_a_pending_approver', 'The task waits for its submitter to resubmit');
+      const decided = await queryOne<{ decided_at: string }>(
+        tx,
+        `update approval_decisions set state = ?, comment = ?, decided_at = now()
+          where task_id = ?::uuid and node_key = ? and member_id = ? and state = 'pending'
+          returning to_char(decided_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as decided_at`,
+        [input.decision, input.comment ?? null, task.id, nodeKeyOf(visit), memberId],
+      );
+      if (!decided) throw refuse('not_a_pending_approver', 'Only a pending approver of the current node may decide');
+      await queryRows(tx, `update approval_tasks set status = 'PROCESSING', operator_id = ?, updated_at = now() where id = ?::uuid`, [memberId, task.id]);
+      task.status = 'PROCESSING';
+      const decisions = await this.decisionsOf(tx, task, visit);
+      const names = await memberNames(tx, [memberId]);
+      await recordCallback(tx, task, 'APPROVER_SUBMITTED', 'PROCESSING', {
+        node: { nodeId: nodeIdOf(visit), nodeOrder: visit.index + 1, nodeStatus: 'processing', signMode: visit.node.signMode },
+        approver: { id: String(memberId), name: names.get(memberId) ?? null, decision: input.decision, comment: input.comment ?? null, submittedAt: decided.decided_at },
+        approverCount: decisions.length,
+      });
+      const rejected = decisions.some((d) => d.state === 'rejected');
+      const approved = visit.node.signMode === 'or' ? input.decision === 'approved' : decisions.every((d) => d.state === 'approved');
+      if (rejected) await this.completeRejected(tx, task, visit);
+      else if (approved) await this.completeApproved(tx, task, visit, memberId);
+      return { taskId: task.id, status: task.status };
+    });
+  }
+
+  /** `approval resubmit` / GraphQL: the task's creator sends new versions of the assets at the resubmit step. */
+  async resubmit(
+    ctx: Ctx,
+    input: { taskId: string; comment?: string | null; assets: { sha256: string; byteSize: number; name: string; mimeType: string | null; storageKey: string }[] },
+  ): Promise<{ taskId: string; status: string }> {
+    const memberId = actingMember(ctx);
+    return inTransaction(ctx, async (tx) => {
+      const task = await lockTask(tx, input.taskId, tx.teamId);
+      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      const visit = visitOf(task);
+      if (visit.role !== 'resubmit_submitter' || memberId !== task.created_by_id) throw refuse('not_the_resubmitter', 'Only the task\'s submitter may resubmit, at the resubmit step');
+      const latest = await this.addVersions(tx, task, input.assets);
+      const submitted = await queryOne<{ at: string }>(
+        tx,
+        `update approval_decisions set state = 'approved', comment = ?, decided_at = now() where task_id = ?::uuid and node_key = ? and member_id = ?
+         returning to_char(decided_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+        [input.comment ?? null, task.id, nodeKeyOf(visit), memberId],
+      );
+      await queryRows(tx, `update approval_tasks set status = 'PROCESSING', operator_id = ?, updated_at = now() where id = ?::uuid`, [memberId, task.id]);
+      task.status = 'PROCESSING';
+      const names = await memberNames(tx, [memberId]);
+      await recordCallback(tx, task, 'SUBMITTER_RESUBMITTED', 'PROCESSING', {
+        node: nodeObject(visit, 'approved', 1),
+        submitter: { id: String(memberId), name: names.get(memberId) ?? null, comment: input.comment ?? null, submittedAt: submitted!.at },
+        latestAssets: latest,
+        latestAssetCount: latest.length,
+      });
+      await recordCallback(tx, task, 'NODE_COMPLETED', 'PROCESSING', {
+        node: { ...nodeObject(visit, 'approved', 1), approvers: [{ id: String(memberId), name: names.get(memberId) ?? null, status: 'approved' }], completedAt: submitted!.at },
+      });
+      await this.startVisit(tx, task, { ...visit, role: 'resubmit_approver' }, { reason: 'RESUBMIT_APPROVER', from: { nodeId: nodeIdOf(visit), nodeOrder: visit.index + 1, nodeStatus: 'approved' } });
+      return { taskId: task.id, status: task.status };
+    });
+  }
+
+  /** Cancel by the task's creator (GraphQL, CLI): an unfinished task becomes CANCELED; no callback (6.3 has none). */
+  async cancel(ctx: Ctx, taskId: string): Promise<{ taskId: string; status: string }> {
+    const memberId = actingMember(ctx);
+    return inTransaction(ctx, async (tx) => {
+      const task = await lockTask(tx, taskId, tx.teamId);
+      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (memberId !== task.created_by_id) throw refuse('not_the_submitter', 'Only the task\'s submitter may cancel it');
+      await queryRows(tx, `update approval_tasks set status = 'CANCELED', operator_id = ?, timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid`, [memberId, task.id]);
+      await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and state = 'pending'`, [task.id]);
+      return { taskId: task.id, status: 'CANCELED' };
+    });
+  }
+
+  /**
+   * A node's timeout (the approval-timeout worker, for the system): does nothing unless the task
+   * is still at that node visit and the deadline has come. With a transfer target: NODE_TIMEOUT
+   * then NODE_TRANSFERRED, and the target becomes the node's approver; without: one NODE_TIMEOUT
+   * and the node waits for manual follow-up (its approvers may still decide).
+   */
+  async fireTimeout(op: Pick<Ctx, 'em'>, input: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
+    return inTransaction(op, async (uow) => {
+      const task = await lockTask(uow, input.taskId, null).catch(() => null);
+      if (!task || !ACTIVE.includes(task.status) || task.timeout_at === null) return 'skipped';
+      const visit = visitOf(task);
+      if (nodeKeyOf(visit) !== input.nodeKey) return 'skipped';
+      const due = await queryOne<{ due: boolean }>(uow, `select timeout_at <= now() + interval '1 second' as due from approval_tasks where id = ?::uuid`, [task.id]);
+      if (!due?.due) return 'skipped';
+      const tx: TaskScope = { em: uow.em, teamId: task.team_id, actor: { kind: 'system', teamId: task.team_id, job: 'approval-timeout' } };
+      const target = visit.node.timeout?.transferTo ?? null;
+      const names = await memberNames(tx, target === null ? [] : [target]);
+      const transferTo = target === null ? null : { id: String(target), name: names.get(target) ?? null };
+      const hours = visit.node.timeout?.hours ?? null;
+      if (target === null) {
+        await queryRows(tx, `update approval_tasks set node_status = 're_assigned', timeout_at = null, updated_at = now() where id = ?::uuid`, [task.id]);
+        await recordCallback(tx, task, 'NODE_TIMEOUT', 'TIMEOUT', { node: { nodeId: nodeIdOf(visit), nodeStatus: 're_assigned', timeoutHours: hours }, timeout: { transferTo: null } });
+        return 'fired';
+      }
+      await recordCallback(tx, task, 'NODE_TIMEOUT', 'TIMEOUT', { node: { nodeId: nodeIdOf(visit), nodeStatus: 'timeout_transferred', timeoutHours: hours }, timeout: { transferTo } });
+      await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and node_key = ? and state = 'pending'`, [task.id, nodeKeyOf(visit)]);
+      await queryRows(
+        tx,
+        `insert into approval_decisions (team_id, task_id, node_key, member_id) values (?, ?::uuid, ?, ?)
+         on conflict (task_id, node_key, member_id) do update set state = 'pending', decided_at = null where approval_decisions.state = 'skipped'`,
+        [tx.teamId, task.id, nodeKeyOf(visit), target],
+      );
+      await queryRows(tx, `update approval_tasks set node_status = 'processing', timeout_at = null, updated_at = now() where id = ?::uuid`, [task.id]);
+      const count = (await this.decisionsOf(tx, task, visit)).filter((d) => d.state !== 'skipped').length;
+      await recordCallback(tx, task, 'NODE_TRANSFERRED', 'PROCESSING', { transferReason: 'TIMEOUT_TRANSFER', node: { ...nodeObject(visit, 'processing', count), timeoutHours: hours }, timeout: { transferTo } });
+      return 'fired';
+    });
+  }
+
+  private async decisionsOf(tx: TaskScope, task: TaskRow, visit: NodeVisit): Promise<{ member_id: number; name: string; state: string }[]> {
+    return queryRows(
+      tx,
+      `select d.member_id, m.name, d.state from approval_decisions d join members m on m.id = d.member_id
+        where d.task_id = ?::uuid and d.node_key = ? and d.state <> 'skipped' order by d.id`,
+      [task.id, nodeKeyOf(visit)],
+    );
+  }
+
+  private async completeNode(tx: TaskScope, task: TaskRow, visit: NodeVisit, status: 'approved' | 'rejected'): Promise<Record<string, unknown>> {
+    await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and node_key = ? and state = 'pending'`, [task.id, nodeKeyOf(visit)]);
+    const decisions = await this.decisionsOf(tx, task, visit);
+    const approvers = decisions.map((d) => ({ id: String(d.member_id), name: d.name, status: d.state }));
+    await recordCallback(tx, task, 'NODE_COMPLETED', 'PROCESSING', { node: { ...nodeObject(visit, status, approvers.length), approvers, completedAt: new Date().toISOString() } });
+    return { nodeId: nodeIdOf(visit), nodeOrder: visit.index + 1, nodeStatus: status };
+  }
+
+  /** A rejection opens a new round at the resubmit step of the rejected node (the task shows REJECTED until the submitter resubmits). */
+  private async completeRejected(tx: TaskScope, task: TaskRow, visit: NodeVisit): Promise<void> {
+    const from = await this.completeNode(tx, task, visit, 'rejected');
+    await queryRows(tx, `update approval_tasks set status = 'REJECTED' where id = ?::uuid`, [task.id]);
+    task.status = 'REJECTED';
+    await this.startVisit(tx, task, { ...visit, role: 'resubmit_submitter', round: visit.round + 1 }, { reason: 'RESUBMIT_SUBMITTER', from });
+  }
+
+  private async completeApproved(tx: TaskScope, task: TaskRow, visit: NodeVisit, operatorId: number): Promise<void> {
+    const from = await this.completeNode(tx, task, visit, 'approved');
+    const nextIndex = visit.index + 1;
+    if (nextIndex < task.workflow.nodes.length) {
+      await this.startVisit(tx, task, { index: nextIndex, role: 'normal', round: visit.round, node: task.workflow.nodes[nextIndex]! }, { reason: 'NEXT_NODE', from });
+      return;
+    }
+    const finished = await queryOne<{ at: string }>(
+      tx,
+      `update approval_tasks set status = 'APPROVED', timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid
+       returning to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+      [task.id],
+    );
+    task.status = 'APPROVED';
+    const names = await memberNames(tx, [operatorId]);
+    await recordCallback(tx, task, 'TASK_APPROVED', 'APPROVED', { operator: { id: String(operatorId), name: names.get(operatorId) ?? null }, finishedAt: finished!.at });
+    if (task.auto_import) await this.importApproved(tx, task, operatorId);
+  }
+
+  /** autoImportEnabled: the final version of each asset goes into the template's target folder through the library's import (its events fire too). */
+  private async importApproved(tx: TaskScope, task: TaskRow, operatorId: number): Promise<void> {
+    const assets = await queryRows<{ name: string; storage_key: string }>(
+      tx,
+      `select distinct on (position) name, storage_key from approval_assets where task_id = ?::uuid order by position, version desc`,
+      [task.id],
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'shelf-approved-'));
+    try {
+      for (const [i, asset] of assets.entries()) {
+        const opened = await this.storage.open(asset.storage_key);
+        if (!opened) throw new DomainError('internal_server_error', 'An approved asset is missing from storage');
+        const path = join(dir, String(i));
+        await pipeline(opened.stream, createWriteStream(path));
+        await this.libraryImport.importFile(tx, { team: task.team_id, file: path, name: asset.name, folder: task.target_folder || '/', user: operatorId });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Records a new version of each resubmitted asset (positions in order) and returns the latestAssets objects of 6.3. */
+  private async addVersions(
+    tx: TaskScope,
+    task: TaskRow,
+    assets: { sha256: string; byteSize: number; name: string; mimeType: string | null; storageKey: string }[],
+  ): Promise<Record<string, unknown>[]> {
+    const latest: Record<string, unknown>[] = [];
+    for (const [position, asset] of assets.entries()) {
+      const previous = await queryOne<{ version: number; storage_key: string }>(
+        tx,
+        `select version, storage_key from approval_assets where task_id = ?::uuid and position = ? order by version desc limit 1`,
+        [task.id, position],
+      );
+      const row = await queryOne<{ id: number; version: number; at: string }>(
+        tx,
+        `insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type)
+         values (?, ?::uuid, ?, ?, ?, null, ?, ?, ?, ?)
+         returning id, version, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+        [tx.teamId, task.id, position, (previous?.version ?? 0) + 1, asset.name, asset.sha256, asset.storageKey, asset.byteSize, asset.mimeType],
+      );
+      latest.push({ assetId: String(row!.id), filePathId: null, version: row!.version, oldStorePath: previous?.storage_key ?? null, newStorePath: asset.storageKey, updatedAt: row!.at, sha256: asset.sha256 });
+    }
+    return latest;
+  }
+}

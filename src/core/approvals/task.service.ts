@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import { objectKey } from '../assets/import.ts';
+import type { Storage } from '../assets/storage.ts';
+import type { Ctx } from '../platform/ctx.ts';
+import { DomainError, invalid } from '../platform/errors.ts';
+import type { OutboundGuard } from '../platform/outbound/outbound-guard.ts';
+import { queryOne, queryRows } from '../platform/sql.ts';
+import { isoSql } from '../platform/timestamps.ts';
+import { inTransaction } from '../platform/tx.ts';
+import { compileInput } from '../platform/validate.ts';
+import { CreateApprovalInput, type Workflow } from './approval.schemas.ts';
+import { downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
+import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
+import { lockTask, visitOf, type ApprovalEngine } from './task-engine.ts';
+import type { ApprovalTemplateService } from './template.service.ts';
+import { requireMembers } from './workflow.ts';
+
+const checkCreate = compileInput(CreateApprovalInput);
+
+const STATUS_LABELS: Record<string, string> = {
+  PENDING: 'Waiting for the first decision',
+  PROCESSING: 'In review',
+  REJECTED: 'Rejected: waiting for the submitter to resubmit',
+  APPROVED: 'Approved',
+  CANCELED: 'Canceled by the submitter',
+};
+
+/** taskStatusQuery (spec 2.7). */
+export interface TaskStatusView {
+  taskId: string;
+  status: string;
+  statusLabel: string;
+  progressPercent: number;
+  currentNodeName: string | null;
+  currentNodeSignMode: string | null;
+  currentNodeProgress: { approved: number; rejected: number; pending: number };
+  currentNodeApprovers: { id: string; name: string; state: string }[];
+  operator: { id: string; name: string } | null;
+  updatedAt: string;
+  round: number;
+  currentNodeId: string | null;
+  currentNodeRole: string | null;
+}
+
+/** createApproval and taskStatusQuery (spec 4.8), and the timers' due list. */
+export class ApprovalTaskService {
+  private readonly guard: OutboundGuard;
+  private readonly storage: Storage;
+  private readonly templates: ApprovalTemplateService;
+  private readonly engine: ApprovalEngine;
+  private readonly limits: { timeoutMs: number; maxBytes: number };
+
+  constructor(deps: { guard: OutboundGuard; storage: Storage; templates: ApprovalTemplateService; engine: ApprovalEngine; limits: { timeoutMs: number; maxBytes: number } }) {
+    this.guard = deps.guard;
+    this.storage = deps.storage;
+    this.templates = deps.templates;
+    this.engine = deps.engine;
+    this.limits = deps.limits;
+  }
+
+  /**
+   * Spec 4.8 createApproval: every rule of the assets (non-empty, each url non-empty, unique,
+   * http(s), public), the template enabled, createdBy a member; each asset downloaded through the
+   * outbound guard within the time and size limits, its sha256 recorded. Any failure leaves no
+   * task, no stored bytes and the template's usageCount as it was. Returns {taskId}.
+   */
+  async create(ctx: Ctx, input: unknown): Promise<{ taskId: string }> {
+    const body = checkCreate(input);
+    if (body.assets.length === 0) throw invalid('assets', 'must hold at least one asset', 'assets_empty');
+    const seen = new Set<string>();
+    for (const [i, asset] of body.assets.entries()) {
+      if (asset.url.trim() === '') throw invalid(`assets[${i}].url`, 'must not be empty', 'asset_url_empty');
+      if (seen.has(asset.url)) throw invalid(`assets[${i}].url`, 'appears twice in the request', 'asset_url_duplicate');
+      seen.add(asset.url);
+    }
+    const template = await this.templates.find(ctx, body.templateId);
+    if (!template.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
+    const createdBy = Number(body.createdBy);
+    await requireMembers(ctx, new Map([[createdBy, 'createdBy']]));
+    for (const [i, asset] of body.assets.entries()) await this.guardCheck(asset.url, i);
+    const downloaded = await downloadAssets(this.guard, body.assets, this.limits);
+    let added: string[] = [];
+    try {
+      added = await storeAssets(this.storage, downloaded.assets);
+      return await inTransaction(ctx, async (tx) => {
+        const locked = await queryOne<{ enabled: boolean; workflow: Workflow }>(
+          tx,
+          'select enabled, workflow from approval_templates where id = ?::uuid and team_id = ? for update',
+          [template.id, tx.teamId],
+        );
+        if (!locked?.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
+        const taskId = randomUUID();
+        await queryRows(
+          tx,
+          `insert into approval_tasks (id, team_id, template_id, workflow, status, created_by_id, reason, source_context, node_index, node_role, node_status)
+           values (?::uuid, ?, ?::uuid, ?::jsonb, 'PENDING', ?, ?, ?::jsonb, 0, 'normal', 'processing')`,
+          [taskId, tx.teamId, template.id, JSON.stringify(locked.workflow), createdBy, body.reason ?? null, body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext)],
+        );
+        for (const [position, asset] of downloaded.assets.entries()) {
+          await queryRows(
+            tx,
+            `insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type, extension)
+             values (?, ?::uuid, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
+            [tx.teamId, taskId, position, asset.name, asset.url, asset.sha256, objectKey(asset.sha256), asset.byteSize, asset.mimeType, asset.extension],
+          );
+        }
+        await queryRows(tx, 'update approval_templates set usage_count = usage_count + 1 where id = ?::uuid and team_id = ?', [template.id, tx.teamId]);
+        const task = await lockTask(tx, taskId, tx.teamId);
+        await this.engine.startVisit(tx, task, visitOf(task));
+        return { taskId };
+      });
+    } catch (e) {
+      // bytes this request added are removed when its task did not commit (bytes another task already had stay)
+      for (const key of added) await this.storage.remove(key).catch(() => undefined);
+      throw e;
+    } finally {
+      await downloaded.cleanup();
+    }
+  }
+
+  /** `approval resubmit --file` (operator CLI, as the submitting member): new versions from local files. */
+  async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; comment?: string | null }): Promise<{ taskId: string; status: string }> {
+    if (input.files.length === 0) throw invalid('file', 'give at least one file', 'assets_empty');
+    return this.resubmitWith(ctx, input, await localAssets(input.files));
+  }
+
+  /** GraphQL resubmission: new versions downloaded from public URLs through the outbound guard, as createApproval does. */
+  async resubmitUrls(ctx: Ctx, input: { taskId: string; assets: { url: string; name?: string }[]; comment?: string | null }): Promise<{ taskId: string; status: string }> {
+    if (input.assets.length === 0) throw invalid('assets', 'must hold at least one asset', 'assets_empty');
+    for (const [i, asset] of input.assets.entries()) await this.guardCheck(asset.url, i);
+    const downloaded = await downloadAssets(this.guard, input.assets, this.limits);
+    try {
+      return await this.resubmitWith(ctx, input, downloaded.assets);
+    } finally {
+      await downloaded.cleanup();
+    }
+  }
+
+  private async resubmitWith(ctx: Ctx, input: { taskId: string; comment?: string | null }, assets: DownloadedAsset[]): Promise<{ taskId: string; status: string }> {
+    const added = await storeAssets(this.storage, assets);
+    try {
+      return await this.engine.resubmit(ctx, {
+        taskId: input.taskId,
+        comment: input.comment ?? null,
+        assets: assets.map((a) => ({ sha256: a.sha256, byteSize: a.byteSize, name: a.name, mimeType: a.mimeType, storageKey: objectKey(a.sha256) })),
+      });
+    } catch (e) {
+      for (const key of added) await this.storage.remove(key).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Every url is vetted before any download starts, so a bad last asset costs no download. */
+  private async guardCheck(url: string, index: number): Promise<void> {
+    try {
+      const parsed = await this.guard.checkUrl(url);
+      void parsed;
+    } catch (e) {
+      const reason = (e as { reason?: string }).reason;
+      if (!reason) throw e;
+      const code = reason === 'private_address' ? 'asset_url_not_public' : reason === 'host_unresolvable' ? 'asset_url_unresolvable' : 'asset_url_invalid';
+      throw invalid(`assets[${index}].url`, (e as Error).message, code);
+    }
+  }
+
+  /** Spec 4.8 taskStatusQuery: where the task stands; 404 task_not_found for an unknown or another team's task. */
+  async status(scope: Pick<Ctx, 'em' | 'teamId'>, taskId: string): Promise<TaskStatusView> {
+    if (typeof taskId !== 'string' || !/^[0-9a-f-]{36}$/i.test(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
+    const task = await queryOne<{
+      id: string; status: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number;
+      operator_id: number | null; operator_name: string | null; updated_at: string;
+    }>(
+      scope,
+      `select t.id, t.status, t.workflow, t.node_index, t.node_role, t.round, t.operator_id, m.name as operator_name, ${isoSql('t.updated_at')} as updated_at
+         from approval_tasks t left join members m on m.id = t.operator_id where t.id = ?::uuid and t.team_id = ?`,
+      [taskId, scope.teamId],
+    );
+    if (!task) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
+    const finished = task.status === 'APPROVED' || task.status === 'CANCELED';
+    const visit = visitOf(task);
+    const approvers = finished
+      ? []
+      : await queryRows<{ id: number; name: string; state: string }>(
+          scope,
+          `select d.member_id as id, m.name, d.state from approval_decisions d join members m on m.id = d.member_id
+            where d.task_id = ?::uuid and d.node_key = ? and d.state <> 'skipped' order by d.id`,
+          [task.id, nodeKeyOf(visit)],
+        );
+    const count = (state: string) => approvers.filter((a) => a.state === state).length;
+    const total = task.workflow.nodes.length;
+    return {
+      taskId: task.id,
+      status: task.status,
+      statusLabel: STATUS_LABELS[task.status] ?? task.status,
+      progressPercent: task.status === 'APPROVED' ? 100 : Math.round((task.node_index / total) * 100),
+      currentNodeName: finished ? null : visit.node.name,
+      currentNodeSignMode: finished ? null : visit.node.signMode,
+      currentNodeProgress: { approved: count('approved'), rejected: count('rejected'), pending: count('pending') },
+      currentNodeApprovers: approvers.map((a) => ({ id: String(a.id), name: a.name, state: a.state })),
+      operator: task.operator_id === null ? null : { id: String(task.operator_id), name: task.operator_name! },
+      updatedAt: task.updated_at,
+      round: task.round,
+      currentNodeId: finished ? null : nodeIdOf(visit),
+      currentNodeRole: finished ? null : task.node_role,
+    };
+  }
+
+  /**
+   * The timers due within `horizonMs` that have no delayed job yet (the relay queues them), plus
+   * any whose deadline passed 30 s ago without firing (a job lost with Redis is queued again).
+   */
+  async takeDueTimers(op: Pick<Ctx, 'em'>, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
+    const rows = await queryRows<{ id: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number; delay_ms: number }>(
+      op,
+      `with due as (
+         select id from approval_tasks
+          where timeout_at is not null and status in ('PENDING', 'PROCESSING', 'REJECTED')
+            and ((timer_queued_at is null and timeout_at <= now() + ? * interval '1 millisecond') or timeout_at < now() - interval '30 seconds')
+          order by timeout_at limit ? for update skip locked)
+       update approval_tasks t set timer_queued_at = now() from due where t.id = due.id
+       returning t.id, t.workflow, t.node_index, t.node_role, t.round, greatest(0, extract(epoch from t.timeout_at - now()) * 1000)::int as delay_ms`,
+      [horizonMs, limit],
+    );
+    return rows.map((r) => ({ taskId: r.id, nodeKey: nodeKeyOf(visitOf(r)), delayMs: r.delay_ms }));
+  }
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Core } from '../../core/core.ts';
+import { invalid } from '../../core/platform/errors.ts';
+import { openOk, openOkSchema } from '../open-envelope.ts';
+
+const SERVICES = ['listTemplates', 'createApproval', 'taskStatusQuery', 'subscriptionQuery', 'subscriptionChange'] as const;
+const errorRef = Type.Ref('OpenErrorEnvelope');
+
+const ApprovalRequest = Type.Object(
+  {
+    service: Type.String({ description: `One of ${SERVICES.join(', ')}.` }),
+    templateId: Type.Optional(Type.String({ description: 'createApproval: the template (listTemplates `id`).' })),
+    createdBy: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'createApproval: the initiating member\'s user id (a member of the key\'s team).' })),
+    assets: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'createApproval: `{name?, url, size?, mimeType?, extension?}` each; url public http(s), unique.' })),
+    sourceContext: Type.Optional(Type.Unknown({ description: 'createApproval: any business context, kept with the task.' })),
+    reason: Type.Optional(Type.String({ description: 'createApproval: why the task is created.' })),
+    taskId: Type.Optional(Type.String({ description: 'taskStatusQuery: the task id createApproval returned.' })),
+    operation: Type.Optional(Type.String({ description: 'subscriptionChange: `ADD` (default) or `DELETE`.' })),
+    callbackUrl: Type.Optional(Type.String({ description: 'subscriptionChange ADD: where approval callbacks (spec 6.3) go.' })),
+  },
+  { $id: 'ApprovalRequest', additionalProperties: true },
+);
+
+/** The fields of a request besides `service`: each service's core operation validates them. */
+function fieldsOf(body: Record<string, unknown>): Record<string, unknown> {
+  const { service: _service, ...rest } = body;
+  return rest;
+}
+
+/** Spec 4.8: the one approval endpoint. It dispatches on `service` and calls one core operation each. */
+export async function approvalRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  app.post('/', {
+    schema: {
+      operationId: 'approval',
+      summary: 'The approval endpoint (five services)',
+      description: `One endpoint for Area D (spec 4.8), the service named by \`service\`:
+- \`listTemplates\`: the team's approval templates (id, name, description, enabled, usageCount, autoImportEnabled, targetFolder, workflow {nodes: [{nodeId, name, signMode, approvers, copyTo, timeout {hours, transferTo}}]}).
+- \`createApproval\` {templateId, createdBy, assets, sourceContext?, reason?}: downloads each asset through the outbound guard, records its sha256, starts the first node; result {taskId}.
+- \`taskStatusQuery\` {taskId}: taskId, status, statusLabel, progressPercent, currentNodeName, currentNodeSignMode, currentNodeProgress, currentNodeApprovers, operator, updatedAt (and round, currentNodeId, currentNodeRole).
+- \`subscriptionQuery\`: {subscribed, callbackUrl, state, disabledReason, createdAt} for the calling key.
+- \`subscriptionChange\` {operation, callbackUrl}: ADD (callbackUrl required) or DELETE the key's approval callbacks; result as subscriptionQuery.
+
+Failures (code, message, result null, traceId): 400 \`invalid_payload:<reason>\` (reasons in docs/approvals.md: invalid_json, unknown_service, invalid_parameter, assets_empty, asset_url_empty, asset_url_duplicate, asset_url_invalid, asset_url_not_public, asset_url_unresolvable, asset_download_timeout, asset_too_large, asset_download_failed, template_disabled, not_a_team_member, callback_url_*, missing_callback_url, missing_task_id); 401 invalid_credentials / key_inactive; 404 template_not_found, task_not_found, route_not_found; 413 payload_too_large; 500 internal_error. Nothing is created on any failure.`,
+      tags: ['Approvals'],
+      security: [{ bearerAuth: [] }],
+      body: Type.Ref('ApprovalRequest'),
+      response: { 200: openOkSchema(Type.Unknown({ description: 'Depends on the service (see above).' })), 400: errorRef, 401: errorRef, 404: errorRef, 413: errorRef, 500: errorRef },
+    },
+  }, async (request) => {
+    const body = request.body as Record<string, unknown> | null;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('(body)', 'must be a JSON object', 'invalid_json');
+    const ctx = request.ctx;
+    switch (body.service) {
+      case 'listTemplates':
+        return openOk(request.id, await core.approvals.templates.list(ctx));
+      case 'createApproval':
+        return openOk(request.id, await core.approvals.tasks.create(ctx, fieldsOf(body)));
+      case 'taskStatusQuery':
+        if (typeof body.taskId !== 'string' || body.taskId === '') throw invalid('taskId', 'is required', 'missing_task_id');
+        return openOk(request.id, await core.approvals.tasks.status(ctx, body.taskId));
+      case 'subscriptionQuery':
+        return openOk(request.id, await core.subscriptions.approvalSubscription(ctx));
+      case 'subscriptionChange':
+        return openOk(request.id, await core.subscriptions.changeApprovalSubscription(ctx, fieldsOf(body)));
+      default:
+        throw invalid('service', `must be one of ${SERVICES.join(', ')}`, 'unknown_service');
+    }
+  });
+}
+
+export const approvalSchemas = [ApprovalRequest];
