@@ -54,6 +54,12 @@ export class ApprovalTemplateService {
     });
   }
 
+  /** GraphQL: a manage key (or a member acting through one) creates a template; the rules are those of `create`. */
+  async createForCaller(ctx: Ctx, input: unknown): Promise<ApprovalTemplateView> {
+    requirePermission(ctx, 'templates:create');
+    return this.create(ctx, input);
+  }
+
   /** GraphQL: replaces a template's definition (tasks already started keep their copy). */
   async update(ctx: Ctx, templateId: string, input: unknown): Promise<ApprovalTemplateView> {
     requirePermission(ctx, 'templates:update');

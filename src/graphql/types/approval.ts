@@ -1,0 +1,141 @@
+import type { ApprovalTemplateView } from '../../core/approvals/template.service.ts';
+import type { TaskStatusView } from '../../core/approvals/task.service.ts';
+import { builder, JsonObjectRef } from '../builder.ts';
+import { JsonRef } from './library.ts';
+
+const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').implement({
+  description: 'An approval template (spec 2.7; `POST /approval` listTemplates returns the same). docs/approvals.md describes the workflow.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Template id (a UUID): `templateId` of createApproval.' }),
+    name: t.exposeString('name', { description: '1-128 characters.' }),
+    description: t.exposeString('description', { description: 'Free text; empty when none.' }),
+    enabled: t.exposeBoolean('enabled', { description: 'A disabled template starts no task (createApproval answers invalid_payload:template_disabled).' }),
+    usageCount: t.exposeInt('usageCount', { description: 'Tasks created from it; refused attempts are not counted.' }),
+    autoImportEnabled: t.exposeBoolean('autoImportEnabled', { description: 'When true, an approved task\'s final assets are imported into targetFolder of the library.' }),
+    targetFolder: t.exposeString('targetFolder', { description: 'Library folder path (`/a/b`) for auto-import; empty means the library root.' }),
+    workflow: t.field({ type: JsonRef, description: 'The nodes: `[{nodeId, name, signMode (and|or), approvers (member ids), copyTo, timeout {hours, transferTo} or null}]` under `nodes`.', resolve: (tpl) => tpl.workflow }),
+    createdBy: t.exposeString('createdBy', { nullable: true, description: 'The member who created it, as a decimal string; null when created by an operator without one.' }),
+    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds.' }),
+  }),
+});
+
+const ApproverStateRef = builder.objectRef<TaskStatusView['currentNodeApprovers'][number]>('ApprovalApproverState').implement({
+  description: 'An approver of the current node and where they stand.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Member id (decimal string).' }),
+    name: t.exposeString('name', { description: 'Member name.' }),
+    state: t.exposeString('state', { description: '`pending`, `approved` or `rejected`.' }),
+  }),
+});
+
+const ProgressRef = builder.objectRef<TaskStatusView['currentNodeProgress']>('ApprovalNodeProgress').implement({
+  description: 'Decisions on the current node.',
+  fields: (t) => ({
+    approved: t.exposeInt('approved', { description: 'Approvers who approved.' }),
+    rejected: t.exposeInt('rejected', { description: 'Approvers who rejected.' }),
+    pending: t.exposeInt('pending', { description: 'Approvers still to decide.' }),
+  }),
+});
+
+const OperatorRef = builder.objectRef<NonNullable<TaskStatusView['operator']>>('ApprovalOperator').implement({
+  description: 'The member who acted last.',
+  fields: (t) => ({ id: t.exposeString('id', { description: 'Member id (decimal string).' }), name: t.exposeString('name', { description: 'Member name.' }) }),
+});
+
+const TaskRef = builder.objectRef<TaskStatusView>('ApprovalTask').implement({
+  description: 'An approval task as taskStatusQuery (spec 2.7) returns it, plus its round and current node id and role.',
+  fields: (t) => ({
+    taskId: t.exposeString('taskId', { description: 'Task id (a UUID).' }),
+    status: t.exposeString('status', { description: 'PENDING (no decision yet), PROCESSING, REJECTED (waiting for the submitter to resubmit), APPROVED or CANCELED (docs/approvals.md).' }),
+    statusLabel: t.exposeString('statusLabel', { description: 'The status in words.' }),
+    progressPercent: t.exposeInt('progressPercent', { description: 'Share of workflow nodes completed, 0-100.' }),
+    currentNodeName: t.exposeString('currentNodeName', { nullable: true, description: 'Null once the task is APPROVED or CANCELED.' }),
+    currentNodeSignMode: t.exposeString('currentNodeSignMode', { nullable: true, description: '`and` or `or`; null once finished.' }),
+    currentNodeProgress: t.field({ type: ProgressRef, description: 'Decisions on the current node.', resolve: (task) => task.currentNodeProgress }),
+    currentNodeApprovers: t.field({ type: [ApproverStateRef], description: 'The current node\'s approvers; empty once finished.', resolve: (task) => task.currentNodeApprovers }),
+    operator: t.field({ type: OperatorRef, nullable: true, description: 'Who acted last; null before any decision.', resolve: (task) => task.operator }),
+    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    round: t.exposeInt('round', { description: '1, plus one for each rejection.' }),
+    currentNodeId: t.exposeString('currentNodeId', { nullable: true, description: 'As in callbacks: `node-2`, `node-2-resubmit-2`, `node-2-rereview-2`.' }),
+    currentNodeRole: t.exposeString('currentNodeRole', { nullable: true, description: '`normal`, `resubmit_submitter` or `resubmit_approver`.' }),
+  }),
+});
+
+const DecisionResultRef = builder.objectRef<{ taskId: string; status: string }>('ApprovalActionResult').implement({
+  description: 'The task after a decision, resubmission or cancel.',
+  fields: (t) => ({ taskId: t.exposeString('taskId', { description: 'Task id.' }), status: t.exposeString('status', { description: 'The task status after the action.' }) }),
+});
+
+const ResubmitAssetInput = builder.inputType('ApprovalResubmitAssetInput', {
+  description: 'A new version of an asset, downloaded from a public URL through the outbound guard (as createApproval).',
+  fields: (t) => ({
+    url: t.string({ required: true, description: 'Public http(s) URL.' }),
+    name: t.string({ description: 'File name; default: the URL\'s last path segment.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  approvalTemplates: t.field({
+    type: [TemplateRef],
+    description: 'The team\'s approval templates (REST: POST /approval listTemplates).',
+    resolve: (_root, _args, gql) => gql.core.approvals.templates.list(gql.ctx),
+  }),
+  approvalTask: t.field({
+    type: TaskRef,
+    description: 'A task of the team (REST: POST /approval taskStatusQuery). Errors: not_found.',
+    args: { taskId: t.arg.string({ required: true, description: 'Task id (UUID).' }) },
+    resolve: (_root, args, gql) => gql.core.approvals.tasks.status(gql.ctx, args.taskId),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createApprovalTemplate: t.field({
+    type: TemplateRef,
+    description: 'Creates a template from the workflow structure of CONTRACT.md (manage role). Errors: forbidden, validation_failed (reason not_a_team_member names the field of a stranger).',
+    args: { input: t.arg({ type: JsonObjectRef, required: true, description: 'The workflow file\'s JSON: {name, description?, enabled?, autoImportEnabled?, targetFolder?, createdBy?, workflow: {nodes}}.' }) },
+    resolve: (_root, args, gql) => gql.core.approvals.templates.createForCaller(gql.ctx, args.input),
+  }),
+  updateApprovalTemplate: t.field({
+    type: TemplateRef,
+    description: 'Replaces a template\'s definition (manage role); tasks already started keep their frozen copy. Errors: not_found, forbidden, validation_failed.',
+    args: {
+      templateId: t.arg.string({ required: true, description: 'Template id.' }),
+      input: t.arg({ type: JsonObjectRef, required: true, description: 'As createApprovalTemplate.' }),
+    },
+    resolve: (_root, args, gql) => gql.core.approvals.templates.update(gql.ctx, args.templateId, args.input),
+  }),
+  setApprovalTemplateEnabled: t.field({
+    type: TemplateRef,
+    description: 'Enables or disables a template (manage role). Errors: not_found, forbidden.',
+    args: { templateId: t.arg.string({ required: true, description: 'Template id.' }), enabled: t.arg.boolean({ required: true, description: 'The new state.' }) },
+    resolve: (_root, args, gql) => gql.core.approvals.templates.setEnabled(gql.ctx, args.templateId, args.enabled),
+  }),
+  decideApproval: t.field({
+    type: DecisionResultRef,
+    description: 'The member named by the X-Shelf-Member header (key role editable or higher) approves or rejects the current node. Errors: forbidden (reasons member_required, not_a_pending_approver, task_finished), validation_failed (invalid_decision), not_found.',
+    args: {
+      taskId: t.arg.string({ required: true, description: 'Task id.' }),
+      decision: t.arg.string({ required: true, description: '`approved` or `rejected`.' }),
+      comment: t.arg.string({ description: 'Shown in the APPROVER_SUBMITTED callback.' }),
+    },
+    resolve: (_root, args, gql) => gql.core.approvals.engine.decide(gql.ctx, { taskId: args.taskId, decision: args.decision, comment: args.comment }),
+  }),
+  resubmitApproval: t.field({
+    type: DecisionResultRef,
+    description: 'The task\'s submitter (X-Shelf-Member) sends new versions of the assets at the resubmit step, in asset order. Errors: forbidden (not_the_resubmitter, task_finished), validation_failed (download reasons as createApproval), not_found.',
+    args: {
+      taskId: t.arg.string({ required: true, description: 'Task id.' }),
+      assets: t.arg({ type: [ResubmitAssetInput], required: true, description: 'New versions, one per asset position from the first.' }),
+      comment: t.arg.string({ description: 'Shown in the SUBMITTER_RESUBMITTED callback.' }),
+    },
+    resolve: (_root, args, gql) =>
+      gql.core.approvals.tasks.resubmitUrls(gql.ctx, { taskId: args.taskId, comment: args.comment, assets: args.assets.map((a) => ({ url: a.url, name: a.name ?? undefined })) }),
+  }),
+  cancelApproval: t.field({
+    type: DecisionResultRef,
+    description: 'The task\'s submitter (X-Shelf-Member) cancels an unfinished task. Errors: forbidden (not_the_submitter, task_finished), not_found.',
+    args: { taskId: t.arg.string({ required: true, description: 'Task id.' }) },
+    resolve: (_root, args, gql) => gql.core.approvals.engine.cancel(gql.ctx, args.taskId),
+  }),
+}));
