@@ -4,6 +4,7 @@ import type { Core } from '../core/core.ts';
 import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
+import { refuseNulCharacters } from '../core/platform/nul-characters.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -17,7 +18,10 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     graphqlEndpoint: '/graphql',
     logging: false,
     maskedErrors: { maskError: maskDomainErrors },
-    context: async ({ req }) => {
+    context: async ({ req, params }) => {
+      // variables and literals alike: a NUL character is refused before anything runs (issue 12 item 7)
+      refuseNulCharacters(params.variables ?? {}, 'variables');
+      if (params.query?.includes('\u0000')) refuseNulCharacters(params.query, 'query');
       const key = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
       // a frontend names the signed-in member it acts for (README "Callers"); without it the key acts
       const member = req.headers['x-shelf-member'];

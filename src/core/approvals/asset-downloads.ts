@@ -50,7 +50,8 @@ export async function downloadAssets(
     const downloaded: DownloadedAsset[] = [];
     for (const [i, asset] of assets.entries()) {
       const path = join(dir, String(i));
-      const file = createWriteStream(path);
+      // a large write buffer: with the default 16 KiB, waiting for drains made a 10 MB download take half again as long
+      const file = createWriteStream(path, { highWaterMark: 4 * 1024 * 1024 });
       const hash = createHash('sha256');
       try {
         const result = await guard.download(asset.url, {
@@ -75,13 +76,18 @@ export async function downloadAssets(
   }
 }
 
-/** Moves downloaded bytes into content-addressed storage; returns the keys that were new (to remove if the task does not commit). */
-export async function storeAssets(storage: Storage, assets: DownloadedAsset[]): Promise<string[]> {
+/**
+ * Puts the bytes into content-addressed storage; returns the keys that were new (to remove if the
+ * task does not commit). Downloads (`owned`) are moved in rather than copied; a caller's own files
+ * (the CLI's `--file`) are copied.
+ */
+export async function storeAssets(storage: Storage, assets: DownloadedAsset[], owned: boolean): Promise<string[]> {
   const added: string[] = [];
   for (const asset of assets) {
     const key = objectKey(asset.sha256);
     if (await storage.exists(key)) continue;
-    await storage.putStream(key, createReadStream(asset.path));
+    if (owned) await storage.adopt(key, asset.path);
+    else await storage.putStream(key, createReadStream(asset.path));
     added.push(key);
   }
   return added;

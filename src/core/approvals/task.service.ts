@@ -81,7 +81,7 @@ export class ApprovalTaskService {
     const downloaded = await downloadAssets(this.guard, body.assets, this.limits);
     let added: string[] = [];
     try {
-      added = await storeAssets(this.storage, downloaded.assets);
+      added = await storeAssets(this.storage, downloaded.assets, true);
       return await inTransaction(ctx, async (tx) => {
         const locked = await queryOne<{ enabled: boolean; workflow: Workflow }>(
           tx,
@@ -121,7 +121,7 @@ export class ApprovalTaskService {
   /** `approval resubmit --file` (operator CLI, as the submitting member): new versions from local files. */
   async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; comment?: string | null }): Promise<{ taskId: string; status: string }> {
     if (input.files.length === 0) throw invalid('file', 'give at least one file', 'assets_empty');
-    return this.resubmitWith(ctx, input, await localAssets(input.files));
+    return this.resubmitWith(ctx, input, await localAssets(input.files), false);
   }
 
   /** GraphQL resubmission: new versions downloaded from public URLs through the outbound guard, as createApproval does. */
@@ -130,14 +130,14 @@ export class ApprovalTaskService {
     for (const [i, asset] of input.assets.entries()) await this.guardCheck(asset.url, i);
     const downloaded = await downloadAssets(this.guard, input.assets, this.limits);
     try {
-      return await this.resubmitWith(ctx, input, downloaded.assets);
+      return await this.resubmitWith(ctx, input, downloaded.assets, true);
     } finally {
       await downloaded.cleanup();
     }
   }
 
-  private async resubmitWith(ctx: Ctx, input: { taskId: string; comment?: string | null }, assets: DownloadedAsset[]): Promise<{ taskId: string; status: string }> {
-    const added = await storeAssets(this.storage, assets);
+  private async resubmitWith(ctx: Ctx, input: { taskId: string; comment?: string | null }, assets: DownloadedAsset[], owned: boolean): Promise<{ taskId: string; status: string }> {
+    const added = await storeAssets(this.storage, assets, owned);
     try {
       return await this.engine.resubmit(ctx, {
         taskId: input.taskId,

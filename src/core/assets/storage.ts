@@ -20,6 +20,11 @@ export interface Storage {
   put(key: string, bytes: Buffer): Promise<void>;
   /** Like put, from a stream, so large files never sit in memory. */
   putStream(key: string, source: Readable): Promise<void>;
+  /**
+   * Takes a local file the caller no longer needs (a finished download) as the object: moved when
+   * it can be, copied otherwise; the file is gone afterwards.
+   */
+  adopt(key: string, localPath: string): Promise<void>;
   /** A stream of the object, or null when it does not exist. */
   open(key: string): Promise<Opened | null>;
   exists(key: string): Promise<boolean>;
@@ -49,6 +54,19 @@ export class LocalDiskStorage implements Storage {
     const temporary = `${path}.${randomUUID()}.tmp`;
     await writeFile(temporary, bytes);
     await rename(temporary, path);
+  }
+
+  async adopt(key: string, localPath: string): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await rename(localPath, path);
+    } catch (e) {
+      // another file system (a temporary directory elsewhere): copy, then drop the original
+      if ((e as { code?: string }).code !== 'EXDEV') throw e;
+      await this.putStream(key, createReadStream(localPath));
+      await rm(localPath, { force: true });
+    }
   }
 
   async putStream(key: string, source: Readable): Promise<void> {

@@ -1,0 +1,164 @@
+/**
+ * Approvals benchmark (approvals issue): how late approval timers fire with 10,000 pending tasks
+ * due within a minute, decision-to-callback latency end to end, and createApproval with one 10 MB
+ * asset against a bare download of the same file, in one run.
+ *
+ *   node_modules/node/bin/node bench/approvals.bench.ts
+ *
+ * BENCH_TIMERS (10,000) tasks whose node times out at a random moment of the next BENCH_TIMER_SPREAD_S
+ * (60) seconds (written by SQL, as createApproval leaves them); BENCH_DECISIONS (500) decisions at
+ * BENCH_DECISION_RATE (100)/s; BENCH_DOWNLOADS (5) rounds of a 10 MB asset. A real `ROLE=worker`
+ * process runs the relay, the timers and webhook delivery; the receiver is a local process. Only
+ * 127.0.0.1 is contacted.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { Agent, request } from 'undici';
+import { loadConfig } from '../src/config.ts';
+import { createCore } from '../src/core/core.ts';
+import { migrateUp, openOrm } from '../src/db/orm.ts';
+import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
+
+const env = process.env;
+const TIMERS = Number(env.BENCH_TIMERS ?? 10_000);
+const SPREAD_S = Number(env.BENCH_TIMER_SPREAD_S ?? 60);
+const DECISIONS = Number(env.BENCH_DECISIONS ?? 500);
+const DECISION_RATE = Number(env.BENCH_DECISION_RATE ?? 100);
+const DOWNLOADS = Number(env.BENCH_DOWNLOADS ?? 11);
+/** Rounds run first and not counted (JIT, connection set-up). */
+const WARMUP_DOWNLOADS = 2;
+const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DATABASE = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shelf', 'shelf_bench_approvals');
+const PREFIX = `shelf-bench-approvals-${process.pid}`;
+const SECRET = 'bench-approvals-secret-bench-approvals-secret';
+const STORAGE = `/tmp/shelf-bench-approvals-${process.pid}`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const median = (xs: number[]) => pct(xs, 50);
+
+function ask<T>(child: ChildProcess, message: string, reply: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type === reply) {
+        child.off('message', on);
+        resolve(m as T);
+      }
+    };
+    child.on('message', on);
+    child.send(message);
+  });
+}
+
+async function main(): Promise<void> {
+  await freshDatabase(DATABASE);
+  const orm = await openOrm({ databaseUrl: DATABASE, poolMax: 10 });
+  await migrateUp(orm);
+  const receiver = fork(new URL('./servers/webhook-receiver.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const receiverPort = await new Promise<number>((resolve) => receiver.once('message', (m: { port: number }) => resolve(m.port)));
+  const tenMb = Buffer.alloc(10 * 1024 * 1024, 7);
+  const assets = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(tenMb.length) });
+    res.end(tenMb);
+  });
+  await new Promise<void>((resolve) => assets.listen(0, '127.0.0.1', resolve));
+  const assetHost = `127.0.0.1:${(assets.address() as AddressInfo).port}`;
+  const allow = `127.0.0.1:${receiverPort},${assetHost}`;
+  const config = loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: allow, QUEUE_PREFIX: PREFIX, LINK_SIGNING_SECRET: SECRET, STORAGE_DIR: STORAGE, APPROVAL_MAX_ASSET_BYTES: String(50 * 1024 * 1024) });
+  const core = createCore(orm, config);
+  const op = core.operatorCtx();
+  const { teamId } = await core.access.createTeam(op, { name: 'Bench' });
+  const { key } = await core.access.createKey(op, { teamId, role: 'manage' });
+  const ctx = core.ctxFor(await core.access.authenticate(op, `Bearer ${key}`), 'bench');
+  const approver = (await core.access.addMember(op, { teamId, name: 'approver' })).userId;
+  const submitter = (await core.access.addMember(op, { teamId, name: 'submitter' })).userId;
+  const transferee = (await core.access.addMember(op, { teamId, name: 'transferee' })).userId;
+  await core.subscriptions.changeApprovalSubscription(ctx, { operation: 'ADD', callbackUrl: `http://127.0.0.1:${receiverPort}/approvals` });
+  const template = await core.approvals.templates.create({ em: orm.em.fork(), teamId }, {
+    name: 'Bench', workflow: { nodes: [{ name: 'Review', signMode: 'or', approvers: [approver], timeout: { hours: 1, transferTo: transferee } }] },
+  });
+  const lines: string[] = [];
+  const say = (line: string) => {
+    console.log(line);
+    lines.push(line);
+  };
+  say(`# approvals benchmark ${new Date().toISOString()} load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+
+  // createApproval with one 10 MB asset against a bare guarded-free download with sha256 of the same bytes
+  const agent = new Agent();
+  const bare: number[] = [];
+  const shelf: number[] = [];
+  for (let i = 0; i < DOWNLOADS + WARMUP_DOWNLOADS; i++) {
+    let t = performance.now();
+    const res = await request(`http://${assetHost}/file`, { dispatcher: agent });
+    const hash = createHash('sha256');
+    for await (const chunk of res.body) hash.update(chunk as Buffer);
+    hash.digest('hex');
+    const bareMs = performance.now() - t;
+    t = performance.now();
+    await core.approvals.tasks.create(ctx, { templateId: template.id, createdBy: String(submitter), assets: [{ name: 'big.bin', url: `http://${assetHost}/file-${i}` }] });
+    if (i >= WARMUP_DOWNLOADS) {
+      bare.push(bareMs);
+      shelf.push(performance.now() - t);
+    }
+  }
+  say(`createApproval, one 10 MB asset: median ${median(shelf).toFixed(0)} ms; bare download + sha256 median ${median(bare).toFixed(0)} ms; ratio ${(median(shelf) / median(bare)).toFixed(2)} (target <= 1.5)`);
+
+  // timers: tasks written as createApproval leaves them, each node due within the next minute
+  const db = (sql: string, params: unknown[] = []) => orm.em.fork().execute(sql, params);
+  const t0 = Date.now();
+  await db(
+    `insert into approval_tasks (id, team_id, template_id, workflow, status, created_by_id, node_index, node_role, node_status, timeout_at, reason)
+     select gen_random_uuid(), ?, ?::uuid, t.workflow, 'PENDING', ?, 0, 'normal', 'processing', now() + (random() * ? + 5) * interval '1 second', 'bench-timer'
+       from generate_series(1, ?) g, approval_templates t where t.id = ?::uuid`,
+    [teamId, template.id, submitter, SPREAD_S, TIMERS, template.id],
+  );
+  await db(`insert into approval_decisions (team_id, task_id, node_key, member_id) select team_id, id, 'node-1#1', ? from approval_tasks where reason = 'bench-timer'`, [approver]);
+  const deadlines = new Map<string, number>(
+    ((await db(`select id, (extract(epoch from timeout_at) * 1000)::float8 as at from approval_tasks where reason = 'bench-timer'`)) as { id: string; at: number }[]).map((r) => [r.id, r.at]),
+  );
+  say(`timers: ${deadlines.size} pending tasks written in ${((Date.now() - t0) / 1000).toFixed(1)} s, due over the next ${SPREAD_S} s`);
+  const worker = spawn(process.execPath, ['src/main.ts'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...env, ROLE: 'worker', DATABASE_URL: DATABASE, REDIS_URL, QUEUE_PREFIX: PREFIX, OUTBOUND_ALLOW_HOSTS: allow, LINK_SIGNING_SECRET: SECRET, STORAGE_DIR: STORAGE, LOG_LEVEL: 'info' },
+  });
+  await sleep((SPREAD_S + 10) * 1000);
+  const fired = (await db(`select ordering_key, (body->>'eventTime')::float8 as at from outbox_events where event_type = 'APPROVAL' and body->'payload'->>'eventName' = 'NODE_TIMEOUT'`)) as { ordering_key: string; at: number }[];
+  const late = fired.map((f) => f.at - deadlines.get(f.ordering_key.slice(5))!).filter((x) => Number.isFinite(x));
+  say(`timers: ${fired.length} of ${deadlines.size} fired; late by p50 ${median(late).toFixed(0)} ms, p99 ${pct(late, 99).toFixed(0)} ms, max ${Math.max(...late).toFixed(0)} ms (target p99 < 1000 ms)`);
+
+  // decision-to-callback: the transferee decides on tasks; latency until the receiver has its APPROVER_SUBMITTED
+  receiver.send('reset');
+  const taskIds = [...deadlines.keys()].slice(0, DECISIONS);
+  const decidedAt = new Map<string, number>();
+  const member = core.ctxFor({ kind: 'member', userId: transferee, teamId, viaKey: null }, 'bench');
+  const started = Date.now();
+  for (const [i, taskId] of taskIds.entries()) {
+    await core.approvals.engine.decide(member, { taskId, decision: 'approved' });
+    decidedAt.set(taskId, Date.now());
+    const wait = started + ((i + 1) * 1000) / DECISION_RATE - Date.now();
+    if (wait > 0) await sleep(wait);
+  }
+  const eventIds = new Map(
+    ((await db(`select event_id::text as id, body->'payload'->>'taskId' as task from outbox_events where event_type = 'APPROVAL' and body->'payload'->>'eventName' = 'APPROVER_SUBMITTED'`)) as { id: string; task: string }[]).map((r) => [r.id, r.task]),
+  );
+  await sleep(3000);
+  const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver, 'report', 'report');
+  const latencies = arrivals.filter(([id]) => eventIds.has(id)).map(([id, at]) => at - decidedAt.get(eventIds.get(id)!)!).filter((x) => Number.isFinite(x));
+  say(`decision-to-callback at ${DECISION_RATE} decisions/s: ${latencies.length} of ${taskIds.length} received; p50 ${median(latencies)} ms, p99 ${pct(latencies, 99)} ms (target p99 < 1000 ms)`);
+
+  worker.kill('SIGTERM');
+  await new Promise((r) => worker.once('exit', r));
+  receiver.send('stop');
+  assets.close();
+  await core.outbound.close();
+  await agent.close();
+  await orm.close();
+  console.log(`\n${lines.join('\n')}`);
+  process.exit(0);
+}
+
+await main();
