@@ -25,6 +25,7 @@ import { productRoutes, productSchemas } from './routes/products.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes, templateSchemas } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
+import { answerClientError } from './oversized-head.ts';
 import { nullableAwareSerializerFactory } from './serializer.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
@@ -76,6 +77,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    // a request head over Node's limit never reaches a route: answered in its area's envelope
+    clientErrorHandler: answerClientError,
     // responses: nullable unions serialized without running their branch validators (serializer.ts)
     schemaController: { compilersFactory: { buildSerializer: nullableAwareSerializerFactory } },
   });
