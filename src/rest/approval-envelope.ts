@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../core/platform/errors.ts';
-import { fromFastifyError } from './errors.ts';
+import { asDomainError, fromFastifyError, retryAfterOf } from './errors.ts';
 import type { OpenEnvelope } from './open-envelope.ts';
 
 /** HTTP status of each domain code on `/approval` (spec 7.3: 400, 401, 403, 404, 500; the rest as in the open area). */
@@ -23,6 +23,7 @@ const APPROVAL_STATUS: Readonly<Record<ErrorCode, number>> = {
   payload_too_large: 413,
   validation_failed: 400,
   write_conflict: 503,
+  service_unavailable: 503,
   internal_server_error: 500,
 };
 
@@ -47,12 +48,13 @@ function withReason(domain: DomainError | null, error: FastifyError): DomainErro
 
 /** Maps any error to the `/approval` envelope (`code`, `message`, `result` null, `traceId`); unknown errors are logged and never leak. */
 export function sendApprovalError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const domain = error instanceof DomainError ? error : withReason(fromFastifyError(error as FastifyError), error as FastifyError);
+  const domain = error instanceof DomainError ? error : (withReason(fromFastifyError(error as FastifyError), error as FastifyError) ?? asDomainError(error));
   if (!domain) {
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ code: 'internal_error', message: 'Internal server error', result: null, traceId: request.id });
   }
-  if (domain.code === 'write_conflict') reply.header('Retry-After', '1');
+  const retryAfter = retryAfterOf(domain);
+  if (retryAfter) reply.header('Retry-After', retryAfter);
   if (domain.code === 'internal_server_error') request.log.error({ err: error }, 'internal error');
   const body: OpenEnvelope<never> = { code: approvalCodeOf(domain), message: domain.message, result: null, traceId: request.id };
   if (domain.details && domain.details.length > 0) body.details = domain.details;

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../core/platform/errors.ts';
 import { schemaErrorsToIssues, type SchemaError } from '../core/platform/validate.ts';
 import { failure } from './envelope.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableError } from '../core/platform/db-errors.ts';
 
 /** The one table from domain code to HTTP status (spec 7.1). */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -19,6 +20,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   payload_too_large: 413,
   validation_failed: 422,
   write_conflict: 503,
+  service_unavailable: 503,
   link_expired: 410,
   share_not_found: 404,
   share_password_required: 403,
@@ -52,14 +54,28 @@ export function fromFastifyError(error: FastifyError): DomainError | null {
   return null;
 }
 
+/** Any error as a domain error: a domain error itself, a Fastify client error, an unreachable dependency; null when unknown. */
+export function asDomainError(error: unknown): DomainError | null {
+  if (error instanceof DomainError) return error;
+  return fromFastifyError(error as FastifyError) ?? unavailableError(error);
+}
+
+/** Headers a failure carries: Retry-After on write conflicts (1 s) and unavailable dependencies. */
+export function retryAfterOf(domain: DomainError): string | null {
+  if (domain.code === 'write_conflict') return '1';
+  if (domain.code === 'service_unavailable') return String(UNAVAILABLE_RETRY_AFTER_SECONDS);
+  return null;
+}
+
 /** Maps any error to the Area A failure envelope; unknown errors are logged and never leak. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const domain = error instanceof DomainError ? error : fromFastifyError(error as FastifyError);
+  const domain = asDomainError(error);
   if (!domain) {
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send(failure(request.id, 'internal_server_error', 'Internal server error'));
   }
-  if (domain.code === 'write_conflict') reply.header('Retry-After', '1');
-  if (domain.code === 'internal_server_error') request.log.error({ err: error }, 'internal error');
+  const retryAfter = retryAfterOf(domain);
+  if (retryAfter) reply.header('Retry-After', retryAfter);
+  if (domain.code === 'internal_server_error' || domain.code === 'service_unavailable') request.log.error({ err: error }, domain.code);
   return reply.status(STATUS_OF[domain.code]).send(failure(request.id, domain.code, domain.message, domain.details));
 }

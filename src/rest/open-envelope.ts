@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { DomainError, type ErrorCode, type FieldIssue } from '../core/platform/errors.ts';
-import { fromFastifyError } from './errors.ts';
+import { asDomainError, retryAfterOf } from './errors.ts';
 
 /**
  * The open-API envelope of Areas B, C and D (spec 4.6, 4.8): `code` "0" on success, `message`,
@@ -44,18 +44,20 @@ export const OPEN_FAILURES: Readonly<Record<ErrorCode, { status: number; code: s
   payload_too_large: { status: 413, code: 'payload_too_large' },
   validation_failed: { status: 400, code: 'invalid_parameter' },
   write_conflict: { status: 503, code: 'write_conflict' },
+  service_unavailable: { status: 503, code: 'service_unavailable' },
   internal_server_error: { status: 500, code: 'internal_error' },
 };
 
 /** Maps any error to the open-API failure envelope; unknown errors are logged and never leak. */
 export function sendOpenError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const domain = error instanceof DomainError ? error : fromFastifyError(error as FastifyError);
+  const domain = asDomainError(error);
   if (!domain) {
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ code: 'internal_error', message: 'Internal server error', result: null, traceId: request.id });
   }
   const failure = OPEN_FAILURES[domain.code];
-  if (domain.code === 'write_conflict') reply.header('Retry-After', '1');
+  const retryAfter = retryAfterOf(domain);
+  if (retryAfter) reply.header('Retry-After', retryAfter);
   if (domain.code === 'internal_server_error') request.log.error({ err: error }, 'internal error');
   const body: OpenEnvelope<never> = { code: domain.reason ?? failure.code, message: domain.message, result: null, traceId: request.id };
   if (domain.details && domain.details.length > 0) body.details = domain.details;

@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'validation_failed'
   | 'write_conflict'
+  /** PostgreSQL (or Redis, where a request needs it) cannot be reached: 503 with Retry-After (platform/db-errors.ts). */
+  | 'service_unavailable'
   /** A service-issued link (`/files/...`) past its expiry (docs/library.md). */
   | 'link_expired'
   /** Open API share search (docs/search.md): unknown or revoked share token, missing or wrong share password. */
