@@ -37,6 +37,8 @@ async function main(config: Config): Promise<void> {
     // in-flight requests finish; workers finish their active jobs before closing
     await Promise.all([app?.close(), workers?.close()]);
     await queues.close();
+    await core.attemptLimiter.close();
+    await core.outbound.close();
     await orm.close();
     logger.info('stopped');
     process.exit(0);

@@ -24,6 +24,7 @@ import { DeliveryService } from './events/delivery.service.ts';
 import { SubscriptionService } from './events/subscription.service.ts';
 import { WebhookAdminService } from './events/webhook-admin.service.ts';
 import { OutboundGuard } from './platform/outbound/outbound-guard.ts';
+import { AttemptLimiter } from './platform/attempt-limiter.ts';
 import { CategoryService } from './catalogue/category.service.ts';
 import { ProductService } from './catalogue/product.service.ts';
 import { TemplateService } from './catalogue/template.service.ts';
@@ -69,6 +70,8 @@ export interface Core {
   derivatives: DerivativeCache;
   /** Serves what a signed `/files/...` link names. */
   fileDelivery: FileDeliveryService;
+  /** Failed attempts counted in Redis across processes (share passwords; issue 12 item 7). */
+  attemptLimiter: AttemptLimiter;
   /** The one way out of the machine: callbacks and approval downloads (DESIGN.md Outbound HTTP). */
   outbound: OutboundGuard;
   /** Subscriptions of Areas C and D (spec 4.7, 4.8; docs/events.md). */
@@ -106,6 +109,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   const library = new LibraryService({ signer: links });
   const outbound = new OutboundGuard({ allowHosts: config.outboundAllowHosts });
+  const attemptLimiter = new AttemptLimiter({ redisUrl: config.redisUrl, prefix: config.queuePrefix });
   const libraryImport = new LibraryImportService(storage);
   const approvalTemplates = new ApprovalTemplateService();
   const approvalEngine = new ApprovalEngine({ storage, libraryImport });
@@ -141,7 +145,8 @@ export function createCore(orm: MikroORM, config: Config): Core {
     searchTotals,
     colourMatches,
     tagFileCounts,
-    shares: new ShareService({ signer: links }),
+    shares: new ShareService({ signer: links, limiter: attemptLimiter }),
+    attemptLimiter,
     derivatives,
     fileDelivery: new FileDeliveryService({ signer: links, storage, previews, derivatives }),
     outbound,

@@ -24,6 +24,7 @@ const APPROVAL_STATUS: Readonly<Record<ErrorCode, number>> = {
   validation_failed: 400,
   write_conflict: 503,
   service_unavailable: 503,
+  too_many_attempts: 429,
   internal_server_error: 500,
 };
 

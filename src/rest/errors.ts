@@ -21,6 +21,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   validation_failed: 422,
   write_conflict: 503,
   service_unavailable: 503,
+  too_many_attempts: 429,
   link_expired: 410,
   share_not_found: 404,
   share_password_required: 403,
@@ -64,6 +65,7 @@ export function asDomainError(error: unknown): DomainError | null {
 export function retryAfterOf(domain: DomainError): string | null {
   if (domain.code === 'write_conflict') return '1';
   if (domain.code === 'service_unavailable') return String(UNAVAILABLE_RETRY_AFTER_SECONDS);
+  if (domain.retryAfterSeconds !== undefined) return String(domain.retryAfterSeconds);
   return null;
 }
 

@@ -63,6 +63,8 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     async close() {
       await app.close();
       await queues.close();
+      await core.attemptLimiter.close();
+      await core.outbound.close();
       await orm.close();
       await admin((c) => c.query(`drop database if exists "${databaseName}" with (force)`));
     },

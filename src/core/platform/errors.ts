@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'write_conflict'
   /** PostgreSQL (or Redis, where a request needs it) cannot be reached: 503 with Retry-After (platform/db-errors.ts). */
   | 'service_unavailable'
+  /** Too many failed attempts of one caller at one thing (share passwords): 429 with Retry-After. */
+  | 'too_many_attempts'
   /** A service-issued link (`/files/...`) past its expiry (docs/library.md). */
   | 'link_expired'
   /** Open API share search (docs/search.md): unknown or revoked share token, missing or wrong share password. */
@@ -42,6 +44,8 @@ export type ErrorCode =
 export interface ErrorAbout {
   subject?: string;
   reason?: string;
+  /** Seconds the caller should wait before trying again (Retry-After). */
+  retryAfterSeconds?: number;
 }
 
 /** The one error type of the domain core: a spec code, a human message, optional field details. */
@@ -50,6 +54,7 @@ export class DomainError extends Error {
   readonly details: FieldIssue[] | undefined;
   readonly subject: string | undefined;
   readonly reason: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message: string, details?: FieldIssue[], about: ErrorAbout = {}) {
     super(message);
@@ -58,6 +63,7 @@ export class DomainError extends Error {
     this.details = details;
     this.subject = about.subject;
     this.reason = about.reason;
+    this.retryAfterSeconds = about.retryAfterSeconds;
   }
 }
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import type { Ctx } from '../../platform/ctx.ts';
+import { actorLabel, type Ctx } from '../../platform/ctx.ts';
+import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
@@ -39,9 +40,11 @@ interface ShareRow {
  */
 export class ShareService {
   private readonly signer: LinkSigner;
+  private readonly limiter: AttemptLimiter;
 
-  constructor(deps: { signer: LinkSigner }) {
+  constructor(deps: { signer: LinkSigner; limiter: AttemptLimiter }) {
     this.signer = deps.signer;
+    this.limiter = deps.limiter;
   }
 
   /** `share create`: a new unguessable token for an existing folder, optionally password-protected; the token is shown once. */
@@ -105,9 +108,9 @@ export class ShareService {
    * A protected share needs its password: 403 share_password_required / share_password_invalid.
    */
   private async openShare(ctx: Ctx, token: string, password: string | undefined): Promise<ShareRow> {
-    const share = await queryOne<ShareRow>(
+    const share = await queryOne<ShareRow & { id: number }>(
       ctx,
-      `select s.folder_id as "rootId", s.password_hash as "passwordHash"
+      `select s.id, s.folder_id as "rootId", s.password_hash as "passwordHash"
          from library_shares s join library_folders d on d.id = s.folder_id and d.team_id = s.team_id and d.deleted_at is null
         where s.token_hash = ? and s.team_id = ?`,
       [hashShareToken(token), ctx.teamId],
@@ -115,7 +118,13 @@ export class ShareService {
     if (!share) throw new DomainError('share_not_found', 'No share has this token');
     if (share.passwordHash !== null) {
       if (password === undefined || password.length === 0) throw new DomainError('share_password_required', 'This share is protected by a password');
-      if (!(await verifySharePassword(password, share.passwordHash))) throw new DomainError('share_password_invalid', 'The share password is wrong');
+      // failed guesses are counted per share and caller, across processes (issue 12 item 7)
+      const attempts = `share:${ctx.teamId}:${share.id}:${actorLabel(ctx.actor)}`;
+      await this.limiter.check(attempts);
+      if (!(await verifySharePassword(password, share.passwordHash))) {
+        await this.limiter.recordFailure(attempts);
+        throw new DomainError('share_password_invalid', 'The share password is wrong');
+      }
     }
     return share;
   }
