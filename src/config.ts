@@ -26,6 +26,8 @@ export interface Config {
   webhookConcurrency: number;
   /** How often the outbox relay looks for due deliveries, in ms. */
   relayIntervalMs: number;
+  /** GraphiQL on GET /graphql from a browser (`GRAPHIQL=off` turns it off). */
+  graphiql: boolean;
 }
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
@@ -73,6 +75,14 @@ function hostList(env: Env, name: string, allowPort: boolean): string[] {
   return entries;
 }
 
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (['on', 'true', '1'].includes(raw)) return true;
+  if (['off', 'false', '0'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, got "${env[name]}"`);
+}
+
 function retrySchedule(env: Env): number[] {
   const raw = env.WEBHOOK_RETRY_SCHEDULE;
   if (raw === undefined || raw.trim() === '') return DEFAULT_RETRY_SCHEDULE_MS;
@@ -118,5 +128,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1, 600_000),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
     relayIntervalMs: integer(env, 'RELAY_INTERVAL_MS', 200, 10, 60_000),
+    graphiql: onOff(env, 'GRAPHIQL', true),
   };
 }

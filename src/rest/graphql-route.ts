@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga } from 'graphql-yoga';
 import type { Core } from '../core/core.ts';
 import type { GqlContext } from '../graphql/context.ts';
@@ -11,6 +12,19 @@ interface ServerContext {
   reply: FastifyReply;
 }
 
+/** What GraphiQL opens with: a first query, and how to send the key. */
+export const GRAPHIQL_DEFAULT_QUERY = `# Shelf GraphQL. Put your API key in the Headers tab below:
+#   { "Authorization": "Bearer <your API key>" }
+# A frontend acting for a signed-in member adds "X-Shelf-Member": "<userId>".
+# The Docs panel describes every type and field.
+query FirstLook {
+  brands(page: 1, pageSize: 5) {
+    items { id name code }
+    pagination { totalCount }
+  }
+}
+`;
+
 /** graphql-yoga at /graphql, mounted as one Fastify route; the same Bearer key authenticates. */
 export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   const yoga = createYoga<ServerContext, GqlContext>({
@@ -18,6 +32,10 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     graphqlEndpoint: '/graphql',
     logging: false,
     maskedErrors: { maskError: maskDomainErrors },
+    // GraphiQL from the installed package: its scripts, styles and icon are inlined, so the page
+    // loads nothing from another origin (offline, behind a proxy, under a strict CSP)
+    renderGraphiQL,
+    graphiql: core.config.graphiql ? { title: 'Shelf GraphQL', defaultQuery: GRAPHIQL_DEFAULT_QUERY, headers: '{\n  "Authorization": "Bearer <your API key>"\n}' } : false,
     context: async ({ req, params }) => {
       // variables and literals alike: a NUL character is refused before anything runs (issue 12 item 7)
       refuseNulCharacters(params.variables ?? {}, 'variables');
