@@ -130,6 +130,10 @@ describe('POST /open/search-share', () => {
 describe('search-share never reaches outside the shared folder', () => {
   it('answers every folder of the team outside the share with 404 not_found', async () => {
     const folders = await env.orm.em.fork().execute<{ id: number; path: string }[]>('select id, path from library_folders where team_id = ?', [lib.teamA.teamId]);
+    // the loop asserts nothing on an empty fixture: both kinds of folder must be there
+    const inside = folders.filter((f) => f.path === '/photos' || f.path.startsWith('/photos/'));
+    expect(inside.length).toBeGreaterThanOrEqual(2);
+    expect(folders.length - inside.length).toBeGreaterThanOrEqual(1);
     for (const folder of folders) {
       const res = await share({ linkToken: photos, folderId: folder.id });
       if (folder.path === '/photos' || folder.path.startsWith('/photos/')) {
