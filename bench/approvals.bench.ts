@@ -21,6 +21,7 @@ import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
+import { ask, sleep } from './support/child-messages.ts';
 
 const env = process.env;
 const TIMERS = Number(env.BENCH_TIMERS ?? 10_000);
@@ -36,22 +37,9 @@ const PREFIX = `shelf-bench-approvals-${process.pid}`;
 const SECRET = 'bench-approvals-secret-bench-approvals-secret';
 const STORAGE = `/tmp/shelf-bench-approvals-${process.pid}`;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const median = (xs: number[]) => pct(xs, 50);
 
-function ask<T>(child: ChildProcess, message: string, reply: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string }) => {
-      if (m.type === reply) {
-        child.off('message', on);
-        resolve(m as T);
-      }
-    };
-    child.on('message', on);
-    child.send(message);
-  });
-}
 
 async function main(): Promise<void> {
   await freshDatabase(DATABASE);

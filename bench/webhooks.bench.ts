@@ -22,6 +22,7 @@ import { recordEvent } from '../src/core/events/outbox.ts';
 import { inTransaction } from '../src/core/platform/tx.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
+import { ask, sleep } from './support/child-messages.ts';
 
 const env = process.env;
 const EVENTS = Number(env.BENCH_EVENTS ?? 400);
@@ -37,25 +38,12 @@ const DATABASE = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0
 const PREFIX = `shelf-bench-webhooks-${process.pid}`;
 const NOTE = 'x'.repeat(880); // with the envelope fields, a body of about 1 KB
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-function ask<T>(child: ChildProcess, message: string, reply: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string }) => {
-      if (m.type === reply) {
-        child.off('message', on);
-        resolve(m as T);
-      }
-    };
-    child.on('message', on);
-    child.send(message);
-  });
-}
 
 async function startReceiver(): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(new URL('./servers/webhook-receiver.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -1,32 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../core/platform/errors.ts';
-import { asDomainError, fromFastifyError, retryAfterOf } from './errors.ts';
+import { asDomainError, fromFastifyError, retryAfterOf, STATUS_OF } from './errors.ts';
 import type { OpenEnvelope } from './open-envelope.ts';
 
-/** HTTP status of each domain code on `/approval` (spec 7.3: 400, 401, 403, 404, 500; the rest as in the open area). */
-const APPROVAL_STATUS: Readonly<Record<ErrorCode, number>> = {
-  invalid_credentials: 401,
-  key_inactive: 401,
-  forbidden: 403,
-  share_password_required: 403,
-  share_password_invalid: 403,
-  not_found: 404,
-  share_not_found: 404,
-  link_expired: 410,
-  code_in_use: 409,
-  name_in_use: 409,
-  sku_in_use: 409,
-  idempotency_key_reused: 409,
-  brand_has_dependents: 409,
-  category_has_products: 409,
-  precondition_failed: 412,
-  payload_too_large: 413,
-  validation_failed: 400,
-  write_conflict: 503,
-  service_unavailable: 503,
-  too_many_attempts: 429,
-  internal_server_error: 500,
-};
+/** HTTP status of each domain code on `/approval`: Area A's, but invalid input is 400 (spec 7.3). */
+const APPROVAL_STATUS: Readonly<Record<ErrorCode, number>> = { ...STATUS_OF, validation_failed: 400 };
 
 /**
  * The code string `/approval` answers for a domain error (spec 7.3): invalid input is
