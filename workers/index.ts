@@ -10,6 +10,7 @@ import { processorRegistry } from './registry.ts';
 /** The repeatable jobs every deployment runs; BullMQ keys them by id, so many workers schedule them once. */
 async function scheduleRepeatables(queues: Queues): Promise<void> {
   await queues.get('maintenance').upsertJobScheduler('purge-idempotency', { every: 60 * 60 * 1000 }, { name: 'purge-idempotency' });
+  await queues.get('maintenance').upsertJobScheduler('purge-events', { every: 60 * 60 * 1000 }, { name: 'purge-events' });
 }
 
 export interface RunningWorkers {

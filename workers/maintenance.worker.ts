@@ -1,11 +1,13 @@
 import type { Job } from 'bullmq';
 import type { Core } from '../src/core/core.ts';
+import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts';
 import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
 
-/** Housekeeping jobs: forget idempotency records past their 24-hour replay window. */
+/** Housekeeping jobs: idempotency records past their 24-hour replay window; events past their 30-day replay window. */
 export function maintenanceProcessor(core: Core) {
   return async (job: Job): Promise<{ purged: number } | 'skipped'> => {
-    if (job.name !== 'purge-idempotency') return 'skipped';
-    return { purged: await purgeExpiredIdempotencyRecords(core.operatorCtx()) };
+    if (job.name === 'purge-idempotency') return { purged: await purgeExpiredIdempotencyRecords(core.operatorCtx()) };
+    if (job.name === 'purge-events') return { purged: await purgeExpiredEvents(core.operatorCtx()) };
+    return 'skipped';
   };
 }

@@ -24,9 +24,27 @@ afterAll(async () => {
 });
 
 describe('maintenance worker (BullMQ on Redis)', () => {
-  it('schedules the hourly idempotency purge once, keyed by id', async () => {
+  it('schedules the hourly idempotency and event purges once each, keyed by id', async () => {
     const schedulers = await env.queues.get('maintenance').getJobSchedulers();
-    expect(schedulers.map((s) => s.key)).toEqual(['purge-idempotency']);
+    expect(schedulers.map((s) => s.key).sort()).toEqual(['purge-events', 'purge-idempotency']);
+  });
+
+  it('deletes finished deliveries, their attempts and events past the 30-day replay window, keeping pending ones', async () => {
+    const team = await given(env).team('Events');
+    await env.core.access.enableSubscriptions(env.core.operatorCtx(), { teamId: team.teamId });
+    const db = (sql: string, params: unknown[] = []) => env.orm.em.fork().execute(sql, params);
+    const key = await given(env).key(team, 'manage');
+    const [endpoint] = (await db(`insert into webhook_endpoints (team_id, api_key_id, url, secret) values (?, ?, 'https://example.com/h', 'whsec_x') returning id`, [team.teamId, key.keyId])) as [{ id: number }];
+    for (const [name, status, age] of [['old-done', 'succeeded', 31], ['old-pending', 'pending', 31], ['recent-done', 'succeeded', 1]] as const) {
+      const [event] = (await db(`insert into outbox_events (team_id, event_id, event_type, ordering_key, body, actor, created_at) values (?, gen_random_uuid(), 'MATERIAL_DELETED', ?, '{}', 'key:1', now() - ? * interval '1 day') returning id`, [team.teamId, name, age])) as [{ id: string }];
+      const [delivery] = (await db(`insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready, status, finished_at) values (?, ?, ?, ?, 1, true, ?, case when ? = 'succeeded' then now() - ? * interval '1 day' end) returning id`, [team.teamId, endpoint.id, event.id, name, status, status, age])) as [{ id: string }];
+      await db(`insert into webhook_attempts (team_id, delivery_id, attempt, started_at, duration_ms) values (?, ?, 1, now(), 5)`, [team.teamId, delivery.id]);
+    }
+    const job = await env.queues.get('maintenance').add('purge-events', {});
+    expect(await job.waitUntilFinished(events, 20_000)).toEqual({ purged: 1 });
+    const left = (await db(`select ordering_key from outbox_events order by ordering_key`)) as { ordering_key: string }[];
+    expect(left.map((r) => r.ordering_key)).toEqual(['old-pending', 'recent-done']);
+    expect(((await db('select count(*)::int as n from webhook_attempts')) as [{ n: number }])[0].n).toBe(2);
   });
 
   it('purges idempotency records past the 24-hour window and keeps the recent ones', async () => {

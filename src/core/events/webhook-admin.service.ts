@@ -223,3 +223,27 @@ async function appendDelivery(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: n
     [endpointId, orderingKey, teamId, teamId, endpointId, eventRowId, orderingKey],
   );
 }
+
+/**
+ * Event retention (docs/events.md): finished deliveries (with their attempts) and the events they
+ * carried are kept for the replay window of 30 days, then deleted in batches by the maintenance
+ * worker. Pending deliveries and their events are never deleted.
+ */
+export async function purgeExpiredEvents(op: Pick<Ctx, 'em'>, batch = 10_000): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    op,
+    `with old as (
+       select id from webhook_deliveries where status in ('succeeded', 'failed') and finished_at < now() - interval '${REPLAY_WINDOW_DAYS} days' limit ?),
+     attempts as (delete from webhook_attempts a using old where a.delivery_id = old.id)
+     delete from webhook_deliveries d using old where d.id = old.id returning d.id`,
+    [batch],
+  );
+  await queryRows(
+    op,
+    `delete from outbox_events o where o.id in (
+       select o2.id from outbox_events o2 where o2.created_at < now() - interval '${REPLAY_WINDOW_DAYS} days'
+          and not exists (select 1 from webhook_deliveries d where d.event_id = o2.id) limit ?)`,
+    [batch],
+  );
+  return rows.length;
+}
