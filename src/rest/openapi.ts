@@ -10,8 +10,19 @@ export function openApiInfo(config: Pick<Config, 'publicBaseUrl'>): SwaggerOptio
         title: 'Shelf service API',
         version: '1.0.0',
         description:
-          'Area A (catalogue, /v1) and the open API (/open: asset search) of Shelf. Every response carries X-Request-Id and Cache-Control. Failures use the error envelope of their area: ErrorEnvelope under /v1, OpenErrorEnvelope (code, message, result, traceId) under /open.',
+          'Area A (catalogue, /v1), the open API (/open: asset search and event subscriptions) and the approval endpoint (/approval) of Shelf. Every response carries X-Request-Id and Cache-Control. Failures use the error envelope of their area: ErrorEnvelope under /v1, OpenErrorEnvelope (code, message, result, traceId) under /open and /approval. GraphQL (/graphql) offers the same operations to signed-in frontends.',
+        contact: { name: 'Shelf engineering', email: 'shelf-engineering@example.com' },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
+      tags: [
+        { name: 'Brands', description: 'Brands of the team\'s catalogue (spec 4.2): any role reads, manage writes.' },
+        { name: 'Categories', description: 'Category trees per brand (spec 4.3): at most 10 levels and 5,000 live categories per brand.' },
+        { name: 'Information templates', description: 'Versioned product field definitions and their bindings (spec 4.4).' },
+        { name: 'Products', description: 'Products with template values and media, ordinary lists and incremental sync (spec 4.5).' },
+        { name: 'Asset search', description: 'Searching the team library and shared links (spec 4.6, Area B); the open envelope.' },
+        { name: 'Event subscriptions', description: 'Webhook subscriptions for folder and team material events (spec 4.7, Area C); deliveries are signed with Standard Webhooks.' },
+        { name: 'Approvals', description: 'The approval endpoint (spec 4.8, Area D): templates, tasks over asset URLs, status and callback subscriptions.' },
+      ],
       servers: [{ url: config.publicBaseUrl }],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of your team' } },

@@ -9,28 +9,29 @@ import { BrandRef } from './brand.ts';
  * per level of a nested selection, however many nodes the level holds.
  */
 export const CategoryRef = builder.loadableObject('Category', {
+  description: 'A category of a brand\'s tree (spec 2.3; REST: GET /v1/categories/{id}).',
   load: (ids: number[], gql: GqlContext) => gql.core.categories.findByIds(gql.ctx, ids),
   toKey: (category: CategoryView) => category.id,
   sort: true,
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    brandId: t.exposeInt('brandId'),
-    parentId: t.exposeInt('parentId', { nullable: true }),
-    name: t.exposeString('name'),
+    id: t.exposeInt('id', { description: 'Category id.' }),
+    brandId: t.exposeInt('brandId', { description: 'The brand whose tree it belongs to; never changes.' }),
+    parentId: t.exposeInt('parentId', { nullable: true, description: 'The parent category; null for a root.' }),
+    name: t.exposeString('name', { description: '1-64 characters, no slash; unique among live siblings.' }),
     pathKey: t.exposeString('pathKey', { description: 'Names from the root, each preceded by a slash.' }),
-    description: t.exposeString('description', { nullable: true }),
-    iconEmoji: t.exposeString('iconEmoji', { nullable: true }),
-    iconAssetId: t.exposeInt('iconAssetId', { nullable: true }),
+    description: t.exposeString('description', { nullable: true, description: 'Free text; null when none.' }),
+    iconEmoji: t.exposeString('iconEmoji', { nullable: true, description: 'At most 16 characters; null when none.' }),
+    iconAssetId: t.exposeInt('iconAssetId', { nullable: true, description: 'A category icon asset id (CLI `category-icon import`), not a file-path ID; null when none.' }),
     sortOrder: t.exposeInt('sortOrder', { description: 'Zero-based position among live siblings.' }),
-    isEnabled: t.exposeBoolean('isEnabled'),
-    createdAt: t.exposeString('createdAt'),
-    updatedAt: t.exposeString('updatedAt'),
+    isEnabled: t.exposeBoolean('isEnabled', { description: 'Enabled flag (disabled categories are still listed).' }),
+    createdAt: t.exposeString('createdAt', { description: 'RFC 3339 in UTC with six fractional digits, e.g. `2026-11-22T15:03:19.632639Z`.' }),
+    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339 in UTC with six fractional digits, e.g. `2026-11-22T15:03:19.632639Z`.' }),
   }),
 });
 
 builder.objectFields(CategoryRef, (t) => ({
-  brand: t.field({ type: BrandRef, resolve: (category) => category.brandId }),
-  parent: t.field({ type: CategoryRef, nullable: true, resolve: (category) => category.parentId }),
+  brand: t.field({ type: BrandRef, description: 'The brand (batched per request).', resolve: (category) => category.brandId }),
+  parent: t.field({ type: CategoryRef, nullable: true, description: 'The parent category; null for a root.', resolve: (category) => category.parentId }),
   children: t.loadableList({
     type: CategoryRef,
     description: 'Live children in sibling order.',
@@ -40,47 +41,50 @@ builder.objectFields(CategoryRef, (t) => ({
 }));
 
 const CategoryPageRef = builder.objectRef<{ items: CategoryView[]; pagination: Pagination }>('CategoryPage').implement({
+  description: 'A page of live categories (REST: GET /v1/categories).',
   fields: (t) => ({
-    items: t.field({ type: [CategoryRef], resolve: (page) => page.items }),
-    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
+    items: t.field({ type: [CategoryRef], description: 'The categories of this page.', resolve: (page) => page.items }),
+    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging of the list.', resolve: (page) => page.pagination }),
   }),
 });
 
 const CategoryResultRef = builder.objectRef<{ category: CategoryView; etag: string }>('CategoryResult').implement({
   description: 'A category with the strong ETag to send as ifMatch on the next change.',
   fields: (t) => ({
-    category: t.field({ type: CategoryRef, resolve: (r) => r.category }),
-    etag: t.exposeString('etag'),
+    category: t.field({ type: CategoryRef, description: 'The category.', resolve: (r) => r.category }),
+    etag: t.exposeString('etag', { description: 'Strong ETag of this version; send it as ifMatch on the next change.' }),
   }),
 });
 
 const DeletedCategoryRef = builder.objectRef<{ id: number; etag: string }>('DeletedCategory').implement({
-  fields: (t) => ({ id: t.exposeInt('id'), etag: t.exposeString('etag') }),
+  description: 'What a deletion answers: the deleted category\'s id (its subtree went with it) and the ETag it had.',
+  fields: (t) => ({ id: t.exposeInt('id', { description: 'The deleted category\'s id.' }), etag: t.exposeString('etag', { description: 'The ETag of the version that was deleted.' }) }),
 });
 
 const CategoryCreateInput = builder.inputType('CategoryCreateInput', {
+  description: 'A new category (spec 4.3 CategoryCreate).',
   fields: (t) => ({
-    brandId: t.int({ required: true }),
-    name: t.string({ required: true }),
-    parentId: t.int(),
-    sortOrder: t.int(),
-    description: t.string(),
-    iconEmoji: t.string(),
-    iconAssetId: t.int(),
-    isEnabled: t.boolean(),
+    brandId: t.int({ required: true, description: 'A live brand of the team.' }),
+    name: t.string({ required: true, description: '1-64 characters, no slash, not only whitespace; unique among live siblings.' }),
+    parentId: t.int({ description: 'A live category of the same brand; omitted or null makes a root (at most 10 levels).' }),
+    sortOrder: t.int({ description: 'Zero-based insertion index among the siblings; omitted appends.' }),
+    description: t.string({ description: 'Free text.' }),
+    iconEmoji: t.string({ description: 'At most 16 characters.' }),
+    iconAssetId: t.int({ description: 'A category icon asset of the team (not a file-path ID).' }),
+    isEnabled: t.boolean({ description: 'Default true.' }),
   }),
 });
 
 const CategoryPatchInput = builder.inputType('CategoryPatchInput', {
   description: 'brandId is immutable. An omitted field is unchanged; parentId null moves the category to the root.',
   fields: (t) => ({
-    name: t.string(),
-    parentId: t.int(),
-    sortOrder: t.int(),
-    description: t.string(),
-    iconEmoji: t.string(),
-    iconAssetId: t.int(),
-    isEnabled: t.boolean(),
+    name: t.string({ description: '1-64 characters, no slash; unique among live siblings.' }),
+    parentId: t.int({ description: 'A live category of the same brand (not in its own subtree); null moves to the root.' }),
+    sortOrder: t.int({ description: 'Zero-based index among the destination siblings; omitted appends on a move, keeps the place otherwise.' }),
+    description: t.string({ description: 'Free text; null clears.' }),
+    iconEmoji: t.string({ description: 'At most 16 characters; null clears.' }),
+    iconAssetId: t.int({ description: 'A category icon asset of the team; null clears.' }),
+    isEnabled: t.boolean({ description: 'Enabled flag.' }),
   }),
 });
 
@@ -88,13 +92,14 @@ builder.queryFields((t) => ({
   categories: t.field({
     type: CategoryPageRef,
     description: 'The flat live tree ordered by brandId, parentId (roots first), sortOrder, id.',
-    args: { brandId: t.arg.int(), page: t.arg.int(), pageSize: t.arg.int() },
+    args: { brandId: t.arg.int({ description: 'Only this brand\'s tree.' }), page: t.arg.int({ description: 'Page from 1 (default 1).' }), pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }) },
     resolve: (_root, args, gql) =>
       gql.core.categories.listPage(gql.ctx, { brandId: args.brandId ?? undefined, page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
   }),
   category: t.field({
     type: CategoryResultRef,
-    args: { id: t.arg.int({ required: true }) },
+    description: 'One live category with its ETag (REST: GET /v1/categories/{id}). Errors: not_found.',
+    args: { id: t.arg.int({ required: true, description: 'Category id.' }) },
     resolve: async (_root, args, gql) => {
       const { data, etag } = await gql.core.categories.get(gql.ctx, args.id);
       return { category: data, etag };
@@ -105,7 +110,11 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createCategory: t.field({
     type: CategoryResultRef,
-    args: { input: t.arg({ type: CategoryCreateInput, required: true }), idempotencyKey: t.arg.string() },
+    description: 'Creates a category (manage role; REST: POST /v1/categories). Errors: forbidden, not_found (brand, parent, icon), validation_failed (depth, node count), name_in_use, idempotency_key_reused.',
+    args: {
+      input: t.arg({ type: CategoryCreateInput, required: true, description: 'The new category.' }),
+      idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }),
+    },
     resolve: async (_root, args, gql) => {
       const outcome = await gql.core.categories.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
       return { category: outcome.body, etag: outcome.etag ?? '' };
@@ -113,7 +122,12 @@ builder.mutationFields((t) => ({
   }),
   updateCategory: t.field({
     type: CategoryResultRef,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: CategoryPatchInput, required: true }), ifMatch: t.arg.string() },
+    description: 'Changes or moves a category (manage role; REST: PATCH /v1/categories/{id}). Errors: forbidden, not_found, validation_failed (a move into its own subtree, depth), name_in_use, precondition_failed.',
+    args: {
+      id: t.arg.int({ required: true, description: 'Category id.' }),
+      input: t.arg({ type: CategoryPatchInput, required: true, description: 'The changes.' }),
+      ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale. Omitted: the last write wins.' }),
+    },
     resolve: async (_root, args, gql) => {
       const { data, etag } = await gql.core.categories.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
       return { category: data, etag };
@@ -121,7 +135,8 @@ builder.mutationFields((t) => ({
   }),
   deleteCategory: t.field({
     type: DeletedCategoryRef,
-    args: { id: t.arg.int({ required: true }), ifMatch: t.arg.string() },
+    description: 'Soft-deletes a category and its whole subtree unless a live product uses any of them (manage role; REST: DELETE /v1/categories/{id}). Errors: forbidden, not_found, category_has_products, precondition_failed.',
+    args: { id: t.arg.int({ required: true, description: 'Category id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
       const { data, etag } = await gql.core.categories.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { id: data.id, etag };

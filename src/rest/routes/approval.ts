@@ -30,7 +30,7 @@ function fieldsOf(body: Record<string, unknown>): Record<string, unknown> {
 
 /** Spec 4.8: the one approval endpoint. It dispatches on `service` and calls one core operation each. */
 export async function approvalRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  app.post('/', {
+  app.post('', {
     schema: {
       operationId: 'approval',
       summary: 'The approval endpoint (five services)',

@@ -20,6 +20,7 @@ export async function openSearchRoutes(app: FastifyInstance, { core }: { core: C
   app.post('/search-assets', {
     schema: {
       operationId: 'searchAssets',
+      description: 'Searches the team library (spec 4.6): keywords (DEFAULT, PRECISE, DEEP, DEEP_AND_PRECISE), extensions, size and duration ranges, tags, colour, folder subtree (parentId), creators, custom fields, sorting and paging by startPoint/endPoint (at most 100 per page). Any role. Results are AssetItems with signed, expiring links; publicUrl when processing parameters are given. Failures in the open envelope: 400 invalid_parameter (details[]), 400 nul_character, 401, 404 not_found (parentId), 413, 503 service_unavailable.',
       summary: 'Search assets of the team library',
       tags,
       security,
@@ -31,6 +32,7 @@ export async function openSearchRoutes(app: FastifyInstance, { core }: { core: C
   app.post('/search-share', {
     schema: {
       operationId: 'searchShare',
+      description: "Searches assets and folders inside a shared link (spec 4.6): the token (and password when protected) opens one folder subtree of the caller's team. Failures: 403 share_password_required / share_password_invalid, 404 share_not_found, 404 not_found (a folder outside the share), 429 too_many_attempts after 10 wrong passwords a minute (Retry-After), 400 invalid_parameter.",
       summary: 'Search assets and folders inside a shared link',
       tags,
       security,

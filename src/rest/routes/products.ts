@@ -54,7 +54,7 @@ function sendVersioned<T>(reply: FastifyReply, requestId: string, outcome: { dat
 /** Spec 4.5 and docs/products.md: products. Each handler calls one core operation and maps its result. */
 export async function productRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   app.get('/products', {
-    schema: { operationId: 'listProducts', description: 'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422).', tags, security, querystring: ProductListQuery, response: { 200: ListEnvelope, ...commonErrors } },
+    schema: { operationId: 'listProducts', summary: 'List or sync products', description: 'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422).', tags, security, querystring: ProductListQuery, response: { 200: ListEnvelope, ...commonErrors } },
     // a repeated parameter arrives as an array; it gets its own message before type validation
     preValidation: async (request) => rejectRepeatedParameters(request.query as Record<string, unknown>),
   }, async (request) => {
@@ -63,7 +63,7 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
   });
 
   app.post('/products', {
-    schema: { operationId: 'createProduct', description: 'Always creates a draft and pins the resolved template version (explicit templateId, then category or ancestor binding, then the brand binding, then the library default).', tags, security, headers: IdempotencyHeaders, body: Type.Ref('ProductCreate'), response: { 201: okSchema(DetailRef), 409: ErrorRef, ...commonErrors } },
+    schema: { operationId: 'createProduct', summary: 'Create a product (draft)', description: 'Always creates a draft and pins the resolved template version (explicit templateId, then category or ancestor binding, then the brand binding, then the library default).', tags, security, headers: IdempotencyHeaders, body: Type.Ref('ProductCreate'), response: { 201: okSchema(DetailRef), 409: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
     const outcome = await core.products.create(request.ctx, request.body, header(request, 'idempotency-key'));
     if (outcome.etag) reply.header('ETag', outcome.etag);
@@ -74,6 +74,7 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
   app.post('/products/visibility', {
     schema: {
       operationId: 'checkProductVisibility',
+      summary: 'Check which products a key sees',
       description: 'Spec 4.5 rule 5: visible or not_visible per id for this key; brand, category, status and search filters do not apply.',
       tags,
       security,
@@ -83,26 +84,26 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
   }, async (request) => ok(request.id, await core.products.visibility(request.ctx, request.body)));
 
   app.get('/products/:id', {
-    schema: { operationId: 'getProduct', description: 'ProductDetail with its pinned templateDefinition. A draft is 404 for view_only and usable keys.', tags, security, params: IdParams, response: { 200: okSchema(DetailRef), ...commonErrors } },
+    schema: { operationId: 'getProduct', summary: 'Get a product', description: 'ProductDetail with its pinned templateDefinition. A draft is 404 for view_only and usable keys.', tags, security, params: IdParams, response: { 200: okSchema(DetailRef), ...commonErrors } },
   }, async (request, reply) => sendVersioned(reply, request.id, await core.products.get(request.ctx, (request.params as { id: number }).id)));
 
   app.patch('/products/:id', {
-    schema: { operationId: 'updateProduct', description: 'The ProductCreate field rules for the fields given (at least one); templateFields shallow-merge; templateId cannot change (422); a published product must stay complete (422). Bumps updatedAt.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('ProductPatch'), response: { 200: okSchema(DetailRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
+    schema: { operationId: 'updateProduct', summary: 'Update a product', description: 'The ProductCreate field rules for the fields given (at least one); templateFields shallow-merge; templateId cannot change (422); a published product must stay complete (422). Bumps updatedAt.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('ProductPatch'), response: { 200: okSchema(DetailRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
     const outcome = await core.products.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'));
     return sendVersioned(reply, request.id, outcome);
   });
 
   app.post('/products/:id/publish', {
-    schema: { operationId: 'publishProduct', description: 'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
+    schema: { operationId: 'publishProduct', summary: 'Publish a product', description: 'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => sendVersioned(reply, request.id, await core.products.publish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
 
   app.post('/products/:id/unpublish', {
-    schema: { operationId: 'unpublishProduct', description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
+    schema: { operationId: 'unpublishProduct', summary: 'Unpublish a product', description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => sendVersioned(reply, request.id, await core.products.unpublish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
 
   app.delete('/products/:id', {
-    schema: { operationId: 'deleteProduct', description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
+    schema: { operationId: 'deleteProduct', summary: 'Delete a product', description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => sendVersioned(reply, request.id, await core.products.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
 }
 
