@@ -15,8 +15,8 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
 });
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({ description: 'Reads of the team the Bearer key belongs to; the same rules as the REST paths each field names.' });
+builder.mutationType({ description: 'Changes, each one core operation with the rules (roles, validation, ETags, idempotency) of its REST path; errors carry extensions.code.' });
 
 function jsonObject(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new GraphQLError('JSONObject must be a JSON object');
@@ -38,10 +38,11 @@ export const JsonObjectRef = builder.scalarType('JSONObject', {
 export const PaginationRef = builder
   .objectRef<{ page: number; pageSize: number; totalCount: number; totalPages: number }>('Pagination')
   .implement({
+    description: 'Ordinary paging (spec 2.1): counts are taken once per request.',
     fields: (t) => ({
-      page: t.exposeInt('page'),
-      pageSize: t.exposeInt('pageSize'),
-      totalCount: t.exposeInt('totalCount'),
-      totalPages: t.exposeInt('totalPages'),
+      page: t.exposeInt('page', { description: 'This page, from 1.' }),
+      pageSize: t.exposeInt('pageSize', { description: 'Items per page (default 20, at most 100).' }),
+      totalCount: t.exposeInt('totalCount', { description: 'Items in the whole list.' }),
+      totalPages: t.exposeInt('totalPages', { description: 'Pages in the whole list: ceil(totalCount / pageSize).' }),
     }),
   });

@@ -25,7 +25,7 @@ export const BrandCreate = Type.Object(
     sortOrder: Type.Optional(brandFields.sortOrder),
     isEnabled: Type.Optional(brandFields.isEnabled),
   },
-  { $id: 'BrandCreate', additionalProperties: false },
+  { $id: 'BrandCreate', additionalProperties: false, examples: [{ name: 'Acme', description: 'Tools for everyone', logoUrl: 'https://shelf.example.com/files/logo.png' }] },
 );
 export type BrandCreate = Static<typeof BrandCreate>;
 

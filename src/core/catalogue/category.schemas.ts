@@ -44,7 +44,7 @@ export const CategoryCreate = Type.Object(
     iconAssetId: Type.Optional(categoryFields.iconAssetId),
     isEnabled: Type.Optional(categoryFields.isEnabled),
   },
-  { $id: 'CategoryCreate', additionalProperties: false },
+  { $id: 'CategoryCreate', additionalProperties: false, examples: [{ brandId: 7, name: 'Outdoor', parentId: null, iconEmoji: '⛺' }] },
 );
 export type CategoryCreate = Static<typeof CategoryCreate>;
 

@@ -54,7 +54,7 @@ export const ProductCreate = Type.Object(
     imageAssetIds: Type.Optional(productFields.imageAssetIds),
     relatedAssetIds: Type.Optional(productFields.relatedAssetIds),
   },
-  { $id: 'ProductCreate', additionalProperties: false },
+  { $id: 'ProductCreate', additionalProperties: false, examples: [{ name: 'Trail tent 2P', spu: 'TENT-2P-GRN', brandId: 7, categoryId: 31, imageAssetIds: [1204, 1205], templateFields: { material: 'ripstop nylon' } }] },
 );
 export type ProductCreate = Static<typeof ProductCreate>;
 

@@ -24,7 +24,7 @@ export const FolderSubscribeRequest = Type.Object(
     eventType: Type.Optional(Type.String({ description: 'Only `FOLDER_CONTENT_UPDATE` (the default).' })),
     operation: Type.Optional(operation),
   },
-  { $id: 'FolderSubscribeRequest', additionalProperties: false },
+  { $id: 'FolderSubscribeRequest', additionalProperties: false, examples: [{ folderIds: [12, 15], callbackUrl: 'https://hooks.example.com/shelf/folders', operation: 'ADD' }] },
 );
 export type FolderSubscribeRequest = Static<typeof FolderSubscribeRequest>;
 
@@ -39,7 +39,7 @@ export const MaterialSubscribeRequest = Type.Object(
     }),
     operation: Type.Optional(operation),
   },
-  { $id: 'MaterialSubscribeRequest', additionalProperties: false },
+  { $id: 'MaterialSubscribeRequest', additionalProperties: false, examples: [{ callbackUrl: 'https://hooks.example.com/shelf/materials', eventTypes: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_DELETED'] }] },
 );
 export type MaterialSubscribeRequest = Static<typeof MaterialSubscribeRequest>;
 

@@ -2,6 +2,12 @@ import { GraphQLError, Kind, valueFromASTUntyped } from 'graphql';
 import type { FolderView } from '../../core/assets/library.schemas.ts';
 import type { AssetItem, TagDTO } from '../../core/assets/search/search.schemas.ts';
 import { builder } from '../builder.ts';
+import { describedBy } from '../schema-descriptions.ts';
+import { AssetItem as AssetItemSchema, SearchAssetsRequest, SearchShareRequest } from '../../core/assets/search/search.schemas.ts';
+
+const fromSearch = describedBy(SearchAssetsRequest);
+const fromShare = describedBy(SearchShareRequest);
+const fromItem = describedBy(AssetItemSchema);
 import type { GqlContext } from '../context.ts';
 
 /** Any JSON value (e.g. aiDetailedDescription, a JSON array); the core validates its content. */
@@ -17,176 +23,210 @@ export const JsonRef = builder.scalarType('JSON', {
 
 /** A library folder, loaded in batches per request (AssetItem.folders, search folders, parents). */
 export const LibraryFolderRef = builder.loadableObject('LibraryFolder', {
+  description: 'A folder of the team library (a tree per team; docs/library.md).',
   load: (ids: number[], gql: GqlContext) => gql.core.library.findFoldersByIds(gql.ctx, ids),
   toKey: (folder: FolderView) => folder.id,
   sort: true,
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
+    id: t.exposeInt('id', { description: 'Folder id: search-assets parentId, folder-subscribe folderIds.' }),
+    name: t.exposeString('name', { description: 'One path segment: no slash; unique among live siblings.' }),
     path: t.exposeString('path', { description: 'Names from the root, each preceded by a slash.' }),
-    parentId: t.exposeInt('parentId', { nullable: true }),
-    createdAt: t.exposeString('createdAt'),
+    parentId: t.exposeInt('parentId', { nullable: true, description: 'The parent folder; null at the top level.' }),
+    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
   }),
 });
 
 builder.objectFields(LibraryFolderRef, (t) => ({
-  parent: t.field({ type: LibraryFolderRef, nullable: true, resolve: (folder) => folder.parentId }),
+  parent: t.field({ type: LibraryFolderRef, nullable: true, description: 'The parent folder; null at the top level.', resolve: (folder) => folder.parentId }),
 }));
 
 const LibraryTagRef = builder.objectRef<TagDTO>('LibraryTag').implement({
-  fields: (t) => ({ id: t.exposeInt('id'), name: t.exposeString('name') }),
+  description: 'A tag of the team library (spec 2.6 TagDTO).',
+  fields: (t) => ({ id: t.exposeInt('id', { description: 'Tag id: search-assets tags.' }), name: t.exposeString('name', { description: 'The tag\'s name, unique in the team.' }) }),
 });
 
 const AnalysisRef = builder.objectRef<NonNullable<AssetItem['imageContentAnalysis']>>('ImageContentAnalysis').implement({
+  description: 'Image analysis of a file (spec 2.6), set by operators (`asset analysis set`) or updateLibraryFile; searched by DEEP keywords.',
   fields: (t) => ({
-    aiTags: t.exposeString('aiTags', { nullable: true }),
-    aiTitle: t.exposeString('aiTitle', { nullable: true }),
-    aiDescription: t.exposeString('aiDescription', { nullable: true }),
-    aiDetailedDescription: t.field({ type: JsonRef, nullable: true, resolve: (a) => a.aiDetailedDescription }),
+    aiTags: t.exposeString('aiTags', { nullable: true, description: 'Tags the analysis gave, as text; null when unset.' }),
+    aiTitle: t.exposeString('aiTitle', { nullable: true, description: 'A title; null when unset.' }),
+    aiDescription: t.exposeString('aiDescription', { nullable: true, description: 'A description; null when unset.' }),
+    aiDetailedDescription: t.field({ type: JsonRef, nullable: true, description: 'A JSON array (at most 64 KiB); null when unset.', resolve: (a) => a.aiDetailedDescription }),
   }),
 });
 
 /** AssetItem (spec 2.6); tags and folders are resolved through per-request dataloaders. */
 export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement({
+  description: 'A library file as search results show it (spec 2.6 AssetItem; REST: POST /open/search-assets).',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The file-path ID.' }),
     parentIds: t.exposeIntList('parentIds', { description: 'Folder ids from the root down to the file\'s folder.' }),
     folders: t.field({ type: [LibraryFolderRef], description: 'The folders of parentIds, root first.', resolve: (item) => item.parentIds }),
     userId: t.exposeString('userId', { nullable: true, description: 'The owner\'s member id.' }),
-    name: t.exposeString('name'),
-    downloadUrl: t.exposeString('downloadUrl'),
+    name: t.exposeString('name', fromItem('name')),
+    downloadUrl: t.exposeString('downloadUrl', fromItem('downloadUrl')),
     source: t.exposeInt('source', { description: '1 web, 2 upload, 3 copy.' }),
-    link: t.exposeString('link', { nullable: true }),
-    extension: t.exposeString('extension', { nullable: true }),
+    link: t.exposeString('link', { nullable: true, ...fromItem('link') }),
+    extension: t.exposeString('extension', { nullable: true, ...fromItem('extension') }),
     duration: t.exposeFloat('duration', { nullable: true, description: 'Milliseconds.' }),
     size: t.exposeFloat('size', { description: 'KB, rounded up.' }),
-    width: t.exposeInt('width', { nullable: true }),
-    height: t.exposeInt('height', { nullable: true }),
-    description: t.exposeString('description', { nullable: true }),
-    score: t.exposeInt('score', { nullable: true }),
-    createTime: t.exposeString('createTime'),
-    createUser: t.exposeString('createUser', { nullable: true }),
-    updateTime: t.exposeString('updateTime'),
-    updateUser: t.exposeInt('updateUser', { nullable: true }),
+    width: t.exposeInt('width', { nullable: true, ...fromItem('width') }),
+    height: t.exposeInt('height', { nullable: true, ...fromItem('height') }),
+    description: t.exposeString('description', { nullable: true, ...fromItem('description') }),
+    score: t.exposeInt('score', { nullable: true, ...fromItem('score') }),
+    createTime: t.exposeString('createTime', fromItem('createTime')),
+    createUser: t.exposeString('createUser', { nullable: true, ...fromItem('createUser') }),
+    updateTime: t.exposeString('updateTime', fromItem('updateTime')),
+    updateUser: t.exposeInt('updateUser', { nullable: true, ...fromItem('updateUser') }),
     tags: t.loadableList({
       type: LibraryTagRef,
+      ...fromItem('tags'),
       load: (fileIds: number[], gql: GqlContext) => gql.core.assetSearch.tagsByFileIds(gql.ctx, fileIds),
       resolve: (item) => item.id,
     }),
-    thumbnailAccessUrl: t.exposeString('thumbnailAccessUrl', { nullable: true }),
-    imageContentAnalysis: t.field({ type: AnalysisRef, nullable: true, resolve: (item) => item.imageContentAnalysis }),
-    publicUrl: t.exposeString('publicUrl'),
+    thumbnailAccessUrl: t.exposeString('thumbnailAccessUrl', { nullable: true, ...fromItem('thumbnailAccessUrl') }),
+    imageContentAnalysis: t.field({ type: AnalysisRef, nullable: true, ...fromItem('imageContentAnalysis'), resolve: (item) => item.imageContentAnalysis }),
+    publicUrl: t.exposeString('publicUrl', fromItem('publicUrl')),
   }),
 });
 
 const AssetSearchResultRef = builder
   .objectRef<{ assets: AssetItem[]; total: number; folders?: Array<{ id: number }>; folderCount?: number }>('AssetSearchResult')
   .implement({
+    description: 'What searchAssets answers (spec 4.6).',
     fields: (t) => ({
-      assets: t.field({ type: [AssetItemRef], resolve: (r) => r.assets }),
+      assets: t.field({ type: [AssetItemRef], description: 'The page of matching assets.', resolve: (r) => r.assets }),
       total: t.exposeFloat('total', { description: 'Exact number of matching assets.' }),
       folders: t.field({ type: [LibraryFolderRef], nullable: true, description: 'With needChildren.', resolve: (r) => r.folders?.map((f) => f.id) ?? null }),
-      folderCount: t.exposeInt('folderCount', { nullable: true }),
+      folderCount: t.exposeInt('folderCount', { nullable: true, description: 'With needChildren: how many folders `folders` holds; null otherwise.' }),
     }),
   });
 
 const ShareSearchResultRef = builder
   .objectRef<{ assets: AssetItem[]; totalCount: number; folders: Array<{ id: number; name: string }>; folderCount: number }>('ShareSearchResult')
   .implement({
+    description: 'What searchShare answers (spec 4.6).',
     fields: (t) => ({
-      assets: t.field({ type: [AssetItemRef], resolve: (r) => r.assets }),
-      totalCount: t.exposeFloat('totalCount'),
-      folders: t.field({ type: [LibraryFolderRef], resolve: (r) => r.folders.map((f) => f.id) }),
-      folderCount: t.exposeInt('folderCount'),
+      assets: t.field({ type: [AssetItemRef], description: 'The page of matching assets inside the shared folder.', resolve: (r) => r.assets }),
+      totalCount: t.exposeFloat('totalCount', { description: 'Exact number of matching assets.' }),
+      folders: t.field({ type: [LibraryFolderRef], description: 'With needChildren: the listed folder\'s child folders.', resolve: (r) => r.folders.map((f) => f.id) }),
+      folderCount: t.exposeInt('folderCount', { description: 'How many folders `folders` holds.' }),
     }),
   });
 
-const SortNameEnum = builder.enumType('AssetSortName', { values: ['CREATE_TIME', 'UPDATE_TIME', 'NAME', 'DURATION', 'SIZE', 'SCORE'] as const });
-const SortTypeEnum = builder.enumType('SortType', { values: ['ASC', 'DESC'] as const });
-const KeywordSearchTypeEnum = builder.enumType('KeywordSearchType', { values: ['DEEP', 'DEFAULT', 'PRECISE', 'DEEP_AND_PRECISE'] as const });
+const SortNameEnum = builder.enumType('AssetSortName', {
+  description: 'Sort key of search-assets; ties break on the asset id in the same direction.',
+  values: {
+    CREATE_TIME: { description: 'When the file was imported.' },
+    UPDATE_TIME: { description: 'When the file last changed.' },
+    NAME: { description: 'File name.' },
+    DURATION: { description: 'Audio or video duration (files without one sort as 0).' },
+    SIZE: { description: 'Bytes.' },
+    SCORE: { description: 'Rating 0-5 (files without one sort as 0).' },
+  } as const,
+});
+const SortTypeEnum = builder.enumType('SortType', {
+  description: 'Sort direction.',
+  values: { ASC: { description: 'Ascending.' }, DESC: { description: 'Descending (the default).' } } as const,
+});
+const KeywordSearchTypeEnum = builder.enumType('KeywordSearchType', {
+  description: 'How keywords match (docs/search.md).',
+  values: {
+    DEEP: { description: 'Substring of the name, description, tags and analysis text (the default).' },
+    DEFAULT: { description: 'Substring of the file name.' },
+    PRECISE: { description: 'The whole file name without its extension.' },
+    DEEP_AND_PRECISE: { description: 'Whole words in the name, description, tags and analysis text.' },
+  } as const,
+});
 
 const SortConditionInput = builder.inputType('AssetSortInput', {
-  fields: (t) => ({ sortName: t.field({ type: SortNameEnum, required: true }), sortType: t.field({ type: SortTypeEnum }) }),
+  description: 'spec 4.6 SortConditionVO.',
+  fields: (t) => ({ sortName: t.field({ type: SortNameEnum, required: true, description: 'The sort key.' }), sortType: t.field({ type: SortTypeEnum, description: 'Default DESC.' }) }),
 });
 
 const SearchAssetsInput = builder.inputType('SearchAssetsInput', {
   description: 'EnterpriseSearchReqVO (spec 4.6); the same rules as POST /open/search-assets. Large numbers (bytes, epoch ms) are Float.',
   fields: (t) => ({
-    parentId: t.int(),
-    needChildren: t.boolean(),
-    extensions: t.stringList(),
-    color: t.string(),
-    areaThreshold: t.int(),
-    colorThreshold: t.int(),
-    minLength: t.float(),
-    maxLength: t.float(),
-    minSize: t.float(),
-    maxSize: t.float(),
-    minHeight: t.int(),
-    maxHeight: t.int(),
-    minWidth: t.int(),
-    maxWidth: t.int(),
-    startTime: t.float(),
-    endTime: t.float(),
-    keywords: t.stringList(),
-    keywordSearchType: t.field({ type: KeywordSearchTypeEnum }),
-    tags: t.intList(),
-    tagOrAnd: t.boolean(),
-    createUsers: t.intList(),
-    ratings: t.intList(),
-    hasLink: t.boolean(),
-    hasDesc: t.boolean(),
-    link: t.string(),
-    desc: t.string(),
-    sort: t.field({ type: SortConditionInput }),
-    startPoint: t.int(),
-    endPoint: t.int(),
-    region: t.floatList(),
-    customFieldTemplateIds: t.intList(),
-    customFieldId: t.int(),
-    currentUserId: t.int(),
-    w: t.int(),
-    h: t.int(),
+    parentId: t.int(fromSearch('parentId')),
+    needChildren: t.boolean(fromSearch('needChildren')),
+    extensions: t.stringList(fromSearch('extensions')),
+    color: t.string(fromSearch('color')),
+    areaThreshold: t.int(fromSearch('areaThreshold')),
+    colorThreshold: t.int(fromSearch('colorThreshold')),
+    minLength: t.float(fromSearch('minLength')),
+    maxLength: t.float(fromSearch('maxLength')),
+    minSize: t.float(fromSearch('minSize')),
+    maxSize: t.float(fromSearch('maxSize')),
+    minHeight: t.int(fromSearch('minHeight')),
+    maxHeight: t.int(fromSearch('maxHeight')),
+    minWidth: t.int(fromSearch('minWidth')),
+    maxWidth: t.int(fromSearch('maxWidth')),
+    startTime: t.float(fromSearch('startTime')),
+    endTime: t.float(fromSearch('endTime')),
+    keywords: t.stringList(fromSearch('keywords')),
+    keywordSearchType: t.field({ type: KeywordSearchTypeEnum, ...fromSearch('keywordSearchType') }),
+    tags: t.intList(fromSearch('tags')),
+    tagOrAnd: t.boolean(fromSearch('tagOrAnd')),
+    createUsers: t.intList(fromSearch('createUsers')),
+    ratings: t.intList(fromSearch('ratings')),
+    hasLink: t.boolean(fromSearch('hasLink')),
+    hasDesc: t.boolean(fromSearch('hasDesc')),
+    link: t.string(fromSearch('link')),
+    desc: t.string(fromSearch('desc')),
+    sort: t.field({ type: SortConditionInput, ...fromSearch('sort') }),
+    startPoint: t.int(fromSearch('startPoint')),
+    endPoint: t.int(fromSearch('endPoint')),
+    region: t.floatList(fromSearch('region')),
+    customFieldTemplateIds: t.intList(fromSearch('customFieldTemplateIds')),
+    customFieldId: t.int(fromSearch('customFieldId')),
+    currentUserId: t.int(fromSearch('currentUserId')),
+    w: t.int(fromSearch('w')),
+    h: t.int(fromSearch('h')),
     mode: t.string({ description: 'fit (default) or crop.' }),
-    q: t.int(),
+    q: t.int(fromSearch('q')),
     f: t.string({ description: 'jpg, png or webp.' }),
     bg: t.string({ description: 'Hex RRGGBB without #.' }),
   }),
 });
 
 const SearchShareInput = builder.inputType('SearchShareInput', {
+  description: 'SearchShareReqVO (spec 4.6); the same rules as POST /open/search-share.',
   fields: (t) => ({
-    linkToken: t.string({ required: true }),
-    password: t.string(),
-    folderId: t.int(),
-    needChildren: t.boolean(),
-    isRoot: t.boolean(),
-    keyword: t.string(),
-    startPoint: t.int(),
-    endPoint: t.int(),
+    linkToken: t.string({ required: true, ...fromShare('linkToken') }),
+    password: t.string(fromShare('password')),
+    folderId: t.int(fromShare('folderId')),
+    needChildren: t.boolean(fromShare('needChildren')),
+    isRoot: t.boolean(fromShare('isRoot')),
+    keyword: t.string(fromShare('keyword')),
+    startPoint: t.int(fromShare('startPoint')),
+    endPoint: t.int(fromShare('endPoint')),
   }),
 });
 
 const AnalysisInput = builder.inputType('ImageContentAnalysisInput', {
   description: 'Each field optional; null clears it.',
-  fields: (t) => ({ aiTags: t.string(), aiTitle: t.string(), aiDescription: t.string(), aiDetailedDescription: t.field({ type: JsonRef, description: 'A JSON array.' }) }),
+  fields: (t) => ({ aiTags: t.string({ description: 'Analysis tags as text.' }), aiTitle: t.string({ description: 'A title.' }), aiDescription: t.string({ description: 'A description.' }), aiDetailedDescription: t.field({ type: JsonRef, description: 'A JSON array.' }) }),
 });
 
 const LibraryFilePatchInput = builder.inputType('LibraryFilePatchInput', {
   description: 'An omitted field is unchanged; null clears description, score, link. tags replaces the file\'s tags.',
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    tags: t.stringList(),
-    score: t.int(),
-    link: t.string(),
-    analysis: t.field({ type: AnalysisInput }),
+    name: t.string({ description: '1-255 characters, no slash or control characters.' }),
+    description: t.string({ description: 'Free text; null clears.' }),
+    tags: t.stringList({ description: 'The file\'s tags by name (created as needed), at most 50; replaces the current ones.' }),
+    score: t.int({ description: 'Rating 0-5; null clears.' }),
+    link: t.string({ description: 'An http(s) URL; null clears.' }),
+    analysis: t.field({ type: AnalysisInput, description: 'Image analysis fields.' }),
   }),
 });
 
-const DeletedLibraryFileRef = builder.objectRef<{ id: number }>('DeletedLibraryFile').implement({ fields: (t) => ({ id: t.exposeInt('id') }) });
+const DeletedLibraryFileRef = builder.objectRef<{ id: number }>('DeletedLibraryFile').implement({
+  description: 'What deleteLibraryFile answers.',
+  fields: (t) => ({ id: t.exposeInt('id', { description: 'The deleted file\'s file-path ID.' }) }),
+});
 const FolderMembershipRef = builder.objectRef<{ folderId: number; userId: number }>('LibraryFolderMembership').implement({
-  fields: (t) => ({ folderId: t.exposeInt('folderId'), userId: t.exposeInt('userId') }),
+  description: 'A member\'s access to a folder and its subtree (search-assets currentUserId).',
+  fields: (t) => ({ folderId: t.exposeInt('folderId', { description: 'The folder.' }), userId: t.exposeInt('userId', { description: 'The member.' }) }),
 });
 
 /** The file as it is now, after an edit (a deleted or foreign file is not_found before this point). */
@@ -199,27 +239,27 @@ builder.queryFields((t) => ({
   searchAssets: t.field({
     type: AssetSearchResultRef,
     description: 'search-assets (spec 4.6): any role of the team may search.',
-    args: { input: t.arg({ type: SearchAssetsInput }) },
+    args: { input: t.arg({ type: SearchAssetsInput, description: 'The filters; omitted: every file, newest first.' }) },
     resolve: (_root, args, gql) => gql.core.assetSearch.search(gql.ctx, args.input ?? {}, { includeTags: false }),
   }),
   searchShare: t.field({
     type: ShareSearchResultRef,
     description: 'search-share (spec 4.6).',
-    args: { input: t.arg({ type: SearchShareInput, required: true }) },
+    args: { input: t.arg({ type: SearchShareInput, required: true, description: 'The share token, its password and the filters.' }) },
     resolve: (_root, args, gql) => gql.core.shares.search(gql.ctx, args.input),
   }),
   libraryFile: t.field({
     type: AssetItemRef,
     nullable: true,
     description: 'A live file of the team by file-path ID; null when there is none.',
-    args: { id: t.arg.int({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }) },
     resolve: async (_root, args, gql) => (await gql.core.assetSearch.findItems(gql.ctx, [args.id], { includeTags: false }))[0] ?? null,
   }),
   libraryFolder: t.field({
     type: LibraryFolderRef,
     nullable: true,
     description: 'A live folder of the team; null when there is none.',
-    args: { id: t.arg.int({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'Folder id.' }) },
     resolve: async (_root, args, gql) => (await gql.core.library.findFoldersByIds(gql.ctx, [args.id]))[0] ?? null,
   }),
 }));
@@ -228,43 +268,43 @@ builder.mutationFields((t) => ({
   createLibraryFolder: t.field({
     type: LibraryFolderRef,
     description: 'Needs editable or higher; sibling names are unique among live folders (name_in_use).',
-    args: { parentId: t.arg.int(), name: t.arg.string({ required: true }) },
+    args: { parentId: t.arg.int({ description: 'A live folder of the team; omitted: top level (at most 32 levels).' }), name: t.arg.string({ required: true, description: 'One path segment, no slash.' }) },
     resolve: (_root, args, gql) => gql.core.folderEdit.create(gql.ctx, { parentId: args.parentId, name: args.name }),
   }),
   renameLibraryFolder: t.field({
     type: LibraryFolderRef,
     description: 'Needs editable or higher; the paths of the whole subtree follow.',
-    args: { id: t.arg.int({ required: true }), name: t.arg.string({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'Folder id.' }), name: t.arg.string({ required: true, description: 'The new name: one path segment, no slash.' }) },
     resolve: (_root, args, gql) => gql.core.folderEdit.rename(gql.ctx, args.id, { name: args.name }),
   }),
   updateLibraryFile: t.field({
     type: AssetItemRef,
     description: 'Sets name, description, tags, score, link and analysis fields; needs editable or higher.',
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: LibraryFilePatchInput, required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), input: t.arg({ type: LibraryFilePatchInput, required: true, description: 'The changes.' }) },
     resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.libraryEdit.updateFile(gql.ctx, args.id, args.input)).id),
   }),
   moveLibraryFile: t.field({
     type: AssetItemRef,
     description: 'Moves a file to a folder (null: the root); needs editable or higher.',
-    args: { id: t.arg.int({ required: true }), folderId: t.arg.int() },
+    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), folderId: t.arg.int({ description: 'A live folder of the team; null or omitted: the root.' }) },
     resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.libraryEdit.moveFile(gql.ctx, args.id, { folderId: args.folderId ?? null })).id),
   }),
   deleteLibraryFile: t.field({
     type: DeletedLibraryFileRef,
     description: 'Soft-deletes a file; needs editable or higher.',
-    args: { id: t.arg.int({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }) },
     resolve: (_root, args, gql) => gql.core.libraryEdit.deleteFile(gql.ctx, args.id),
   }),
   addLibraryFolderMember: t.field({
     type: FolderMembershipRef,
     description: 'Gives a member access to a folder and its subtree (search currentUserId); needs manage.',
-    args: { folderId: t.arg.int({ required: true }), userId: t.arg.int({ required: true }) },
+    args: { folderId: t.arg.int({ required: true, description: 'Folder id.' }), userId: t.arg.int({ required: true, description: 'Member id of the team.' }) },
     resolve: (_root, args, gql) => gql.core.folderEdit.addMember(gql.ctx, { folderId: args.folderId, userId: args.userId }),
   }),
   removeLibraryFolderMember: t.field({
     type: FolderMembershipRef,
     description: 'Withdraws a member\'s access to a folder; needs manage.',
-    args: { folderId: t.arg.int({ required: true }), userId: t.arg.int({ required: true }) },
+    args: { folderId: t.arg.int({ required: true, description: 'Folder id.' }), userId: t.arg.int({ required: true, description: 'Member id of the team.' }) },
     resolve: (_root, args, gql) => gql.core.folderEdit.removeMember(gql.ctx, { folderId: args.folderId, userId: args.userId }),
   }),
 }));

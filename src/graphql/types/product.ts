@@ -41,40 +41,41 @@ const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
   description: 'A library file a product references (spec 2.5); links are signed and expire.',
   fields: (t) => ({
     id: t.exposeInt('id', { nullable: true, description: 'File-path ID.' }),
-    name: t.exposeString('name', { nullable: true }),
-    mimeType: t.exposeString('mimeType', { nullable: true }),
+    name: t.exposeString('name', { nullable: true, description: 'The file name; null when the file is no longer in the library.' }),
+    mimeType: t.exposeString('mimeType', { nullable: true, description: 'MIME type by content.' }),
     size: t.exposeString('size', { nullable: true, description: 'Decimal byte count.' }),
-    width: t.exposeFloat('width', { nullable: true }),
-    height: t.exposeFloat('height', { nullable: true }),
+    width: t.exposeFloat('width', { nullable: true, description: 'Pixels; null for non-images.' }),
+    height: t.exposeFloat('height', { nullable: true, description: 'Pixels; null for non-images.' }),
     duration: t.exposeFloat('duration', { nullable: true, description: 'Seconds.' }),
-    previewUrl: t.exposeString('previewUrl', { nullable: true }),
+    previewUrl: t.exposeString('previewUrl', { nullable: true, description: 'Signed preview link (derived preview 3600 s, original-image fallback 300 s, never past the key\'s expiry); null when unavailable.' }),
     downloadUrl: t.string({ nullable: true, description: 'Only for keys that may download (usable or higher).', resolve: (m) => m.downloadUrl ?? null }),
-    downloadUrlExpiresAt: t.string({ nullable: true, resolve: (m) => m.downloadUrlExpiresAt ?? null }),
+    downloadUrlExpiresAt: t.string({ nullable: true, description: 'When downloadUrl expires (RFC 3339); null without one.', resolve: (m) => m.downloadUrlExpiresAt ?? null }),
   }),
 });
 
 /** Product, from its stored record; brand, category, media and the pinned definition come through loaders. */
 export const ProductRef = builder.loadableObject('Product', {
+  description: 'A product (spec 2.5; REST: GET /v1/products/{id}); view_only and usable keys see published products only.',
   load: (ids: number[], gql: GqlContext) => gql.core.products.findByIds(gql.ctx, ids),
   toKey: (product: ProductRecord) => product.id,
   sort: true,
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    spu: t.exposeString('spu', { nullable: true }),
-    description: t.exposeString('description', { nullable: true }),
+    id: t.exposeInt('id', { description: 'Product id.' }),
+    name: t.exposeString('name', { description: 'At most 255 characters; may be empty on a draft.' }),
+    spu: t.exposeString('spu', { nullable: true, description: 'The SKU (spec: `spu`), at most 64, unique in the library (deleted products still reserve theirs); null when none.' }),
+    description: t.exposeString('description', { nullable: true, description: 'Free text; null when none.' }),
     status: t.exposeString('status', { description: 'draft or published.' }),
-    brandId: t.exposeInt('brandId', { nullable: true }),
-    categoryId: t.exposeInt('categoryId', { nullable: true }),
-    ownerUserId: t.exposeInt('ownerUserId', { nullable: true }),
-    publishedAt: t.exposeString('publishedAt', { nullable: true }),
-    createdAt: t.exposeString('createdAt'),
-    updatedAt: t.exposeString('updatedAt'),
-    draftReason: t.exposeString('draftReason', { nullable: true }),
-    templateId: t.exposeString('templateId', { nullable: true }),
-    templateVersionId: t.exposeString('templateVersionId', { nullable: true }),
-    brand: t.field({ type: BrandRef, nullable: true, resolve: (p) => p.brandId }),
-    category: t.field({ type: CategoryRef, nullable: true, resolve: (p) => p.categoryId }),
+    brandId: t.exposeInt('brandId', { nullable: true, description: 'The brand; null when none.' }),
+    categoryId: t.exposeInt('categoryId', { nullable: true, description: 'A category of the brand; null when none.' }),
+    ownerUserId: t.exposeInt('ownerUserId', { nullable: true, description: 'The owning member; null when none.' }),
+    publishedAt: t.exposeString('publishedAt', { nullable: true, description: 'When it was last published (RFC 3339, UTC, microseconds); null while a draft.' }),
+    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds; the sync order.' }),
+    draftReason: t.exposeString('draftReason', { nullable: true, description: 'Why it is a draft (what publishing would refuse); null when published or complete.' }),
+    templateId: t.exposeString('templateId', { nullable: true, description: 'The template whose version is pinned; null without one.' }),
+    templateVersionId: t.exposeString('templateVersionId', { nullable: true, description: 'The pinned template version, fixed at creation.' }),
+    brand: t.field({ type: BrandRef, nullable: true, description: 'The brand (batched per request); null when none or deleted.', resolve: (p) => p.brandId }),
+    category: t.field({ type: CategoryRef, nullable: true, description: 'The category (batched per request); null when none or deleted.', resolve: (p) => p.categoryId }),
     templateDefinition: t.field({
       type: TemplateVersionRef,
       nullable: true,
@@ -98,49 +99,52 @@ export const ProductRef = builder.loadableObject('Product', {
         return id === null ? null : mediaLoader(gql).load(id);
       },
     }),
-    images: t.field({ type: [MediaObjectRef], resolve: (p, _args, gql) => liveMedia(gql, p.imageFileIds) }),
-    relatedAssets: t.field({ type: [MediaObjectRef], resolve: (p, _args, gql) => liveMedia(gql, p.relatedFileIds) }),
+    images: t.field({ type: [MediaObjectRef], description: 'Images in order (live library files only).', resolve: (p, _args, gql) => liveMedia(gql, p.imageFileIds) }),
+    relatedAssets: t.field({ type: [MediaObjectRef], description: 'Related files in order (live library files only).', resolve: (p, _args, gql) => liveMedia(gql, p.relatedFileIds) }),
   }),
 });
 
 const ProductPageRef = builder.objectRef<{ items: ProductRecord[]; pagination: Pagination }>('ProductPage').implement({
+  description: 'A page of products (REST: GET /v1/products).',
   fields: (t) => ({
-    items: t.field({ type: [ProductRef], resolve: (page) => page.items }),
-    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
+    items: t.field({ type: [ProductRef], description: 'The products of this page.', resolve: (page) => page.items }),
+    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging of the list.', resolve: (page) => page.pagination }),
   }),
 });
 
 const ProductResultRef = builder.objectRef<{ product: ProductRecord; etag: string }>('ProductResult').implement({
   description: 'A product with the strong ETag to send as ifMatch on the next change.',
   fields: (t) => ({
-    product: t.field({ type: ProductRef, resolve: (r) => r.product }),
-    etag: t.exposeString('etag'),
+    product: t.field({ type: ProductRef, description: 'The product.', resolve: (r) => r.product }),
+    etag: t.exposeString('etag', { description: 'Strong ETag of this version; send it as ifMatch on the next change.' }),
   }),
 });
 
 const DeletedProductRef = builder.objectRef<{ id: number; etag: string }>('DeletedProduct').implement({
-  fields: (t) => ({ id: t.exposeInt('id'), etag: t.exposeString('etag') }),
+  description: 'What a deletion answers.',
+  fields: (t) => ({ id: t.exposeInt('id', { description: 'The deleted product\'s id.' }), etag: t.exposeString('etag', { description: 'The ETag of the version that was deleted.' }) }),
 });
 
 const ProductVisibilityRef = builder.objectRef<{ id: number; result: string }>('ProductVisibility').implement({
-  fields: (t) => ({ id: t.exposeInt('id'), result: t.exposeString('result', { description: 'visible or not_visible.' }) }),
+  description: 'Whether the calling key sees a product (REST: POST /v1/products/visibility).',
+  fields: (t) => ({ id: t.exposeInt('id', { description: 'The product id asked about.' }), result: t.exposeString('result', { description: 'visible or not_visible.' }) }),
 });
 
 const productInputFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
   name: t.string({ description: 'Trimmed, at most 255; may be empty on a draft.' }),
   spu: t.string({ description: 'Trimmed, at most 64; null or blank clears; unique in the library.' }),
-  description: t.string(),
-  brandId: t.int(),
+  description: t.string({ description: 'Free text.' }),
+  brandId: t.int({ description: 'A live brand of the team.' }),
   categoryId: t.int({ description: 'A live category of the resulting brand.' }),
   ownerUserId: t.int({ description: 'A member of your team.' }),
   templateId: t.string({ description: 'Create: explicit template (wins over bindings). Update: may only repeat the pinned one.' }),
   templateFields: t.field({ type: JsonObjectRef, description: 'Keyed by custom field ID; shallow merge; null clears one value.' }),
-  coverAssetId: t.int(),
+  coverAssetId: t.int({ description: 'A file-path ID among imageAssetIds to show first.' }),
   imageAssetIds: t.intList({ description: 'At most 100; omitted unchanged, [] clears; the first is the cover when no cover is set.' }),
   relatedAssetIds: t.intList({ description: 'At most 100.' }),
 });
 
-const ProductCreateInput = builder.inputType('ProductCreateInput', { fields: productInputFields });
+const ProductCreateInput = builder.inputType('ProductCreateInput', { description: 'A new product (spec 4.5 ProductCreate); always a draft.', fields: productInputFields });
 const ProductPatchInput = builder.inputType('ProductPatchInput', {
   description: 'An omitted field is unchanged; null clears it.',
   fields: productInputFields,
@@ -151,11 +155,11 @@ builder.queryFields((t) => ({
     type: ProductPageRef,
     description: 'Products you may see, updatedAt then id descending (REST GET /v1/products without sync).',
     args: {
-      page: t.arg.int(),
-      pageSize: t.arg.int(),
-      search: t.arg.string(),
-      brandId: t.arg.int(),
-      categoryId: t.arg.int(),
+      page: t.arg.int({ description: 'Page from 1 (default 1).' }),
+      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
+      search: t.arg.string({ description: 'Name or spu contains this text (case-insensitive).' }),
+      brandId: t.arg.int({ description: 'Only this brand.' }),
+      categoryId: t.arg.int({ description: 'Only this category and its descendants.' }),
       status: t.arg.string({ description: 'draft or published; never widens what your role may see.' }),
     },
     resolve: async (_root, args, gql) => {
@@ -168,7 +172,8 @@ builder.queryFields((t) => ({
   }),
   product: t.field({
     type: ProductResultRef,
-    args: { id: t.arg.int({ required: true }) },
+    description: 'One product with its ETag (REST: GET /v1/products/{id}); a draft is not_found for view_only and usable keys.',
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }) },
     resolve: async (_root, args, gql) => {
       const { data, etag } = await gql.core.products.getRecord(gql.ctx, args.id);
       return { product: data, etag };
@@ -177,7 +182,7 @@ builder.queryFields((t) => ({
   productVisibility: t.field({
     type: [ProductVisibilityRef],
     description: 'visible or not_visible per id for your key (spec 4.5 rule 5).',
-    args: { ids: t.arg.intList({ required: true }) },
+    args: { ids: t.arg.intList({ required: true, description: 'Product ids (up to 100).' }) },
     resolve: (_root, args, gql) => gql.core.products.visibility(gql.ctx, { ids: args.ids }),
   }),
 }));
@@ -185,8 +190,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createProduct: t.field({
     type: ProductResultRef,
-    description: 'Always creates a draft.',
-    args: { input: t.arg({ type: ProductCreateInput, required: true }), idempotencyKey: t.arg.string() },
+    description: 'Always creates a draft and pins the resolved template version (editable role; REST: POST /v1/products). Errors: forbidden, validation_failed, sku_in_use, not_found (brand, category, template), idempotency_key_reused.',
+    args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The new product.' }), idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }) },
     resolve: async (_root, args, gql) => {
       const outcome = await gql.core.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
       return { product: outcome.record, etag: outcome.etag ?? '' };
@@ -194,7 +199,8 @@ builder.mutationFields((t) => ({
   }),
   updateProduct: t.field({
     type: ProductResultRef,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: ProductPatchInput, required: true }), ifMatch: t.arg.string() },
+    description: 'Changes a product (editable role; REST: PATCH /v1/products/{id}); a published product must stay complete. Errors: forbidden, not_found, validation_failed, sku_in_use, precondition_failed.',
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }), input: t.arg({ type: ProductPatchInput, required: true, description: 'The changes.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale.' }) },
     resolve: async (_root, args, gql) => {
       const outcome = await gql.core.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
       return { product: outcome.record, etag: outcome.etag };
@@ -202,7 +208,8 @@ builder.mutationFields((t) => ({
   }),
   publishProduct: t.field({
     type: ProductResultRef,
-    args: { id: t.arg.int({ required: true }), ifMatch: t.arg.string() },
+    description: 'Publishes a complete product (editable role; REST: POST /v1/products/{id}/publish). Errors: forbidden, not_found, validation_failed (details name what is missing), precondition_failed.',
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
       const outcome = await gql.core.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { product: outcome.record, etag: outcome.etag };
@@ -210,7 +217,8 @@ builder.mutationFields((t) => ({
   }),
   unpublishProduct: t.field({
     type: ProductResultRef,
-    args: { id: t.arg.int({ required: true }), ifMatch: t.arg.string() },
+    description: 'Back to draft (editable role; REST: POST /v1/products/{id}/unpublish). Errors: forbidden, not_found, precondition_failed.',
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
       const outcome = await gql.core.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { product: outcome.record, etag: outcome.etag };
@@ -218,7 +226,8 @@ builder.mutationFields((t) => ({
   }),
   deleteProduct: t.field({
     type: DeletedProductRef,
-    args: { id: t.arg.int({ required: true }), ifMatch: t.arg.string() },
+    description: 'Soft-deletes a product; its spu stays reserved (editable role; REST: DELETE /v1/products/{id}). Errors: forbidden, not_found, precondition_failed.',
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
       const { data, etag } = await gql.core.products.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { id: data.id, etag };

@@ -6,60 +6,61 @@ import type { GqlContext } from '../context.ts';
 const TemplateFieldRef = builder.objectRef<TemplateFieldView>('TemplateField').implement({
   description: 'A field of a template group (spec 2.4); typeChangeConfirmed is write-only.',
   fields: (t) => ({
-    id: t.exposeString('id'),
-    key: t.exposeString('key'),
-    name: t.exposeString('name'),
+    id: t.exposeString('id', { description: 'Field id (1-128 characters), stable across versions: the key of a product\'s templateFields.' }),
+    key: t.exposeString('key', { description: 'Machine name, 1-64 characters, unique in the template.' }),
+    name: t.exposeString('name', { description: 'Display name, 1-128 characters.' }),
     type: t.exposeString('type', { description: `One of ${FIELD_TYPES.join(', ')}.` }),
-    required: t.exposeBoolean('required'),
-    placeholder: t.exposeString('placeholder', { nullable: true }),
-    sortOrder: t.exposeInt('sortOrder'),
-    config: t.field({ type: JsonObjectRef, resolve: (field) => field.config }),
-    isSystemField: t.exposeBoolean('isSystemField'),
-    systemKey: t.exposeString('systemKey', { nullable: true }),
+    required: t.exposeBoolean('required', { description: 'A published product must have a value.' }),
+    placeholder: t.exposeString('placeholder', { nullable: true, description: 'Up to 255 characters; null when none.' }),
+    sortOrder: t.exposeInt('sortOrder', { description: 'Position in its group (then id).' }),
+    config: t.field({ type: JsonObjectRef, description: 'Type-specific settings (options of a select, limits); docs/templates.md lists them per type.', resolve: (field) => field.config }),
+    isSystemField: t.exposeBoolean('isSystemField', { description: 'One of the three system fields (name, spu, images), present in every template.' }),
+    systemKey: t.exposeString('systemKey', { nullable: true, description: 'Which system field; null for custom fields.' }),
   }),
 });
 
 const TemplateGroupRef = builder.objectRef<TemplateGroupView>('TemplateGroup').implement({
   description: 'A group of fields, ordered by sortOrder then id; the default group holds the system fields.',
   fields: (t) => ({
-    id: t.exposeString('id'),
-    name: t.exposeString('name'),
-    isDefault: t.exposeBoolean('isDefault'),
-    sortOrder: t.exposeInt('sortOrder'),
-    fields: t.field({ type: [TemplateFieldRef], resolve: (group) => group.fields }),
+    id: t.exposeString('id', { description: 'Group id (1-128 characters), stable across versions.' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    isDefault: t.exposeBoolean('isDefault', { description: 'The default group, which holds the system fields.' }),
+    sortOrder: t.exposeInt('sortOrder', { description: 'Position among the groups.' }),
+    fields: t.field({ type: [TemplateFieldRef], description: 'Its fields in order.', resolve: (group) => group.fields }),
   }),
 });
 
 export const TemplateVersionRef = builder.objectRef<TemplateVersionView>('TemplateVersion').implement({
   description: 'An immutable snapshot of a template definition, written by every create and update (spec 3.3).',
   fields: (t) => ({
-    id: t.exposeString('id'),
-    templateId: t.exposeString('templateId'),
+    id: t.exposeString('id', { description: 'Version id: what a product pins (templateVersionId).' }),
+    templateId: t.exposeString('templateId', { description: 'The template it is a version of.' }),
     number: t.exposeInt('number', { description: '1 for the create, then one more per update.' }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description', { nullable: true }),
-    createdAt: t.exposeString('createdAt'),
-    groups: t.field({ type: [TemplateGroupRef], resolve: (version) => version.groups }),
+    name: t.exposeString('name', { description: 'The template\'s name in this version.' }),
+    description: t.exposeString('description', { nullable: true, description: 'The description in this version; null when none.' }),
+    createdAt: t.exposeString('createdAt', { description: 'When the version was written (RFC 3339, UTC, microseconds.)' }),
+    groups: t.field({ type: [TemplateGroupRef], description: 'The definition in this version.', resolve: (version) => version.groups }),
   }),
 });
 
 /** Template, loaded in batches per request; its versions come from one batched query per request. */
 export const TemplateRef = builder.loadableObject('Template', {
+  description: 'An information template (spec 2.4; REST: GET /v1/product-info-templates/{id}) at its latest version.',
   load: (ids: string[], gql: GqlContext) => gql.core.templates.findByIds(gql.ctx, ids),
   toKey: (template: TemplateView) => template.id,
   sort: true,
   fields: (t) => ({
-    id: t.exposeString('id'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description', { nullable: true }),
-    enabled: t.exposeBoolean('enabled'),
+    id: t.exposeString('id', { description: 'Template id (opaque, 1-128 characters).' }),
+    name: t.exposeString('name', { description: '1-30 characters; unique among live templates.' }),
+    description: t.exposeString('description', { nullable: true, description: 'At most 50 characters; null when none.' }),
+    enabled: t.exposeBoolean('enabled', { description: 'Disabled templates are not chosen for new products.' }),
     isSystemDefault: t.exposeBoolean('isSystemDefault', { description: 'Always false: every template is created by a library.' }),
-    isLibraryDefault: t.exposeBoolean('isLibraryDefault'),
-    createdAt: t.exposeString('createdAt'),
-    updatedAt: t.exposeString('updatedAt'),
-    boundBrandIds: t.exposeIntList('boundBrandIds'),
-    boundCategoryIds: t.exposeIntList('boundCategoryIds'),
-    groups: t.field({ type: [TemplateGroupRef], resolve: (template) => template.groups }),
+    isLibraryDefault: t.exposeBoolean('isLibraryDefault', { description: 'The library default: used when no binding applies.' }),
+    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    boundBrandIds: t.exposeIntList('boundBrandIds', { description: 'Brands whose products use this template when no category binding applies.' }),
+    boundCategoryIds: t.exposeIntList('boundCategoryIds', { description: 'Categories (and their descendants) whose products use this template.' }),
+    groups: t.field({ type: [TemplateGroupRef], description: 'The current definition.', resolve: (template) => template.groups }),
     versions: t.loadableList({
       type: TemplateVersionRef,
       description: 'Every version, oldest first; the last one is the current definition.',
@@ -70,76 +71,82 @@ export const TemplateRef = builder.loadableObject('Template', {
 });
 
 const TemplatePageRef = builder.objectRef<{ items: TemplateView[]; pagination: Pagination }>('TemplatePage').implement({
+  description: 'A page of live templates (REST: GET /v1/product-info-templates).',
   fields: (t) => ({
-    items: t.field({ type: [TemplateRef], resolve: (page) => page.items }),
-    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
+    items: t.field({ type: [TemplateRef], description: 'The templates of this page.', resolve: (page) => page.items }),
+    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging of the list.', resolve: (page) => page.pagination }),
   }),
 });
 
 const TemplateResultRef = builder.objectRef<{ template: TemplateView; etag: string }>('TemplateResult').implement({
   description: 'A template with the strong ETag to send as ifMatch on the next change.',
   fields: (t) => ({
-    template: t.field({ type: TemplateRef, resolve: (r) => r.template }),
-    etag: t.exposeString('etag'),
+    template: t.field({ type: TemplateRef, description: 'The template.', resolve: (r) => r.template }),
+    etag: t.exposeString('etag', { description: 'Strong ETag of this version; send it as ifMatch on the next change.' }),
   }),
 });
 
 const DeletedTemplateRef = builder.objectRef<{ id: string; etag: string }>('DeletedTemplate').implement({
-  fields: (t) => ({ id: t.exposeString('id'), etag: t.exposeString('etag') }),
+  description: 'What a deletion answers (the versions stay for products that pin them).',
+  fields: (t) => ({ id: t.exposeString('id', { description: 'The deleted template\'s id.' }), etag: t.exposeString('etag', { description: 'The ETag of the version that was deleted.' }) }),
 });
 
 const TemplateFieldInput = builder.inputType('TemplateFieldInput', {
   description: 'Spec 4.4 field input: id for an existing field of the group, omitted for a new one.',
   fields: (t) => ({
-    id: t.string(),
-    key: t.string(),
-    name: t.string(),
-    type: t.string(),
-    required: t.boolean(),
-    placeholder: t.string(),
-    sortOrder: t.int(),
-    config: t.field({ type: JsonObjectRef }),
-    typeChangeConfirmed: t.boolean(),
-    isSystemField: t.boolean(),
-    systemKey: t.string(),
+    id: t.string({ description: 'An existing field\'s id to keep it; omitted for a new field.' }),
+    key: t.string({ description: 'Machine name, 1-64 characters, unique in the template.' }),
+    name: t.string({ description: 'Display name, 1-128 characters.' }),
+    type: t.string({ description: `One of ${FIELD_TYPES.join(', ')}.` }),
+    required: t.boolean({ description: 'A published product must have a value.' }),
+    placeholder: t.string({ description: 'Up to 255 characters.' }),
+    sortOrder: t.int({ description: 'Position in its group.' }),
+    config: t.field({ type: JsonObjectRef, description: 'Type-specific settings (docs/templates.md).' }),
+    typeChangeConfirmed: t.boolean({ description: 'Write-only: true to change an existing field\'s type (existing values are not migrated).' }),
+    isSystemField: t.boolean({ description: 'Send the system fields back as read, with this true.' }),
+    systemKey: t.string({ description: 'Which system field (name, spu, images), with isSystemField.' }),
   }),
 });
 
 const TemplateGroupInput = builder.inputType('TemplateGroupInput', {
+  description: 'A group of fields (spec 4.4): 1-200 groups per request, at most 200 fields in all.',
   fields: (t) => ({
-    id: t.string(),
-    name: t.string({ required: true }),
-    fields: t.field({ type: [TemplateFieldInput], required: true }),
+    id: t.string({ description: 'An existing group\'s id to keep it; omitted for a new group.' }),
+    name: t.string({ required: true, description: 'Display name.' }),
+    fields: t.field({ type: [TemplateFieldInput], required: true, description: 'Its fields in order.' }),
   }),
 });
 
 const TemplateCreateInput = builder.inputType('TemplateCreateInput', {
+  description: 'A new template (spec 4.4 TemplateCreate).',
   fields: (t) => ({
-    name: t.string({ required: true }),
-    description: t.string(),
-    enabled: t.boolean(),
-    groups: t.field({ type: [TemplateGroupInput], required: true }),
-    boundBrandIds: t.intList(),
-    boundCategoryIds: t.intList(),
-    isLibraryDefault: t.boolean(),
-    syncStrategy: t.string(),
+    name: t.string({ required: true, description: '1-30 characters; unique among live templates.' }),
+    description: t.string({ description: 'At most 50 characters.' }),
+    enabled: t.boolean({ description: 'Default true.' }),
+    groups: t.field({ type: [TemplateGroupInput], required: true, description: 'The definition; the system fields are added to the default group when missing.' }),
+    boundBrandIds: t.intList({ description: 'Brands to bind (up to 10,000).' }),
+    boundCategoryIds: t.intList({ description: 'Categories to bind (up to 10,000).' }),
+    isLibraryDefault: t.boolean({ description: 'Make it the library default.' }),
+    syncStrategy: t.string({ description: 'Only `newOnly` (existing products keep their pinned version).' }),
   }),
 });
 
 const TemplatePatchInput = builder.inputType('TemplatePatchInput', {
+  description: 'Changes to a template (spec 4.4): every successful update writes a new version, metadata-only ones included.',
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    enabled: t.boolean(),
-    groups: t.field({ type: [TemplateGroupInput] }),
-    boundBrandIds: t.intList(),
-    boundCategoryIds: t.intList(),
-    isLibraryDefault: t.boolean(),
-    syncStrategy: t.string(),
+    name: t.string({ description: '1-30 characters; unique among live templates.' }),
+    description: t.string({ description: 'At most 50 characters; null clears.' }),
+    enabled: t.boolean({ description: 'Enabled flag.' }),
+    groups: t.field({ type: [TemplateGroupInput], description: 'Replaces the definition: fields kept by id, new ones without.' }),
+    boundBrandIds: t.intList({ description: 'Replaces the brand bindings.' }),
+    boundCategoryIds: t.intList({ description: 'Replaces the category bindings.' }),
+    isLibraryDefault: t.boolean({ description: 'true makes it the library default.' }),
+    syncStrategy: t.string({ description: 'Only `newOnly`.' }),
   }),
 });
 
 const TemplateDeleteInput = builder.inputType('TemplateDeleteInput', {
+  description: 'What deleting the library default needs.',
   fields: (t) => ({
     replacementForLibraryDefault: t.string({ description: 'Required when deleting the library default: another live template id, or null to clear.' }),
   }),
@@ -149,12 +156,13 @@ builder.queryFields((t) => ({
   templates: t.field({
     type: TemplatePageRef,
     description: 'Live templates, createdAt descending then id.',
-    args: { page: t.arg.int(), pageSize: t.arg.int() },
+    args: { page: t.arg.int({ description: 'Page from 1 (default 1).' }), pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }) },
     resolve: (_root, args, gql) => gql.core.templates.listPage(gql.ctx, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
   }),
   template: t.field({
     type: TemplateResultRef,
-    args: { id: t.arg.string({ required: true }) },
+    description: 'One live template with its ETag (REST: GET /v1/product-info-templates/{id}). Errors: not_found.',
+    args: { id: t.arg.string({ required: true, description: 'Template id.' }) },
     resolve: async (_root, args, gql) => {
       const { data, etag } = await gql.core.templates.get(gql.ctx, args.id);
       return { template: data, etag };
@@ -162,8 +170,8 @@ builder.queryFields((t) => ({
   }),
   templateVersion: t.field({
     type: TemplateVersionRef,
-    description: 'One version by id, also of a deleted template (products pin versions).',
-    args: { id: t.arg.string({ required: true }) },
+    description: 'One version by id, also of a deleted template (products pin versions). Errors: not_found.',
+    args: { id: t.arg.string({ required: true, description: 'Version id.' }) },
     resolve: (_root, args, gql) => gql.core.templates.getVersion(gql.ctx, args.id),
   }),
 }));
@@ -171,7 +179,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createTemplate: t.field({
     type: TemplateResultRef,
-    args: { input: t.arg({ type: TemplateCreateInput, required: true }), idempotencyKey: t.arg.string() },
+    description: 'Creates a template and its first version (manage role; REST: POST /v1/product-info-templates). Errors: forbidden, validation_failed, name_in_use, idempotency_key_reused.',
+    args: { input: t.arg({ type: TemplateCreateInput, required: true, description: 'The new template.' }), idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }) },
     resolve: async (_root, args, gql) => {
       const outcome = await gql.core.templates.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
       return { template: outcome.body, etag: outcome.etag ?? '' };
@@ -179,7 +188,8 @@ builder.mutationFields((t) => ({
   }),
   updateTemplate: t.field({
     type: TemplateResultRef,
-    args: { id: t.arg.string({ required: true }), input: t.arg({ type: TemplatePatchInput, required: true }), ifMatch: t.arg.string() },
+    description: 'Changes a template, writing a new version (manage role; REST: PATCH /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed, name_in_use, precondition_failed.',
+    args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplatePatchInput, required: true, description: 'The changes.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale.' }) },
     resolve: async (_root, args, gql) => {
       const { data, etag } = await gql.core.templates.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
       return { template: data, etag };
@@ -187,7 +197,8 @@ builder.mutationFields((t) => ({
   }),
   deleteTemplate: t.field({
     type: DeletedTemplateRef,
-    args: { id: t.arg.string({ required: true }), input: t.arg({ type: TemplateDeleteInput }), ifMatch: t.arg.string() },
+    description: 'Soft-deletes a template and its bindings; versions stay for pinned products (manage role; REST: DELETE /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed (the library default without a replacement), precondition_failed.',
+    args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplateDeleteInput, description: 'Needed for the library default.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
       const { data, etag } = await gql.core.templates.softDelete(gql.ctx, args.id, args.input ?? undefined, args.ifMatch ?? undefined);
       return { id: data.id, etag };

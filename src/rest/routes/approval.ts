@@ -19,7 +19,11 @@ const ApprovalRequest = Type.Object(
     operation: Type.Optional(Type.String({ description: 'subscriptionChange: `ADD` (default) or `DELETE`.' })),
     callbackUrl: Type.Optional(Type.String({ description: 'subscriptionChange ADD: where approval callbacks (spec 6.3) go.' })),
   },
-  { $id: 'ApprovalRequest', additionalProperties: true },
+  {
+    $id: 'ApprovalRequest',
+    additionalProperties: true,
+    examples: [{ service: 'createApproval', templateId: '6c1f2a4e-8d35-4a51-9f0e-2d6b8c7e1a90', createdBy: '42', assets: [{ name: 'banner.png', url: 'https://cdn.example.com/banner.png' }], reason: 'Spring campaign' }],
+  },
 );
 
 /** The fields of a request besides `service`: each service's core operation validates them. */
