@@ -56,6 +56,10 @@ export const BrandView = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
-  { $id: 'Brand', additionalProperties: false },
+  {
+    $id: 'Brand',
+    additionalProperties: false,
+    examples: [{ id: 7, name: 'Acme', code: 'BK3H7Q2M9X', description: 'Tools for everyone', website: null, sortOrder: 0, isEnabled: true, createdAt: '2026-11-22T15:03:19.632639Z', updatedAt: '2026-11-22T15:03:19.632639Z' }],
+  },
 );
 export type BrandView = Static<typeof BrandView>;

@@ -79,7 +79,11 @@ export const CategoryView = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
-  { $id: 'Category', additionalProperties: false },
+  {
+    $id: 'Category',
+    additionalProperties: false,
+    examples: [{ id: 31, brandId: 7, parentId: null, name: 'Outdoor', pathKey: '/Outdoor', description: null, iconEmoji: '⛺', iconAssetId: null, sortOrder: 0, isEnabled: true, createdAt: '2026-11-22T15:04:02.118204Z', updatedAt: '2026-11-22T15:04:02.118204Z' }],
+  },
 );
 export type CategoryView = Static<typeof CategoryView>;
 
