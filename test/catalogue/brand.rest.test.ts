@@ -204,9 +204,9 @@ describe('PATCH /v1/brands/{id} (updateBrand)', () => {
 
   it('applies the change when If-Match carries the current ETag', async () => {
     const created = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, body: { name: 'Tagged' } });
-    const res = await send(env, { method: 'PATCH', url: `/v1/brands/${created.body.data.id}`, key: manager.key, body: { sortOrder: 4 }, headers: { 'if-match': created.headers.etag! } });
+    const res = await send(env, { method: 'PATCH', url: `/v1/brands/${created.body.data.id}`, key: manager.key, body: { description: 'Tagged once' }, headers: { 'if-match': created.headers.etag! } });
     expect(res.status).toBe(200);
-    expect(res.body.data.sortOrder).toBe(4);
+    expect(res.body.data.description).toBe('Tagged once');
   });
 
   it('refuses a stale If-Match with 412 precondition_failed and changes nothing', async () => {
@@ -269,7 +269,7 @@ describe('DELETE /v1/brands/{id} (deleteBrand)', () => {
 
   it('refuses a stale If-Match with 412 and deletes nothing', async () => {
     const created = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, body: { name: 'Keep' } });
-    await send(env, { method: 'PATCH', url: `/v1/brands/${created.body.data.id}`, key: manager.key, body: { sortOrder: 9 } });
+    await send(env, { method: 'PATCH', url: `/v1/brands/${created.body.data.id}`, key: manager.key, body: { description: 'Changed' } });
     const res = await send(env, { method: 'DELETE', url: `/v1/brands/${created.body.data.id}`, key: manager.key, headers: { 'if-match': created.headers.etag! } });
     expect(res.status).toBe(412);
     expect((await send(env, { url: `/v1/brands/${created.body.data.id}`, key: manager.key })).status).toBe(200);
@@ -285,3 +285,35 @@ describe('DELETE /v1/brands/{id} (deleteBrand)', () => {
     expect((await send(env, { url: `/v1/brands/${brand.id}`, key: manager.key })).status).toBe(200);
   });
 });
+
+describe('brand bodies over REST take exactly the fields of spec 4.2 (issue 16 item 6)', () => {
+  it.each([
+    ['website', { name: 'Site', website: 'https://acme.example.com' }],
+    ['sortOrder', { name: 'Sorted', sortOrder: 3 }],
+    ['isEnabled', { name: 'Off', isEnabled: false }],
+  ])('refuses %s on POST /v1/brands with 422 validation_failed naming it, and stores nothing', async (field, body) => {
+    const key = await given(env).key(await given(env).team(), 'manage');
+    const res = await send(env, { method: 'POST', url: '/v1/brands', key: key.key, body });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'validation_failed', details: [{ field, message: 'unknown field' }] });
+    expect((await send(env, { url: '/v1/brands', key: key.key })).body.pagination.totalCount).toBe(0);
+  });
+
+  it('refuses sortOrder on PATCH /v1/brands/{id} with 422 and leaves the brand as it was', async () => {
+    const key = await given(env).key(await given(env).team(), 'manage');
+    const created = await send(env, { method: 'POST', url: '/v1/brands', key: key.key, body: { name: 'Steady' } });
+    const res = await send(env, { method: 'PATCH', url: `/v1/brands/${created.body.data.id}`, key: key.key, body: { sortOrder: 9 } });
+    expect(res).toMatchObject({ status: 422, body: { details: [{ field: 'sortOrder' }] } });
+    expect((await send(env, { url: `/v1/brands/${created.body.data.id}`, key: key.key })).body.data.sortOrder).toBe(0);
+  });
+
+  it('keeps website, sortOrder and isEnabled settable through GraphQL for signed-in frontends', async () => {
+    const key = await given(env).key(await given(env).team(), 'manage');
+    const res = await graphqlOf(key.key, 'mutation { createBrand(input: { name: "Front", website: "https://front.example.com", sortOrder: 2, isEnabled: false }) { brand { website sortOrder isEnabled } } }');
+    expect(res.body.data.createBrand.brand).toEqual({ website: 'https://front.example.com', sortOrder: 2, isEnabled: false });
+  });
+});
+
+function graphqlOf(key: string, query: string) {
+  return send(env, { method: 'POST', url: '/graphql', key, body: { query } });
+}

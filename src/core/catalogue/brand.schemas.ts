@@ -15,8 +15,31 @@ const brandFields = {
   isEnabled: Type.Boolean(),
 };
 
-/** Spec 4.2 BrandCreate; unknown fields are rejected. */
+/**
+ * Spec 4.2 BrandCreate, as REST clients send it: exactly name, description and logoUrl ("unknown
+ * fields rejected").
+ */
 export const BrandCreate = Type.Object(
+  {
+    name: brandFields.name,
+    description: Type.Optional(brandFields.description),
+    logoUrl: Type.Optional(brandFields.logoUrl),
+  },
+  { $id: 'BrandCreate', additionalProperties: false, examples: [{ name: 'Acme', description: 'Tools for everyone', logoUrl: 'https://shelf.example.com/files/logo.png' }] },
+);
+
+/** Spec 4.2 BrandPatch as REST clients send it: any of name, description, logoUrl, at least one. */
+export const BrandPatch = Type.Object(
+  {
+    name: Type.Optional(brandFields.name),
+    description: Type.Optional(brandFields.description),
+    logoUrl: Type.Optional(brandFields.logoUrl),
+  },
+  { $id: 'BrandPatch', additionalProperties: false, minProperties: 1 },
+);
+
+/** A brand as signed-in frontends (GraphQL) and operators create it: the spec's fields plus website, sortOrder and isEnabled. */
+export const BrandCreateExtended = Type.Object(
   {
     name: brandFields.name,
     description: Type.Optional(brandFields.description),
@@ -25,12 +48,12 @@ export const BrandCreate = Type.Object(
     sortOrder: Type.Optional(brandFields.sortOrder),
     isEnabled: Type.Optional(brandFields.isEnabled),
   },
-  { $id: 'BrandCreate', additionalProperties: false, examples: [{ name: 'Acme', description: 'Tools for everyone', logoUrl: 'https://shelf.example.com/files/logo.png' }] },
+  { additionalProperties: false },
 );
-export type BrandCreate = Static<typeof BrandCreate>;
+export type BrandCreateExtended = Static<typeof BrandCreateExtended>;
 
-/** Spec 4.2 BrandPatch: every field optional, at least one, unknown fields rejected. */
-export const BrandPatch = Type.Object(
+/** Changes as GraphQL sends them: the spec's fields plus website, sortOrder and isEnabled; at least one. */
+export const BrandPatchExtended = Type.Object(
   {
     name: Type.Optional(brandFields.name),
     description: Type.Optional(brandFields.description),
@@ -39,9 +62,9 @@ export const BrandPatch = Type.Object(
     sortOrder: Type.Optional(brandFields.sortOrder),
     isEnabled: Type.Optional(brandFields.isEnabled),
   },
-  { $id: 'BrandPatch', additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1 },
 );
-export type BrandPatch = Static<typeof BrandPatch>;
+export type BrandPatchExtended = Static<typeof BrandPatchExtended>;
 
 /** Spec 2.2 Brand as returned; the raw logo URL is never part of it. */
 export const BrandView = Type.Object(

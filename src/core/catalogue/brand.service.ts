@@ -10,7 +10,7 @@ import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { normalizeLogoUrl, normalizeWebsite } from './logo-url.ts';
-import { BrandCreate, BrandPatch, type BrandView } from './brand.schemas.ts';
+import { BrandCreate, BrandCreateExtended, BrandPatch, BrandPatchExtended, type BrandView } from './brand.schemas.ts';
 
 /** Reports whether live rows of another resource still depend on a brand (e.g. categories, products). */
 export type BrandDependentCheck = (tx: Ctx, brandId: number) => Promise<boolean>;
@@ -32,8 +32,14 @@ const LIST_LIVE_BRANDS = preparedSql(
     order by sort_order, id limit ? offset ?`,
 );
 
-const checkCreate = compileInput(BrandCreate);
-const checkPatch = compileInput(BrandPatch);
+const checkCreate = { spec: compileInput(BrandCreate), extended: compileInput(BrandCreateExtended) };
+const checkPatch = { spec: compileInput(BrandPatch), extended: compileInput(BrandPatchExtended) };
+
+/**
+ * Which fields a caller may set: `spec`, exactly those of spec 4.2 (REST: unknown fields are
+ * 422), or `extended`, also website, sortOrder and isEnabled (GraphQL, operators).
+ */
+export type BrandFields = 'spec' | 'extended';
 
 function trimmedName(name: string): string {
   const trimmed = name.trim();
@@ -106,9 +112,9 @@ export class BrandService {
   }
 
   /** createBrand: a new brand with a server-generated unique code; idempotent with a key. */
-  async create(ctx: Ctx, input: unknown, idempotencyKey?: string): Promise<IdempotentOutcome<BrandView>> {
+  async create(ctx: Ctx, input: unknown, idempotencyKey?: string, fields: BrandFields = 'extended'): Promise<IdempotentOutcome<BrandView>> {
     requirePermission(ctx, 'brands:create');
-    const body = checkCreate(input);
+    const body: BrandCreateExtended = checkCreate[fields](input);
     const values = {
       name: trimmedName(body.name),
       description: body.description ?? null,
@@ -139,9 +145,9 @@ export class BrandService {
   }
 
   /** updateBrand: changes the given fields; with If-Match, only if the brand is unchanged since that read. */
-  async update(ctx: Ctx, id: number, input: unknown, ifMatch?: string): Promise<Versioned<BrandView>> {
+  async update(ctx: Ctx, id: number, input: unknown, ifMatch?: string, fields: BrandFields = 'extended'): Promise<Versioned<BrandView>> {
     requirePermission(ctx, 'brands:update');
-    const patch = checkPatch(input);
+    const patch: BrandPatchExtended = checkPatch[fields](input);
     const sets: string[] = [];
     const params: unknown[] = [];
     const set = (column: string, value: unknown) => {

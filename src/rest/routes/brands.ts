@@ -22,9 +22,9 @@ export async function brandRoutes(app: FastifyInstance, { core }: { core: Core }
   });
 
   app.post('/brands', {
-    schema: { operationId: 'createBrand', summary: 'Create a brand', description: 'Creates a brand with a server-generated code (manage role). Unknown fields are rejected (422 validation_failed). With Idempotency-Key (up to 255 characters) a replay within 24 hours returns the original response with Idempotent-Replayed: true; the same key with other input is 409 idempotency_key_reused. Answers 201 with the brand and its ETag.', tags, security, headers: IdempotencyHeaders, body: Type.Ref('BrandCreate'), response: { 201: okSchema(BrandRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors } },
+    schema: { operationId: 'createBrand', summary: 'Create a brand', description: 'Creates a brand with a server-generated code (manage role). The body takes exactly name, description and logoUrl (spec 4.2): any other field, website, sortOrder and isEnabled included, is 422 validation_failed naming it (GraphQL and the CLI set those). With Idempotency-Key (up to 255 characters) a replay within 24 hours returns the original response with Idempotent-Replayed: true; the same key with other input is 409 idempotency_key_reused. Answers 201 with the brand and its ETag.', tags, security, headers: IdempotencyHeaders, body: Type.Ref('BrandCreate'), response: { 201: okSchema(BrandRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors } },
   }, async (request, reply) => {
-    const outcome = await core.brands.create(request.ctx, request.body, header(request, 'idempotency-key'));
+    const outcome = await core.brands.create(request.ctx, request.body, header(request, 'idempotency-key'), 'spec');
     if (outcome.etag) reply.header('ETag', outcome.etag);
     if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
     return reply.status(outcome.status).send(ok(request.id, outcome.body));
@@ -39,9 +39,9 @@ export async function brandRoutes(app: FastifyInstance, { core }: { core: Core }
   });
 
   app.patch('/brands/:id', {
-    schema: { operationId: 'updateBrand', summary: 'Update a brand', description: 'Changes the given fields (manage role; at least one). With If-Match the change applies only if the brand still has that ETag (412 precondition_failed otherwise); without it the last write wins. Answers the brand and its new ETag.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('BrandPatch'), response: { 200: okSchema(BrandRef), 412: Type.Ref('ErrorEnvelope'), ...commonErrors } },
+    schema: { operationId: 'updateBrand', summary: 'Update a brand', description: 'Changes the given fields among name, description and logoUrl (manage role; at least one; any other field is 422). With If-Match the change applies only if the brand still has that ETag (412 precondition_failed otherwise); without it the last write wins. Answers the brand and its new ETag.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('BrandPatch'), response: { 200: okSchema(BrandRef), 412: Type.Ref('ErrorEnvelope'), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.brands.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'));
+    const { data, etag } = await core.brands.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'), 'spec');
     reply.header('ETag', etag);
     return ok(request.id, data);
   });
