@@ -139,6 +139,10 @@ describe('events of library edits through GraphQL', () => {
   });
 
   it('sends nothing for an edit that is refused', async () => {
+    // earlier edits' deliveries (the folder UPDATEs) may still be on their way: let them land first
+    const unfinished = async () => (await world.env.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from webhook_deliveries where status in ('pending', 'delivering')`))[0]!.n;
+    for (let i = 0; i < 200 && (await unfinished()) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await unfinished()).toBe(0);
     const before = world.receiver.received.length;
     const res = await graphql(world.env, world.key.key, EDIT, { id: imported.id, input: { score: 9 } });
     expect(res.body.errors[0].extensions.code).toBe('validation_failed');

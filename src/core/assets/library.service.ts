@@ -4,6 +4,8 @@ import { isResourceId } from '../platform/ids.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { parseFolderPath } from './folders.ts';
+import { lookupAssets, type AssetLookupItem } from './asset-lookup.ts';
+import type { Page } from '../platform/pagination.ts';
 import type { FolderView, LibraryFileView, MediaObject } from './library.schemas.ts';
 import type { LinkSigner } from './links.ts';
 import { isDerivableImage } from './previews.ts';
@@ -52,6 +54,11 @@ export class LibraryService {
 
   constructor(deps: { signer: LinkSigner }) {
     this.signer = deps.signer;
+  }
+
+  /** Asset lookup (`GET /v1/assets`, asset-lookup.ts): the team's files by name, folder, extension, content hash or id. */
+  async lookup(ctx: Ctx, input: unknown): Promise<Page<AssetLookupItem>> {
+    return lookupAssets(ctx, this, input);
   }
 
   /** Live files of the team among `ids` (file-path IDs), ordered by id; for validating product media (spec 4.5). */

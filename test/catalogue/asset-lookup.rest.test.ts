@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { send } from '../support/http.ts';
+import { tempDir } from '../support/media-files.ts';
+import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
+
+let env: TestEnv;
+let lib: SearchLibrary;
+let storage: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  storage = await tempDir('lookup-storage');
+  env = await createTestEnv({ STORAGE_DIR: storage.path });
+  lib = await buildSearchLibrary(env);
+});
+afterAll(async () => {
+  await env.close();
+  await lib.remove();
+  await storage.remove();
+});
+
+const lookup = (query: string, key = lib.keyA.key) => send(env, { url: `/v1/assets${query}`, key });
+const names = (res: { body: { data: { name: string }[] } }) => res.body.data.map((a) => a.name);
+
+describe('GET /v1/assets (asset lookup, spec 2.1)', () => {
+  it('finds files by a case-insensitive name substring, with the ids product media take', async () => {
+    const res = await lookup('?name=RED');
+    expect(res.status).toBe(200);
+    expect(res.headers.etag).toBeUndefined();
+    expect(res.body.data).toEqual([
+      {
+        id: lib.files['red.png'],
+        assetId: expect.any(Number),
+        name: 'red.png',
+        folderPath: '/photos/summer',
+        mimeType: 'image/png',
+        size: expect.stringMatching(/^\d+$/),
+        width: 400,
+        height: 300,
+        duration: null,
+        previewUrl: expect.stringContaining('/files/'),
+      },
+    ]);
+    expect(res.body.pagination).toEqual({ page: 1, pageSize: 20, totalCount: 1, totalPages: 1 });
+  });
+
+  it('finds the files of a folder, and of its subtree with recursive=true; "/" is the root', async () => {
+    expect(names(await lookup('?folder=/photos')).sort()).toEqual(['half-green.png', 'logo.webp']);
+    expect(names(await lookup('?folder=/photos&recursive=true')).sort()).toEqual(['blue.jpg', 'half-green.png', 'logo.webp', 'red.png']);
+    expect(names(await lookup('?folder=/'))).toEqual(['root.png']);
+    expect((await lookup('?folder=/nowhere')).body).toMatchObject({ data: [], pagination: { totalCount: 0 } });
+  });
+
+  it('finds files by extension (with or without the dot), by content hash and by ids, combining filters with AND', async () => {
+    expect(names(await lookup('?extension=.WAV')).sort()).toEqual(['clip.wav', 'long.wav']);
+    const [row] = await env.orm.em.fork().execute<{ sha256: string }[]>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [lib.files['notes.txt']]);
+    expect(names(await lookup(`?sha256=${row!.sha256.toUpperCase()}`))).toEqual(['notes.txt']);
+    expect(names(await lookup(`?ids=${lib.files['clip.wav']},${lib.files['root.png']}`)).sort()).toEqual(['clip.wav', 'root.png']);
+    expect(names(await lookup(`?ids=${lib.files['clip.wav']},${lib.files['root.png']}&extension=png`))).toEqual(['root.png']);
+  });
+
+  it('pages by id with at most 100 per page', async () => {
+    const first = await lookup('?pageSize=3');
+    const second = await lookup('?pageSize=3&page=2');
+    expect(first.body.pagination).toEqual({ page: 1, pageSize: 3, totalCount: 8, totalPages: 3 });
+    const ids = [...first.body.data, ...second.body.data].map((a: { id: number }) => a.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect((await lookup('?pageSize=500')).body.pagination.pageSize).toBe(100);
+  });
+
+  it.each([
+    ['a malformed sha256', '?sha256=abc', 'sha256'],
+    ['ids that are not ids', '?ids=1,x', 'ids'],
+    ['an extension with a slash', '?extension=a/b', 'extension'],
+    ['page 0', '?page=0', 'page'],
+  ])('refuses %s with 422 validation_failed naming it', async (_what, query, field) => {
+    const res = await lookup(query);
+    expect(res.status).toBe(422);
+    expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
+
+  it("never shows another team's files, even by their ids", async () => {
+    const res = await lookup(`?ids=${lib.fileOfB}`);
+    expect(res.body.data).toEqual([]);
+    expect(names(await lookup('', lib.keyB.key))).toHaveLength(1);
+  });
+
+  it('refuses a request without a key with 401', async () => {
+    expect((await send(env, { url: '/v1/assets' })).status).toBe(401);
+  });
+});
