@@ -4,6 +4,7 @@ import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { checkIfMatch } from '../platform/etag.ts';
 import { queryOne } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
+import { recordProductChange } from './product-history.ts';
 import { compileInput } from '../platform/validate.ts';
 import { draftReasonOf } from './product-fields.ts';
 import { allFileIds, liveFileIdsOf } from './product-media.ts';
@@ -79,7 +80,9 @@ export class ProductLifecycle {
       if (current.status === 'published' && issues.length > 0) {
         throw new DomainError('validation_failed', 'A published product must stay complete; unpublish it first to save an incomplete version', issues);
       }
-      return updateFields(tx, id, draft, current.status === 'draft' ? draftReasonOf(issues) : null);
+      const updated = await updateFields(tx, id, draft, current.status === 'draft' ? draftReasonOf(issues) : null);
+      await recordProductChange(tx, id, 'updated', current, updated);
+      return updated;
     });
   }
 
@@ -90,7 +93,9 @@ export class ProductLifecycle {
       if (current.status === 'published') return current;
       const issues = completenessIssues(draftFromRecord(current), await this.definitionOf(tx, current), live);
       if (issues.length > 0) throw new DomainError('validation_failed', 'The product is not complete and cannot be published', issues);
-      return this.setStatus(tx, id, `status = 'published', published_at = c.t, draft_reason = null`, []);
+      const published = await this.setStatus(tx, id, `status = 'published', published_at = c.t, draft_reason = null`, []);
+      await recordProductChange(tx, id, 'published', current, published);
+      return published;
     });
   }
 
@@ -100,15 +105,18 @@ export class ProductLifecycle {
       const { current, live } = await this.lockForWrite(tx, id, ifMatch);
       if (current.status === 'draft') return current;
       const issues = completenessIssues(draftFromRecord(current), await this.definitionOf(tx, current), live);
-      return this.setStatus(tx, id, `status = 'draft', published_at = null, draft_reason = ?`, [draftReasonOf(issues)]);
+      const unpublished = await this.setStatus(tx, id, `status = 'draft', published_at = null, draft_reason = ?`, [draftReasonOf(issues)]);
+      await recordProductChange(tx, id, 'unpublished', current, unpublished);
+      return unpublished;
     });
   }
 
   /** Soft delete: the row stays (its spu stays reserved); it leaves every list, sync and read. */
   async softDelete(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<void> {
     await inTransaction(ctx, async (tx) => {
-      await this.lockForWrite(tx, id, ifMatch);
+      const { current } = await this.lockForWrite(tx, id, ifMatch);
       await this.setStatus(tx, id, 'deleted_at = c.t', []);
+      await recordProductChange(tx, id, 'deleted', current, current);
     });
   }
 

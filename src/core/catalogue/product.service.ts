@@ -4,6 +4,8 @@ import type { Ctx } from '../platform/ctx.ts';
 import { notFound } from '../platform/errors.ts';
 import { etagOf } from '../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
+import { historyPage, recordProductChange, type ProductHistoryItem } from './product-history.ts';
+import type { Page } from '../platform/pagination.ts';
 import { paginationOf, type Pagination } from '../platform/pagination.ts';
 import { compileInput } from '../platform/validate.ts';
 import type { Versioned } from './brand.service.ts';
@@ -145,11 +147,18 @@ export class ProductService {
       // every reference was just checked live, so completeness may count them all
       const live = new Set(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }));
       const record = await insertDraft(tx, draft, pin, draftReasonOf(completenessIssues(draft, groups, live)));
+      await recordProductChange(tx, record.id, 'created', null, record);
       return { status: 201, body: record, etag: productEtag(record, live) };
     });
     // spec 4.5: a replay keeps the original scalars and ETag and shows only media still valid now
     const projected = await this.outcome(ctx, stored.body, stored.etag ?? undefined);
     return { status: stored.status, body: projected.data, etag: projected.etag, replayed: stored.replayed, record: stored.body };
+  }
+
+  /** A product's history (docs/products.md "History"), newest first; visible exactly when the product is (a draft is 404 for view_only and usable). */
+  async history(ctx: Ctx, id: number, query: unknown): Promise<Page<ProductHistoryItem>> {
+    await this.readVisible(ctx, id);
+    return historyPage(ctx, id, query);
   }
 
   /** updateProduct (docs/products.md): the create field rules; template fixed; a published product must stay complete. */

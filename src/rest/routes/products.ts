@@ -12,8 +12,10 @@ import {
   ProductVisibilityRequest,
 } from '../../core/catalogue/product.schemas.ts';
 import type { Core } from '../../core/core.ts';
+import { ProductHistoryItem } from '../../core/catalogue/product-history.ts';
 import { header } from '../auth.ts';
-import { ok, okSchema } from '../envelope.ts';
+import { listSchema, ok, okSchema } from '../envelope.ts';
+import { PageQuery } from '../../core/platform/pagination.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 
 const DetailRef = Type.Ref('ProductDetail');
@@ -105,6 +107,22 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
   app.delete('/products/:id', {
     schema: { operationId: 'deleteProduct', summary: 'Delete a product', description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => sendVersioned(reply, request.id, await core.products.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+  app.get('/products/:id/history', {
+    schema: {
+      operationId: 'productHistory',
+      summary: "List a product's history",
+      description:
+        'Every change of the product, newest first, in ordinary pages: what happened (created, updated, published, unpublished, deleted), when, by which caller (key id and role) and request, and the changed fields with their values before and after (template values per field id as templateFields.<id>, media as file-path ID lists). Written in the transaction of the change. Visible to the roles that can see the product (a draft is 404 for view_only and usable; a deleted product is 404). No ETag.',
+      tags,
+      security,
+      params: IdParams,
+      querystring: PageQuery,
+      response: { 200: listSchema(Type.Ref('ProductHistoryItem')), ...commonErrors },
+    },
+  }, async (request) => {
+    const page = await core.products.history(request.ctx, (request.params as { id: number }).id, request.query);
+    return ok(request.id, page.items, page.pagination);
+  });
 }
 
-export const productSchemas = [MediaObject, ProductSummaryView, ProductDetailView, ProductCreate, ProductPatch, ProductVisibilityRequest, ProductVisibilityItem];
+export const productSchemas = [ProductHistoryItem, MediaObject, ProductSummaryView, ProductDetailView, ProductCreate, ProductPatch, ProductVisibilityRequest, ProductVisibilityItem];
