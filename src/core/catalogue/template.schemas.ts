@@ -97,7 +97,18 @@ export const TemplateCreate = Type.Object(
     isLibraryDefault: Type.Optional(templateFields.isLibraryDefault),
     syncStrategy: Type.Optional(templateFields.syncStrategy),
   },
-  { $id: 'TemplateCreate', additionalProperties: false },
+  {
+    $id: 'TemplateCreate',
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Outdoor gear',
+        description: 'Tents and packs',
+        groups: [{ name: 'Specs', fields: [{ key: 'material', name: 'Material', type: 'text', required: true }, { key: 'weight_g', name: 'Weight (g)', type: 'number' }] }],
+        boundBrandIds: [7],
+      },
+    ],
+  },
 );
 export type TemplateCreate = Static<typeof TemplateCreate>;
 

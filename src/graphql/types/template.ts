@@ -14,7 +14,7 @@ const TemplateFieldRef = builder.objectRef<TemplateFieldView>('TemplateField').i
     placeholder: t.exposeString('placeholder', { nullable: true, description: 'Up to 255 characters; null when none.' }),
     sortOrder: t.exposeInt('sortOrder', { description: 'Position in its group (then id).' }),
     config: t.field({ type: JsonObjectRef, description: 'Type-specific settings (options of a select, limits); docs/templates.md lists them per type.', resolve: (field) => field.config }),
-    isSystemField: t.exposeBoolean('isSystemField', { description: 'One of the three system fields (name, spu, images), present in every template.' }),
+    isSystemField: t.exposeBoolean('isSystemField', { description: 'One of the three system fields (name, sku, mainImage), present in every template.' }),
     systemKey: t.exposeString('systemKey', { nullable: true, description: 'Which system field; null for custom fields.' }),
   }),
 });
@@ -104,7 +104,7 @@ const TemplateFieldInput = builder.inputType('TemplateFieldInput', {
     config: t.field({ type: JsonObjectRef, description: 'Type-specific settings (docs/templates.md).' }),
     typeChangeConfirmed: t.boolean({ description: 'Write-only: true to change an existing field\'s type (existing values are not migrated).' }),
     isSystemField: t.boolean({ description: 'Send the system fields back as read, with this true.' }),
-    systemKey: t.string({ description: 'Which system field (name, spu, images), with isSystemField.' }),
+    systemKey: t.string({ description: 'Which system field (name, sku, mainImage), with isSystemField.' }),
   }),
 });
 
