@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { siblingNameViolation } from '../../src/core/catalogue/category-tree.ts';
+import { mapDatabaseError } from '../../src/core/platform/db-errors.ts';
 import { DomainError } from '../../src/core/platform/errors.ts';
 import { queryOne } from '../../src/core/platform/sql.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
@@ -116,7 +116,7 @@ describe('deleteBrand with categories (spec 3.2 brand_has_dependents)', () => {
   });
 });
 
-describe('name_in_use from the live-sibling unique index', () => {
+describe('name_in_use from the live-sibling unique index (the one database-error table, platform/db-errors.ts)', () => {
   it('maps a real violation of categories_live_sibling_name_unique to 409 name_in_use', async () => {
     const brand = await g.brand(manager, { name: 'Index' });
     await g.category(manager, { brandId: brand.id, name: 'Dup' });
@@ -127,14 +127,14 @@ describe('name_in_use from the live-sibling unique index', () => {
       violation = e;
     }
     expect(violation).toBeDefined();
-    const mapped = siblingNameViolation(violation);
+    const mapped = mapDatabaseError(violation);
     expect(mapped).toBeInstanceOf(DomainError);
     expect(mapped).toMatchObject({ code: 'name_in_use' });
   });
 
   it('passes any other error through unchanged', () => {
     const other = new Error('something else');
-    expect(siblingNameViolation(other)).toBe(other);
+    expect(mapDatabaseError(other)).toBe(other);
   });
 });
 

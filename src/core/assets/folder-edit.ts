@@ -2,7 +2,7 @@ import { requirePermission } from '../access/roles.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
-import { inTransaction, violatedConstraint } from '../platform/tx.ts';
+import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { checkFolderName, type UnitOfWork } from './folders.ts';
 import { CreateFolderInput, FolderMemberInput, RenameFolderInput } from './library-edit.schemas.ts';
@@ -76,12 +76,8 @@ export class FolderEditService {
       const folder = await liveFolder(tx, tx.teamId, id, true);
       if (folder.name === body.name) return folder;
       const newPath = `${folder.path.slice(0, folder.path.length - folder.name.length)}${body.name}`;
-      try {
-        await queryRows(tx, 'update library_folders set name = ?, updated_at = now() where id = ? and team_id = ?', [body.name, id, tx.teamId]);
-      } catch (e) {
-        if (violatedConstraint(e) === 'library_folders_live_sibling_name_unique') throw nameInUse();
-        throw e;
-      }
+      // a sibling of that name is a unique violation, name_in_use (platform/db-errors.ts)
+      await queryRows(tx, 'update library_folders set name = ?, updated_at = now() where id = ? and team_id = ?', [body.name, id, tx.teamId]);
       await queryRows(
         tx,
         'update library_folders set path = ? || substr(path, ?) where team_id = ? and path_ids @> array[?]::int[] and deleted_at is null',

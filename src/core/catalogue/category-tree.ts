@@ -2,7 +2,6 @@ import type { Ctx } from '../platform/ctx.ts';
 import { DomainError } from '../platform/errors.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
-import { violatedConstraint } from '../platform/tx.ts';
 import type { CategoryView } from './category.schemas.ts';
 
 /*
@@ -145,13 +144,3 @@ export async function rewriteDescendantPaths(tx: Ctx, descendantIds: readonly nu
   );
 }
 
-/**
- * Maps a violation of the live-sibling name index to 409 name_in_use. The service checks names
- * first under the brand lock, so this only fires if a write ever bypasses that lock.
- */
-export function siblingNameViolation(e: unknown): unknown {
-  if (violatedConstraint(e) === 'categories_live_sibling_name_unique') {
-    return new DomainError('name_in_use', 'A live sibling category already has this name');
-  }
-  return e;
-}

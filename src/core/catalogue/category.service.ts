@@ -20,7 +20,6 @@ import {
   lockLiveBrand,
   renumberSiblings,
   siblingNameTaken,
-  siblingNameViolation,
   viewOf,
   type CategoryNode,
 } from './category-tree.ts';
@@ -140,8 +139,6 @@ export class CategoryService {
       const category = await this.insert(tx, body);
       for (const hook of this.createdHooks) await hook(tx, { id: category.id, brandId: category.brandId });
       return { status: 201, body: category, etag: etagOf(category) };
-    }).catch((e: unknown) => {
-      throw siblingNameViolation(e);
     });
   }
 
@@ -188,8 +185,6 @@ export class CategoryService {
       const current = await this.lockForWrite(tx, id, ifMatch);
       await this.checkIcon(tx, patch.iconAssetId);
       return versioned(await applyCategoryPatch(tx, current, patch));
-    }).catch((e: unknown) => {
-      throw siblingNameViolation(e);
     });
   }
 

@@ -2,7 +2,6 @@ import type { LibraryService } from '../assets/library.service.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid, type FieldIssue } from '../platform/errors.ts';
 import { queryOne } from '../platform/sql.ts';
-import { violatedConstraint } from '../platform/tx.ts';
 import { draftReasonOf, mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
 import { allFileIds, checkMediaTotal, checkMediaWrite } from './product-media.ts';
 import { effectiveCoverId, type ProductRecord } from './product-projection.ts';
@@ -103,12 +102,6 @@ export function completenessIssues(draft: ProductDraft, groups: TemplateGroupVie
   });
 }
 
-function mapSkuConflict(e: unknown): unknown {
-  if (violatedConstraint(e) === 'products_team_spu_unique') {
-    return new DomainError('sku_in_use', 'Another product of this library (possibly deleted) already has this spu');
-  }
-  return e;
-}
 
 function draftParams(draft: ProductDraft): unknown[] {
   return [
@@ -133,38 +126,30 @@ function draftParams(draft: ProductDraft): unknown[] {
  * gap between a row's updatedAt and its commit as small as possible for sync (docs/products.md).
  */
 export async function insertDraft(tx: Ctx, draft: ProductDraft, pin: { templateId: string; versionId: string } | null, draftReason: string | null): Promise<ProductRecord> {
-  try {
-    const row = await queryOne<ProductRecord>(
-      tx,
-      `insert into products as p (team_id, status, draft_reason, template_id, template_version_id, name, spu, description, brand_id, category_id,
-          owner_id, template_fields, media_fields, cover_file_id, image_file_ids, related_file_ids, media_file_ids, created_at, updated_at)
-       select ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?::int[], ?::int[], ?::int[], c.t, c.t
-         from (select clock_timestamp() as t) c
-       returning ${RECORD_COLUMNS}`,
-      [tx.teamId, draftReason, pin?.templateId ?? null, pin?.versionId ?? null, ...draftParams(draft)],
-    );
-    return recordOf(row!);
-  } catch (e) {
-    throw mapSkuConflict(e);
-  }
+  const row = await queryOne<ProductRecord>(
+    tx,
+    `insert into products as p (team_id, status, draft_reason, template_id, template_version_id, name, spu, description, brand_id, category_id,
+        owner_id, template_fields, media_fields, cover_file_id, image_file_ids, related_file_ids, media_file_ids, created_at, updated_at)
+     select ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?::int[], ?::int[], ?::int[], c.t, c.t
+       from (select clock_timestamp() as t) c
+     returning ${RECORD_COLUMNS}`,
+    [tx.teamId, draftReason, pin?.templateId ?? null, pin?.versionId ?? null, ...draftParams(draft)],
+  );
+  return recordOf(row!);
 }
 
 /** Writes the draft's fields over a locked product and bumps updatedAt from the database clock. */
 export async function updateFields(tx: Ctx, id: number, draft: ProductDraft, draftReason: string | null): Promise<ProductRecord> {
-  try {
-    const row = await queryOne<ProductRecord>(
-      tx,
-      `update products p set draft_reason = ?, name = ?, spu = ?, description = ?, brand_id = ?, category_id = ?, owner_id = ?,
-          template_fields = ?::jsonb, media_fields = ?::jsonb, cover_file_id = ?, image_file_ids = ?::int[], related_file_ids = ?::int[],
-          media_file_ids = ?::int[], updated_at = clock_timestamp()
-        where p.id = ? and p.team_id = ?
-       returning ${RECORD_COLUMNS}`,
-      [draftReason, ...draftParams(draft), id, tx.teamId],
-    );
-    return recordOf(row!);
-  } catch (e) {
-    throw mapSkuConflict(e);
-  }
+  const row = await queryOne<ProductRecord>(
+    tx,
+    `update products p set draft_reason = ?, name = ?, spu = ?, description = ?, brand_id = ?, category_id = ?, owner_id = ?,
+        template_fields = ?::jsonb, media_fields = ?::jsonb, cover_file_id = ?, image_file_ids = ?::int[], related_file_ids = ?::int[],
+        media_file_ids = ?::int[], updated_at = clock_timestamp()
+      where p.id = ? and p.team_id = ?
+     returning ${RECORD_COLUMNS}`,
+    [draftReason, ...draftParams(draft), id, tx.teamId],
+  );
+  return recordOf(row!);
 }
 
 /** A new draft from a validated ProductCreate body: name and spu normalized, omitted fields at their defaults. */

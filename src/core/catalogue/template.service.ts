@@ -5,7 +5,7 @@ import { checkIfMatch, etagOf } from '../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
-import { inTransaction, violatedConstraint } from '../platform/tx.ts';
+import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import type { Versioned } from './brand.service.ts';
 import {
@@ -53,17 +53,8 @@ function versioned(template: TemplateView): Versioned<TemplateView> {
   return { data: template, etag: etagOf(template) };
 }
 
-const nameInUse = () => new DomainError('name_in_use', 'A live template of this library already has this name');
 
-/** Two writers racing for one name: the live-name unique index decides, and the loser gets name_in_use. */
-async function mappingNameConflicts<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    if (violatedConstraint(e) === 'product_info_templates_live_name_unique') throw nameInUse();
-    throw e;
-  }
-}
+const nameInUse = () => new DomainError('name_in_use', 'A live template of this library already has this name');
 
 async function assertNameFree(tx: Ctx, name: string, exceptId: string | null): Promise<void> {
   const taken = await queryOne(tx, 'select 1 from product_info_templates where team_id = ? and name = ? and deleted_at is null and id <> ?', [
@@ -122,8 +113,7 @@ export class TemplateService {
     const description = trimmedDescription(body.description);
     const groups = buildDefinition(null, body.groups);
     const sets = { brandIds: distinctIds(body.boundBrandIds ?? []), categoryIds: distinctIds(body.boundCategoryIds ?? []) };
-    return mappingNameConflicts(() =>
-      withIdempotency(ctx, { operation: 'templates.create', key: idempotencyKey, input: body }, async (tx) => {
+    return withIdempotency(ctx, { operation: 'templates.create', key: idempotencyKey, input: body }, async (tx) => {
         await assertNameFree(tx, name, null);
         await checkBindingSets(tx, sets, { brands: true, categories: true });
         const id = newOpaqueId('tpl');
@@ -143,8 +133,7 @@ export class TemplateService {
         if (body.isLibraryDefault === true) await makeLibraryDefault(tx, id);
         const template = (await readTemplate(tx, id))!;
         return { status: 201, body: template, etag: etagOf(template) };
-      }),
-    );
+      });
   }
 
   /** updateTemplate: changes the given fields and always writes a new version (spec 3.3); If-Match is checked on the locked row. */
@@ -153,8 +142,7 @@ export class TemplateService {
     const patch = checkPatch(input);
     const newName = patch.name === undefined ? undefined : trimmedName(patch.name);
     const newDescription = patch.description === undefined ? undefined : trimmedDescription(patch.description);
-    return mappingNameConflicts(() =>
-      inTransaction(ctx, async (tx) => {
+    return inTransaction(ctx, async (tx) => {
         const current = await this.lockForWrite(tx, id, ifMatch);
         const groups = patch.groups ? buildDefinition(current.groups, patch.groups) : current.groups;
         const name = newName ?? current.name;
@@ -177,8 +165,7 @@ export class TemplateService {
         if (patch.isLibraryDefault === true && !current.isLibraryDefault) await makeLibraryDefault(tx, id);
         if (patch.isLibraryDefault === false && current.isLibraryDefault) await clearLibraryDefault(tx, id);
         return versioned((await readTemplate(tx, id))!);
-      }),
-    );
+      });
   }
 
   /**

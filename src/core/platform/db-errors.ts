@@ -1,4 +1,4 @@
-import { ConnectionException } from '@mikro-orm/core';
+import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { DomainError } from './errors.ts';
 
 /** Socket errors and SQLSTATEs that mean "the database cannot be reached now", not "the request is wrong". */
@@ -29,4 +29,33 @@ export function unavailableError(e: unknown): DomainError | null {
     }
   }
   return null;
+}
+
+/** Name of the unique constraint a write violated, for mapping to a domain code. */
+export function violatedConstraint(e: unknown): string | null {
+  if (!(e instanceof UniqueConstraintViolationException)) return null;
+  const constraint = (e as unknown as { constraint?: string }).constraint;
+  if (constraint) return constraint;
+  const match = /unique constraint "([^"]+)"/.exec(e.message);
+  return match?.[1] ?? null;
+}
+
+/**
+ * Unique constraints that decide a race between two writers, and what the loser is told (Medusa's
+ * db-error-mapper idea): the services check these rules first, under locks where they can, so
+ * these fire only when two writes collide. One table, applied by `inTransaction`.
+ */
+const CONSTRAINT_ERRORS: Readonly<Record<string, () => DomainError>> = {
+  library_folders_live_sibling_name_unique: () => new DomainError('name_in_use', 'A live folder with this name already exists in the parent folder'),
+  product_info_templates_live_name_unique: () => new DomainError('name_in_use', 'A live template of this library already has this name'),
+  categories_live_sibling_name_unique: () => new DomainError('name_in_use', 'A live sibling category already has this name'),
+  products_team_spu_unique: () => new DomainError('sku_in_use', 'Another product of this library (possibly deleted) already has this spu'),
+};
+
+/** A database error as the domain error it means (a known constraint, an unreachable database), or the error itself. */
+export function mapDatabaseError(e: unknown): unknown {
+  const constraint = violatedConstraint(e);
+  const mapped = constraint === null ? undefined : CONSTRAINT_ERRORS[constraint];
+  if (mapped) return mapped();
+  return unavailableError(e) ?? e;
 }

@@ -1,4 +1,5 @@
-import { DeadlockException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { DeadlockException } from '@mikro-orm/core';
+import { mapDatabaseError } from './db-errors.ts';
 import type { Ctx } from './ctx.ts';
 import { DomainError } from './errors.ts';
 
@@ -32,7 +33,8 @@ export async function inTransaction<T, C extends Pick<Ctx, 'em'> = Ctx>(ctx: C, 
         isolationLevel: options.isolation ?? 'read committed',
       });
     } catch (e) {
-      if (!isRetryable(e)) throw e;
+      // known constraints and an unreachable database become the domain errors they mean (db-errors.ts)
+      if (!isRetryable(e)) throw mapDatabaseError(e);
       if (attempt >= maxAttempts) {
         throw new DomainError('write_conflict', 'The change conflicted with a concurrent change and was rolled back; retry');
       }
@@ -42,11 +44,4 @@ export async function inTransaction<T, C extends Pick<Ctx, 'em'> = Ctx>(ctx: C, 
   }
 }
 
-/** Name of the unique constraint a write violated, for mapping to a domain code. */
-export function violatedConstraint(e: unknown): string | null {
-  if (!(e instanceof UniqueConstraintViolationException)) return null;
-  const constraint = (e as unknown as { constraint?: string }).constraint;
-  if (constraint) return constraint;
-  const match = /unique constraint "([^"]+)"/.exec(e.message);
-  return match?.[1] ?? null;
-}
+export { violatedConstraint } from './db-errors.ts';
