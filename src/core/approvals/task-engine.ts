@@ -7,7 +7,7 @@ import type { LibraryImportService } from '../assets/import.ts';
 import type { Storage } from '../assets/storage.ts';
 import { memberIdOf, type Ctx } from '../platform/ctx.ts';
 import { DomainError, notFound } from '../platform/errors.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
 import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, type NodeVisit, type TaskScope } from './callbacks.ts';
@@ -79,7 +79,7 @@ export class ApprovalEngine {
     await queryRows(
       tx,
       `insert into approval_decisions (team_id, task_id, node_key, member_id) select ?, ?::uuid, ?, m from unnest(?::int[]) m on conflict do nothing`,
-      [tx.teamId, task.id, nodeKeyOf(visit), `{${approvers.join(',')}}`],
+      [tx.teamId, task.id, nodeKeyOf(visit), intArray(approvers)],
     );
     const hours = visit.role === 'resubmit_submitter' ? null : (visit.node.timeout?.hours ?? null);
     const started = await queryOne<{ started: string }>(

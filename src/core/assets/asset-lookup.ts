@@ -2,11 +2,10 @@ import { Type, type Static } from 'typebox';
 import { requirePermission } from '../access/roles.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { escapeLike, queryOne, queryRows } from '../platform/sql.ts';
 import { compileInput } from '../platform/validate.ts';
 import { parseFolderPath } from './folders.ts';
 import type { LibraryService } from './library.service.ts';
-import { escapeLike } from './search/search-sql.ts';
 
 /** `GET /v1/assets` filters (docs/products.md "Asset lookup"); unknown query parameters are ignored, as elsewhere. */
 export const AssetLookupQuery = Type.Object({

@@ -1,7 +1,7 @@
 import { requirePermission } from '../access/roles.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { checkFolderName, type UnitOfWork } from './folders.ts';
@@ -60,7 +60,7 @@ export class FolderEditService {
          select next.id, ?, ?, ?, ?, ?::int[] || next.id from next
          on conflict (team_id, (coalesce(parent_id, 0)), name) where deleted_at is null do nothing
          returning ${FOLDER_COLUMNS}`,
-        [tx.teamId, parent?.id ?? null, body.name, `${parent?.path ?? ''}/${body.name}`, `{${(parent?.pathIds ?? []).join(',')}}`],
+        [tx.teamId, parent?.id ?? null, body.name, `${parent?.path ?? ''}/${body.name}`, intArray(parent?.pathIds ?? [])],
       );
       if (!created) throw nameInUse();
       return asView(created);

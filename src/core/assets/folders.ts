@@ -1,6 +1,6 @@
 import type { Ctx } from '../platform/ctx.ts';
 import { invalid } from '../platform/errors.ts';
-import { queryOne } from '../platform/sql.ts';
+import { intArray, queryOne } from '../platform/sql.ts';
 import { LIBRARY_LIMITS } from './library.schemas.ts';
 
 /** A unit of work without a caller: operator imports name the team explicitly. */
@@ -60,7 +60,7 @@ async function ensureChild(
   path: string,
   userId: number | null,
 ): Promise<{ id: number; pathIds: number[] }> {
-  const parentIds = `{${(parent?.pathIds ?? []).join(',')}}`;
+  const parentIds = intArray(parent?.pathIds ?? []);
   // the id is drawn first so path_ids (ids from the root, this one included) is written in one statement
   const created = await queryOne<{ id: number; path_ids: number[] }>(
     tx,

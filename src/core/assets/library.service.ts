@@ -1,7 +1,7 @@
 import { actorMay } from '../access/roles.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { isResourceId } from '../platform/ids.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { parseFolderPath } from './folders.ts';
 import { lookupAssets, type AssetLookupItem } from './asset-lookup.ts';
@@ -26,7 +26,7 @@ const FOLDER_COLUMNS = `id, parent_id as "parentId", name, path, path_ids as "pa
 
 /** A Postgres int[] literal of the valid ids among `ids` (others can match nothing anyway). */
 function idArray(ids: readonly number[]): string {
-  return `{${ids.filter(isResourceId).join(',')}}`;
+  return intArray(ids.filter(isResourceId));
 }
 
 /** Spec 5: download links need usable or higher plus products:read and products:download. */

@@ -5,7 +5,7 @@ import { checkIfMatch, etagOf } from '../platform/etag.ts';
 import { randomCode } from '../platform/ids.ts';
 import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
-import { preparedSql, queryOne, queryRows } from '../platform/sql.ts';
+import { intArray, preparedSql, queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
@@ -107,7 +107,7 @@ export class BrandService {
     if (ids.length === 0) return [];
     return queryRows<BrandView>(ctx, `select ${BRAND_COLUMNS} from brands where team_id = ? and deleted_at is null and id = any(?::int[])`, [
       ctx.teamId,
-      `{${ids.join(',')}}`,
+      intArray(ids),
     ]);
   }
 

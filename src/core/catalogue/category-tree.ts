@@ -1,6 +1,6 @@
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError } from '../platform/errors.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import type { CategoryView } from './category.schemas.ts';
 
@@ -105,10 +105,6 @@ export async function liveSubtree(tx: Ctx, rootId: number): Promise<{ ids: numbe
   return { ids: row?.ids ?? [], maxDepth: row?.maxDepth ?? 0 };
 }
 
-/** Any[] parameter for `= any(?::int[])`: one round trip for any number of ids. */
-export function intArray(ids: readonly number[]): string {
-  return `{${ids.join(',')}}`;
-}
 
 /**
  * Renumbers the live children of `parentId` (except `exceptId`) to contiguous positions 0..n-1 in

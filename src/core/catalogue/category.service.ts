@@ -6,13 +6,12 @@ import { checkIfMatch, etagOf } from '../platform/etag.ts';
 import { isResourceId } from '../platform/ids.ts';
 import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import type { Versioned } from './brand.service.ts';
 import {
   categoryColumns,
-  intArray,
   liveNode,
   liveNodeCount,
   liveSiblingCount,

@@ -1,5 +1,5 @@
 import type { Ctx } from '../platform/ctx.ts';
-import { preparedSql, queryOne, queryRows, type PreparedSql } from '../platform/sql.ts';
+import { escapeLike, intArray, preparedSql, queryOne, queryRows, type PreparedSql } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { ProductStatus } from './product.schemas.ts';
@@ -47,14 +47,10 @@ export interface ProductFilters {
   search: string | null;
 }
 
-/** A Postgres int[] literal for `= any(?::int[])`. */
-export function intArray(ids: readonly number[]): string {
-  return `{${ids.join(',')}}`;
-}
 
 /** LIKE pattern for "contains", with the wildcards of the search text escaped (backslash is LIKE's escape). */
 function containsPattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${escapeLike(search)}%`;
 }
 
 function filterSql(teamId: number, f: ProductFilters): { sql: string; params: unknown[] } {

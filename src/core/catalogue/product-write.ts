@@ -1,7 +1,7 @@
 import type { LibraryService } from '../assets/library.service.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid, type FieldIssue } from '../platform/errors.ts';
-import { queryOne } from '../platform/sql.ts';
+import { intArray, queryOne } from '../platform/sql.ts';
 import { draftReasonOf, mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
 import { allFileIds, checkMediaTotal, checkMediaWrite } from './product-media.ts';
 import { effectiveCoverId, type ProductRecord } from './product-projection.ts';
@@ -114,9 +114,9 @@ function draftParams(draft: ProductDraft): unknown[] {
     JSON.stringify(draft.values.templateFields),
     JSON.stringify(draft.values.mediaFields),
     draft.coverFileId,
-    `{${draft.imageFileIds.join(',')}}`,
-    `{${draft.relatedFileIds.join(',')}}`,
-    `{${allFileIds({ ...draft, mediaFields: draft.values.mediaFields }).join(',')}}`,
+    intArray(draft.imageFileIds),
+    intArray(draft.relatedFileIds),
+    intArray(allFileIds({ ...draft, mediaFields: draft.values.mediaFields })),
   ];
 }
 

@@ -1,6 +1,6 @@
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, type FieldIssue } from '../platform/errors.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 
 /** The binding sets a template will have after a write (spec 4.4 boundBrandIds / boundCategoryIds). */
 export interface BindingSets {
@@ -8,10 +8,6 @@ export interface BindingSets {
   categoryIds: number[];
 }
 
-/** A PostgreSQL int[] literal; the ids are schema-checked integers, so nothing needs quoting. */
-function intArray(ids: readonly number[]): string {
-  return `{${ids.join(',')}}`;
-}
 
 /** Duplicates in a binding list are ignored; the order does not matter (reads return ascending ids). */
 export function distinctIds(ids: readonly number[]): number[] {

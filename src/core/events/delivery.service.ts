@@ -1,6 +1,5 @@
 import type { Ctx } from '../platform/ctx.ts';
-import { preparedSql, queryOne, queryRows } from '../platform/sql.ts';
-import { textArray } from '../assets/search/search-sql.ts';
+import { intArray, preparedSql, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
 import { signatureHeaders } from './signing.ts';
 
@@ -175,10 +174,10 @@ export class DeliveryService {
   private async succeedMany(op: UnitOfWork, claimed: Claimed[], results: AttemptResult[]): Promise<DeliveryOutcome[]> {
     const rows = await queryRows<{ id: string; unfinished: number; next_id: string | null; next_attempts: number | null }>(op, SUCCEED_MANY, [
       `{${claimed.map((c) => c.id).join(',')}}`,
-      `{${claimed.map((c) => c.team_id).join(',')}}`,
-      `{${claimed.map((c) => c.attempts).join(',')}}`,
-      `{${results.map((r) => r.statusCode).join(',')}}`,
-      `{${results.map((r) => r.durationMs).join(',')}}`,
+      intArray(claimed.map((c) => c.team_id)),
+      intArray(claimed.map((c) => c.attempts)),
+      intArray(results.map((r) => r.statusCode ?? 0)),
+      intArray(results.map((r) => r.durationMs)),
       textArray(results.map((r) => r.excerpt ?? '')),
     ]);
     const outcomes: DeliveryOutcome[] = [];

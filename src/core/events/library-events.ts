@@ -1,7 +1,6 @@
 import type { Ctx } from '../platform/ctx.ts';
 import { memberIdOf } from '../platform/ctx.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
-import { intArray } from '../assets/search/search-sql.ts';
+import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { FOLDER_EVENT_TYPE } from './event-types.ts';
 import { recordEvent } from './outbox.ts';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { requireKey, type Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
+import { intArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
@@ -49,7 +49,7 @@ async function removeSubscriptions(tx: Ctx, keyId: number, url: string, kind: st
     `delete from event_subscriptions s using webhook_endpoints e
       where e.id = s.endpoint_id and e.team_id = ? and e.api_key_id = ? and e.url = ? and s.team_id = ? and s.kind = ?
         and s.event_type = any(?::text[]) and (?::int[] is null or s.folder_id = any(?::int[]))`,
-    [tx.teamId, keyId, url, tx.teamId, kind, `{${eventTypes.join(',')}}`, folderIds && `{${folderIds.join(',')}}`, folderIds && `{${folderIds.join(',')}}`],
+    [tx.teamId, keyId, url, tx.teamId, kind, textArray(eventTypes), folderIds && intArray(folderIds), folderIds && intArray(folderIds)],
   );
 }
 
@@ -74,7 +74,7 @@ export class SubscriptionService {
     const folderIds = [...new Set(body.folderIds)];
     const url = operation === 'ADD' ? await checkCallbackUrl(this.urls, body.callbackUrl) : body.callbackUrl;
     return inTransaction(ctx, async (tx) => {
-      const live = await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and id = any(?::int[]) and deleted_at is null', [tx.teamId, `{${folderIds.join(',')}}`]);
+      const live = await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and id = any(?::int[]) and deleted_at is null', [tx.teamId, intArray(folderIds)]);
       const missing = folderIds.filter((id) => !live.some((row) => row.id === id));
       if (missing.length > 0) {
         throw new DomainError('not_found', `Folder(s) not found: ${missing.join(', ')}`, missing.map((id) => ({ field: 'folderIds', message: `${id} is not a folder of this team` })), { subject: 'folder', reason: 'folder_not_found' });
@@ -89,7 +89,7 @@ export class SubscriptionService {
         `insert into event_subscriptions (team_id, endpoint_id, kind, event_type, folder_id)
          select ?, ?, 'folder', ?, f from unnest(?::int[]) f
          on conflict (endpoint_id, event_type, coalesce(folder_id, 0)) do nothing`,
-        [tx.teamId, endpointId, FOLDER_EVENT_TYPE, `{${folderIds.join(',')}}`],
+        [tx.teamId, endpointId, FOLDER_EVENT_TYPE, intArray(folderIds)],
       );
       return true as const;
     });
@@ -116,7 +116,7 @@ export class SubscriptionService {
         `insert into event_subscriptions (team_id, endpoint_id, kind, event_type)
          select ?, ?, 'material', t from unnest(?::text[]) t
          on conflict (endpoint_id, event_type, coalesce(folder_id, 0)) do nothing`,
-        [tx.teamId, endpointId, `{${eventTypes.join(',')}}`],
+        [tx.teamId, endpointId, textArray(eventTypes)],
       );
       return true as const;
     });

@@ -136,3 +136,24 @@ export function withLazyUnitOfWork<T extends object>(root: EntityManager, fields
     [LAZY_UNIT]: unit,
   };
 }
+
+/** A piece of SQL with its `?` parameters, in order. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/** A PostgreSQL array literal of integers, for `?::int[]` (`= any(?::int[])`: one round trip for any number of ids). */
+export function intArray(values: readonly number[]): string {
+  return `{${values.map((v) => Math.trunc(v)).join(',')}}`;
+}
+
+/** A PostgreSQL array literal of strings, for `?::text[]`. */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
+
+/** LIKE pattern text with its wildcards escaped (PostgreSQL's default escape is the backslash). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -6,7 +6,7 @@ import type { TeamScope } from '../library.service.ts';
 import type { LinkSigner } from '../links.ts';
 import { isDerivableImage } from '../previews.ts';
 import type { AssetItem, TagDTO } from './search.schemas.ts';
-import { intArray } from './search-sql.ts';
+import { intArray } from '../../platform/sql.ts';
 
 /** The columns of a library file that an AssetItem (spec 2.6) is built from; `f` is library_files, `d` its folder. */
 export const ASSET_ROW_COLUMNS = `f.id, coalesce(d.path_ids, '{}') as "parentIds", f.owner_id as "ownerId", f.name, f.source, f.link, f.extension,

@@ -1,5 +1,6 @@
 import type { SearchFilter, SearchOrder } from './search-filter.ts';
-import { deepTextConditions, intArray, whereOf, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
+import { intArray, type SqlFragment } from '../../platform/sql.ts';
+import { deepTextConditions, whereOf, type ResolvedFilter } from './search-sql.ts';
 
 /**
  * Statements on the narrow tables that hold one row per live file with its creation time

@@ -1,32 +1,14 @@
 import type { KeywordSearchType } from './search.schemas.ts';
 import type { Range, SearchFilter, SearchOrder } from './search-filter.ts';
 import { LIBRARY_VERSION_SQL } from './versioned-memo.ts';
+import { escapeLike, intArray, textArray, type SqlFragment } from '../../platform/sql.ts';
 
-/** A piece of SQL with its `?` parameters, in order. */
-export interface SqlFragment {
-  sql: string;
-  params: unknown[];
-}
-
-/** LIKE pattern text with its wildcards escaped (PostgreSQL's default escape is the backslash). */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 /** A regular-expression literal for text (PostgreSQL ARE). */
 export function escapeRegex(text: string): string {
   return text.replace(/[\\^$.|?*+()[\]{}]/g, (c) => `\\${c}`);
 }
 
-/** A PostgreSQL array literal of integers, for `?::int[]`. */
-export function intArray(values: readonly number[]): string {
-  return `{${values.map((v) => Math.trunc(v)).join(',')}}`;
-}
-
-/** A PostgreSQL array literal of strings, for `?::text[]`. */
-export function textArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
-}
 
 /** Whole words (or phrases): not preceded or followed by a letter, digit or underscore. */
 function wholeWordRegex(keyword: string): string {

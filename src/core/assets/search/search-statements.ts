@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { boundSql, preparedSql, type PreparedSql } from '../../platform/sql.ts';
 import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
-import { orderByOf, whereOf, type ResolvedFilter, type SqlFragment } from './search-sql.ts';
+import type { SqlFragment } from '../../platform/sql.ts';
+import { orderByOf, whereOf, type ResolvedFilter } from './search-sql.ts';
 import { deepOnlyCount, deepOnlyPage, deepWalkWithFilesPage, tagsOnlyCount, tagsOnlyPage, tagsWalkWithFilesPage, type PageShape } from './narrow-table-sql.ts';
 
 /** Above this many extensions a SIZE search is one scan, not one branch per extension. */

@@ -11,7 +11,7 @@ import type { LinkSigner } from '../links.ts';
 import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchShareRequest, type FolderDTO, type ShareSearchResult } from './search.schemas.ts';
 import { Issues, pageOf, SEARCH_DEFAULTS } from './search-filter.ts';
-import { escapeLike } from './search-sql.ts';
+import { escapeLike } from '../../platform/sql.ts';
 import { hashSharePassword, hashShareToken, newShareToken, verifySharePassword } from './share-secrets.ts';
 
 /** Input of `share create` (CONTRACT.md); keys are the CLI flag names so details name the flag. */
