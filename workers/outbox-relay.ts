@@ -47,8 +47,9 @@ export class OutboxRelay {
   /** Approval timers due soon become BullMQ delayed jobs (DESIGN.md: timers are delayed jobs keyed by task, node and round). */
   private async stepTimers(): Promise<void> {
     const op = this.deps.core.operatorCtx();
-    const due = await this.deps.core.approvals.tasks.takeDueTimers(op, TIMER_HORIZON_MS, BATCH);
+    const due = await this.deps.core.approvals.tasks.dueTimers(op, TIMER_HORIZON_MS, BATCH);
     await queueTimers(this.deps.queues, due);
+    await this.deps.core.approvals.tasks.markTimersQueued(op, due.map((t) => t.taskId));
   }
 
   private schedule(delayMs: number): void {

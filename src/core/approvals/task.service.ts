@@ -206,21 +206,28 @@ export class ApprovalTaskService {
   }
 
   /**
-   * The timers due within `horizonMs` that have no delayed job yet (the relay queues them), plus
-   * any whose deadline passed 30 s ago without firing (a job lost with Redis is queued again).
+   * The timers due within `horizonMs` that have no delayed job yet (the relay queues them, then
+   * marks them with `markTimersQueued`), plus any whose deadline passed 30 s ago without firing (a
+   * job lost with Redis is queued again). Marking after queueing means a relay that dies in between
+   * leaves the timer to the next relay, which queues it again under the same job id.
    */
-  async takeDueTimers(op: Pick<Ctx, 'em'>, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
+  async dueTimers(op: Pick<Ctx, 'em'>, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
     const rows = await queryRows<{ id: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number; delay_ms: number }>(
       op,
-      `with due as (
-         select id from approval_tasks
-          where timeout_at is not null and status in ('PENDING', 'PROCESSING', 'REJECTED')
-            and ((timer_queued_at is null and timeout_at <= now() + ? * interval '1 millisecond') or timeout_at < now() - interval '30 seconds')
-          order by timeout_at limit ? for update skip locked)
-       update approval_tasks t set timer_queued_at = now() from due where t.id = due.id
-       returning t.id, t.workflow, t.node_index, t.node_role, t.round, greatest(0, extract(epoch from t.timeout_at - now()) * 1000)::int as delay_ms`,
+      `select id, workflow, node_index, node_role, round, greatest(0, extract(epoch from timeout_at - now()) * 1000)::int as delay_ms
+         from approval_tasks
+        where timeout_at is not null and status in ('PENDING', 'PROCESSING', 'REJECTED')
+          and ((timer_queued_at is null and timeout_at <= now() + ? * interval '1 millisecond') or timeout_at < now() - interval '30 seconds')
+        order by timeout_at limit ?`,
       [horizonMs, limit],
     );
     return rows.map((r) => ({ taskId: r.id, nodeKey: nodeKeyOf(visitOf(r)), delayMs: r.delay_ms }));
   }
+
+  /** Notes that these timers' delayed jobs are on the queue. */
+  async markTimersQueued(op: Pick<Ctx, 'em'>, taskIds: string[]): Promise<void> {
+    if (taskIds.length === 0) return;
+    await queryRows(op, 'update approval_tasks set timer_queued_at = now() where id = any(?::uuid[])', [`{${taskIds.join(',')}}`]);
+  }
+
 }
