@@ -28,6 +28,8 @@ export interface Config {
   relayIntervalMs: number;
   /** GraphiQL on GET /graphql from a browser (`GRAPHIQL=off` turns it off). */
   graphiql: boolean;
+  /** Days activity records are kept (docs/products.md). */
+  activityRetentionDays: number;
 }
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
@@ -129,5 +131,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
     relayIntervalMs: integer(env, 'RELAY_INTERVAL_MS', 200, 10, 60_000),
     graphiql: onOff(env, 'GRAPHIQL', true),
+    activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
   };
 }

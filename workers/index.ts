@@ -11,6 +11,7 @@ import { processorRegistry } from './registry.ts';
 async function scheduleRepeatables(queues: Queues): Promise<void> {
   await queues.get('maintenance').upsertJobScheduler('purge-idempotency', { every: 60 * 60 * 1000 }, { name: 'purge-idempotency' });
   await queues.get('maintenance').upsertJobScheduler('purge-events', { every: 60 * 60 * 1000 }, { name: 'purge-events' });
+  await queues.get('maintenance').upsertJobScheduler('purge-activity', { every: 60 * 60 * 1000 }, { name: 'purge-activity' });
 }
 
 export interface RunningWorkers {

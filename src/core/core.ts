@@ -19,6 +19,7 @@ import { LocalDiskStorage, type Storage } from './assets/storage.ts';
 import { ApprovalEngine } from './approvals/task-engine.ts';
 import { ApprovalTaskService } from './approvals/task.service.ts';
 import { ApprovalTemplateService } from './approvals/template.service.ts';
+import { activityPage, purgeActivity } from './catalogue/activity-records.ts';
 import { BrandService } from './catalogue/brand.service.ts';
 import { DeliveryService } from './events/delivery.service.ts';
 import { SubscriptionService } from './events/subscription.service.ts';
@@ -80,6 +81,8 @@ export interface Core {
   deliveries: DeliveryService;
   /** Endpoints, deliveries, replays and secrets for integrators (GraphQL, CLI; docs/events.md). */
   webhooks: WebhookAdminService;
+  /** The team-wide log of catalogue writes (manage only; docs/products.md). */
+  activity: { page: typeof activityPage; purge: typeof purgeActivity };
   /** Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers. */
   approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine };
   /** A unit of work for one request of one caller. */
@@ -154,6 +157,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     deliveries: new DeliveryService({ poster: outbound, settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs } }),
     webhooks: new WebhookAdminService(),
     approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine },
+    activity: { page: activityPage, purge: purgeActivity },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),

@@ -7,6 +7,7 @@ import './types/product.ts';
 import './types/template.ts';
 import './types/webhook.ts';
 import './types/approval.ts';
+import './types/activity.ts';
 
 /** The schema: every types file registers itself on the builder when imported above. */
 export const schema = builder.toSchema();

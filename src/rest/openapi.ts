@@ -19,6 +19,7 @@ export function openApiInfo(config: Pick<Config, 'publicBaseUrl'>): SwaggerOptio
         { name: 'Categories', description: 'Category trees per brand (spec 4.3): at most 10 levels and 5,000 live categories per brand.' },
         { name: 'Information templates', description: 'Versioned product field definitions and their bindings (spec 4.4).' },
         { name: 'Products', description: 'Products with template values and media, ordinary lists and incremental sync (spec 4.5).' },
+        { name: 'Activity records', description: 'The team-wide log of catalogue writes, for manage keys, with retention and purge.' },
         { name: 'Assets', description: 'Asset lookup: the file-path IDs that product media reference (spec 2.1).' },
         { name: 'Asset search', description: 'Searching the team library and shared links (spec 4.6, Area B); the open envelope.' },
         { name: 'Event subscriptions', description: 'Webhook subscriptions for folder and team material events (spec 4.7, Area C); deliveries are signed with Standard Webhooks.' },

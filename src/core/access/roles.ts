@@ -38,6 +38,9 @@ export const PERMISSIONS = {
   'products:delete': 'editable',
   'products:download': 'usable',
   'products:share': 'usable',
+  /** Activity records of the catalogue (spec 5: manage manages activity records). */
+  'activity:read': 'manage',
+  'activity:manage': 'manage',
   /** Library edits over GraphQL (docs/search.md): folders, file metadata, moves, deletes. */
   'library:edit': 'editable',
   /** Who may access which folders (search-assets currentUserId, docs/search.md). */

@@ -9,6 +9,7 @@ import { intArray, preparedSql, queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
+import { recordActivity } from './activity-records.ts';
 import { normalizeLogoUrl, normalizeWebsite } from './logo-url.ts';
 import { BrandCreate, BrandCreateExtended, BrandPatch, BrandPatchExtended, type BrandView } from './brand.schemas.ts';
 
@@ -125,6 +126,7 @@ export class BrandService {
     };
     return withIdempotency(ctx, { operation: 'brands.create', key: idempotencyKey, input: body }, async (tx) => {
       const brand = await this.insertWithFreshCode(tx, values);
+      await recordActivity(tx, 'brand', brand.id, 'created');
       return { status: 201, body: brand, etag: etagOf(brand) };
     });
   }
@@ -167,6 +169,7 @@ export class BrandService {
         `update brands set ${sets.join(', ')}, updated_at = now() where id = ? and team_id = ? returning ${BRAND_COLUMNS}`,
         [...params, id, tx.teamId],
       );
+      await recordActivity(tx, 'brand', id, 'updated');
       return versioned(brand!);
     });
   }
@@ -182,6 +185,7 @@ export class BrandService {
         }
       }
       await queryRows(tx, 'update brands set deleted_at = now(), updated_at = now() where id = ? and team_id = ?', [id, tx.teamId]);
+      await recordActivity(tx, 'brand', id, 'deleted');
       const data = { id };
       return { data, etag: etagOf(data) };
     });

@@ -9,6 +9,7 @@ import { normalizePage, paginationOf, type Page } from '../platform/pagination.t
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
+import { recordActivity } from './activity-records.ts';
 import type { Versioned } from './brand.service.ts';
 import {
   categoryColumns,
@@ -137,6 +138,7 @@ export class CategoryService {
     return withIdempotency(ctx, { operation: 'categories.create', key: idempotencyKey, input: body }, async (tx) => {
       const category = await this.insert(tx, body);
       for (const hook of this.createdHooks) await hook(tx, { id: category.id, brandId: category.brandId });
+      await recordActivity(tx, 'category', category.id, 'created');
       return { status: 201, body: category, etag: etagOf(category) };
     });
   }
@@ -183,7 +185,9 @@ export class CategoryService {
     return inTransaction(ctx, async (tx) => {
       const current = await this.lockForWrite(tx, id, ifMatch);
       await this.checkIcon(tx, patch.iconAssetId);
-      return versioned(await applyCategoryPatch(tx, current, patch));
+      const updated = await applyCategoryPatch(tx, current, patch);
+      await recordActivity(tx, 'category', id, 'updated');
+      return versioned(updated);
     });
   }
 
@@ -203,6 +207,7 @@ export class CategoryService {
         intArray(subtree.ids),
       ]);
       await renumberSiblings(tx, current.brandId, current.parentId, 0, null);
+      await recordActivity(tx, 'category', id, 'deleted');
       const data = { id };
       return { data, etag: etagOf(data) };
     });

@@ -4,6 +4,7 @@ import { normalizePage, paginationOf, PageQuery, type Page } from '../platform/p
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { compileInput } from '../platform/validate.ts';
+import { recordActivity } from './activity-records.ts';
 import type { ProductRecord } from './product-projection.ts';
 
 export type HistoryAction = 'created' | 'updated' | 'published' | 'unpublished' | 'deleted';
@@ -72,6 +73,8 @@ export async function recordProductChange(tx: Ctx, productId: number, action: Hi
     `insert into product_history (team_id, product_id, action, actor, actor_key_id, actor_role, request_id, changes) values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
     [tx.teamId, productId, action, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null, JSON.stringify(productChanges(before, after))],
   );
+  // every product change is also a line of the team-wide activity log
+  await recordActivity(tx, 'product', productId, action);
 }
 
 /** A product's history, newest first, in ordinary pages (the caller has already been shown the product). */

@@ -7,6 +7,7 @@ import { normalizePage, paginationOf, type Page } from '../platform/pagination.t
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
+import { recordActivity } from './activity-records.ts';
 import type { Versioned } from './brand.service.ts';
 import {
   bindLibraryDefaultToNewCategory,
@@ -132,6 +133,7 @@ export class TemplateService {
         if (sets.categoryIds.length > 0) await replaceCategoryBindings(tx, id, sets.categoryIds);
         if (body.isLibraryDefault === true) await makeLibraryDefault(tx, id);
         const template = (await readTemplate(tx, id))!;
+        await recordActivity(tx, 'template', id, 'created');
         return { status: 201, body: template, etag: etagOf(template) };
       });
   }
@@ -164,6 +166,7 @@ export class TemplateService {
         if (supplied.categories) await replaceCategoryBindings(tx, id, sets.categoryIds);
         if (patch.isLibraryDefault === true && !current.isLibraryDefault) await makeLibraryDefault(tx, id);
         if (patch.isLibraryDefault === false && current.isLibraryDefault) await clearLibraryDefault(tx, id);
+        await recordActivity(tx, 'template', id, 'updated');
         return versioned((await readTemplate(tx, id))!);
       });
   }
@@ -188,6 +191,7 @@ export class TemplateService {
       await removeAllBindings(tx, id);
       await queryRows(tx, 'update product_info_templates set deleted_at = now(), updated_at = now(), is_library_default = false where id = ? and team_id = ?', [id, tx.teamId]);
       if (replacement) await makeLibraryDefault(tx, replacement);
+      await recordActivity(tx, 'template', id, 'deleted');
       const data = { id };
       return { data, etag: etagOf(data) };
     });
