@@ -1,7 +1,8 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import type { MediaObject } from '../../core/assets/library.schemas.ts';
-import { effectiveCoverId, type ProductRecord } from '../../core/catalogue/product-projection.ts';
+import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/product-projection.ts';
+import type { ProductSummary } from '../../core/catalogue/product.schemas.ts';
 import type { TemplateVersionView } from '../../core/catalogue/template.schemas.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
 import { builder, JsonObjectRef, PaginationRef } from '../builder.ts';
@@ -13,14 +14,19 @@ import { TemplateVersionRef } from './template.ts';
 /**
  * Per-request loaders (Pothos keys the cache on the request's context, so nothing crosses requests
  * or teams). Media objects of every product in a response come from one core.library.mediaFor
- * call, pinned definitions from one core.products.pinnedVersions call.
+ * call and the projection is the core's own (summaryOf, as REST), pinned definitions from one
+ * core.products.pinnedVersions call.
  */
-const mediaLoader = createContextCache(
+const summaryLoader = createContextCache(
   (gql: GqlContext) =>
-    new DataLoader<number, MediaObject | null>(async (ids) => {
-      const media = await gql.core.library.mediaFor(gql.ctx, ids);
-      return ids.map((id) => media.get(id) ?? null);
-    }),
+    new DataLoader<ProductRecord, ProductSummary, number>(
+      async (records) => {
+        // one media lookup for every product of the response, then the core's own projection (spec 2.5)
+        const media = await gql.core.library.mediaFor(gql.ctx, mediaIdsOf(records));
+        return records.map((record) => summaryOf(record, media));
+      },
+      { cacheKeyFn: (record) => record.id },
+    ),
 );
 
 const versionLoader = createContextCache(
@@ -30,12 +36,6 @@ const versionLoader = createContextCache(
       return ids.map((id) => versions.get(id) ?? null);
     }),
 );
-
-/** Media of live files only: references to files deleted since are left out (docs/products.md). */
-async function liveMedia(gql: GqlContext, ids: readonly number[]): Promise<MediaObject[]> {
-  const loaded = await mediaLoader(gql).loadMany(ids);
-  return loaded.filter((m): m is MediaObject => m !== null && !(m instanceof Error));
-}
 
 const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
   description: 'A library file a product references (spec 2.5); links are signed and expire.',
@@ -84,23 +84,17 @@ export const ProductRef = builder.loadableObject('Product', {
     }),
     templateFields: t.field({
       type: JsonObjectRef,
-      description: 'Values keyed by stable template field ID; image/file values are arrays of MediaObject-shaped objects.',
-      resolve: async (p, _args, gql) => {
-        const media = await Promise.all(Object.entries(p.mediaFields).map(async ([field, ids]) => [field, await liveMedia(gql, ids)] as const));
-        return { ...p.templateFields, ...Object.fromEntries(media) };
-      },
+      description: 'Values keyed by stable template field ID (keys sorted, as in REST); image/file values are arrays of MediaObject-shaped objects of live files.',
+      resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).templateFields,
     }),
     cover: t.field({
       type: MediaObjectRef,
       nullable: true,
-      description: 'The explicit cover, or the first image.',
-      resolve: (p, _args, gql) => {
-        const id = effectiveCoverId(p);
-        return id === null ? null : mediaLoader(gql).load(id);
-      },
+      description: 'The explicit cover, or the first image; null when there is none or its file is gone.',
+      resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).cover,
     }),
-    images: t.field({ type: [MediaObjectRef], description: 'Images in order (live library files only).', resolve: (p, _args, gql) => liveMedia(gql, p.imageFileIds) }),
-    relatedAssets: t.field({ type: [MediaObjectRef], description: 'Related files in order (live library files only).', resolve: (p, _args, gql) => liveMedia(gql, p.relatedFileIds) }),
+    images: t.field({ type: [MediaObjectRef], description: 'Images in order (live library files only).', resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).images }),
+    relatedAssets: t.field({ type: [MediaObjectRef], description: 'Related files in order (live library files only).', resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).relatedAssets }),
   }),
 });
 
