@@ -21,6 +21,7 @@ import { ApprovalTaskService } from './approvals/task.service.ts';
 import { ApprovalTemplateService } from './approvals/template.service.ts';
 import { activityPage, purgeActivity } from './catalogue/activity-records.ts';
 import { BrandService } from './catalogue/brand.service.ts';
+import { ProductDownloads } from './catalogue/product-downloads.ts';
 import { DeliveryService } from './events/delivery.service.ts';
 import { SubscriptionService } from './events/subscription.service.ts';
 import { WebhookAdminService } from './events/webhook-admin.service.ts';
@@ -81,6 +82,8 @@ export interface Core {
   deliveries: DeliveryService;
   /** Endpoints, deliveries, replays and secrets for integrators (GraphQL, CLI; docs/events.md). */
   webhooks: WebhookAdminService;
+  /** Product downloads: records and the files a ZIP streams (docs/products.md). */
+  downloads: ProductDownloads;
   /** The team-wide log of catalogue writes (manage only; docs/products.md). */
   activity: { page: typeof activityPage; purge: typeof purgeActivity };
   /** Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers. */
@@ -158,6 +161,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     webhooks: new WebhookAdminService(),
     approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine },
     activity: { page: activityPage, purge: purgeActivity },
+    downloads: new ProductDownloads({ storage, readVisible: async (ctx, id) => (await products.getRecord(ctx, id)).data }),
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),

@@ -17,6 +17,7 @@ import { sendApprovalError } from './approval-envelope.ts';
 import { approvalRoutes, approvalSchemas } from './routes/approval.ts';
 import { openApiInfo } from './openapi.ts';
 import { activityRoutes, activitySchemas } from './routes/activity.ts';
+import { downloadRoutes, downloadSchemas } from './routes/downloads.ts';
 import { assetRoutes, assetSchemas } from './routes/assets.ts';
 import { brandRoutes, brandSchemas } from './routes/brands.ts';
 import { categoryRoutes, categorySchemas } from './routes/categories.ts';
@@ -90,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
-  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas, ...approvalSchemas, ...assetSchemas, ...activitySchemas]) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas, ...approvalSchemas, ...assetSchemas, ...activitySchemas, ...downloadSchemas]) app.addSchema(schema);
 
   // The per-request hooks take callbacks rather than being async: they run on every request, and
   // their promises cost ~9 µs per request in a Fastify microbenchmark (bench/RESULTS-brands.md).
@@ -149,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await v1.register(productRoutes, { core: deps.core });
     await v1.register(assetRoutes, { core: deps.core });
     await v1.register(activityRoutes, { core: deps.core });
+    await v1.register(downloadRoutes, { core: deps.core });
   }, { prefix: '/v1' });
   // Areas B and C (CONTRACT.md {open_url}): the open envelope and its own error mapping
   await app.register(openArea([openSearchRoutes, openSubscriptionRoutes]), { prefix: '/open', core: deps.core });

@@ -64,6 +64,26 @@ export const ErrorEnvelope = Type.Object(
     message: Type.String(),
     requestId: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    mutationOutcome: Type.Optional(Type.Ref('MutationOutcome')),
   },
   { $id: 'ErrorEnvelope' },
+);
+
+/** Spec 7.1 `mutationOutcome`, carried by `409 mutation_response_unavailable` (docs/products.md). */
+export const MutationOutcomeSchema = Type.Object(
+  {
+    resource: Type.String({ description: 'The kind of resource committed, e.g. `download_record`.' }),
+    id: Type.String({ description: 'Its id (decimal string).' }),
+    replayed: Type.Boolean({ description: 'true when this request replayed an earlier commit (same Idempotency-Key) rather than committing now.' }),
+    retry: Type.Object(
+      {
+        method: Type.String({ description: 'HTTP method of the request to repeat.' }),
+        path: Type.String({ description: 'Path of the request to repeat.' }),
+        idempotencyKey: Type.Union([Type.String(), Type.Null()], { description: 'Send this Idempotency-Key again to get the same result without a second record; null: the first request had none, so repeating it records again.' }),
+      },
+      { description: 'How to try again without creating the resource twice.' },
+    ),
+    lookup: Type.String({ description: 'Path where the committed resource can be read.' }),
+  },
+  { $id: 'MutationOutcome', description: 'What a mutation committed although its response could not be delivered, and how to get it again.' },
 );

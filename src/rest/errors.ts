@@ -16,6 +16,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   idempotency_key_reused: 409,
   brand_has_dependents: 409,
   category_has_products: 409,
+  mutation_response_unavailable: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   validation_failed: 422,
@@ -79,5 +80,6 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   const retryAfter = retryAfterOf(domain);
   if (retryAfter) reply.header('Retry-After', retryAfter);
   if (domain.code === 'internal_server_error' || domain.code === 'service_unavailable') request.log.error({ err: error }, domain.code);
-  return reply.status(STATUS_OF[domain.code]).send(failure(request.id, domain.code, domain.message, domain.details));
+  const body = failure(request.id, domain.code, domain.message, domain.details);
+  return reply.status(STATUS_OF[domain.code]).send(domain.mutationOutcome ? { ...body, mutationOutcome: domain.mutationOutcome } : body);
 }

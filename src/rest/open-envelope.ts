@@ -40,6 +40,7 @@ export const OPEN_FAILURES: Readonly<Record<ErrorCode, { status: number; code: s
   idempotency_key_reused: { status: 409, code: 'idempotency_key_reused' },
   brand_has_dependents: { status: 409, code: 'brand_has_dependents' },
   category_has_products: { status: 409, code: 'category_has_products' },
+  mutation_response_unavailable: { status: 409, code: 'mutation_response_unavailable' },
   precondition_failed: { status: 412, code: 'precondition_failed' },
   payload_too_large: { status: 413, code: 'payload_too_large' },
   validation_failed: { status: 400, code: 'invalid_parameter' },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_RESOURCE_ID } from '../core/platform/ids.ts';
-import { ErrorEnvelope } from './envelope.ts';
+import { ErrorEnvelope, MutationOutcomeSchema } from './envelope.ts';
 
 /** Spec 4.1: a positive integer id no larger than 2147483647. */
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID }) });
@@ -26,4 +26,4 @@ export const commonErrors = {
   503: errorRef,
 };
 
-export const sharedSchemas = [ErrorEnvelope];
+export const sharedSchemas = [MutationOutcomeSchema, ErrorEnvelope];

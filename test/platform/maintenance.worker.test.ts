@@ -35,9 +35,10 @@ describe('maintenance worker (BullMQ on Redis)', () => {
     const db = (sql: string, params: unknown[] = []) => env.orm.em.fork().execute(sql, params);
     const key = await given(env).key(team, 'manage');
     const [endpoint] = (await db(`insert into webhook_endpoints (team_id, api_key_id, url, secret) values (?, ?, 'https://example.com/h', 'whsec_x') returning id`, [team.teamId, key.keyId])) as [{ id: number }];
+    // The pending delivery is not ready, so the running delivery worker leaves it (and its attempt row) alone.
     for (const [name, status, age] of [['old-done', 'succeeded', 31], ['old-pending', 'pending', 31], ['recent-done', 'succeeded', 1]] as const) {
       const [event] = (await db(`insert into outbox_events (team_id, event_id, event_type, ordering_key, body, actor, created_at) values (?, gen_random_uuid(), 'MATERIAL_DELETED', ?, '{}', 'key:1', now() - ? * interval '1 day') returning id`, [team.teamId, name, age])) as [{ id: string }];
-      const [delivery] = (await db(`insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready, status, finished_at) values (?, ?, ?, ?, 1, true, ?, case when ? = 'succeeded' then now() - ? * interval '1 day' end) returning id`, [team.teamId, endpoint.id, event.id, name, status, status, age])) as [{ id: string }];
+      const [delivery] = (await db(`insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready, status, finished_at) values (?, ?, ?, ?, 1, ? <> 'pending', ?, case when ? = 'succeeded' then now() - ? * interval '1 day' end) returning id`, [team.teamId, endpoint.id, event.id, name, status, status, status, age])) as [{ id: string }];
       await db(`insert into webhook_attempts (team_id, delivery_id, attempt, started_at, duration_ms) values (?, ?, 1, now(), 5)`, [team.teamId, delivery.id]);
     }
     const job = await env.queues.get('maintenance').add('purge-events', {});

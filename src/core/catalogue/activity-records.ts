@@ -8,7 +8,7 @@ import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 
-export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'activity_records'] as const;
+export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'download', 'activity_records'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 const RFC3339 = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?(Z|[+-]\\d\\d:\\d\\d)$';

@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'brand_has_dependents'
   | 'category_has_products'
+  /** The mutation committed (or replayed) but its response cannot be given; the failure carries `mutationOutcome`. */
+  | 'mutation_response_unavailable'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'validation_failed'
@@ -46,6 +48,25 @@ export interface ErrorAbout {
   reason?: string;
   /** Seconds the caller should wait before trying again (Retry-After). */
   retryAfterSeconds?: number;
+  /** With `mutation_response_unavailable`: what was committed and how to get its result again. */
+  mutationOutcome?: MutationOutcome;
+}
+
+/**
+ * Spec 7.1 `mutationOutcome` (its shape is ours, docs/products.md): the committed resource, and
+ * how to obtain the response again without creating a second one.
+ */
+export interface MutationOutcome {
+  /** The kind of resource committed, e.g. `download_record`. */
+  resource: string;
+  /** Its id (decimal string). */
+  id: string;
+  /** true when this request replayed an earlier commit rather than committing now. */
+  replayed: boolean;
+  /** Repeat exactly this request to try again; `idempotencyKey` null means the first request had none, so a retry records again. */
+  retry: { method: string; path: string; idempotencyKey: string | null };
+  /** Where the committed resource can be read. */
+  lookup: string;
 }
 
 /** The one error type of the domain core: a spec code, a human message, optional field details. */
@@ -55,6 +76,7 @@ export class DomainError extends Error {
   readonly subject: string | undefined;
   readonly reason: string | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly mutationOutcome: MutationOutcome | undefined;
 
   constructor(code: ErrorCode, message: string, details?: FieldIssue[], about: ErrorAbout = {}) {
     super(message);
@@ -64,6 +86,7 @@ export class DomainError extends Error {
     this.subject = about.subject;
     this.reason = about.reason;
     this.retryAfterSeconds = about.retryAfterSeconds;
+    this.mutationOutcome = about.mutationOutcome;
   }
 }
 

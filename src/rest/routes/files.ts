@@ -1,11 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../../core/core.ts';
-
-/** RFC 6266: an ASCII fallback name plus the exact UTF-8 name. */
-function attachment(name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
+import { attachment } from '../content-disposition.ts';
 
 /**
  * Service-issued media links (CONTRACT.md `/files/...`, spec 8). Registered outside /v1: the
