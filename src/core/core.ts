@@ -22,6 +22,8 @@ import { ApprovalTemplateService } from './approvals/template.service.ts';
 import { activityPage, purgeActivity } from './catalogue/activity-records.ts';
 import { BrandService } from './catalogue/brand.service.ts';
 import { ProductDownloads } from './catalogue/product-downloads.ts';
+import { ProductSharePages } from './catalogue/product-share-page.ts';
+import { ProductShares } from './catalogue/product-shares.ts';
 import { DeliveryService } from './events/delivery.service.ts';
 import { SubscriptionService } from './events/subscription.service.ts';
 import { WebhookAdminService } from './events/webhook-admin.service.ts';
@@ -84,6 +86,10 @@ export interface Core {
   webhooks: WebhookAdminService;
   /** Product downloads: records and the files a ZIP streams (docs/products.md). */
   downloads: ProductDownloads;
+  /** Product shares: create, list, revoke (docs/products.md "Shares"). */
+  productShares: ProductShares;
+  /** The page a product share's link opens, for people without an API key. */
+  sharePages: ProductSharePages;
   /** The team-wide log of catalogue writes (manage only; docs/products.md). */
   activity: { page: typeof activityPage; purge: typeof purgeActivity };
   /** Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers. */
@@ -131,6 +137,9 @@ export function createCore(orm: MikroORM, config: Config): Core {
   categories.addDeleteGuard((tx, categoryIds) => products.hasLiveInCategories(tx, categoryIds));
   // spec 3.2: a brand with live products is not deleted (brand_has_dependents)
   brands.addDependentCheck((tx, brandId) => products.hasLiveInBrand(tx, brandId));
+  const readVisibleProduct = async (ctx: Ctx, id: number) => (await products.getRecord(ctx, id)).data;
+  const downloads = new ProductDownloads({ storage, readVisible: readVisibleProduct });
+  const productShares = new ProductShares({ secret: config.linkSigningSecret, publicBaseUrl: config.publicBaseUrl, readVisible: readVisibleProduct });
   return {
     orm,
     config,
@@ -161,7 +170,9 @@ export function createCore(orm: MikroORM, config: Config): Core {
     webhooks: new WebhookAdminService(),
     approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine },
     activity: { page: activityPage, purge: purgeActivity },
-    downloads: new ProductDownloads({ storage, readVisible: async (ctx, id) => (await products.getRecord(ctx, id)).data }),
+    downloads,
+    productShares,
+    sharePages: new ProductSharePages({ shares: productShares, secret: config.linkSigningSecret, library, limiter: attemptLimiter, downloads }),
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),

@@ -14,6 +14,7 @@ import { ProductVersion } from './catalogue/product-version.entity.ts';
 import { ProductHistoryEntry } from './catalogue/product-history.entity.ts';
 import { ActivityRecord } from './catalogue/activity-record.entity.ts';
 import { DownloadRecord } from './catalogue/download-record.entity.ts';
+import { ProductShare } from './catalogue/product-share.entity.ts';
 import { ProductInfoTemplate, TemplateBrandBinding, TemplateCategoryBinding, TemplateVersion } from './catalogue/template.entity.ts';
 import { ApprovalAsset, ApprovalDecision, ApprovalTask, ApprovalTemplate } from './approvals/approval.entities.ts';
 import { EventSubscription, OutboxEvent, WebhookAttempt, WebhookDelivery, WebhookDeliveryLine, WebhookEndpoint } from './events/events.entities.ts';
@@ -21,4 +22,4 @@ import { IdempotencyRecord } from './platform/idempotency.entity.ts';
 import { Setting } from './platform/setting.entity.ts';
 
 /** Every entity of every area; the ORM and the migration generator read this list. */
-export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, LibraryTagPosting, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting, WebhookEndpoint, EventSubscription, OutboxEvent, WebhookDelivery, WebhookDeliveryLine, WebhookAttempt, ApprovalTemplate, ApprovalTask, ApprovalDecision, ApprovalAsset, ProductHistoryEntry, ActivityRecord, DownloadRecord];
+export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, LibraryTagPosting, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting, WebhookEndpoint, EventSubscription, OutboxEvent, WebhookDelivery, WebhookDeliveryLine, WebhookAttempt, ApprovalTemplate, ApprovalTask, ApprovalDecision, ApprovalAsset, ProductHistoryEntry, ActivityRecord, DownloadRecord, ProductShare];

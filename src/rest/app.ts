@@ -22,6 +22,8 @@ import { assetRoutes, assetSchemas } from './routes/assets.ts';
 import { brandRoutes, brandSchemas } from './routes/brands.ts';
 import { categoryRoutes, categorySchemas } from './routes/categories.ts';
 import { fileRoutes } from './routes/files.ts';
+import { productShareRoutes, productShareSchemas } from './routes/product-shares.ts';
+import { sharePageRoutes } from './routes/share-page.ts';
 import { openSearchRoutes, openSearchSchemas } from './routes/open-search.ts';
 import { openSubscriptionRoutes, openSubscriptionSchemas } from './routes/open-subscriptions.ts';
 import { productRoutes, productSchemas } from './routes/products.ts';
@@ -91,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
-  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas, ...approvalSchemas, ...assetSchemas, ...activitySchemas, ...downloadSchemas]) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas, ...approvalSchemas, ...assetSchemas, ...activitySchemas, ...downloadSchemas, ...productShareSchemas]) app.addSchema(schema);
 
   // The per-request hooks take callbacks rather than being async: they run on every request, and
   // their promises cost ~9 µs per request in a Fastify microbenchmark (bench/RESULTS-brands.md).
@@ -142,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(systemRoutes, { deps });
   // signed media links: the signature is the credential, so they sit outside the Bearer-authenticated /v1
   await app.register(fileRoutes, { core: deps.core });
+  await app.register(sharePageRoutes, { core: deps.core });
   await app.register(async (v1) => {
     authenticate(v1, deps.core);
     await v1.register(brandRoutes, { core: deps.core });
@@ -151,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await v1.register(assetRoutes, { core: deps.core });
     await v1.register(activityRoutes, { core: deps.core });
     await v1.register(downloadRoutes, { core: deps.core });
+    await v1.register(productShareRoutes, { core: deps.core });
   }, { prefix: '/v1' });
   // Areas B and C (CONTRACT.md {open_url}): the open envelope and its own error mapping
   await app.register(openArea([openSearchRoutes, openSubscriptionRoutes]), { prefix: '/open', core: deps.core });

@@ -27,6 +27,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   share_not_found: 404,
   share_password_required: 403,
   share_password_invalid: 403,
+  share_expired: 410,
+  share_revoked: 410,
   internal_server_error: 500,
 };
 

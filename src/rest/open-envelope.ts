@@ -34,6 +34,8 @@ export const OPEN_FAILURES: Readonly<Record<ErrorCode, { status: number; code: s
   not_found: { status: 404, code: 'not_found' },
   share_not_found: { status: 404, code: 'share_not_found' },
   link_expired: { status: 410, code: 'link_expired' },
+  share_expired: { status: 410, code: 'share_expired' },
+  share_revoked: { status: 410, code: 'share_revoked' },
   code_in_use: { status: 409, code: 'code_in_use' },
   name_in_use: { status: 409, code: 'name_in_use' },
   sku_in_use: { status: 409, code: 'sku_in_use' },

@@ -34,6 +34,12 @@ export function mayDownload(ctx: Pick<Ctx, 'actor'>): boolean {
   return actorMay(ctx.actor, 'products:read') && actorMay(ctx.actor, 'products:download');
 }
 
+/** How `mediaFor` signs links: never past `untilMs` (epoch ms), and with no downloadUrl when `downloadUrl` is false. */
+export interface MediaLinkOptions {
+  untilMs?: number | null;
+  downloadUrl?: boolean;
+}
+
 interface MediaRow {
   id: number;
   name: string;
@@ -104,7 +110,7 @@ export class LibraryService {
    * derivable images get a derived preview (3600 s), other images the original as preview
    * (300 s), everything else no preview; downloadUrl (300 s) only for callers who may download.
    */
-  async mediaFor(ctx: Ctx, ids: readonly number[], nowMs = Date.now()): Promise<Map<number, MediaObject>> {
+  async mediaFor(ctx: Ctx, ids: readonly number[], nowMs = Date.now(), links: MediaLinkOptions = {}): Promise<Map<number, MediaObject>> {
     const media = new Map<number, MediaObject>();
     if (ids.length === 0) return media;
     const rows = await queryRows<MediaRow>(
@@ -113,16 +119,16 @@ export class LibraryService {
          from library_files where team_id = ? and deleted_at is null and id = any(?::int[])`,
       [ctx.teamId, idArray(ids)],
     );
-    const download = mayDownload(ctx);
-    for (const row of rows) media.set(row.id, this.mediaObject(ctx, row, download, nowMs));
+    const download = links.downloadUrl !== false && mayDownload(ctx);
+    for (const row of rows) media.set(row.id, this.mediaObject(ctx, row, download, nowMs, links.untilMs ?? null));
     return media;
   }
 
-  private mediaObject(ctx: Ctx, row: MediaRow, download: boolean, nowMs: number): MediaObject {
+  private mediaObject(ctx: Ctx, row: MediaRow, download: boolean, nowMs: number, untilMs: number | null): MediaObject {
     const target = { teamId: ctx.teamId, fileId: row.id };
     let previewUrl: string | null = null;
-    if (isDerivableImage(row)) previewUrl = this.signer.issue(ctx.actor, { ...target, purpose: 'preview' }, nowMs).url;
-    else if (row.mimeType.startsWith('image/')) previewUrl = this.signer.issue(ctx.actor, { ...target, purpose: 'preview-original' }, nowMs).url;
+    if (isDerivableImage(row)) previewUrl = this.signer.issue(ctx.actor, { ...target, purpose: 'preview' }, nowMs, untilMs).url;
+    else if (row.mimeType.startsWith('image/')) previewUrl = this.signer.issue(ctx.actor, { ...target, purpose: 'preview-original' }, nowMs, untilMs).url;
     const media: MediaObject = {
       id: row.id,
       name: row.name,
@@ -134,7 +140,7 @@ export class LibraryService {
       previewUrl,
     };
     if (download) {
-      const link = this.signer.issue(ctx.actor, { ...target, purpose: 'download' }, nowMs);
+      const link = this.signer.issue(ctx.actor, { ...target, purpose: 'download' }, nowMs, untilMs);
       media.downloadUrl = link.url;
       media.downloadUrlExpiresAt = new Date(link.expiresAt * 1000).toISOString();
     }

@@ -82,12 +82,13 @@ export class LinkSigner {
 
   /**
    * A link for a caller: it expires after the purpose's lifetime (spec 8) and never after the
-   * caller's API key (spec 5: "keys with an expiry bound every service-issued link").
+   * caller's API key (spec 5: "keys with an expiry bound every service-issued link"), nor after
+   * `untilMs` when given.
    */
-  issue(actor: Actor, target: Omit<LinkTarget, 'expiresAt'>, nowMs = Date.now()): { url: string; expiresAt: number } {
+  issue(actor: Actor, target: Omit<LinkTarget, 'expiresAt'>, nowMs = Date.now(), untilMs: number | null = null): { url: string; expiresAt: number } {
     let expiresAt = Math.floor(nowMs / 1000) + LINK_LIFETIME_SECONDS[target.purpose];
-    const keyExpiry = linkExpiryOf(actor);
-    if (keyExpiry !== null) expiresAt = Math.min(expiresAt, Math.floor(keyExpiry / 1000));
+    // a product share's links never outlive the share (docs/products.md "Shares")
+    for (const bound of [linkExpiryOf(actor), untilMs]) if (bound !== null) expiresAt = Math.min(expiresAt, Math.floor(bound / 1000));
     return { url: this.sign(target, expiresAt), expiresAt };
   }
 

@@ -8,7 +8,7 @@ import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 
-export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'download', 'activity_records'] as const;
+export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'share', 'download', 'activity_records'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 const RFC3339 = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?(Z|[+-]\\d\\d:\\d\\d)$';
@@ -33,7 +33,7 @@ export const ActivityItem = Type.Object(
     id: Type.String({ description: 'Record id (a decimal string), increasing with time.' }),
     resourceType: Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` }),
     resourceId: Type.String({ description: 'The resource\'s id, as a string (template ids are strings).' }),
-    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished`, `deleted` or `purged`.' }),
+    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `revoked` (shares) or `purged`.' }),
     at: Type.String({ format: 'date-time', description: 'When the write committed (RFC 3339, UTC, microseconds).' }),
     actor: Type.String({ description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
     keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key of the write; null without one.' }),

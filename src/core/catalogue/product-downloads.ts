@@ -3,11 +3,12 @@ import { requirePermission } from '../access/roles.ts';
 import { objectKey } from '../assets/import.ts';
 import type { Storage } from '../assets/storage.ts';
 import { actorLabel, keyOf, type Ctx } from '../platform/ctx.ts';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, type MutationOutcome } from '../platform/errors.ts';
 import { withIdempotency } from '../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../platform/pagination.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
+import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { recordActivity } from './activity-records.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
@@ -37,6 +38,7 @@ export const DownloadRecordView = Type.Object(
     actor: Type.String({ description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
     keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key; null without one.' }),
     role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time.' }),
+    shareId: Type.Union([Type.Integer(), Type.Null()], { description: 'The product share the download was made through (actor `system:product-share`); null for a download with an API key.' }),
   },
   { $id: 'DownloadRecord', additionalProperties: false },
 );
@@ -78,7 +80,7 @@ const checkRequest = compileInput(DownloadRequest);
 const checkPage = compileInput(PageQuery);
 
 const RECORD_COLUMNS = `id::text, product_id as "productId", file_ids as "fileIds", file_count as "fileCount", total_bytes::text as "totalBytes",
-  ${isoSql('created_at')} as at, actor, actor_key_id as "keyId", actor_role as role`;
+  ${isoSql('created_at')} as at, actor, actor_key_id as "keyId", actor_role as role, share_id as "shareId"`;
 
 /**
  * Product downloads (docs/products.md "Downloads"). `prepare` checks the rules, the limits and
@@ -106,38 +108,62 @@ export class ProductDownloads {
     if (foreign.length > 0) {
       throw new DomainError('validation_failed', 'The request is invalid', foreign.map((id) => ({ field: 'assetIds', message: `${id} is not a media file of this product` })));
     }
-    const outcome = await withIdempotency(ctx, { operation: `products.download.${productId}`, key: idempotencyKey, input: body }, async (tx) => {
-      const files = await this.liveFiles(tx, wanted);
-      if (files.length === 0) throw new DomainError('not_found', 'The product has no live media file to download');
-      const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
-      if (files.length > DOWNLOAD_LIMITS.files || bytes > DOWNLOAD_LIMITS.bytes) {
-        throw new DomainError('payload_too_large', `A download holds at most ${DOWNLOAD_LIMITS.files} files and 2 GiB; this one has ${files.length} files and ${bytes} bytes`);
-      }
-      const key = keyOf(tx.actor);
-      const record = await queryOne<{ id: string }>(
-        tx,
-        `insert into download_records (team_id, product_id, file_ids, file_count, total_bytes, actor, actor_key_id, actor_role, request_id)
-         values (?, ?, ?::int[], ?, ?, ?, ?, ?, ?) returning id::text`,
-        [tx.teamId, productId, intArray(files.map((f) => f.id)), files.length, bytes, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null],
-      );
-      await recordActivity(tx, 'download', record!.id, 'created');
-      return { status: 201, body: { recordId: record!.id, fileIds: files.map((f) => f.id) }, etag: null };
-    });
-    // a replay delivers the recorded files again, as they are now in storage, and records nothing
-    const files = await this.liveFiles(ctx, outcome.body.fileIds);
+    const outcome = await withIdempotency(ctx, { operation: `products.download.${productId}`, key: idempotencyKey, input: body }, async (tx) => ({
+      status: 201,
+      body: await this.record(tx, productId, wanted, null),
+      etag: null,
+    }));
+    const retry = { method: 'POST', path: `/v1/products/${productId}/downloads`, idempotencyKey: idempotencyKey ?? null };
+    return this.deliverable(ctx, productId, { ...outcome.body, replayed: outcome.replayed }, retry);
+  }
+
+  /**
+   * A download through a product share (docs/products.md "Shares"): the share's files, the same
+   * limits, a record naming the share; the caller is the system acting for the share's team.
+   */
+  async prepareForShare(ctx: Ctx, share: { id: number; productId: number; fileIds: number[]; retryPath: string }): Promise<PreparedDownload> {
+    const recorded = await inTransaction(ctx, (tx) => this.record(tx, share.productId, share.fileIds, share.id));
+    return this.deliverable(ctx, share.productId, { ...recorded, replayed: false }, { method: 'GET', path: share.retryPath, idempotencyKey: null });
+  }
+
+  /** The limits, then the download record and its activity record, in the caller's transaction. */
+  private async record(tx: Ctx, productId: number, wanted: number[], shareId: number | null): Promise<{ recordId: string; fileIds: number[] }> {
+    const files = await this.liveFiles(tx, wanted);
+    if (files.length === 0) throw new DomainError('not_found', 'The product has no live media file to download');
+    const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
+    if (files.length > DOWNLOAD_LIMITS.files || bytes > DOWNLOAD_LIMITS.bytes) {
+      throw new DomainError('payload_too_large', `A download holds at most ${DOWNLOAD_LIMITS.files} files and 2 GiB; this one has ${files.length} files and ${bytes} bytes`);
+    }
+    const key = keyOf(tx.actor);
+    const record = await queryOne<{ id: string }>(
+      tx,
+      `insert into download_records (team_id, product_id, share_id, file_ids, file_count, total_bytes, actor, actor_key_id, actor_role, request_id)
+       values (?, ?, ?, ?::int[], ?, ?, ?, ?, ?, ?) returning id::text`,
+      [tx.teamId, productId, shareId, intArray(files.map((f) => f.id)), files.length, bytes, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null],
+    );
+    await recordActivity(tx, 'download', record!.id, 'created');
+    return { recordId: record!.id, fileIds: files.map((f) => f.id) };
+  }
+
+  /**
+   * The recorded files as they are now in storage (a replay records nothing); when some cannot be
+   * delivered the record stands, so the answer is 409 mutation_response_unavailable saying how to retry.
+   */
+  private async deliverable(ctx: Ctx, productId: number, recorded: { recordId: string; fileIds: number[]; replayed: boolean }, retry: MutationOutcome['retry']): Promise<PreparedDownload> {
+    const files = await this.liveFiles(ctx, recorded.fileIds);
     const missing = await this.missingBytes(files);
-    if (files.length < outcome.body.fileIds.length || missing.length > 0) {
-      throw new DomainError('mutation_response_unavailable', 'The download was recorded but its files cannot be delivered now; retry with the same Idempotency-Key', undefined, {
+    if (files.length < recorded.fileIds.length || missing.length > 0) {
+      throw new DomainError('mutation_response_unavailable', 'The download was recorded but its files cannot be delivered now; retry the same request', undefined, {
         mutationOutcome: {
           resource: 'download_record',
-          id: outcome.body.recordId,
-          replayed: outcome.replayed,
-          retry: { method: 'POST', path: `/v1/products/${productId}/downloads`, idempotencyKey: idempotencyKey ?? null },
+          id: recorded.recordId,
+          replayed: recorded.replayed,
+          retry,
           lookup: `/v1/products/${productId}/download-records`,
         },
       });
     }
-    return { recordId: outcome.body.recordId, replayed: outcome.replayed, files, entryNames: zipEntryNames(files) };
+    return { recordId: recorded.recordId, replayed: recorded.replayed, files, entryNames: zipEntryNames(files) };
   }
 
   /** A file's bytes, opened when the ZIP reaches it; null when they are gone since `prepare`. */

@@ -35,6 +35,9 @@ export type ErrorCode =
   | 'share_not_found'
   | 'share_password_required'
   | 'share_password_invalid'
+  /** A product share (docs/products.md "Shares") past its expiry, or revoked (or its product no longer shown): 410. */
+  | 'share_expired'
+  | 'share_revoked'
   | 'internal_server_error';
 
 /**

@@ -4,11 +4,10 @@ import { DownloadRecordView, DownloadRequest, DOWNLOAD_LIMITS } from '../../core
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';
-import { attachment } from '../content-disposition.ts';
+import { replyWithZip } from '../download-reply.ts';
 import { listSchema, ok } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
-import { zipStream } from '../zip-stream.ts';
 
 const ErrorRef = Type.Ref('ErrorEnvelope');
 const tags = ['Products'];
@@ -38,16 +37,7 @@ export async function downloadRoutes(app: FastifyInstance, { core }: { core: Cor
   }, async (request, reply) => {
     const productId = (request.params as { id: number }).id;
     const download = await core.downloads.prepare(request.ctx, productId, request.body ?? {}, header(request, 'idempotency-key'));
-    const zip = await zipStream(
-      download.files.map((file, i) => ({ name: download.entryNames[i]!, size: file.bytes, open: async () => (await core.downloads.open(file))?.stream ?? null })),
-      new Date(),
-    );
-    reply.header('Content-Type', 'application/zip');
-    reply.header('Content-Disposition', attachment(`product-${productId}-download-${download.recordId}.zip`));
-    reply.header('Download-Record-Id', download.recordId);
-    if (zip.length !== null) reply.header('Content-Length', String(zip.length));
-    if (download.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.send(zip.stream);
+    return replyWithZip(reply, core, download, `product-${productId}-download-${download.recordId}.zip`);
   });
 
   app.get('/products/:id/download-records', {

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ProductShareCreate, ProductShareView } from '../../core/catalogue/product-shares.ts';
+import type { Core } from '../../core/core.ts';
+import { MAX_RESOURCE_ID } from '../../core/platform/ids.ts';
+import { PageQuery } from '../../core/platform/pagination.ts';
+import { header } from '../auth.ts';
+import { listSchema, ok, okSchema } from '../envelope.ts';
+import { OPTIONAL_BODY } from '../openapi.ts';
+import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
+
+const tags = ['Products'];
+const security = [{ bearerAuth: [] }];
+const ShareRef = Type.Ref('ProductShare');
+const ShareParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'Product id.' }),
+  shareId: Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'Share id.' }),
+});
+
+/** docs/products.md "Shares": links to a product's page for people without an API key. */
+export async function productShareRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  app.post('/products/:id/shares', {
+    schema: {
+      operationId: 'createProductShare',
+      summary: 'Share a product',
+      description:
+        "Creates a link (`url`) to a web page showing the product's name, description, template values and media previews to anyone who has it, with a ZIP download when allowDownload. usable or higher (products:share); view_only and usable share published products only (a draft is 404). Optional password (kept as a slow hash), expiry (default 7 days, at most 365, never after the key's own expiry) and which media to show (assetIds among the product's media, 422 otherwise). Idempotency-Key: a replay within 24 hours answers the same share. No ETag.",
+      tags,
+      security,
+      params: IdParams,
+      headers: IdempotencyHeaders,
+      body: Type.Ref('ProductShareCreate'),
+      [OPTIONAL_BODY]: true,
+      response: { 201: okSchema(ShareRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors },
+    },
+  }, async (request, reply) => {
+    const outcome = await core.productShares.create(request.ctx, (request.params as { id: number }).id, request.body ?? {}, header(request, 'idempotency-key'));
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+  });
+
+  app.get('/products/:id/shares', {
+    schema: {
+      operationId: 'listProductShares',
+      summary: "List a product's shares",
+      description: "The product's shares, newest first, in ordinary pages, with their links and status (active, expired, revoked). usable or higher (products:share); a draft is 404 for usable. No ETag.",
+      tags,
+      security,
+      params: IdParams,
+      querystring: PageQuery,
+      response: { 200: listSchema(ShareRef), ...commonErrors },
+    },
+  }, async (request) => {
+    const page = await core.productShares.list(request.ctx, (request.params as { id: number }).id, request.query);
+    return ok(request.id, page.items, page.pagination);
+  });
+
+  app.delete('/products/:id/shares/:shareId', {
+    schema: {
+      operationId: 'revokeProductShare',
+      summary: 'Revoke a product share',
+      description: 'The link stops working at once: its page answers 410. Answers the share with status revoked; revoking it again changes nothing. usable or higher (products:share); an unknown share or one of another product is 404.',
+      tags,
+      security,
+      params: ShareParams,
+      response: { 200: okSchema(ShareRef), ...commonErrors },
+    },
+  }, async (request) => {
+    const params = request.params as { id: number; shareId: number };
+    return ok(request.id, await core.productShares.revoke(request.ctx, params.id, params.shareId));
+  });
+}
+
+export const productShareSchemas = [ProductShareCreate, ProductShareView];
