@@ -3,13 +3,15 @@ import type { Core } from '../src/core/core.ts';
 import { purgeExpiredActivity } from '../src/core/catalogue/activity-records.ts';
 import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts';
 import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
+import type { ValidityCheckResult } from '../src/core/assets/file-validity.ts';
 
-/** Housekeeping jobs: idempotency records past their 24-hour window, events past their 30-day replay window, activity records past their retention. */
+/** Housekeeping jobs: idempotency records past their 24-hour window, events past their 30-day replay window, activity records past their retention; the daily validity check. */
 export function maintenanceProcessor(core: Core) {
-  return async (job: Job): Promise<{ purged: number } | 'skipped'> => {
+  return async (job: Job): Promise<{ purged: number } | ValidityCheckResult | 'skipped'> => {
     if (job.name === 'purge-idempotency') return { purged: await purgeExpiredIdempotencyRecords(core.operatorCtx()) };
     if (job.name === 'purge-events') return { purged: await purgeExpiredEvents(core.operatorCtx()) };
     if (job.name === 'purge-activity') return { purged: await purgeExpiredActivity(core.operatorCtx(), core.config.activityRetentionDays) };
+    if (job.name === 'validity-check') return core.fileValidity.checkAll(core.operatorCtx());
     return 'skipped';
   };
 }

@@ -13,3 +13,9 @@ export interface CliCommand {
 export function idFlag(value: string | boolean | undefined): number {
   return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (Number.NaN as number);
 }
+
+/** An operator acting as the member `--user` (CONTRACT.md): the member's own team scopes the operation. */
+export async function asMember(core: Core, flags: Flags) {
+  const actor = await core.access.memberAsOperator(core.operatorCtx(), idFlag(flags.user));
+  return core.ctxFor(actor, 'cli');
+}

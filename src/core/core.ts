@@ -21,6 +21,7 @@ import { ApprovalTaskService } from './approvals/task.service.ts';
 import { ApprovalTemplateService } from './approvals/template.service.ts';
 import { activityPage, purgeActivity } from './catalogue/activity-records.ts';
 import { BrandService } from './catalogue/brand.service.ts';
+import { FileValidityService } from './assets/file-validity.ts';
 import { ProductDownloads } from './catalogue/product-downloads.ts';
 import { ProductSharePages } from './catalogue/product-share-page.ts';
 import { ProductShares } from './catalogue/product-shares.ts';
@@ -58,6 +59,8 @@ export interface Core {
   previews: PreviewCache;
   /** Library file edits (GraphQL, `asset analysis set`; docs/search.md). */
   libraryEdit: LibraryEditService;
+  /** File validity periods and their daily check (docs/library.md "Validity"). */
+  fileValidity: FileValidityService;
   /** Folder creation, renames and folder access (GraphQL; docs/search.md). */
   folderEdit: FolderEditService;
   /** Asset search (spec 4.6 search-assets, docs/search.md). */
@@ -155,6 +158,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     links,
     previews,
     libraryEdit: new LibraryEditService(),
+    fileValidity: new FileValidityService(),
     folderEdit: new FolderEditService(),
     assetSearch,
     searchTotals,

@@ -24,9 +24,9 @@ afterAll(async () => {
 });
 
 describe('maintenance worker (BullMQ on Redis)', () => {
-  it('schedules the hourly idempotency, event and activity purges once each, keyed by id', async () => {
+  it('schedules the hourly idempotency, event and activity purges and the daily validity check once each, keyed by id', async () => {
     const schedulers = await env.queues.get('maintenance').getJobSchedulers();
-    expect(schedulers.map((s) => s.key).sort()).toEqual(['purge-activity', 'purge-events', 'purge-idempotency']);
+    expect(schedulers.map((s) => s.key).sort()).toEqual(['purge-activity', 'purge-events', 'purge-idempotency', 'validity-check']);
   });
 
   it('deletes finished deliveries, their attempts and events past the 30-day replay window, keeping pending ones', async () => {

@@ -1,15 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Core } from '../../core/core.ts';
 import { DomainError } from '../../core/platform/errors.ts';
-import { idFlag, type CliCommand, type Flags } from '../command.ts';
+import { asMember, idFlag, type CliCommand } from '../command.ts';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-/** An operator acting as the member `--user` (CONTRACT.md): the member's own team scopes the task. */
-async function asMember(core: Core, flags: Flags) {
-  const actor = await core.access.memberAsOperator(core.operatorCtx(), idFlag(flags.user));
-  return core.ctxFor(actor, 'cli');
-}
 
 async function workflowFile(path: unknown): Promise<unknown> {
   if (typeof path !== 'string') throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'file', message: 'is required' }]);

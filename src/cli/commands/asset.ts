@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { Core } from '../../core/core.ts';
 import { invalid } from '../../core/platform/errors.ts';
-import type { CliCommand, Flags } from '../command.ts';
+import { asMember, idFlag, type CliCommand, type Flags } from '../command.ts';
 
 const FILE_ONLY_FLAGS = ['name', 'tags', 'description', 'score', 'link', 'user'] as const;
 
@@ -56,7 +56,12 @@ async function importDirectory(core: Core, flags: Flags): Promise<object> {
   }
 }
 
-/** Operator commands for the team library (CONTRACT.md `asset import`). */
+/** `--start` / `--end` of `asset validity`: a time, or `none` (or omitted) for no bound. */
+function boundFlag(value: string | boolean | undefined): string | null | boolean {
+  return value === undefined || value === 'none' ? null : value;
+}
+
+/** Operator commands for the team library (CONTRACT.md `asset import`; the file edits act as the member `--user`). */
 export const assetCommands: Record<string, CliCommand> = {
   'asset import': {
     flags: {
@@ -75,5 +80,13 @@ export const assetCommands: Record<string, CliCommand> = {
       if ((flags.file === undefined) === (flags.dir === undefined)) throw invalid('file', 'give exactly one of --file or --dir');
       return flags.file !== undefined ? importFile(core, flags) : importDirectory(core, flags);
     },
+  },
+  'asset transfer': {
+    flags: { user: { type: 'string' }, file: { type: 'string' }, owner: { type: 'string' } },
+    run: async (core, flags) => core.libraryEdit.transferOwnership(await asMember(core, flags), idFlag(flags.file), { ownerUserId: numberFlag(flags.owner) }),
+  },
+  'asset validity': {
+    flags: { user: { type: 'string' }, file: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' } },
+    run: async (core, flags) => core.fileValidity.set(await asMember(core, flags), idFlag(flags.file), { startTime: boundFlag(flags.start), endTime: boundFlag(flags.end) }),
   },
 };

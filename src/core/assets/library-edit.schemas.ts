@@ -41,6 +41,8 @@ export const LibraryFilePatch = Type.Object(
 );
 export type LibraryFilePatch = Static<typeof LibraryFilePatch>;
 
+export const TransferOwnershipInput = Type.Object({ ownerUserId: id('The new owner: a member of the team.') }, { $id: 'TransferOwnershipInput', additionalProperties: false });
+
 export const MoveFileInput = Type.Object({ folderId: Type.Union([id('Target folder; null is the library root.'), Type.Null()]) }, { $id: 'MoveFileInput', additionalProperties: false });
 
 export const CreateFolderInput = Type.Object(

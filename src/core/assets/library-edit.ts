@@ -8,10 +8,11 @@ import { normalizeLink, normalizeTags } from './file-rules.ts';
 import type { UnitOfWork } from './folders.ts';
 import { requireTeam } from './import.ts';
 import { fileFacts, libraryEvents, type FileFacts } from '../events/library-events.ts';
-import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, type AnalysisInput } from './library-edit.schemas.ts';
+import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, TransferOwnershipInput, type AnalysisInput } from './library-edit.schemas.ts';
 
 const checkPatch = compileInput(LibraryFilePatch);
 const checkMove = compileInput(MoveFileInput);
+const checkTransfer = compileInput(TransferOwnershipInput);
 const checkOperatorAnalysis = compileInput(OperatorAnalysisInput);
 
 /** A column assignment of an UPDATE, with its value. */
@@ -117,6 +118,25 @@ export class LibraryEditService {
       const before = await lockFileForEdit(tx, fileId);
       await queryRows(tx, 'update library_files set folder_id = ?, update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [folderId, memberIdOf(tx.actor), fileId, tx.teamId]);
       await libraryEvents.moved(tx, before, fileId);
+      return { id: fileId };
+    });
+  }
+
+  /**
+   * Transfers a file to another member of the team (issue 14 item 4): the file keeps its file-path
+   * ID. 422 naming ownerUserId when the member is not the team's; transferring to the current
+   * owner changes nothing and writes no event.
+   */
+  async transferOwnership(ctx: Ctx, fileId: number, input: unknown): Promise<{ id: number }> {
+    requirePermission(ctx, 'library:edit');
+    const { ownerUserId } = checkTransfer(input);
+    return inTransaction(ctx, async (tx) => {
+      const member = await queryOne(tx, 'select id from members where id = ? and team_id = ?', [ownerUserId, tx.teamId]);
+      if (!member) throw invalid('ownerUserId', 'must be a member of the team');
+      const before = await lockFileForEdit(tx, fileId);
+      if (before.ownerUserId === ownerUserId) return { id: fileId };
+      await applyAssignments(tx, tx.teamId, fileId, [{ column: 'owner_id', value: ownerUserId }, editedBy(tx)]);
+      await libraryEvents.ownerChanged(tx, fileId);
       return { id: fileId };
     });
   }

@@ -24,6 +24,11 @@ export const LibraryFile = defineEntity({
     { properties: ['object'] },
     // asset search (spec 4.6): one index per filter and sort, chosen by measurement (docs/search.md)
     ...SEARCH_INDEXES,
+    // the daily validity check (file-validity.ts) visits only files that have a validity period
+    {
+      name: 'library_files_validity_index',
+      expression: 'create index "library_files_validity_index" on "library_files" ("id") where "deleted_at" is null and ("validity_start" is not null or "validity_end" is not null)',
+    },
   ],
   triggers: LIBRARY_FILES_TRIGGERS,
   properties: {
@@ -61,5 +66,10 @@ export const LibraryFile = defineEntity({
     tagNames: p.text().default(''),
     /** The file's tag ids, ascending; kept by the same trigger, so a tags search is one GIN-indexed array condition (docs/search.md). */
     tagIds: p.array().columnType('int[]').defaultRaw("'{}'"),
+    /** Validity period (docs/library.md "Validity"): valid from `validityStart` (null: always) until `validityEnd` (null: permanent). */
+    validityStart: p.datetime().columnType('timestamptz').nullable(),
+    validityEnd: p.datetime().columnType('timestamptz').nullable(),
+    /** The status as of the last change or daily check: 0 valid, 1 not yet valid, 2 expired; a change of it is a VALIDITY event. */
+    validityStatus: p.smallint().default(0),
   },
 });

@@ -106,6 +106,17 @@ function material(scope: EventScope, eventType: string, fileId: number, payload:
   return recordEvent(scope, { eventType, audience: { kind: 'material' }, orderingKey: `material:${fileId}`, fields: { payload } });
 }
 
+/** 6.2 VALIDITY materials item (file-validity.ts builds it). */
+export interface ValidityFacts {
+  materialId: number;
+  validityStatus: number;
+  validityStatusName: string;
+  daysToExpire: number | null;
+  startTime: string | null;
+  endTime: string | null;
+  isPermanent: boolean;
+}
+
 /** The fields of 6.2 BASIC that an edit changed, with their new values. */
 export type BasicChanges = Partial<Pick<FileFacts, 'name' | 'description' | 'score' | 'link'>>;
 
@@ -165,6 +176,27 @@ export const libraryEvents = {
     await folderUpdates(scope, before.parentIds.filter((id) => !newPath.has(id)), 'DELETE', [identifyingDto(before)]);
     await folderUpdates(scope, after.parentIds.filter((id) => !oldPath.has(id)), 'ADD', [materialCallbackDto(scope, after)]);
     await folderUpdates(scope, after.parentIds.filter((id) => oldPath.has(id)), 'UPDATE', [materialCallbackDto(scope, after)]);
+  },
+
+  /** A validity period set, or a status reached by the daily check: changeType VALIDITY (6.2 table), and folder UPDATE. */
+  async validityChanged(scope: EventScope, validity: ValidityFacts): Promise<void> {
+    if (!(await anySubscription(scope))) return;
+    const fileId = validity.materialId;
+    await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'VALIDITY', materialIds: [fileId], materials: [validity] });
+    const after = (await fileFacts(scope, fileId))!;
+    await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+  },
+
+  /** An ownership transfer: changeType OWNER with the (unchanged) file-path ID and the new owner, and folder UPDATE. */
+  async ownerChanged(scope: EventScope, fileId: number): Promise<void> {
+    if (!(await anySubscription(scope))) return;
+    const after = (await fileFacts(scope, fileId))!;
+    await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, {
+      changeType: 'OWNER',
+      materialIds: [fileId],
+      materials: [{ materialId: fileId, ownerUserId: after.ownerUserId === null ? null : String(after.ownerUserId) }],
+    });
+    await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
   },
 
   /** A deletion: MATERIAL_DELETED with the snapshot before deletion, folder DELETE with identifying fields only. */

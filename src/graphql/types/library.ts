@@ -1,4 +1,5 @@
 import { GraphQLError, Kind, valueFromASTUntyped } from 'graphql';
+import type { FileValidityView } from '../../core/assets/file-validity.ts';
 import type { FolderView } from '../../core/assets/library.schemas.ts';
 import type { AssetItem, TagDTO } from '../../core/assets/search/search.schemas.ts';
 import { builder } from '../builder.ts';
@@ -55,6 +56,27 @@ const AnalysisRef = builder.objectRef<NonNullable<AssetItem['imageContentAnalysi
   }),
 });
 
+const FileValidityRef = builder.objectRef<FileValidityView>('FileValidity').implement({
+  description: 'A file\'s validity period and status (docs/library.md "Validity"); the fields of the spec 6.2 VALIDITY event.',
+  fields: (t) => ({
+    materialId: t.exposeInt('materialId', { description: 'The file-path ID.' }),
+    validityStatus: t.exposeInt('validityStatus', { description: '0 valid, 1 not yet valid (before startTime), 2 expired (at or after endTime).' }),
+    validityStatusName: t.exposeString('validityStatusName', { description: 'VALID, NOT_STARTED or EXPIRED.' }),
+    daysToExpire: t.exposeInt('daysToExpire', { nullable: true, description: 'Whole days until endTime, rounded up; 0 once expired; null when permanent.' }),
+    startTime: t.exposeString('startTime', { nullable: true, description: 'RFC 3339, UTC, microseconds; null: valid from the start.' }),
+    endTime: t.exposeString('endTime', { nullable: true, description: 'RFC 3339, UTC, microseconds; null: permanent.' }),
+    isPermanent: t.exposeBoolean('isPermanent', { description: 'True when there is no endTime.' }),
+  }),
+});
+
+const FileValidityInputRef = builder.inputType('FileValidityInput', {
+  description: 'A validity period; it replaces the current one. Both omitted: always valid, permanent.',
+  fields: (t) => ({
+    startTime: t.string({ description: 'RFC 3339: the file is valid from then; null or omitted: from the start.' }),
+    endTime: t.string({ description: 'RFC 3339: the file expires then (after startTime, else validation_failed); null or omitted: permanent.' }),
+  }),
+});
+
 /** AssetItem (spec 2.6); tags and folders are resolved through per-request dataloaders. */
 export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement({
   description: 'A library file as search results show it (spec 2.6 AssetItem; REST: POST /open/search-assets).',
@@ -87,6 +109,14 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
     thumbnailAccessUrl: t.exposeString('thumbnailAccessUrl', { nullable: true, ...fromItem('thumbnailAccessUrl') }),
     imageContentAnalysis: t.field({ type: AnalysisRef, nullable: true, ...fromItem('imageContentAnalysis'), resolve: (item) => item.imageContentAnalysis }),
     publicUrl: t.exposeString('publicUrl', fromItem('publicUrl')),
+    validity: t.loadable({
+      type: FileValidityRef,
+      nullable: true,
+      description: 'The file\'s validity period and status (GraphQL only; not part of the /open AssetItem). Null only when the file was deleted meanwhile.',
+      load: (fileIds: number[], gql: GqlContext) => gql.core.fileValidity.forFiles(gql.ctx, fileIds),
+      sort: (validity) => validity.materialId,
+      resolve: (item) => item.id,
+    }),
   }),
 });
 
@@ -288,6 +318,18 @@ builder.mutationFields((t) => ({
     description: 'Moves a file to a folder (null: the root); needs editable or higher.',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), folderId: t.arg.int({ description: 'A live folder of the team; null or omitted: the root.' }) },
     resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.libraryEdit.moveFile(gql.ctx, args.id, { folderId: args.folderId ?? null })).id),
+  }),
+  setLibraryFileValidity: t.field({
+    type: FileValidityRef,
+    description: 'Sets (replaces) a file\'s validity period; needs editable or higher. Writes a MATERIAL_METADATA_UPDATED VALIDITY event when the period or status changes. Errors: not_found, validation_failed (endTime not after startTime, not RFC 3339).',
+    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), input: t.arg({ type: FileValidityInputRef, required: true, description: 'The period.' }) },
+    resolve: (_root, args, gql) => gql.core.fileValidity.set(gql.ctx, args.id, args.input),
+  }),
+  transferLibraryFile: t.field({
+    type: AssetItemRef,
+    description: 'Transfers a file to another member of the team (its file-path ID stays); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED OWNER event. Errors: not_found, validation_failed (ownerUserId not a member of the team).',
+    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), ownerUserId: t.arg.int({ required: true, description: 'Member id of the new owner, of the same team.' }) },
+    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.libraryEdit.transferOwnership(gql.ctx, args.id, { ownerUserId: args.ownerUserId })).id),
   }),
   deleteLibraryFile: t.field({
     type: DeletedLibraryFileRef,
