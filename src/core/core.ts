@@ -122,7 +122,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches, tagFileCounts });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
-  const library = new LibraryService({ signer: links });
+  const library = new LibraryService({ signer: links, totals: searchTotals });
   const outbound = new OutboundGuard({ allowHosts: config.outboundAllowHosts });
   const attemptLimiter = new AttemptLimiter({ redisUrl: config.redisUrl, prefix: config.queuePrefix });
   const libraryImport = new LibraryImportService(storage);

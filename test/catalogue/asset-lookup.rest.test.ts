@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { tempDir, writeImage } from '../support/media-files.ts';
+import { given } from '../support/given.ts';
 import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
 
 let env: TestEnv;
@@ -83,6 +85,25 @@ describe('GET /v1/assets (asset lookup, spec 2.1)', () => {
     const res = await lookup(`?ids=${lib.fileOfB}`);
     expect(res.body.data).toEqual([]);
     expect(names(await lookup('', lib.keyB.key))).toHaveLength(1);
+  });
+
+  it('counts a lookup once per library version: pages and repeats reuse the total, and a change to the library counts again', async () => {
+    const memo = env.core.searchTotals;
+    const misses = memo.misses;
+    const first = await lookup('?extension=png&pageSize=1');
+    const second = await lookup('?extension=png&pageSize=1&page=2');
+    expect(second.body.pagination.totalCount).toBe(first.body.pagination.totalCount);
+    expect(memo.misses).toBe(misses + 1);
+    const dir = await tempDir('lookup-new');
+    try {
+      await writeImage(join(dir.path, 'new.png'), { width: 8, height: 8, colour: '#123456', format: 'png' });
+      await given(env).libraryFile(lib.teamA, { file: join(dir.path, 'new.png') });
+    } finally {
+      await dir.remove();
+    }
+    const after = await lookup('?extension=png&pageSize=1');
+    expect(after.body.pagination.totalCount).toBe(first.body.pagination.totalCount + 1);
+    expect(memo.misses).toBe(misses + 2);
   });
 
   it('refuses a request without a key with 401', async () => {

@@ -6,6 +6,7 @@ import { escapeLike, queryOne, queryRows } from '../platform/sql.ts';
 import { compileInput } from '../platform/validate.ts';
 import { parseFolderPath } from './folders.ts';
 import type { LibraryService } from './library.service.ts';
+import type { VersionedMemo } from './search/versioned-memo.ts';
 
 /** `GET /v1/assets` filters (docs/products.md "Asset lookup"); unknown query parameters are ignored, as elsewhere. */
 export const AssetLookupQuery = Type.Object({
@@ -52,7 +53,7 @@ interface Row {
  * products' media must reference, by name, folder, extension, content hash or id. Any role; the
  * team's live files only, ordered by id; the name filter uses the search's trigram index.
  */
-export async function lookupAssets(ctx: Ctx, library: LibraryService, input: unknown): Promise<Page<AssetLookupItem>> {
+export async function lookupAssets(ctx: Ctx, library: LibraryService, totals: VersionedMemo<number> | null, input: unknown): Promise<Page<AssetLookupItem>> {
   requirePermission(ctx, 'products:read');
   const query = checkQuery(input);
   const page = normalizePage(query);
@@ -91,8 +92,12 @@ export async function lookupAssets(ctx: Ctx, library: LibraryService, input: unk
     params.push(`{${query.ids}}`);
   }
   const from = `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${where.join(' and ')}`;
+  // an exact count reads every matching row (a broad name on 1M files: about a second); it is kept
+  // per library version, so the next pages and repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
+  const countMatches = async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
+  const version = totals ? await totals.versionOf(ctx) : null;
   const [count, rows] = await Promise.all([
-    queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params),
+    totals && version !== null ? totals.get(ctx.teamId, version, `asset-lookup|${JSON.stringify([where, params])}`, countMatches) : countMatches(),
     queryRows<Row>(ctx, `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${from} order by f.id limit ? offset ?`, [
       ...params,
       page.pageSize,
@@ -105,5 +110,5 @@ export async function lookupAssets(ctx: Ctx, library: LibraryService, input: unk
     if (!m) return [];
     return [{ id: row.id, assetId: row.assetId, name: row.name, folderPath: row.folderPath, mimeType: m.mimeType!, size: m.size!, width: m.width ?? null, height: m.height ?? null, duration: m.duration ?? null, previewUrl: m.previewUrl ?? null }];
   });
-  return { items, pagination: paginationOf(page, count!.n) };
+  return { items, pagination: paginationOf(page, count) };
 }

@@ -5,6 +5,7 @@ import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { parseFolderPath } from './folders.ts';
 import { lookupAssets, type AssetLookupItem } from './asset-lookup.ts';
+import type { VersionedMemo } from './search/versioned-memo.ts';
 import type { Page } from '../platform/pagination.ts';
 import type { FolderView, LibraryFileView, MediaObject } from './library.schemas.ts';
 import type { LinkSigner } from './links.ts';
@@ -57,14 +58,17 @@ interface MediaRow {
  */
 export class LibraryService {
   private readonly signer: LinkSigner;
+  private readonly totals: VersionedMemo<number> | null;
 
-  constructor(deps: { signer: LinkSigner }) {
+  /** `totals`: exact lookup totals kept per library version (asset search's memo); without it every page counts. */
+  constructor(deps: { signer: LinkSigner; totals?: VersionedMemo<number> }) {
     this.signer = deps.signer;
+    this.totals = deps.totals ?? null;
   }
 
   /** Asset lookup (`GET /v1/assets`, asset-lookup.ts): the team's files by name, folder, extension, content hash or id. */
   async lookup(ctx: Ctx, input: unknown): Promise<Page<AssetLookupItem>> {
-    return lookupAssets(ctx, this, input);
+    return lookupAssets(ctx, this, this.totals, input);
   }
 
   /** Live files of the team among `ids` (file-path IDs), ordered by id; for validating product media (spec 4.5). */
