@@ -8,6 +8,7 @@ import './types/template.ts';
 import './types/webhook.ts';
 import './types/approval.ts';
 import './types/activity.ts';
+import './types/product-share.ts';
 
 /** The schema: every types file registers itself on the builder when imported above. */
 export const schema = builder.toSchema();

@@ -3,7 +3,7 @@ import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { fieldIds, givenProducts } from '../support/given-products.ts';
 import { givenTemplates } from '../support/given-templates.ts';
-import { send } from '../support/http.ts';
+import { graphql, send } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
 
 let env: TestEnv;
@@ -336,5 +336,24 @@ describe('the share page /s/{token}', () => {
     expect(refused.body).toContain('Download not offered');
     const after = await send(env, { url: `/v1/products/${product.id}/download-records`, key: usable.key });
     expect(after.body.pagination.totalCount).toBe(records.body.pagination.totalCount);
+  });
+});
+
+describe('product shares over GraphQL', () => {
+  it('creates, lists and revokes a share with the same rules as REST', async () => {
+    const product = await gp.published(editor, {});
+    const created = await graphql(env, usable.key, 'mutation($p: Int!) { createProductShare(productId: $p, input: { password: "let-me-in", allowDownload: false }) { id url status passwordProtected allowDownload assetIds } }', { p: product.id });
+    expect(created.body.errors).toBeUndefined();
+    const share = created.body.data.createProductShare;
+    expect(share).toMatchObject({ status: 'active', passwordProtected: true, allowDownload: false, assetIds: null });
+    expect((await page(pathOf(share.url))).body).toContain('Password required');
+    const listed = await graphql(env, usable.key, 'query($p: Int!) { productShares(productId: $p) { items { id } pagination { totalCount } } }', { p: product.id });
+    expect(listed.body.data.productShares).toEqual({ items: [{ id: share.id }], pagination: { totalCount: 1 } });
+    const revoked = await graphql(env, usable.key, 'mutation($p: Int!, $s: Int!) { revokeProductShare(productId: $p, shareId: $s) { status } }', { p: product.id, s: share.id });
+    expect(revoked.body.data.revokeProductShare.status).toBe('revoked');
+    const bad = await graphql(env, usable.key, 'mutation($p: Int!) { createProductShare(productId: $p, input: { password: "abc" }) { id } }', { p: product.id });
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'password' }] });
+    const denied = await graphql(env, viewer.key, 'mutation($p: Int!) { createProductShare(productId: $p) { id } }', { p: product.id });
+    expect(denied.body.errors[0].extensions.code).toBe('forbidden');
   });
 });

@@ -22,9 +22,9 @@ const ActivityRef = builder.objectRef<ActivityItem>('ActivityRecord').implement(
   description: 'One catalogue write of the team (REST: GET /v1/activity-records).',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Record id (a decimal string), increasing with time.' }),
-    resourceType: t.exposeString('resourceType', { description: '`brand`, `category`, `template`, `product` or `activity_records`.' }),
+    resourceType: t.exposeString('resourceType', { description: '`brand`, `category`, `template`, `product`, `share`, `download` or `activity_records`.' }),
     resourceId: t.exposeString('resourceId', { description: 'The resource\'s id as a string.' }),
-    action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished`, `deleted` or `purged`.' }),
+    action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `revoked` (shares) or `purged`.' }),
     at: t.exposeString('at', { description: 'When the write committed (RFC 3339, UTC, microseconds).' }),
     actor: t.exposeString('actor', { description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
     keyId: t.exposeInt('keyId', { nullable: true, description: 'The API key of the write; null without one.' }),
@@ -64,7 +64,7 @@ builder.queryFields((t) => ({
     type: ActivityPageRef,
     description: 'The team\'s catalogue writes, newest first (manage role; REST: GET /v1/activity-records). Errors: forbidden, validation_failed.',
     args: {
-      resourceType: t.arg.string({ description: '`brand`, `category`, `template`, `product` or `activity_records`.' }),
+      resourceType: t.arg.string({ description: '`brand`, `category`, `template`, `product`, `share`, `download` or `activity_records`.' }),
       resourceId: t.arg.string({ description: 'One resource (with resourceType).' }),
       actorKeyId: t.arg.int({ description: 'Writes made with this API key.' }),
       from: t.arg.string({ description: 'At or after this time (RFC 3339).' }),

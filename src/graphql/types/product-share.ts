@@ -1,0 +1,77 @@
+import type { ProductShareView } from '../../core/catalogue/product-shares.ts';
+import type { Pagination } from '../../core/platform/pagination.ts';
+import { builder, PaginationRef } from '../builder.ts';
+
+const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').implement({
+  description: 'A link to a web page showing one product to people without an API key (REST: /v1/products/{id}/shares; docs/products.md "Shares").',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Share id.' }),
+    productId: t.exposeInt('productId', { description: 'The shared product.' }),
+    url: t.exposeString('url', { description: 'The page: `{PUBLIC_BASE_URL}/s/{token}`; anyone with it can open it until the share expires or is revoked (and knows the password, when set).' }),
+    status: t.exposeString('status', { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
+    expiresAt: t.exposeString('expiresAt', { description: 'When the link stops working (RFC 3339, UTC, microseconds).' }),
+    passwordProtected: t.exposeBoolean('passwordProtected', { description: 'Whether the page asks for a password.' }),
+    assetIds: t.exposeIntList('assetIds', { nullable: true, description: 'The file-path IDs the page shows; null: all of the product\'s media.' }),
+    allowDownload: t.exposeBoolean('allowDownload', { description: 'Whether the page offers the shown files as one ZIP.' }),
+    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    revokedAt: t.exposeString('revokedAt', { nullable: true, description: 'When it was revoked (RFC 3339); null while not revoked.' }),
+    actor: t.exposeString('actor', { description: 'Who created it: `key:<id>` or `member:<id>`.' }),
+    keyId: t.exposeInt('keyId', { nullable: true, description: 'The API key that created it.' }),
+    role: t.exposeString('role', { nullable: true, description: 'That key\'s role at the time.' }),
+  }),
+});
+
+const ProductSharePageRef = builder.objectRef<{ items: ProductShareView[]; pagination: Pagination }>('ProductSharePage').implement({
+  description: 'A page of a product\'s shares, newest first.',
+  fields: (t) => ({
+    items: t.field({ type: [ProductShareRef], description: 'The shares of this page.', resolve: (p) => p.items }),
+    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging.', resolve: (p) => p.pagination }),
+  }),
+});
+
+const ProductShareInput = builder.inputType('ProductShareInput', {
+  description: 'The settings of a new share; every field optional (REST: ProductShareCreate).',
+  fields: (t) => ({
+    expiresAt: t.string({ description: 'RFC 3339; in the future, at most 365 days ahead, not after the key\'s expiry. Default 7 days.' }),
+    password: t.string({ description: '4-128 characters, not blank; kept only as an scrypt hash.' }),
+    assetIds: t.intList({ description: 'File-path IDs among the product\'s media to show (1-100); omitted: all.' }),
+    allowDownload: t.boolean({ description: 'Whether the page offers a ZIP download. Default true.' }),
+  }),
+});
+
+/** Drops null arguments, as GraphQL clients send them for "not given"; the core then applies its defaults. */
+function given<T extends Record<string, unknown>>(input: T | null | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
+}
+
+builder.queryFields((t) => ({
+  productShares: t.field({
+    type: ProductSharePageRef,
+    description: 'A product\'s shares, newest first; usable or higher (products:share), a draft is not_found for usable. Errors: forbidden, not_found.',
+    args: {
+      productId: t.arg.int({ required: true, description: 'Product id.' }),
+      page: t.arg.int({ description: 'Page from 1 (default 1).' }),
+      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
+    },
+    resolve: (_root, args, gql) => gql.core.productShares.list(gql.ctx, args.productId, given({ page: args.page, pageSize: args.pageSize })),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createProductShare: t.field({
+    type: ProductShareRef,
+    description: 'Shares a product the caller sees; usable or higher (products:share). Errors: forbidden, not_found, validation_failed (settings).',
+    args: {
+      productId: t.arg.int({ required: true, description: 'Product id.' }),
+      input: t.arg({ type: ProductShareInput, description: 'The settings; omitted: defaults.' }),
+      idempotencyKey: t.arg.string({ description: 'As the Idempotency-Key header: a repeat within 24 hours answers the same share; other settings with the same key: idempotency_key_reused.' }),
+    },
+    resolve: async (_root, args, gql) => (await gql.core.productShares.create(gql.ctx, args.productId, given(args.input), args.idempotencyKey ?? undefined)).body,
+  }),
+  revokeProductShare: t.field({
+    type: ProductShareRef,
+    description: 'Revokes a share: its page answers 410 from then on; revoking again changes nothing. usable or higher. Errors: forbidden, not_found.',
+    args: { productId: t.arg.int({ required: true, description: 'Product id.' }), shareId: t.arg.int({ required: true, description: 'Share id.' }) },
+    resolve: (_root, args, gql) => gql.core.productShares.revoke(gql.ctx, args.productId, args.shareId),
+  }),
+}));
