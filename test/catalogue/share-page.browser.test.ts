@@ -77,7 +77,8 @@ describe('share page in headless Chromium (issue 16 item 4)', () => {
     expect(response?.status()).toBe(200);
     expect(await page.locator('h1').textContent()).toBe('Oak chair with a rather long name that has to wrap on a narrow screen');
     expect(await page.locator('.description').textContent()).toBe('Solid European oak, oiled.\nShips flat-packed.');
-    await page.waitForLoadState('load');
+    // previews are derived on first request (sharp), and lazy images do not hold up the load event
+    await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0), null, { timeout: 20_000 });
     const images = await page.locator('.gallery img').evaluateAll((imgs) => imgs.map((img) => ({ alt: (img as HTMLImageElement).alt, loaded: (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0 })));
     expect(images).toEqual([{ alt: 'front.png', loaded: true }, { alt: 'back.png', loaded: true }]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
