@@ -82,8 +82,10 @@ describe('approval timers (BullMQ delayed jobs keyed by task, node and round)', 
   it('survives a worker restart between scheduling and the deadline', async () => {
     for (const child of children.splice(0)) child.kill('SIGKILL');
     workerProcess();
-    const taskId = await task(await template({ hours: 0.0008, transferTo: world.members.dan }));
-    // the relay queues the delayed job well before its deadline (about 2.9 s away)
+    // the deadline (about 7 s away) must come after the kill: a worker killed while running the
+    // timer's job holds its lock until BullMQ's stalled-job check (30 s) gives the job to another
+    const taskId = await task(await template({ hours: 0.002, transferTo: world.members.dan }));
+    // the relay queues the delayed job well before its deadline
     await until(async () => (await world.env.orm.em.fork().execute<{ q: boolean }[]>('select timer_queued_at is not null as q from approval_tasks where id = ?', [taskId]))[0]!.q, (q) => q);
     for (const child of children.splice(0)) child.kill('SIGKILL');
     workerProcess();
