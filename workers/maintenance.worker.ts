@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Core } from '../src/core/core.ts';
-import { purgeExpiredActivity } from '../src/core/catalogue/activity-records.ts';
+import { purgeExpiredActivity } from '../src/core/catalogue/activity/activity-records.ts';
 import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts';
 import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
 import type { ValidityCheckResult } from '../src/core/assets/file-validity.ts';

@@ -9,6 +9,11 @@ export interface CliCommand {
   run: (core: Core, flags: Flags) => Promise<object>;
 }
 
+/** A numeric flag as a number; anything else is passed on as is so the core reports it as invalid (naming the flag). */
+export function numberFlag(value: string | boolean | undefined): number | string | boolean | undefined {
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+}
+
 /** A numeric id flag; anything else is passed on as is so the core reports it as invalid. */
 export function idFlag(value: string | boolean | undefined): number {
   return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (Number.NaN as number);

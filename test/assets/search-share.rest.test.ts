@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashShareToken } from '../../src/core/assets/search/share-secrets.ts';
+import { hashShareToken } from '../../src/core/assets/shares/share-secrets.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';

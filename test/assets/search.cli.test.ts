@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { hashShareToken } from '../../src/core/assets/search/share-secrets.ts';
+import { hashShareToken } from '../../src/core/assets/shares/share-secrets.ts';
 import { runCli } from '../support/cli.ts';
 import type { TestEnv } from '../support/env.ts';
 import { send } from '../support/http.ts';

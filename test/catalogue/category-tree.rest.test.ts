@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrandView } from '../../src/core/catalogue/brand.schemas.ts';
-import type { CategoryView } from '../../src/core/catalogue/category.schemas.ts';
+import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
+import type { CategoryView } from '../../src/core/catalogue/categories/category.schemas.ts';
 import { childNames, storedCategories, treeProblems } from '../support/category-tree.ts';
 import { layeredTree, seedCategories } from '../support/category-seed.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';

@@ -1,7 +1,7 @@
 import { countingApp, type CountingApp } from '../support/query-counter.ts';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrandView } from '../../src/core/catalogue/brand.schemas.ts';
+import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
 
 import { layeredTree, seedCategories } from '../support/category-seed.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';

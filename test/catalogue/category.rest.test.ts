@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/core/access/roles.ts';
-import type { BrandView } from '../../src/core/catalogue/brand.schemas.ts';
+import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';

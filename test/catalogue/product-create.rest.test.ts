@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TemplateView } from '../../src/core/catalogue/template.schemas.ts';
+import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { ALL_TYPES_FIELDS, fieldIds, givenProducts } from '../support/given-products.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
 import { objectKey } from '../../src/core/assets/import.ts';
-import { zipEntryNames } from '../../src/core/catalogue/product-downloads.ts';
+import { zipEntryNames } from '../../src/core/catalogue/products/product-downloads.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { givenProducts } from '../support/given-products.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProductService } from '../../src/core/catalogue/product.service.ts';
+import { ProductService } from '../../src/core/catalogue/products/product.service.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';

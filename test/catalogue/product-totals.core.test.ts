@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProductTotals } from '../../src/core/catalogue/product-totals.ts';
+import { ProductTotals } from '../../src/core/catalogue/products/product-totals.ts';
 
-/** The memo of exact product list totals (src/core/catalogue/product-totals.ts). */
+/** The memo of exact product list totals (src/core/catalogue/products/product-totals.ts). */
 describe('ProductTotals', () => {
   it('shares one count among concurrent misses of the same key, and counts again for a new version', async () => {
     const totals = new ProductTotals();

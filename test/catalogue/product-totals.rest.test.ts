@@ -7,7 +7,7 @@ import { tempDir } from '../support/media-files.ts';
 
 /**
  * GET /v1/products totalCount (spec 2.1) is exact although it is memoized per product version
- * (src/core/catalogue/product-totals.ts): every committed change to the team's products, and for
+ * (src/core/catalogue/products/product-totals.ts): every committed change to the team's products, and for
  * searches to its library files, gives a new key; without a change, the count is not run again.
  */
 let env: TestEnv;

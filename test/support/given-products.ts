@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ProductDetail } from '../../src/core/catalogue/product.schemas.ts';
-import type { TemplateView } from '../../src/core/catalogue/template.schemas.ts';
+import type { ProductDetail } from '../../src/core/catalogue/products/product.schemas.ts';
+import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import type { TestEnv } from './env.ts';
 import { given, type GivenKey, type GivenTeam } from './given.ts';
 import { writeImage } from './media-files.ts';

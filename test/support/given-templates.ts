@@ -1,4 +1,4 @@
-import type { TemplateView } from '../../src/core/catalogue/template.schemas.ts';
+import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import type { TestEnv } from './env.ts';
 import { given, type GivenKey } from './given.ts';
 

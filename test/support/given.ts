@@ -1,7 +1,7 @@
 import type { Role } from '../../src/core/access/roles.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
-import type { BrandView } from '../../src/core/catalogue/brand.schemas.ts';
-import type { CategoryView } from '../../src/core/catalogue/category.schemas.ts';
+import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
+import type { CategoryView } from '../../src/core/catalogue/categories/category.schemas.ts';
 import sharp from 'sharp';
 import type { TestEnv } from './env.ts';
 

@@ -1,9 +1,5 @@
 import { invalid } from '../../core/platform/errors.ts';
-import type { CliCommand } from '../command.ts';
-
-function numberFlag(value: string | boolean | undefined): number | string | boolean | undefined {
-  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-}
+import { numberFlag, type CliCommand } from '../command.ts';
 
 /** `--ai-detailed-description` is JSON text (an array); an empty value clears the field. */
 function jsonFlag(value: string | boolean | undefined): unknown {

@@ -1,14 +1,9 @@
 import cliProgress from 'cli-progress';
 import type { Core } from '../../core/core.ts';
 import { invalid } from '../../core/platform/errors.ts';
-import { asMember, idFlag, type CliCommand, type Flags } from '../command.ts';
+import { asMember, idFlag, numberFlag, type CliCommand, type Flags } from '../command.ts';
 
 const FILE_ONLY_FLAGS = ['name', 'tags', 'description', 'score', 'link', 'user'] as const;
-
-/** A numeric flag as a number; anything else is passed on as is so the core reports it as invalid. */
-function numberFlag(value: string | boolean | undefined): number | string | boolean | undefined {
-  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-}
 
 /** The flags that were given, as the core's input (its keys are the flag names, so errors name the flag). */
 function given(entries: Record<string, unknown>): Record<string, unknown> {

@@ -1,9 +1,4 @@
-import type { CliCommand } from '../command.ts';
-
-/** A numeric flag as a number; anything else is passed on as is so the core reports it as invalid. */
-function numberFlag(value: string | boolean | undefined): number | string | boolean | undefined {
-  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-}
+import { numberFlag, type CliCommand } from '../command.ts';
 
 /** Operator commands for folder shares (CONTRACT.md `share create`). */
 export const shareCommands: Record<string, CliCommand> = {

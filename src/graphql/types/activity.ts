@@ -1,5 +1,5 @@
-import type { ActivityItem } from '../../core/catalogue/activity-records.ts';
-import type { ProductHistoryItem } from '../../core/catalogue/product-history.ts';
+import type { ActivityItem } from '../../core/catalogue/activity/activity-records.ts';
+import type { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
 import { builder, PaginationRef } from '../builder.ts';
 import { JsonRef } from './library.ts';

@@ -1,4 +1,4 @@
-import type { BrandView } from '../../core/catalogue/brand.schemas.ts';
+import type { BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
 import { builder, PaginationRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 

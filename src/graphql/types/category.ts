@@ -1,4 +1,4 @@
-import type { CategoryView } from '../../core/catalogue/category.schemas.ts';
+import type { CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
 import { builder, PaginationRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';

@@ -1,4 +1,4 @@
-import type { ProductShareView } from '../../core/catalogue/product-shares.ts';
+import type { ProductShareView } from '../../core/catalogue/products/product-shares.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
 import { builder, PaginationRef } from '../builder.ts';
 

@@ -1,9 +1,9 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import type { MediaObject } from '../../core/assets/library.schemas.ts';
-import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/product-projection.ts';
-import type { ProductSummary } from '../../core/catalogue/product.schemas.ts';
-import type { TemplateVersionView } from '../../core/catalogue/template.schemas.ts';
+import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/products/product-projection.ts';
+import type { ProductSummary } from '../../core/catalogue/products/product.schemas.ts';
+import type { TemplateVersionView } from '../../core/catalogue/templates/template.schemas.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
 import { builder, JsonObjectRef, PaginationRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';

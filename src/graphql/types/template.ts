@@ -1,4 +1,4 @@
-import { FIELD_TYPES, type TemplateFieldView, type TemplateGroupView, type TemplateVersionView, type TemplateView } from '../../core/catalogue/template.schemas.ts';
+import { FIELD_TYPES, type TemplateFieldView, type TemplateGroupView, type TemplateVersionView, type TemplateView } from '../../core/catalogue/templates/template.schemas.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
 import { builder, JsonObjectRef, PaginationRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue/activity-records.ts';
+import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue/activity/activity-records.ts';
 import type { Core } from '../../core/core.ts';
 import { listSchema, ok, okSchema } from '../envelope.ts';
 import { commonErrors } from '../schemas.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { BrandCreate, BrandPatch, BrandView } from '../../core/catalogue/brand.schemas.ts';
+import { BrandCreate, BrandPatch, BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';

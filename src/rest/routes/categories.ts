@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { CategoryCreate, CategoryListQuery, CategoryPatch, CategoryView } from '../../core/catalogue/category.schemas.ts';
+import { CategoryCreate, CategoryListQuery, CategoryPatch, CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { header } from '../auth.ts';
 import { listSchema, ok, okSchema } from '../envelope.ts';

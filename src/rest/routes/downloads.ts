@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { DownloadRecordView, DownloadRequest, DOWNLOAD_LIMITS } from '../../core/catalogue/product-downloads.ts';
+import { DownloadRecordView, DownloadRequest, DOWNLOAD_LIMITS } from '../../core/catalogue/products/product-downloads.ts';
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';

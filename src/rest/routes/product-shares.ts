@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ProductShareCreate, ProductShareView } from '../../core/catalogue/product-shares.ts';
+import { ProductShareCreate, ProductShareView } from '../../core/catalogue/products/product-shares.ts';
 import type { Core } from '../../core/core.ts';
 import { MAX_RESOURCE_ID } from '../../core/platform/ids.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';

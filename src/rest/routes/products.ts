@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { MediaObject } from '../../core/assets/library.schemas.ts';
-import { rejectRepeatedParameters } from '../../core/catalogue/product-query.ts';
+import { rejectRepeatedParameters } from '../../core/catalogue/products/product-query.ts';
 import {
   ProductCreate,
   ProductDetailView,
@@ -10,9 +10,9 @@ import {
   ProductSummaryView,
   ProductVisibilityItem,
   ProductVisibilityRequest,
-} from '../../core/catalogue/product.schemas.ts';
+} from '../../core/catalogue/products/product.schemas.ts';
 import type { Core } from '../../core/core.ts';
-import { ProductHistoryItem } from '../../core/catalogue/product-history.ts';
+import { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
 import { header } from '../auth.ts';
 import { listSchema, ok, okSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';

@@ -8,7 +8,7 @@ import {
   TemplateGroupView,
   TemplatePatch,
   TemplateView,
-} from '../../core/catalogue/template.schemas.ts';
+} from '../../core/catalogue/templates/template.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';

@@ -1,4 +1,4 @@
-import type { SharePageView } from '../../core/catalogue/product-share-page.ts';
+import type { SharePageView } from '../../core/catalogue/products/product-share-page.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout } from './layout.ts';
 

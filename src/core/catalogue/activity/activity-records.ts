@@ -1,0 +1,106 @@
+import { Type, type Static } from 'typebox';
+import { requirePermission } from '../../access/roles.ts';
+import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
+import { invalid } from '../../platform/errors.ts';
+import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { queryOne, queryRows } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { compileInput } from '../../platform/validate.ts';
+
+export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'share', 'download', 'activity_records'] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+const RFC3339 = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?(Z|[+-]\\d\\d:\\d\\d)$';
+
+export const ActivityQuery = Type.Object({
+  resourceType: Type.Optional(Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` })),
+  resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'One resource (with resourceType).' })),
+  actorKeyId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Writes made with this API key.' })),
+  from: Type.Optional(Type.String({ pattern: RFC3339, description: 'Records at or after this time (RFC 3339).' })),
+  to: Type.Optional(Type.String({ pattern: RFC3339, description: 'Records before this time (RFC 3339).' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Page from 1 (default 1).' })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Items per page (default 20, values above 100 count as 100).' })),
+});
+
+export const ActivityPurge = Type.Object(
+  { before: Type.String({ pattern: RFC3339, description: 'Delete the records older than this time (RFC 3339).' }) },
+  { $id: 'ActivityPurge', additionalProperties: false },
+);
+
+export const ActivityItem = Type.Object(
+  {
+    id: Type.String({ description: 'Record id (a decimal string), increasing with time.' }),
+    resourceType: Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` }),
+    resourceId: Type.String({ description: 'The resource\'s id, as a string (template ids are strings).' }),
+    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `revoked` (shares) or `purged`.' }),
+    at: Type.String({ format: 'date-time', description: 'When the write committed (RFC 3339, UTC, microseconds).' }),
+    actor: Type.String({ description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
+    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key of the write; null without one.' }),
+    role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time.' }),
+    requestId: Type.Union([Type.String(), Type.Null()], { description: 'The request id (X-Request-Id).' }),
+  },
+  { $id: 'ActivityItem', additionalProperties: false },
+);
+export type ActivityItem = Static<typeof ActivityItem>;
+
+const checkQuery = compileInput(ActivityQuery);
+const checkPurge = compileInput(ActivityPurge);
+
+/** Writes an activity record in the caller's transaction (a write and its record commit together). */
+export async function recordActivity(tx: Ctx, resourceType: ResourceType, resourceId: string | number, action: string): Promise<void> {
+  const key = keyOf(tx.actor);
+  await queryRows(
+    tx,
+    `insert into activity_records (team_id, resource_type, resource_id, action, actor, actor_key_id, actor_role, request_id) values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [tx.teamId, resourceType, String(resourceId), action, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null],
+  );
+}
+
+/** Activity records (`GET /v1/activity-records`, manage only): the team's catalogue writes, newest first, filtered. */
+export async function activityPage(ctx: Ctx, input: unknown): Promise<Page<ActivityItem>> {
+  requirePermission(ctx, 'activity:read');
+  const query = checkQuery(input ?? {});
+  if (query.resourceType !== undefined && !(RESOURCE_TYPES as readonly string[]).includes(query.resourceType)) {
+    throw invalid('resourceType', `must be one of ${RESOURCE_TYPES.join(', ')}`);
+  }
+  const page = normalizePage(query);
+  const where = `team_id = ? and (?::text is null or resource_type = ?) and (?::text is null or resource_id = ?) and (?::int is null or actor_key_id = ?)
+    and (?::timestamptz is null or created_at >= ?::timestamptz) and (?::timestamptz is null or created_at < ?::timestamptz)`;
+  const params = [
+    ctx.teamId, query.resourceType ?? null, query.resourceType ?? null, query.resourceId ?? null, query.resourceId ?? null,
+    query.actorKeyId ?? null, query.actorKeyId ?? null, query.from ?? null, query.from ?? null, query.to ?? null, query.to ?? null,
+  ];
+  const [count, items] = await Promise.all([
+    queryOne<{ n: number }>(ctx, `select count(*)::int as n from activity_records where ${where}`, params),
+    queryRows<ActivityItem>(
+      ctx,
+      `select id::text, resource_type as "resourceType", resource_id as "resourceId", action, ${isoSql('created_at')} as at, actor,
+              actor_key_id as "keyId", actor_role as role, request_id as "requestId"
+         from activity_records where ${where} order by id desc limit ? offset ?`,
+      [...params, page.pageSize, (page.page - 1) * page.pageSize],
+    ),
+  ]);
+  return { items, pagination: paginationOf(page, count!.n) };
+}
+
+/** Manage-only purge of records older than a date; the purge itself is recorded. */
+export async function purgeActivity(ctx: Ctx, input: unknown): Promise<{ purged: number }> {
+  requirePermission(ctx, 'activity:manage');
+  const { before } = checkPurge(input);
+  return inTransaction(ctx, async (tx) => {
+    const rows = await queryRows(tx, 'delete from activity_records where team_id = ? and created_at < ?::timestamptz returning id', [tx.teamId, before]);
+    await recordActivity(tx, 'activity_records', before, 'purged');
+    return { purged: rows.length };
+  });
+}
+
+/** The retention job (maintenance worker): every team's records older than `days` days, in batches. */
+export async function purgeExpiredActivity(op: Pick<Ctx, 'em'>, days: number, batch = 10_000): Promise<number> {
+  const rows = await queryRows(
+    op,
+    `delete from activity_records where id in (select id from activity_records where created_at < now() - ? * interval '1 day' limit ?) returning id`,
+    [days, batch],
+  );
+  return rows.length;
+}

@@ -1,0 +1,217 @@
+import { Type, type Static } from 'typebox';
+import { requirePermission } from '../../access/roles.ts';
+import { objectKey } from '../../assets/import.ts';
+import type { Storage } from '../../assets/storage.ts';
+import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
+import { DomainError, type MutationOutcome } from '../../platform/errors.ts';
+import { withIdempotency } from '../../platform/idempotency.ts';
+import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
+import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { recordActivity } from '../activity/activity-records.ts';
+import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
+
+/** Spec 7.1/8: a download of more files or bytes than this is 413 payload_too_large before anything is written. */
+export const DOWNLOAD_LIMITS = { files: 100, bytes: 2 * 1024 ** 3 } as const;
+
+export const DownloadRequest = Type.Object(
+  {
+    assetIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), {
+      minItems: 1,
+      maxItems: DOWNLOAD_LIMITS.files,
+      description: 'File-path IDs among the product\'s media; omitted: every live media file of the product.',
+    })),
+  },
+  { $id: 'DownloadRequest', additionalProperties: false },
+);
+
+export const DownloadRecordView = Type.Object(
+  {
+    id: Type.String({ description: 'Download record id (decimal string).' }),
+    productId: Type.Integer({ description: 'The product.' }),
+    fileIds: Type.Array(Type.Integer(), { description: 'The file-path IDs delivered, in ZIP order.' }),
+    fileCount: Type.Integer({ description: 'How many files.' }),
+    totalBytes: Type.String({ description: 'Bytes of the files before compression (decimal string).' }),
+    at: Type.String({ format: 'date-time', description: 'When the download was recorded (RFC 3339, UTC, microseconds).' }),
+    actor: Type.String({ description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
+    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key; null without one.' }),
+    role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time.' }),
+    shareId: Type.Union([Type.Integer(), Type.Null()], { description: 'The product share the download was made through (actor `system:product-share`); null for a download with an API key.' }),
+  },
+  { $id: 'DownloadRecord', additionalProperties: false },
+);
+export type DownloadRecordView = Static<typeof DownloadRecordView>;
+
+/** One file of a download, opened lazily by the adapter as the ZIP streams. */
+export interface DownloadFile {
+  id: number;
+  name: string;
+  bytes: number;
+  storageKey: string;
+}
+
+/** A download ready to stream: its committed record, its files and their names in the ZIP. */
+export interface PreparedDownload {
+  recordId: string;
+  replayed: boolean;
+  files: DownloadFile[];
+  /** One name per file, same order: the file's name, made unique (`a.jpg`, `a (2).jpg`) and free of path separators. */
+  entryNames: string[];
+}
+
+/** ZIP entry names: a name twice gets ` (2)`, ` (3)` before its extension; separators and dot-only names cannot escape the archive's root. */
+export function zipEntryNames(files: Pick<DownloadFile, 'id' | 'name'>[]): string[] {
+  const taken = new Set<string>();
+  return files.map((file) => {
+    const clean = file.name.replaceAll(/[\\/\u0000-\u001f]/g, '_').trim();
+    const base = clean === '' || /^\.+$/.test(clean) ? `file-${file.id}` : clean;
+    const dot = base.lastIndexOf('.');
+    const [stem, extension] = dot > 0 ? [base.slice(0, dot), base.slice(dot)] : [base, ''];
+    let name = base;
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${stem} (${n})${extension}`;
+    taken.add(name.toLowerCase());
+    return name;
+  });
+}
+
+const checkRequest = compileInput(DownloadRequest);
+const checkPage = compileInput(PageQuery);
+
+const RECORD_COLUMNS = `id::text, product_id as "productId", file_ids as "fileIds", file_count as "fileCount", total_bytes::text as "totalBytes",
+  ${isoSql('created_at')} as at, actor, actor_key_id as "keyId", actor_role as role, share_id as "shareId"`;
+
+/**
+ * Product downloads (docs/products.md "Downloads"). `prepare` checks the rules, the limits and
+ * the files, and commits a download record (idempotent with a key: a replay gives the same files
+ * and no second record); the adapter then streams the ZIP from storage.
+ */
+export class ProductDownloads {
+  private readonly storage: Storage;
+  private readonly readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord>;
+
+  constructor(deps: { storage: Storage; readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord> }) {
+    this.storage = deps.storage;
+    this.readVisible = deps.readVisible;
+  }
+
+  /** Spec 5: usable or higher with products:read and products:download; more than 100 files or 2 GiB is 413 before anything is written. */
+  async prepare(ctx: Ctx, productId: number, input: unknown, idempotencyKey?: string): Promise<PreparedDownload> {
+    requirePermission(ctx, 'products:read');
+    requirePermission(ctx, 'products:download');
+    const body = checkRequest(input ?? {});
+    const product = await this.readVisible(ctx, productId);
+    const media = mediaIdsOf([product]);
+    const wanted = body.assetIds ? [...new Set(body.assetIds)] : media;
+    const foreign = wanted.filter((id) => !media.includes(id));
+    if (foreign.length > 0) {
+      throw new DomainError('validation_failed', 'The request is invalid', foreign.map((id) => ({ field: 'assetIds', message: `${id} is not a media file of this product` })));
+    }
+    const outcome = await withIdempotency(ctx, { operation: `products.download.${productId}`, key: idempotencyKey, input: body }, async (tx) => ({
+      status: 201,
+      body: await this.record(tx, productId, wanted, null),
+      etag: null,
+    }));
+    const retry = { method: 'POST', path: `/v1/products/${productId}/downloads`, idempotencyKey: idempotencyKey ?? null };
+    return this.deliverable(ctx, productId, { ...outcome.body, replayed: outcome.replayed }, retry);
+  }
+
+  /**
+   * A download through a product share (docs/products.md "Shares"): the share's files, the same
+   * limits, a record naming the share; the caller is the system acting for the share's team.
+   */
+  async prepareForShare(ctx: Ctx, share: { id: number; productId: number; fileIds: number[]; retryPath: string }): Promise<PreparedDownload> {
+    const recorded = await inTransaction(ctx, (tx) => this.record(tx, share.productId, share.fileIds, share.id));
+    return this.deliverable(ctx, share.productId, { ...recorded, replayed: false }, { method: 'GET', path: share.retryPath, idempotencyKey: null });
+  }
+
+  /** The limits, then the download record and its activity record, in the caller's transaction. */
+  private async record(tx: Ctx, productId: number, wanted: number[], shareId: number | null): Promise<{ recordId: string; fileIds: number[] }> {
+    const files = await this.liveFiles(tx, wanted);
+    if (files.length === 0) throw new DomainError('not_found', 'The product has no live media file to download');
+    const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
+    if (files.length > DOWNLOAD_LIMITS.files || bytes > DOWNLOAD_LIMITS.bytes) {
+      throw new DomainError('payload_too_large', `A download holds at most ${DOWNLOAD_LIMITS.files} files and 2 GiB; this one has ${files.length} files and ${bytes} bytes`);
+    }
+    const key = keyOf(tx.actor);
+    const record = await queryOne<{ id: string }>(
+      tx,
+      `insert into download_records (team_id, product_id, share_id, file_ids, file_count, total_bytes, actor, actor_key_id, actor_role, request_id)
+       values (?, ?, ?, ?::int[], ?, ?, ?, ?, ?, ?) returning id::text`,
+      [tx.teamId, productId, shareId, intArray(files.map((f) => f.id)), files.length, bytes, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null],
+    );
+    await recordActivity(tx, 'download', record!.id, 'created');
+    return { recordId: record!.id, fileIds: files.map((f) => f.id) };
+  }
+
+  /**
+   * The recorded files as they are now in storage (a replay records nothing); when some cannot be
+   * delivered the record stands, so the answer is 409 mutation_response_unavailable saying how to retry.
+   */
+  private async deliverable(ctx: Ctx, productId: number, recorded: { recordId: string; fileIds: number[]; replayed: boolean }, retry: MutationOutcome['retry']): Promise<PreparedDownload> {
+    const files = await this.liveFiles(ctx, recorded.fileIds);
+    const missing = await this.missingBytes(files);
+    if (files.length < recorded.fileIds.length || missing.length > 0) {
+      throw new DomainError('mutation_response_unavailable', 'The download was recorded but its files cannot be delivered now; retry the same request', undefined, {
+        mutationOutcome: {
+          resource: 'download_record',
+          id: recorded.recordId,
+          replayed: recorded.replayed,
+          retry,
+          lookup: `/v1/products/${productId}/download-records`,
+        },
+      });
+    }
+    return { recordId: recorded.recordId, replayed: recorded.replayed, files, entryNames: zipEntryNames(files) };
+  }
+
+  /** A file's bytes, opened when the ZIP reaches it; null when they are gone since `prepare`. */
+  async open(file: DownloadFile) {
+    return this.storage.open(file.storageKey);
+  }
+
+  private async missingBytes(files: DownloadFile[]): Promise<DownloadFile[]> {
+    const present = await Promise.all(files.map((f) => this.storage.exists(f.storageKey)));
+    return files.filter((_, i) => !present[i]);
+  }
+
+  /** A product's download records, newest first (the roles that may download it). */
+  async listForProduct(ctx: Ctx, productId: number, query: unknown): Promise<Page<DownloadRecordView>> {
+    requirePermission(ctx, 'products:download');
+    await this.readVisible(ctx, productId);
+    return this.list(ctx, 'product_id = ?', [productId], query);
+  }
+
+  /** Every download record of the team (manage only). */
+  async listForTeam(ctx: Ctx, query: unknown): Promise<Page<DownloadRecordView>> {
+    requirePermission(ctx, 'activity:read');
+    return this.list(ctx, 'true', [], query);
+  }
+
+  private async list(ctx: Ctx, condition: string, params: unknown[], query: unknown): Promise<Page<DownloadRecordView>> {
+    const page = normalizePage(checkPage(query ?? {}));
+    const [count, items] = await Promise.all([
+      queryOne<{ n: number }>(ctx, `select count(*)::int as n from download_records where team_id = ? and ${condition}`, [ctx.teamId, ...params]),
+      queryRows<DownloadRecordView>(ctx, `select ${RECORD_COLUMNS} from download_records where team_id = ? and ${condition} order by id desc limit ? offset ?`, [
+        ctx.teamId, ...params, page.pageSize, (page.page - 1) * page.pageSize,
+      ]),
+    ]);
+    return { items: items.map((r) => ({ ...r, fileIds: r.fileIds.map(Number) })), pagination: paginationOf(page, count!.n) };
+  }
+
+  /** The team's live files among `ids`, in the order asked, with their stored bytes' keys. */
+  private async liveFiles(scope: Pick<Ctx, 'em' | 'teamId'>, ids: number[]): Promise<DownloadFile[]> {
+    const rows = await queryRows<{ id: number; name: string; bytes: string; sha256: string }>(
+      scope,
+      `select f.id, f.name, f.byte_size::text as bytes, o.sha256 from library_files f join stored_objects o on o.id = f.object_id and o.team_id = f.team_id
+        where f.team_id = ? and f.deleted_at is null and f.id = any(?::int[])`,
+      [scope.teamId, intArray(ids)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [{ id, name: row.name, bytes: Number(row.bytes), storageKey: objectKey(row.sha256) }] : [];
+    });
+  }
+}

@@ -1,0 +1,93 @@
+import { Type, type Static } from 'typebox';
+import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
+import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
+import { queryOne, queryRows } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { recordActivity } from '../activity/activity-records.ts';
+import type { ProductRecord } from './product-projection.ts';
+
+export type HistoryAction = 'created' | 'updated' | 'published' | 'unpublished' | 'deleted';
+
+/** One changed field: `templateFields.<fieldId>` for a template value, media lists as file-path ID arrays. */
+export interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+export const ProductHistoryItem = Type.Object(
+  {
+    id: Type.String({ description: 'Entry id (a decimal string), increasing with time.' }),
+    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished` or `deleted`.' }),
+    at: Type.String({ format: 'date-time', description: 'When the change committed (RFC 3339, UTC, microseconds).' }),
+    actor: Type.String({ description: 'Who made it: `key:<id>`, `member:<id>` or `system:<job>`.' }),
+    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key behind the change; null for operators and the system.' }),
+    role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time; null without a key.' }),
+    requestId: Type.Union([Type.String(), Type.Null()], { description: 'The request id (X-Request-Id) of the change.' }),
+    changes: Type.Array(
+      Type.Object({ field: Type.String(), before: Type.Unknown(), after: Type.Unknown() }, { additionalProperties: false }),
+      { description: 'The fields that changed, with their values before and after (template values per field id as `templateFields.<id>`, media as file-path ID lists).' },
+    ),
+  },
+  { $id: 'ProductHistoryItem', additionalProperties: false },
+);
+
+export type ProductHistoryItem = Static<typeof ProductHistoryItem>;
+
+const checkPage = compileInput(PageQuery);
+
+/** The fields of a product a history entry compares, flattened: template and media values per field id. */
+function flatten(record: ProductRecord | null): Map<string, unknown> {
+  const fields = new Map<string, unknown>();
+  if (!record) return fields;
+  for (const key of ['name', 'spu', 'description', 'status', 'brandId', 'categoryId', 'ownerUserId', 'templateId', 'templateVersionId', 'publishedAt'] as const) {
+    fields.set(key, record[key] ?? null);
+  }
+  fields.set('coverAssetId', record.coverFileId);
+  fields.set('imageAssetIds', record.imageFileIds);
+  fields.set('relatedAssetIds', record.relatedFileIds);
+  for (const [id, value] of Object.entries(record.templateFields ?? {})) fields.set(`templateFields.${id}`, value);
+  for (const [id, ids] of Object.entries(record.mediaFields)) fields.set(`templateFields.${id}`, ids);
+  return fields;
+}
+
+/** The fields that differ between two versions of a product (either may be null: created, deleted). */
+export function productChanges(before: ProductRecord | null, after: ProductRecord | null): FieldChange[] {
+  const a = flatten(before);
+  const b = flatten(after);
+  const changes: FieldChange[] = [];
+  for (const field of new Set([...a.keys(), ...b.keys()])) {
+    const was = a.get(field) ?? null;
+    const now = b.get(field) ?? null;
+    if (JSON.stringify(was) !== JSON.stringify(now)) changes.push({ field, before: was, after: now });
+  }
+  return changes;
+}
+
+/** Writes a history entry in the caller's transaction (the change and its record commit together). */
+export async function recordProductChange(tx: Ctx, productId: number, action: HistoryAction, before: ProductRecord | null, after: ProductRecord | null): Promise<void> {
+  const key = keyOf(tx.actor);
+  await queryRows(
+    tx,
+    `insert into product_history (team_id, product_id, action, actor, actor_key_id, actor_role, request_id, changes) values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
+    [tx.teamId, productId, action, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null, JSON.stringify(productChanges(before, after))],
+  );
+  // every product change is also a line of the team-wide activity log
+  await recordActivity(tx, 'product', productId, action);
+}
+
+/** A product's history, newest first, in ordinary pages (the caller has already been shown the product). */
+export async function historyPage(ctx: Ctx, productId: number, query: unknown): Promise<Page<ProductHistoryItem>> {
+  const page = normalizePage(checkPage(query ?? {}));
+  const [count, items] = await Promise.all([
+    queryOne<{ n: number }>(ctx, 'select count(*)::int as n from product_history where team_id = ? and product_id = ?', [ctx.teamId, productId]),
+    queryRows<ProductHistoryItem>(
+      ctx,
+      `select id::text, action, ${isoSql('created_at')} as at, actor, actor_key_id as "keyId", actor_role as role, request_id as "requestId", changes
+         from product_history where team_id = ? and product_id = ? order by id desc limit ? offset ?`,
+      [ctx.teamId, productId, page.pageSize, (page.page - 1) * page.pageSize],
+    ),
+  ]);
+  return { items, pagination: paginationOf(page, count!.n) };
+}

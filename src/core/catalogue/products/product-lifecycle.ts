@@ -1,0 +1,151 @@
+import type { LibraryService } from '../../assets/library.service.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { DomainError, invalid, notFound } from '../../platform/errors.ts';
+import { checkIfMatch } from '../../platform/etag.ts';
+import { queryOne } from '../../platform/sql.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { recordProductChange } from './product-history.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { draftReasonOf } from './product-fields.ts';
+import { allFileIds, liveFileIdsOf } from './product-media.ts';
+import { productEtagRepresentation, type ProductRecord } from './product-projection.ts';
+import { RECORD_COLUMNS, readProduct, recordOf } from './product-read.ts';
+import {
+  applyCustomValues,
+  checkMedia,
+  checkReferences,
+  completenessIssues,
+  draftFromRecord,
+  normalizeName,
+  normalizeSpu,
+  updateFields,
+  type ProductDraft,
+} from './product-write.ts';
+import { ProductPatch } from './product.schemas.ts';
+import type { TemplateGroupView } from '../templates/template.schemas.ts';
+
+const checkPatch = compileInput(ProductPatch);
+
+/**
+ * The changes to an existing product (docs/products.md): PATCH, publish, unpublish, delete. Each
+ * locks the live row FOR UPDATE, checks If-Match against what it holds now, and bumps updatedAt
+ * from the database clock, so sync sees every change (spec 4.5).
+ */
+export class ProductLifecycle {
+  private readonly library: LibraryService;
+  private readonly definitionOf: (tx: Ctx, record: ProductRecord) => Promise<TemplateGroupView[] | null>;
+
+  constructor(deps: { library: LibraryService; definitionOf: (tx: Ctx, record: ProductRecord) => Promise<TemplateGroupView[] | null> }) {
+    this.library = deps.library;
+    this.definitionOf = deps.definitionOf;
+  }
+
+  /** PATCH: the create rules for the fields given; the template cannot change; a published product must stay complete. */
+  async patch(ctx: Ctx, id: number, input: unknown, ifMatch: string | undefined): Promise<ProductRecord> {
+    const patch = checkPatch(input);
+    const name = patch.name === undefined ? undefined : normalizeName(patch.name);
+    const spu = patch.spu === undefined ? undefined : normalizeSpu(patch.spu);
+    return inTransaction(ctx, async (tx) => {
+      const { current, live } = await this.lockForWrite(tx, id, ifMatch);
+      if (patch.templateId !== undefined && patch.templateId !== current.templateId) {
+        throw invalid('templateId', 'cannot change: the template version is pinned when the product is created');
+      }
+      const draft: ProductDraft = {
+        ...draftFromRecord(current),
+        ...(name !== undefined && { name }),
+        ...(spu !== undefined && { spu }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.brandId !== undefined && { brandId: patch.brandId }),
+        ...(patch.categoryId !== undefined && { categoryId: patch.categoryId }),
+        ...(patch.ownerUserId !== undefined && { ownerUserId: patch.ownerUserId }),
+        ...(patch.coverAssetId !== undefined && { coverFileId: patch.coverAssetId }),
+        ...(patch.imageAssetIds !== undefined && { imageFileIds: patch.imageAssetIds }),
+        ...(patch.relatedAssetIds !== undefined && { relatedFileIds: patch.relatedAssetIds }),
+      };
+      await checkReferences(tx, draft, {
+        brandOrCategory: patch.brandId !== undefined || patch.categoryId !== undefined,
+        owner: patch.ownerUserId !== undefined,
+      });
+      const groups = await this.definitionOf(tx, current);
+      const mediaInputs = applyCustomValues(draft, groups, patch.templateFields);
+      await checkMedia(tx, this.library, draft, {
+        coverFileId: patch.coverAssetId,
+        imageFileIds: patch.imageAssetIds,
+        relatedFileIds: patch.relatedAssetIds,
+        fields: mediaInputs,
+      });
+      // the supplied references were just checked live; the kept ones are live if they were
+      const nowLive = new Set([...live, ...allFileIds({ ...draft, mediaFields: draft.values.mediaFields }).filter((fid) => suppliedNow(patch, mediaInputs, fid))]);
+      const issues = completenessIssues(draft, groups, nowLive);
+      if (current.status === 'published' && issues.length > 0) {
+        throw new DomainError('validation_failed', 'A published product must stay complete; unpublish it first to save an incomplete version', issues);
+      }
+      const updated = await updateFields(tx, id, draft, current.status === 'draft' ? draftReasonOf(issues) : null);
+      await recordProductChange(tx, id, 'updated', current, updated);
+      return updated;
+    });
+  }
+
+  /** Publish: the complete product (name and required template values), publishedAt set; no-op when already published. */
+  async publish(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<ProductRecord> {
+    return inTransaction(ctx, async (tx) => {
+      const { current, live } = await this.lockForWrite(tx, id, ifMatch);
+      if (current.status === 'published') return current;
+      const issues = completenessIssues(draftFromRecord(current), await this.definitionOf(tx, current), live);
+      if (issues.length > 0) throw new DomainError('validation_failed', 'The product is not complete and cannot be published', issues);
+      const published = await this.setStatus(tx, id, `status = 'published', published_at = c.t, draft_reason = null`, []);
+      await recordProductChange(tx, id, 'published', current, published);
+      return published;
+    });
+  }
+
+  /** Unpublish: back to draft, publishedAt null, draftReason recomputed; no-op when already a draft. */
+  async unpublish(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<ProductRecord> {
+    return inTransaction(ctx, async (tx) => {
+      const { current, live } = await this.lockForWrite(tx, id, ifMatch);
+      if (current.status === 'draft') return current;
+      const issues = completenessIssues(draftFromRecord(current), await this.definitionOf(tx, current), live);
+      const unpublished = await this.setStatus(tx, id, `status = 'draft', published_at = null, draft_reason = ?`, [draftReasonOf(issues)]);
+      await recordProductChange(tx, id, 'unpublished', current, unpublished);
+      return unpublished;
+    });
+  }
+
+  /** Soft delete: the row stays (its spu stays reserved); it leaves every list, sync and read. */
+  async softDelete(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<void> {
+    await inTransaction(ctx, async (tx) => {
+      const { current } = await this.lockForWrite(tx, id, ifMatch);
+      await this.setStatus(tx, id, 'deleted_at = c.t', []);
+      await recordProductChange(tx, id, 'deleted', current, current);
+    });
+  }
+
+  private async setStatus(tx: Ctx, id: number, assignments: string, params: unknown[]): Promise<ProductRecord> {
+    const row = await queryOne<ProductRecord>(
+      tx,
+      `update products p set ${assignments}, updated_at = c.t from (select clock_timestamp() as t) c
+        where p.id = ? and p.team_id = ? returning ${RECORD_COLUMNS}`,
+      [...params, id, tx.teamId],
+    );
+    return recordOf(row!);
+  }
+
+  /** Locks the live product row and checks If-Match against its representation now (files deleted since included). */
+  private async lockForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<{ current: ProductRecord; live: Set<number> }> {
+    const current = await readProduct(tx, id, { lock: true });
+    if (!current) throw notFound('Product');
+    const live = await liveFileIdsOf(tx, this.library, current);
+    checkIfMatch(ifMatch, productEtagRepresentation(current, live));
+    return { current, live };
+  }
+}
+
+/** Whether a file id was supplied by this PATCH (and so was just checked live). */
+function suppliedNow(patch: ProductPatch, mediaInputs: Array<{ ids: number[] }>, id: number): boolean {
+  return (
+    patch.coverAssetId === id ||
+    (patch.imageAssetIds?.includes(id) ?? false) ||
+    (patch.relatedAssetIds?.includes(id) ?? false) ||
+    mediaInputs.some((input) => input.ids.includes(id))
+  );
+}

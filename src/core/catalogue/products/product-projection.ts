@@ -1,0 +1,102 @@
+import type { MediaObject } from '../../assets/library.schemas.ts';
+import { etagOf } from '../../platform/etag.ts';
+import type { ProductDetail, ProductSummary } from './product.schemas.ts';
+import type { TemplateGroupView } from '../templates/template.schemas.ts';
+
+/**
+ * A product as stored: scalars plus media references as file-path ids. It is what writes return
+ * to the idempotency record and what GraphQL resolves from; REST projects it into spec 2.5 views.
+ */
+export interface ProductRecord extends Omit<ProductSummary, 'cover' | 'images' | 'relatedAssets'> {
+  // templateFields (inherited) holds the custom values other than image/file
+  /** Custom image/file values: file-path ids per field id. */
+  mediaFields: Record<string, number[]>;
+  /** The explicit cover; null means "the first image". */
+  coverFileId: number | null;
+  imageFileIds: number[];
+  relatedFileIds: number[];
+}
+
+/** Spec 4.5: without an explicit cover, the first image is the cover. */
+export function effectiveCoverId(record: Pick<ProductRecord, 'coverFileId' | 'imageFileIds'>): number | null {
+  return record.coverFileId ?? record.imageFileIds[0] ?? null;
+}
+
+/** Every file-path id a product references (deduplicated), for one batched media lookup per page. */
+export function mediaIdsOf(records: Iterable<ProductRecord>): number[] {
+  const ids = new Set<number>();
+  for (const r of records) {
+    const cover = effectiveCoverId(r);
+    if (cover !== null) ids.add(cover);
+    for (const id of r.imageFileIds) ids.add(id);
+    for (const id of r.relatedFileIds) ids.add(id);
+    for (const list of Object.values(r.mediaFields)) for (const id of list) ids.add(id);
+  }
+  return [...ids];
+}
+
+/** Spec 4.5 media count: cover (when explicit), images, related assets and every custom media value. */
+export function mediaReferenceCount(r: Pick<ProductRecord, 'coverFileId' | 'imageFileIds' | 'relatedFileIds' | 'mediaFields'>): number {
+  let count = (r.coverFileId === null ? 0 : 1) + r.imageFileIds.length + r.relatedFileIds.length;
+  for (const list of Object.values(r.mediaFields)) count += list.length;
+  return count;
+}
+
+/** Keys sorted, so a representation (and its ETag) does not depend on jsonb's key order. */
+function sortedKeys<T>(object: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * The representation with each media reference resolved by `resolve` (null: the file is gone, and
+ * the reference is left out). Deleted files never appear; a cover whose file is gone is null.
+ */
+function project<M>(record: ProductRecord, resolve: (id: number) => M | null): Omit<ProductSummary, 'cover' | 'images' | 'relatedAssets'> & { cover: M | null; images: M[]; relatedAssets: M[] } {
+  const present = (ids: number[]) => ids.map(resolve).filter((m): m is M => m !== null);
+  const cover = effectiveCoverId(record);
+  const media = Object.fromEntries(Object.entries(record.mediaFields).map(([field, ids]) => [field, present(ids)]));
+  return {
+    id: record.id,
+    name: record.name,
+    spu: record.spu,
+    description: record.description,
+    status: record.status,
+    brandId: record.brandId,
+    categoryId: record.categoryId,
+    ownerUserId: record.ownerUserId,
+    publishedAt: record.publishedAt,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    draftReason: record.draftReason,
+    templateId: record.templateId,
+    templateVersionId: record.templateVersionId,
+    templateFields: sortedKeys({ ...record.templateFields, ...media }) as Record<string, unknown>,
+    cover: cover === null ? null : resolve(cover),
+    images: present(record.imageFileIds),
+    relatedAssets: present(record.relatedFileIds),
+  };
+}
+
+/**
+ * The strong ETag of a product: over its representation with media as ids (signed links change
+ * with every read, the product does not). Files deleted from the library drop out of the
+ * representation, and so change the ETag, exactly as a client sees them disappear.
+ */
+export function productEtag(record: ProductRecord, liveFileIds: ReadonlySet<number>): string {
+  return etagOf(productEtagRepresentation(record, liveFileIds));
+}
+
+/** What the ETag hashes (and If-Match is checked against): the representation with media as ids. */
+export function productEtagRepresentation(record: ProductRecord, liveFileIds: ReadonlySet<number>): unknown {
+  return project(record, (id) => (liveFileIds.has(id) ? id : null));
+}
+
+/** Spec 2.5 ProductSummary: media objects for live files of the team (`media` from one batched lookup). */
+export function summaryOf(record: ProductRecord, media: ReadonlyMap<number, MediaObject>): ProductSummary {
+  return project(record, (id) => media.get(id) ?? null);
+}
+
+/** Spec 2.5 ProductDetail: the summary plus the pinned definition (null without a template). */
+export function detailOf(record: ProductRecord, media: ReadonlyMap<number, MediaObject>, groups: TemplateGroupView[] | null): ProductDetail {
+  return { ...summaryOf(record, media), templateDefinition: groups === null ? null : { groups } };
+}

@@ -1,0 +1,178 @@
+import type { LibraryService } from '../../assets/library.service.ts';
+import { verifySharePassword } from '../../assets/shares/share-secrets.ts';
+import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { DomainError } from '../../platform/errors.ts';
+import type { PreparedDownload, ProductDownloads } from './product-downloads.ts';
+import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
+import { readProduct } from './product-read.ts';
+import type { ProductShares, ShareAccessRow } from './product-shares.ts';
+import { readPinnedVersions } from './product-template.ts';
+import { accessProof, SHARE_TOKEN_PATTERN, verifyAccessProof } from './share-links.ts';
+
+/** How long a visitor who gave the password stays admitted (never past the share's expiry). */
+export const SHARE_ACCESS_SECONDS = 12 * 3600;
+
+/** What a visitor of a share link presents. */
+export interface ShareVisit {
+  token: string;
+  /** The password typed into the page's form. */
+  password?: string;
+  /** The proof of an earlier correct password (the page's cookie). */
+  proof?: string;
+  /** Who is guessing, for the failed-password throttle: the client's address. */
+  client: string;
+  requestId: string;
+}
+
+/** One media file as the page shows it. */
+export interface SharePageMedia {
+  id: number;
+  name: string;
+  mimeType: string;
+  /** Decimal byte count. */
+  size: string;
+  width: number | null;
+  height: number | null;
+  /** Signed preview link that expires with the share at the latest; null for files without a preview. */
+  previewUrl: string | null;
+}
+
+/** Everything the share page renders (rest/share-page/). */
+export interface SharePageView {
+  shareId: number;
+  /** RFC 3339. */
+  expiresAt: string;
+  product: { name: string; spu: string | null; description: string | null; fields: { label: string; value: string }[] };
+  media: SharePageMedia[];
+  /** Present when the share allows downloading its files as one ZIP. */
+  download: { fileCount: number; totalBytes: number } | null;
+}
+
+/** A visitor who gave the right password: the proof to keep (cookie) and until when (epoch ms). */
+export interface ShareAccessGrant {
+  proof: string;
+  expiresAtMs: number;
+}
+
+/** The system acting for a share's team when a visitor without an API key opens it. */
+const SHARE_JOB = 'product-share';
+
+/**
+ * The page a share link opens, for people without an API key (docs/products.md "Shares"). The
+ * token is the credential: it names the share, and through it the team; everything read after
+ * that is scoped to that team and to the share's files. Unknown token: 404 share_not_found;
+ * revoked, expired, or the product no longer shown: 410 share_revoked / share_expired; a
+ * protected share: share_password_required, then share_password_invalid (throttled per share
+ * and client, 429 too_many_attempts).
+ */
+export class ProductSharePages {
+  private readonly shares: ProductShares;
+  private readonly secret: string | null;
+  private readonly library: LibraryService;
+  private readonly limiter: AttemptLimiter;
+  private readonly downloads: ProductDownloads;
+
+  constructor(deps: { shares: ProductShares; secret: string | null; library: LibraryService; limiter: AttemptLimiter; downloads: ProductDownloads }) {
+    this.shares = deps.shares;
+    this.secret = deps.secret;
+    this.library = deps.library;
+    this.limiter = deps.limiter;
+    this.downloads = deps.downloads;
+  }
+
+  /** The page's content; with `grant` when the visitor just gave the right password. */
+  async open(op: Pick<Ctx, 'em'>, visit: ShareVisit, nowMs = Date.now()): Promise<{ view: SharePageView; grant: ShareAccessGrant | null }> {
+    const { share, ctx, grant } = await this.admit(op, visit, nowMs);
+    const record = await this.product(ctx, share);
+    const ids = share.fileIds ?? mediaIdsOf([record]);
+    const found = await this.library.mediaFor(ctx, ids, nowMs, { untilMs: share.expiresAtMs, downloadUrl: false });
+    const media = ids.flatMap((id) => {
+      const m = found.get(id);
+      return m ? [{ id, name: m.name!, mimeType: m.mimeType!, size: m.size!, width: m.width, height: m.height, previewUrl: m.previewUrl }] : [];
+    });
+    const view: SharePageView = {
+      shareId: share.id,
+      expiresAt: new Date(share.expiresAtMs).toISOString(),
+      product: { name: record.name, spu: record.spu, description: record.description, fields: await this.fields(ctx, record) },
+      media,
+      download: share.allowDownload && media.length > 0 ? { fileCount: media.length, totalBytes: media.reduce((sum, m) => sum + Number(m.size), 0) } : null,
+    };
+    return { view, grant };
+  }
+
+  /** The share's files as one ZIP, recorded as a download made through the share (admitted by the page's proof). */
+  async download(op: Pick<Ctx, 'em'>, visit: ShareVisit, nowMs = Date.now()): Promise<PreparedDownload> {
+    const { share, ctx } = await this.admit(op, { ...visit, password: undefined }, nowMs);
+    if (!share.allowDownload) throw new DomainError('forbidden', 'This share does not offer a download');
+    const record = await this.product(ctx, share);
+    const fileIds = share.fileIds ?? mediaIdsOf([record]);
+    return this.downloads.prepareForShare(ctx, { id: share.id, productId: share.productId, fileIds, retryPath: `/s/${visit.token}/download` });
+  }
+
+  /** The share, a context acting for its team, and a new access grant when a password was just given. */
+  private async admit(op: Pick<Ctx, 'em'>, visit: ShareVisit, nowMs: number): Promise<{ share: ShareAccessRow; ctx: Ctx; grant: ShareAccessGrant | null }> {
+    const share = SHARE_TOKEN_PATTERN.test(visit.token) ? await this.shares.findByToken(op, visit.token) : null;
+    if (!share) throw new DomainError('share_not_found', 'No share has this link');
+    if (share.revoked) throw new DomainError('share_revoked', 'This share was revoked');
+    if (share.expiresAtMs <= nowMs) throw new DomainError('share_expired', 'This share has expired');
+    const ctx: Ctx = { em: op.em, teamId: share.teamId, actor: { kind: 'system', teamId: share.teamId, job: SHARE_JOB }, requestId: visit.requestId };
+    let grant: ShareAccessGrant | null = null;
+    if (share.passwordHash !== null) {
+      const protectedShare = { id: share.id, passwordHash: share.passwordHash };
+      const secret = this.requireSecret();
+      if (!verifyAccessProof(secret, protectedShare, visit.proof, nowMs)) {
+        if (visit.password === undefined || visit.password === '') throw new DomainError('share_password_required', 'This share is protected by a password');
+        const attempts = `product-share:${share.id}:${visit.client}`;
+        await this.limiter.check(attempts);
+        if (!(await verifySharePassword(visit.password, share.passwordHash))) {
+          await this.limiter.recordFailure(attempts);
+          throw new DomainError('share_password_invalid', 'The password is wrong');
+        }
+        const expiresAtMs = Math.min(share.expiresAtMs, nowMs + SHARE_ACCESS_SECONDS * 1000);
+        grant = { proof: accessProof(secret, protectedShare, Math.floor(expiresAtMs / 1000)), expiresAtMs };
+      }
+    }
+    return { share, ctx, grant };
+  }
+
+  /** The shared product as it is now: live, and published unless the share was made by a role that sees drafts. */
+  private async product(ctx: Ctx, share: ShareAccessRow): Promise<ProductRecord> {
+    const record = await readProduct(ctx, share.productId, { publishedOnly: !share.showsDrafts });
+    if (!record) throw new DomainError('share_revoked', 'The product is no longer available through this link', undefined, { reason: 'product_unavailable' });
+    return record;
+  }
+
+  /** The product's template values with their field names, in the template's order; media, system and empty fields left out. */
+  private async fields(ctx: Ctx, record: ProductRecord): Promise<{ label: string; value: string }[]> {
+    if (record.templateVersionId === null) return [];
+    const [version] = await readPinnedVersions(ctx, [record.templateVersionId]);
+    if (!version) return [];
+    return version.groups.flatMap((group) =>
+      group.fields.flatMap((field) => {
+        if (field.isSystemField || field.type === 'image' || field.type === 'file') return [];
+        const value = displayValue(record.templateFields[field.id]);
+        return value === null ? [] : [{ label: field.name, value }];
+      }),
+    );
+  }
+
+  private requireSecret(): string {
+    if (!this.secret) throw new Error('LINK_SIGNING_SECRET is not loaded; share pages cannot be served');
+    return this.secret;
+  }
+}
+
+/** A template value as text: lists joined, ranges and objects as "a – b" / JSON; empty values are null. */
+function displayValue(value: unknown): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return value.length === 0 ? null : value.map((v) => displayValue(v) ?? '').join(', ');
+  if (typeof value === 'object') {
+    const range = value as { start?: unknown; end?: unknown };
+    if ('start' in range || 'end' in range) return `${displayValue(range.start) ?? ''} – ${displayValue(range.end) ?? ''}`;
+    return JSON.stringify(value);
+  }
+  return String(value);
+}

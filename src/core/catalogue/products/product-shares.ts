@@ -1,0 +1,206 @@
+import { Type, type Static } from 'typebox';
+import { requirePermission } from '../../access/roles.ts';
+import type { LibraryService } from '../../assets/library.service.ts';
+import { hashSharePassword, hashShareToken } from '../../assets/shares/share-secrets.ts';
+import { actorLabel, keyOf, linkExpiryOf, type Ctx } from '../../platform/ctx.ts';
+import { DomainError, invalid, notFound } from '../../platform/errors.ts';
+import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
+import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
+import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { recordActivity } from '../activity/activity-records.ts';
+import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
+import { newShareNonce, shareToken, shareUrl } from './share-links.ts';
+
+/** How long a share lives: 7 days unless asked, at most 365 days, never past the creating key's expiry. */
+export const SHARE_LIFETIME = { defaultDays: 7, maxDays: 365 } as const;
+
+const RFC3339 = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?(Z|[+-]\\d\\d:\\d\\d)$';
+
+export const ProductShareCreate = Type.Object(
+  {
+    expiresAt: Type.Optional(Type.String({ pattern: RFC3339, description: `When the link stops working (RFC 3339): in the future, at most ${SHARE_LIFETIME.maxDays} days ahead and not after the API key's own expiry. Default: ${SHARE_LIFETIME.defaultDays} days (or the key's expiry, if sooner).` })),
+    password: Type.Optional(Type.String({ minLength: 4, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$', description: 'Visitors must enter it before they see anything; 4-128 characters, not blank. Kept only as a slow hash (scrypt).' })),
+    assetIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { minItems: 1, maxItems: 100, description: 'File-path IDs among the product\'s media the page shows (and downloads); omitted: all of its media, as it is when the page is opened.' })),
+    allowDownload: Type.Optional(Type.Boolean({ description: 'Whether the page offers the shown files as one ZIP download. Default true.' })),
+  },
+  { $id: 'ProductShareCreate', additionalProperties: false },
+);
+
+export const SHARE_STATUSES = ['active', 'expired', 'revoked'] as const;
+
+export const ProductShareView = Type.Object(
+  {
+    id: Type.Integer({ description: 'Share id.' }),
+    productId: Type.Integer({ description: 'The shared product.' }),
+    url: Type.String({ format: 'uri', description: 'The page for people without an API key: `{PUBLIC_BASE_URL}/s/{token}`. Anyone with it can open the page until the share expires or is revoked (and knows the password, when set).' }),
+    status: Type.Union(SHARE_STATUSES.map((s) => Type.Literal(s)), { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
+    expiresAt: Type.String({ format: 'date-time', description: 'When the link stops working (RFC 3339, UTC, microseconds).' }),
+    passwordProtected: Type.Boolean({ description: 'Whether the page asks for a password.' }),
+    assetIds: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'The file-path IDs shown; null: all of the product\'s media.' }),
+    allowDownload: Type.Boolean({ description: 'Whether the page offers a ZIP download.' }),
+    createdAt: Type.String({ format: 'date-time', description: 'RFC 3339, UTC, microseconds.' }),
+    revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was revoked; null while not revoked.' }),
+    actor: Type.String({ description: 'Who created it: `key:<id>` or `member:<id>`.' }),
+    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key that created it.' }),
+    role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time.' }),
+  },
+  { $id: 'ProductShare', additionalProperties: false },
+);
+export type ProductShareView = Static<typeof ProductShareView>;
+
+const checkCreate = compileInput(ProductShareCreate);
+const checkPage = compileInput(PageQuery);
+
+const SHARE_COLUMNS = `s.id, s.product_id as "productId", s.team_id as "teamId", s.nonce,
+  case when s.revoked_at is not null then 'revoked' when s.expires_at <= now() then 'expired' else 'active' end as status,
+  ${isoSql('s.expires_at')} as "expiresAt", s.password_hash is not null as "passwordProtected", s.file_ids as "assetIds",
+  s.allow_download as "allowDownload", ${isoSql('s.created_at')} as "createdAt", ${isoSql('s.revoked_at')} as "revokedAt",
+  s.actor, s.actor_key_id as "keyId", s.actor_role as role`;
+
+type ShareRow = Omit<ProductShareView, 'url'> & { teamId: number; nonce: string };
+
+/** A share as the page side needs it (product-share-page.ts). */
+export interface ShareAccessRow {
+  id: number;
+  teamId: number;
+  productId: number;
+  passwordHash: string | null;
+  fileIds: number[] | null;
+  allowDownload: boolean;
+  showsDrafts: boolean;
+  expiresAtMs: number;
+  revoked: boolean;
+}
+
+/**
+ * Product shares, the API side (docs/products.md "Shares"): create, list and revoke, for usable
+ * and higher with products:share; usable shares published products only (it sees no drafts).
+ * The page a share's link opens is product-share-page.ts.
+ */
+export class ProductShares {
+  private readonly secret: string | null;
+  private readonly publicBaseUrl: string;
+  private readonly readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord>;
+
+  constructor(deps: { secret: string | null; publicBaseUrl: string; readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord> }) {
+    this.secret = deps.secret;
+    this.publicBaseUrl = deps.publicBaseUrl;
+    this.readVisible = deps.readVisible;
+  }
+
+  /** A new share of a product the caller sees; idempotent with a key (a replay answers the same share, link included). */
+  async create(ctx: Ctx, productId: number, input: unknown, idempotencyKey?: string, nowMs = Date.now()): Promise<IdempotentOutcome<ProductShareView>> {
+    requirePermission(ctx, 'products:share');
+    const body = checkCreate(input ?? {});
+    if (body.password !== undefined && body.password.trim() === '') throw invalid('password', 'must not be blank');
+    const expiresAt = this.expiryOf(ctx, body.expiresAt, nowMs);
+    const product = await this.readVisible(ctx, productId);
+    const assetIds = body.assetIds ? [...new Set(body.assetIds)] : null;
+    if (assetIds) {
+      const media = new Set(mediaIdsOf([product]));
+      const foreign = assetIds.filter((id) => !media.has(id));
+      if (foreign.length > 0) {
+        throw new DomainError('validation_failed', 'The request is invalid', foreign.map((id) => ({ field: 'assetIds', message: `${id} is not a media file of this product` })));
+      }
+    }
+    this.requireSecret();
+    // scrypt takes tens of milliseconds: outside the transaction, so no row lock waits on it
+    const passwordHash = body.password === undefined ? null : await hashSharePassword(body.password);
+    const outcome = await withIdempotency(ctx, { operation: `products.share.${productId}`, key: idempotencyKey, input: body }, async (tx) => {
+      const key = keyOf(tx.actor);
+      const nonce = newShareNonce();
+      // the token is derived from the id, so the id is drawn first and the row written once, complete
+      const { id } = (await queryOne<{ id: number }>(tx, `select nextval(pg_get_serial_sequence('product_shares', 'id'))::int as id`))!;
+      const token = shareToken(this.secret!, { teamId: tx.teamId, id, nonce });
+      await queryRows(
+        tx,
+        `insert into product_shares (id, team_id, product_id, nonce, token_hash, password_hash, file_ids, allow_download, shows_drafts, expires_at, actor, actor_key_id, actor_role)
+         values (?, ?, ?, ?, ?, ?, ?::int[], ?, ?, ?::timestamptz, ?, ?, ?)`,
+        [id, tx.teamId, productId, nonce, hashShareToken(token), passwordHash, assetIds && intArray(assetIds), body.allowDownload ?? true, product.status !== 'published', expiresAt, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null],
+      );
+      await recordActivity(tx, 'share', id, 'created');
+      // the idempotency record keeps the id only: the link is derived again, never stored
+      return { status: 201, body: { id }, etag: null };
+    });
+    return { ...outcome, body: await this.read(ctx, productId, outcome.body.id) };
+  }
+
+  /** A product's shares, newest first, in ordinary pages (no ETag). */
+  async list(ctx: Ctx, productId: number, query: unknown): Promise<Page<ProductShareView>> {
+    requirePermission(ctx, 'products:share');
+    const page = normalizePage(checkPage(query ?? {}));
+    await this.readVisible(ctx, productId);
+    const [count, rows] = await Promise.all([
+      queryOne<{ n: number }>(ctx, 'select count(*)::int as n from product_shares where team_id = ? and product_id = ?', [ctx.teamId, productId]),
+      queryRows<ShareRow>(ctx, `select ${SHARE_COLUMNS} from product_shares s where s.team_id = ? and s.product_id = ? order by s.id desc limit ? offset ?`, [
+        ctx.teamId, productId, page.pageSize, (page.page - 1) * page.pageSize,
+      ]),
+    ]);
+    return { items: rows.map((row) => this.view(row)), pagination: paginationOf(page, count!.n) };
+  }
+
+  /** Revokes a share: its page answers 410 from now on. Revoking a revoked share changes nothing and answers it again. */
+  async revoke(ctx: Ctx, productId: number, shareId: number): Promise<ProductShareView> {
+    requirePermission(ctx, 'products:share');
+    await this.readVisible(ctx, productId);
+    await inTransaction(ctx, async (tx) => {
+      const revoked = await queryOne<{ id: number }>(
+        tx,
+        'update product_shares set revoked_at = now() where id = ? and team_id = ? and product_id = ? and revoked_at is null returning id',
+        [shareId, tx.teamId, productId],
+      );
+      if (revoked) await recordActivity(tx, 'share', shareId, 'revoked');
+    });
+    return this.read(ctx, productId, shareId);
+  }
+
+  /** The share behind a token, of any team (the token is the credential); null when there is none. */
+  async findByToken(op: Pick<Ctx, 'em'>, token: string): Promise<ShareAccessRow | null> {
+    const row = await queryOne<ShareAccessRow & { expiresAtMs: string }>(
+      op,
+      `select id, team_id as "teamId", product_id as "productId", password_hash as "passwordHash", file_ids as "fileIds",
+              allow_download as "allowDownload", shows_drafts as "showsDrafts",
+              (extract(epoch from expires_at) * 1000)::float8 as "expiresAtMs", revoked_at is not null as revoked
+         from product_shares where token_hash = ?`,
+      [hashShareToken(token)],
+    );
+    return row && { ...row, expiresAtMs: Number(row.expiresAtMs), fileIds: row.fileIds && row.fileIds.map(Number) };
+  }
+
+  private async read(ctx: Ctx, productId: number, shareId: number): Promise<ProductShareView> {
+    const row = await queryOne<ShareRow>(ctx, `select ${SHARE_COLUMNS} from product_shares s where s.id = ? and s.team_id = ? and s.product_id = ?`, [shareId, ctx.teamId, productId]);
+    if (!row) throw notFound('Share');
+    return this.view(row);
+  }
+
+  private view(row: ShareRow): ProductShareView {
+    const { teamId, nonce, ...rest } = row;
+    const token = shareToken(this.requireSecret(), { teamId, id: row.id, nonce });
+    return { ...rest, url: shareUrl(this.publicBaseUrl, token), assetIds: row.assetIds && row.assetIds.map(Number) };
+  }
+
+  /** The requested expiry as an instant, or the default; 422 when past, too far, or after the key's own expiry. */
+  private expiryOf(ctx: Ctx, requested: string | undefined, nowMs: number): string {
+    const keyExpiry = linkExpiryOf(ctx.actor);
+    const maxMs = nowMs + SHARE_LIFETIME.maxDays * 86_400_000;
+    if (requested === undefined) {
+      const defaultMs = nowMs + SHARE_LIFETIME.defaultDays * 86_400_000;
+      return new Date(keyExpiry === null ? defaultMs : Math.min(defaultMs, keyExpiry)).toISOString();
+    }
+    const at = Date.parse(requested);
+    if (Number.isNaN(at)) throw invalid('expiresAt', 'must be an RFC 3339 date-time');
+    if (at <= nowMs) throw invalid('expiresAt', 'must be in the future');
+    if (at > maxMs) throw invalid('expiresAt', `must be at most ${SHARE_LIFETIME.maxDays} days ahead`);
+    if (keyExpiry !== null && at > keyExpiry) throw invalid('expiresAt', `must not be after the API key's expiry (${new Date(keyExpiry).toISOString()})`);
+    return requested;
+  }
+
+  private requireSecret(): string {
+    // the CLI builds a core without the database-kept secret; it never issues share links
+    if (!this.secret) throw new Error('LINK_SIGNING_SECRET is not loaded; share links cannot be issued');
+    return this.secret;
+  }
+}

@@ -1,0 +1,185 @@
+import type { LibraryService } from '../../assets/library.service.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { DomainError, invalid, type FieldIssue } from '../../platform/errors.ts';
+import { intArray, queryOne } from '../../platform/sql.ts';
+import { draftReasonOf, mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
+import { allFileIds, checkMediaTotal, checkMediaWrite } from './product-media.ts';
+import { effectiveCoverId, type ProductRecord } from './product-projection.ts';
+import { RECORD_COLUMNS, recordOf } from './product-read.ts';
+import { PRODUCT_LIMITS, type ProductCreate } from './product.schemas.ts';
+import type { TemplateGroupView } from '../templates/template.schemas.ts';
+
+/*
+ * The field rules shared by create and PATCH (spec 4.5 ProductCreate; docs/products.md): scalar
+ * normalization, brand/category/owner references, custom values, media, completeness, and the
+ * statements that write a product. Every function runs in the caller's transaction.
+ */
+
+/** Lengths count code points, as PostgreSQL varchar does. */
+function codePoints(value: string): number {
+  return [...value].length;
+}
+
+/** Spec 4.5: name trimmed, at most 255; may be empty on a draft. */
+export function normalizeName(name: string): string {
+  const trimmed = name.trim();
+  if (codePoints(trimmed) > PRODUCT_LIMITS.name) throw invalid('name', 'must be at most 255 characters after trimming');
+  return trimmed;
+}
+
+/** Spec 4.5: spu trimmed, at most 64; null or blank clears. */
+export function normalizeSpu(spu: string | null): string | null {
+  if (spu === null) return null;
+  const trimmed = spu.trim();
+  if (trimmed === '') return null;
+  if (codePoints(trimmed) > PRODUCT_LIMITS.spu) throw invalid('spu', 'must be at most 64 characters after trimming');
+  return trimmed;
+}
+
+/** The product as a write would leave it; the service fills it from the input and the current row. */
+export interface ProductDraft {
+  name: string;
+  spu: string | null;
+  description: string | null;
+  brandId: number | null;
+  categoryId: number | null;
+  ownerUserId: number | null;
+  values: CustomValues;
+  coverFileId: number | null;
+  imageFileIds: number[];
+  relatedFileIds: number[];
+}
+
+/**
+ * Checks brand, category and owner references that the write sets. A set brand is locked FOR
+ * SHARE: category tree writes and brand deletion lock the same row exclusively, so a product can
+ * never land in a brand or category that is being deleted (spec 3.2 guards see it, or it sees them).
+ */
+export async function checkReferences(tx: Ctx, draft: ProductDraft, changed: { brandOrCategory: boolean; owner: boolean }): Promise<void> {
+  if (changed.brandOrCategory && draft.brandId !== null) {
+    const brand = await queryOne(tx, 'select id from brands where id = ? and team_id = ? and deleted_at is null for share', [draft.brandId, tx.teamId]);
+    if (!brand) throw invalid('brandId', 'is not a live brand of your library');
+  }
+  if (changed.brandOrCategory && draft.categoryId !== null) {
+    if (draft.brandId === null) throw invalid('categoryId', 'needs a brand: a category belongs to a brand, so set brandId (or clear categoryId)');
+    const category = await queryOne<{ brandId: number }>(
+      tx,
+      'select brand_id as "brandId" from categories where id = ? and team_id = ? and deleted_at is null',
+      [draft.categoryId, tx.teamId],
+    );
+    if (!category) throw invalid('categoryId', 'is not a live category of your library');
+    if (category.brandId !== draft.brandId) throw invalid('categoryId', 'belongs to another brand than the product');
+  }
+  if (changed.owner && draft.ownerUserId !== null) {
+    const member = await queryOne(tx, 'select id from members where id = ? and team_id = ?', [draft.ownerUserId, tx.teamId]);
+    if (!member) throw invalid('ownerUserId', 'is not a member of your team');
+  }
+}
+
+/** Applies `templateFields` (shallow merge) onto the draft; throws 422 naming every bad value. */
+export function applyCustomValues(draft: ProductDraft, groups: TemplateGroupView[] | null, input: Record<string, unknown> | undefined) {
+  const merged = mergeCustomValues(groups, draft.values, input ?? {});
+  if (merged.issues.length > 0) throw new DomainError('validation_failed', 'The request is invalid', merged.issues);
+  draft.values = merged.values;
+  return merged.media;
+}
+
+/** The media rules of a write (count first: it needs no lookup), then the library lookup of the supplied ids. */
+export async function checkMedia(tx: Ctx, library: LibraryService, draft: ProductDraft, supplied: Parameters<typeof checkMediaWrite>[2]): Promise<void> {
+  checkMediaTotal({ ...draft, mediaFields: draft.values.mediaFields });
+  await checkMediaWrite(tx, library, supplied);
+}
+
+/** What keeps the draft from being published (spec 3.1), given which of its files are live. */
+export function completenessIssues(draft: ProductDraft, groups: TemplateGroupView[] | null, liveFileIds: ReadonlySet<number>): FieldIssue[] {
+  const cover = effectiveCoverId(draft);
+  return missingRequired(groups, {
+    name: draft.name,
+    spu: draft.spu,
+    hasCover: cover !== null && liveFileIds.has(cover),
+    values: draft.values,
+    liveFileIds,
+  });
+}
+
+
+function draftParams(draft: ProductDraft): unknown[] {
+  return [
+    draft.name,
+    draft.spu,
+    draft.description,
+    draft.brandId,
+    draft.categoryId,
+    draft.ownerUserId,
+    JSON.stringify(draft.values.templateFields),
+    JSON.stringify(draft.values.mediaFields),
+    draft.coverFileId,
+    intArray(draft.imageFileIds),
+    intArray(draft.relatedFileIds),
+    intArray(allFileIds({ ...draft, mediaFields: draft.values.mediaFields })),
+  ];
+}
+
+/**
+ * Inserts a draft (spec 3.1: creation always makes a draft). created_at and updated_at come from
+ * one clock_timestamp(): the moment of the write, not of the transaction start, which keeps the
+ * gap between a row's updatedAt and its commit as small as possible for sync (docs/products.md).
+ */
+export async function insertDraft(tx: Ctx, draft: ProductDraft, pin: { templateId: string; versionId: string } | null, draftReason: string | null): Promise<ProductRecord> {
+  const row = await queryOne<ProductRecord>(
+    tx,
+    `insert into products as p (team_id, status, draft_reason, template_id, template_version_id, name, spu, description, brand_id, category_id,
+        owner_id, template_fields, media_fields, cover_file_id, image_file_ids, related_file_ids, media_file_ids, created_at, updated_at)
+     select ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?::int[], ?::int[], ?::int[], c.t, c.t
+       from (select clock_timestamp() as t) c
+     returning ${RECORD_COLUMNS}`,
+    [tx.teamId, draftReason, pin?.templateId ?? null, pin?.versionId ?? null, ...draftParams(draft)],
+  );
+  return recordOf(row!);
+}
+
+/** Writes the draft's fields over a locked product and bumps updatedAt from the database clock. */
+export async function updateFields(tx: Ctx, id: number, draft: ProductDraft, draftReason: string | null): Promise<ProductRecord> {
+  const row = await queryOne<ProductRecord>(
+    tx,
+    `update products p set draft_reason = ?, name = ?, spu = ?, description = ?, brand_id = ?, category_id = ?, owner_id = ?,
+        template_fields = ?::jsonb, media_fields = ?::jsonb, cover_file_id = ?, image_file_ids = ?::int[], related_file_ids = ?::int[],
+        media_file_ids = ?::int[], updated_at = clock_timestamp()
+      where p.id = ? and p.team_id = ?
+     returning ${RECORD_COLUMNS}`,
+    [draftReason, ...draftParams(draft), id, tx.teamId],
+  );
+  return recordOf(row!);
+}
+
+/** A new draft from a validated ProductCreate body: name and spu normalized, omitted fields at their defaults. */
+export function draftFromCreate(body: ProductCreate): ProductDraft {
+  return {
+    name: body.name === undefined ? '' : normalizeName(body.name),
+    spu: body.spu === undefined ? null : normalizeSpu(body.spu),
+    description: body.description ?? null,
+    brandId: body.brandId ?? null,
+    categoryId: body.categoryId ?? null,
+    ownerUserId: body.ownerUserId ?? null,
+    values: { templateFields: {}, mediaFields: {} },
+    coverFileId: body.coverAssetId ?? null,
+    imageFileIds: body.imageAssetIds ?? [],
+    relatedFileIds: body.relatedAssetIds ?? [],
+  };
+}
+
+/** The current product as a draft to patch: omitted properties stay unchanged. */
+export function draftFromRecord(record: ProductRecord): ProductDraft {
+  return {
+    name: record.name,
+    spu: record.spu,
+    description: record.description,
+    brandId: record.brandId,
+    categoryId: record.categoryId,
+    ownerUserId: record.ownerUserId,
+    values: { templateFields: record.templateFields, mediaFields: record.mediaFields },
+    coverFileId: record.coverFileId,
+    imageFileIds: record.imageFileIds,
+    relatedFileIds: record.relatedFileIds,
+  };
+}

@@ -1,0 +1,224 @@
+import { actorMay, requirePermission } from '../../access/roles.ts';
+import type { LibraryService } from '../../assets/library.service.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { notFound } from '../../platform/errors.ts';
+import { etagOf } from '../../platform/etag.ts';
+import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
+import { historyPage, recordProductChange, type ProductHistoryItem } from './product-history.ts';
+import type { Page } from '../../platform/pagination.ts';
+import { paginationOf, type Pagination } from '../../platform/pagination.ts';
+import { compileInput } from '../../platform/validate.ts';
+import type { Versioned } from '../brands/brand.service.ts';
+import { ProductLifecycle } from './product-lifecycle.ts';
+import { allFileIds, liveFileIdsOf } from './product-media.ts';
+import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
+import { parseProductQuery } from './product-query.ts';
+import {
+  hasLiveProductInBrand,
+  hasLiveProductInCategories,
+  readListPage,
+  readProduct,
+  readProductsByIds,
+  visibleProductIds,
+} from './product-read.ts';
+import { syncPage } from './product-sync.ts';
+import { ProductTotals } from './product-totals.ts';
+import { readPinnedVersions } from './product-template.ts';
+import {
+  applyCustomValues,
+  checkMedia,
+  checkReferences,
+  completenessIssues,
+  draftFromCreate,
+  insertDraft,
+} from './product-write.ts';
+import { draftReasonOf } from './product-fields.ts';
+import { ProductCreate, ProductVisibilityRequest, type ProductDetail, type ProductSummary, type ProductVisibilityItem, type SyncPagination } from './product.schemas.ts';
+import type { TemplateService } from '../templates/template.service.ts';
+import type { TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
+
+const checkCreate = compileInput(ProductCreate);
+const checkVisibility = compileInput(ProductVisibilityRequest);
+
+/** A product write or read: the spec 2.5 detail and its ETag for REST, the stored record for GraphQL. */
+export interface ProductOutcome {
+  data: ProductDetail;
+  etag: string;
+  record: ProductRecord;
+}
+
+export type ProductListResult =
+  | { mode: 'page'; items: ProductSummary[]; pagination: Pagination }
+  | { mode: 'sync'; items: ProductSummary[]; pagination: SyncPagination };
+
+export interface ProductServiceOptions {
+  library: LibraryService;
+  templates: TemplateService;
+  /** HMAC key of sync cursors (LINK_SIGNING_SECRET or the database-kept one). */
+  cursorSecret: string | null;
+  /** Rows a sync page with a search filter examines at most (docs/products.md); tests lower it. */
+  syncScanLimit?: number;
+}
+
+/** Products of a team's catalogue (spec 2.5, 3.1, 3.2, 4.5, 5, 7.1, 8). */
+export class ProductService {
+  private readonly library: LibraryService;
+  private readonly templates: TemplateService;
+  private readonly cursorSecret: string | null;
+  private readonly syncScanLimit: number;
+  private readonly lifecycle: ProductLifecycle;
+  /** Exact list totals memoized by product version (product-totals.ts). */
+  readonly totals = new ProductTotals();
+
+  constructor(options: ProductServiceOptions) {
+    this.library = options.library;
+    this.templates = options.templates;
+    this.cursorSecret = options.cursorSecret;
+    this.syncScanLimit = options.syncScanLimit ?? 5000;
+    this.lifecycle = new ProductLifecycle({ library: options.library, definitionOf: (tx, record) => this.definitionOf(tx, record) });
+  }
+
+  /** listProducts (spec 4.5): ordinary pages (updatedAt, id descending) or, with sync=true, a cursor scan. */
+  async list(ctx: Ctx, query: Record<string, unknown>): Promise<ProductListResult> {
+    const records = await this.listRecords(ctx, query);
+    const media = await this.library.mediaFor(ctx, mediaIdsOf(records.items));
+    const items = records.items.map((record) => summaryOf(record, media));
+    return records.mode === 'page' ? { mode: 'page', items, pagination: records.pagination } : { mode: 'sync', items, pagination: records.pagination };
+  }
+
+  /** The same listing as stored records (GraphQL resolves media, brands and templates through its loaders). */
+  async listRecords(ctx: Ctx, query: Record<string, unknown>): Promise<
+    { mode: 'page'; items: ProductRecord[]; pagination: Pagination } | { mode: 'sync'; items: ProductRecord[]; pagination: SyncPagination }
+  > {
+    requirePermission(ctx, 'products:read');
+    const parsed = parseProductQuery(ctx, query);
+    if (parsed.mode === 'page') {
+      const page = { page: parsed.page, pageSize: parsed.pageSize };
+      const { records, total } = await readListPage(ctx, parsed.filters, page.pageSize, (page.page - 1) * page.pageSize, this.totals);
+      return { mode: 'page', items: records, pagination: paginationOf(page, total) };
+    }
+    if (!this.cursorSecret) throw new Error('The cursor signing secret is not loaded; sync is unavailable');
+    const { records, pagination } = await syncPage(ctx, parsed, { secret: this.cursorSecret, scanLimit: this.syncScanLimit });
+    return { mode: 'sync', items: records, pagination };
+  }
+
+  /** getProduct: one product the caller may see (drafts are 404 for view_only and usable), with its ETag. */
+  async get(ctx: Ctx, id: number): Promise<ProductOutcome> {
+    return this.outcome(ctx, await this.readVisible(ctx, id));
+  }
+
+  /** The stored record of a product the caller may see, with its ETag (GraphQL product(id)). */
+  async getRecord(ctx: Ctx, id: number): Promise<Versioned<ProductRecord>> {
+    const record = await this.readVisible(ctx, id);
+    return { data: record, etag: productEtag(record, await liveFileIdsOf(ctx, this.library, record)) };
+  }
+
+  /** Spec 3.1: a draft is not found for view_only and usable, like a deleted or other-team product. */
+  private async readVisible(ctx: Ctx, id: number): Promise<ProductRecord> {
+    requirePermission(ctx, 'products:read');
+    const record = await readProduct(ctx, id, { publishedOnly: publishedOnly(ctx) });
+    if (!record) throw notFound('Product');
+    return record;
+  }
+
+  /** Batch read for GraphQL dataloaders: products of the caller's team among `ids`, within visibility. */
+  async findByIds(ctx: Ctx, ids: readonly number[]): Promise<ProductRecord[]> {
+    requirePermission(ctx, 'products:read');
+    return readProductsByIds(ctx, ids, publishedOnly(ctx));
+  }
+
+  /** Batch read of pinned definitions (spec 2.5 templateDefinition): needs no templates:read. */
+  async pinnedVersions(ctx: Ctx, versionIds: readonly string[]): Promise<TemplateVersionView[]> {
+    requirePermission(ctx, 'products:read');
+    return readPinnedVersions(ctx, versionIds);
+  }
+
+  /** createProduct (spec 4.5): always a draft; pins the resolved template version; idempotent with a key. */
+  async create(ctx: Ctx, input: unknown, idempotencyKey?: string): Promise<IdempotentOutcome<ProductDetail> & { record: ProductRecord }> {
+    requirePermission(ctx, 'products:create');
+    const body = checkCreate(input);
+    const draft = draftFromCreate(body);
+    const stored = await withIdempotency(ctx, { operation: 'products.create', key: idempotencyKey, input: body }, async (tx) => {
+      await checkReferences(tx, draft, { brandOrCategory: true, owner: true });
+      const pin = await this.templates.resolveForProduct(tx, { templateId: body.templateId, brandId: draft.brandId, categoryId: draft.categoryId });
+      const groups = pin ? (await this.templates.getVersion(tx, pin.versionId)).groups : null;
+      const mediaInputs = applyCustomValues(draft, groups, body.templateFields);
+      await checkMedia(tx, this.library, draft, { coverFileId: draft.coverFileId, imageFileIds: draft.imageFileIds, relatedFileIds: draft.relatedFileIds, fields: mediaInputs });
+      // every reference was just checked live, so completeness may count them all
+      const live = new Set(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }));
+      const record = await insertDraft(tx, draft, pin, draftReasonOf(completenessIssues(draft, groups, live)));
+      await recordProductChange(tx, record.id, 'created', null, record);
+      return { status: 201, body: record, etag: productEtag(record, live) };
+    });
+    // spec 4.5: a replay keeps the original scalars and ETag and shows only media still valid now
+    const projected = await this.outcome(ctx, stored.body, stored.etag ?? undefined);
+    return { status: stored.status, body: projected.data, etag: projected.etag, replayed: stored.replayed, record: stored.body };
+  }
+
+  /** A product's history (docs/products.md "History"), newest first; visible exactly when the product is (a draft is 404 for view_only and usable). */
+  async history(ctx: Ctx, id: number, query: unknown): Promise<Page<ProductHistoryItem>> {
+    await this.readVisible(ctx, id);
+    return historyPage(ctx, id, query);
+  }
+
+  /** updateProduct (docs/products.md): the create field rules; template fixed; a published product must stay complete. */
+  async update(ctx: Ctx, id: number, input: unknown, ifMatch?: string): Promise<ProductOutcome> {
+    requirePermission(ctx, 'products:update');
+    const record = await this.lifecycle.patch(ctx, id, input, ifMatch);
+    return this.outcome(ctx, record);
+  }
+
+  /** publishProduct (docs/products.md): validates the complete product, sets publishedAt; already published: unchanged 200. */
+  async publish(ctx: Ctx, id: number, ifMatch?: string): Promise<ProductOutcome> {
+    requirePermission(ctx, 'products:publish');
+    return this.outcome(ctx, await this.lifecycle.publish(ctx, id, ifMatch));
+  }
+
+  /** unpublishProduct (docs/products.md): back to draft, publishedAt null; already a draft: unchanged 200. */
+  async unpublish(ctx: Ctx, id: number, ifMatch?: string): Promise<ProductOutcome> {
+    requirePermission(ctx, 'products:publish');
+    return this.outcome(ctx, await this.lifecycle.unpublish(ctx, id, ifMatch));
+  }
+
+  /** deleteProduct (spec 3.2 style): soft delete; the spu stays reserved. */
+  async softDelete(ctx: Ctx, id: number, ifMatch?: string): Promise<Versioned<{ id: number }>> {
+    requirePermission(ctx, 'products:delete');
+    await this.lifecycle.softDelete(ctx, id, ifMatch);
+    const data = { id };
+    return { data, etag: etagOf(data) };
+  }
+
+  /** Spec 4.5 rule 5: visible / not_visible per id for this caller; filters do not apply. */
+  async visibility(ctx: Ctx, input: unknown): Promise<ProductVisibilityItem[]> {
+    requirePermission(ctx, 'products:read');
+    const ids = [...new Set(checkVisibility(input).ids)];
+    const visible = await visibleProductIds(ctx, ids, publishedOnly(ctx));
+    return ids.map((id) => ({ id, result: visible.has(id) ? 'visible' : 'not_visible' }));
+  }
+
+  /** For the category deletion guard (spec 3.2 category_has_products). */
+  async hasLiveInCategories(tx: Ctx, categoryIds: readonly number[]): Promise<boolean> {
+    return hasLiveProductInCategories(tx, categoryIds);
+  }
+
+  /** For the brand deletion guard (spec 3.2 brand_has_dependents). */
+  async hasLiveInBrand(tx: Ctx, brandId: number): Promise<boolean> {
+    return hasLiveProductInBrand(tx, brandId);
+  }
+
+  private async definitionOf(ctx: Ctx, record: Pick<ProductRecord, 'templateVersionId'>): Promise<TemplateGroupView[] | null> {
+    return record.templateVersionId === null ? null : (await this.templates.getVersion(ctx, record.templateVersionId)).groups;
+  }
+
+  /** Projects a record for REST: media objects of live files (one lookup), the pinned definition, the ETag. */
+  private async outcome(ctx: Ctx, record: ProductRecord, storedEtag?: string): Promise<ProductOutcome> {
+    const [media, groups] = await Promise.all([this.library.mediaFor(ctx, mediaIdsOf([record])), this.definitionOf(ctx, record)]);
+    const etag = storedEtag ?? productEtag(record, new Set(media.keys()));
+    return { data: detailOf(record, media, groups), etag, record };
+  }
+}
+
+/** Spec 3.1: view_only and usable see published products only. */
+function publishedOnly(ctx: Ctx): boolean {
+  return !actorMay(ctx.actor, 'products:read_drafts');
+}
