@@ -4,6 +4,7 @@ import { BrandCreate, BrandPatch, BrandView } from '../../core/catalogue/brands/
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';
+import { replyCreated } from '../reply-created.ts';
 import { listSchema, ok, okSchema } from '../envelope.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 
@@ -24,10 +25,7 @@ export async function brandRoutes(app: FastifyInstance, { core }: { core: Core }
   app.post('/brands', {
     schema: { operationId: 'createBrand', summary: 'Create a brand', description: 'Creates a brand with a server-generated code (manage role). The body takes exactly name, description and logoUrl (spec 4.2): any other field, website, sortOrder and isEnabled included, is 422 validation_failed naming it (GraphQL and the CLI set those). With Idempotency-Key (up to 255 characters) a replay within 24 hours returns the original response with Idempotent-Replayed: true; the same key with other input is 409 idempotency_key_reused. Answers 201 with the brand and its ETag.', tags, security, headers: IdempotencyHeaders, body: Type.Ref('BrandCreate'), response: { 201: okSchema(BrandRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors } },
   }, async (request, reply) => {
-    const outcome = await core.brands.create(request.ctx, request.body, header(request, 'idempotency-key'), 'spec');
-    if (outcome.etag) reply.header('ETag', outcome.etag);
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+    return replyCreated(reply, request.id, await core.brands.create(request.ctx, request.body, header(request, 'idempotency-key'), 'spec'));
   });
 
   app.get('/brands/:id', {

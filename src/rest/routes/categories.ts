@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { CategoryCreate, CategoryListQuery, CategoryPatch, CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { header } from '../auth.ts';
+import { replyCreated } from '../reply-created.ts';
 import { listSchema, ok, okSchema } from '../envelope.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 
@@ -24,10 +25,7 @@ export async function categoryRoutes(app: FastifyInstance, { core }: { core: Cor
   app.post('/categories', {
     schema: { operationId: 'createCategory', summary: 'Create a category', description: 'Creates a category under a brand or a parent of the same brand (manage role): at most 10 levels and 5,000 live categories per brand; the name is unique among live siblings (409 name_in_use). Idempotency-Key as for brands. A new category gets the library default template when its brand bindings allow.', tags, security, headers: IdempotencyHeaders, body: Type.Ref('CategoryCreate'), response: { 201: okSchema(CategoryRef), 409: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const outcome = await core.categories.create(request.ctx, request.body, header(request, 'idempotency-key'));
-    if (outcome.etag) reply.header('ETag', outcome.etag);
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+    return replyCreated(reply, request.id, await core.categories.create(request.ctx, request.body, header(request, 'idempotency-key')));
   });
 
   app.get('/categories/:id', {

@@ -5,6 +5,7 @@ import type { Core } from '../../core/core.ts';
 import { MAX_RESOURCE_ID } from '../../core/platform/ids.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';
+import { replyCreated } from '../reply-created.ts';
 import { listSchema, ok, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
@@ -34,9 +35,7 @@ export async function productShareRoutes(app: FastifyInstance, { core }: { core:
       response: { 201: okSchema(ShareRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors },
     },
   }, async (request, reply) => {
-    const outcome = await core.productShares.create(request.ctx, (request.params as { id: number }).id, request.body ?? {}, header(request, 'idempotency-key'));
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+    return replyCreated(reply, request.id, await core.productShares.create(request.ctx, (request.params as { id: number }).id, request.body ?? {}, header(request, 'idempotency-key')));
   });
 
   app.get('/products/:id/shares', {

@@ -14,6 +14,7 @@ import {
 import type { Core } from '../../core/core.ts';
 import { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
 import { header } from '../auth.ts';
+import { replyCreated } from '../reply-created.ts';
 import { listSchema, ok, okSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
@@ -67,10 +68,7 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
   app.post('/products', {
     schema: { operationId: 'createProduct', summary: 'Create a product (draft)', description: 'Always creates a draft and pins the resolved template version (explicit templateId, then category or ancestor binding, then the brand binding, then the library default).', tags, security, headers: IdempotencyHeaders, body: Type.Ref('ProductCreate'), response: { 201: okSchema(DetailRef), 409: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const outcome = await core.products.create(request.ctx, request.body, header(request, 'idempotency-key'));
-    if (outcome.etag) reply.header('ETag', outcome.etag);
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+    return replyCreated(reply, request.id, await core.products.create(request.ctx, request.body, header(request, 'idempotency-key')));
   });
 
   app.post('/products/visibility', {

@@ -12,6 +12,7 @@ import {
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';
+import { replyCreated } from '../reply-created.ts';
 import { listSchema, ok, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
@@ -38,10 +39,7 @@ export async function templateRoutes(app: FastifyInstance, { core }: { core: Cor
   app.post('/product-info-templates', {
     schema: { operationId: 'createTemplate', summary: 'Create an information template', description: 'Creates a template and its first immutable version (manage role): groups and fields with the three system fields, bindings to brands and categories, optionally the library default. Idempotency-Key as for brands; 409 name_in_use among live templates.', tags, security, headers: IdempotencyHeaders, body: Type.Ref('TemplateCreate'), response: { 201: okSchema(TemplateRef), 409: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const outcome = await core.templates.create(request.ctx, request.body, header(request, 'idempotency-key'));
-    if (outcome.etag) reply.header('ETag', outcome.etag);
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.status(outcome.status).send(ok(request.id, outcome.body));
+    return replyCreated(reply, request.id, await core.templates.create(request.ctx, request.body, header(request, 'idempotency-key')));
   });
 
   app.get('/product-info-templates/:id', {
