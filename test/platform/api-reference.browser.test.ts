@@ -1,0 +1,72 @@
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { freePort } from '../support/private-redis.ts';
+
+/*
+ * The API reference in a real browser (issue 17: "/docs and GraphiQL work without internet"):
+ * Debian's Chromium opens the pages from a listening server, every request the page makes is
+ * recorded, and the pages must render with none of them leaving Shelf's origin and no script error.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let env: TestEnv;
+let browser: Browser;
+let origin: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  env = await createTestEnv({ PUBLIC_BASE_URL: origin });
+  await env.app.listen({ port, host: '127.0.0.1' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+afterAll(async () => {
+  await browser?.close();
+  await env.close();
+});
+
+/** A page that records every request it makes and every script error it throws. */
+async function recordingPage(): Promise<{ page: Page; requests: string[]; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  return { page, requests, errors };
+}
+
+const elsewhere = (requests: string[]) => requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
+
+describe('the API reference in headless Chromium (issue 17)', () => {
+  it('/docs renders every tag and the operations of the OpenAPI document, loading nothing from another origin', async () => {
+    const { page, requests, errors } = await recordingPage();
+    const response = await page.goto(`${origin}/docs/`);
+    expect(response?.status()).toBe(200);
+    await page.locator('.opblock-tag', { hasText: 'Products' }).first().waitFor({ timeout: 20_000 });
+    // tags open as lists (Swagger UI's default docExpansion): the operations show without a click
+    await page.locator('.opblock-summary-description', { hasText: 'Share a product' }).first().waitFor({ timeout: 10_000 });
+    expect(requests).toContain(`${origin}/docs/json`);
+    expect(elsewhere(requests)).toEqual([]);
+    expect(errors).toEqual([]);
+    await writeFile(join(tmpdir(), 'shelf-docs.png'), await page.screenshot());
+    await page.close();
+  });
+
+  it('GraphiQL renders its editor at /graphql, loading nothing from another origin', async () => {
+    const { page, requests, errors } = await recordingPage();
+    const response = await page.goto(`${origin}/graphql`);
+    expect(response?.status()).toBe(200);
+    await page.locator('.graphiql-container').first().waitFor({ timeout: 20_000 });
+    await page.locator('.graphiql-query-editor').first().waitFor({ timeout: 10_000 });
+    expect(elsewhere(requests)).toEqual([]);
+    expect(errors).toEqual([]);
+    await writeFile(join(tmpdir(), 'shelf-graphiql.png'), await page.screenshot());
+    await page.close();
+  });
+});
