@@ -1,3 +1,4 @@
+import { requireTeam } from './require-team.ts';
 import { createHash } from 'node:crypto';
 import type { Ctx, KeyActor, MemberActor } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
@@ -33,10 +34,6 @@ function requireId(id: unknown, field: string): number {
   return id;
 }
 
-async function requireTeam(ctx: OperatorCtx, teamId: number): Promise<void> {
-  const team = await queryOne(ctx, 'select id from teams where id = ?', [teamId]);
-  if (!team) throw notFound('Team');
-}
 
 /** Teams, members and API keys (spec 5). Keys are managed by operators only, never over the API. */
 export class AccessService {

@@ -1,7 +1,8 @@
+import { requireTeam } from '../access/require-team.ts';
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import type { Ctx } from '../platform/ctx.ts';
-import { invalid, notFound } from '../platform/errors.ts';
+import { invalid } from '../platform/errors.ts';
 import { isResourceId } from '../platform/ids.ts';
 import { queryOne } from '../platform/sql.ts';
 import type { Storage } from './storage.ts';
@@ -64,8 +65,7 @@ export class CategoryIconService {
   /** category-icon import: validates the image by content, stores it under STORAGE_DIR and records it for the team. */
   async importIcon(ctx: Pick<Ctx, 'em'>, input: { teamId: number; bytes: Buffer }): Promise<{ id: number }> {
     if (!isResourceId(input.teamId)) throw invalid('team', 'must be a positive integer id');
-    const team = await queryOne(ctx, 'select id from teams where id = ?', [input.teamId]);
-    if (!team) throw notFound('Team');
+    await requireTeam(ctx, input.teamId);
     const image = await inspectIcon(input.bytes);
     const storageKey = `category-icons/${input.teamId}/${randomUUID()}.${image.extension}`;
     await this.storage.put(storageKey, input.bytes);

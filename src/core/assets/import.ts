@@ -1,10 +1,11 @@
+import { requireTeam } from '../access/require-team.ts';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import type { Actor } from '../platform/ctx.ts';
-import { DomainError, invalid, notFound } from '../platform/errors.ts';
+import { DomainError, invalid } from '../platform/errors.ts';
 import { libraryEvents } from '../events/library-events.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
@@ -40,9 +41,6 @@ export function objectKey(sha256: string): string {
 }
 
 /** The team an operator names must exist (404 not_found otherwise). */
-export async function requireTeam(op: UnitOfWork, teamId: number): Promise<void> {
-  if (!(await queryOne(op, 'select id from teams where id = ?', [teamId]))) throw notFound('Team');
-}
 
 /** The `--user` of an import must be a member of the same team (creator, owner). */
 export async function requireMember(op: UnitOfWork, teamId: number, userId: number | undefined): Promise<number | null> {

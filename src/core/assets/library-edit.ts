@@ -6,7 +6,7 @@ import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { normalizeLink, normalizeTags } from './file-rules.ts';
 import type { UnitOfWork } from './folders.ts';
-import { requireTeam } from './import.ts';
+import { requireTeam } from '../access/require-team.ts';
 import { fileFacts, libraryEvents, type FileFacts } from '../events/library-events.ts';
 import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, TransferOwnershipInput, type AnalysisInput } from './library-edit.schemas.ts';
 

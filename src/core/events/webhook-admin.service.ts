@@ -1,3 +1,4 @@
+import { requireTeam } from '../access/require-team.ts';
 import { requireKey, type Ctx } from '../platform/ctx.ts';
 import { hasPermission } from '../access/roles.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
@@ -92,7 +93,7 @@ export class WebhookAdminService {
   /** An operator's view of a team's endpoints (CLI `webhook ...`): every endpoint of the team, which must exist. */
   async operatorScope(op: Pick<Ctx, 'em'>, teamId: number): Promise<WebhookScope> {
     if (!isResourceId(teamId)) throw invalid('team', 'must be a positive integer id');
-    if (!(await queryOne(op, 'select id from teams where id = ?', [teamId]))) throw notFound('Team');
+    await requireTeam(op, teamId);
     return { em: op.em, teamId, keyId: null };
   }
 

@@ -6,7 +6,7 @@ import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { escapeLike, queryOne, queryRows } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { parseFolderPath, type UnitOfWork } from '../folders.ts';
-import { requireTeam } from '../import.ts';
+import { requireTeam } from '../../access/require-team.ts';
 import type { LinkSigner } from '../links.ts';
 import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, toAssetItem, type AssetRow } from '../search/asset-items.ts';
 import { SearchShareRequest, type FolderDTO, type ShareSearchResult } from '../search/search.schemas.ts';
