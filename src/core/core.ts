@@ -140,7 +140,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   categories.addDeleteGuard((tx, categoryIds) => products.hasLiveInCategories(tx, categoryIds));
   // spec 3.2: a brand with live products is not deleted (brand_has_dependents)
   brands.addDependentCheck((tx, brandId) => products.hasLiveInBrand(tx, brandId));
-  const readVisibleProduct = async (ctx: Ctx, id: number) => (await products.getRecord(ctx, id)).data;
+  const readVisibleProduct = (ctx: Ctx, id: number) => products.readVisible(ctx, id);
   const downloads = new ProductDownloads({ storage, readVisible: readVisibleProduct });
   const productShares = new ProductShares({ secret: config.linkSigningSecret, publicBaseUrl: config.publicBaseUrl, readVisible: readVisibleProduct });
   return {

@@ -4,18 +4,17 @@ import { libraryEvents } from '../events/library-events.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { invalid, notFound } from '../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
-import { isoSql } from '../platform/timestamps.ts';
+import { isoSql, RFC3339_PATTERN } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import type { UnitOfWork } from './folders.ts';
 
-const RFC3339 = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?(Z|[+-]\\d\\d:\\d\\d)$';
 
 /** A file's validity period: both bounds optional; the call replaces the whole period. */
 export const FileValidityInput = Type.Object(
   {
-    startTime: Type.Optional(Type.Union([Type.String({ pattern: RFC3339 }), Type.Null()], { description: 'RFC 3339: valid from then; null or omitted: valid from the start.' })),
-    endTime: Type.Optional(Type.Union([Type.String({ pattern: RFC3339 }), Type.Null()], { description: 'RFC 3339: expires then; null or omitted: permanent. After startTime.' })),
+    startTime: Type.Optional(Type.Union([Type.String({ pattern: RFC3339_PATTERN }), Type.Null()], { description: 'RFC 3339: valid from then; null or omitted: valid from the start.' })),
+    endTime: Type.Optional(Type.Union([Type.String({ pattern: RFC3339_PATTERN }), Type.Null()], { description: 'RFC 3339: expires then; null or omitted: permanent. After startTime.' })),
   },
   { $id: 'FileValidityInput', additionalProperties: false },
 );

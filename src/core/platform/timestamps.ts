@@ -1,5 +1,8 @@
 import { p } from '@mikro-orm/core';
 
+/** An RFC 3339 date-time as inputs take it (up to microseconds; Z or an offset), for TypeBox `pattern`. */
+export const RFC3339_PATTERN = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?(Z|[+-]\\d\\d:\\d\\d)$';
+
 /**
  * A `timestamptz` column (microsecond precision) whose value comes from the database clock.
  * JavaScript Dates hold only milliseconds, so services read these columns through `isoSql`

@@ -1,6 +1,7 @@
 import type { ActivityItem } from '../../core/catalogue/activity/activity-records.ts';
 import type { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
+import { withoutNulls } from '../args.ts';
 import { builder, PaginationRef } from '../builder.ts';
 import { JsonRef } from './library.ts';
 
@@ -72,6 +73,6 @@ builder.queryFields((t) => ({
       page: t.arg.int({ description: 'Page from 1 (default 1).' }),
       pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
     },
-    resolve: (_root, args, gql) => gql.core.activity.page(gql.ctx, Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined))),
+    resolve: (_root, args, gql) => gql.core.activity.page(gql.ctx, withoutNulls(args)),
   }),
 }));

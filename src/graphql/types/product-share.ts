@@ -1,5 +1,6 @@
 import type { ProductShareView } from '../../core/catalogue/products/product-shares.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
+import { withoutNulls } from '../args.ts';
 import { builder, PaginationRef } from '../builder.ts';
 
 const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').implement({
@@ -39,11 +40,6 @@ const ProductShareInput = builder.inputType('ProductShareInput', {
   }),
 });
 
-/** Drops null arguments, as GraphQL clients send them for "not given"; the core then applies its defaults. */
-function given<T extends Record<string, unknown>>(input: T | null | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
-}
-
 builder.queryFields((t) => ({
   productShares: t.field({
     type: ProductSharePageRef,
@@ -53,7 +49,7 @@ builder.queryFields((t) => ({
       page: t.arg.int({ description: 'Page from 1 (default 1).' }),
       pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
     },
-    resolve: (_root, args, gql) => gql.core.productShares.list(gql.ctx, args.productId, given({ page: args.page, pageSize: args.pageSize })),
+    resolve: (_root, args, gql) => gql.core.productShares.list(gql.ctx, args.productId, withoutNulls({ page: args.page, pageSize: args.pageSize })),
   }),
 }));
 
@@ -66,7 +62,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: ProductShareInput, description: 'The settings; omitted: defaults.' }),
       idempotencyKey: t.arg.string({ description: 'As the Idempotency-Key header: a repeat within 24 hours answers the same share; other settings with the same key: idempotency_key_reused.' }),
     },
-    resolve: async (_root, args, gql) => (await gql.core.productShares.create(gql.ctx, args.productId, given(args.input), args.idempotencyKey ?? undefined)).body,
+    resolve: async (_root, args, gql) => (await gql.core.productShares.create(gql.ctx, args.productId, withoutNulls(args.input), args.idempotencyKey ?? undefined)).body,
   }),
   revokeProductShare: t.field({
     type: ProductShareRef,

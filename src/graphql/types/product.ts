@@ -5,6 +5,7 @@ import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/
 import type { ProductSummary } from '../../core/catalogue/products/product.schemas.ts';
 import type { TemplateVersionView } from '../../core/catalogue/templates/template.schemas.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
+import { withoutNulls } from '../args.ts';
 import { builder, JsonObjectRef, PaginationRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { BrandRef } from './brand.ts';
@@ -157,7 +158,7 @@ builder.queryFields((t) => ({
       status: t.arg.string({ description: 'draft or published; never widens what your role may see.' }),
     },
     resolve: async (_root, args, gql) => {
-      const query = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null && value !== undefined));
+      const query = withoutNulls(args);
       const result = await gql.core.products.listRecords(gql.ctx, query);
       // without sync=true the core always answers with an ordinary page
       if (result.mode !== 'page') throw new Error('products: expected an ordinary page');

@@ -54,10 +54,11 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
     return reply.status(status).type('text/html; charset=utf-8').send(page.value);
   };
 
-  const sendFailure = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+  /** `promptStatus`: the password prompt's status: 200 when it is the page itself, 403 when it answers a form post or a download. */
+  const sendFailure = (request: FastifyRequest, reply: FastifyReply, error: unknown, promptStatus = 200) => {
     const pagePath = `/s/${encodeURIComponent((request.params as { token: string }).token)}`;
     if (error instanceof DomainError) {
-      if (error.code === 'share_password_required') return sendPage(reply, request.method === 'GET' && !request.url.endsWith('/download') ? 200 : 403, passwordPage(pagePath, null));
+      if (error.code === 'share_password_required') return sendPage(reply, promptStatus, passwordPage(pagePath, null));
       if (error.code === 'share_password_invalid') return sendPage(reply, 403, passwordPage(pagePath, 'That password is not right. Try again.'));
       const failure = FAILURE_PAGES[error.code];
       if (failure) {
@@ -112,7 +113,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
       // post/redirect/get: reloading the page does not send the password again
       return reply.status(303).header('Location', `/s/${encodeURIComponent(visit.token)}`).send();
     } catch (error) {
-      return sendFailure(request, reply, error);
+      return sendFailure(request, reply, error, 403);
     }
   });
 
@@ -124,7 +125,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
       const download = await core.sharePages.download(core.operatorCtx(), visit);
       return await replyWithZip(reply, core, download, `shared-product-download-${download.recordId}.zip`);
     } catch (error) {
-      return sendFailure(request, reply, error);
+      return sendFailure(request, reply, error, 403);
     }
   });
 }

@@ -4,27 +4,26 @@ import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
-import { isoSql } from '../../platform/timestamps.ts';
+import { isoSql, RFC3339_PATTERN } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 
 export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'share', 'download', 'activity_records'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
-const RFC3339 = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?(Z|[+-]\\d\\d:\\d\\d)$';
 
 export const ActivityQuery = Type.Object({
   resourceType: Type.Optional(Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` })),
   resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'One resource (with resourceType).' })),
   actorKeyId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Writes made with this API key.' })),
-  from: Type.Optional(Type.String({ pattern: RFC3339, description: 'Records at or after this time (RFC 3339).' })),
-  to: Type.Optional(Type.String({ pattern: RFC3339, description: 'Records before this time (RFC 3339).' })),
+  from: Type.Optional(Type.String({ pattern: RFC3339_PATTERN, description: 'Records at or after this time (RFC 3339).' })),
+  to: Type.Optional(Type.String({ pattern: RFC3339_PATTERN, description: 'Records before this time (RFC 3339).' })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Page from 1 (default 1).' })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Items per page (default 20, values above 100 count as 100).' })),
 });
 
 export const ActivityPurge = Type.Object(
-  { before: Type.String({ pattern: RFC3339, description: 'Delete the records older than this time (RFC 3339).' }) },
+  { before: Type.String({ pattern: RFC3339_PATTERN, description: 'Delete the records older than this time (RFC 3339).' }) },
   { $id: 'ActivityPurge', additionalProperties: false },
 );
 

@@ -113,8 +113,11 @@ export class ProductService {
     return { data: record, etag: productEtag(record, await liveFileIdsOf(ctx, this.library, record)) };
   }
 
-  /** Spec 3.1: a draft is not found for view_only and usable, like a deleted or other-team product. */
-  private async readVisible(ctx: Ctx, id: number): Promise<ProductRecord> {
+  /**
+   * Spec 3.1: a draft is not found for view_only and usable, like a deleted or other-team product.
+   * The record only, without the ETag's live-file read (downloads and shares need no ETag).
+   */
+  async readVisible(ctx: Ctx, id: number): Promise<ProductRecord> {
     requirePermission(ctx, 'products:read');
     const record = await readProduct(ctx, id, { publishedOnly: publishedOnly(ctx) });
     if (!record) throw notFound('Product');

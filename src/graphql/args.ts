@@ -1,0 +1,7 @@
+/**
+ * GraphQL clients send null for an argument they do not give; the core's inputs treat a missing
+ * key as "not given" and apply their defaults, so nulls are dropped before the core sees them.
+ */
+export function withoutNulls<T extends Record<string, unknown>>(args: T | null | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(args ?? {}).filter(([, value]) => value !== null && value !== undefined)) as Partial<T>;
+}
