@@ -11,7 +11,7 @@
  * process runs the relay, the timers and webhook delivery; the receiver is a local process. Only
  * 127.0.0.1 is contacted.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

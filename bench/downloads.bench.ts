@@ -42,7 +42,6 @@ import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { objectKey } from '../src/core/assets/import.ts';
 import { createCore } from '../src/core/core.ts';

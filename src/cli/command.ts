@@ -24,3 +24,8 @@ export async function asMember(core: Core, flags: Flags) {
   const actor = await core.access.memberAsOperator(core.operatorCtx(), idFlag(flags.user));
   return core.ctxFor(actor, 'cli');
 }
+
+/** `--ids 1,2,3` as the core's `ids`; a part that is not numeric is passed on, so the core names the flag. */
+export function idsFlag(value: string | boolean | undefined): unknown {
+  return typeof value === 'string' ? value.split(',').map((part) => numberFlag(part.trim())) : value;
+}

@@ -6,7 +6,9 @@ import { DerivativeCache } from './assets/derivatives.ts';
 import { FileDeliveryService } from './assets/file-delivery.ts';
 import { FolderEditService } from './assets/folder-edit.ts';
 import { LibraryEditService } from './assets/library-edit.ts';
+import { RecycleBinService } from './assets/recycle-bin/recycle-bin.service.ts';
 import { LibraryImportService } from './assets/import.ts';
+import { PendingInboundService } from './assets/pending-inbound.ts';
 import { LibraryService } from './assets/library.service.ts';
 import { LinkSigner } from './assets/links.ts';
 import { PreviewCache } from './assets/previews.ts';
@@ -22,6 +24,10 @@ import { ApprovalTemplateService } from './approvals/template.service.ts';
 import { activityPage, purgeActivity } from './catalogue/activity/activity-records.ts';
 import { BrandService } from './catalogue/brands/brand.service.ts';
 import { FileValidityService } from './assets/file-validity.ts';
+import { CustomFieldTemplateService } from './assets/custom-metadata/field-templates.ts';
+import { FileCustomFieldService } from './assets/custom-metadata/file-custom-fields.ts';
+import { FileMetadataService } from './assets/custom-metadata/file-metadata.ts';
+import { MetadataFieldService } from './assets/custom-metadata/metadata-fields.ts';
 import { ProductDownloads } from './catalogue/products/product-downloads.ts';
 import { ProductSharePages } from './catalogue/products/product-share-page.ts';
 import { ProductShares } from './catalogue/products/product-shares.ts';
@@ -53,14 +59,20 @@ export interface Core {
   library: LibraryService;
   /** Operator imports into a team's library (`asset import`). */
   libraryImport: LibraryImportService;
+  /** Imports held until confirmed or discarded (`asset import --pending`; docs/library.md "Pending inbound"). */
+  pendingInbound: PendingInboundService;
   /** Signs and verifies `/files/...` links. */
   links: LinkSigner;
   /** Derived preview images, cached in storage. */
   previews: PreviewCache;
   /** Library file edits (GraphQL, `asset analysis set`; docs/search.md). */
   libraryEdit: LibraryEditService;
+  /** Deleting files and folders into the team's recycle bin, restoring and purging (docs/library.md "Recycle bin"). */
+  recycleBin: RecycleBinService;
   /** File validity periods and their daily check (docs/library.md "Validity"). */
   fileValidity: FileValidityService;
+  /** Custom metadata fields, custom field templates and the values files carry (docs/library.md "Custom metadata and custom fields"). */
+  customMetadata: { fields: MetadataFieldService; templates: CustomFieldTemplateService; fileMetadata: FileMetadataService; fileCustomFields: FileCustomFieldService };
   /** Folder creation, renames and folder access (GraphQL; docs/search.md). */
   folderEdit: FolderEditService;
   /** Asset search (spec 4.6 search-assets, docs/search.md). */
@@ -155,10 +167,13 @@ export function createCore(orm: MikroORM, config: Config): Core {
     storage,
     library,
     libraryImport,
+    pendingInbound: new PendingInboundService({ imports: libraryImport }),
     links,
     previews,
     libraryEdit: new LibraryEditService(),
+    recycleBin: new RecycleBinService(storage),
     fileValidity: new FileValidityService(),
+    customMetadata: { fields: new MetadataFieldService(), templates: new CustomFieldTemplateService(), fileMetadata: new FileMetadataService(), fileCustomFields: new FileCustomFieldService() },
     folderEdit: new FolderEditService(),
     assetSearch,
     searchTotals,

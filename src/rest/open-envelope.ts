@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { DomainError, type ErrorCode, type FieldIssue } from '../core/platform/errors.ts';
+import type { ErrorCode, FieldIssue } from '../core/platform/errors.ts';
 import { asDomainError, retryAfterOf } from './errors.ts';
 
 /**

@@ -153,7 +153,7 @@ describe('search-assets publicUrl', () => {
   it('is 404 once the file is deleted', async () => {
     const url = (await publicUrls({ w: 77 }))['red.png']!;
     const editor = await given(env).ctx(await given(env).key(lib.teamA, 'editable'));
-    await env.core.libraryEdit.deleteFile(editor, lib.files['red.png']!);
+    await env.core.recycleBin.deleteFile(editor, lib.files['red.png']!);
     expect((await fetchLink(url)).status).toBe(404);
   });
 });

@@ -121,7 +121,7 @@ describe('POST /open/search-share', () => {
     const editor = await given(env).ctx(await given(env).key(lib.teamA, 'editable'));
     const res1 = await share({ linkToken: photos, folderId: lib.folders['/photos/winter'] });
     expect(names(res1)).toEqual(['blue.jpg']);
-    await env.core.libraryEdit.deleteFile(editor, lib.files['blue.jpg']!);
+    await env.core.recycleBin.deleteFile(editor, lib.files['blue.jpg']!);
     const res2 = await share({ linkToken: photos, folderId: lib.folders['/photos/winter'] });
     expect(res2.body.result).toMatchObject({ assets: [], totalCount: 0 });
   });

@@ -102,7 +102,7 @@ describe('tag postings (docs/search.md)', () => {
     await env.core.libraryEdit.updateFile(editor, file, { tags: ['warm', 'p'] });
     expect(await postingsOf(file)).toHaveLength(2);
     expect(await postingsDrift()).toBe(0);
-    await env.core.libraryEdit.deleteFile(editor, lib.files['long.wav']!);
+    await env.core.recycleBin.deleteFile(editor, lib.files['long.wav']!);
     expect(await postingsOf(lib.files['long.wav']!)).toEqual([]);
     expect(await postingsDrift()).toBe(0);
   });

@@ -75,7 +75,7 @@ describe('exact totals and their memo (docs/search.md)', () => {
     // one import (folders, object, palette, file, tags) is one transaction: one step
     expect(BigInt(await version())).toBe(BigInt(v0) + 1n);
     expect((await env.core.assetSearch.search(viewer, { extensions: ['png'] })).total).toBe(before.total + 1);
-    await env.core.libraryEdit.deleteFile(editor, made.id);
+    await env.core.recycleBin.deleteFile(editor, made.id);
     expect((await env.core.assetSearch.search(viewer, { extensions: ['png'] })).total).toBe(before.total);
   });
 

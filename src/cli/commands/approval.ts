@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import type { Core } from '../../core/core.ts';
 import { DomainError } from '../../core/platform/errors.ts';
 import { asMember, idFlag, type CliCommand } from '../command.ts';
 

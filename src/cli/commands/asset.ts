@@ -11,7 +11,9 @@ function given(entries: Record<string, unknown>): Record<string, unknown> {
 }
 
 function importFile(core: Core, flags: Flags): Promise<object> {
-  return core.libraryImport.importFile(
+  // --pending holds the import until it is confirmed (docs/library.md "Pending inbound")
+  const importer = flags.pending ? core.pendingInbound.holdFile.bind(core.pendingInbound) : core.libraryImport.importFile.bind(core.libraryImport);
+  return importer(
     core.operatorCtx(),
     given({
       team: numberFlag(flags.team),
@@ -38,7 +40,8 @@ async function importDirectory(core: Core, flags: Flags): Promise<object> {
   );
   let started = false;
   try {
-    return await core.libraryImport.importDirectory(core.operatorCtx(), given({ team: numberFlag(flags.team), dir: flags.dir, folder: flags.folder }), (done, total) => {
+    const importer = flags.pending ? core.pendingInbound.holdDirectory.bind(core.pendingInbound) : core.libraryImport.importDirectory.bind(core.libraryImport);
+    return await importer(core.operatorCtx(), given({ team: numberFlag(flags.team), dir: flags.dir, folder: flags.folder }), (done, total) => {
       if (!started) {
         started = true;
         bar.start(total, done);
@@ -70,6 +73,7 @@ export const assetCommands: Record<string, CliCommand> = {
       score: { type: 'string' },
       link: { type: 'string' },
       user: { type: 'string' },
+      pending: { type: 'boolean' },
     },
     run: async (core, flags) => {
       if ((flags.file === undefined) === (flags.dir === undefined)) throw invalid('file', 'give exactly one of --file or --dir');

@@ -45,6 +45,8 @@ export const PERMISSIONS = {
   'library:edit': 'editable',
   /** Who may access which folders (search-assets currentUserId, docs/search.md). */
   'library:manage_access': 'manage',
+  /** Defining custom metadata fields and custom field templates (docs/library.md "Custom metadata and custom fields"). */
+  'library:manage_fields': 'manage',
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof PERMISSIONS;
 

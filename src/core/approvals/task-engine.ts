@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { LibraryImportService } from '../assets/import.ts';
+import { pinAllStoredBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage.ts';
 import { memberIdOf, type Ctx } from '../platform/ctx.ts';
 import { DomainError, notFound } from '../platform/errors.ts';
@@ -290,6 +291,7 @@ export class ApprovalEngine {
     assets: { sha256: string; byteSize: number; name: string; mimeType: string | null; storageKey: string }[],
   ): Promise<Record<string, unknown>[]> {
     const latest: Record<string, unknown>[] = [];
+    await pinAllStoredBytes(tx, this.storage, assets.map((asset) => asset.storageKey));
     for (const [position, asset] of assets.entries()) {
       const previous = await queryOne<{ version: number; storage_key: string }>(
         tx,

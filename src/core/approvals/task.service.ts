@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { objectKey } from '../assets/import.ts';
+import { pinAllStoredBytes, releaseAbandonedBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
@@ -96,6 +97,7 @@ export class ApprovalTaskService {
            values (?::uuid, ?, ?::uuid, ?::jsonb, 'PENDING', ?, ?, ?::jsonb, 0, 'normal', 'processing')`,
           [taskId, tx.teamId, template.id, JSON.stringify(locked.workflow), createdBy, body.reason ?? null, body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext)],
         );
+        await pinAllStoredBytes(tx, this.storage, downloaded.assets.map((asset) => objectKey(asset.sha256)));
         for (const [position, asset] of downloaded.assets.entries()) {
           await queryRows(
             tx,
@@ -110,8 +112,8 @@ export class ApprovalTaskService {
         return { taskId };
       });
     } catch (e) {
-      // bytes this request added are removed when its task did not commit (bytes another task already had stay)
-      for (const key of added) await this.storage.remove(key).catch(() => undefined);
+      // bytes this request added are removed when its task did not commit, unless something references them by now
+      await releaseAbandonedBytes(ctx, this.storage, this.abandoned(downloaded.assets, added)).catch(() => undefined);
       throw e;
     } finally {
       await downloaded.cleanup();
@@ -136,6 +138,11 @@ export class ApprovalTaskService {
     }
   }
 
+  /** The stored bytes a failed request added, as the release of abandoned bytes takes them. */
+  private abandoned(assets: DownloadedAsset[], added: string[]): { sha256: string; storageKey: string }[] {
+    return assets.map((a) => ({ sha256: a.sha256, storageKey: objectKey(a.sha256) })).filter((a) => added.includes(a.storageKey));
+  }
+
   private async resubmitWith(ctx: Ctx, input: { taskId: string; comment?: string | null }, assets: DownloadedAsset[], owned: boolean): Promise<{ taskId: string; status: string }> {
     const added = await storeAssets(this.storage, assets, owned);
     try {
@@ -145,7 +152,7 @@ export class ApprovalTaskService {
         assets: assets.map((a) => ({ sha256: a.sha256, byteSize: a.byteSize, name: a.name, mimeType: a.mimeType, storageKey: objectKey(a.sha256) })),
       });
     } catch (e) {
-      for (const key of added) await this.storage.remove(key).catch(() => undefined);
+      await releaseAbandonedBytes(ctx, this.storage, this.abandoned(assets, added)).catch(() => undefined);
       throw e;
     }
   }

@@ -100,7 +100,12 @@ export function derivativeKey(sha256: string, recipe: DerivativeRecipe): string 
     `q${recipe.format === 'png' ? 'lossless' : recipe.quality}`,
     `bg${recipe.background ?? 'none'}`,
   ].join('-');
-  return `derived/image-v1/${sha256.slice(0, 2)}/${sha256}/${name}.${recipe.format}`;
+  return `${derivedImagesPrefix(sha256)}/${name}.${recipe.format}`;
+}
+
+/** Where every processed image of one content lives, so a permanent delete can remove them all. */
+export function derivedImagesPrefix(sha256: string): string {
+  return `derived/image-v1/${sha256.slice(0, 2)}/${sha256}`;
 }
 
 export function derivativeMimeType(format: DerivativeFormat): string {

@@ -18,6 +18,7 @@ import { probeFile, type ContentFacts } from './probe.ts';
 import type { PaletteColour } from './search/colour.ts';
 import { paletteForImport, storePalette } from './search/palettes.ts';
 import type { Storage } from './storage.ts';
+import { pinStoredBytes } from './recycle-bin/stored-bytes.ts';
 
 const checkImportFile = compileInput(ImportFileInput);
 const checkImportDirectory = compileInput(ImportDirectoryInput);
@@ -72,8 +73,8 @@ function verifyingHash(expected: string): Transform {
   });
 }
 
-/** A validated single-file import, ready to place. */
-interface PlacementPlan {
+/** A validated single-file import whose bytes are stored, ready to place (now, or when a pending inbound is confirmed). */
+export interface PlacementPlan {
   teamId: number;
   segments: string[];
   name: string;
@@ -85,6 +86,8 @@ interface PlacementPlan {
   facts: ContentFacts;
   /** Dominant colours for colour search (docs/search.md); [] for non-images. */
   palette: PaletteColour[];
+  /** The file the bytes came from, to store them again if a permanent delete took them meanwhile; null for a held plan. */
+  sourcePath: string | null;
 }
 
 /** Operator imports into a team's library (CONTRACT.md `asset import`). */
@@ -101,6 +104,22 @@ export class LibraryImportService {
    * creating folders as needed. Returns the file-path ID, the stored-object id and the folder ids.
    */
   async importFile(op: UnitOfWork, input: unknown): Promise<ImportedFile> {
+    const plan = await this.prepareFile(op, input);
+    return inTransaction(op, async (tx) => {
+      const placed = await this.place(tx, plan);
+      // an operator import acts for the member it names (--user), else for the operator's CLI
+      const actor: Actor = plan.userId === null ? { kind: 'system', teamId: plan.teamId, job: 'asset-import' } : { kind: 'member', userId: plan.userId, teamId: plan.teamId, viaKey: null };
+      await libraryEvents.imported({ em: tx.em, teamId: plan.teamId, actor }, placed.id);
+      return placed;
+    });
+  }
+
+  /**
+   * Everything of `importFile` before the placement: validates the input, reads the bytes (MIME by
+   * content, dimensions, duration, palette) and stores them (content-addressed). Pending inbound
+   * (pending-inbound.ts) holds the plan and places it when it is confirmed.
+   */
+  async prepareFile(op: UnitOfWork, input: unknown): Promise<PlacementPlan> {
     const body = checkImportFile(input);
     const segments = parseFolderPath(body.folder);
     const tags = normalizeTags(body.tags);
@@ -112,8 +131,7 @@ export class LibraryImportService {
     const facts = await probeFile(body.file);
     const palette = await paletteForImport(body.file, facts);
     await this.storeBytes(body.file, facts.sha256);
-    const plan: PlacementPlan = { teamId: body.team, segments, name, tags, description: body.description ?? null, score: body.score ?? null, link, userId, facts, palette };
-    return inTransaction(op, (tx) => this.place(tx, plan));
+    return { teamId: body.team, segments, name, tags, description: body.description ?? null, score: body.score ?? null, link, userId, facts, palette, sourcePath: body.file };
   }
 
   /**
@@ -122,6 +140,22 @@ export class LibraryImportService {
    * reported in `failed` with its relative path and the import goes on.
    */
   async importDirectory(op: UnitOfWork, input: unknown, onProgress: ImportProgress = () => {}): Promise<ImportedDirectory> {
+    const { done, failed } = await this.eachFileOfDirectory(op, input, onProgress, { mirrorFolders: true }, (file) => this.importFile(op, file));
+    return { imported: done.length, failed };
+  }
+
+  /**
+   * The walk of `asset import --dir`: each regular file's single-file input (its folder mirrors its
+   * directory under `folder`) is handed to `each`; a failing file is reported in `failed` and the
+   * walk goes on. `mirrorFolders` also creates every directory's folder, empty ones included.
+   */
+  async eachFileOfDirectory<T>(
+    op: UnitOfWork,
+    input: unknown,
+    onProgress: ImportProgress,
+    options: { mirrorFolders: boolean },
+    each: (file: { team: number; file: string; folder: string }) => Promise<T>,
+  ): Promise<{ done: T[]; failed: ImportedDirectory['failed'] }> {
     const body = checkImportDirectory(input);
     const base = parseFolderPath(body.folder);
     const info = await stat(body.dir).catch(() => null);
@@ -131,20 +165,19 @@ export class LibraryImportService {
     const tree = await walkDirectory(body.dir);
     const failed = [...tree.skipped];
     const folderOf = (relativeDir: string) => `/${[...base, ...(relativeDir ? relativeDir.split('/') : [])].join('/')}`;
-    await this.mirrorFolders(op, body.team, base, tree.directories, folderOf, failed);
-    let imported = 0;
+    if (options.mirrorFolders) await this.mirrorFolders(op, body.team, base, tree.directories, folderOf, failed);
+    const done: T[] = [];
     onProgress(0, tree.files.length);
     for (const [index, path] of tree.files.entries()) {
       const slash = path.lastIndexOf('/');
       try {
-        await this.importFile(op, { team: body.team, file: join(body.dir, path), folder: folderOf(slash < 0 ? '' : path.slice(0, slash)) });
-        imported++;
+        done.push(await each({ team: body.team, file: join(body.dir, path), folder: folderOf(slash < 0 ? '' : path.slice(0, slash)) }));
       } catch (e) {
         failed.push({ path, error: describeFailure(e) });
       }
       onProgress(index + 1, tree.files.length);
     }
-    return { imported, failed };
+    return { done, failed };
   }
 
   private async mirrorFolders(
@@ -173,8 +206,19 @@ export class LibraryImportService {
     await this.storage.putStream(key, createReadStream(path).pipe(verifyingHash(sha256)));
   }
 
-  private async place(tx: UnitOfWork, plan: PlacementPlan): Promise<ImportedFile> {
+  /**
+   * In the placing transaction: the plan's bytes are in storage and stay there (stored-bytes.ts);
+   * bytes a permanent delete removed after `prepareFile` are written again from the source.
+   */
+  async pinBytes(tx: UnitOfWork, plan: PlacementPlan): Promise<void> {
+    const { sourcePath } = plan;
+    await pinStoredBytes(tx, this.storage, objectKey(plan.facts.sha256), sourcePath === null ? undefined : () => this.storeBytes(sourcePath, plan.facts.sha256));
+  }
+
+  /** Places a prepared file in the caller's transaction (folders, stored object, palette, file, tags); writes no event. */
+  async place(tx: UnitOfWork, plan: PlacementPlan): Promise<ImportedFile> {
     const { teamId, facts, userId } = plan;
+    await this.pinBytes(tx, plan);
     const folder = await ensureFolderPath(tx, teamId, plan.segments, userId);
     const objectId = await this.ensureObject(tx, teamId, facts, userId);
     await storePalette(tx, teamId, objectId, plan.palette);
@@ -189,9 +233,6 @@ export class LibraryImportService {
       ],
     );
     await this.tagFile(tx, teamId, file!.id, plan.tags);
-    // an operator import acts for the member it names (--user), else for the operator's CLI
-    const actor: Actor = userId === null ? { kind: 'system', teamId, job: 'asset-import' } : { kind: 'member', userId, teamId, viaKey: null };
-    await libraryEvents.imported({ em: tx.em, teamId, actor }, file!.id);
     return { id: file!.id, assetId: objectId, folderIds: folder.folderIds };
   }
 

@@ -141,17 +141,6 @@ export class LibraryEditService {
     });
   }
 
-  /** Soft-deletes a file: it leaves search, shares and product media validation; 404 when already gone. */
-  async deleteFile(ctx: Ctx, fileId: number): Promise<{ id: number }> {
-    requirePermission(ctx, 'library:edit');
-    return inTransaction(ctx, async (tx) => {
-      const before = await lockFileForEdit(tx, fileId);
-      await queryRows(tx, 'update library_files set deleted_at = now(), update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [memberIdOf(tx.actor), fileId, tx.teamId]);
-      await libraryEvents.deleted(tx, before);
-      return { id: fileId };
-    });
-  }
-
   /** `asset analysis set` (operator CLI): sets the image analysis fields of a file of the named team. */
   async setAnalysisAsOperator(op: UnitOfWork, input: unknown): Promise<{ id: number }> {
     const body = checkOperatorAnalysis(input);

@@ -24,6 +24,7 @@ export const LibraryFile = defineEntity({
     { properties: ['object'] },
     // asset search (spec 4.6): one index per filter and sort, chosen by measurement (docs/search.md)
     ...SEARCH_INDEXES,
+    { name: 'library_files_recycle_entry_index', expression: 'create index "library_files_recycle_entry_index" on "library_files" ("recycle_entry_id") where "recycle_entry_id" is not null' },
     // the daily validity check (file-validity.ts) visits only files that have a validity period
     {
       name: 'library_files_validity_index',
@@ -56,6 +57,8 @@ export const LibraryFile = defineEntity({
     createdAt: dbTimestamp(),
     updatedAt: dbTimestamp(),
     deletedAt: nullableTimestamp(),
+    /** The recycle-bin entry that took this file (docs/library.md "Recycle bin"); null while live. */
+    recycleEntryId: p.integer().nullable(),
     /** Image analysis (AssetItem imageContentAnalysis, spec 2.6): set by operators and GraphQL, never by a model here. */
     aiTags: p.text().nullable(),
     aiTitle: p.text().nullable(),

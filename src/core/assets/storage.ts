@@ -29,6 +29,8 @@ export interface Storage {
   open(key: string): Promise<Opened | null>;
   exists(key: string): Promise<boolean>;
   remove(key: string): Promise<void>;
+  /** Removes every object under a key prefix (a content's processed images); nothing when there are none. */
+  removeTree(prefix: string): Promise<void>;
 }
 
 /** Local-disk storage under STORAGE_DIR; writes go to a temporary name first so readers never see half a file. */
@@ -104,5 +106,9 @@ export class LocalDiskStorage implements Storage {
 
   async remove(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  async removeTree(prefix: string): Promise<void> {
+    await rm(this.pathOf(prefix), { recursive: true, force: true });
   }
 }

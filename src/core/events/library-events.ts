@@ -44,6 +44,12 @@ export async function fileFacts(scope: EventScope, fileId: number): Promise<File
   return row && { ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) };
 }
 
+/** Reads files of the scope's team as the events describe them, in id order (ids of other teams are left out). */
+export async function filesFacts(scope: EventScope, fileIds: readonly number[]): Promise<FileFacts[]> {
+  const rows = await queryRows<FileFacts>(scope, FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])') + ' order by f.id', [scope.teamId, intArray(fileIds)]);
+  return rows.map((row) => ({ ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) }));
+}
+
 /** Whether anyone in the team subscribes to anything: when nobody does, library writes skip event work entirely. */
 async function anySubscription(scope: EventScope): Promise<boolean> {
   return (await queryOne(scope, 'select 1 from event_subscriptions where team_id = ? limit 1', [scope.teamId])) !== null;
@@ -102,6 +108,21 @@ async function folderUpdates(scope: EventScope, folderIds: readonly number[], ty
   }
 }
 
+/** 6.1 for a batch: each subscribed folder on any file's path gets one update with the files under it. */
+async function folderUpdatesFor(scope: EventScope, files: readonly FileFacts[], type: 'ADD' | 'DELETE', dto: (file: FileFacts) => Record<string, unknown>): Promise<void> {
+  const onPaths = [...new Set(files.flatMap((file) => file.parentIds))];
+  if (onPaths.length === 0) return;
+  const subscribed = await queryRows<{ folder_id: number }>(
+    scope,
+    `select distinct folder_id from event_subscriptions where team_id = ? and kind = 'folder' and folder_id = any(?::int[]) order by folder_id`,
+    [scope.teamId, intArray(onPaths)],
+  );
+  for (const { folder_id: folderId } of subscribed) {
+    const assets = files.filter((file) => file.parentIds.includes(folderId)).map(dto);
+    await recordEvent(scope, { eventType: FOLDER_EVENT_TYPE, audience: { kind: 'folder', folderId }, orderingKey: `folder:${folderId}`, fields: { folderId, type, assets, orgId: scope.teamId } });
+  }
+}
+
 function material(scope: EventScope, eventType: string, fileId: number, payload: Record<string, unknown>): Promise<string | null> {
   return recordEvent(scope, { eventType, audience: { kind: 'material' }, orderingKey: `material:${fileId}`, fields: { payload } });
 }
@@ -115,6 +136,19 @@ export interface ValidityFacts {
   startTime: string | null;
   endTime: string | null;
   isPermanent: boolean;
+}
+
+/** 6.2 METADATA materials item (file-metadata.ts builds it): `metadata` maps field names to values, only those created or updated now (null: cleared). */
+export interface MetadataFacts {
+  materialId: number;
+  recordId: number;
+  metadata: Record<string, string | number | null>;
+}
+
+/** 6.2 CUSTOM_FIELD materials item (file-custom-fields.ts builds it): one object keyed by the template id, mapping custom field ids to values set or cleared (null) now. */
+export interface CustomFieldFacts {
+  materialId: number;
+  customFields: Array<Record<string, Record<string, string | number | null>>>;
 }
 
 /** The fields of 6.2 BASIC that an edit changed, with their new values. */
@@ -138,6 +172,40 @@ export const libraryEvents = {
     });
     if (file.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', file.id, { materialIds: [file.id], folderIds: [file.folderId] });
     await folderUpdates(scope, file.parentIds, 'ADD', [materialCallbackDto(scope, file)]);
+  },
+
+  /**
+   * Pending inbound confirmed (issue 14 item 6): one MATERIAL_INBOUND_COMPLETED for the batch (source PENDING_INBOUND_CONFIRM,
+   * `pendingInboundIdToMaterialId`, `materialIds`), one MATERIAL_ADDED_TO_FOLDER per folder that received files, and one folder ADD
+   * per subscribed folder on their paths with the files under it. Ordering keys: the first file of the batch or of the folder.
+   */
+  async pendingConfirmed(scope: EventScope, confirmed: ReadonlyArray<{ pendingInboundId: number; fileId: number }>): Promise<void> {
+    if (confirmed.length === 0 || !(await anySubscription(scope))) return;
+    const files: FileFacts[] = [];
+    for (const { fileId } of confirmed) files.push((await fileFacts(scope, fileId))!);
+    const initiator = memberIdOf(scope.actor);
+    const materialIds = confirmed.map((c) => c.fileId);
+    await material(scope, 'MATERIAL_INBOUND_COMPLETED', materialIds[0]!, {
+      source: 'PENDING_INBOUND_CONFIRM',
+      initiatorUserId: initiator === null ? null : String(initiator),
+      pendingInboundIdToMaterialId: Object.fromEntries(confirmed.map((c) => [String(c.pendingInboundId), c.fileId])),
+      materialIds,
+    });
+    const byFolder = new Map<number, number[]>();
+    for (const file of files) if (file.folderId !== null) byFolder.set(file.folderId, [...(byFolder.get(file.folderId) ?? []), file.id]);
+    for (const [folderId, ids] of byFolder) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', ids[0]!, { materialIds: ids, folderIds: [folderId] });
+    const underFolder = new Map<number, Record<string, unknown>[]>();
+    for (const file of files) {
+      const dto = materialCallbackDto(scope, file);
+      for (const folderId of file.parentIds) underFolder.set(folderId, [...(underFolder.get(folderId) ?? []), dto]);
+    }
+    // one read finds the subscribed folders among all paths, so unsubscribed folders cost nothing per folder
+    const subscribed = await queryRows<{ folder_id: number }>(
+      scope,
+      `select distinct folder_id from event_subscriptions where team_id = ? and kind = 'folder' and folder_id = any(?::int[]) order by folder_id`,
+      [scope.teamId, intArray([...underFolder.keys()])],
+    );
+    for (const { folder_id: folderId } of subscribed) await folderUpdates(scope, [folderId], 'ADD', underFolder.get(folderId)!);
   },
 
   /** An edit changed BASIC fields and/or tags: MATERIAL_METADATA_UPDATED per changeType with only what changed, and folder UPDATE. */
@@ -199,26 +267,67 @@ export const libraryEvents = {
     await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
   },
 
-  /** A deletion: MATERIAL_DELETED with the snapshot before deletion, folder DELETE with identifying fields only. */
-  async deleted(scope: EventScope, before: FileFacts, deleteAction: 'RECYCLE' | 'PERMANENT' = 'RECYCLE'): Promise<void> {
+  /** A file's metadata values set or cleared: changeType METADATA with the record and only the fields created or updated now, and folder UPDATE. */
+  async metadataChanged(scope: EventScope, facts: MetadataFacts): Promise<void> {
     if (!(await anySubscription(scope))) return;
-    await material(scope, 'MATERIAL_DELETED', before.id, {
-      materialIds: [before.id],
-      deleteAction,
-      materials: [
-        {
-          materialId: before.id,
-          name: before.name,
-          materialType: materialType(before.mimeType),
-          extension: before.extension,
-          tagIds: before.tagIds,
-          tagNames: before.tagNames,
-          folderIds: before.parentIds,
-          ownerUserId: before.ownerUserId === null ? null : String(before.ownerUserId),
-          createUserId: before.createUserId === null ? null : String(before.createUserId),
-        },
-      ],
-    });
-    await folderUpdates(scope, before.parentIds, 'DELETE', [identifyingDto(before)]);
+    const fileId = facts.materialId;
+    await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'METADATA', materialIds: [fileId], materials: [facts] });
+    const after = (await fileFacts(scope, fileId))!;
+    await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+  },
+
+  /** A file's custom field values of a template set or cleared: changeType CUSTOM_FIELD keyed by template id, and folder UPDATE. */
+  async customFieldsChanged(scope: EventScope, facts: CustomFieldFacts): Promise<void> {
+    if (!(await anySubscription(scope))) return;
+    const fileId = facts.materialId;
+    await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'CUSTOM_FIELD', materialIds: [fileId], materials: [facts] });
+    const after = (await fileFacts(scope, fileId))!;
+    await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+  },
+
+  /**
+   * Files went to the recycle bin (RECYCLE) or left it for good (PERMANENT): one MATERIAL_DELETED
+   * per file, keyed by the file so it stays in order with the file's other events, each with the
+   * snapshot before deletion and, for a folder deletion, the top-level `folderIds` of the folders
+   * deleted in the same batch. RECYCLE also tells each subscribed folder on the files' paths, once,
+   * with the identifying fields of the files that left it (6.1 DELETE); PERMANENT does not, as the
+   * files had already left their folders.
+   */
+  async deleted(scope: EventScope, befores: readonly FileFacts[], deleteAction: 'RECYCLE' | 'PERMANENT', folderIds: readonly number[] = []): Promise<void> {
+    if (befores.length === 0 || !(await anySubscription(scope))) return;
+    for (const before of befores) {
+      await material(scope, 'MATERIAL_DELETED', before.id, {
+        materialIds: [before.id],
+        deleteAction,
+        ...(folderIds.length > 0 ? { folderIds } : {}),
+        materials: [
+          {
+            materialId: before.id,
+            name: before.name,
+            materialType: materialType(before.mimeType),
+            extension: before.extension,
+            tagIds: before.tagIds,
+            tagNames: before.tagNames,
+            folderIds: before.parentIds,
+            ownerUserId: before.ownerUserId === null ? null : String(before.ownerUserId),
+            createUserId: before.createUserId === null ? null : String(before.createUserId),
+          },
+        ],
+      });
+    }
+    if (deleteAction === 'RECYCLE') await folderUpdatesFor(scope, befores, 'DELETE', identifyingDto);
+  },
+
+  /**
+   * Files came back from the recycle bin: MATERIAL_ADDED_TO_FOLDER for each file that is back in a
+   * folder (a file restored to the root joins no folder), and folder ADD on their paths.
+   */
+  async restored(scope: EventScope, fileIds: readonly number[]): Promise<void> {
+    if (fileIds.length === 0 || !(await anySubscription(scope))) return;
+    const files = await filesFacts(scope, fileIds);
+    for (const file of files) {
+      if (file.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', file.id, { materialIds: [file.id], folderIds: [file.folderId] });
+    }
+    await folderUpdatesFor(scope, files, 'ADD', (file) => materialCallbackDto(scope, file));
   },
 };

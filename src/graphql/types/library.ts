@@ -250,10 +250,6 @@ const LibraryFilePatchInput = builder.inputType('LibraryFilePatchInput', {
   }),
 });
 
-const DeletedLibraryFileRef = builder.objectRef<{ id: number }>('DeletedLibraryFile').implement({
-  description: 'What deleteLibraryFile answers.',
-  fields: (t) => ({ id: t.exposeInt('id', { description: 'The deleted file\'s file-path ID.' }) }),
-});
 const FolderMembershipRef = builder.objectRef<{ folderId: number; userId: number }>('LibraryFolderMembership').implement({
   description: 'A member\'s access to a folder and its subtree (search-assets currentUserId).',
   fields: (t) => ({ folderId: t.exposeInt('folderId', { description: 'The folder.' }), userId: t.exposeInt('userId', { description: 'The member.' }) }),
@@ -330,12 +326,6 @@ builder.mutationFields((t) => ({
     description: 'Transfers a file to another member of the team (its file-path ID stays); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED OWNER event. Errors: not_found, validation_failed (ownerUserId not a member of the team).',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), ownerUserId: t.arg.int({ required: true, description: 'Member id of the new owner, of the same team.' }) },
     resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.libraryEdit.transferOwnership(gql.ctx, args.id, { ownerUserId: args.ownerUserId })).id),
-  }),
-  deleteLibraryFile: t.field({
-    type: DeletedLibraryFileRef,
-    description: 'Soft-deletes a file; needs editable or higher.',
-    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }) },
-    resolve: (_root, args, gql) => gql.core.libraryEdit.deleteFile(gql.ctx, args.id),
   }),
   addLibraryFolderMember: t.field({
     type: FolderMembershipRef,

@@ -30,8 +30,10 @@ export interface SearchFilter {
   hasDesc?: boolean;
   linkContains?: string;
   descContains?: string;
-  /** customFieldTemplateIds/customFieldId: library files carry no custom fields, so nothing matches. */
-  matchesNothing?: boolean;
+  /** Files carrying a value of any of these custom field templates (ids of other teams match nothing). */
+  customFieldTemplateIds?: number[];
+  /** Files having a value for this custom field. */
+  customFieldId?: number;
   currentUserId?: number;
 }
 
@@ -163,7 +165,8 @@ export function planAssetSearch(body: SearchAssetsRequest): AssetSearchPlan {
   if (link) filter.linkContains = link;
   const desc = textOf(issues, 'desc', body.desc);
   if (desc) filter.descContains = desc;
-  if ((given(body.customFieldTemplateIds) && body.customFieldTemplateIds.length > 0) || given(body.customFieldId)) filter.matchesNothing = true;
+  if (given(body.customFieldTemplateIds) && body.customFieldTemplateIds.length > 0) filter.customFieldTemplateIds = sortedUnique(body.customFieldTemplateIds);
+  if (given(body.customFieldId)) filter.customFieldId = body.customFieldId;
   if (given(body.currentUserId)) filter.currentUserId = body.currentUserId;
   const page = pageOf(issues, body.startPoint, body.endPoint, SEARCH_DEFAULTS.endPoint);
   issues.throwIfAny();

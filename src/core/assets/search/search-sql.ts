@@ -246,13 +246,21 @@ function tagCondition(tags: NonNullable<SearchFilter['tags']>): SqlFragment {
 }
 
 /**
+ * customFieldTemplateIds / customFieldId (docs/search.md): the file has a custom field value of
+ * the team matching `condition` on library_file_custom_values, found through its (team, template,
+ * file) or (team, field, file) index; another team's ids find no row.
+ */
+function customValuesCondition(teamId: number, condition: string, value: unknown): SqlFragment {
+  return { sql: `f.id in (select v.file_id from library_file_custom_values v where v.team_id = ? and v.${condition})`, params: [teamId, value] };
+}
+
+/**
  * The WHERE clause of a search over `library_files f`: always the team and live rows, then each
  * filter. `forCount`: the clause of a statement that reads every match (the count, or a page that
  * collects them), which may test a filter differently (colourCondition, subtreeCondition).
  */
 export function whereOf(teamId: number, filter: SearchFilter, resolved: ResolvedFilter = {}, forCount = false): SqlFragment {
   const parts: SqlFragment[] = [{ sql: 'f.team_id = ? and f.deleted_at is null', params: [teamId] }];
-  if (filter.matchesNothing) parts.push({ sql: 'false', params: [] });
   if (filter.parentId !== undefined) parts.push(subtreeCondition(teamId, filter, forCount));
   if (filter.extensions) parts.push({ sql: 'f.extension = any(?::text[])', params: [textArray(filter.extensions)] });
   rangeConditions('f.duration_ms', filter.durationMs, parts);
@@ -274,6 +282,8 @@ export function whereOf(teamId: number, filter: SearchFilter, resolved: Resolved
     if (!resolved.colour) throw new Error('a colour search needs its matching objects resolved first');
     parts.push(colourCondition(teamId, filter.colour, resolved.colour, forCount));
   }
+  if (filter.customFieldTemplateIds) parts.push(customValuesCondition(teamId, 'template_id = any(?::int[])', intArray(filter.customFieldTemplateIds)));
+  if (filter.customFieldId !== undefined) parts.push(customValuesCondition(teamId, 'field_id = ?', filter.customFieldId));
   if (filter.currentUserId !== undefined) parts.push(accessCondition(teamId, filter.currentUserId));
   return { sql: parts.map((p) => p.sql).join('\n   and '), params: parts.flatMap((p) => p.params) };
 }

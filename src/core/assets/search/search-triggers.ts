@@ -6,9 +6,9 @@
  */
 
 /**
- * Every committed change to a team's files, tags, folders, folder members or palettes raises
- * its library version once per transaction, at commit (deferred, so the row lock on the
- * version lives only during commit). Search keys its memo of exact totals by that version.
+ * Every committed change to a team's files, tags, folders, folder members, palettes or custom
+ * field values raises its library version once per transaction, at commit (deferred, so the row
+ * lock on the version lives only during commit). Search keys its memo of exact totals by that version.
  */
 function versionBump(table: string) {
   return {
@@ -44,6 +44,8 @@ export const LIBRARY_FILES_TRIGGERS = [
 export const LIBRARY_FOLDERS_TRIGGERS = [versionBump('library_folders')];
 export const LIBRARY_FOLDER_MEMBERS_TRIGGERS = [versionBump('library_folder_members')];
 export const STORED_OBJECT_COLOURS_TRIGGERS = [versionBump('stored_object_colours')];
+/** A file's custom field values decide search's customFieldTemplateIds / customFieldId (docs/search.md). */
+export const LIBRARY_FILE_CUSTOM_VALUES_TRIGGERS = [versionBump('library_file_custom_values')];
 
 /** library_files.tag_names follows the file's tags, so the generated search_text (DEEP keywords) does too. */
 export const LIBRARY_FILE_TAGS_TRIGGERS = [

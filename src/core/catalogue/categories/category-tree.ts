@@ -1,5 +1,4 @@
 import type { Ctx } from '../../platform/ctx.ts';
-import { DomainError } from '../../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { CategoryView } from './category.schemas.ts';

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import type { LibraryService } from '../../assets/library.service.ts';
 import { hashSharePassword, hashShareToken } from '../../assets/shares/share-secrets.ts';
 import { actorLabel, keyOf, linkExpiryOf, type Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';

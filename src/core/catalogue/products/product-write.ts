@@ -2,7 +2,7 @@ import type { LibraryService } from '../../assets/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, type FieldIssue } from '../../platform/errors.ts';
 import { intArray, queryOne } from '../../platform/sql.ts';
-import { draftReasonOf, mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
+import { mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
 import { allFileIds, checkMediaTotal, checkMediaWrite } from './product-media.ts';
 import { effectiveCoverId, type ProductRecord } from './product-projection.ts';
 import { RECORD_COLUMNS, recordOf } from './product-read.ts';

@@ -1,0 +1,77 @@
+import { DomainError } from '../../platform/errors.ts';
+import { queryOne, queryRows } from '../../platform/sql.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { derivedImagesPrefix } from '../derivatives.ts';
+import type { UnitOfWork } from '../folders.ts';
+import { previewKey } from '../previews.ts';
+import type { Storage } from '../storage.ts';
+
+/**
+ * Content-addressed bytes are shared: one key may be named by stored objects of several teams,
+ * by approval assets and by pending inbound items. Bytes leave storage only when no row names
+ * their key any more. Every writer that relies on bytes already being there, and the permanent
+ * delete that removes them, take the same transaction-level lock on the key first, so a delete can
+ * never slip between an import's "the bytes are there" and its commit.
+ */
+
+/** Each table whose rows name a storage key, as a query that finds one such row. */
+const KEY_REFERENCES = [
+  'select 1 from stored_objects where storage_key = ? limit 1',
+  'select 1 from approval_assets where storage_key = ? limit 1',
+  'select 1 from library_pending_inbounds where storage_key = ? limit 1',
+];
+
+/** Holds the key's lock until the transaction ends. */
+export async function lockStorageKey(tx: UnitOfWork, key: string): Promise<void> {
+  await queryRows(tx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+}
+
+async function isReferenced(tx: UnitOfWork, key: string): Promise<boolean> {
+  for (const sql of KEY_REFERENCES) {
+    if (await queryOne(tx, sql, [key])) return true;
+  }
+  return false;
+}
+
+/**
+ * Removes the bytes (with their preview and processed images) of each object no row names any
+ * more. Call it last in the transaction that deleted the rows: the lock then waits for a writer
+ * that is placing the same bytes, and that writer, once it holds the lock, finds them gone and
+ * writes them again.
+ */
+export async function releaseUnreferencedBytes(tx: UnitOfWork, storage: Storage, objects: ReadonlyArray<{ sha256: string; storageKey: string }>): Promise<number> {
+  let released = 0;
+  const sorted = [...new Map(objects.map((o) => [o.storageKey, o])).values()].sort((a, b) => a.storageKey.localeCompare(b.storageKey));
+  for (const object of sorted) {
+    await lockStorageKey(tx, object.storageKey);
+    if (await isReferenced(tx, object.storageKey)) continue;
+    await storage.remove(object.storageKey);
+    await storage.remove(previewKey(object.sha256));
+    await storage.removeTree(derivedImagesPrefix(object.sha256));
+    released++;
+  }
+  return released;
+}
+
+/**
+ * For a writer about to reference bytes it stored before its transaction: holds the key's lock and
+ * checks the bytes are still there (a permanent delete may have taken them in between). With
+ * `rewrite`, missing bytes are written again; without, the write fails and can be retried.
+ */
+export async function pinStoredBytes(tx: UnitOfWork, storage: Storage, key: string, rewrite?: () => Promise<void>): Promise<void> {
+  await lockStorageKey(tx, key);
+  if (await storage.exists(key)) return;
+  if (!rewrite) throw new DomainError('write_conflict', 'Stored bytes were removed while the request ran; send it again');
+  await rewrite();
+}
+
+/** pinStoredBytes for several keys, in one order (sorted), so two writers never wait on each other in a circle. */
+export async function pinAllStoredBytes(tx: UnitOfWork, storage: Storage, keys: readonly string[]): Promise<void> {
+  for (const key of [...new Set(keys)].sort()) await pinStoredBytes(tx, storage, key);
+}
+
+/** Removes bytes a failed write stored, unless something references them by now (its own transaction). */
+export async function releaseAbandonedBytes(op: UnitOfWork, storage: Storage, objects: ReadonlyArray<{ sha256: string; storageKey: string }>): Promise<void> {
+  if (objects.length === 0) return;
+  await inTransaction(op, (tx) => releaseUnreferencedBytes(tx, storage, objects));
+}
