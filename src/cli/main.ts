@@ -9,6 +9,7 @@ import { assetCommands } from './commands/asset.ts';
 import { assetAnalysisCommands } from './commands/asset-analysis.ts';
 import { assetMetadataCommands } from './commands/asset-metadata.ts';
 import { assetBinCommands } from './commands/asset-bin.ts';
+import { assetVersionCommands } from './commands/asset-version.ts';
 import { assetPendingCommands } from './commands/asset-pending.ts';
 import { categoryIconCommands } from './commands/category-icon.ts';
 import { shareCommands } from './commands/share.ts';
@@ -16,7 +17,7 @@ import { webhookCommands } from './commands/webhook.ts';
 import { approvalCommands } from './commands/approval.ts';
 
 /** The operator CLI of CONTRACT.md: prints one JSON object; on failure `{"error":{code,message}}` and a non-zero exit. */
-const commands: Record<string, CliCommand> = { ...accessCommands, ...categoryIconCommands, ...assetCommands, ...assetAnalysisCommands, ...assetMetadataCommands, ...assetBinCommands, ...assetPendingCommands, ...shareCommands, ...webhookCommands, ...approvalCommands };
+const commands: Record<string, CliCommand> = { ...accessCommands, ...categoryIconCommands, ...assetCommands, ...assetAnalysisCommands, ...assetMetadataCommands, ...assetBinCommands, ...assetVersionCommands, ...assetPendingCommands, ...shareCommands, ...webhookCommands, ...approvalCommands };
 
 function fail(code: string, message: string, details?: unknown): never {
   process.stdout.write(`${JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } })}\n`);

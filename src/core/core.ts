@@ -7,6 +7,7 @@ import { FileDeliveryService } from './assets/file-delivery.ts';
 import { FolderEditService } from './assets/folder-edit.ts';
 import { LibraryEditService } from './assets/library-edit.ts';
 import { RecycleBinService } from './assets/recycle-bin/recycle-bin.service.ts';
+import { VersionLineService } from './assets/versions/version-lines.service.ts';
 import { LibraryImportService } from './assets/import.ts';
 import { PendingInboundService } from './assets/pending-inbound.ts';
 import { LibraryService } from './assets/library.service.ts';
@@ -69,6 +70,8 @@ export interface Core {
   libraryEdit: LibraryEditService;
   /** Deleting files and folders into the team's recycle bin, restoring and purging (docs/library.md "Recycle bin"). */
   recycleBin: RecycleBinService;
+  /** Version lines: versions of a file, its cover, removing versions (docs/library.md "Version lines"). */
+  versionLines: VersionLineService;
   /** File validity periods and their daily check (docs/library.md "Validity"). */
   fileValidity: FileValidityService;
   /** Custom metadata fields, custom field templates and the values files carry (docs/library.md "Custom metadata and custom fields"). */
@@ -153,6 +156,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   // spec 3.2: a brand with live products is not deleted (brand_has_dependents)
   brands.addDependentCheck((tx, brandId) => products.hasLiveInBrand(tx, brandId));
   const readVisibleProduct = (ctx: Ctx, id: number) => products.readVisible(ctx, id);
+  const recycleBin = new RecycleBinService(storage);
   const downloads = new ProductDownloads({ storage, readVisible: readVisibleProduct });
   const productShares = new ProductShares({ secret: config.linkSigningSecret, publicBaseUrl: config.publicBaseUrl, readVisible: readVisibleProduct });
   return {
@@ -171,7 +175,8 @@ export function createCore(orm: MikroORM, config: Config): Core {
     links,
     previews,
     libraryEdit: new LibraryEditService(),
-    recycleBin: new RecycleBinService(storage),
+    recycleBin,
+    versionLines: new VersionLineService({ recycleBin }),
     fileValidity: new FileValidityService(),
     customMetadata: { fields: new MetadataFieldService(), templates: new CustomFieldTemplateService(), fileMetadata: new FileMetadataService(), fileCustomFields: new FileCustomFieldService() },
     folderEdit: new FolderEditService(),

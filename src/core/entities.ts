@@ -4,6 +4,7 @@ import { Team } from './access/team.entity.ts';
 import { CategoryIcon } from './assets/category-icon.entity.ts';
 import { LibraryFolder } from './assets/folder.entity.ts';
 import { RecycleEntry } from './assets/recycle-bin/recycle-entry.entity.ts';
+import { VersionLine } from './assets/versions/version-line.entity.ts';
 import { LibraryFile } from './assets/library-file.entity.ts';
 import { LibraryPendingInbound } from './assets/pending-inbound.entity.ts';
 import { StoredObject } from './assets/stored-object.entity.ts';
@@ -25,4 +26,4 @@ import { IdempotencyRecord } from './platform/idempotency.entity.ts';
 import { Setting } from './platform/setting.entity.ts';
 
 /** Every entity of every area; the ORM and the migration generator read this list. */
-export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, LibraryTagPosting, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting, WebhookEndpoint, EventSubscription, OutboxEvent, WebhookDelivery, WebhookDeliveryLine, WebhookAttempt, ApprovalTemplate, ApprovalTask, ApprovalDecision, ApprovalAsset, ProductHistoryEntry, ActivityRecord, DownloadRecord, ProductShare, LibraryPendingInbound, RecycleEntry, ...CUSTOM_METADATA_ENTITIES];
+export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, LibraryTagPosting, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting, WebhookEndpoint, EventSubscription, OutboxEvent, WebhookDelivery, WebhookDeliveryLine, WebhookAttempt, ApprovalTemplate, ApprovalTask, ApprovalDecision, ApprovalAsset, ProductHistoryEntry, ActivityRecord, DownloadRecord, ProductShare, LibraryPendingInbound, RecycleEntry, ...CUSTOM_METADATA_ENTITIES, VersionLine];

@@ -5,6 +5,7 @@ import './types/category.ts';
 import './types/library.ts';
 import './types/custom-metadata.ts';
 import './types/recycle-bin.ts';
+import './types/version-lines.ts';
 import './types/pending-inbound.ts';
 import './types/product.ts';
 import './types/template.ts';

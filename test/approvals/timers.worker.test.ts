@@ -12,8 +12,14 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   storage = await tempDir('timer-storage');
-  world = await createApprovalWorld({ STORAGE_DIR: storage.path, RELAY_INTERVAL_MS: '50' });
+  // createApproval downloads the task's asset from this process's asset server; the world's 500 ms
+  // limit (for the download-timeout tests) is too short here while worker processes start beside it
+  world = await createApprovalWorld({ STORAGE_DIR: storage.path, RELAY_INTERVAL_MS: '50', APPROVAL_DOWNLOAD_TIMEOUT_MS: '10000' });
   expect((await world.approval({ service: 'subscriptionChange', operation: 'ADD', callbackUrl: `${world.receiver.url}/approvals` })).body.code).toBe('0');
+});
+// two worker processes, both running before any test sets a timer
+beforeAll(async () => {
+  await Promise.all([workerProcess(), workerProcess()]);
 });
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
@@ -44,23 +50,68 @@ async function until<T>(read: () => Promise<T>, accept: (v: T) => boolean, timeo
   }
 }
 
-function workerProcess(): void {
+/**
+ * Starts a worker process (ROLE=worker: the BullMQ workers and the outbox relay) and resolves once
+ * it logs that they run. A fresh process needs seconds to start (Node, imports, PostgreSQL, Redis),
+ * many more when CI runs three test files at once, so the tests start their clocks only after this.
+ */
+async function workerProcess(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: ROOT,
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env, ROLE: 'worker', DATABASE_URL: world.env.config.databaseUrl, REDIS_URL: world.env.config.redisUrl, QUEUE_PREFIX: world.env.config.queuePrefix,
-      OUTBOUND_ALLOW_HOSTS: world.env.config.outboundAllowHosts.join(','), RELAY_INTERVAL_MS: '50', LINK_SIGNING_SECRET: world.env.config.linkSigningSecret!, LOG_LEVEL: 'silent',
+      OUTBOUND_ALLOW_HOSTS: world.env.config.outboundAllowHosts.join(','), RELAY_INTERVAL_MS: '50', LINK_SIGNING_SECRET: world.env.config.linkSigningSecret!, LOG_LEVEL: 'info',
       STORAGE_DIR: storage.path,
     },
   });
   children.push(child);
+  // what it wrote last, for the error if it never gets ready; both pipes are drained for its whole life
+  let output = '';
+  const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000));
+  child.stderr!.on('data', keep);
+  child.stdout!.on('data', keep);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker process not ready after 40 s:\n${output}`)), 40_000);
+    const onExit = (code: number | null, signal: string | null) => {
+      clearTimeout(timer);
+      reject(new Error(`worker process exited (${code ?? signal}) before it was ready:\n${output}`));
+    };
+    const onData = () => {
+      if (!output.includes('shelf workers running')) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.stdout!.off('data', onData);
+      resolve();
+    };
+    child.once('exit', onExit);
+    child.stdout!.on('data', onData);
+  });
+  return child;
+}
+
+/** SIGKILLs these worker processes and waits until they are gone. */
+async function kill(which: ChildProcess[]): Promise<void> {
+  await Promise.all(which.map((child) => {
+    if (children.includes(child)) children.splice(children.indexOf(child), 1);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    return exited;
+  }));
+}
+
+/** The BullMQ states of a task's timer jobs. */
+async function timerJobStates(taskId: string): Promise<string[]> {
+  const queue = world.env.queues.get('approval-timeout');
+  const jobs = await queue.getJobs(['active', 'wait', 'delayed', 'completed', 'failed']);
+  return Promise.all(jobs.filter((job) => job?.data?.taskId === taskId).map((job) => job.getState()));
 }
 
 describe('approval timers (BullMQ delayed jobs keyed by task, node and round)', () => {
   it('fires exactly once with two worker processes: NODE_TIMEOUT then NODE_TRANSFERRED, and the transferee becomes the approver', async () => {
-    workerProcess();
-    workerProcess();
+    // both worker processes run (second beforeAll) before the timer is set, so either can take its job
+    expect(children).toHaveLength(2);
     const taskId = await task(await template({ hours: 0.0004, transferTo: world.members.dan }));
     const callbacks = await until(() => world.callbacks(taskId), (c) => c.some((x) => x.eventName === 'NODE_TRANSFERRED'));
     await new Promise((r) => setTimeout(r, 1500));
@@ -80,20 +131,22 @@ describe('approval timers (BullMQ delayed jobs keyed by task, node and round)', 
   }, 30_000);
 
   it('survives a worker restart between scheduling and the deadline', async () => {
-    for (const child of children.splice(0)) child.kill('SIGKILL');
-    workerProcess();
-    // the deadline (about 7 s away) must come after the kill: a worker killed while running the
-    // timer's job holds its lock until BullMQ's stalled-job check (30 s) gives the job to another
+    // one worker process is left, running, so its relay queues the delayed job at once, well before
+    // the deadline (about 7 s away)
+    await kill(children.slice(1));
     const taskId = await task(await template({ hours: 0.002, transferTo: world.members.dan }));
-    // the relay queues the delayed job well before its deadline
-    await until(async () => (await world.env.orm.em.fork().execute<{ q: boolean }[]>('select timer_queued_at is not null as q from approval_tasks where id = ?', [taskId]))[0]!.q, (q) => q);
-    for (const child of children.splice(0)) child.kill('SIGKILL');
-    workerProcess();
-    // a fresh worker process starts (Node, imports, Redis, PostgreSQL) before it can fire the timer:
-    // several seconds when CI runs three test files at once, so this wait is longer than the others
-    const callbacks = await until(() => world.callbacks(taskId), (c) => c.some((x) => x.eventName === 'NODE_TRANSFERRED'), 30_000);
+    const queued = await until(async () => (await world.env.orm.em.fork().execute<{ q: boolean }[]>('select timer_queued_at is not null as q from approval_tasks where id = ?', [taskId]))[0]!.q, (q) => q);
+    expect(queued).toBe(true);
+    await kill(children.slice());
+    // the restart falls between scheduling and the deadline: the job waits in Redis, delayed, held by
+    // no one (a worker killed while running it would keep its lock until BullMQ's stalled-job check)
+    expect(await timerJobStates(taskId)).toEqual(['delayed']);
+    expect((await world.callbacks(taskId)).map((c) => c.eventName)).toEqual(['NODE_STARTED']);
+    // the new process's start-up (up to 40 s under load) is the only long wait; once it runs, it fires the timer
+    await workerProcess();
+    const callbacks = await until(() => world.callbacks(taskId), (c) => c.some((x) => x.eventName === 'NODE_TRANSFERRED'));
     expect(callbacks.map((c) => c.eventName)).toEqual(['NODE_STARTED', 'NODE_TIMEOUT', 'NODE_TRANSFERRED']);
-  }, 50_000);
+  }, 60_000);
 
   it('fires one NODE_TIMEOUT (re_assigned, transferTo null) without a transfer target, and the task waits', async () => {
     const taskId = await task(await template({ hours: 0.0003 }));

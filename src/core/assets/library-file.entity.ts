@@ -24,6 +24,7 @@ export const LibraryFile = defineEntity({
     { properties: ['object'] },
     // asset search (spec 4.6): one index per filter and sort, chosen by measurement (docs/search.md)
     ...SEARCH_INDEXES,
+    { name: 'library_files_version_line_index', expression: 'create index "library_files_version_line_index" on "library_files" ("version_line_id") where "version_line_id" is not null' },
     { name: 'library_files_recycle_entry_index', expression: 'create index "library_files_recycle_entry_index" on "library_files" ("recycle_entry_id") where "recycle_entry_id" is not null' },
     // the daily validity check (file-validity.ts) visits only files that have a validity period
     {
@@ -59,6 +60,9 @@ export const LibraryFile = defineEntity({
     deletedAt: nullableTimestamp(),
     /** The recycle-bin entry that took this file (docs/library.md "Recycle bin"); null while live. */
     recycleEntryId: p.integer().nullable(),
+    /** The version line this file is a version of (docs/library.md "Version lines"), and its number there (1, 2, ...). */
+    versionLineId: p.integer().nullable(),
+    versionNumber: p.integer().nullable(),
     /** Image analysis (AssetItem imageContentAnalysis, spec 2.6): set by operators and GraphQL, never by a model here. */
     aiTags: p.text().nullable(),
     aiTitle: p.text().nullable(),

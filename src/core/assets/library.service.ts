@@ -117,14 +117,18 @@ export class LibraryService {
   async mediaFor(ctx: Ctx, ids: readonly number[], nowMs = Date.now(), links: MediaLinkOptions = {}): Promise<Map<number, MediaObject>> {
     const media = new Map<number, MediaObject>();
     if (ids.length === 0) return media;
-    const rows = await queryRows<MediaRow>(
+    // a hidden version of a version line stands for the line's cover (docs/library.md "Version lines")
+    const rows = await queryRows<MediaRow & { requested: number }>(
       ctx,
-      `select id, name, mime_type as "mimeType", byte_size::text as size, width, height, duration_ms::float8 as "durationMs"
-         from library_files where team_id = ? and deleted_at is null and id = any(?::int[])`,
+      `select r.id as requested, f.id, f.name, f.mime_type as "mimeType", f.byte_size::text as size, f.width, f.height, f.duration_ms::float8 as "durationMs"
+         from library_files r
+         left join library_version_lines l on l.id = r.version_line_id and l.team_id = r.team_id
+         join library_files f on f.team_id = r.team_id and f.deleted_at is null and f.id = case when r.deleted_at is null then r.id else l.cover_file_id end
+        where r.team_id = ? and r.id = any(?::int[]) and r.recycle_entry_id is null`,
       [ctx.teamId, idArray(ids)],
     );
     const download = links.downloadUrl !== false && mayDownload(ctx);
-    for (const row of rows) media.set(row.id, this.mediaObject(ctx, row, download, nowMs, links.untilMs ?? null));
+    for (const row of rows) media.set(row.requested, this.mediaObject(ctx, row, download, nowMs, links.untilMs ?? null));
     return media;
   }
 

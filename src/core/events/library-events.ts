@@ -151,6 +151,16 @@ export interface CustomFieldFacts {
   customFields: Array<Record<string, Record<string, string | number | null>>>;
 }
 
+/** 6.2 MATERIAL_VERSION_CHANGED payload (version-lines.service.ts says what each field is per action). */
+export interface VersionChange {
+  coverMaterialId: number;
+  newMaterialId: number;
+  action: 'ADD' | 'SET_COVER' | 'REPLACE_COVER_ON_UPLOAD' | 'REMOVE';
+  version: number;
+  removeType?: 'ADD' | 'DELETE';
+  versionGroupDissolved?: boolean;
+}
+
 /** The fields of 6.2 BASIC that an edit changed, with their new values. */
 export type BasicChanges = Partial<Pick<FileFacts, 'name' | 'description' | 'score' | 'link'>>;
 
@@ -293,7 +303,14 @@ export const libraryEvents = {
    * with the identifying fields of the files that left it (6.1 DELETE); PERMANENT does not, as the
    * files had already left their folders.
    */
-  async deleted(scope: EventScope, befores: readonly FileFacts[], deleteAction: 'RECYCLE' | 'PERMANENT', folderIds: readonly number[] = []): Promise<void> {
+  async deleted(
+    scope: EventScope,
+    befores: readonly FileFacts[],
+    deleteAction: 'RECYCLE' | 'PERMANENT',
+    folderIds: readonly number[] = [],
+    /** The files folders showed (a version line's hidden versions are in no folder listing). */
+    shownInFolders: readonly FileFacts[] = befores,
+  ): Promise<void> {
     if (befores.length === 0 || !(await anySubscription(scope))) return;
     for (const before of befores) {
       await material(scope, 'MATERIAL_DELETED', before.id, {
@@ -315,7 +332,22 @@ export const libraryEvents = {
         ],
       });
     }
-    if (deleteAction === 'RECYCLE') await folderUpdatesFor(scope, befores, 'DELETE', identifyingDto);
+    if (deleteAction === 'RECYCLE') await folderUpdatesFor(scope, shownInFolders, 'DELETE', identifyingDto);
+  },
+
+  /**
+   * A version line changed (6.2 MATERIAL_VERSION_CHANGED, keyed by `coverMaterialId`). Folders see
+   * what they show change: a file hidden as a version leaves its folders (DELETE), a file that
+   * became visible (a new cover, a version removed as a file of its own) joins them (ADD).
+   */
+  async versionChanged(scope: EventScope, change: VersionChange, shownBefore: readonly FileFacts[], shownAfterIds: readonly number[]): Promise<void> {
+    if (!(await anySubscription(scope))) return;
+    await material(scope, 'MATERIAL_VERSION_CHANGED', change.coverMaterialId, { ...change });
+    const shownAfter = await filesFacts(scope, shownAfterIds);
+    const before = new Set(shownBefore.map((file) => file.id));
+    const after = new Set(shownAfterIds);
+    await folderUpdatesFor(scope, shownBefore.filter((file) => !after.has(file.id)), 'DELETE', identifyingDto);
+    await folderUpdatesFor(scope, shownAfter.filter((file) => !before.has(file.id)), 'ADD', (file) => materialCallbackDto(scope, file));
   },
 
   /**

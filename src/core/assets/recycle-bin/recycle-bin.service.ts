@@ -44,6 +44,22 @@ function parentPathOf(folder: { path: string; name: string }): string {
   return folder.path.slice(0, folder.path.length - folder.name.length - 1) || '/';
 }
 
+/**
+ * The hidden versions of the version lines of `fileIds` (docs/library.md "Version lines"), locked:
+ * a line goes into the bin, and comes back, with its cover.
+ */
+async function hiddenVersionsOf(tx: Ctx, fileIds: readonly number[]): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(
+    tx,
+    `select id from library_files
+      where team_id = ? and deleted_at is not null and recycle_entry_id is null
+        and version_line_id in (select version_line_id from library_files where team_id = ? and id = any(?::int[]) and version_line_id is not null)
+      order by id for update`,
+    [tx.teamId, tx.teamId, intArray(fileIds)],
+  );
+  return rows.map((row) => row.id);
+}
+
 function restoreNameInUse(name: string): DomainError {
   return new DomainError('name_in_use', `A live folder named "${name}" already exists where the folder would be restored; rename one of them first`);
 }
@@ -72,15 +88,11 @@ export class RecycleBinService {
         [fileId, tx.teamId],
       );
       if (!file) throw notFound('File');
-      const before = await filesFacts(tx, [fileId]);
+      const hidden = await hiddenVersionsOf(tx, [fileId]);
+      const befores = await filesFacts(tx, [fileId, ...hidden]);
       const entryId = await this.newEntry(tx, { kind: 'file', fileId, folderId: null }, file.name, file.folderPath);
-      await queryRows(tx, 'update library_files set deleted_at = now(), recycle_entry_id = ?, update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [
-        entryId,
-        memberIdOf(tx.actor),
-        fileId,
-        tx.teamId,
-      ]);
-      await libraryEvents.deleted(tx, before, 'RECYCLE');
+      await this.takeFiles(tx, entryId, [fileId, ...hidden]);
+      await libraryEvents.deleted(tx, befores, 'RECYCLE', [], befores.filter((f) => f.id === fileId));
       return { id: fileId, recycleEntryId: entryId };
     });
   }
@@ -107,20 +119,17 @@ export class RecycleBinService {
           intArray(folderIds),
         ])
       ).map((row) => row.id);
-      const befores = await filesFacts(tx, fileIds);
+      const hidden = await hiddenVersionsOf(tx, fileIds);
+      const befores = await filesFacts(tx, [...fileIds, ...hidden]);
       const entryId = await this.newEntry(tx, { kind: 'folder', fileId: null, folderId }, folder.name, parentPathOf(folder));
       await queryRows(tx, 'update library_folders set deleted_at = now(), recycle_entry_id = ?, updated_at = now() where team_id = ? and id = any(?::int[])', [
         entryId,
         tx.teamId,
         intArray(folderIds),
       ]);
-      await queryRows(tx, 'update library_files set deleted_at = now(), recycle_entry_id = ?, update_user_id = ?, updated_at = now() where team_id = ? and id = any(?::int[])', [
-        entryId,
-        memberIdOf(tx.actor),
-        tx.teamId,
-        intArray(fileIds),
-      ]);
-      await libraryEvents.deleted(tx, befores, 'RECYCLE', folderIds);
+      await this.takeFiles(tx, entryId, [...fileIds, ...hidden]);
+      const shown = new Set(fileIds);
+      await libraryEvents.deleted(tx, befores, 'RECYCLE', folderIds, befores.filter((f) => shown.has(f.id)));
       return { id: folderId, recycleEntryId: entryId, folderIds, fileIds };
     });
   }
@@ -150,20 +159,24 @@ export class RecycleBinService {
     return inTransaction(ctx, async (tx) => {
       const entries = await this.lockEntries(tx, ids);
       const restored: RestoredEntries = { fileIds: [], folderIds: [] };
+      const shown: number[] = [];
       for (const entry of entries) {
         if (entry.kind === 'folder') restored.folderIds.push(...(await this.restoreFolders(tx, entry)));
-        const fileIds = await queryRows<{ id: number }>(
+        // a line's hidden versions come back hidden: only its cover is live
+        const fileIds = await queryRows<{ id: number; shown: boolean }>(
           tx,
-          `update library_files f set deleted_at = null, recycle_entry_id = null, update_user_id = ?, updated_at = now(),
+          `update library_files f set recycle_entry_id = null, update_user_id = ?, updated_at = now(),
+                  deleted_at = case when exists (select 1 from library_version_lines l where l.id = f.version_line_id and l.cover_file_id <> f.id) then f.deleted_at end,
                   folder_id = case when exists (select 1 from library_folders d where d.id = f.folder_id and d.team_id = f.team_id and d.deleted_at is null) then f.folder_id end
-            where f.team_id = ? and f.recycle_entry_id = ? returning f.id`,
+            where f.team_id = ? and f.recycle_entry_id = ? returning f.id, f.deleted_at is null as shown`,
           [memberIdOf(tx.actor), tx.teamId, entry.id],
         );
         restored.fileIds.push(...fileIds.map((row) => row.id));
+        shown.push(...fileIds.filter((row) => row.shown).map((row) => row.id));
       }
       await queryRows(tx, 'delete from library_recycle_entries where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(ids)]);
       restored.fileIds.sort((a, b) => a - b);
-      await libraryEvents.restored(tx, restored.fileIds);
+      await libraryEvents.restored(tx, shown.sort((a, b) => a - b));
       return restored;
     });
   }
@@ -182,6 +195,33 @@ export class RecycleBinService {
       const entries = await queryRows<EntryRow>(tx, 'select id, kind, file_id as "fileId", folder_id as "folderId" from library_recycle_entries where team_id = ? order by id for update', [tx.teamId]);
       return this.purgeEntries(tx, entries);
     });
+  }
+
+  /**
+   * In the caller's transaction, for an operation that sends a file to the bin as part of its own
+   * change (a version removed with removeType DELETE): the file becomes an entry of its own. Writes
+   * no event; the caller writes its own.
+   */
+  async takeFileInTransaction(tx: Ctx, fileId: number): Promise<number> {
+    const file = await queryOne<{ name: string; folderPath: string }>(
+      tx,
+      `select f.name, coalesce(d.path, '/') as "folderPath" from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
+        where f.id = ? and f.team_id = ?`,
+      [fileId, tx.teamId],
+    );
+    const entryId = await this.newEntry(tx, { kind: 'file', fileId, folderId: null }, file!.name, file!.folderPath);
+    await this.takeFiles(tx, entryId, [fileId]);
+    return entryId;
+  }
+
+  /** Marks files as taken by an entry; a hidden version keeps the time it was hidden. */
+  private async takeFiles(tx: Ctx, entryId: number, fileIds: readonly number[]): Promise<void> {
+    await queryRows(tx, 'update library_files set deleted_at = coalesce(deleted_at, now()), recycle_entry_id = ?, update_user_id = ?, updated_at = now() where team_id = ? and id = any(?::int[])', [
+      entryId,
+      memberIdOf(tx.actor),
+      tx.teamId,
+      intArray(fileIds),
+    ]);
   }
 
   private async newEntry(tx: Ctx, entry: Omit<EntryRow, 'id'>, name: string, originalPath: string): Promise<number> {
@@ -255,6 +295,7 @@ export class RecycleBinService {
     await queryRows(tx, 'delete from event_subscriptions where team_id = ? and folder_id = any(?::int[])', [tx.teamId, intArray(folderIds)]);
     await queryRows(tx, 'delete from library_folders where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(folderIds)]);
     await queryRows(tx, 'delete from library_recycle_entries where team_id = ? and id = any(?::int[])', [tx.teamId, entryIds]);
+    await queryRows(tx, 'delete from library_version_lines l where l.team_id = ? and not exists (select 1 from library_files f where f.version_line_id = l.id)', [tx.teamId]);
     const objectIds = intArray([...new Set(files.map((f) => f.objectId))]);
     const unused = 'o.team_id = ? and o.id = any(?::int[]) and not exists (select 1 from library_files f where f.object_id = o.id)';
     await queryRows(tx, `delete from stored_object_colours c using stored_objects o where c.object_id = o.id and ${unused}`, [tx.teamId, objectIds]);

@@ -12,6 +12,7 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
+import { visibleFileIds } from '../../assets/versions/visible-files.ts';
 
 /** Spec 7.1/8: a download of more files or bytes than this is 413 payload_too_large before anything is written. */
 export const DOWNLOAD_LIMITS = { files: 100, bytes: 2 * 1024 ** 3 } as const;
@@ -200,17 +201,21 @@ export class ProductDownloads {
     return { items: items.map((r) => ({ ...r, fileIds: r.fileIds.map(Number) })), pagination: paginationOf(page, count!.n) };
   }
 
-  /** The team's live files among `ids`, in the order asked, with their stored bytes' keys. */
+  /**
+   * The team's live files among `ids`, in the order asked, with their stored bytes' keys; a hidden
+   * version of a version line is delivered as the line's cover, as product media show it.
+   */
   private async liveFiles(scope: Pick<Ctx, 'em' | 'teamId'>, ids: number[]): Promise<DownloadFile[]> {
+    const shown = await visibleFileIds(scope, ids);
     const rows = await queryRows<{ id: number; name: string; bytes: string; sha256: string }>(
       scope,
       `select f.id, f.name, f.byte_size::text as bytes, o.sha256 from library_files f join stored_objects o on o.id = f.object_id and o.team_id = f.team_id
         where f.team_id = ? and f.deleted_at is null and f.id = any(?::int[])`,
-      [scope.teamId, intArray(ids)],
+      [scope.teamId, intArray([...new Set(shown.values())])],
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.flatMap((id) => {
-      const row = byId.get(id);
+      const row = byId.get(shown.get(id) ?? 0);
       return row ? [{ id, name: row.name, bytes: Number(row.bytes), storageKey: objectKey(row.sha256) }] : [];
     });
   }

@@ -1,3 +1,4 @@
+import type { LiveFiles } from './product-media.ts';
 import type { FieldIssue } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import type { TemplateFieldView, TemplateGroupView } from '../templates/template.schemas.ts';
@@ -216,8 +217,8 @@ export interface CompletenessInput {
   /** The effective cover, only when its file is live. */
   hasCover: boolean;
   values: CustomValues;
-  /** Media ids of the product whose files are live. */
-  liveFileIds: ReadonlySet<number>;
+  /** Media ids of the product whose files are live (each to the file shown for it; products.md "Media"). */
+  liveFileIds: LiveFiles;
 }
 
 /**

@@ -7,7 +7,7 @@ import { inTransaction } from '../../platform/tx.ts';
 import { recordProductChange } from './product-history.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { draftReasonOf } from './product-fields.ts';
-import { allFileIds, liveFileIdsOf } from './product-media.ts';
+import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { productEtagRepresentation, type ProductRecord } from './product-projection.ts';
 import { RECORD_COLUMNS, readProduct, recordOf } from './product-read.ts';
 import {
@@ -75,7 +75,7 @@ export class ProductLifecycle {
         fields: mediaInputs,
       });
       // the supplied references were just checked live; the kept ones are live if they were
-      const nowLive = new Set([...live, ...allFileIds({ ...draft, mediaFields: draft.values.mediaFields }).filter((fid) => suppliedNow(patch, mediaInputs, fid))]);
+      const nowLive = new Map([...live, ...checkedLive(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }).filter((fid) => suppliedNow(patch, mediaInputs, fid)))]);
       const issues = completenessIssues(draft, groups, nowLive);
       if (current.status === 'published' && issues.length > 0) {
         throw new DomainError('validation_failed', 'A published product must stay complete; unpublish it first to save an incomplete version', issues);
@@ -131,10 +131,10 @@ export class ProductLifecycle {
   }
 
   /** Locks the live product row and checks If-Match against its representation now (files deleted since included). */
-  private async lockForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<{ current: ProductRecord; live: Set<number> }> {
+  private async lockForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<{ current: ProductRecord; live: Map<number, number> }> {
     const current = await readProduct(tx, id, { lock: true });
     if (!current) throw notFound('Product');
-    const live = await liveFileIdsOf(tx, this.library, current);
+    const live = await liveFileIdsOf(tx, current);
     checkIfMatch(ifMatch, productEtagRepresentation(current, live));
     return { current, live };
   }

@@ -1,3 +1,4 @@
+import { visibleFileIds } from '../../assets/versions/visible-files.ts';
 import type { LibraryService } from '../../assets/library.service.ts';
 import type { LibraryFileView } from '../../assets/library.schemas.ts';
 import type { Ctx } from '../../platform/ctx.ts';
@@ -89,11 +90,20 @@ export function checkMediaTotal(result: Pick<ProductRecord, 'coverFileId' | 'ima
   }
 }
 
+/**
+ * A product's references that resolve to a live file, each to the file shown for it: itself, or
+ * for a hidden version of a version line, the line's cover (docs/library.md "Version lines").
+ */
+export type LiveFiles = ReadonlyMap<number, number>;
+
 /** The live files among a product's references (for its ETag, projection and completeness). */
-export async function liveFileIdsOf(tx: Ctx, library: LibraryService, record: ProductRecord): Promise<Set<number>> {
-  const ids = mediaIdsOf([record]);
-  if (ids.length === 0) return new Set();
-  return new Set((await library.findFilesByIds(tx, ids)).map((f) => f.id));
+export async function liveFileIdsOf(tx: Ctx, record: ProductRecord): Promise<Map<number, number>> {
+  return visibleFileIds(tx, mediaIdsOf([record]));
+}
+
+/** References just checked live: each shows itself. */
+export function checkedLive(ids: Iterable<number>): Map<number, number> {
+  return new Map([...ids].map((id) => [id, id]));
 }
 
 /** Every file-path id stored on a product (cover, images, related, custom), for media_file_ids. */

@@ -1,3 +1,4 @@
+import type { LiveFiles } from './product-media.ts';
 import type { MediaObject } from '../../assets/library.schemas.ts';
 import { etagOf } from '../../platform/etag.ts';
 import type { ProductDetail, ProductSummary } from './product.schemas.ts';
@@ -82,13 +83,13 @@ function project<M>(record: ProductRecord, resolve: (id: number) => M | null): O
  * with every read, the product does not). Files deleted from the library drop out of the
  * representation, and so change the ETag, exactly as a client sees them disappear.
  */
-export function productEtag(record: ProductRecord, liveFileIds: ReadonlySet<number>): string {
+export function productEtag(record: ProductRecord, liveFileIds: LiveFiles): string {
   return etagOf(productEtagRepresentation(record, liveFileIds));
 }
 
 /** What the ETag hashes (and If-Match is checked against): the representation with media as ids. */
-export function productEtagRepresentation(record: ProductRecord, liveFileIds: ReadonlySet<number>): unknown {
-  return project(record, (id) => (liveFileIds.has(id) ? id : null));
+export function productEtagRepresentation(record: ProductRecord, liveFileIds: LiveFiles): unknown {
+  return project(record, (id) => liveFileIds.get(id) ?? null);
 }
 
 /** Spec 2.5 ProductSummary: media objects for live files of the team (`media` from one batched lookup). */

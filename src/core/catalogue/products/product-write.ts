@@ -1,3 +1,4 @@
+import type { LiveFiles } from './product-media.ts';
 import type { LibraryService } from '../../assets/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, type FieldIssue } from '../../platform/errors.ts';
@@ -91,7 +92,7 @@ export async function checkMedia(tx: Ctx, library: LibraryService, draft: Produc
 }
 
 /** What keeps the draft from being published (spec 3.1), given which of its files are live. */
-export function completenessIssues(draft: ProductDraft, groups: TemplateGroupView[] | null, liveFileIds: ReadonlySet<number>): FieldIssue[] {
+export function completenessIssues(draft: ProductDraft, groups: TemplateGroupView[] | null, liveFileIds: LiveFiles): FieldIssue[] {
   const cover = effectiveCoverId(draft);
   return missingRequired(groups, {
     name: draft.name,

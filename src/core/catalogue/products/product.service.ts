@@ -10,7 +10,7 @@ import { paginationOf, type Pagination } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { Versioned } from '../brands/brand.service.ts';
 import { ProductLifecycle } from './product-lifecycle.ts';
-import { allFileIds, liveFileIdsOf } from './product-media.ts';
+import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
 import {
@@ -110,7 +110,7 @@ export class ProductService {
   /** The stored record of a product the caller may see, with its ETag (GraphQL product(id)). */
   async getRecord(ctx: Ctx, id: number): Promise<Versioned<ProductRecord>> {
     const record = await this.readVisible(ctx, id);
-    return { data: record, etag: productEtag(record, await liveFileIdsOf(ctx, this.library, record)) };
+    return { data: record, etag: productEtag(record, await liveFileIdsOf(ctx, record)) };
   }
 
   /**
@@ -148,7 +148,7 @@ export class ProductService {
       const mediaInputs = applyCustomValues(draft, groups, body.templateFields);
       await checkMedia(tx, this.library, draft, { coverFileId: draft.coverFileId, imageFileIds: draft.imageFileIds, relatedFileIds: draft.relatedFileIds, fields: mediaInputs });
       // every reference was just checked live, so completeness may count them all
-      const live = new Set(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }));
+      const live = checkedLive(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }));
       const record = await insertDraft(tx, draft, pin, draftReasonOf(completenessIssues(draft, groups, live)));
       await recordProductChange(tx, record.id, 'created', null, record);
       return { status: 201, body: record, etag: productEtag(record, live) };
@@ -216,7 +216,7 @@ export class ProductService {
   /** Projects a record for REST: media objects of live files (one lookup), the pinned definition, the ETag. */
   private async outcome(ctx: Ctx, record: ProductRecord, storedEtag?: string): Promise<ProductOutcome> {
     const [media, groups] = await Promise.all([this.library.mediaFor(ctx, mediaIdsOf([record])), this.definitionOf(ctx, record)]);
-    const etag = storedEtag ?? productEtag(record, new Set(media.keys()));
+    const etag = storedEtag ?? productEtag(record, new Map([...media].map(([id, object]) => [id, object.id ?? id])));
     return { data: detailOf(record, media, groups), etag, record };
   }
 }
