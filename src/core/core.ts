@@ -171,7 +171,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     storage,
     library,
     libraryImport,
-    pendingInbound: new PendingInboundService({ imports: libraryImport }),
+    pendingInbound: new PendingInboundService({ imports: libraryImport, storage }),
     links,
     previews,
     libraryEdit: new LibraryEditService(),

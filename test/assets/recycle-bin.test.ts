@@ -210,8 +210,7 @@ describe('deleting into the recycle bin (issue 14 item 2)', () => {
     expect(folderUpdates).toHaveLength(1);
     expect((folderUpdates[0]!.body as { assets: { id: number }[] }).assets.map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
     expect(await searchNames('tree-')).toEqual([]);
-    const folders = await gql('query($ids: [Int!]!) { libraryFolders(ids: $ids) { id } }', { ids: [tree, sub] });
-    if (!folders.body.errors) expect(folders.body.data.libraryFolders).toEqual([]);
+    expect(await db('select id from library_folders where id = any(?::int[]) and deleted_at is null', [`{${tree},${sub}}`])).toEqual([]);
     const [entry] = (await gql(BIN, { first: 1 })).body.data.recycleBin.items;
     expect(entry).toMatchObject({ kind: 'folder', folderId: tree, fileId: null, name: 'tree', originalPath: '/bin', fileCount: 2 });
   });
@@ -248,7 +247,7 @@ describe('restoring from the recycle bin (issue 14 item 2)', () => {
     expect(await searchNames('deep.png')).toEqual(['deep.png']);
   });
 
-  it('a file whose folder is gone returns to the library root; a folder whose parent is gone returns to the top level', async () => {
+  it('a folder whose parent is gone returns to the top level, and a file deleted from it comes back into it when both are restored together', async () => {
     const file = await newFile('/bin/gone-parent/child', 'orphan.png');
     const [, gone, child] = file.folderIds as [number, number, number];
     const fileEntry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
@@ -256,11 +255,40 @@ describe('restoring from the recycle bin (issue 14 item 2)', () => {
     const goneEntry = (await gql(DELETE_FOLDER, { id: gone })).body.data.deleteLibraryFolder.recycleEntryId;
     expect((await gql(PURGE, { ids: [goneEntry] })).body.errors).toBeUndefined();
     const res = await gql(RESTORE, { ids: [fileEntry, childEntry] });
-    expect(res.body.errors).toBeUndefined();
-    const [fileRow] = await db<{ folder_id: number | null }>('select folder_id from library_files where id = ?', [file.id]);
-    expect(fileRow!.folder_id).toBeNull();
+    expect(res.body.data.restoreRecycleBinEntries).toEqual({ fileIds: [file.id], folderIds: [child] });
     const [childRow] = await db('select parent_id, path, path_ids from library_folders where id = ?', [child]);
     expect(childRow).toEqual({ parent_id: null, path: '/child', path_ids: [child] });
+    const [fileRow] = await db<{ folder_id: number | null }>('select folder_id from library_files where id = ?', [file.id]);
+    expect(fileRow!.folder_id).toBe(child);
+  });
+
+  it('a file whose folder was deleted for good returns to the library root', async () => {
+    const file = await newFile('/bin/purged-home', 'homeless.png');
+    const home = file.folderIds.at(-1)!;
+    const fileEntry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
+    const homeEntry = (await gql(DELETE_FOLDER, { id: home })).body.data.deleteLibraryFolder.recycleEntryId;
+    expect((await gql(PURGE, { ids: [homeEntry] })).body.errors).toBeUndefined();
+    expect((await gql(RESTORE, { ids: [fileEntry] })).body.errors).toBeUndefined();
+    const [fileRow] = await db<{ folder_id: number | null; deleted_at: unknown }>('select folder_id, deleted_at from library_files where id = ?', [file.id]);
+    expect(fileRow).toEqual({ folder_id: null, deleted_at: null });
+  });
+
+  it('restoring a folder tree deleted level by level in one call gives back the tree as it was', async () => {
+    const file = await newFile('/bin/tree-p/tree-c', 'leaf.png');
+    const [, parent, child] = file.folderIds as [number, number, number];
+    const entries = [
+      (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId,
+      (await gql(DELETE_FOLDER, { id: child })).body.data.deleteLibraryFolder.recycleEntryId,
+      (await gql(DELETE_FOLDER, { id: parent })).body.data.deleteLibraryFolder.recycleEntryId,
+    ];
+    const res = await gql(RESTORE, { ids: entries });
+    expect(res.body.data.restoreRecycleBinEntries).toEqual({ fileIds: [file.id], folderIds: [parent, child] });
+    expect(await db('select id, parent_id, path from library_folders where id = any(?::int[]) order by id', [`{${parent},${child}}`])).toEqual([
+      { id: parent, parent_id: binFolder, path: '/bin/tree-p' },
+      { id: child, parent_id: parent, path: '/bin/tree-p/tree-c' },
+    ]);
+    const [fileRow] = await db<{ folder_id: number }>('select folder_id from library_files where id = ?', [file.id]);
+    expect(fileRow!.folder_id).toBe(child);
   });
 
   it('refuses a restore when a live folder of the same name is in the way: 409 name_in_use, nothing changed, no event', async () => {
@@ -328,6 +356,20 @@ describe('deleting permanently (issue 14 item 2)', () => {
     expect((await gql(PURGE, { ids: [secondEntry] })).body.data.purgeRecycleBinEntries.releasedObjects).toBe(0);
     expect(existsSync(key)).toBe(true);
     expect(await db('select 1 from stored_objects where sha256 = ? and team_id = ?', [object!.sha256, world.team.teamId])).toEqual([]);
+  });
+
+  it('keeps bytes a pending inbound holds, and a discard of that pending inbound then removes them', async () => {
+    const path = await newImage();
+    const file = await newFile('/bin/pending-bytes', 'pending-bytes.png', path);
+    const [object] = await db<{ sha256: string }>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [file.id]);
+    const key = join(storage.path, objectKey(object!.sha256));
+    const held = await world.env.core.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: world.team.teamId, file: path });
+    const entry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
+    expect((await gql(PURGE, { ids: [entry] })).body.data.purgeRecycleBinEntries.releasedObjects).toBe(0);
+    expect(existsSync(key)).toBe(true);
+    const discarded = await gql('mutation($ids: [Int!]!) { discardPendingInbounds(ids: $ids) { discarded } }', { ids: held.pendingIds });
+    expect(discarded.body.errors).toBeUndefined();
+    expect(existsSync(key)).toBe(false);
   });
 
   it('purging a folder removes its folders with their shares and folder subscriptions', async () => {

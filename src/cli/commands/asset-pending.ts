@@ -1,10 +1,5 @@
 import type { Core } from '../../core/core.ts';
-import { numberFlag, type CliCommand, type Flags } from '../command.ts';
-
-/** `--ids 1,2,3` as the core's `ids` (anything not numeric is passed on, so the core names the flag). */
-function idsFlag(value: string | boolean | undefined): unknown {
-  return typeof value === 'string' ? value.split(',').map((part) => numberFlag(part.trim())) : value;
-}
+import { idsFlag, numberFlag, type CliCommand, type Flags } from '../command.ts';
 
 /** The flags that were given, as the core's input (its keys are the flag names, so errors name the flag). */
 function defined(entries: Record<string, unknown>): Record<string, unknown> {

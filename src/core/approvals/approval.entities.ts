@@ -93,6 +93,8 @@ export const ApprovalAsset = defineEntity({
   name: 'ApprovalAsset',
   tableName: 'approval_assets',
   uniques: [{ name: 'approval_assets_task_position_version_unique', properties: ['task', 'position', 'version'] }],
+  // the permanent delete of the library asks whether any row still names a key (recycle-bin/stored-bytes.ts)
+  indexes: [{ properties: ['storageKey'] }],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { objectKey } from '../assets/import.ts';
-import { pinAllStoredBytes, releaseAbandonedBytes } from '../assets/recycle-bin/stored-bytes.ts';
+import { pinAllStoredBytes, releaseBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
@@ -113,7 +113,7 @@ export class ApprovalTaskService {
       });
     } catch (e) {
       // bytes this request added are removed when its task did not commit, unless something references them by now
-      await releaseAbandonedBytes(ctx, this.storage, this.abandoned(downloaded.assets, added)).catch(() => undefined);
+      await releaseBytes(ctx, this.storage, this.abandoned(downloaded.assets, added)).catch(() => undefined);
       throw e;
     } finally {
       await downloaded.cleanup();
@@ -152,7 +152,7 @@ export class ApprovalTaskService {
         assets: assets.map((a) => ({ sha256: a.sha256, byteSize: a.byteSize, name: a.name, mimeType: a.mimeType, storageKey: objectKey(a.sha256) })),
       });
     } catch (e) {
-      await releaseAbandonedBytes(ctx, this.storage, this.abandoned(assets, added)).catch(() => undefined);
+      await releaseBytes(ctx, this.storage, this.abandoned(assets, added)).catch(() => undefined);
       throw e;
     }
   }

@@ -61,23 +61,30 @@ async function ensureChild(
   userId: number | null,
 ): Promise<{ id: number; pathIds: number[] }> {
   const parentIds = intArray(parent?.pathIds ?? []);
-  // the id is drawn first so path_ids (ids from the root, this one included) is written in one statement
-  const created = await queryOne<{ id: number; path_ids: number[] }>(
-    tx,
-    `with next as (select nextval(pg_get_serial_sequence('library_folders', 'id'))::int as id)
-     insert into library_folders (id, team_id, parent_id, name, path, path_ids, create_user_id)
-     select next.id, ?, ?, ?, ?, ?::int[] || next.id, ? from next
-     on conflict (team_id, (coalesce(parent_id, 0)), name) where deleted_at is null do nothing
-     returning id, path_ids`,
-    [teamId, parent?.id ?? null, name, path, parentIds, userId],
-  );
-  const row =
-    created ??
-    (await queryOne<{ id: number; path_ids: number[] }>(
+  // a folder deleted into the recycle bin between the insert that found it and the read below is
+  // simply made again: the second round's insert no longer conflicts
+  for (let round = 0; ; round++) {
+    // the id is drawn first so path_ids (ids from the root, this one included) is written in one statement
+    const created = await queryOne<{ id: number; path_ids: number[] }>(
       tx,
-      `select id, path_ids from library_folders
-        where team_id = ? and coalesce(parent_id, 0) = ? and name = ? and deleted_at is null`,
-      [teamId, parent?.id ?? 0, name],
-    ));
-  return { id: row!.id, pathIds: row!.path_ids.map(Number) };
+      `with next as (select nextval(pg_get_serial_sequence('library_folders', 'id'))::int as id)
+       insert into library_folders (id, team_id, parent_id, name, path, path_ids, create_user_id)
+       select next.id, ?, ?, ?, ?, ?::int[] || next.id, ? from next
+       on conflict (team_id, (coalesce(parent_id, 0)), name) where deleted_at is null do nothing
+       returning id, path_ids`,
+      [teamId, parent?.id ?? null, name, path, parentIds, userId],
+    );
+    // `for key share` keeps a folder found here live until this transaction ends: a concurrent
+    // folder deletion waits for it, then takes what it placed there into the bin as well
+    const row =
+      created ??
+      (await queryOne<{ id: number; path_ids: number[] }>(
+        tx,
+        `select id, path_ids from library_folders
+          where team_id = ? and coalesce(parent_id, 0) = ? and name = ? and deleted_at is null for key share`,
+        [teamId, parent?.id ?? 0, name],
+      ));
+    if (row) return { id: row.id, pathIds: row.path_ids.map(Number) };
+    if (round >= 2) throw new Error(`folder ${path} kept disappearing while it was being found or made`);
+  }
 }

@@ -14,7 +14,8 @@ export const LibraryPendingInbound = defineEntity({
   name: 'LibraryPendingInbound',
   tableName: 'library_pending_inbounds',
   // every read is one team's, newest first
-  indexes: [{ properties: ['team', 'id'] }],
+  // storage_key: the permanent delete asks whether any row still names a key (recycle-bin/stored-bytes.ts)
+  indexes: [{ properties: ['team', 'id'] }, { properties: ['storageKey'] }],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

@@ -9,6 +9,8 @@ import { normalizePage, paginationOf, type Page } from '../platform/pagination.t
 import { intArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
+import { pinAllStoredBytes, releaseBytes, type StoredBytes } from './recycle-bin/stored-bytes.ts';
+import type { Storage } from './storage.ts';
 import { compileInput } from '../platform/validate.ts';
 import { extensionOf } from './file-rules.ts';
 import { parseFolderPath, type UnitOfWork } from './folders.ts';
@@ -128,9 +130,11 @@ function requireAll(wanted: number[], found: number[]): void {
  */
 export class PendingInboundService {
   private readonly imports: LibraryImportService;
+  private readonly storage: Storage;
 
-  constructor(deps: { imports: LibraryImportService }) {
+  constructor(deps: { imports: LibraryImportService; storage: Storage }) {
     this.imports = deps.imports;
+    this.storage = deps.storage;
   }
 
   /** `asset import --file F --pending`: the import's rules and probing, then a pending row instead of a placement. */
@@ -190,6 +194,8 @@ export class PendingInboundService {
         [tx.teamId, intArray(wanted)],
       );
       requireAll(wanted, rows.map((r) => r.id));
+      // every key's lock first, in key order, so two confirms of the same contents never deadlock
+      await pinAllStoredBytes(tx, this.storage, rows.map((r) => objectKey(r.sha256)));
       const confirmed: ConfirmedInbound[] = [];
       for (const row of rows) {
         const placed = await this.imports.place(tx, planOf(tx.teamId, row));
@@ -205,12 +211,19 @@ export class PendingInboundService {
   async discard(ctx: Ctx, input: unknown): Promise<{ discarded: number[] }> {
     requirePermission(ctx, 'library:edit');
     const wanted = [...new Set(checkIds(input).ids)];
-    return inTransaction(ctx, async (tx) => {
-      const removed = await queryRows<{ id: number }>(tx, 'delete from library_pending_inbounds where team_id = ? and id = any(?::int[]) returning id', [tx.teamId, intArray(wanted)]);
+    const removed = await inTransaction(ctx, async (tx) => {
+      const rows = await queryRows<{ id: number } & StoredBytes>(
+        tx,
+        'delete from library_pending_inbounds where team_id = ? and id = any(?::int[]) returning id, sha256, storage_key as "storageKey"',
+        [tx.teamId, intArray(wanted)],
+      );
       // a missing id rolls the whole transaction back
-      requireAll(wanted, removed.map((r) => r.id));
-      return { discarded: removed.map((r) => r.id).sort((a, b) => a - b) };
+      requireAll(wanted, rows.map((r) => r.id));
+      return rows;
     });
+    // the held bytes go too, unless a file, another pending inbound or an approval uses them
+    await releaseBytes(ctx, this.storage, removed);
+    return { discarded: removed.map((r) => r.id).sort((a, b) => a - b) };
   }
 
   /** `asset pending confirm --team T --ids 1,2 [--user U]`: as the member U (of team T), else as the system. */

@@ -13,7 +13,8 @@ export const StoredObject = defineEntity({
   name: 'StoredObject',
   tableName: 'stored_objects',
   uniques: [{ name: 'stored_objects_team_id_sha256_unique', properties: ['team', 'sha256'] }],
-  indexes: [{ properties: ['sha256'] }],
+  // storage_key: the permanent delete asks whether any row still names a key (recycle-bin/stored-bytes.ts)
+  indexes: [{ properties: ['sha256'] }, { properties: ['storageKey'] }],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

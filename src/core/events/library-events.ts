@@ -191,8 +191,7 @@ export const libraryEvents = {
    */
   async pendingConfirmed(scope: EventScope, confirmed: ReadonlyArray<{ pendingInboundId: number; fileId: number }>): Promise<void> {
     if (confirmed.length === 0 || !(await anySubscription(scope))) return;
-    const files: FileFacts[] = [];
-    for (const { fileId } of confirmed) files.push((await fileFacts(scope, fileId))!);
+    const files = await filesFacts(scope, confirmed.map((c) => c.fileId));
     const initiator = memberIdOf(scope.actor);
     const materialIds = confirmed.map((c) => c.fileId);
     await material(scope, 'MATERIAL_INBOUND_COMPLETED', materialIds[0]!, {
@@ -204,18 +203,7 @@ export const libraryEvents = {
     const byFolder = new Map<number, number[]>();
     for (const file of files) if (file.folderId !== null) byFolder.set(file.folderId, [...(byFolder.get(file.folderId) ?? []), file.id]);
     for (const [folderId, ids] of byFolder) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', ids[0]!, { materialIds: ids, folderIds: [folderId] });
-    const underFolder = new Map<number, Record<string, unknown>[]>();
-    for (const file of files) {
-      const dto = materialCallbackDto(scope, file);
-      for (const folderId of file.parentIds) underFolder.set(folderId, [...(underFolder.get(folderId) ?? []), dto]);
-    }
-    // one read finds the subscribed folders among all paths, so unsubscribed folders cost nothing per folder
-    const subscribed = await queryRows<{ folder_id: number }>(
-      scope,
-      `select distinct folder_id from event_subscriptions where team_id = ? and kind = 'folder' and folder_id = any(?::int[]) order by folder_id`,
-      [scope.teamId, intArray([...underFolder.keys()])],
-    );
-    for (const { folder_id: folderId } of subscribed) await folderUpdates(scope, [folderId], 'ADD', underFolder.get(folderId)!);
+    await folderUpdatesFor(scope, files, 'ADD', (file) => materialCallbackDto(scope, file));
   },
 
   /** An edit changed BASIC fields and/or tags: MATERIAL_METADATA_UPDATED per changeType with only what changed, and folder UPDATE. */

@@ -48,7 +48,7 @@ const DeletedLibraryFolderRef = builder.objectRef<{ id: number; recycleEntryId: 
 const RestoredRef = builder.objectRef<RestoredEntries>('RestoredRecycleBinEntries').implement({
   description: 'What a restore brought back.',
   fields: (t) => ({
-    fileIds: t.exposeIntList('fileIds', { description: 'File-path IDs now live again (a file whose folder is gone is back at the library root), ascending.' }),
+    fileIds: t.exposeIntList('fileIds', { description: 'File-path IDs back from the bin, ascending: live again (at the library root when their folder is gone), or hidden again for the versions of a version line whose cover came back.' }),
     folderIds: t.exposeIntList('folderIds', { description: 'Folder ids now live again, ascending.' }),
   }),
 });

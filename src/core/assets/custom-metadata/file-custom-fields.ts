@@ -86,8 +86,8 @@ export class FileCustomFieldService {
       ctx,
       `select v.file_id as "fileId", t.id as "templateId", t.name as "templateName", d.id as "customFieldId", d.name, d.type, v.value
          from library_file_custom_values v
-         join library_custom_fields d on d.id = v.field_id
-         join library_custom_field_templates t on t.id = v.template_id
+         join library_custom_fields d on d.id = v.field_id and d.team_id = v.team_id
+         join library_custom_field_templates t on t.id = v.template_id and t.team_id = v.team_id
         where v.team_id = ? and v.file_id = any(?::int[]) and (?::int is null or v.template_id = ?)
         order by v.file_id, t.name, t.id, d.position`,
       [ctx.teamId, intArray(ids), templateId ?? null, templateId ?? null],

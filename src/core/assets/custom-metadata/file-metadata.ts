@@ -53,7 +53,7 @@ export class FileMetadataService {
       }
       if (Object.keys(changed).length > 0) {
         const recordId = record
-          ? (await queryOne<{ id: number }>(tx, 'update library_metadata_records set values = ?::jsonb, updated_at = now() where id = ? returning id', [JSON.stringify(values), record.id]))!.id
+          ? (await queryOne<{ id: number }>(tx, 'update library_metadata_records set values = ?::jsonb, updated_at = now() where id = ? and team_id = ? returning id', [JSON.stringify(values), record.id, tx.teamId]))!.id
           : (await queryOne<{ id: number }>(tx, 'insert into library_metadata_records (team_id, file_id, values) values (?, ?, ?::jsonb) returning id', [tx.teamId, fileId, JSON.stringify(values)]))!.id;
         await markEdited(tx, fileId);
         await libraryEvents.metadataChanged(tx, { materialId: fileId, recordId, metadata: changed });

@@ -2,6 +2,7 @@ import { requirePermission } from '../../access/roles.ts';
 import { filesFacts, libraryEvents } from '../../events/library-events.ts';
 import { memberIdOf, type Ctx } from '../../platform/ctx.ts';
 import { DomainError, notFound } from '../../platform/errors.ts';
+import { isResourceId } from '../../platform/ids.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
@@ -15,7 +16,7 @@ import {
   type RecycleEntryView,
   type RestoredEntries,
 } from './recycle-bin.schemas.ts';
-import { releaseUnreferencedBytes } from './stored-bytes.ts';
+import { lockStorageKeys, releaseBytes, type StoredBytes } from './stored-bytes.ts';
 
 const checkIds = compileInput(RecycleEntryIdsInput);
 const checkPage = compileInput(RecycleBinPageInput);
@@ -80,6 +81,7 @@ export class RecycleBinService {
   /** Moves a live file of the team into the bin: it leaves search, shares, product media and signed links. */
   async deleteFile(ctx: Ctx, fileId: number): Promise<{ id: number; recycleEntryId: number }> {
     requirePermission(ctx, 'library:edit');
+    if (!isResourceId(fileId)) throw notFound('File');
     return inTransaction(ctx, async (tx) => {
       const file = await queryOne<{ name: string; folderPath: string }>(
         tx,
@@ -100,6 +102,7 @@ export class RecycleBinService {
   /** Moves a live folder with its live subfolders and files into the bin as one entry. */
   async deleteFolder(ctx: Ctx, folderId: number): Promise<{ id: number; recycleEntryId: number; folderIds: number[]; fileIds: number[] }> {
     requirePermission(ctx, 'library:edit');
+    if (!isResourceId(folderId)) throw notFound('Folder');
     return inTransaction(ctx, async (tx) => {
       const folder = await queryOne<FolderRow>(
         tx,
@@ -160,22 +163,22 @@ export class RecycleBinService {
       const entries = await this.lockEntries(tx, ids);
       const restored: RestoredEntries = { fileIds: [], folderIds: [] };
       const shown: number[] = [];
-      for (const entry of entries) {
-        if (entry.kind === 'folder') restored.folderIds.push(...(await this.restoreFolders(tx, entry)));
-        // a line's hidden versions come back hidden: only its cover is live
-        const fileIds = await queryRows<{ id: number; shown: boolean }>(
-          tx,
-          `update library_files f set recycle_entry_id = null, update_user_id = ?, updated_at = now(),
-                  deleted_at = case when exists (select 1 from library_version_lines l where l.id = f.version_line_id and l.cover_file_id <> f.id) then f.deleted_at end,
-                  folder_id = case when exists (select 1 from library_folders d where d.id = f.folder_id and d.team_id = f.team_id and d.deleted_at is null) then f.folder_id end
-            where f.team_id = ? and f.recycle_entry_id = ? returning f.id, f.deleted_at is null as shown`,
-          [memberIdOf(tx.actor), tx.teamId, entry.id],
-        );
-        restored.fileIds.push(...fileIds.map((row) => row.id));
-        shown.push(...fileIds.filter((row) => row.shown).map((row) => row.id));
-      }
+      // folders first, newest deletion first: a folder deleted after its subfolder was lands before it, so the subfolder finds its parent live
+      for (const entry of entries.filter((e) => e.kind === 'folder').reverse()) restored.folderIds.push(...(await this.restoreFolders(tx, entry)));
+      // a line's hidden versions come back hidden: only its cover is live
+      const files = await queryRows<{ id: number; shown: boolean }>(
+        tx,
+        `update library_files f set recycle_entry_id = null, update_user_id = ?, updated_at = now(),
+                deleted_at = case when exists (select 1 from library_version_lines l where l.id = f.version_line_id and l.team_id = f.team_id and l.cover_file_id <> f.id) then f.deleted_at end,
+                folder_id = case when exists (select 1 from library_folders d where d.id = f.folder_id and d.team_id = f.team_id and d.deleted_at is null) then f.folder_id end
+          where f.team_id = ? and f.recycle_entry_id = any(?::int[]) returning f.id, f.deleted_at is null as shown`,
+        [memberIdOf(tx.actor), tx.teamId, intArray(ids)],
+      );
+      restored.fileIds.push(...files.map((row) => row.id));
+      shown.push(...files.filter((row) => row.shown).map((row) => row.id));
       await queryRows(tx, 'delete from library_recycle_entries where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(ids)]);
       restored.fileIds.sort((a, b) => a - b);
+      restored.folderIds.sort((a, b) => a - b);
       await libraryEvents.restored(tx, shown.sort((a, b) => a - b));
       return restored;
     });
@@ -185,16 +188,26 @@ export class RecycleBinService {
   async purge(ctx: Ctx, input: unknown): Promise<PurgedEntries> {
     requirePermission(ctx, 'library:edit');
     const { ids } = checkIds(input);
-    return inTransaction(ctx, async (tx) => this.purgeEntries(tx, await this.lockEntries(tx, ids)));
+    return this.purgeThenRelease(ctx, async (tx) => this.lockEntries(tx, ids));
   }
 
   /** Empties the team's bin: every entry deleted permanently. */
   async empty(ctx: Ctx): Promise<PurgedEntries> {
     requirePermission(ctx, 'library:edit');
-    return inTransaction(ctx, async (tx) => {
-      const entries = await queryRows<EntryRow>(tx, 'select id, kind, file_id as "fileId", folder_id as "folderId" from library_recycle_entries where team_id = ? order by id for update', [tx.teamId]);
-      return this.purgeEntries(tx, entries);
-    });
+    return this.purgeThenRelease(ctx, (tx) =>
+      queryRows<EntryRow>(tx, 'select id, kind, file_id as "fileId", folder_id as "folderId" from library_recycle_entries where team_id = ? order by id for update', [tx.teamId]),
+    );
+  }
+
+  /**
+   * The rows go in one transaction; the bytes of the stored objects it removed go after it commits,
+   * in a second one that locks and checks each key again (stored-bytes.ts), so a purge that rolls
+   * back never leaves rows whose bytes are gone. A crash in between leaves unreferenced bytes,
+   * which are harmless.
+   */
+  private async purgeThenRelease(ctx: Ctx, entriesOf: (tx: Ctx) => Promise<EntryRow[]>): Promise<PurgedEntries> {
+    const { purged, objects } = await inTransaction(ctx, async (tx) => this.purgeEntries(tx, await entriesOf(tx)));
+    return { ...purged, releasedObjects: await releaseBytes(ctx, this.storage, objects) };
   }
 
   /**
@@ -277,7 +290,7 @@ export class RecycleBinService {
     return rows.map((row) => row.id).sort((a, b) => a - b);
   }
 
-  private async purgeEntries(tx: Ctx, entries: EntryRow[]): Promise<PurgedEntries> {
+  private async purgeEntries(tx: Ctx, entries: EntryRow[]): Promise<{ purged: Omit<PurgedEntries, 'releasedObjects'>; objects: StoredBytes[] }> {
     const entryIds = intArray(entries.map((e) => e.id));
     const files = await queryRows<{ id: number; objectId: number }>(
       tx,
@@ -285,6 +298,10 @@ export class RecycleBinService {
       [tx.teamId, entryIds],
     );
     const fileIds = files.map((f) => f.id);
+    const objectIds = intArray([...new Set(files.map((f) => f.objectId))]);
+    // the storage keys' locks before any row goes, in the order every writer takes them (stored-bytes.ts)
+    const keys = await queryRows<{ storageKey: string }>(tx, 'select storage_key as "storageKey" from stored_objects where team_id = ? and id = any(?::int[])', [tx.teamId, objectIds]);
+    await lockStorageKeys(tx, keys.map((k) => k.storageKey));
     const befores = await filesFacts(tx, fileIds);
     const folderIds = (
       await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and recycle_entry_id = any(?::int[]) order by id for update', [tx.teamId, entryIds])
@@ -295,17 +312,11 @@ export class RecycleBinService {
     await queryRows(tx, 'delete from event_subscriptions where team_id = ? and folder_id = any(?::int[])', [tx.teamId, intArray(folderIds)]);
     await queryRows(tx, 'delete from library_folders where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(folderIds)]);
     await queryRows(tx, 'delete from library_recycle_entries where team_id = ? and id = any(?::int[])', [tx.teamId, entryIds]);
-    await queryRows(tx, 'delete from library_version_lines l where l.team_id = ? and not exists (select 1 from library_files f where f.version_line_id = l.id)', [tx.teamId]);
-    const objectIds = intArray([...new Set(files.map((f) => f.objectId))]);
-    const unused = 'o.team_id = ? and o.id = any(?::int[]) and not exists (select 1 from library_files f where f.object_id = o.id)';
+    await queryRows(tx, 'delete from library_version_lines l where l.team_id = ? and not exists (select 1 from library_files f where f.team_id = l.team_id and f.version_line_id = l.id)', [tx.teamId]);
+    const unused = 'o.team_id = ? and o.id = any(?::int[]) and not exists (select 1 from library_files f where f.team_id = o.team_id and f.object_id = o.id)';
     await queryRows(tx, `delete from stored_object_colours c using stored_objects o where c.object_id = o.id and ${unused}`, [tx.teamId, objectIds]);
-    const objects = await queryRows<{ sha256: string; storageKey: string }>(
-      tx,
-      `delete from stored_objects o where ${unused} returning o.sha256, o.storage_key as "storageKey"`,
-      [tx.teamId, objectIds],
-    );
+    const objects = await queryRows<StoredBytes>(tx, `delete from stored_objects o where ${unused} returning o.sha256, o.storage_key as "storageKey"`, [tx.teamId, objectIds]);
     await libraryEvents.deleted(tx, befores, 'PERMANENT');
-    const releasedObjects = await releaseUnreferencedBytes(tx, this.storage, objects);
-    return { entries: entries.length, fileIds, folderIds, releasedObjects };
+    return { purged: { entries: entries.length, fileIds, folderIds }, objects };
   }
 }

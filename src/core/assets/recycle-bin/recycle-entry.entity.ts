@@ -11,7 +11,7 @@ import { dbTimestamp } from '../../platform/timestamps.ts';
 export const RecycleEntry = defineEntity({
   name: 'RecycleEntry',
   tableName: 'library_recycle_entries',
-  indexes: [{ properties: ['team', 'deletedAt', 'id'] }],
+  indexes: [{ properties: ['team', 'id'] }],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

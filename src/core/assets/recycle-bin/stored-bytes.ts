@@ -14,16 +14,30 @@ import type { Storage } from '../storage.ts';
  * never slip between an import's "the bytes are there" and its commit.
  */
 
-/** Each table whose rows name a storage key, as a query that finds one such row. */
+/**
+ * Each table whose rows name a storage key, as a query that finds one such row (each has an index
+ * on `storage_key`). These look across teams on purpose: bytes are shared by content.
+ */
 const KEY_REFERENCES = [
   'select 1 from stored_objects where storage_key = ? limit 1',
   'select 1 from approval_assets where storage_key = ? limit 1',
   'select 1 from library_pending_inbounds where storage_key = ? limit 1',
 ];
 
+/** A stored content: its hash (for its preview and processed images) and its key. */
+export interface StoredBytes {
+  sha256: string;
+  storageKey: string;
+}
+
 /** Holds the key's lock until the transaction ends. */
 export async function lockStorageKey(tx: UnitOfWork, key: string): Promise<void> {
   await queryRows(tx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+}
+
+/** Several keys' locks, in one order (sorted), so two transactions never wait on each other in a circle. */
+export async function lockStorageKeys(tx: UnitOfWork, keys: readonly string[]): Promise<void> {
+  for (const key of [...new Set(keys)].sort()) await lockStorageKey(tx, key);
 }
 
 async function isReferenced(tx: UnitOfWork, key: string): Promise<boolean> {
@@ -35,13 +49,12 @@ async function isReferenced(tx: UnitOfWork, key: string): Promise<boolean> {
 
 /**
  * Removes the bytes (with their preview and processed images) of each object no row names any
- * more. Call it last in the transaction that deleted the rows: the lock then waits for a writer
- * that is placing the same bytes, and that writer, once it holds the lock, finds them gone and
- * writes them again.
+ * more, each under its key's lock: a writer placing the same bytes either committed its row first
+ * (the bytes stay) or finds them gone once it holds the lock and writes them again.
  */
-export async function releaseUnreferencedBytes(tx: UnitOfWork, storage: Storage, objects: ReadonlyArray<{ sha256: string; storageKey: string }>): Promise<number> {
+async function releaseUnreferencedBytes(tx: UnitOfWork, storage: Storage, objects: readonly StoredBytes[]): Promise<number> {
   let released = 0;
-  const sorted = [...new Map(objects.map((o) => [o.storageKey, o])).values()].sort((a, b) => a.storageKey.localeCompare(b.storageKey));
+  const sorted = [...new Map(objects.map((o) => [o.storageKey, o])).values()].sort((a, b) => (a.storageKey < b.storageKey ? -1 : a.storageKey > b.storageKey ? 1 : 0));
   for (const object of sorted) {
     await lockStorageKey(tx, object.storageKey);
     if (await isReferenced(tx, object.storageKey)) continue;
@@ -70,8 +83,11 @@ export async function pinAllStoredBytes(tx: UnitOfWork, storage: Storage, keys: 
   for (const key of [...new Set(keys)].sort()) await pinStoredBytes(tx, storage, key);
 }
 
-/** Removes bytes a failed write stored, unless something references them by now (its own transaction). */
-export async function releaseAbandonedBytes(op: UnitOfWork, storage: Storage, objects: ReadonlyArray<{ sha256: string; storageKey: string }>): Promise<void> {
-  if (objects.length === 0) return;
-  await inTransaction(op, (tx) => releaseUnreferencedBytes(tx, storage, objects));
+/**
+ * In a transaction of its own, after the rows that named them are gone (a purge, a discarded
+ * pending inbound, a failed write): removes the bytes nothing references any more; how many.
+ */
+export async function releaseBytes(op: UnitOfWork, storage: Storage, objects: readonly StoredBytes[]): Promise<number> {
+  if (objects.length === 0) return 0;
+  return inTransaction(op, (tx) => releaseUnreferencedBytes(tx, storage, objects));
 }

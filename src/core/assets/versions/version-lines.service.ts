@@ -2,6 +2,7 @@ import { requirePermission } from '../../access/roles.ts';
 import { filesFacts, libraryEvents, type FileFacts, type VersionChange } from '../../events/library-events.ts';
 import { memberIdOf, type Ctx } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
+import { isResourceId } from '../../platform/ids.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
@@ -28,6 +29,7 @@ const MEMBER_COLUMNS = 'id, folder_id as "folderId", version_line_id as "lineId"
  * is neither, or another team's.
  */
 async function lockMember(tx: Ctx, fileId: number): Promise<MemberRow> {
+  if (!isResourceId(fileId)) throw notFound('File');
   const row = await queryOne<MemberRow>(
     tx,
     `select ${MEMBER_COLUMNS} from library_files
@@ -169,6 +171,7 @@ export class VersionLineService {
 
   /** The line of a file (live, or a hidden version): its cover and versions, oldest first; a file in no line has `lineId` null and no versions. */
   async line(ctx: Ctx, fileId: number): Promise<VersionLineView> {
+    if (!isResourceId(fileId)) throw notFound('File');
     const member = await queryOne<MemberRow>(
       ctx,
       `select ${MEMBER_COLUMNS} from library_files where id = ? and team_id = ? and recycle_entry_id is null and (deleted_at is null or version_line_id is not null)`,
