@@ -176,7 +176,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
     previews,
     libraryEdit: new LibraryEditService(),
     recycleBin,
-    versionLines: new VersionLineService({ recycleBin }),
+    versionLines: new VersionLineService({ recycleBin, imports: libraryImport }),
     fileValidity: new FileValidityService(),
     customMetadata: { fields: new MetadataFieldService(), templates: new CustomFieldTemplateService(), fileMetadata: new FileMetadataService(), fileCustomFields: new FileCustomFieldService() },
     folderEdit: new FolderEditService(),

@@ -318,4 +318,24 @@ describe('version lines from the CLI (issue 14 item 1)', () => {
     expect(removed.json).toEqual({ removed: second.id, recycleEntryId: null, line: null });
     // six CLI processes, each starting Node and the ORM: seconds apiece on a loaded machine
   }, 120_000);
+
+  it('asset import --version-of imports new bytes as the newest version (REPLACE_COVER_ON_UPLOAD with --cover), in one transaction', async () => {
+    const first = await newFile('/ver/upload', 'upload-1.png');
+    const team = ['--team', String(world.team.teamId)];
+    const imported = await runCli(['asset', 'import', ...team, '--file', await newImage(), '--name', 'upload-2.png', '--user', String(ann), '--version-of', String(first.id), '--cover'], cliEnv);
+    expect(imported.code, imported.stdout).toBe(0);
+    const newId = imported.json.id;
+    expect(imported.json.line).toMatchObject({ coverMaterialId: newId, versions: [{ materialId: first.id, version: 1 }, { materialId: newId, version: 2, isCover: true }] });
+    const [event] = await waitFor('/m', versionEvent([newId]), 1);
+    expect((event!.body as any).payload).toEqual({ coverMaterialId: newId, newMaterialId: newId, action: 'REPLACE_COVER_ON_UPLOAD', version: 2 });
+    expect(await searchNames('upload-')).toEqual(['upload-2.png']);
+    // a refused version leaves no file behind
+    const before = await lineState();
+    const refused = await runCli(['asset', 'import', ...team, '--file', await newImage(), '--name', 'upload-3.png', '--version-of', '2000000'], cliEnv);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error.code).toBe('not_found');
+    expect(await lineState()).toEqual(before);
+    const both = await runCli(['asset', 'import', ...team, '--file', await newImage(), '--version-of', String(first.id), '--pending'], cliEnv);
+    expect(both.json.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'pending' }] });
+  }, 120_000);
 });

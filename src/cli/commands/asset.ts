@@ -1,9 +1,10 @@
 import cliProgress from 'cli-progress';
 import type { Core } from '../../core/core.ts';
 import { invalid } from '../../core/platform/errors.ts';
+import type { UnitOfWork } from '../../core/assets/folders.ts';
 import { asMember, idFlag, numberFlag, type CliCommand, type Flags } from '../command.ts';
 
-const FILE_ONLY_FLAGS = ['name', 'tags', 'description', 'score', 'link', 'user'] as const;
+const FILE_ONLY_FLAGS = ['name', 'tags', 'description', 'score', 'link', 'user', 'version-of', 'cover'] as const;
 
 /** The flags that were given, as the core's input (its keys are the flag names, so errors name the flag). */
 function given(entries: Record<string, unknown>): Record<string, unknown> {
@@ -11,8 +12,16 @@ function given(entries: Record<string, unknown>): Record<string, unknown> {
 }
 
 function importFile(core: Core, flags: Flags): Promise<object> {
-  // --pending holds the import until it is confirmed (docs/library.md "Pending inbound")
-  const importer = flags.pending ? core.pendingInbound.holdFile.bind(core.pendingInbound) : core.libraryImport.importFile.bind(core.libraryImport);
+  if (flags['version-of'] !== undefined && flags.pending) throw invalid('pending', 'cannot be combined with --version-of');
+  if (flags.cover && flags['version-of'] === undefined) throw invalid('cover', 'is accepted only with --version-of');
+  // --pending holds the import until it is confirmed (docs/library.md "Pending inbound");
+  // --version-of makes the new bytes the newest version of a file (docs/library.md "Version lines")
+  const importer =
+    flags['version-of'] !== undefined
+      ? (op: UnitOfWork, input: unknown) => core.versionLines.importVersion(op, input, idFlag(flags['version-of']), flags.cover === true)
+      : flags.pending
+        ? core.pendingInbound.holdFile.bind(core.pendingInbound)
+        : core.libraryImport.importFile.bind(core.libraryImport);
   return importer(
     core.operatorCtx(),
     given({
@@ -73,6 +82,8 @@ export const assetCommands: Record<string, CliCommand> = {
       score: { type: 'string' },
       link: { type: 'string' },
       user: { type: 'string' },
+      'version-of': { type: 'string' },
+      cover: { type: 'boolean' },
       pending: { type: 'boolean' },
     },
     run: async (core, flags) => {

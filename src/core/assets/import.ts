@@ -90,6 +90,11 @@ export interface PlacementPlan {
   sourcePath: string | null;
 }
 
+/** An operator import acts for the member it names (--user), else for the operator's CLI. */
+export function importActor(plan: Pick<PlacementPlan, 'teamId' | 'userId'>): Actor {
+  return plan.userId === null ? { kind: 'system', teamId: plan.teamId, job: 'asset-import' } : { kind: 'member', userId: plan.userId, teamId: plan.teamId, viaKey: null };
+}
+
 /** Operator imports into a team's library (CONTRACT.md `asset import`). */
 export class LibraryImportService {
   private readonly storage: Storage;
@@ -107,9 +112,7 @@ export class LibraryImportService {
     const plan = await this.prepareFile(op, input);
     return inTransaction(op, async (tx) => {
       const placed = await this.place(tx, plan);
-      // an operator import acts for the member it names (--user), else for the operator's CLI
-      const actor: Actor = plan.userId === null ? { kind: 'system', teamId: plan.teamId, job: 'asset-import' } : { kind: 'member', userId: plan.userId, teamId: plan.teamId, viaKey: null };
-      await libraryEvents.imported({ em: tx.em, teamId: plan.teamId, actor }, placed.id);
+      await libraryEvents.imported({ em: tx.em, teamId: plan.teamId, actor: importActor(plan) }, placed.id);
       return placed;
     });
   }

@@ -8,6 +8,9 @@ import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { RecycleBinService } from '../recycle-bin/recycle-bin.service.ts';
+import { importActor, type LibraryImportService } from '../import.ts';
+import type { UnitOfWork } from '../folders.ts';
+import type { ImportedFile } from '../library.schemas.ts';
 import { AddVersionInput, RemoveVersionInput, type VersionLineView, type VersionView } from './version-lines.schemas.ts';
 
 const checkAdd = compileInput(AddVersionInput);
@@ -64,9 +67,27 @@ async function shownFacts(tx: Ctx, ids: number[]): Promise<FileFacts[]> {
  */
 export class VersionLineService {
   private readonly recycleBin: RecycleBinService;
+  private readonly imports: LibraryImportService;
 
-  constructor(deps: { recycleBin: RecycleBinService }) {
+  constructor(deps: { recycleBin: RecycleBinService; imports: LibraryImportService }) {
     this.recycleBin = deps.recycleBin;
+    this.imports = deps.imports;
+  }
+
+  /**
+   * `asset import --file P --version-of F [--cover]`: new bytes imported (checks, probing and
+   * events exactly as `asset import`) and made the newest version of F's line, in one transaction:
+   * a refused version leaves no file behind. With `makeCover` this is 6.2 REPLACE_COVER_ON_UPLOAD.
+   */
+  async importVersion(op: UnitOfWork, input: unknown, versionOf: number, makeCover: boolean): Promise<ImportedFile & { line: VersionLineView }> {
+    const plan = await this.imports.prepareFile(op, input);
+    return inTransaction(op, async (tx) => {
+      const placed = await this.imports.place(tx, plan);
+      const ctx: Ctx = { em: tx.em, teamId: plan.teamId, actor: importActor(plan), requestId: 'cli' };
+      await libraryEvents.imported(ctx, placed.id);
+      const line = await this.addVersion(ctx, versionOf, { versionFileId: placed.id, makeCover });
+      return { ...placed, line };
+    });
   }
 
   /**
