@@ -397,7 +397,7 @@ describe('POST /v1/products: Idempotency-Key', () => {
     expect(await db('select id from products where team_id = ? and spu = ?', [team.teamId, 'IDEM-1'])).toHaveLength(1);
   });
 
-  it('on replay, leaves out media whose files were deleted since, keeping the scalars and the ETag', async () => {
+  it('on replay, shows media whose files were deleted since as unresolved, keeping the scalars and the ETag', async () => {
     const keep = await gp.image(team, 'keep.png');
     const lose = await gp.image(team, 'lose.png');
     const related = await gp.textFile(team, 'lose.txt');
@@ -408,10 +408,10 @@ describe('POST /v1/products: Idempotency-Key', () => {
     expect(again.headers.etag).toBe(first.headers.etag);
     expect(again.body.data.id).toBe(first.body.data.id);
     expect(again.body.data.updatedAt).toBe(first.body.data.updatedAt);
-    expect(again.body.data.images.map((m: { id: number }) => m.id)).toEqual([keep]);
-    // the cover slot held the deleted first image: it is not refilled from another slot
-    expect(again.body.data.cover).toBeNull();
-    expect(again.body.data.relatedAssets).toEqual([]);
+    expect(again.body.data.images.map((m: { id: number | null }) => m.id)).toEqual([null, keep]);
+    // the cover slot held the deleted first image: it is unresolved, not refilled from another slot
+    expect(again.body.data.cover).toEqual({ id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null });
+    expect(again.body.data.relatedAssets).toEqual([{ id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null }]);
   });
 
   it('refuses the same key with a different body with 409 idempotency_key_reused and writes nothing', async () => {

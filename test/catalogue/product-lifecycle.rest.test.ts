@@ -92,15 +92,16 @@ describe('GET /v1/products/{id}', () => {
     expect((await get(foreign.id)).body.code).toBe('not_found');
   });
 
-  it('leaves out references to files deleted from the library, and its ETag changes with them', async () => {
+  it('shows references to files deleted from the library as unresolved media in their place, and its ETag changes with them', async () => {
     const a = await gp.image(team, 'a.png');
     const b = await gp.image(team, 'b.png');
     const product = await gp.product(editor, { imageAssetIds: [a, b] });
     const before = await get(product.id);
     await db('update library_files set deleted_at = now() where id = ?', [a]);
     const after = await get(product.id);
-    expect(after.body.data.images.map((m: { id: number }) => m.id)).toEqual([b]);
-    expect(after.body.data.cover).toBeNull();
+    expect(after.body.data.images.map((m: { id: number | null }) => m.id)).toEqual([null, b]);
+    expect(after.body.data.images[0]).toEqual({ id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null });
+    expect(after.body.data.cover).toEqual({ id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null });
     expect(after.headers.etag).not.toBe(before.headers.etag);
   });
 });

@@ -41,7 +41,7 @@ const versionLoader = createContextCache(
 const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
   description: 'A library file a product references (spec 2.5); links are signed and expire.',
   fields: (t) => ({
-    id: t.exposeInt('id', { nullable: true, description: 'File-path ID.' }),
+    id: t.exposeInt('id', { nullable: true, description: 'File-path ID; null for unresolved media (the file is in the recycle bin or deleted), whose other fields are null too.' }),
     name: t.exposeString('name', { nullable: true, description: 'The file name; null when the file is no longer in the library.' }),
     mimeType: t.exposeString('mimeType', { nullable: true, description: 'MIME type by content.' }),
     size: t.exposeString('size', { nullable: true, description: 'Decimal byte count.' }),
@@ -85,7 +85,7 @@ export const ProductRef = builder.loadableObject('Product', {
     }),
     templateFields: t.field({
       type: JsonObjectRef,
-      description: 'Values keyed by stable template field ID (keys sorted, as in REST); image/file values are arrays of MediaObject-shaped objects of live files.',
+      description: 'Values keyed by stable template field ID (keys sorted, as in REST); image/file values are arrays of MediaObject-shaped objects (unresolved, with id null, for files no longer live).',
       resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).templateFields,
     }),
     cover: t.field({

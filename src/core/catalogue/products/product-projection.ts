@@ -49,11 +49,21 @@ function sortedKeys<T>(object: Record<string, T>): Record<string, T> {
 }
 
 /**
- * The representation with each media reference resolved by `resolve` (null: the file is gone, and
- * the reference is left out). Deleted files never appear; a cover whose file is gone is null.
+ * Spec 2.5 "unresolved media": what a reference shows when its file is not live (in the recycle
+ * bin, or deleted for good). The slot stays, so a client sees that something was there.
  */
-function project<M>(record: ProductRecord, resolve: (id: number) => M | null): Omit<ProductSummary, 'cover' | 'images' | 'relatedAssets'> & { cover: M | null; images: M[]; relatedAssets: M[] } {
-  const present = (ids: number[]) => ids.map(resolve).filter((m): m is M => m !== null);
+export const UNRESOLVED_MEDIA: MediaObject = { id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null };
+
+/**
+ * The representation with each media reference resolved by `resolve`, or `unresolved` when its
+ * file is not live (docs/products.md "Media"): every slot is kept in its place.
+ */
+function project<M>(
+  record: ProductRecord,
+  resolve: (id: number) => M | null,
+  unresolved: M,
+): Omit<ProductSummary, 'cover' | 'images' | 'relatedAssets'> & { cover: M | null; images: M[]; relatedAssets: M[] } {
+  const present = (ids: number[]) => ids.map((id) => resolve(id) ?? unresolved);
   const cover = effectiveCoverId(record);
   const media = Object.fromEntries(Object.entries(record.mediaFields).map(([field, ids]) => [field, present(ids)]));
   return {
@@ -72,7 +82,7 @@ function project<M>(record: ProductRecord, resolve: (id: number) => M | null): O
     templateId: record.templateId,
     templateVersionId: record.templateVersionId,
     templateFields: sortedKeys({ ...record.templateFields, ...media }) as Record<string, unknown>,
-    cover: cover === null ? null : resolve(cover),
+    cover: cover === null ? null : (resolve(cover) ?? unresolved),
     images: present(record.imageFileIds),
     relatedAssets: present(record.relatedFileIds),
   };
@@ -80,8 +90,8 @@ function project<M>(record: ProductRecord, resolve: (id: number) => M | null): O
 
 /**
  * The strong ETag of a product: over its representation with media as ids (signed links change
- * with every read, the product does not). Files deleted from the library drop out of the
- * representation, and so change the ETag, exactly as a client sees them disappear.
+ * with every read, the product does not). A file that stops being live turns its id into null in
+ * the representation, and so changes the ETag, exactly as a client sees it become unresolved.
  */
 export function productEtag(record: ProductRecord, liveFileIds: LiveFiles): string {
   return etagOf(productEtagRepresentation(record, liveFileIds));
@@ -89,12 +99,12 @@ export function productEtag(record: ProductRecord, liveFileIds: LiveFiles): stri
 
 /** What the ETag hashes (and If-Match is checked against): the representation with media as ids. */
 export function productEtagRepresentation(record: ProductRecord, liveFileIds: LiveFiles): unknown {
-  return project(record, (id) => liveFileIds.get(id) ?? null);
+  return project<number | null>(record, (id) => liveFileIds.get(id) ?? null, null);
 }
 
 /** Spec 2.5 ProductSummary: media objects for live files of the team (`media` from one batched lookup). */
 export function summaryOf(record: ProductRecord, media: ReadonlyMap<number, MediaObject>): ProductSummary {
-  return project(record, (id) => media.get(id) ?? null);
+  return project(record, (id) => media.get(id) ?? null, UNRESOLVED_MEDIA);
 }
 
 /** Spec 2.5 ProductDetail: the summary plus the pinned definition (null without a template). */
