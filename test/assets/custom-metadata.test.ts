@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { createEventWorld, type EventWorld } from '../support/event-world.ts';
+import type { EventWorld } from '../support/event-world.ts';
+import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
-import { tempDir, writeImage } from '../support/media-files.ts';
+import { writeImage } from '../support/media-files.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
@@ -14,9 +15,9 @@ import type { Received } from '../support/webhook-receiver.ts';
  * customFieldId, and isolation between teams; through GraphQL and the operator CLI.
  */
 
+let lib: LibraryEventWorld;
 let world: EventWorld;
-let files: Awaited<ReturnType<typeof tempDir>>;
-let storage: Awaited<ReturnType<typeof tempDir>>;
+let files: LibraryEventWorld['files'];
 let viewer: GivenKey;
 let editor: GivenKey;
 let ann: number;
@@ -44,26 +45,20 @@ function asAnn(query: string, variables: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  files = await tempDir('custom-metadata-files');
-  storage = await tempDir('custom-metadata-storage');
-  world = await createEventWorld({ STORAGE_DIR: storage.path });
-  await world.startWorkers();
+  // the folder exists first (an import of blue.png creates it), then the subscriptions
+  lib = await createLibraryEventWorld({
+    name: 'custom-metadata',
+    folder: '/cm',
+    materialEvents: ['MATERIAL_METADATA_UPDATED'],
+    seedFile: async (dir) => {
+      await writeImage(join(dir.path, 'blue.png'), { width: 20, height: 10, colour: '#0000ff', format: 'png' });
+      return join(dir.path, 'blue.png');
+    },
+  });
+  ({ world, files, cliEnv, folderId } = lib);
   viewer = await given(world.env).key(world.team, 'view_only');
   editor = await given(world.env).key(world.team, 'editable');
   ann = (await given(world.env).member(world.team, 'Ann')).userId;
-  await writeImage(join(files.path, 'blue.png'), { width: 20, height: 10, colour: '#0000ff', format: 'png' });
-  // the folder exists first (an import creates it), then the subscriptions
-  folderId = (await given(world.env).libraryFile(world.team, { file: join(files.path, 'blue.png'), folder: '/cm', name: 'seed.png' })).folderIds[0]!;
-  const material = await send(world.env, {
-    method: 'POST',
-    url: '/open/material-automation-subscribe',
-    key: world.key.key,
-    body: { callbackUrl: `${world.receiver.url}/m`, eventTypes: ['MATERIAL_METADATA_UPDATED'] },
-  });
-  expect(material.body.code).toBe('0');
-  const folder = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [folderId], callbackUrl: `${world.receiver.url}/f` } });
-  expect(folder.body.code).toBe('0');
-  cliEnv = { DATABASE_URL: world.env.config.databaseUrl, STORAGE_DIR: storage.path, REDIS_URL: world.env.config.redisUrl, QUEUE_PREFIX: world.env.config.queuePrefix };
 
   // another team with a field, a template and a file of its own
   const team = await given(world.env).team('Elsewhere');
@@ -77,11 +72,7 @@ beforeAll(async () => {
   const carried = await gql(key, SET_CUSTOM, { id: fileId, t: other.templateId, values: [{ customFieldId: other.customFieldId, value: 'CC-BY' }] });
   expect(carried.body.errors).toBeUndefined();
 });
-afterAll(async () => {
-  await world.close();
-  await files.remove();
-  await storage.remove();
-});
+afterAll(() => lib.close());
 
 async function newFile(name: string): Promise<number> {
   return (await given(world.env).libraryFile(world.team, { file: join(files.path, 'blue.png'), folder: '/cm/sub', name })).id;

@@ -3,10 +3,11 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { createEventWorld, type EventWorld } from '../support/event-world.ts';
+import type { EventWorld } from '../support/event-world.ts';
+import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
-import { tempDir, writeImage } from '../support/media-files.ts';
+import { writeImage } from '../support/media-files.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
@@ -19,9 +20,10 @@ import type { Received } from '../support/webhook-receiver.ts';
 // each CLI run is a fresh Node process; on a loaded machine that can take a while
 vi.setConfig({ testTimeout: 120_000 });
 
+let lib: LibraryEventWorld;
 let world: EventWorld;
-let files: Awaited<ReturnType<typeof tempDir>>;
-let storage: Awaited<ReturnType<typeof tempDir>>;
+let files: LibraryEventWorld['files'];
+let storage: LibraryEventWorld['storage'];
 let viewer: GivenKey;
 let other: GivenTeam;
 let otherKey: GivenKey;
@@ -32,10 +34,17 @@ let cliEnv: Record<string, string>;
 let blueSha: string;
 
 beforeAll(async () => {
-  files = await tempDir('pending-files');
-  storage = await tempDir('pending-storage');
-  world = await createEventWorld({ STORAGE_DIR: storage.path });
-  await world.startWorkers();
+  // the subscribed folder exists before its subscription (an import of red.png creates it)
+  lib = await createLibraryEventWorld({
+    name: 'pending',
+    folder: '/inbox',
+    materialEvents: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_ADDED_TO_FOLDER'],
+    seedFile: async (dir) => {
+      await writeImage(join(dir.path, 'red.png'), { width: 40, height: 30, colour: '#ff0000', format: 'png' });
+      return join(dir.path, 'red.png');
+    },
+  });
+  ({ world, files, storage, cliEnv, folderId: inbox } = lib);
   viewer = await given(world.env).key(world.team, 'view_only');
   ann = (await given(world.env).member(world.team, 'Ann')).userId;
   other = await given(world.env).team('Elsewhere');
@@ -43,29 +52,12 @@ beforeAll(async () => {
   outsider = (await given(world.env).member(other, 'Eve')).userId;
   const blue = await writeImage(join(files.path, 'blue.png'), { width: 20, height: 10, colour: '#0000ff', format: 'png' });
   blueSha = createHash('sha256').update(blue).digest('hex');
-  await writeImage(join(files.path, 'red.png'), { width: 40, height: 30, colour: '#ff0000', format: 'png' });
   await mkdir(join(files.path, 'tree', 'sub'), { recursive: true });
   await mkdir(join(files.path, 'tree', 'empty'), { recursive: true });
   await writeImage(join(files.path, 'tree', 'top.png'), { width: 12, height: 12, colour: '#00ff00', format: 'png' });
   await writeImage(join(files.path, 'tree', 'sub', 'inner.png'), { width: 14, height: 14, colour: '#ffff00', format: 'png' });
-  // the subscribed folder exists before its subscription (an import creates it)
-  inbox = (await given(world.env).libraryFile(world.team, { file: join(files.path, 'red.png'), folder: '/inbox', name: 'seed.png' })).folderIds[0]!;
-  const material = await send(world.env, {
-    method: 'POST',
-    url: '/open/material-automation-subscribe',
-    key: world.key.key,
-    body: { callbackUrl: `${world.receiver.url}/m`, eventTypes: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_ADDED_TO_FOLDER'] },
-  });
-  expect(material.body.code).toBe('0');
-  const folder = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [inbox], callbackUrl: `${world.receiver.url}/f` } });
-  expect(folder.body.code).toBe('0');
-  cliEnv = { DATABASE_URL: world.env.config.databaseUrl, STORAGE_DIR: storage.path, REDIS_URL: world.env.config.redisUrl, QUEUE_PREFIX: world.env.config.queuePrefix };
 });
-afterAll(async () => {
-  await world.close();
-  await files.remove();
-  await storage.remove();
-});
+afterAll(() => lib.close());
 
 const LIST = 'query($page: Int, $pageSize: Int) { pendingInbounds(page: $page, pageSize: $pageSize) { items { id folderPath name extension mimeType byteSize width height durationMs tags description score link userId createdAt } pagination { page pageSize totalCount totalPages } } }';
 const CONFIRM = 'mutation($ids: [Int!]!) { confirmPendingInbounds(ids: $ids) { confirmed { pendingInboundId materialId folderIds } } }';

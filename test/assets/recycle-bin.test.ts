@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectKey } from '../../src/core/assets/import.ts';
 import { previewKey } from '../../src/core/assets/previews.ts';
 import { runCli } from '../support/cli.ts';
-import { createEventWorld, type EventWorld } from '../support/event-world.ts';
+import type { EventWorld } from '../support/event-world.ts';
+import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
-import { tempDir, writeImage } from '../support/media-files.ts';
+import { writeImage } from '../support/media-files.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
@@ -16,9 +17,10 @@ import type { Received } from '../support/webhook-receiver.ts';
  * HTTP receiver through a material subscription and a folder subscription.
  */
 
+let lib: LibraryEventWorld;
 let world: EventWorld;
-let files: Awaited<ReturnType<typeof tempDir>>;
-let storage: Awaited<ReturnType<typeof tempDir>>;
+let files: LibraryEventWorld['files'];
+let storage: LibraryEventWorld['storage'];
 let viewer: GivenKey;
 let ann: number;
 let cliEnv: Record<string, string>;
@@ -27,29 +29,12 @@ let binFolder: number;
 let image = 0;
 
 beforeAll(async () => {
-  files = await tempDir('bin-files');
-  storage = await tempDir('bin-storage');
-  world = await createEventWorld({ STORAGE_DIR: storage.path });
-  await world.startWorkers();
+  lib = await createLibraryEventWorld({ name: 'bin', folder: '/bin', materialEvents: ['MATERIAL_DELETED', 'MATERIAL_ADDED_TO_FOLDER'] });
+  ({ world, files, storage, cliEnv, folderId: binFolder } = lib);
   viewer = await given(world.env).key(world.team, 'view_only');
   ann = (await given(world.env).member(world.team, 'Ann')).userId;
-  binFolder = (await given(world.env).libraryFile(world.team, { file: await newImage(), folder: '/bin', name: 'setup.png' })).folderIds[0]!;
-  const material = await send(world.env, {
-    method: 'POST',
-    url: '/open/material-automation-subscribe',
-    key: world.key.key,
-    body: { callbackUrl: `${world.receiver.url}/m`, eventTypes: ['MATERIAL_DELETED', 'MATERIAL_ADDED_TO_FOLDER'] },
-  });
-  expect(material.body.code).toBe('0');
-  const folder = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [binFolder], callbackUrl: `${world.receiver.url}/f` } });
-  expect(folder.body.code).toBe('0');
-  cliEnv = { DATABASE_URL: world.env.config.databaseUrl, STORAGE_DIR: storage.path, REDIS_URL: world.env.config.redisUrl, QUEUE_PREFIX: world.env.config.queuePrefix };
 });
-afterAll(async () => {
-  await world.close();
-  await files.remove();
-  await storage.remove();
-});
+afterAll(() => lib.close());
 
 /** A new image with its own bytes (so its stored object is its own unless a test shares it). */
 async function newImage(): Promise<string> {

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { createEventWorld, type EventWorld } from '../support/event-world.ts';
+import type { EventWorld } from '../support/event-world.ts';
+import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
-import { tempDir, writeImage } from '../support/media-files.ts';
+import { writeImage } from '../support/media-files.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
@@ -14,9 +15,9 @@ import type { Received } from '../support/webhook-receiver.ts';
  * the recycle bin follow the cover.
  */
 
+let lib: LibraryEventWorld;
 let world: EventWorld;
-let files: Awaited<ReturnType<typeof tempDir>>;
-let storage: Awaited<ReturnType<typeof tempDir>>;
+let files: LibraryEventWorld['files'];
 let viewer: GivenKey;
 let editor: GivenKey;
 let ann: number;
@@ -28,30 +29,13 @@ let image = 0;
 const setUpEvents = new Set<Received>();
 
 beforeAll(async () => {
-  files = await tempDir('version-files');
-  storage = await tempDir('version-storage');
-  world = await createEventWorld({ STORAGE_DIR: storage.path });
-  await world.startWorkers();
+  lib = await createLibraryEventWorld({ name: 'version', folder: '/ver', materialEvents: ['MATERIAL_VERSION_CHANGED', 'MATERIAL_DELETED'] });
+  ({ world, files, cliEnv, folderId: versionsFolder } = lib);
   viewer = await given(world.env).key(world.team, 'view_only');
   editor = await given(world.env).key(world.team, 'editable');
   ann = (await given(world.env).member(world.team, 'Ann')).userId;
-  versionsFolder = (await given(world.env).libraryFile(world.team, { file: await newImage(), folder: '/ver', name: 'setup.png' })).folderIds[0]!;
-  const material = await send(world.env, {
-    method: 'POST',
-    url: '/open/material-automation-subscribe',
-    key: world.key.key,
-    body: { callbackUrl: `${world.receiver.url}/m`, eventTypes: ['MATERIAL_VERSION_CHANGED', 'MATERIAL_DELETED'] },
-  });
-  expect(material.body.code).toBe('0');
-  const folder = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [versionsFolder], callbackUrl: `${world.receiver.url}/f` } });
-  expect(folder.body.code).toBe('0');
-  cliEnv = { DATABASE_URL: world.env.config.databaseUrl, STORAGE_DIR: storage.path, REDIS_URL: world.env.config.redisUrl, QUEUE_PREFIX: world.env.config.queuePrefix };
 });
-afterAll(async () => {
-  await world.close();
-  await files.remove();
-  await storage.remove();
-});
+afterAll(() => lib.close());
 
 async function newImage(): Promise<string> {
   image++;
