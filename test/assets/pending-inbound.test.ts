@@ -68,6 +68,11 @@ function asAnn(query: string, variables: Record<string, unknown>) {
   return send(world.env, { method: 'POST', url: '/graphql', key: world.key.key, headers: { 'x-shelf-member': String(ann) }, body: { query, variables } });
 }
 
+/** Holds one file through the core: the set-up of tests about listing, confirming and discarding (the CLI's own tests use `hold`). */
+async function held(file: string, name: string): Promise<number> {
+  return (await world.env.core.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: world.team.teamId, file: join(files.path, file), name })).pendingIds[0]!;
+}
+
 async function hold(args: string[]): Promise<number[]> {
   const res = await runCli(['asset', 'import', '--team', String(world.team.teamId), '--pending', ...args], cliEnv);
   expect(res.code, res.stdout).toBe(0);
@@ -160,7 +165,7 @@ describe('holding an import as pending (`asset import --pending`)', () => {
   });
 
   it('a pending item is not found by search before it is confirmed', async () => {
-    await hold(['--file', join(files.path, 'red.png'), '--name', 'invisible-red.png']);
+    await held('red.png', 'invisible-red.png');
     expect(await searchNames(world.key.key, 'invisible-red')).toEqual([]);
   });
 });
@@ -253,7 +258,7 @@ describe('confirming pending inbounds', () => {
 
 describe('discarding pending inbounds', () => {
   it('discardPendingInbounds removes them without placing anything and sends no event', async () => {
-    const [pendingId] = await hold(['--file', join(files.path, 'blue.png'), '--name', 'discard-me.png']);
+    const pendingId = await held('blue.png', 'discard-me.png');
     const since = Date.now();
     const res = await asAnn(DISCARD, { ids: [pendingId] });
     expect(res.body.errors).toBeUndefined();
@@ -265,7 +270,7 @@ describe('discarding pending inbounds', () => {
   });
 
   it('`asset pending discard` removes them from the CLI', async () => {
-    const [pendingId] = await hold(['--file', join(files.path, 'blue.png'), '--name', 'cli-discard.png']);
+    const pendingId = await held('blue.png', 'cli-discard.png');
     const res = await runCli(['asset', 'pending', 'discard', '--team', String(world.team.teamId), '--ids', String(pendingId)], cliEnv);
     expect(res.code, res.stdout).toBe(0);
     expect(res.json).toEqual({ discarded: [pendingId] });
@@ -278,7 +283,7 @@ describe('bad input: a clear error, nothing changed, no event', () => {
   let theirs: number;
 
   beforeAll(async () => {
-    [mine] = (await hold(['--file', join(files.path, 'blue.png'), '--name', 'kept.png'])) as [number];
+    mine = await held('blue.png', 'kept.png');
     theirs = (await world.env.core.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: other.teamId, file: join(files.path, 'red.png'), name: 'theirs.png' })).pendingIds[0]!;
   });
 
@@ -318,7 +323,7 @@ describe('bad input: a clear error, nothing changed, no event', () => {
   });
 
   it('an id already confirmed is not found a second time', async () => {
-    const [confirmedOnce] = await hold(['--file', join(files.path, 'blue.png'), '--name', 'once.png']);
+    const confirmedOnce = await held('blue.png', 'once.png');
     const done = await graphql(world.env, world.key.key, CONFIRM, { ids: [confirmedOnce] });
     expect(done.body.errors).toBeUndefined();
     const materialId = done.body.data.confirmPendingInbounds.confirmed[0].materialId;
