@@ -19,6 +19,12 @@ export function idFlag(value: string | boolean | undefined): number {
   return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (Number.NaN as number);
 }
 
+/** An operator acting for the team `--team` as the system (team administration, e.g. custom field definitions). */
+export async function asTeam(core: Core, flags: Flags) {
+  const actor = await core.access.teamAsOperator(core.operatorCtx(), idFlag(flags.team), 'operator-cli');
+  return core.ctxFor(actor, 'cli');
+}
+
 /** An operator acting as the member `--user` (CONTRACT.md): the member's own team scopes the operation. */
 export async function asMember(core: Core, flags: Flags) {
   const actor = await core.access.memberAsOperator(core.operatorCtx(), idFlag(flags.user));

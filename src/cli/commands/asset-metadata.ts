@@ -1,9 +1,5 @@
-import type { Core } from '../../core/core.ts';
-import { requireTeam } from '../../core/access/require-team.ts';
-import type { Ctx } from '../../core/platform/ctx.ts';
 import { invalid } from '../../core/platform/errors.ts';
-import { isResourceId } from '../../core/platform/ids.ts';
-import { asMember, idFlag, numberFlag, type CliCommand, type Flags } from '../command.ts';
+import { asMember, asTeam, idFlag, numberFlag, type CliCommand } from '../command.ts';
 
 /**
  * Operator commands for custom metadata and custom fields (docs/library.md "Custom metadata and
@@ -12,13 +8,6 @@ import { asMember, idFlag, numberFlag, type CliCommand, type Flags } from '../co
  * `--user`, as `asset validity` does.
  */
 
-/** The operator acting for the team `--team` (which must exist), as the system: definitions need manage. */
-async function asTeam(core: Core, flags: Flags): Promise<Ctx> {
-  const teamId = idFlag(flags.team);
-  if (!isResourceId(teamId)) throw invalid('team', 'must be a positive integer id');
-  await requireTeam(core.operatorCtx(), teamId);
-  return core.ctxFor({ kind: 'system', teamId, job: 'operator-cli' }, 'cli');
-}
 
 /** A JSON flag, or 422 naming it. */
 function jsonFlag(value: string | boolean | undefined, field: string, what: string): unknown {

@@ -1,6 +1,6 @@
 import { requireTeam } from './require-team.ts';
 import { createHash } from 'node:crypto';
-import type { Ctx, KeyActor, MemberActor } from '../platform/ctx.ts';
+import type { Ctx, KeyActor, MemberActor, SystemActor } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { randomSecret, isResourceId } from '../platform/ids.ts';
 import { preparedSql, queryOne } from '../platform/sql.ts';
@@ -135,6 +135,13 @@ export class AccessService {
     const member = await queryOne(ctx, 'select id from members where id = ? and team_id = ?', [id, key.teamId]);
     if (!member) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
     return { kind: 'member', userId: id, teamId: key.teamId, viaKey: key };
+  }
+
+  /** An operator acts for a team as the system (CLI `--team` of team administration); 404 when the team does not exist. */
+  async teamAsOperator(ctx: OperatorCtx, teamId: unknown, job: string): Promise<SystemActor> {
+    const id = requireId(teamId, 'team');
+    await requireTeam(ctx, id);
+    return { kind: 'system', teamId: id, job };
   }
 
   /** An operator acts as a member (CLI `--user`): the member's own team scopes what follows. */

@@ -5,6 +5,7 @@ import { queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { normalizeLink, normalizeTags } from './file-rules.ts';
+import { lockLiveFile } from './edited-file.ts';
 import type { UnitOfWork } from './folders.ts';
 import { requireTeam } from '../access/require-team.ts';
 import { fileFacts, libraryEvents, type FileFacts } from '../events/library-events.ts';
@@ -35,15 +36,10 @@ function analysisAssignments(analysis: AnalysisInput, field: string): Assignment
   return sets;
 }
 
-/** Locks a live file of the team for this transaction; 404 when it is missing, deleted or another team's. */
-async function lockFile(tx: UnitOfWork, teamId: number, fileId: number): Promise<void> {
-  const row = await queryOne(tx, 'select id from library_files where id = ? and team_id = ? and deleted_at is null for update', [fileId, teamId]);
-  if (!row) throw notFound('File');
-}
 
 /** Locks a live file of the caller's team and reads it as the events describe it, before the change. */
 async function lockFileForEdit(tx: Ctx, fileId: number): Promise<FileFacts> {
-  await lockFile(tx, tx.teamId, fileId);
+  await lockLiveFile(tx, tx.teamId, fileId);
   return (await fileFacts(tx, fileId))!;
 }
 
@@ -149,7 +145,7 @@ export class LibraryEditService {
     if (sets.length === 0) throw invalid('aiTags', 'give at least one analysis field');
     await requireTeam(op, team);
     return inTransaction(op, async (tx) => {
-      await lockFile(tx, team, fileId);
+      await lockLiveFile(tx, team, fileId);
       await applyAssignments(tx, team, fileId, sets);
       return { id: fileId };
     });

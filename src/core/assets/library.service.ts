@@ -4,6 +4,7 @@ import { isResourceId } from '../platform/ids.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { parseFolderPath } from './folders.ts';
+import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from './versions/visible-files.ts';
 import { lookupAssets, type AssetLookupItem } from './asset-lookup.ts';
 import type { VersionedMemo } from './search/versioned-memo.ts';
 import type { Page } from '../platform/pagination.ts';
@@ -121,10 +122,9 @@ export class LibraryService {
     const rows = await queryRows<MediaRow & { requested: number }>(
       ctx,
       `select r.id as requested, f.id, f.name, f.mime_type as "mimeType", f.byte_size::text as size, f.width, f.height, f.duration_ms::float8 as "durationMs"
-         from library_files r
-         left join library_version_lines l on l.id = r.version_line_id and l.team_id = r.team_id
-         join library_files f on f.team_id = r.team_id and f.deleted_at is null and f.id = case when r.deleted_at is null then r.id else l.cover_file_id end
-        where r.team_id = ? and r.id = any(?::int[]) and r.recycle_entry_id is null`,
+         from ${VISIBLE_FROM}
+         join library_files f on f.team_id = r.team_id and f.deleted_at is null and f.id = ${VISIBLE_ID}
+        where r.team_id = ? and r.id = any(?::int[]) and ${VISIBLE_WHERE}`,
       [ctx.teamId, idArray(ids)],
     );
     const download = links.downloadUrl !== false && mayDownload(ctx);

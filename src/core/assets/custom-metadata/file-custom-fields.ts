@@ -6,7 +6,7 @@ import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { SetFileCustomFieldsInput, type CustomValueView, type FileTemplateValuesView } from './custom-metadata.schemas.ts';
-import { lockLiveFile, markEdited } from './edited-file.ts';
+import { lockLiveFile, markEdited } from '../edited-file.ts';
 import { checkValues, refuseRepeatedFields } from './value-input.ts';
 import { DEFINITION_COLUMNS, type FieldDefinition, type FieldValue } from './field-types.ts';
 
@@ -33,7 +33,7 @@ export class FileCustomFieldService {
     return inTransaction(ctx, async (tx) => {
       const template = await queryOne<{ id: number }>(tx, 'select id from library_custom_field_templates where id = ? and team_id = ?', [body.templateId, tx.teamId]);
       if (!template) throw notFound('Custom field template');
-      await lockLiveFile(tx, fileId);
+      await lockLiveFile(tx, tx.teamId, fileId);
       const definitions = await queryRows<FieldDefinition>(tx, `select ${DEFINITION_COLUMNS} from library_custom_fields where team_id = ? and template_id = ?`, [tx.teamId, template.id]);
       const wanted = checkValues(entries, definitions, 'customFieldId', `is not a custom field of template ${template.id}`);
 

@@ -5,7 +5,7 @@ import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { SetFileMetadataInput, type FileMetadataView, type MetadataValueView } from './custom-metadata.schemas.ts';
-import { lockLiveFile, markEdited } from './edited-file.ts';
+import { lockLiveFile, markEdited } from '../edited-file.ts';
 import { checkValues, refuseRepeatedFields } from './value-input.ts';
 import { DEFINITION_COLUMNS, type FieldDefinition, type FieldValue } from './field-types.ts';
 
@@ -28,7 +28,7 @@ export class FileMetadataService {
     const entries = body.values.map((entry) => ({ id: entry.fieldId, value: entry.value }));
     refuseRepeatedFields(entries, 'fieldId');
     return inTransaction(ctx, async (tx) => {
-      await lockLiveFile(tx, fileId);
+      await lockLiveFile(tx, tx.teamId, fileId);
       const definitions = await queryRows<FieldDefinition>(
         tx,
         `select ${DEFINITION_COLUMNS} from library_metadata_fields where team_id = ? and id = any(?::int[])`,

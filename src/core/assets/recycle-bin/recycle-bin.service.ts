@@ -61,6 +61,16 @@ async function hiddenVersionsOf(tx: Ctx, fileIds: readonly number[]): Promise<nu
   return rows.map((row) => row.id);
 }
 
+/** A file's name and the folder path it is in ("/" for the root), as its bin entry records them; `condition` narrows and locks. */
+function nameAndPlace(tx: Ctx, fileId: number, condition: string): Promise<{ name: string; folderPath: string } | null> {
+  return queryOne<{ name: string; folderPath: string }>(
+    tx,
+    `select f.name, coalesce(d.path, '/') as "folderPath" from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
+      where f.id = ? and f.team_id = ? ${condition}`,
+    [fileId, tx.teamId],
+  );
+}
+
 function restoreNameInUse(name: string): DomainError {
   return new DomainError('name_in_use', `A live folder named "${name}" already exists where the folder would be restored; rename one of them first`);
 }
@@ -83,12 +93,7 @@ export class RecycleBinService {
     requirePermission(ctx, 'library:edit');
     if (!isResourceId(fileId)) throw notFound('File');
     return inTransaction(ctx, async (tx) => {
-      const file = await queryOne<{ name: string; folderPath: string }>(
-        tx,
-        `select f.name, coalesce(d.path, '/') as "folderPath" from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
-          where f.id = ? and f.team_id = ? and f.deleted_at is null for update of f`,
-        [fileId, tx.teamId],
-      );
+      const file = await nameAndPlace(tx, fileId, 'and f.deleted_at is null for update of f');
       if (!file) throw notFound('File');
       const hidden = await hiddenVersionsOf(tx, [fileId]);
       const befores = await filesFacts(tx, [fileId, ...hidden]);
@@ -216,12 +221,7 @@ export class RecycleBinService {
    * no event; the caller writes its own.
    */
   async takeFileInTransaction(tx: Ctx, fileId: number): Promise<number> {
-    const file = await queryOne<{ name: string; folderPath: string }>(
-      tx,
-      `select f.name, coalesce(d.path, '/') as "folderPath" from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
-        where f.id = ? and f.team_id = ?`,
-      [fileId, tx.teamId],
-    );
+    const file = await nameAndPlace(tx, fileId, '');
     const entryId = await this.newEntry(tx, { kind: 'file', fileId, folderId: null }, file!.name, file!.folderPath);
     await this.takeFiles(tx, entryId, [fileId]);
     return entryId;

@@ -54,10 +54,6 @@ async function setFile(tx: Ctx, fileId: number, sets: string, params: unknown[])
   await queryRows(tx, `update library_files set ${sets}, update_user_id = ?, updated_at = now() where id = ? and team_id = ?`, [...params, memberIdOf(tx.actor), fileId, tx.teamId]);
 }
 
-async function shownFacts(tx: Ctx, ids: number[]): Promise<FileFacts[]> {
-  return filesFacts(tx, ids);
-}
-
 /**
  * Version lines (issue 14 item 1, docs/library.md "Version lines"). Every version is a library file
  * with its own file-path ID; a line has one cover, the only live version: search, shares, folders
@@ -112,7 +108,7 @@ export class VersionLineService {
       );
       if (!added) throw invalid('versionFileId', 'must be a live file of the team');
       if (added.lineId !== null) throw invalid('versionFileId', 'is already a version in a line; remove it from that line first');
-      const shownBefore = await shownFacts(tx, [target.id, added.id]);
+      const shownBefore = await filesFacts(tx, [target.id, added.id]);
       const lineId = target.lineId ?? (await this.newLine(tx, target.id));
       const { members } = await lockLine(tx, lineId);
       const version = Math.max(...members.map((m) => m.version!)) + 1;
@@ -137,7 +133,7 @@ export class VersionLineService {
       const { coverId, members } = await lockLine(tx, member.lineId);
       if (coverId === fileId) return this.view(tx, member.lineId);
       const cover = members.find((m) => m.id === coverId)!;
-      const shownBefore = await shownFacts(tx, [coverId]);
+      const shownBefore = await filesFacts(tx, [coverId]);
       await setFile(tx, coverId, 'deleted_at = now()', []);
       await setFile(tx, fileId, 'deleted_at = null, folder_id = ?', [cover.folderId]);
       await queryRows(tx, 'update library_version_lines set cover_file_id = ? where id = ? and team_id = ?', [fileId, member.lineId, tx.teamId]);
@@ -167,7 +163,7 @@ export class VersionLineService {
       const newCover = fileId === coverId ? newest : cover;
       const dissolved = remaining.length === 1;
       const [removedBefore] = await filesFacts(tx, [fileId]);
-      const shownBefore = await shownFacts(tx, [coverId]);
+      const shownBefore = await filesFacts(tx, [coverId]);
 
       await setFile(tx, fileId, 'version_line_id = null, version_number = null, folder_id = ?, deleted_at = null', [cover.folderId]);
       if (newCover.id !== coverId) {

@@ -12,7 +12,7 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { visibleFileIds } from '../../assets/versions/visible-files.ts';
+import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../../assets/versions/visible-files.ts';
 
 /** Spec 7.1/8: a download of more files or bytes than this is 413 payload_too_large before anything is written. */
 export const DOWNLOAD_LIMITS = { files: 100, bytes: 2 * 1024 ** 3 } as const;
@@ -206,16 +206,18 @@ export class ProductDownloads {
    * version of a version line is delivered as the line's cover, as product media show it.
    */
   private async liveFiles(scope: Pick<Ctx, 'em' | 'teamId'>, ids: number[]): Promise<DownloadFile[]> {
-    const shown = await visibleFileIds(scope, ids);
-    const rows = await queryRows<{ id: number; name: string; bytes: string; sha256: string }>(
+    const rows = await queryRows<{ requested: number; name: string; bytes: string; sha256: string }>(
       scope,
-      `select f.id, f.name, f.byte_size::text as bytes, o.sha256 from library_files f join stored_objects o on o.id = f.object_id and o.team_id = f.team_id
-        where f.team_id = ? and f.deleted_at is null and f.id = any(?::int[])`,
-      [scope.teamId, intArray([...new Set(shown.values())])],
+      `select r.id as requested, f.name, f.byte_size::text as bytes, o.sha256
+         from ${VISIBLE_FROM}
+         join library_files f on f.team_id = r.team_id and f.deleted_at is null and f.id = ${VISIBLE_ID}
+         join stored_objects o on o.id = f.object_id and o.team_id = f.team_id
+        where r.team_id = ? and r.id = any(?::int[]) and ${VISIBLE_WHERE}`,
+      [scope.teamId, intArray(ids)],
     );
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const byId = new Map(rows.map((r) => [r.requested, r]));
     return ids.flatMap((id) => {
-      const row = byId.get(shown.get(id) ?? 0);
+      const row = byId.get(id);
       return row ? [{ id, name: row.name, bytes: Number(row.bytes), storageKey: objectKey(row.sha256) }] : [];
     });
   }
