@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   const approver = (await core.access.addMember(op, { teamId, name: 'approver' })).userId;
   const submitter = (await core.access.addMember(op, { teamId, name: 'submitter' })).userId;
   const transferee = (await core.access.addMember(op, { teamId, name: 'transferee' })).userId;
-  await core.subscriptions.changeApprovalSubscription(ctx, { operation: 'ADD', callbackUrl: `http://127.0.0.1:${receiverPort}/approvals` });
+  await core.events.subscriptions.changeApprovalSubscription(ctx, { operation: 'ADD', callbackUrl: `http://127.0.0.1:${receiverPort}/approvals` });
   const template = await core.approvals.templates.create({ em: orm.em.fork(), teamId }, {
     name: 'Bench', workflow: { nodes: [{ name: 'Review', signMode: 'or', approvers: [approver], timeout: { hours: 1, transferTo: transferee } }] },
   });
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   await new Promise((r) => worker.once('exit', r));
   receiver.send('stop');
   assets.close();
-  await core.outbound.close();
+  await core.platform.outbound.close();
   await agent.close();
   await orm.close();
   console.log(`\n${lines.join('\n')}`);

@@ -106,7 +106,7 @@ try {
   const { teamId } = await core.access.createTeam(core.operatorCtx(), { name: 'Bench' });
   const { key } = await core.access.createKey(core.operatorCtx(), { teamId, role: 'manage' });
   const ctx = core.ctxFor(await core.access.authenticate(core.operatorCtx(), `Bearer ${key}`), 'bench');
-  const brand = (await core.brands.create(ctx, { name: 'Bench brand' })).body;
+  const brand = (await core.catalogue.brands.create(ctx, { name: 'Bench brand' })).body;
   const nodes = benchTree();
   const ids = await seedCategories(orm.em.fork(), { teamId, brandId: brand.id }, nodes);
   await orm.em.fork().execute('analyze categories');
@@ -114,7 +114,7 @@ try {
     'select count(*)::int as n, max(depth) as depth from categories where brand_id = ? and deleted_at is null',
     [brand.id],
   );
-  const subtree = await core.categories.findChildrenByParentIds(ctx, [ids.get('M')!]);
+  const subtree = await core.catalogue.categories.findChildrenByParentIds(ctx, [ids.get('M')!]);
   console.error(`seeded ${stats[0]!.n} categories, ${stats[0]!.depth} levels; M has ${subtree[0]!.length} children and ${MOVED_DESCENDANTS} descendants`);
 
   const headers = { authorization: `Bearer ${key}` };

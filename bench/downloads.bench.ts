@@ -8,7 +8,7 @@
  * Setup (fresh database `shelf_bench_downloads` and storage in a temporary directory under /tmp, both
  * removed at the end): BENCH_DOWNLOAD_FILES (10) files of BENCH_FILE_MIB (100) MiB
  * of random bytes (incompressible, each distinct), imported through the core as the tests import
- * library files (core.libraryImport.importFile, the CLI's `asset import --file`), then one product
+ * library files (core.assets.libraryImport.importFile, the CLI's `asset import --file`), then one product
  * with those files as relatedAssetIds, published, and a `usable` key.
  *
  * Each of BENCH_RUNS (5) rounds measures, in alternating order:
@@ -120,14 +120,14 @@ async function setUp(storageDir: string): Promise<Setup> {
     const ids: number[] = [];
     for (const path of paths) {
       const name = path.slice(path.lastIndexOf('/') + 1);
-      ids.push((await core.libraryImport.importFile(op, { team: teamId, file: path, folder: '/bench/downloads', name })).id);
+      ids.push((await core.assets.libraryImport.importFile(op, { team: teamId, file: path, folder: '/bench/downloads', name })).id);
       await rm(path);
     }
     await rm(inputs, { recursive: true, force: true });
-    console.error(`  imported through core.libraryImport.importFile: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.error(`  imported through core.assets.libraryImport.importFile: ${((performance.now() - started) / 1000).toFixed(1)} s`);
     const ctx = core.ctxFor(await core.access.authenticate(op, `Bearer ${editable.key}`), 'bench-downloads');
-    const created = await core.products.create(ctx, { name: 'One GiB of media', relatedAssetIds: ids });
-    await core.products.publish(ctx, created.body.id);
+    const created = await core.catalogue.products.create(ctx, { name: 'One GiB of media', relatedAssetIds: ids });
+    await core.catalogue.products.publish(ctx, created.body.id);
     const rows = await orm.em.fork().execute<Array<{ id: number; sha256: string; bytes: string }>>(
       'select f.id, o.sha256, f.byte_size::text as bytes from library_files f join stored_objects o on o.id = f.object_id where f.id = any(?::int[])',
       [`{${ids.join(',')}}`],

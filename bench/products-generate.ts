@@ -86,18 +86,18 @@ async function seedTeamThroughCore(core: ReturnType<typeof createCore>, name: st
   const brandIds: number[] = [];
   const categoryIds: number[][] = [];
   for (let b = 0; b < BRANDS; b++) {
-    const brand = (await core.brands.create(ctx, { name: `${name} brand ${b}`, description: `Brand ${b} of the products benchmark.`, sortOrder: b })).body;
+    const brand = (await core.catalogue.brands.create(ctx, { name: `${name} brand ${b}`, description: `Brand ${b} of the products benchmark.`, sortOrder: b })).body;
     brandIds.push(brand.id);
     const ids: number[] = [];
     for (let r = 0; r < ROOTS_PER_BRAND; r++) {
-      const root = (await core.categories.create(ctx, { brandId: brand.id, name: `Range ${r}` })).body;
+      const root = (await core.catalogue.categories.create(ctx, { brandId: brand.id, name: `Range ${r}` })).body;
       ids.push(root.id);
-      for (let c = 0; c < CHILDREN_PER_ROOT; c++) ids.push((await core.categories.create(ctx, { brandId: brand.id, parentId: root.id, name: `Line ${r}.${c}` })).body.id);
+      for (let c = 0; c < CHILDREN_PER_ROOT; c++) ids.push((await core.catalogue.categories.create(ctx, { brandId: brand.id, parentId: root.id, name: `Line ${r}.${c}` })).body.id);
     }
     categoryIds.push(ids);
   }
   const template = (
-    await core.templates.create(ctx, {
+    await core.catalogue.templates.create(ctx, {
       name: 'Furniture',
       groups: [
         {

@@ -94,9 +94,9 @@ async function main(): Promise<void> {
   const { key } = await core.access.createKey(op, { teamId, role: 'manage' });
   const ctx = core.ctxFor(await core.access.authenticate(op, `Bearer ${key}`), 'bench');
   for (let i = 0; i < ENDPOINTS; i++) {
-    await core.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${allowHost}/e${i}`, eventTypes: ['MATERIAL_DELETED'] });
+    await core.events.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${allowHost}/e${i}`, eventTypes: ['MATERIAL_DELETED'] });
   }
-  await core.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${allowHost}/latency`, eventTypes: ['MATERIAL_INBOUND_COMPLETED'] });
+  await core.events.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${allowHost}/latency`, eventTypes: ['MATERIAL_INBOUND_COMPLETED'] });
   const db = (sql: string, params: unknown[] = []) => orm.em.fork().execute(sql, params);
   const lines: string[] = [];
   const say = (line: string) => {
@@ -189,9 +189,9 @@ async function main(): Promise<void> {
   if (PARTS.includes('backlog')) {
     // a receiver that is down: an allowlisted port nothing listens on
     const downHost = '127.0.0.1:9';
-    await core.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] }).catch(() => undefined);
+    await core.events.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] }).catch(() => undefined);
     const config2 = createCore(orm, loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: `${allowHost},${downHost}`, QUEUE_PREFIX: PREFIX }));
-    await config2.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] });
+    await config2.events.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] });
     const [endpoint] = (await db(`select id from webhook_endpoints where url = ?`, [`http://${downHost}/down`])) as [{ id: number }];
     const t0 = Date.now();
     await db(

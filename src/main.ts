@@ -18,7 +18,7 @@ async function main(config: Config): Promise<void> {
   const signingSecret = await loadSigningSecret({ em: orm.em.fork() }, config.linkSigningSecret);
   const core = createCore(orm, { ...config, linkSigningSecret: signingSecret });
   const queues = new Queues(config);
-  const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.deliveries.lagSeconds(core.operatorCtx()) });
+  const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.events.deliveries.lagSeconds(core.operatorCtx()) });
 
   const app = config.role === 'worker' ? null : await buildApp({ core, queues, metrics, logger: logger.child({ component: 'http' }) });
   const workers = config.role === 'api' ? null : await startWorkers({ core, config, queues, metrics, logger: logger.child({ component: 'worker' }) });
@@ -37,8 +37,8 @@ async function main(config: Config): Promise<void> {
     // in-flight requests finish; workers finish their active jobs before closing
     await Promise.all([app?.close(), workers?.close()]);
     await queues.close();
-    await core.attemptLimiter.close();
-    await core.outbound.close();
+    await core.platform.attemptLimiter.close();
+    await core.platform.outbound.close();
     await orm.close();
     logger.info('stopped');
     process.exit(0);

@@ -11,7 +11,7 @@ export function maintenanceProcessor(core: Core) {
     if (job.name === 'purge-idempotency') return { purged: await purgeExpiredIdempotencyRecords(core.operatorCtx()) };
     if (job.name === 'purge-events') return { purged: await purgeExpiredEvents(core.operatorCtx()) };
     if (job.name === 'purge-activity') return { purged: await purgeExpiredActivity(core.operatorCtx(), core.config.activityRetentionDays) };
-    if (job.name === 'validity-check') return core.fileValidity.checkAll(core.operatorCtx());
+    if (job.name === 'validity-check') return core.assets.fileValidity.checkAll(core.operatorCtx());
     return 'skipped';
   };
 }

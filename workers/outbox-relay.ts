@@ -34,11 +34,11 @@ export class OutboxRelay {
   async step(): Promise<number> {
     const op = this.deps.core.operatorCtx();
     await this.stepTimers();
-    const due = await this.deps.core.deliveries.takeDue(op, BATCH);
+    const due = await this.deps.core.events.deliveries.takeDue(op, BATCH);
     try {
       await queueDeliveries(this.deps.queues, due);
     } catch (e) {
-      await this.deps.core.deliveries.untake(op, due.map((d) => d.id));
+      await this.deps.core.events.deliveries.untake(op, due.map((d) => d.id));
       throw e;
     }
     return due.length;

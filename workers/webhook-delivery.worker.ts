@@ -44,7 +44,7 @@ export async function queueDeliveries(queues: Queues, due: DueDelivery[]): Promi
  */
 export function webhookDeliveryProcessor(deps: { core: Core; queues: Queues; metrics: Metrics; logger: Logger }) {
   return async (job: Job<{ deliveryIds: string[] }>): Promise<number> => {
-    const outcomes = await deps.core.deliveries.attemptMany(deps.core.operatorCtx(), job.data.deliveryIds);
+    const outcomes = await deps.core.events.deliveries.attemptMany(deps.core.operatorCtx(), job.data.deliveryIds);
     const next: DueDelivery[] = [];
     for (const result of outcomes) {
       deps.metrics.webhookAttempts.labels(result.outcome).inc();

@@ -51,7 +51,7 @@ export async function seedBrands(databaseUrl: string, brandCount: number): Promi
       const ctx = core.ctxFor(await core.access.authenticate(op(), `Bearer ${writer.key}`), 'bench-seed');
       const ids: number[] = [];
       for (let i = 0; i < brandCount; i++) {
-        const created = await core.brands.create(ctx, {
+        const created = await core.catalogue.brands.create(ctx, {
           name: `${name} brand ${i}`,
           description: `A brand of ${name} used by the read benchmark, number ${i}.`,
           website: `https://brand-${i}.example.com/`,

@@ -183,7 +183,7 @@ async function importRealImages(core: Core, teamId: number, count: number, folde
       .composite([{ input: patch, left: (i * 13) % 200, top: (i * 7) % 150 }])
       .png()
       .toFile(path);
-    const made = await core.libraryImport.importFile(core.operatorCtx(), { team: teamId, file: path, folder: folderPaths[i % folderPaths.length], name: `real-photo-${i}.png` });
+    const made = await core.assets.libraryImport.importFile(core.operatorCtx(), { team: teamId, file: path, folder: folderPaths[i % folderPaths.length], name: `real-photo-${i}.png` });
     ids.push(made.id);
     await rm(path);
   }
@@ -207,7 +207,7 @@ export async function seedSearchLibrary(core: Core, databaseUrl: string, options
     console.error(`  ${options.realImages} real images imported: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const bigJpegPath = join(dir, 'big-photo.jpg');
     await writeBigJpeg(bigJpegPath);
-    const big = await core.libraryImport.importFile(core.operatorCtx(), { team: teamId, file: bigJpegPath, folder: l3[0]!.path, name: 'big-photo.jpg' });
+    const big = await core.assets.libraryImport.importFile(core.operatorCtx(), { team: teamId, file: bigJpegPath, folder: l3[0]!.path, name: 'big-photo.jpg' });
     started = Date.now();
     await client.query('vacuum analyze');
     console.error(`  vacuum analyze: ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -43,31 +43,56 @@ import { TemplateService } from './catalogue/templates/template.service.ts';
 import type { Actor, Ctx } from './platform/ctx.ts';
 import { withLazyUnitOfWork } from './platform/sql.ts';
 
-/** The domain core as the adapters see it: one instance of each service, sharing one ORM. */
+/** The domain core as the adapters see it: one instance of each service, sharing one ORM, grouped by area. */
 export interface Core {
   orm: MikroORM;
   config: Config;
+  /** Who may do what: roles, members, operator actors (docs/access.md). */
   access: AccessService;
+  /** Area A: brands, category trees, templates, products and what hangs off them (docs/products.md). */
+  catalogue: CatalogueServices;
+  /** Area B: the team's library, its files and folders, search and shares (docs/library.md, docs/search.md). */
+  assets: AssetServices;
+  /** Area C: subscriptions and webhook delivery (docs/events.md). */
+  events: EventServices;
+  /** Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers. */
+  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine };
+  /** What every area leans on: stored bytes, the way out of the machine, shared counters. */
+  platform: PlatformServices;
+  /** A unit of work for one request of one caller. */
+  ctxFor(actor: Actor, requestId: string): Ctx;
+  /** A unit of work for operator commands and unauthenticated lookups. */
+  operatorCtx(): Pick<Ctx, 'em'>;
+}
+
+export interface CatalogueServices {
   brands: BrandService;
   categories: CategoryService;
   templates: TemplateService;
   /** Products: drafts, media, listing, sync, lifecycle (docs/products.md). */
   products: ProductService;
   categoryIcons: CategoryIconService;
-  /** File bytes (library files, icons, derived images) under STORAGE_DIR. */
-  storage: Storage;
+  /** The team-wide log of catalogue writes (manage only; docs/products.md). */
+  activity: { page: typeof activityPage; purge: typeof purgeActivity };
+  /** Product downloads: records and the files a ZIP streams (docs/products.md). */
+  downloads: ProductDownloads;
+  /** Product shares: create, list, revoke (docs/products.md "Shares"). */
+  productShares: ProductShares;
+  /** The page a product share's link opens, for people without an API key. */
+  sharePages: ProductSharePages;
+}
+
+export interface AssetServices {
   /** Team-scoped library reads and spec 2.5 media objects (docs/library.md). */
   library: LibraryService;
   /** Operator imports into a team's library (`asset import`). */
   libraryImport: LibraryImportService;
   /** Imports held until confirmed or discarded (`asset import --pending`; docs/library.md "Pending inbound"). */
   pendingInbound: PendingInboundService;
-  /** Signs and verifies `/files/...` links. */
-  links: LinkSigner;
-  /** Derived preview images, cached in storage. */
-  previews: PreviewCache;
   /** Library file edits (GraphQL, `asset analysis set`; docs/search.md). */
   libraryEdit: LibraryEditService;
+  /** Folder creation, renames and folder access (GraphQL; docs/search.md). */
+  folderEdit: FolderEditService;
   /** Deleting files and folders into the team's recycle bin, restoring and purging (docs/library.md "Recycle bin"). */
   recycleBin: RecycleBinService;
   /** Version lines: versions of a file, its cover, removing versions (docs/library.md "Version lines"). */
@@ -76,8 +101,6 @@ export interface Core {
   fileValidity: FileValidityService;
   /** Custom metadata fields, custom field templates and the values files carry (docs/library.md "Custom metadata and custom fields"). */
   customMetadata: { fields: MetadataFieldService; templates: CustomFieldTemplateService; fileMetadata: FileMetadataService; fileCustomFields: FileCustomFieldService };
-  /** Folder creation, renames and folder access (GraphQL; docs/search.md). */
-  folderEdit: FolderEditService;
   /** Asset search (spec 4.6 search-assets, docs/search.md). */
   assetSearch: AssetSearchService;
   /** The memo of exact search totals, keyed by library version (docs/search.md). */
@@ -88,34 +111,32 @@ export interface Core {
   tagFileCounts: TagFileCounts;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: ShareService;
+  /** Signs and verifies `/files/...` links. */
+  links: LinkSigner;
+  /** Derived preview images, cached in storage. */
+  previews: PreviewCache;
   /** Processed images behind search `publicUrl`, cached in storage (docs/search.md). */
   derivatives: DerivativeCache;
   /** Serves what a signed `/files/...` link names. */
   fileDelivery: FileDeliveryService;
-  /** Failed attempts counted in Redis across processes (share passwords; issue 12 item 7). */
-  attemptLimiter: AttemptLimiter;
-  /** The one way out of the machine: callbacks and approval downloads (DESIGN.md Outbound HTTP). */
-  outbound: OutboundGuard;
+}
+
+export interface EventServices {
   /** Subscriptions of Areas C and D (spec 4.7, 4.8; docs/events.md). */
   subscriptions: SubscriptionService;
   /** Webhook delivery: attempts, retries, order per key (docs/events.md). */
   deliveries: DeliveryService;
   /** Endpoints, deliveries, replays and secrets for integrators (GraphQL, CLI; docs/events.md). */
   webhooks: WebhookAdminService;
-  /** Product downloads: records and the files a ZIP streams (docs/products.md). */
-  downloads: ProductDownloads;
-  /** Product shares: create, list, revoke (docs/products.md "Shares"). */
-  productShares: ProductShares;
-  /** The page a product share's link opens, for people without an API key. */
-  sharePages: ProductSharePages;
-  /** The team-wide log of catalogue writes (manage only; docs/products.md). */
-  activity: { page: typeof activityPage; purge: typeof purgeActivity };
-  /** Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers. */
-  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine };
-  /** A unit of work for one request of one caller. */
-  ctxFor(actor: Actor, requestId: string): Ctx;
-  /** A unit of work for operator commands and unauthenticated lookups. */
-  operatorCtx(): Pick<Ctx, 'em'>;
+}
+
+export interface PlatformServices {
+  /** File bytes (library files, icons, derived images) under STORAGE_DIR. */
+  storage: Storage;
+  /** The one way out of the machine: callbacks and approval downloads (DESIGN.md Outbound HTTP). */
+  outbound: OutboundGuard;
+  /** Failed attempts counted in Redis across processes (share passwords; issue 12 item 7). */
+  attemptLimiter: AttemptLimiter;
 }
 
 export function createCore(orm: MikroORM, config: Config): Core {
@@ -163,40 +184,44 @@ export function createCore(orm: MikroORM, config: Config): Core {
     orm,
     config,
     access: new AccessService(),
-    brands,
-    categories,
-    templates,
-    products,
-    categoryIcons,
-    storage,
-    library,
-    libraryImport,
-    pendingInbound: new PendingInboundService({ imports: libraryImport, storage }),
-    links,
-    previews,
-    libraryEdit: new LibraryEditService(),
-    recycleBin,
-    versionLines: new VersionLineService({ recycleBin, imports: libraryImport }),
-    fileValidity: new FileValidityService(),
-    customMetadata: { fields: new MetadataFieldService(), templates: new CustomFieldTemplateService(), fileMetadata: new FileMetadataService(), fileCustomFields: new FileCustomFieldService() },
-    folderEdit: new FolderEditService(),
-    assetSearch,
-    searchTotals,
-    colourMatches,
-    tagFileCounts,
-    shares: new ShareService({ signer: links, limiter: attemptLimiter }),
-    attemptLimiter,
-    derivatives,
-    fileDelivery: new FileDeliveryService({ signer: links, storage, previews, derivatives }),
-    outbound,
-    subscriptions: new SubscriptionService({ urls: outbound }),
-    deliveries: new DeliveryService({ poster: outbound, settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs } }),
-    webhooks: new WebhookAdminService(),
+    catalogue: {
+      brands,
+      categories,
+      templates,
+      products,
+      categoryIcons,
+      activity: { page: activityPage, purge: purgeActivity },
+      downloads,
+      productShares,
+      sharePages: new ProductSharePages({ shares: productShares, secret: config.linkSigningSecret, library, limiter: attemptLimiter, downloads }),
+    },
+    assets: {
+      library,
+      libraryImport,
+      pendingInbound: new PendingInboundService({ imports: libraryImport, storage }),
+      libraryEdit: new LibraryEditService(),
+      folderEdit: new FolderEditService(),
+      recycleBin,
+      versionLines: new VersionLineService({ recycleBin, imports: libraryImport }),
+      fileValidity: new FileValidityService(),
+      customMetadata: { fields: new MetadataFieldService(), templates: new CustomFieldTemplateService(), fileMetadata: new FileMetadataService(), fileCustomFields: new FileCustomFieldService() },
+      assetSearch,
+      searchTotals,
+      colourMatches,
+      tagFileCounts,
+      shares: new ShareService({ signer: links, limiter: attemptLimiter }),
+      links,
+      previews,
+      derivatives,
+      fileDelivery: new FileDeliveryService({ signer: links, storage, previews, derivatives }),
+    },
+    events: {
+      subscriptions: new SubscriptionService({ urls: outbound }),
+      deliveries: new DeliveryService({ poster: outbound, settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs } }),
+      webhooks: new WebhookAdminService(),
+    },
     approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine },
-    activity: { page: activityPage, purge: purgeActivity },
-    downloads,
-    productShares,
-    sharePages: new ProductSharePages({ shares: productShares, secret: config.linkSigningSecret, library, limiter: attemptLimiter, downloads }),
+    platform: { storage, outbound, attemptLimiter },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),

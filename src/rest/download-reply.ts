@@ -7,7 +7,7 @@ import { zipStream } from './zip-stream.ts';
 /** Answers a prepared download as a streamed ZIP attachment (API downloads and share pages alike). */
 export async function replyWithZip(reply: FastifyReply, core: Core, download: PreparedDownload, fileName: string): Promise<FastifyReply> {
   const zip = await zipStream(
-    download.files.map((file, i) => ({ name: download.entryNames[i]!, size: file.bytes, open: async () => (await core.downloads.open(file))?.stream ?? null })),
+    download.files.map((file, i) => ({ name: download.entryNames[i]!, size: file.bytes, open: async () => (await core.catalogue.downloads.open(file))?.stream ?? null })),
     new Date(),
   );
   reply.header('Content-Type', 'application/zip');

@@ -46,7 +46,7 @@ afterAll(async () => {
 
 async function media(team: GivenTeam, fileId: number, role: Role = 'manage') {
   const ctx = await g.ctx(await g.key(team, role));
-  return (await env.core.library.mediaFor(ctx, [fileId])).get(fileId)!;
+  return (await env.core.assets.library.mediaFor(ctx, [fileId])).get(fileId)!;
 }
 
 /** GET a link through the real app; the host part is ours (PUBLIC_BASE_URL), so only path and query are sent. */
@@ -64,7 +64,7 @@ async function fetchLink(url: string) {
 
 const farFuture = () => Math.floor(Date.now() / 1000) + 600;
 const link = (teamId: number, fileId: number, purpose: 'preview' | 'preview-original' | 'download', exp = farFuture()) =>
-  env.core.links.sign({ teamId, fileId, purpose }, exp);
+  env.core.assets.links.sign({ teamId, fileId, purpose }, exp);
 
 describe('GET /files/... preview links', () => {
   it('serves a derived WebP preview at most 512 px on the long side, not the original bytes', async () => {
@@ -103,15 +103,15 @@ describe('GET /files/... preview links', () => {
     await writeImage(join(inputs.path, 'fresh.png'), { width: 900, height: 300, colour: '#336699', format: 'png' });
     const fresh = await g.libraryFile(teamA, { file: join(inputs.path, 'fresh.png') });
     const url = (await media(teamA, fresh.id)).previewUrl!;
-    const before = env.core.previews.derivations;
+    const before = env.core.assets.previews.derivations;
     const responses = await Promise.all([1, 2, 3, 4, 5, 6].map(() => fetchLink(url)));
-    expect(env.core.previews.derivations - before).toBe(1);
+    expect(env.core.assets.previews.derivations - before).toBe(1);
     for (const res of responses) {
       expect(res.status).toBe(200);
       expect(res.bytes.equals(responses[0]!.bytes)).toBe(true);
     }
     await fetchLink(url);
-    expect(env.core.previews.derivations - before).toBe(1);
+    expect(env.core.assets.previews.derivations - before).toBe(1);
     const [object] = await env.orm.em.fork().execute<{ sha256: string }[]>('select sha256 from stored_objects where id = ?', [fresh.assetId]);
     const key = previewKey(object!.sha256);
     expect(await readFile(join(storage.path, key))).toEqual(responses[0]!.bytes);

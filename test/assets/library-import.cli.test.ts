@@ -101,7 +101,7 @@ describe('asset import --file', () => {
     const folders = await db<{ id: number; path: string }>('select id, path from library_folders where id = any(?::int[]) order by id', [`{${run.json.folderIds.join(',')}}`]);
     expect(folders.map((f) => f.path)).toEqual(['/brand', '/brand/shots']);
     expect(folders.map((f) => f.id)).toEqual(run.json.folderIds);
-    const [file] = await env.core.library.findFilesByIds({ em: env.orm.em.fork(), teamId: team.teamId }, [run.json.id]);
+    const [file] = await env.core.assets.library.findFilesByIds({ em: env.orm.em.fork(), teamId: team.teamId }, [run.json.id]);
     expect(file).toMatchObject({
       objectId: run.json.assetId, folderId: run.json.folderIds[1], name: 'Hero.jpg', extension: 'jpg', mimeType: 'image/png', size: String(pngBytes.length),
       width: 300, height: 200, description: 'Front view', score: 4, link: 'https://example.com/p/1', source: 2,

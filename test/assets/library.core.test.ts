@@ -41,7 +41,7 @@ describe('importFile (asset import --file)', () => {
   it('stores the bytes content-addressed and records size, MIME type and dimensions read from the file', async () => {
     const bytes = await writeImage(input('blue.png'), { width: 640, height: 480, colour: '#0000ff', format: 'png' });
     const made = await g.libraryFile(teamA, { file: input('blue.png'), folder: '/core/images' });
-    const [file] = await env.core.library.findFilesByIds(scope(teamA), [made.id]);
+    const [file] = await env.core.assets.library.findFilesByIds(scope(teamA), [made.id]);
     expect(file).toMatchObject({ id: made.id, objectId: made.assetId, name: 'blue.png', extension: 'png', mimeType: 'image/png', size: String(bytes.length), width: 640, height: 480, durationMs: null, source: 2 });
     const [object] = await db<{ sha256: string; storage_key: string }>('select sha256, storage_key from stored_objects where id = ?', [made.assetId]);
     expect(object!.storage_key).toBe(objectKey(object!.sha256));
@@ -51,7 +51,7 @@ describe('importFile (asset import --file)', () => {
   it('detects the MIME type by content, not by name: a PNG named .jpg is image/png', async () => {
     await writeImage(input('disguised.jpg'), { width: 33, height: 21, colour: '#00ff00', format: 'png' });
     const made = await g.libraryFile(teamA, { file: input('disguised.jpg') });
-    const [file] = await env.core.library.findFilesByIds(scope(teamA), [made.id]);
+    const [file] = await env.core.assets.library.findFilesByIds(scope(teamA), [made.id]);
     expect(file).toMatchObject({ mimeType: 'image/png', extension: 'jpg', width: 33, height: 21 });
   });
 
@@ -62,7 +62,7 @@ describe('importFile (asset import --file)', () => {
     await writeBmp(input('old.bmp'), 4, 3);
     const ids = [];
     for (const name of ['notes', 'blob.txt', 'drawing', 'old.bmp']) ids.push((await g.libraryFile(teamA, { file: input(name) })).id);
-    const files = await env.core.library.findFilesByIds(scope(teamA), ids);
+    const files = await env.core.assets.library.findFilesByIds(scope(teamA), ids);
     expect(files.map((f) => [f.name, f.mimeType, f.extension, f.width, f.height])).toEqual([
       ['notes', 'text/plain', 'txt', null, null],
       ['blob.txt', 'application/octet-stream', 'txt', null, null],
@@ -74,7 +74,7 @@ describe('importFile (asset import --file)', () => {
   it('reads the duration of audio from the file (music-metadata)', async () => {
     await writeWav(input('beep.wav'), 1500);
     const made = await g.libraryFile(teamA, { file: input('beep.wav') });
-    const [file] = await env.core.library.findFilesByIds(scope(teamA), [made.id]);
+    const [file] = await env.core.assets.library.findFilesByIds(scope(teamA), [made.id]);
     expect(file).toMatchObject({ mimeType: 'audio/wav', durationMs: 1500, width: null, height: null });
   });
 
@@ -111,7 +111,7 @@ describe('importFile (asset import --file)', () => {
     expect(deep.folderIds).toHaveLength(3);
     expect(shallow.folderIds).toEqual(deep.folderIds.slice(0, 2));
     expect(sibling.folderIds[0]).toBe(deep.folderIds[0]);
-    const folders = await env.core.library.findFoldersByIds(scope(teamA), deep.folderIds);
+    const folders = await env.core.assets.library.findFoldersByIds(scope(teamA), deep.folderIds);
     expect(folders.map((f) => f.path)).toEqual(['/reuse', '/reuse/x', '/reuse/x/y']);
     expect(folders[2]!.pathIds).toEqual(deep.folderIds);
     const count = await db<{ n: string }>("select count(*) as n from library_folders where team_id = ? and path like '/reuse%'", [teamA.teamId]);
@@ -131,7 +131,7 @@ describe('importFile (asset import --file)', () => {
     await writeImage(input('t.png'), { width: 7, height: 7, colour: '#010203', format: 'png' });
     const one = await g.libraryFile(teamA, { file: input('t.png'), tags: ['red', ' blue ', 'red'], description: 'A swatch', score: 5, link: 'https://example.com/swatch', user: member.userId });
     const two = await g.libraryFile(teamA, { file: input('t.png'), tags: ['blue'] });
-    const [first, second] = await env.core.library.findFilesByIds(scope(teamA), [one.id, two.id]);
+    const [first, second] = await env.core.assets.library.findFilesByIds(scope(teamA), [one.id, two.id]);
     expect(first!.tags.map((t) => t.name)).toEqual(['blue', 'red']);
     expect(second!.tags).toEqual([first!.tags[0]]);
     expect(first).toMatchObject({ description: 'A swatch', score: 5, link: 'https://example.com/swatch', ownerUserId: member.userId, creatorUserId: member.userId, createUserId: member.userId, updateUserId: member.userId });
@@ -143,20 +143,20 @@ describe('team-scoped reads (findFilesByIds, findFoldersByIds, findFolderByPath,
   it("never return another team's files or folders", async () => {
     await writeImage(input('iso.png'), { width: 9, height: 9, colour: '#999999', format: 'png' });
     const ofA = await g.libraryFile(teamA, { file: input('iso.png'), folder: '/isolated/deep' });
-    expect(await env.core.library.findFilesByIds(scope(teamB), [ofA.id])).toEqual([]);
-    expect(await env.core.library.findFoldersByIds(scope(teamB), ofA.folderIds)).toEqual([]);
-    expect(await env.core.library.findFolderByPath(scope(teamB), '/isolated/deep')).toBeNull();
-    expect((await env.core.library.mediaFor(await ctxOf(teamB), [ofA.id])).size).toBe(0);
-    expect(await env.core.library.findFilesByIds(scope(teamA), [ofA.id])).toHaveLength(1);
-    expect((await env.core.library.findFolderByPath(scope(teamA), '/isolated/deep'))!.pathIds).toEqual(ofA.folderIds);
+    expect(await env.core.assets.library.findFilesByIds(scope(teamB), [ofA.id])).toEqual([]);
+    expect(await env.core.assets.library.findFoldersByIds(scope(teamB), ofA.folderIds)).toEqual([]);
+    expect(await env.core.assets.library.findFolderByPath(scope(teamB), '/isolated/deep')).toBeNull();
+    expect((await env.core.assets.library.mediaFor(await ctxOf(teamB), [ofA.id])).size).toBe(0);
+    expect(await env.core.assets.library.findFilesByIds(scope(teamA), [ofA.id])).toHaveLength(1);
+    expect((await env.core.assets.library.findFolderByPath(scope(teamA), '/isolated/deep'))!.pathIds).toEqual(ofA.folderIds);
   });
 
   it('leave out deleted files and unknown or invalid ids', async () => {
     await writeImage(input('gone.png'), { width: 4, height: 4, colour: '#440044', format: 'png' });
     const gone = await g.libraryFile(teamA, { file: input('gone.png') });
     await db('update library_files set deleted_at = now() where id = ?', [gone.id]);
-    expect(await env.core.library.findFilesByIds(scope(teamA), [gone.id, 2147483647, 0, -1])).toEqual([]);
-    expect((await env.core.library.mediaFor(await ctxOf(teamA), [gone.id])).size).toBe(0);
+    expect(await env.core.assets.library.findFilesByIds(scope(teamA), [gone.id, 2147483647, 0, -1])).toEqual([]);
+    expect((await env.core.assets.library.mediaFor(await ctxOf(teamA), [gone.id])).size).toBe(0);
   });
 });
 
@@ -167,7 +167,7 @@ describe('mediaFor (spec 2.5 media object, spec 8 link lifetimes)', () => {
   it('gives a derived-preview link of 3600 s for an image, a 300 s download link, and the object fields', async () => {
     const bytes = await writeImage(input('m.jpg'), { width: 800, height: 600, colour: '#ff8800', format: 'jpeg' });
     const made = await g.libraryFile(teamA, { file: input('m.jpg') });
-    const media = (await env.core.library.mediaFor(await ctxOf(teamA, 'usable'), [made.id], now)).get(made.id)!;
+    const media = (await env.core.assets.library.mediaFor(await ctxOf(teamA, 'usable'), [made.id], now)).get(made.id)!;
     expect(media).toMatchObject({ id: made.id, name: 'm.jpg', mimeType: 'image/jpeg', size: String(bytes.length), width: 800, height: 600, duration: null });
     expect(media.previewUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:8080/files/${teamA.teamId}/${made.id}/preview\\?exp=\\d+&sig=[\\w-]{43}$`));
     expect(expOf(media.previewUrl)).toBe(now / 1000 + LINK_LIFETIME_SECONDS.preview);
@@ -181,7 +181,7 @@ describe('mediaFor (spec 2.5 media object, spec 8 link lifetimes)', () => {
     await writeWav(input('a.wav'), 250);
     const bmp = await g.libraryFile(teamA, { file: input('raw.bmp') });
     const wav = await g.libraryFile(teamA, { file: input('a.wav') });
-    const media = await env.core.library.mediaFor(await ctxOf(teamA, 'usable'), [bmp.id, wav.id], now);
+    const media = await env.core.assets.library.mediaFor(await ctxOf(teamA, 'usable'), [bmp.id, wav.id], now);
     expect(new URL(media.get(bmp.id)!.previewUrl!).pathname).toBe(`/files/${teamA.teamId}/${bmp.id}/preview-original`);
     expect(expOf(media.get(bmp.id)!.previewUrl)).toBe(now / 1000 + 300);
     expect(media.get(wav.id)).toMatchObject({ previewUrl: null, mimeType: 'audio/wav', duration: 0.25, width: null });
@@ -191,11 +191,11 @@ describe('mediaFor (spec 2.5 media object, spec 8 link lifetimes)', () => {
     await writeImage(input('k.png'), { width: 20, height: 20, colour: '#00aa00', format: 'png' });
     const made = await g.libraryFile(teamA, { file: input('k.png') });
     const keyExpiry = '2030-01-01T00:01:40Z';
-    const media = (await env.core.library.mediaFor(await ctxOf(teamA, 'manage', keyExpiry), [made.id], now)).get(made.id)!;
+    const media = (await env.core.assets.library.mediaFor(await ctxOf(teamA, 'manage', keyExpiry), [made.id], now)).get(made.id)!;
     expect(expOf(media.previewUrl)).toBe(Date.parse(keyExpiry) / 1000);
     expect(expOf(media.downloadUrl)).toBe(Date.parse(keyExpiry) / 1000);
     expect(media.downloadUrlExpiresAt).toBe('2030-01-01T00:01:40.000Z');
-    const later = (await env.core.library.mediaFor(await ctxOf(teamA, 'manage', '2031-01-01T00:00:00Z'), [made.id], now)).get(made.id)!;
+    const later = (await env.core.assets.library.mediaFor(await ctxOf(teamA, 'manage', '2031-01-01T00:00:00Z'), [made.id], now)).get(made.id)!;
     expect(expOf(later.previewUrl)).toBe(now / 1000 + 3600);
   });
 
@@ -205,7 +205,7 @@ describe('mediaFor (spec 2.5 media object, spec 8 link lifetimes)', () => {
       it(`${allowed ? 'includes' : 'omits'} downloadUrl and downloadUrlExpiresAt for ${role}`, async () => {
         await writeImage(input('r.png'), { width: 3, height: 3, colour: '#330000', format: 'png' });
         const made = await g.libraryFile(teamA, { file: input('r.png') });
-        const media = (await env.core.library.mediaFor(await ctxOf(teamA, role), [made.id])).get(made.id)!;
+        const media = (await env.core.assets.library.mediaFor(await ctxOf(teamA, role), [made.id])).get(made.id)!;
         expect(media.previewUrl).not.toBeNull();
         expect('downloadUrl' in media).toBe(allowed);
         expect('downloadUrlExpiresAt' in media).toBe(allowed);
@@ -274,7 +274,7 @@ describe('importFile input rules (each variant; the CLI passes flags through unc
   for (const [what, build, code, field] of cases) {
     it(`rejects ${what} with ${code}${field ? ` on ${field}` : ''} and writes nothing`, async () => {
       const before = await librarySnapshot();
-      const error = await env.core.libraryImport.importFile(env.core.operatorCtx(), build()).then(() => null, (e: unknown) => e);
+      const error = await env.core.assets.libraryImport.importFile(env.core.operatorCtx(), build()).then(() => null, (e: unknown) => e);
       expect(error).toMatchObject({ code });
       if (field) expect((error as { details: Array<{ field: string }> }).details.map((d) => d.field)).toContain(field);
       expect(await librarySnapshot()).toEqual(before);
@@ -285,7 +285,7 @@ describe('importFile input rules (each variant; the CLI passes flags through unc
     const tags = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, '0')}${'t'.repeat(62)}`);
     const made = await g.libraryFile(teamA, { file: png, score: 0, name: 'n'.repeat(255), tags, description: 'd'.repeat(1024), folder: '/l'.repeat(32) });
     const again = await g.libraryFile(teamA, { file: png, score: 5, link: `https://example.com/${'p'.repeat(2028)}` });
-    const [a, b] = await env.core.library.findFilesByIds(scope(teamA), [made.id, again.id]);
+    const [a, b] = await env.core.assets.library.findFilesByIds(scope(teamA), [made.id, again.id]);
     expect(a).toMatchObject({ score: 0, name: 'n'.repeat(255), description: 'd'.repeat(1024) });
     expect(a!.tags).toHaveLength(50);
     expect(made.folderIds).toHaveLength(32);

@@ -104,7 +104,7 @@ describe('GraphQL searchAssets', () => {
 
 describe('GraphQL searchShare and lookups', () => {
   it('searches a share with the same rules as REST', async () => {
-    const { linkToken } = await env.core.shares.create(env.core.operatorCtx(), { team: lib.teamA.teamId, folder: '/media' });
+    const { linkToken } = await env.core.assets.shares.create(env.core.operatorCtx(), { team: lib.teamA.teamId, folder: '/media' });
     const res = await graphql(env, lib.keyA.key, 'query($t: String!) { searchShare(input: { linkToken: $t }) { totalCount assets { name } folders { name } folderCount } }', { t: linkToken });
     expect(res.body.data.searchShare).toEqual({ totalCount: 2, assets: [{ name: 'clip.wav' }, { name: 'long.wav' }], folders: [], folderCount: 0 });
     const wrong = await graphql(env, lib.keyB.key, 'query($t: String!) { searchShare(input: { linkToken: $t }) { totalCount } }', { t: linkToken });

@@ -70,7 +70,7 @@ function asAnn(query: string, variables: Record<string, unknown>) {
 
 /** Holds one file through the core: the set-up of tests about listing, confirming and discarding (the CLI's own tests use `hold`). */
 async function held(file: string, name: string): Promise<number> {
-  return (await world.env.core.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: world.team.teamId, file: join(files.path, file), name })).pendingIds[0]!;
+  return (await world.env.core.assets.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: world.team.teamId, file: join(files.path, file), name })).pendingIds[0]!;
 }
 
 async function hold(args: string[]): Promise<number[]> {
@@ -284,7 +284,7 @@ describe('bad input: a clear error, nothing changed, no event', () => {
 
   beforeAll(async () => {
     mine = await held('blue.png', 'kept.png');
-    theirs = (await world.env.core.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: other.teamId, file: join(files.path, 'red.png'), name: 'theirs.png' })).pendingIds[0]!;
+    theirs = (await world.env.core.assets.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: other.teamId, file: join(files.path, 'red.png'), name: 'theirs.png' })).pendingIds[0]!;
   });
 
   async function refused(run: () => Promise<{ code: string; message?: string; details?: unknown }>, code: string): Promise<{ code: string; message?: string; details?: unknown }> {

@@ -348,7 +348,7 @@ describe('deleting permanently (issue 14 item 2)', () => {
     const file = await newFile('/bin/pending-bytes', 'pending-bytes.png', path);
     const [object] = await db<{ sha256: string }>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [file.id]);
     const key = join(storage.path, objectKey(object!.sha256));
-    const held = await world.env.core.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: world.team.teamId, file: path });
+    const held = await world.env.core.assets.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: world.team.teamId, file: path });
     const entry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
     expect((await gql(PURGE, { ids: [entry] })).body.data.purgeRecycleBinEntries.releasedObjects).toBe(0);
     expect(existsSync(key)).toBe(true);

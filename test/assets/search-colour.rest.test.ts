@@ -89,10 +89,10 @@ describe('palette extraction at import', () => {
 for (const [mode, idsMax] of [['matching objects as ids', COLOUR_IDS_MAX], ['each file tested against its palette', 0]] as const) {
   describe(`search-assets color (colour search): ${mode}`, () => {
     beforeAll(() => {
-      env.core.assetSearch.colourIdsMax = idsMax;
+      env.core.assets.assetSearch.colourIdsMax = idsMax;
     });
     afterAll(() => {
-      env.core.assetSearch.colourIdsMax = COLOUR_IDS_MAX;
+      env.core.assets.assetSearch.colourIdsMax = COLOUR_IDS_MAX;
     });
 
     it('finds images containing the colour, ignoring case and an optional #, never another team\'s', async () => {

@@ -199,13 +199,13 @@ describe('search-assets filters', () => {
 describe('search-assets currentUserId (access: ownership or folder membership)', () => {
   it('restricts to the files the member owns and the files under the folders they belong to', async () => {
     const manager = await given(env).ctx(await given(env).key(lib.teamA, 'manage'));
-    await env.core.folderEdit.addMember(manager, { folderId: lib.folders['/photos/summer'], userId: lib.bob });
+    await env.core.assets.folderEdit.addMember(manager, { folderId: lib.folders['/photos/summer'], userId: lib.bob });
     // bob owns blue.jpg and notes.txt, and belongs to /photos/summer (red.png)
     expect(await namesOf({ currentUserId: lib.bob })).toEqual(['blue.jpg', 'notes.txt', 'red.png']);
-    await env.core.folderEdit.addMember(manager, { folderId: lib.folders['/photos'], userId: lib.bob });
+    await env.core.assets.folderEdit.addMember(manager, { folderId: lib.folders['/photos'], userId: lib.bob });
     expect(await namesOf({ currentUserId: lib.bob })).toEqual(['blue.jpg', 'half-green.png', 'logo.webp', 'notes.txt', 'red.png']);
-    await env.core.folderEdit.removeMember(manager, { folderId: lib.folders['/photos'], userId: lib.bob });
-    await env.core.folderEdit.removeMember(manager, { folderId: lib.folders['/photos/summer'], userId: lib.bob });
+    await env.core.assets.folderEdit.removeMember(manager, { folderId: lib.folders['/photos'], userId: lib.bob });
+    await env.core.assets.folderEdit.removeMember(manager, { folderId: lib.folders['/photos/summer'], userId: lib.bob });
     expect(await namesOf({ currentUserId: lib.bob })).toEqual(['blue.jpg', 'notes.txt']);
   });
 

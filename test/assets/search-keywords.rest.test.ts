@@ -72,9 +72,9 @@ describe('search-assets keywords, keywordSearchType DEEP (the default)', () => {
 
   it('follows tag changes: a tag added later is found, a removed one no longer is', async () => {
     const editor = await given(env).ctx(await given(env).key(lib.teamA, 'editable'));
-    await env.core.libraryEdit.updateFile(editor, lib.files['root.png']!, { tags: ['Yellowish'] });
+    await env.core.assets.libraryEdit.updateFile(editor, lib.files['root.png']!, { tags: ['Yellowish'] });
     expect(await namesOf({ keywords: ['yellowish'] })).toEqual(['root.png']);
-    await env.core.libraryEdit.updateFile(editor, lib.files['root.png']!, { tags: [] });
+    await env.core.assets.libraryEdit.updateFile(editor, lib.files['root.png']!, { tags: [] });
     expect(await namesOf({ keywords: ['yellowish'] })).toEqual([]);
   });
 

@@ -128,12 +128,12 @@ describe('search-assets publicUrl', () => {
 
   it('makes a derivative once for concurrent first requests and then serves it from storage', async () => {
     const url = (await publicUrls({ w: 321, f: 'webp', q: 55 }))['blue.jpg']!;
-    const before = env.core.derivatives.derivations;
+    const before = env.core.assets.derivatives.derivations;
     const responses = await Promise.all([1, 2, 3, 4, 5, 6].map(() => fetchLink(url)));
-    expect(env.core.derivatives.derivations - before).toBe(1);
+    expect(env.core.assets.derivatives.derivations - before).toBe(1);
     for (const res of responses) expect(res.bytes.equals(responses[0]!.bytes)).toBe(true);
     await fetchLink(url);
-    expect(env.core.derivatives.derivations - before).toBe(1);
+    expect(env.core.assets.derivatives.derivations - before).toBe(1);
     const [object] = await env.orm.em.fork().execute<{ sha256: string }[]>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [lib.files['blue.jpg']]);
     const key = derivativeKey(object!.sha256, resolveRecipe({ w: 321, f: 'webp', q: 55 }, { mimeType: 'image/jpeg', width: 1200, height: 800 }));
     expect(await readFile(join(storage.path, key))).toEqual(responses[0]!.bytes);
@@ -153,7 +153,7 @@ describe('search-assets publicUrl', () => {
   it('is 404 once the file is deleted', async () => {
     const url = (await publicUrls({ w: 77 }))['red.png']!;
     const editor = await given(env).ctx(await given(env).key(lib.teamA, 'editable'));
-    await env.core.recycleBin.deleteFile(editor, lib.files['red.png']!);
+    await env.core.assets.recycleBin.deleteFile(editor, lib.files['red.png']!);
     expect((await fetchLink(url)).status).toBe(404);
   });
 });

@@ -17,8 +17,8 @@ beforeAll(async () => {
   env = await createTestEnv({ STORAGE_DIR: storage.path });
   lib = await buildSearchLibrary(env);
   const op = env.core.operatorCtx();
-  photos = (await env.core.shares.create(op, { team: lib.teamA.teamId, folder: '/photos' })).linkToken;
-  locked = (await env.core.shares.create(op, { team: lib.teamA.teamId, folder: '/photos/summer', password: 'open sesame' })).linkToken;
+  photos = (await env.core.assets.shares.create(op, { team: lib.teamA.teamId, folder: '/photos' })).linkToken;
+  locked = (await env.core.assets.shares.create(op, { team: lib.teamA.teamId, folder: '/photos/summer', password: 'open sesame' })).linkToken;
 });
 afterAll(async () => {
   await env.close();
@@ -59,9 +59,9 @@ describe('share create (operator)', () => {
       [{ team: lib.teamA.teamId, folder: '/photos', password: '    ' }, 'validation_failed', 'password'],
     ];
     for (const [input, code, field] of cases) {
-      await expect(env.core.shares.create(op, input)).rejects.toMatchObject({ code, details: [expect.objectContaining({ field })] });
+      await expect(env.core.assets.shares.create(op, input)).rejects.toMatchObject({ code, details: [expect.objectContaining({ field })] });
     }
-    await expect(env.core.shares.create(op, { team: 2147483647, folder: '/photos' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(env.core.assets.shares.create(op, { team: 2147483647, folder: '/photos' })).rejects.toMatchObject({ code: 'not_found' });
     expect(await shareRows()).toBe(before);
   });
 });
@@ -121,7 +121,7 @@ describe('POST /open/search-share', () => {
     const editor = await given(env).ctx(await given(env).key(lib.teamA, 'editable'));
     const res1 = await share({ linkToken: photos, folderId: lib.folders['/photos/winter'] });
     expect(names(res1)).toEqual(['blue.jpg']);
-    await env.core.recycleBin.deleteFile(editor, lib.files['blue.jpg']!);
+    await env.core.assets.recycleBin.deleteFile(editor, lib.files['blue.jpg']!);
     const res2 = await share({ linkToken: photos, folderId: lib.folders['/photos/winter'] });
     expect(res2.body.result).toMatchObject({ assets: [], totalCount: 0 });
   });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   lib = await buildSearchLibrary(env);
   const editor = await given(env).ctx(await given(env).key(lib.teamA, 'editable'));
   // give two files the same score so the tie-breaker shows
-  await env.core.libraryEdit.updateFile(editor, lib.files['root.png']!, { score: 3 });
+  await env.core.assets.libraryEdit.updateFile(editor, lib.files['root.png']!, { score: 3 });
   await loadRows();
 });
 afterAll(async () => {
@@ -126,7 +126,7 @@ describe('search-assets sort', () => {
       { keywords: ['e', 'n'], collectMaxMatches: 0 },
     ];
     for (const { keywords, collectMaxMatches } of cases) for (const sortType of ['ASC', 'DESC'] as const) {
-      env.core.assetSearch.collectMaxMatches = collectMaxMatches;
+      env.core.assets.assetSearch.collectMaxMatches = collectMaxMatches;
       const body = { keywords, sort: { sortName: 'CREATE_TIME', sortType } };
       const deepOnly = await idsOf(body);
       // minSize 0 changes no result but makes the search more than DEEP keywords: the general statement on library_files
@@ -142,7 +142,7 @@ describe('search-assets sort', () => {
       }
     }
     // an other filter that excludes some of the keyword's files, walked page by page
-    env.core.assetSearch.collectMaxMatches = 0;
+    env.core.assets.assetSearch.collectMaxMatches = 0;
     for (const sortType of ['ASC', 'DESC'] as const) {
       const body = { keywords: ['e'], extensions: ['png', 'wav'], sort: { sortName: 'CREATE_TIME', sortType } };
       const all = (await idsOf(body)).ids;
@@ -155,7 +155,7 @@ describe('search-assets sort', () => {
       for (let start = 0; start < all.length; start += 1) pages.push(...(await idsOf({ ...body, startPoint: start, endPoint: start + 1 })).ids);
       expect(pages).toEqual(all);
     }
-    env.core.assetSearch.collectMaxMatches = COLLECT_MAX_MATCHES;
+    env.core.assets.assetSearch.collectMaxMatches = COLLECT_MAX_MATCHES;
   });
 
   it('sorts DESC when sortType is omitted', async () => {
@@ -175,7 +175,7 @@ describe('search-assets sort', () => {
 
   it('orders UPDATE_TIME by the latest change: an edited file comes first', async () => {
     const editor = await given(env).ctx(await given(env).key(lib.teamA, 'editable'));
-    await env.core.libraryEdit.updateFile(editor, lib.files['blue.jpg']!, { description: 'Deep blue sea, retouched' });
+    await env.core.assets.libraryEdit.updateFile(editor, lib.files['blue.jpg']!, { description: 'Deep blue sea, retouched' });
     await loadRows();
     const { ids } = await idsOf({ sort: { sortName: 'UPDATE_TIME', sortType: 'DESC' } });
     expect(ids[0]).toBe(lib.files['blue.jpg']);

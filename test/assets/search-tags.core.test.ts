@@ -46,7 +46,7 @@ async function allPages(body: Record<string, unknown>): Promise<{ ids: number[];
   const ids: number[] = [];
   const totals: number[] = [];
   for (let start = 0; ; start += 2) {
-    const result = await env.core.assetSearch.search(viewer, { ...body, startPoint: start, endPoint: start + 2 });
+    const result = await env.core.assets.assetSearch.search(viewer, { ...body, startPoint: start, endPoint: start + 2 });
     totals.push(result.total);
     ids.push(...result.assets.map((a) => Number(a.id)));
     if (result.assets.length < 2) return { ids, totals };
@@ -95,14 +95,14 @@ describe('tag postings (docs/search.md)', () => {
     const postingsOf = async (id: number) => sql<{ tagId: number; tagIds: number[] }>('select tag_id as "tagId", tag_ids as "tagIds" from library_tag_postings where file_id = ? order by tag_id', [id]);
     expect(await postingsDrift()).toBe(0);
     expect((await postingsOf(file)).map((p) => p.tagId)).toEqual([lib.tags.warm!, tag.p].sort((a, b) => a - b));
-    await env.core.libraryEdit.updateFile(editor, file, { tags: ['warm', 'p', 'q'] });
+    await env.core.assets.libraryEdit.updateFile(editor, file, { tags: ['warm', 'p', 'q'] });
     const three = await postingsOf(file);
     expect(three).toHaveLength(3);
     for (const posting of three) expect(posting.tagIds).toEqual([lib.tags.warm!, tag.p, tag.q].sort((a, b) => a - b));
-    await env.core.libraryEdit.updateFile(editor, file, { tags: ['warm', 'p'] });
+    await env.core.assets.libraryEdit.updateFile(editor, file, { tags: ['warm', 'p'] });
     expect(await postingsOf(file)).toHaveLength(2);
     expect(await postingsDrift()).toBe(0);
-    await env.core.recycleBin.deleteFile(editor, lib.files['long.wav']!);
+    await env.core.assets.recycleBin.deleteFile(editor, lib.files['long.wav']!);
     expect(await postingsOf(lib.files['long.wav']!)).toEqual([]);
     expect(await postingsDrift()).toBe(0);
   });
@@ -112,7 +112,7 @@ describe('tag postings (docs/search.md)', () => {
     const versions = () => sql<{ xmin: string }>('select xmin::text from library_tag_postings where file_id = ? order by tag_id', [file]);
     const before = await versions();
     expect(before.length).toBeGreaterThan(0);
-    await env.core.libraryEdit.updateFile(editor, file, { name: 'blue-renamed.jpg', score: 1 });
+    await env.core.assets.libraryEdit.updateFile(editor, file, { name: 'blue-renamed.jpg', score: 1 });
     expect(await versions()).toEqual(before);
   });
 });
@@ -137,8 +137,8 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
         const expected = await expectedIds(tagIds, sortType === 'ASC' ? 'asc' : 'desc', extensions);
         expect(expected.length).toBeGreaterThan(0);
         expect(expected.length).toBeLessThan((await expectedIds(tagIds, 'asc')).length);
-        for (const collectMaxMatches of [env.core.assetSearch.collectMaxMatches, 0]) {
-          const search = env.core.assetSearch;
+        for (const collectMaxMatches of [env.core.assets.assetSearch.collectMaxMatches, 0]) {
+          const search = env.core.assets.assetSearch;
           const kept = search.collectMaxMatches;
           search.collectMaxMatches = collectMaxMatches;
           try {
@@ -158,7 +158,7 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
     const expected = (await expectedIds([tag.p, tag.q], 'desc')).filter((id) => photos.includes(id));
     expect(expected.length).toBeGreaterThan(1);
     const body = { tags: [tag.p, tag.q], parentId: lib.folders['/photos'] };
-    const search = env.core.assetSearch;
+    const search = env.core.assets.assetSearch;
     const kept = search.collectMaxMatches;
     try {
       for (const collectMaxMatches of [kept, 0]) {
@@ -176,8 +176,8 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
     const [x, y] = await sql<{ id: number }>("insert into library_tags (team_id, name) values (?, 'x'), (?, 'y') returning id", [lib.teamA.teamId, lib.teamA.teamId]);
     await tagFiles(x!.id, Object.values(lib.files));
     await tagFiles(y!.id, [lib.files['red.png']!, lib.files['root.png']!, lib.files['logo.webp']!]);
-    const search = env.core.assetSearch;
-    const counts = env.core.tagFileCounts;
+    const search = env.core.assets.assetSearch;
+    const counts = env.core.assets.tagFileCounts;
     const kept = search.collectMaxMatches;
     const body = { tags: [x!.id, y!.id], extensions: ['png', 'webp'] };
     try {
@@ -256,12 +256,12 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
   });
 
   it('never walks another team\'s postings: team B\'s search with team A\'s tags finds nothing', async () => {
-    const result = await env.core.assetSearch.search(viewerB, { tags: [tag.p, tag.q] });
+    const result = await env.core.assets.assetSearch.search(viewerB, { tags: [tag.p, tag.q] });
     expect(result).toEqual({ assets: [], total: 0 });
-    const single = await env.core.assetSearch.search(viewerB, { tags: [tag.p] });
+    const single = await env.core.assets.assetSearch.search(viewerB, { tags: [tag.p] });
     expect(single).toEqual({ assets: [], total: 0 });
     // and team A's own search with team B's tag: nothing either
     const [ofB] = await sql<{ id: number }>("select id from library_tags where team_id = ? and name = 'warm'", [lib.teamB.teamId]);
-    expect(await env.core.assetSearch.search(viewer, { tags: [ofB!.id, tag.p] })).toEqual({ assets: [], total: 0 });
+    expect(await env.core.assets.assetSearch.search(viewer, { tags: [ofB!.id, tag.p] })).toEqual({ assets: [], total: 0 });
   });
 });

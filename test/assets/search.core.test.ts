@@ -32,34 +32,34 @@ afterAll(async () => {
   await inputs.remove();
 });
 
-const version = async () => env.core.searchTotals.versionOf({ em: env.orm.em.fork(), teamId: lib.teamA.teamId });
+const version = async () => env.core.assets.searchTotals.versionOf({ em: env.orm.em.fork(), teamId: lib.teamA.teamId });
 
 describe('exact totals and their memo (docs/search.md)', () => {
   it('counts a search once and reuses the total for its other pages', async () => {
-    const memo = env.core.searchTotals;
+    const memo = env.core.assets.searchTotals;
     const misses = memo.misses;
-    const first = await env.core.assetSearch.search(viewer, { extensions: ['png'], startPoint: 0, endPoint: 1 });
-    const second = await env.core.assetSearch.search(viewer, { extensions: ['png'], startPoint: 1, endPoint: 2 });
+    const first = await env.core.assets.assetSearch.search(viewer, { extensions: ['png'], startPoint: 0, endPoint: 1 });
+    const second = await env.core.assets.assetSearch.search(viewer, { extensions: ['png'], startPoint: 1, endPoint: 2 });
     expect([first.total, second.total]).toEqual([3, 3]);
     expect(memo.misses - misses).toBe(1);
     expect(memo.hits).toBeGreaterThan(0);
   });
 
   it('returns the same pages when a known total makes the page collect its matches instead of walking a sort index', async () => {
-    const memo = env.core.searchTotals;
+    const memo = env.core.assets.searchTotals;
     for (const sortName of ['CREATE_TIME', 'UPDATE_TIME', 'NAME', 'DURATION', 'SIZE', 'SCORE']) {
       for (const sortType of ['ASC', 'DESC']) {
         const pages = async () => {
           const ids = [];
           for (let start = 0; start < 12; start += 3) {
-            ids.push(...(await env.core.assetSearch.search(viewer, { hasDesc: false, sort: { sortName, sortType }, startPoint: start, endPoint: start + 3 })).assets.map((a) => a.id));
+            ids.push(...(await env.core.assets.assetSearch.search(viewer, { hasDesc: false, sort: { sortName, sortType }, startPoint: start, endPoint: start + 3 })).assets.map((a) => a.id));
           }
           return ids;
         };
         memo.enabled = false;
         const walked = await pages();
         memo.enabled = true;
-        await env.core.assetSearch.search(viewer, { hasDesc: false, startPoint: 0, endPoint: 0 }); // the total is known from here on
+        await env.core.assets.assetSearch.search(viewer, { hasDesc: false, startPoint: 0, endPoint: 0 }); // the total is known from here on
         const collected = await pages();
         expect(walked.length).toBeGreaterThan(3);
         expect(collected).toEqual(walked);
@@ -68,29 +68,29 @@ describe('exact totals and their memo (docs/search.md)', () => {
   });
 
   it('raises the library version once per committed change, so a total is never stale', async () => {
-    const before = await env.core.assetSearch.search(viewer, { extensions: ['png'] });
+    const before = await env.core.assets.assetSearch.search(viewer, { extensions: ['png'] });
     const v0 = await version();
     await writeImage(join(inputs.path, 'more.png'), { width: 20, height: 20, colour: '#123456', format: 'png' });
     const made = await given(env).libraryFile(lib.teamA, { file: join(inputs.path, 'more.png'), folder: '/more/deep', tags: ['a', 'b', 'c'] });
     // one import (folders, object, palette, file, tags) is one transaction: one step
     expect(BigInt(await version())).toBe(BigInt(v0) + 1n);
-    expect((await env.core.assetSearch.search(viewer, { extensions: ['png'] })).total).toBe(before.total + 1);
-    await env.core.recycleBin.deleteFile(editor, made.id);
-    expect((await env.core.assetSearch.search(viewer, { extensions: ['png'] })).total).toBe(before.total);
+    expect((await env.core.assets.assetSearch.search(viewer, { extensions: ['png'] })).total).toBe(before.total + 1);
+    await env.core.assets.recycleBin.deleteFile(editor, made.id);
+    expect((await env.core.assets.assetSearch.search(viewer, { extensions: ['png'] })).total).toBe(before.total);
   });
 
   it('sees tag changes, moves and folder access changes in the next total', async () => {
-    const tagged = () => env.core.assetSearch.search(viewer, { tags: [lib.tags.cold] });
+    const tagged = () => env.core.assets.assetSearch.search(viewer, { tags: [lib.tags.cold] });
     expect((await tagged()).total).toBe(1);
-    await env.core.libraryEdit.updateFile(editor, lib.files['clip.wav']!, { tags: ['cold'] });
+    await env.core.assets.libraryEdit.updateFile(editor, lib.files['clip.wav']!, { tags: ['cold'] });
     expect((await tagged()).total).toBe(2);
-    const inPhotos = () => env.core.assetSearch.search(viewer, { parentId: lib.folders['/photos'] });
+    const inPhotos = () => env.core.assets.assetSearch.search(viewer, { parentId: lib.folders['/photos'] });
     const photos = (await inPhotos()).total;
-    await env.core.libraryEdit.moveFile(editor, lib.files['clip.wav']!, { folderId: lib.folders['/photos'] });
+    await env.core.assets.libraryEdit.moveFile(editor, lib.files['clip.wav']!, { folderId: lib.folders['/photos'] });
     expect((await inPhotos()).total).toBe(photos + 1);
-    const access = () => env.core.assetSearch.search(viewer, { currentUserId: lib.bob });
+    const access = () => env.core.assets.assetSearch.search(viewer, { currentUserId: lib.bob });
     const owned = (await access()).total;
-    await env.core.folderEdit.addMember(editor, { folderId: lib.folders['/media'], userId: lib.bob });
+    await env.core.assets.folderEdit.addMember(editor, { folderId: lib.folders['/media'], userId: lib.bob });
     expect((await access()).total).toBe(owned + 1);
   });
 
@@ -103,14 +103,14 @@ describe('exact totals and their memo (docs/search.md)', () => {
         [fileId],
       ))[0]!;
     const file = lib.files['blue.jpg']!;
-    await env.core.libraryEdit.updateFile(editor, file, { tags: ['warm', 'sale', 'fresh'] });
+    await env.core.assets.libraryEdit.updateFile(editor, file, { tags: ['warm', 'sale', 'fresh'] });
     const three = await tagIdsOf(file);
     expect(three.fromTags).toHaveLength(3);
     expect(three.onFile).toEqual(three.fromTags);
-    expect((await env.core.assetSearch.search(viewer, { tags: three.fromTags })).assets.map((a) => a.id)).toContain(file);
-    await env.core.libraryEdit.updateFile(editor, file, { tags: [] });
+    expect((await env.core.assets.assetSearch.search(viewer, { tags: three.fromTags })).assets.map((a) => a.id)).toContain(file);
+    await env.core.assets.libraryEdit.updateFile(editor, file, { tags: [] });
     expect(await tagIdsOf(file)).toEqual({ onFile: [], fromTags: [] });
-    expect((await env.core.assetSearch.search(viewer, { tags: three.fromTags, tagOrAnd: false })).assets.map((a) => a.id)).not.toContain(file);
+    expect((await env.core.assets.assetSearch.search(viewer, { tags: three.fromTags, tagOrAnd: false })).assets.map((a) => a.id)).not.toContain(file);
     const [drift] = await em().execute<{ n: string }[]>(
       `select count(*) as n from library_files f left join library_search_texts s on s.file_id = f.id
         where f.deleted_at is null and (s.created_at is distinct from f.created_at)`,
@@ -120,7 +120,7 @@ describe('exact totals and their memo (docs/search.md)', () => {
 
   it('does not raise the version of another team', async () => {
     const [b0] = await env.orm.em.fork().execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
-    await env.core.libraryEdit.updateFile(editor, lib.files['notes.txt']!, { score: 2 });
+    await env.core.assets.libraryEdit.updateFile(editor, lib.files['notes.txt']!, { score: 2 });
     const [b1] = await env.orm.em.fork().execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
     expect(b1!.v).toBe(b0!.v);
   });

@@ -24,7 +24,7 @@ beforeAll(async () => {
   otherKey = await given(env).key(team, 'view_only');
   await writeImage(join(files.path, 'a.png'), { width: 4, height: 4, colour: '#00ff00', format: 'png' });
   await given(env).libraryFile(team, { file: join(files.path, 'a.png'), folder: '/locked' });
-  token = (await env.core.shares.create(env.core.operatorCtx(), { team: team.teamId, folder: '/locked', password: 'open sesame' })).linkToken;
+  token = (await env.core.assets.shares.create(env.core.operatorCtx(), { team: team.teamId, folder: '/locked', password: 'open sesame' })).linkToken;
 });
 afterAll(async () => {
   await env.close();

@@ -180,7 +180,7 @@ describe('the cover (issue 14 item 1)', () => {
     expect(res.body.data.setLibraryFileVersionCover.coverMaterialId).toBe(second.id);
     expect(await searchNames('cover-')).toEqual(['cover-2.png']);
     // a folder share shows the cover only
-    const { linkToken } = await world.env.core.shares.create(world.env.core.operatorCtx(), { team: world.team.teamId, folder: '/ver/cover' });
+    const { linkToken } = await world.env.core.assets.shares.create(world.env.core.operatorCtx(), { team: world.team.teamId, folder: '/ver/cover' });
     const shared = await send(world.env, { method: 'POST', url: '/open/search-share', key: world.key.key, body: { linkToken } });
     expect(shared.body.result.assets.map((a: { name: string }) => a.name)).toEqual(['cover-2.png']);
     const after = await read();

@@ -88,7 +88,7 @@ describe('GET /v1/assets (asset lookup, spec 2.1)', () => {
   });
 
   it('counts a lookup once per library version: pages and repeats reuse the total, and a change to the library counts again', async () => {
-    const memo = env.core.searchTotals;
+    const memo = env.core.assets.searchTotals;
     const misses = memo.misses;
     const first = await lookup('?extension=png&pageSize=1');
     const second = await lookup('?extension=png&pageSize=1&page=2');

@@ -278,7 +278,7 @@ describe('DELETE /v1/brands/{id} (deleteBrand)', () => {
   it('refuses with 409 brand_has_dependents, deleting nothing, while a registered dependent check finds live dependents', async () => {
     const brand = await g.brand(manager, { name: 'Parent' });
     // categories and products register real checks; this one stands in for "a live dependent exists"
-    env.core.brands.addDependentCheck(async (_tx, brandId) => brandId === brand.id);
+    env.core.catalogue.brands.addDependentCheck(async (_tx, brandId) => brandId === brand.id);
     const res = await send(env, { method: 'DELETE', url: `/v1/brands/${brand.id}`, key: manager.key });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('brand_has_dependents');

@@ -334,7 +334,7 @@ describe('deleting (spec 3.2: the whole subtree)', () => {
   it('refuses with 409 category_has_products, deleting nothing, while a registered guard finds a product in the subtree', async () => {
     const t = await sampleTree();
     // products register the real guard; this one stands in for "a live product references Mud"
-    env.core.categories.addDeleteGuard(async (_tx, ids) => ids.includes(t.mud.id));
+    env.core.catalogue.categories.addDeleteGuard(async (_tx, ids) => ids.includes(t.mud.id));
     const before = await snapshot(t.brand.id);
     for (const id of [t.shoes.id, t.running.id, t.mud.id]) {
       const res = await remove(id);
@@ -349,7 +349,7 @@ describe('deleting (spec 3.2: the whole subtree)', () => {
   it('hands the guard every id of the live subtree, the category itself included', async () => {
     const t = await sampleTree();
     let seen: readonly number[] = [];
-    env.core.categories.addDeleteGuard(async (_tx, ids) => {
+    env.core.catalogue.categories.addDeleteGuard(async (_tx, ids) => {
       if (ids.includes(t.shoes.id)) seen = [...ids];
       return false;
     });

@@ -31,7 +31,7 @@ describe('CategoryService.addCreatedHook', () => {
   it('runs each hook once per create, inside the create transaction, after the insert', async () => {
     const brand = await g.brand(manager, { name: 'Hooked' });
     const seen: Array<{ id: number; brandId: number; visibleInTx: string | null; visibleOutside: number }> = [];
-    env.core.categories.addCreatedHook(async (tx, category) => {
+    env.core.catalogue.categories.addCreatedHook(async (tx, category) => {
       if (category.brandId !== brand.id) return;
       const inTx = await queryOne<{ name: string }>(tx, 'select name from categories where id = ?', [category.id]);
       const outside = await env.orm.em.fork().execute<unknown[]>('select 1 from categories where id = ?', [category.id]);
@@ -46,7 +46,7 @@ describe('CategoryService.addCreatedHook', () => {
   it('does not run again when an Idempotency-Key replays the create', async () => {
     const brand = await g.brand(manager, { name: 'Replayed' });
     let calls = 0;
-    env.core.categories.addCreatedHook(async (_tx, category) => {
+    env.core.catalogue.categories.addCreatedHook(async (_tx, category) => {
       if (category.brandId === brand.id) calls++;
     });
     const headers = { 'idempotency-key': 'hooked-once' };
@@ -59,7 +59,7 @@ describe('CategoryService.addCreatedHook', () => {
 
   it('rolls the create back, writing nothing, when a hook fails', async () => {
     const brand = await g.brand(manager, { name: 'Refusing' });
-    env.core.categories.addCreatedHook(async (_tx, category) => {
+    env.core.catalogue.categories.addCreatedHook(async (_tx, category) => {
       if (category.brandId === brand.id) throw new DomainError('validation_failed', 'hook refused', [{ field: 'brandId', message: 'hook refused' }]);
     });
     const before = await teamRows();
@@ -144,10 +144,10 @@ describe('batch reads for dataloaders', () => {
     const root = await g.category(manager, { brandId: brand.id, name: 'Root' });
     const child = await g.category(manager, { brandId: brand.id, parentId: root.id, name: 'Child' });
     const own = await g.ctx(manager);
-    expect((await env.core.categories.findByIds(own, [root.id, child.id])).map((c) => c.id).sort()).toEqual([root.id, child.id].sort());
-    expect((await env.core.categories.findChildrenByParentIds(own, [root.id, child.id])).map((list) => list.map((c) => c.id))).toEqual([[child.id], []]);
+    expect((await env.core.catalogue.categories.findByIds(own, [root.id, child.id])).map((c) => c.id).sort()).toEqual([root.id, child.id].sort());
+    expect((await env.core.catalogue.categories.findChildrenByParentIds(own, [root.id, child.id])).map((list) => list.map((c) => c.id))).toEqual([[child.id], []]);
     const stranger = await g.ctx(await g.key(await g.team('Other'), 'manage'));
-    expect(await env.core.categories.findByIds(stranger, [root.id, child.id])).toEqual([]);
-    expect(await env.core.categories.findChildrenByParentIds(stranger, [root.id])).toEqual([[]]);
+    expect(await env.core.catalogue.categories.findByIds(stranger, [root.id, child.id])).toEqual([]);
+    expect(await env.core.catalogue.categories.findChildrenByParentIds(stranger, [root.id])).toEqual([[]]);
   });
 });

@@ -188,7 +188,7 @@ describe('POST /v1/products: template resolution and pinning (spec 4.5)', () => 
     expect(res.status).toBe(201);
     expect(res.body.data.templateId).toBe(explicit.id);
     expect(res.body.data.templateId).not.toBe(bound.id);
-    expect(res.body.data.templateVersionId).toBe(await env.core.templates.latestVersionId(await g.ctx(key), explicit.id));
+    expect(res.body.data.templateVersionId).toBe(await env.core.catalogue.templates.latestVersionId(await g.ctx(key), explicit.id));
   });
 
   it('resolves the binding of the category or its nearest bound ancestor, then the brand binding, then the library default', async () => {

@@ -40,7 +40,7 @@ describe('one product projection (issue 12 item 4)', () => {
     const created = await send(env, { method: 'POST', url: '/v1/products', key: editor.key, body: { name: 'Both', imageAssetIds: [gone, a, b], coverAssetId: b, relatedAssetIds: [c] } });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    await env.core.recycleBin.deleteFile(await given(env).ctx(editor), gone);
+    await env.core.assets.recycleBin.deleteFile(await given(env).ctx(editor), gone);
     const rest = (await send(env, { url: `/v1/products/${id}`, key: editor.key })).body.data;
     const gql = await graphql(env, editor.key, `query($id: Int!) { product(id: $id) { product { templateFields cover ${MEDIA} images ${MEDIA} relatedAssets ${MEDIA} } } }`, { id });
     expect(gql.body.errors).toBeUndefined();

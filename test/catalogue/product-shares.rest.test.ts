@@ -311,7 +311,7 @@ describe('the share page /s/{token}', () => {
   it('throttles wrong passwords per share and client: 429 with Retry-After, even for the right password', async () => {
     const product = await gp.published(editor, {});
     const path = pathOf((await share(product.id, usable, { password: 'the-real-one' })).body.data.url);
-    for (let i = 0; i < env.core.attemptLimiter.limit; i++) expect((await page(path, { method: 'POST', password: `guess-${i}` })).statusCode).toBe(403);
+    for (let i = 0; i < env.core.platform.attemptLimiter.limit; i++) expect((await page(path, { method: 'POST', password: `guess-${i}` })).statusCode).toBe(403);
     const blocked = await page(path, { method: 'POST', password: 'the-real-one' });
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);

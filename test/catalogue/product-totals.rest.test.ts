@@ -33,7 +33,7 @@ const total = async (key: GivenKey, query = '') => {
   expect(res.status).toBe(200);
   return res.body.pagination.totalCount as number;
 };
-const counts = () => env.core.products.totals.misses;
+const counts = () => env.core.catalogue.products.totals.misses;
 const db = (sql: string, params: unknown[] = []) => env.orm.em.fork().execute(sql, params);
 
 describe('GET /v1/products: exact totals, memoized by product version', () => {

@@ -89,7 +89,7 @@ describe('boundBrandIds / boundCategoryIds', () => {
     const brand = await g.brand(key);
     const gone = await g.brand(key);
     const ctx = await g.ctx(key);
-    await env.core.brands.softDelete(ctx, gone.id);
+    await env.core.catalogue.brands.softDelete(ctx, gone.id);
     const cat = await c.category(key, brand.id);
     await c.deleteCategory(key, cat.id);
     const before = await t.snapshot(key.teamId);

@@ -58,10 +58,10 @@ describe('GraphQL templates', () => {
     const a = await t.template(key, { groups: [{ name: 'G', fields: [textField('a')] }] });
     const b = await t.template(key);
     const ctx = await g.ctx(key);
-    await env.core.templates.update(ctx, b.id, { description: 'second version' });
-    const original = env.core.templates.versionsByTemplateIds.bind(env.core.templates);
+    await env.core.catalogue.templates.update(ctx, b.id, { description: 'second version' });
+    const original = env.core.catalogue.templates.versionsByTemplateIds.bind(env.core.catalogue.templates);
     let batches = 0;
-    env.core.templates.versionsByTemplateIds = async (c, ids) => {
+    env.core.catalogue.templates.versionsByTemplateIds = async (c, ids) => {
       batches++;
       return original(c, ids);
     };
@@ -75,7 +75,7 @@ describe('GraphQL templates', () => {
       expect(items[1].versions).toHaveLength(1);
       expect(items[1].versions[0].groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'a']);
     } finally {
-      env.core.templates.versionsByTemplateIds = original;
+      env.core.catalogue.templates.versionsByTemplateIds = original;
     }
     const one = await graphql(env, key.key, `query($id: String!) { template(id: $id) { etag template { id versions { id } } } }`, { id: b.id });
     expect(one.body.data.template.template.versions).toHaveLength(2);

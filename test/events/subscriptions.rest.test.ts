@@ -16,7 +16,7 @@ let folderOfOther: number;
 
 async function folder(k: GivenKey, name: string): Promise<number> {
   const ctx = await given(env).ctx(k);
-  return (await env.core.folderEdit.create(ctx, { name })).id;
+  return (await env.core.assets.folderEdit.create(ctx, { name })).id;
 }
 
 beforeAll(async () => {

@@ -49,7 +49,7 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
   const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 10 });
   const core = createCore(orm, config);
   const queues = new Queues(config);
-  const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.deliveries.lagSeconds(core.operatorCtx()) });
+  const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.events.deliveries.lagSeconds(core.operatorCtx()) });
   const app = await buildApp({ core, queues, metrics });
   await app.ready();
   return {
@@ -63,8 +63,8 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     async close() {
       await app.close();
       await queues.close();
-      await core.attemptLimiter.close();
-      await core.outbound.close();
+      await core.platform.attemptLimiter.close();
+      await core.platform.outbound.close();
       await orm.close();
       await admin((c) => c.query(`drop database if exists "${databaseName}" with (force)`));
     },

@@ -14,12 +14,12 @@ export function givenCategories(env: TestEnv) {
   return {
     async category(key: GivenKey, brandId: number, input: { parentId?: number | null; name?: string } = {}): Promise<GivenCategory> {
       const ctx = await g.ctx(key);
-      const outcome = await env.core.categories.create(ctx, { brandId, name: input.name ?? `Category ${++counter}`, parentId: input.parentId ?? null });
+      const outcome = await env.core.catalogue.categories.create(ctx, { brandId, name: input.name ?? `Category ${++counter}`, parentId: input.parentId ?? null });
       const body = outcome.body as { id: number; brandId: number; parentId: number | null };
       return { id: body.id, brandId: body.brandId, parentId: body.parentId };
     },
     async deleteCategory(key: GivenKey, id: number): Promise<void> {
-      await env.core.categories.softDelete(await g.ctx(key), id);
+      await env.core.catalogue.categories.softDelete(await g.ctx(key), id);
     },
   };
 }

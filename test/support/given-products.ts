@@ -66,13 +66,13 @@ export function givenProducts(env: TestEnv, dir: string) {
     /** A product created through the core by `key` (editable or manage). */
     async product(key: GivenKey, input: Record<string, unknown> = {}): Promise<ProductDetail> {
       const ctx = await g.ctx(key);
-      return (await env.core.products.create(ctx, input)).body;
+      return (await env.core.catalogue.products.create(ctx, input)).body;
     },
     /** A published product. */
     async published(key: GivenKey, input: Record<string, unknown> = {}): Promise<ProductDetail> {
       const ctx = await g.ctx(key);
-      const created = await env.core.products.create(ctx, { name: `Published ${++counter}`, ...input });
-      return (await env.core.products.publish(ctx, created.body.id)).data;
+      const created = await env.core.catalogue.products.create(ctx, { name: `Published ${++counter}`, ...input });
+      return (await env.core.catalogue.products.publish(ctx, created.body.id)).data;
     },
     /** Every product row of a team as text, to prove a refused write changed nothing. */
     async snapshot(teamId: number): Promise<string> {

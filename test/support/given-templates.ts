@@ -20,7 +20,7 @@ export function givenTemplates(env: TestEnv) {
   return {
     async template(key: GivenKey, input: Record<string, unknown> = {}): Promise<TemplateView> {
       const ctx = await g.ctx(key);
-      const outcome = await env.core.templates.create(ctx, { name: templateName(), groups: [{ name: 'Basics', fields: [] }], ...input });
+      const outcome = await env.core.catalogue.templates.create(ctx, { name: templateName(), groups: [{ name: 'Basics', fields: [] }], ...input });
       return outcome.body;
     },
     /** Row counts of everything a template write touches, to prove a refused write changed nothing. */

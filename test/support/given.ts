@@ -37,22 +37,22 @@ export function given(env: TestEnv) {
     },
     async brand(key: GivenKey, input: Record<string, unknown> = {}): Promise<BrandView> {
       const ctx = await this.ctx(key);
-      const outcome = await env.core.brands.create(ctx, { name: 'Brand', ...input });
+      const outcome = await env.core.catalogue.brands.create(ctx, { name: 'Brand', ...input });
       return outcome.body;
     },
     async category(key: GivenKey, input: { brandId: number; name: string } & Record<string, unknown>): Promise<CategoryView> {
       const ctx = await this.ctx(key);
-      const outcome = await env.core.categories.create(ctx, input);
+      const outcome = await env.core.catalogue.categories.create(ctx, input);
       return outcome.body;
     },
     /** A category icon asset of the team (a real 8x8 PNG stored under STORAGE_DIR). */
     async categoryIcon(team: GivenTeam): Promise<{ id: number }> {
       const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#3366ff' } }).png().toBuffer();
-      return env.core.categoryIcons.importIcon(op(), { teamId: team.teamId, bytes: png });
+      return env.core.catalogue.categoryIcons.importIcon(op(), { teamId: team.teamId, bytes: png });
     },
     /** A library file: imports a file on disk through the core, as `asset import --file` does (input keys are the CLI flags). */
     async libraryFile(team: GivenTeam, input: { file: string } & Record<string, unknown>): Promise<{ id: number; assetId: number; folderIds: number[] }> {
-      return env.core.libraryImport.importFile(op(), { team: team.teamId, ...input });
+      return env.core.assets.libraryImport.importFile(op(), { team: team.teamId, ...input });
     },
   };
 }

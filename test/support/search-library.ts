@@ -86,7 +86,7 @@ export async function buildSearchLibrary(env: TestEnv): Promise<SearchLibrary> {
   await imp('clip.wav', { folder: '/media', score: 1, user: ann });
   await imp('long.wav', { folder: '/media', tags: ['sale'], score: 2 });
   await imp('root.png', {});
-  await env.core.libraryEdit.setAnalysisAsOperator(env.core.operatorCtx(), {
+  await env.core.assets.libraryEdit.setAnalysisAsOperator(env.core.operatorCtx(), {
     team: teamA.teamId,
     fileId: files['logo.webp']!,
     aiTags: 'brand,emblem',

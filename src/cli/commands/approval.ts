@@ -20,7 +20,7 @@ export const approvalCommands: Record<string, CliCommand> = {
   'approval-template create': {
     flags: { team: { type: 'string' }, file: { type: 'string' } },
     run: async (core, flags) => {
-      const scope = await core.webhooks.operatorScope(core.operatorCtx(), idFlag(flags.team));
+      const scope = await core.events.webhooks.operatorScope(core.operatorCtx(), idFlag(flags.team));
       const template = await core.approvals.templates.create({ em: scope.em, teamId: scope.teamId }, await workflowFile(flags.file));
       return { id: template.id };
     },

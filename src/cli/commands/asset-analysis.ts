@@ -39,7 +39,7 @@ export const assetAnalysisCommands: Record<string, CliCommand> = {
         aiDescription: textFlag(flags['ai-description']),
         aiDetailedDescription: jsonFlag(flags['ai-detailed-description']),
       };
-      return core.libraryEdit.setAnalysisAsOperator(core.operatorCtx(), Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)));
+      return core.assets.libraryEdit.setAnalysisAsOperator(core.operatorCtx(), Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)));
     },
   },
 };

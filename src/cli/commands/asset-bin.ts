@@ -7,27 +7,27 @@ import { asMember, idFlag, idsFlag, numberFlag, type CliCommand } from '../comma
 export const assetBinCommands: Record<string, CliCommand> = {
   'asset delete': {
     flags: { user: { type: 'string' }, file: { type: 'string' } },
-    run: async (core, flags) => core.recycleBin.deleteFile(await asMember(core, flags), idFlag(flags.file)),
+    run: async (core, flags) => core.assets.recycleBin.deleteFile(await asMember(core, flags), idFlag(flags.file)),
   },
   'asset folder delete': {
     flags: { user: { type: 'string' }, folder: { type: 'string' } },
-    run: async (core, flags) => core.recycleBin.deleteFolder(await asMember(core, flags), idFlag(flags.folder)),
+    run: async (core, flags) => core.assets.recycleBin.deleteFolder(await asMember(core, flags), idFlag(flags.folder)),
   },
   'asset bin list': {
     flags: { user: { type: 'string' }, first: { type: 'string' }, after: { type: 'string' } },
     run: async (core, flags) =>
-      core.recycleBin.list(await asMember(core, flags), Object.fromEntries(Object.entries({ first: numberFlag(flags.first), after: numberFlag(flags.after) }).filter(([, v]) => v !== undefined))),
+      core.assets.recycleBin.list(await asMember(core, flags), Object.fromEntries(Object.entries({ first: numberFlag(flags.first), after: numberFlag(flags.after) }).filter(([, v]) => v !== undefined))),
   },
   'asset bin restore': {
     flags: { user: { type: 'string' }, ids: { type: 'string' } },
-    run: async (core, flags) => core.recycleBin.restore(await asMember(core, flags), { ids: idsFlag(flags.ids) }),
+    run: async (core, flags) => core.assets.recycleBin.restore(await asMember(core, flags), { ids: idsFlag(flags.ids) }),
   },
   'asset bin purge': {
     flags: { user: { type: 'string' }, ids: { type: 'string' } },
-    run: async (core, flags) => core.recycleBin.purge(await asMember(core, flags), { ids: idsFlag(flags.ids) }),
+    run: async (core, flags) => core.assets.recycleBin.purge(await asMember(core, flags), { ids: idsFlag(flags.ids) }),
   },
   'asset bin empty': {
     flags: { user: { type: 'string' } },
-    run: async (core, flags) => core.recycleBin.empty(await asMember(core, flags)),
+    run: async (core, flags) => core.assets.recycleBin.empty(await asMember(core, flags)),
   },
 };

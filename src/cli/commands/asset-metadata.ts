@@ -32,7 +32,7 @@ export const assetMetadataCommands: Record<string, CliCommand> = {
   'asset metadata-field create': {
     flags: { team: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' }, options: { type: 'string' } },
     run: async (core, flags) =>
-      core.customMetadata.fields.create(await asTeam(core, flags), {
+      core.assets.customMetadata.fields.create(await asTeam(core, flags), {
         name: flags.name,
         type: flags.type,
         ...(flags.options === undefined ? {} : { options: typeof flags.options === 'string' ? flags.options.split(',') : flags.options }),
@@ -41,28 +41,28 @@ export const assetMetadataCommands: Record<string, CliCommand> = {
   /** `asset metadata-field list --team T` → `{"fields": [...]}`. */
   'asset metadata-field list': {
     flags: { team: { type: 'string' } },
-    run: async (core, flags) => ({ fields: await core.customMetadata.fields.list(await asTeam(core, flags)) }),
+    run: async (core, flags) => ({ fields: await core.assets.customMetadata.fields.list(await asTeam(core, flags)) }),
   },
   /** `asset field-template create --team T --name N --fields '[{"name","type","options"?}, ...]'` → the template with its fields. */
   'asset field-template create': {
     flags: { team: { type: 'string' }, name: { type: 'string' }, fields: { type: 'string' } },
     run: async (core, flags) =>
-      core.customMetadata.templates.create(await asTeam(core, flags), { name: flags.name, fields: jsonFlag(flags.fields, 'fields', 'a JSON array of {name, type, options?}') }),
+      core.assets.customMetadata.templates.create(await asTeam(core, flags), { name: flags.name, fields: jsonFlag(flags.fields, 'fields', 'a JSON array of {name, type, options?}') }),
   },
   /** `asset field-template list --team T` → `{"templates": [...]}`. */
   'asset field-template list': {
     flags: { team: { type: 'string' } },
-    run: async (core, flags) => ({ templates: await core.customMetadata.templates.list(await asTeam(core, flags)) }),
+    run: async (core, flags) => ({ templates: await core.assets.customMetadata.templates.list(await asTeam(core, flags)) }),
   },
   /** `asset metadata set --user U --file F --values '{"<fieldId>": value}'` → the file's metadata. */
   'asset metadata set': {
     flags: { user: { type: 'string' }, file: { type: 'string' }, values: { type: 'string' } },
-    run: async (core, flags) => core.customMetadata.fileMetadata.set(await asMember(core, flags), idFlag(flags.file), { values: valuesFlag(flags.values, 'fieldId') }),
+    run: async (core, flags) => core.assets.customMetadata.fileMetadata.set(await asMember(core, flags), idFlag(flags.file), { values: valuesFlag(flags.values, 'fieldId') }),
   },
   /** `asset custom-fields set --user U --file F --template T --values '{"<customFieldId>": value}'` → the file's values of the template. */
   'asset custom-fields set': {
     flags: { user: { type: 'string' }, file: { type: 'string' }, template: { type: 'string' }, values: { type: 'string' } },
     run: async (core, flags) =>
-      core.customMetadata.fileCustomFields.set(await asMember(core, flags), idFlag(flags.file), { templateId: numberFlag(flags.template), values: valuesFlag(flags.values, 'customFieldId') }),
+      core.assets.customMetadata.fileCustomFields.set(await asMember(core, flags), idFlag(flags.file), { templateId: numberFlag(flags.template), values: valuesFlag(flags.values, 'customFieldId') }),
   },
 };

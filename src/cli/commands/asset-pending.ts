@@ -21,14 +21,14 @@ export const assetPendingCommands: Record<string, CliCommand> = {
   'asset pending list': {
     flags: { team: { type: 'string' }, page: { type: 'string' }, 'page-size': { type: 'string' } },
     run: (core: Core, flags) =>
-      core.pendingInbound.listAsOperator(core.operatorCtx(), defined({ team: numberFlag(flags.team), page: numberFlag(flags.page), pageSize: numberFlag(flags['page-size']) })),
+      core.assets.pendingInbound.listAsOperator(core.operatorCtx(), defined({ team: numberFlag(flags.team), page: numberFlag(flags.page), pageSize: numberFlag(flags['page-size']) })),
   },
   'asset pending confirm': {
     flags: ID_FLAGS,
-    run: (core, flags) => core.pendingInbound.confirmAsOperator(core.operatorCtx(), idsInput(flags)),
+    run: (core, flags) => core.assets.pendingInbound.confirmAsOperator(core.operatorCtx(), idsInput(flags)),
   },
   'asset pending discard': {
     flags: ID_FLAGS,
-    run: (core, flags) => core.pendingInbound.discardAsOperator(core.operatorCtx(), idsInput(flags)),
+    run: (core, flags) => core.assets.pendingInbound.discardAsOperator(core.operatorCtx(), idsInput(flags)),
   },
 };

@@ -4,19 +4,19 @@ import { asMember, idFlag, type CliCommand } from '../command.ts';
 export const assetVersionCommands: Record<string, CliCommand> = {
   'asset version list': {
     flags: { user: { type: 'string' }, file: { type: 'string' } },
-    run: async (core, flags) => core.versionLines.line(await asMember(core, flags), idFlag(flags.file)),
+    run: async (core, flags) => core.assets.versionLines.line(await asMember(core, flags), idFlag(flags.file)),
   },
   'asset version add': {
     flags: { user: { type: 'string' }, file: { type: 'string' }, version: { type: 'string' }, cover: { type: 'boolean' } },
     run: async (core, flags) =>
-      core.versionLines.addVersion(await asMember(core, flags), idFlag(flags.file), { versionFileId: idFlag(flags.version), ...(flags.cover ? { makeCover: true } : {}) }),
+      core.assets.versionLines.addVersion(await asMember(core, flags), idFlag(flags.file), { versionFileId: idFlag(flags.version), ...(flags.cover ? { makeCover: true } : {}) }),
   },
   'asset version cover': {
     flags: { user: { type: 'string' }, file: { type: 'string' } },
-    run: async (core, flags) => core.versionLines.setCover(await asMember(core, flags), idFlag(flags.file)),
+    run: async (core, flags) => core.assets.versionLines.setCover(await asMember(core, flags), idFlag(flags.file)),
   },
   'asset version remove': {
     flags: { user: { type: 'string' }, file: { type: 'string' }, 'remove-type': { type: 'string' } },
-    run: async (core, flags) => core.versionLines.removeVersion(await asMember(core, flags), idFlag(flags.file), { removeType: typeof flags['remove-type'] === 'string' ? flags['remove-type'].toUpperCase() : flags['remove-type'] }),
+    run: async (core, flags) => core.assets.versionLines.removeVersion(await asMember(core, flags), idFlag(flags.file), { removeType: typeof flags['remove-type'] === 'string' ? flags['remove-type'].toUpperCase() : flags['remove-type'] }),
   },
 };

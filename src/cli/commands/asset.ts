@@ -18,10 +18,10 @@ function importFile(core: Core, flags: Flags): Promise<object> {
   // --version-of makes the new bytes the newest version of a file (docs/library.md "Version lines")
   const importer =
     flags['version-of'] !== undefined
-      ? (op: UnitOfWork, input: unknown) => core.versionLines.importVersion(op, input, idFlag(flags['version-of']), flags.cover === true)
+      ? (op: UnitOfWork, input: unknown) => core.assets.versionLines.importVersion(op, input, idFlag(flags['version-of']), flags.cover === true)
       : flags.pending
-        ? core.pendingInbound.holdFile.bind(core.pendingInbound)
-        : core.libraryImport.importFile.bind(core.libraryImport);
+        ? core.assets.pendingInbound.holdFile.bind(core.assets.pendingInbound)
+        : core.assets.libraryImport.importFile.bind(core.assets.libraryImport);
   return importer(
     core.operatorCtx(),
     given({
@@ -49,7 +49,7 @@ async function importDirectory(core: Core, flags: Flags): Promise<object> {
   );
   let started = false;
   try {
-    const importer = flags.pending ? core.pendingInbound.holdDirectory.bind(core.pendingInbound) : core.libraryImport.importDirectory.bind(core.libraryImport);
+    const importer = flags.pending ? core.assets.pendingInbound.holdDirectory.bind(core.assets.pendingInbound) : core.assets.libraryImport.importDirectory.bind(core.assets.libraryImport);
     return await importer(core.operatorCtx(), given({ team: numberFlag(flags.team), dir: flags.dir, folder: flags.folder }), (done, total) => {
       if (!started) {
         started = true;
@@ -93,10 +93,10 @@ export const assetCommands: Record<string, CliCommand> = {
   },
   'asset transfer': {
     flags: { user: { type: 'string' }, file: { type: 'string' }, owner: { type: 'string' } },
-    run: async (core, flags) => core.libraryEdit.transferOwnership(await asMember(core, flags), idFlag(flags.file), { ownerUserId: numberFlag(flags.owner) }),
+    run: async (core, flags) => core.assets.libraryEdit.transferOwnership(await asMember(core, flags), idFlag(flags.file), { ownerUserId: numberFlag(flags.owner) }),
   },
   'asset validity': {
     flags: { user: { type: 'string' }, file: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' } },
-    run: async (core, flags) => core.fileValidity.set(await asMember(core, flags), idFlag(flags.file), { startTime: boundFlag(flags.start), endTime: boundFlag(flags.end) }),
+    run: async (core, flags) => core.assets.fileValidity.set(await asMember(core, flags), idFlag(flags.file), { startTime: boundFlag(flags.start), endTime: boundFlag(flags.end) }),
   },
 };

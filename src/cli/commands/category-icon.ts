@@ -19,7 +19,7 @@ export const categoryIconCommands: Record<string, CliCommand> = {
     flags: { team: { type: 'string' }, file: { type: 'string' } },
     run: async (core, flags) => {
       const bytes = await readIconFile(flags.file);
-      return core.categoryIcons.importIcon(core.operatorCtx(), { teamId: idFlag(flags.team), bytes });
+      return core.catalogue.categoryIcons.importIcon(core.operatorCtx(), { teamId: idFlag(flags.team), bytes });
     },
   },
 };

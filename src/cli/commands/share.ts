@@ -5,7 +5,7 @@ export const shareCommands: Record<string, CliCommand> = {
   'share create': {
     flags: { team: { type: 'string' }, folder: { type: 'string' }, password: { type: 'string' } },
     run: (core, flags) =>
-      core.shares.create(
+      core.assets.shares.create(
         core.operatorCtx(),
         Object.fromEntries(Object.entries({ team: numberFlag(flags.team), folder: flags.folder, password: flags.password }).filter(([, v]) => v !== undefined)),
       ),

@@ -7,7 +7,7 @@ const endpoint = { ...team, endpoint: { type: 'string' } } as const;
 
 /** An operator sees every endpoint of the team it names (the team must exist). */
 async function scope(core: Core, flags: Flags): Promise<WebhookScope> {
-  return core.webhooks.operatorScope(core.operatorCtx(), idFlag(flags.team));
+  return core.events.webhooks.operatorScope(core.operatorCtx(), idFlag(flags.team));
 }
 
 const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -16,12 +16,12 @@ const text = (value: string | boolean | undefined): string | undefined => (typeo
 export const webhookCommands: Record<string, CliCommand> = {
   'webhook list': {
     flags: team,
-    run: async (core, flags) => ({ endpoints: await core.webhooks.listEndpoints(await scope(core, flags)) }),
+    run: async (core, flags) => ({ endpoints: await core.events.webhooks.listEndpoints(await scope(core, flags)) }),
   },
   'webhook deliveries': {
     flags: { ...endpoint, status: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, page: { type: 'string' }, 'page-size': { type: 'string' } },
     run: async (core, flags) => {
-      const page = await core.webhooks.listDeliveries(await scope(core, flags), idFlag(flags.endpoint), {
+      const page = await core.events.webhooks.listDeliveries(await scope(core, flags), idFlag(flags.endpoint), {
         status: text(flags.status),
         from: text(flags.from),
         to: text(flags.to),
@@ -33,19 +33,19 @@ export const webhookCommands: Record<string, CliCommand> = {
   },
   'webhook attempts': {
     flags: { ...team, delivery: { type: 'string' } },
-    run: async (core, flags) => ({ attempts: await core.webhooks.listAttempts(await scope(core, flags), String(idFlag(flags.delivery))) }),
+    run: async (core, flags) => ({ attempts: await core.events.webhooks.listAttempts(await scope(core, flags), String(idFlag(flags.delivery))) }),
   },
   'webhook replay': {
     flags: { ...endpoint, 'event-id': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
     run: async (core, flags) =>
-      core.webhooks.replay(await scope(core, flags), idFlag(flags.endpoint), { eventId: text(flags['event-id']), from: text(flags.from), to: text(flags.to) }),
+      core.events.webhooks.replay(await scope(core, flags), idFlag(flags.endpoint), { eventId: text(flags['event-id']), from: text(flags.from), to: text(flags.to) }),
   },
   'webhook rotate-secret': {
     flags: endpoint,
-    run: async (core, flags) => core.webhooks.rotateSecret(await scope(core, flags), idFlag(flags.endpoint)),
+    run: async (core, flags) => core.events.webhooks.rotateSecret(await scope(core, flags), idFlag(flags.endpoint)),
   },
   'webhook enable': {
     flags: endpoint,
-    run: async (core, flags) => core.webhooks.enable(await scope(core, flags), idFlag(flags.endpoint)),
+    run: async (core, flags) => core.events.webhooks.enable(await scope(core, flags), idFlag(flags.endpoint)),
   },
 };

@@ -59,7 +59,7 @@ builder.queryFields((t) => ({
       page: t.arg.int({ description: 'Page from 1 (default 1).' }),
       pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
     },
-    resolve: (_root, args, gql) => gql.core.products.history(gql.ctx, args.id, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.history(gql.ctx, args.id, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
   }),
   activityRecords: t.field({
     type: ActivityPageRef,
@@ -73,6 +73,6 @@ builder.queryFields((t) => ({
       page: t.arg.int({ description: 'Page from 1 (default 1).' }),
       pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
     },
-    resolve: (_root, args, gql) => gql.core.activity.page(gql.ctx, withoutNulls(args)),
+    resolve: (_root, args, gql) => gql.core.catalogue.activity.page(gql.ctx, withoutNulls(args)),
   }),
 }));

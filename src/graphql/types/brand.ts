@@ -5,7 +5,7 @@ import type { GqlContext } from '../context.ts';
 /** Brand, loaded in batches per request so nested references cost one query. */
 export const BrandRef = builder.loadableObject('Brand', {
   description: 'A brand of the team (spec 2.2; REST: GET /v1/brands/{id}). Its logo URL is write-only and never returned.',
-  load: (ids: number[], gql: GqlContext) => gql.core.brands.findByIds(gql.ctx, ids),
+  load: (ids: number[], gql: GqlContext) => gql.core.catalogue.brands.findByIds(gql.ctx, ids),
   toKey: (brand: BrandView) => brand.id,
   sort: true,
   fields: (t) => ({
@@ -71,14 +71,14 @@ builder.queryFields((t) => ({
     type: BrandPageRef,
     description: 'Live brands ordered by sortOrder then id.',
     args: { page: t.arg.int({ description: 'Page from 1 (default 1).' }), pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }) },
-    resolve: (_root, args, gql) => gql.core.brands.listPage(gql.ctx, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
+    resolve: (_root, args, gql) => gql.core.catalogue.brands.listPage(gql.ctx, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
   }),
   brand: t.field({
     type: BrandResultRef,
     description: 'One live brand with its ETag (REST: GET /v1/brands/{id}). Errors: not_found.',
     args: { id: t.arg.int({ required: true, description: 'Brand id.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.brands.get(gql.ctx, args.id);
+      const { data, etag } = await gql.core.catalogue.brands.get(gql.ctx, args.id);
       return { brand: data, etag };
     },
   }),
@@ -93,7 +93,7 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string({ description: 'Up to 255 characters; the same key and input within 24 hours returns the first result instead of creating again.' }),
     },
     resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.brands.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
+      const outcome = await gql.core.catalogue.brands.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
       return { brand: outcome.body, etag: outcome.etag ?? '' };
     },
   }),
@@ -106,7 +106,7 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ description: 'The ETag last read; the change is refused (precondition_failed) if the brand changed since. Omitted: the last write wins.' }),
     },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.brands.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
+      const { data, etag } = await gql.core.catalogue.brands.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
       return { brand: data, etag };
     },
   }),
@@ -115,7 +115,7 @@ builder.mutationFields((t) => ({
     description: 'Soft-deletes a brand without live categories or products (manage role; REST: DELETE /v1/brands/{id}). Errors: forbidden, not_found, brand_has_dependents, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Brand id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.brands.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
+      const { data, etag } = await gql.core.catalogue.brands.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { id: data.id, etag };
     },
   }),

@@ -10,7 +10,7 @@ import { BrandRef } from './brand.ts';
  */
 export const CategoryRef = builder.loadableObject('Category', {
   description: 'A category of a brand\'s tree (spec 2.3; REST: GET /v1/categories/{id}).',
-  load: (ids: number[], gql: GqlContext) => gql.core.categories.findByIds(gql.ctx, ids),
+  load: (ids: number[], gql: GqlContext) => gql.core.catalogue.categories.findByIds(gql.ctx, ids),
   toKey: (category: CategoryView) => category.id,
   sort: true,
   fields: (t) => ({
@@ -35,7 +35,7 @@ builder.objectFields(CategoryRef, (t) => ({
   children: t.loadableList({
     type: CategoryRef,
     description: 'Live children in sibling order.',
-    load: (parentIds: number[], gql: GqlContext) => gql.core.categories.findChildrenByParentIds(gql.ctx, parentIds),
+    load: (parentIds: number[], gql: GqlContext) => gql.core.catalogue.categories.findChildrenByParentIds(gql.ctx, parentIds),
     resolve: (category) => category.id,
   }),
 }));
@@ -94,14 +94,14 @@ builder.queryFields((t) => ({
     description: 'The flat live tree ordered by brandId, parentId (roots first), sortOrder, id.',
     args: { brandId: t.arg.int({ description: 'Only this brand\'s tree.' }), page: t.arg.int({ description: 'Page from 1 (default 1).' }), pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }) },
     resolve: (_root, args, gql) =>
-      gql.core.categories.listPage(gql.ctx, { brandId: args.brandId ?? undefined, page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
+      gql.core.catalogue.categories.listPage(gql.ctx, { brandId: args.brandId ?? undefined, page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
   }),
   category: t.field({
     type: CategoryResultRef,
     description: 'One live category with its ETag (REST: GET /v1/categories/{id}). Errors: not_found.',
     args: { id: t.arg.int({ required: true, description: 'Category id.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.categories.get(gql.ctx, args.id);
+      const { data, etag } = await gql.core.catalogue.categories.get(gql.ctx, args.id);
       return { category: data, etag };
     },
   }),
@@ -116,7 +116,7 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }),
     },
     resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.categories.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
+      const outcome = await gql.core.catalogue.categories.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
       return { category: outcome.body, etag: outcome.etag ?? '' };
     },
   }),
@@ -129,7 +129,7 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale. Omitted: the last write wins.' }),
     },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.categories.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
+      const { data, etag } = await gql.core.catalogue.categories.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
       return { category: data, etag };
     },
   }),
@@ -138,7 +138,7 @@ builder.mutationFields((t) => ({
     description: 'Soft-deletes a category and its whole subtree unless a live product uses any of them (manage role; REST: DELETE /v1/categories/{id}). Errors: forbidden, not_found, category_has_products, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Category id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.categories.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
+      const { data, etag } = await gql.core.catalogue.categories.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { id: data.id, etag };
     },
   }),

@@ -105,7 +105,7 @@ builder.objectFields(AssetItemRef, (t) => ({
   metadata: t.loadable({
     type: FileMetadataRef,
     description: 'The file\'s custom metadata (GraphQL only; not part of the /open AssetItem).',
-    load: (fileIds: number[], gql: GqlContext) => gql.core.customMetadata.fileMetadata.forFiles(gql.ctx, fileIds),
+    load: (fileIds: number[], gql: GqlContext) => gql.core.assets.customMetadata.fileMetadata.forFiles(gql.ctx, fileIds),
     sort: (metadata) => metadata.materialId,
     resolve: (item) => item.id,
   }),
@@ -113,7 +113,7 @@ builder.objectFields(AssetItemRef, (t) => ({
     type: FileCustomFieldsRef,
     description: 'The file\'s custom field values per template it carries, by template name (GraphQL only; search with customFieldTemplateIds / customFieldId).',
     load: async (fileIds: number[], gql: GqlContext) => {
-      const views = await gql.core.customMetadata.fileCustomFields.forFiles(gql.ctx, fileIds);
+      const views = await gql.core.assets.customMetadata.fileCustomFields.forFiles(gql.ctx, fileIds);
       return fileIds.map((id) => views.filter((v) => v.materialId === id));
     },
     resolve: (item) => item.id,
@@ -157,12 +157,12 @@ builder.queryFields((t) => ({
   libraryMetadataFields: t.field({
     type: [MetadataFieldRef],
     description: 'The team\'s custom metadata fields, by name; any role of the team may read them.',
-    resolve: (_root, _args, gql) => gql.core.customMetadata.fields.list(gql.ctx),
+    resolve: (_root, _args, gql) => gql.core.assets.customMetadata.fields.list(gql.ctx),
   }),
   customFieldTemplates: t.field({
     type: [TemplateRef],
     description: 'The team\'s custom field templates, by name, each with its fields; any role of the team may read them.',
-    resolve: (_root, _args, gql) => gql.core.customMetadata.templates.list(gql.ctx),
+    resolve: (_root, _args, gql) => gql.core.assets.customMetadata.templates.list(gql.ctx),
   }),
 }));
 
@@ -171,13 +171,13 @@ builder.mutationFields((t) => ({
     type: MetadataFieldRef,
     description: 'Defines a custom metadata field of the team; needs a key of manage role (a named member may not). At most 200 per team. Errors: forbidden, name_in_use (the team has a field of that name), validation_failed.',
     args: { input: t.arg({ type: FieldDefinitionInputRef, required: true, description: 'The field.' }) },
-    resolve: (_root, args, gql) => gql.core.customMetadata.fields.create(gql.ctx, withoutNulls(args.input)),
+    resolve: (_root, args, gql) => gql.core.assets.customMetadata.fields.create(gql.ctx, withoutNulls(args.input)),
   }),
   createCustomFieldTemplate: t.field({
     type: TemplateRef,
     description: 'Defines a custom field template with its custom fields; needs a key of manage role (a named member may not). At most 100 per team. Errors: forbidden, name_in_use (the team has a template of that name), validation_failed.',
     args: { input: t.arg({ type: TemplateInputRef, required: true, description: 'The template and its fields.' }) },
-    resolve: (_root, args, gql) => gql.core.customMetadata.templates.create(gql.ctx, { name: args.input.name, fields: args.input.fields.map((f) => withoutNulls(f)) }),
+    resolve: (_root, args, gql) => gql.core.assets.customMetadata.templates.create(gql.ctx, { name: args.input.name, fields: args.input.fields.map((f) => withoutNulls(f)) }),
   }),
   setLibraryFileMetadata: t.field({
     type: FileMetadataRef,
@@ -186,7 +186,7 @@ builder.mutationFields((t) => ({
       id: t.arg.int({ required: true, description: 'File-path ID.' }),
       values: t.arg({ type: [MetadataValueInputRef], required: true, description: '1-100 values, each field at most once.' }),
     },
-    resolve: (_root, args, gql) => gql.core.customMetadata.fileMetadata.set(gql.ctx, args.id, { values: args.values.map((v) => ({ fieldId: v.fieldId, value: v.value ?? null })) }),
+    resolve: (_root, args, gql) => gql.core.assets.customMetadata.fileMetadata.set(gql.ctx, args.id, { values: args.values.map((v) => ({ fieldId: v.fieldId, value: v.value ?? null })) }),
   }),
   setLibraryFileCustomFields: t.field({
     type: FileCustomFieldsRef,
@@ -197,6 +197,6 @@ builder.mutationFields((t) => ({
       values: t.arg({ type: [CustomValueInputRef], required: true, description: '1-100 values, each custom field at most once.' }),
     },
     resolve: (_root, args, gql) =>
-      gql.core.customMetadata.fileCustomFields.set(gql.ctx, args.id, { templateId: args.templateId, values: args.values.map((v) => ({ customFieldId: v.customFieldId, value: v.value ?? null })) }),
+      gql.core.assets.customMetadata.fileCustomFields.set(gql.ctx, args.id, { templateId: args.templateId, values: args.values.map((v) => ({ customFieldId: v.customFieldId, value: v.value ?? null })) }),
   }),
 }));

@@ -25,7 +25,7 @@ export const JsonRef = builder.scalarType('JSON', {
 /** A library folder, loaded in batches per request (AssetItem.folders, search folders, parents). */
 export const LibraryFolderRef = builder.loadableObject('LibraryFolder', {
   description: 'A folder of the team library (a tree per team; docs/library.md).',
-  load: (ids: number[], gql: GqlContext) => gql.core.library.findFoldersByIds(gql.ctx, ids),
+  load: (ids: number[], gql: GqlContext) => gql.core.assets.library.findFoldersByIds(gql.ctx, ids),
   toKey: (folder: FolderView) => folder.id,
   sort: true,
   fields: (t) => ({
@@ -103,7 +103,7 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
     tags: t.loadableList({
       type: LibraryTagRef,
       ...fromItem('tags'),
-      load: (fileIds: number[], gql: GqlContext) => gql.core.assetSearch.tagsByFileIds(gql.ctx, fileIds),
+      load: (fileIds: number[], gql: GqlContext) => gql.core.assets.assetSearch.tagsByFileIds(gql.ctx, fileIds),
       resolve: (item) => item.id,
     }),
     thumbnailAccessUrl: t.exposeString('thumbnailAccessUrl', { nullable: true, ...fromItem('thumbnailAccessUrl') }),
@@ -113,7 +113,7 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
       type: FileValidityRef,
       nullable: true,
       description: 'The file\'s validity period and status (GraphQL only; not part of the /open AssetItem). Null only when the file was deleted meanwhile.',
-      load: (fileIds: number[], gql: GqlContext) => gql.core.fileValidity.forFiles(gql.ctx, fileIds),
+      load: (fileIds: number[], gql: GqlContext) => gql.core.assets.fileValidity.forFiles(gql.ctx, fileIds),
       sort: (validity) => validity.materialId,
       resolve: (item) => item.id,
     }),
@@ -257,7 +257,7 @@ const FolderMembershipRef = builder.objectRef<{ folderId: number; userId: number
 
 /** The file as it is now, after an edit (a deleted or foreign file is not_found before this point). */
 async function itemOf(gql: GqlContext, id: number): Promise<AssetItem> {
-  const [item] = await gql.core.assetSearch.findItems(gql.ctx, [id], { includeTags: false });
+  const [item] = await gql.core.assets.assetSearch.findItems(gql.ctx, [id], { includeTags: false });
   return item!;
 }
 
@@ -266,27 +266,27 @@ builder.queryFields((t) => ({
     type: AssetSearchResultRef,
     description: 'search-assets (spec 4.6): any role of the team may search.',
     args: { input: t.arg({ type: SearchAssetsInput, description: 'The filters; omitted: every file, newest first.' }) },
-    resolve: (_root, args, gql) => gql.core.assetSearch.search(gql.ctx, args.input ?? {}, { includeTags: false }),
+    resolve: (_root, args, gql) => gql.core.assets.assetSearch.search(gql.ctx, args.input ?? {}, { includeTags: false }),
   }),
   searchShare: t.field({
     type: ShareSearchResultRef,
     description: 'search-share (spec 4.6).',
     args: { input: t.arg({ type: SearchShareInput, required: true, description: 'The share token, its password and the filters.' }) },
-    resolve: (_root, args, gql) => gql.core.shares.search(gql.ctx, args.input),
+    resolve: (_root, args, gql) => gql.core.assets.shares.search(gql.ctx, args.input),
   }),
   libraryFile: t.field({
     type: AssetItemRef,
     nullable: true,
     description: 'A live file of the team by file-path ID; null when there is none.',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }) },
-    resolve: async (_root, args, gql) => (await gql.core.assetSearch.findItems(gql.ctx, [args.id], { includeTags: false }))[0] ?? null,
+    resolve: async (_root, args, gql) => (await gql.core.assets.assetSearch.findItems(gql.ctx, [args.id], { includeTags: false }))[0] ?? null,
   }),
   libraryFolder: t.field({
     type: LibraryFolderRef,
     nullable: true,
     description: 'A live folder of the team; null when there is none.',
     args: { id: t.arg.int({ required: true, description: 'Folder id.' }) },
-    resolve: async (_root, args, gql) => (await gql.core.library.findFoldersByIds(gql.ctx, [args.id]))[0] ?? null,
+    resolve: async (_root, args, gql) => (await gql.core.assets.library.findFoldersByIds(gql.ctx, [args.id]))[0] ?? null,
   }),
 }));
 
@@ -295,48 +295,48 @@ builder.mutationFields((t) => ({
     type: LibraryFolderRef,
     description: 'Needs editable or higher; sibling names are unique among live folders (name_in_use).',
     args: { parentId: t.arg.int({ description: 'A live folder of the team; omitted: top level (at most 32 levels).' }), name: t.arg.string({ required: true, description: 'One path segment, no slash.' }) },
-    resolve: (_root, args, gql) => gql.core.folderEdit.create(gql.ctx, { parentId: args.parentId, name: args.name }),
+    resolve: (_root, args, gql) => gql.core.assets.folderEdit.create(gql.ctx, { parentId: args.parentId, name: args.name }),
   }),
   renameLibraryFolder: t.field({
     type: LibraryFolderRef,
     description: 'Needs editable or higher; the paths of the whole subtree follow.',
     args: { id: t.arg.int({ required: true, description: 'Folder id.' }), name: t.arg.string({ required: true, description: 'The new name: one path segment, no slash.' }) },
-    resolve: (_root, args, gql) => gql.core.folderEdit.rename(gql.ctx, args.id, { name: args.name }),
+    resolve: (_root, args, gql) => gql.core.assets.folderEdit.rename(gql.ctx, args.id, { name: args.name }),
   }),
   updateLibraryFile: t.field({
     type: AssetItemRef,
     description: 'Sets name, description, tags, score, link and analysis fields; needs editable or higher.',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), input: t.arg({ type: LibraryFilePatchInput, required: true, description: 'The changes.' }) },
-    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.libraryEdit.updateFile(gql.ctx, args.id, args.input)).id),
+    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.assets.libraryEdit.updateFile(gql.ctx, args.id, args.input)).id),
   }),
   moveLibraryFile: t.field({
     type: AssetItemRef,
     description: 'Moves a file to a folder (null: the root); needs editable or higher.',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), folderId: t.arg.int({ description: 'A live folder of the team; null or omitted: the root.' }) },
-    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.libraryEdit.moveFile(gql.ctx, args.id, { folderId: args.folderId ?? null })).id),
+    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.assets.libraryEdit.moveFile(gql.ctx, args.id, { folderId: args.folderId ?? null })).id),
   }),
   setLibraryFileValidity: t.field({
     type: FileValidityRef,
     description: 'Sets (replaces) a file\'s validity period; needs editable or higher. Writes a MATERIAL_METADATA_UPDATED VALIDITY event when the period or status changes. Errors: not_found, validation_failed (endTime not after startTime, not RFC 3339).',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), input: t.arg({ type: FileValidityInputRef, required: true, description: 'The period.' }) },
-    resolve: (_root, args, gql) => gql.core.fileValidity.set(gql.ctx, args.id, args.input),
+    resolve: (_root, args, gql) => gql.core.assets.fileValidity.set(gql.ctx, args.id, args.input),
   }),
   transferLibraryFile: t.field({
     type: AssetItemRef,
     description: 'Transfers a file to another member of the team (its file-path ID stays); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED OWNER event. Errors: not_found, validation_failed (ownerUserId not a member of the team).',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), ownerUserId: t.arg.int({ required: true, description: 'Member id of the new owner, of the same team.' }) },
-    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.libraryEdit.transferOwnership(gql.ctx, args.id, { ownerUserId: args.ownerUserId })).id),
+    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.assets.libraryEdit.transferOwnership(gql.ctx, args.id, { ownerUserId: args.ownerUserId })).id),
   }),
   addLibraryFolderMember: t.field({
     type: FolderMembershipRef,
     description: 'Gives a member access to a folder and its subtree (search currentUserId); needs manage.',
     args: { folderId: t.arg.int({ required: true, description: 'Folder id.' }), userId: t.arg.int({ required: true, description: 'Member id of the team.' }) },
-    resolve: (_root, args, gql) => gql.core.folderEdit.addMember(gql.ctx, { folderId: args.folderId, userId: args.userId }),
+    resolve: (_root, args, gql) => gql.core.assets.folderEdit.addMember(gql.ctx, { folderId: args.folderId, userId: args.userId }),
   }),
   removeLibraryFolderMember: t.field({
     type: FolderMembershipRef,
     description: 'Withdraws a member\'s access to a folder; needs manage.',
     args: { folderId: t.arg.int({ required: true, description: 'Folder id.' }), userId: t.arg.int({ required: true, description: 'Member id of the team.' }) },
-    resolve: (_root, args, gql) => gql.core.folderEdit.removeMember(gql.ctx, { folderId: args.folderId, userId: args.userId }),
+    resolve: (_root, args, gql) => gql.core.assets.folderEdit.removeMember(gql.ctx, { folderId: args.folderId, userId: args.userId }),
   }),
 }));

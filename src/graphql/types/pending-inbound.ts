@@ -62,7 +62,7 @@ builder.queryFields((t) => ({
       page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
       pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
     },
-    resolve: (_root, args, gql) => gql.core.pendingInbound.list(gql.ctx, { page: args.page, pageSize: args.pageSize }),
+    resolve: (_root, args, gql) => gql.core.assets.pendingInbound.list(gql.ctx, { page: args.page, pageSize: args.pageSize }),
   }),
 }));
 
@@ -72,12 +72,12 @@ builder.mutationFields((t) => ({
     description:
       'Places pending inbounds in the library in one transaction (folders created as needed) and removes them; needs editable or higher. Writes one MATERIAL_INBOUND_COMPLETED (source PENDING_INBOUND_CONFIRM, pendingInboundIdToMaterialId, materialIds), MATERIAL_ADDED_TO_FOLDER per folder and folder ADD. Errors: not_found, forbidden, validation_failed (ids).',
     args: { ids: t.arg.intList({ required: true, description: IDS_DESCRIPTION }) },
-    resolve: (_root, args, gql) => gql.core.pendingInbound.confirm(gql.ctx, { ids: args.ids }),
+    resolve: (_root, args, gql) => gql.core.assets.pendingInbound.confirm(gql.ctx, { ids: args.ids }),
   }),
   discardPendingInbounds: t.field({
     type: DiscardResultRef,
     description: 'Removes pending inbounds without placing them; needs editable or higher; writes no event. Errors: not_found, forbidden, validation_failed (ids).',
     args: { ids: t.arg.intList({ required: true, description: IDS_DESCRIPTION }) },
-    resolve: (_root, args, gql) => gql.core.pendingInbound.discard(gql.ctx, { ids: args.ids }),
+    resolve: (_root, args, gql) => gql.core.assets.pendingInbound.discard(gql.ctx, { ids: args.ids }),
   }),
 }));

@@ -49,7 +49,7 @@ builder.queryFields((t) => ({
       page: t.arg.int({ description: 'Page from 1 (default 1).' }),
       pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
     },
-    resolve: (_root, args, gql) => gql.core.productShares.list(gql.ctx, args.productId, withoutNulls({ page: args.page, pageSize: args.pageSize })),
+    resolve: (_root, args, gql) => gql.core.catalogue.productShares.list(gql.ctx, args.productId, withoutNulls({ page: args.page, pageSize: args.pageSize })),
   }),
 }));
 
@@ -62,12 +62,12 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: ProductShareInput, description: 'The settings; omitted: defaults.' }),
       idempotencyKey: t.arg.string({ description: 'As the Idempotency-Key header: a repeat within 24 hours answers the same share; other settings with the same key: idempotency_key_reused.' }),
     },
-    resolve: async (_root, args, gql) => (await gql.core.productShares.create(gql.ctx, args.productId, withoutNulls(args.input), args.idempotencyKey ?? undefined)).body,
+    resolve: async (_root, args, gql) => (await gql.core.catalogue.productShares.create(gql.ctx, args.productId, withoutNulls(args.input), args.idempotencyKey ?? undefined)).body,
   }),
   revokeProductShare: t.field({
     type: ProductShareRef,
     description: 'Revokes a share: its page answers 410 from then on; revoking again changes nothing. usable or higher. Errors: forbidden, not_found.',
     args: { productId: t.arg.int({ required: true, description: 'Product id.' }), shareId: t.arg.int({ required: true, description: 'Share id.' }) },
-    resolve: (_root, args, gql) => gql.core.productShares.revoke(gql.ctx, args.productId, args.shareId),
+    resolve: (_root, args, gql) => gql.core.catalogue.productShares.revoke(gql.ctx, args.productId, args.shareId),
   }),
 }));

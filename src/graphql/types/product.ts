@@ -14,16 +14,16 @@ import { TemplateVersionRef } from './template.ts';
 
 /**
  * Per-request loaders (Pothos keys the cache on the request's context, so nothing crosses requests
- * or teams). Media objects of every product in a response come from one core.library.mediaFor
+ * or teams). Media objects of every product in a response come from one core.assets.library.mediaFor
  * call and the projection is the core's own (summaryOf, as REST), pinned definitions from one
- * core.products.pinnedVersions call.
+ * core.catalogue.products.pinnedVersions call.
  */
 const summaryLoader = createContextCache(
   (gql: GqlContext) =>
     new DataLoader<ProductRecord, ProductSummary, number>(
       async (records) => {
         // one media lookup for every product of the response, then the core's own projection (spec 2.5)
-        const media = await gql.core.library.mediaFor(gql.ctx, mediaIdsOf(records));
+        const media = await gql.core.assets.library.mediaFor(gql.ctx, mediaIdsOf(records));
         return records.map((record) => summaryOf(record, media));
       },
       { cacheKeyFn: (record) => record.id },
@@ -33,7 +33,7 @@ const summaryLoader = createContextCache(
 const versionLoader = createContextCache(
   (gql: GqlContext) =>
     new DataLoader<string, TemplateVersionView | null>(async (ids) => {
-      const versions = new Map((await gql.core.products.pinnedVersions(gql.ctx, ids)).map((v) => [v.id, v]));
+      const versions = new Map((await gql.core.catalogue.products.pinnedVersions(gql.ctx, ids)).map((v) => [v.id, v]));
       return ids.map((id) => versions.get(id) ?? null);
     }),
 );
@@ -57,7 +57,7 @@ const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
 /** Product, from its stored record; brand, category, media and the pinned definition come through loaders. */
 export const ProductRef = builder.loadableObject('Product', {
   description: 'A product (spec 2.5; REST: GET /v1/products/{id}); view_only and usable keys see published products only.',
-  load: (ids: number[], gql: GqlContext) => gql.core.products.findByIds(gql.ctx, ids),
+  load: (ids: number[], gql: GqlContext) => gql.core.catalogue.products.findByIds(gql.ctx, ids),
   toKey: (product: ProductRecord) => product.id,
   sort: true,
   fields: (t) => ({
@@ -159,7 +159,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, gql) => {
       const query = withoutNulls(args);
-      const result = await gql.core.products.listRecords(gql.ctx, query);
+      const result = await gql.core.catalogue.products.listRecords(gql.ctx, query);
       // without sync=true the core always answers with an ordinary page
       if (result.mode !== 'page') throw new Error('products: expected an ordinary page');
       return result;
@@ -170,7 +170,7 @@ builder.queryFields((t) => ({
     description: 'One product with its ETag (REST: GET /v1/products/{id}); a draft is not_found for view_only and usable keys.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.products.getRecord(gql.ctx, args.id);
+      const { data, etag } = await gql.core.catalogue.products.getRecord(gql.ctx, args.id);
       return { product: data, etag };
     },
   }),
@@ -178,7 +178,7 @@ builder.queryFields((t) => ({
     type: [ProductVisibilityRef],
     description: 'visible or not_visible per id for your key (spec 4.5 rule 5).',
     args: { ids: t.arg.intList({ required: true, description: 'Product ids (up to 100).' }) },
-    resolve: (_root, args, gql) => gql.core.products.visibility(gql.ctx, { ids: args.ids }),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.visibility(gql.ctx, { ids: args.ids }),
   }),
 }));
 
@@ -188,7 +188,7 @@ builder.mutationFields((t) => ({
     description: 'Always creates a draft and pins the resolved template version (editable role; REST: POST /v1/products). Errors: forbidden, validation_failed, sku_in_use, not_found (brand, category, template), idempotency_key_reused.',
     args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The new product.' }), idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }) },
     resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
+      const outcome = await gql.core.catalogue.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
       return { product: outcome.record, etag: outcome.etag ?? '' };
     },
   }),
@@ -197,7 +197,7 @@ builder.mutationFields((t) => ({
     description: 'Changes a product (editable role; REST: PATCH /v1/products/{id}); a published product must stay complete. Errors: forbidden, not_found, validation_failed, sku_in_use, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), input: t.arg({ type: ProductPatchInput, required: true, description: 'The changes.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale.' }) },
     resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
+      const outcome = await gql.core.catalogue.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
       return { product: outcome.record, etag: outcome.etag };
     },
   }),
@@ -206,7 +206,7 @@ builder.mutationFields((t) => ({
     description: 'Publishes a complete product (editable role; REST: POST /v1/products/{id}/publish). Errors: forbidden, not_found, validation_failed (details name what is missing), precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined);
+      const outcome = await gql.core.catalogue.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { product: outcome.record, etag: outcome.etag };
     },
   }),
@@ -215,7 +215,7 @@ builder.mutationFields((t) => ({
     description: 'Back to draft (editable role; REST: POST /v1/products/{id}/unpublish). Errors: forbidden, not_found, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined);
+      const outcome = await gql.core.catalogue.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { product: outcome.record, etag: outcome.etag };
     },
   }),
@@ -224,7 +224,7 @@ builder.mutationFields((t) => ({
     description: 'Soft-deletes a product; its spu stays reserved (editable role; REST: DELETE /v1/products/{id}). Errors: forbidden, not_found, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.products.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
+      const { data, etag } = await gql.core.catalogue.products.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
       return { id: data.id, etag };
     },
   }),

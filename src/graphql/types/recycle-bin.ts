@@ -71,7 +71,7 @@ builder.queryFields((t) => ({
       first: t.arg.int({ description: 'Page size, 1-100; default 50.' }),
       after: t.arg.int({ description: 'The `nextAfter` of the previous page.' }),
     },
-    resolve: (_root, args, gql) => gql.core.recycleBin.list(gql.ctx, withoutNulls(args)),
+    resolve: (_root, args, gql) => gql.core.assets.recycleBin.list(gql.ctx, withoutNulls(args)),
   }),
 }));
 
@@ -80,29 +80,29 @@ builder.mutationFields((t) => ({
     type: DeletedLibraryFileRef,
     description: 'Moves a file to the team\'s recycle bin: it leaves search, shares, product media and signed links until restored; needs editable or higher. Writes MATERIAL_DELETED (deleteAction RECYCLE) and folder DELETE. Errors: not_found.',
     args: { id: t.arg.int({ required: true, description: 'File-path ID of a live file.' }) },
-    resolve: (_root, args, gql) => gql.core.recycleBin.deleteFile(gql.ctx, args.id),
+    resolve: (_root, args, gql) => gql.core.assets.recycleBin.deleteFile(gql.ctx, args.id),
   }),
   deleteLibraryFolder: t.field({
     type: DeletedLibraryFolderRef,
     description: 'Moves a folder with its live subfolders and files to the team\'s recycle bin as one entry; needs editable or higher. Writes MATERIAL_DELETED (RECYCLE, with top-level folderIds) for each file and folder DELETE. Errors: not_found.',
     args: { id: t.arg.int({ required: true, description: 'Id of a live folder.' }) },
-    resolve: (_root, args, gql) => gql.core.recycleBin.deleteFolder(gql.ctx, args.id),
+    resolve: (_root, args, gql) => gql.core.assets.recycleBin.deleteFolder(gql.ctx, args.id),
   }),
   restoreRecycleBinEntries: t.field({
     type: RestoredRef,
     description: 'Restores entries: files to their folders (or the root when the folder is gone), folders under their parent (or the top level) with what their deletion took; needs editable or higher. Writes MATERIAL_ADDED_TO_FOLDER and folder ADD. Errors: not_found, name_in_use (a live folder of the same name is in the way), validation_failed.',
     args: { ids: t.arg.intList({ required: true, description: 'Recycle-bin entry ids of the team, 1-100, no repeats; all or none are restored (not_found when any is missing or another team\'s).' }) },
-    resolve: (_root, args, gql) => gql.core.recycleBin.restore(gql.ctx, { ids: args.ids }),
+    resolve: (_root, args, gql) => gql.core.assets.recycleBin.restore(gql.ctx, { ids: args.ids }),
   }),
   purgeRecycleBinEntries: t.field({
     type: PurgedRef,
     description: 'Deletes entries permanently, and the stored bytes nothing else uses; cannot be undone; needs editable or higher. Writes MATERIAL_DELETED (deleteAction PERMANENT) for each file. Errors: not_found, validation_failed.',
     args: { ids: t.arg.intList({ required: true, description: 'Recycle-bin entry ids of the team, 1-100, no repeats; all or none are deleted (not_found when any is missing or another team\'s).' }) },
-    resolve: (_root, args, gql) => gql.core.recycleBin.purge(gql.ctx, { ids: args.ids }),
+    resolve: (_root, args, gql) => gql.core.assets.recycleBin.purge(gql.ctx, { ids: args.ids }),
   }),
   emptyRecycleBin: t.field({
     type: PurgedRef,
     description: 'Deletes every entry of the team\'s recycle bin permanently; cannot be undone; needs editable or higher. Writes MATERIAL_DELETED (PERMANENT) for each file.',
-    resolve: (_root, _args, gql) => gql.core.recycleBin.empty(gql.ctx),
+    resolve: (_root, _args, gql) => gql.core.assets.recycleBin.empty(gql.ctx),
   }),
 }));

@@ -46,7 +46,7 @@ export const TemplateVersionRef = builder.objectRef<TemplateVersionView>('Templa
 /** Template, loaded in batches per request; its versions come from one batched query per request. */
 export const TemplateRef = builder.loadableObject('Template', {
   description: 'An information template (spec 2.4; REST: GET /v1/product-info-templates/{id}) at its latest version.',
-  load: (ids: string[], gql: GqlContext) => gql.core.templates.findByIds(gql.ctx, ids),
+  load: (ids: string[], gql: GqlContext) => gql.core.catalogue.templates.findByIds(gql.ctx, ids),
   toKey: (template: TemplateView) => template.id,
   sort: true,
   fields: (t) => ({
@@ -64,7 +64,7 @@ export const TemplateRef = builder.loadableObject('Template', {
     versions: t.loadableList({
       type: TemplateVersionRef,
       description: 'Every version, oldest first; the last one is the current definition.',
-      load: (templateIds: string[], gql: GqlContext) => gql.core.templates.versionsByTemplateIds(gql.ctx, templateIds),
+      load: (templateIds: string[], gql: GqlContext) => gql.core.catalogue.templates.versionsByTemplateIds(gql.ctx, templateIds),
       resolve: (template) => template.id,
     }),
   }),
@@ -157,14 +157,14 @@ builder.queryFields((t) => ({
     type: TemplatePageRef,
     description: 'Live templates, createdAt descending then id.',
     args: { page: t.arg.int({ description: 'Page from 1 (default 1).' }), pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }) },
-    resolve: (_root, args, gql) => gql.core.templates.listPage(gql.ctx, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
+    resolve: (_root, args, gql) => gql.core.catalogue.templates.listPage(gql.ctx, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
   }),
   template: t.field({
     type: TemplateResultRef,
     description: 'One live template with its ETag (REST: GET /v1/product-info-templates/{id}). Errors: not_found.',
     args: { id: t.arg.string({ required: true, description: 'Template id.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.templates.get(gql.ctx, args.id);
+      const { data, etag } = await gql.core.catalogue.templates.get(gql.ctx, args.id);
       return { template: data, etag };
     },
   }),
@@ -172,7 +172,7 @@ builder.queryFields((t) => ({
     type: TemplateVersionRef,
     description: 'One version by id, also of a deleted template (products pin versions). Errors: not_found.',
     args: { id: t.arg.string({ required: true, description: 'Version id.' }) },
-    resolve: (_root, args, gql) => gql.core.templates.getVersion(gql.ctx, args.id),
+    resolve: (_root, args, gql) => gql.core.catalogue.templates.getVersion(gql.ctx, args.id),
   }),
 }));
 
@@ -182,7 +182,7 @@ builder.mutationFields((t) => ({
     description: 'Creates a template and its first version (manage role; REST: POST /v1/product-info-templates). Errors: forbidden, validation_failed, name_in_use, idempotency_key_reused.',
     args: { input: t.arg({ type: TemplateCreateInput, required: true, description: 'The new template.' }), idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }) },
     resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.templates.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
+      const outcome = await gql.core.catalogue.templates.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
       return { template: outcome.body, etag: outcome.etag ?? '' };
     },
   }),
@@ -191,7 +191,7 @@ builder.mutationFields((t) => ({
     description: 'Changes a template, writing a new version (manage role; REST: PATCH /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed, name_in_use, precondition_failed.',
     args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplatePatchInput, required: true, description: 'The changes.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.templates.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
+      const { data, etag } = await gql.core.catalogue.templates.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
       return { template: data, etag };
     },
   }),
@@ -200,7 +200,7 @@ builder.mutationFields((t) => ({
     description: 'Soft-deletes a template and its bindings; versions stay for pinned products (manage role; REST: DELETE /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed (the library default without a replacement), precondition_failed.',
     args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplateDeleteInput, description: 'Needed for the library default.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
     resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.templates.softDelete(gql.ctx, args.id, args.input ?? undefined, args.ifMatch ?? undefined);
+      const { data, etag } = await gql.core.catalogue.templates.softDelete(gql.ctx, args.id, args.input ?? undefined, args.ifMatch ?? undefined);
       return { id: data.id, etag };
     },
   }),

@@ -47,7 +47,7 @@ builder.queryFields((t) => ({
     type: VersionLineRef,
     description: `A file's version line, for a live file or a hidden version (${LINE_DOCS}). Errors: not_found (unknown, in the recycle bin, or another team's).`,
     args: { id: t.arg.int({ required: true, description: 'File-path ID of a live file or of a version.' }) },
-    resolve: (_root, args, gql) => gql.core.versionLines.line(gql.ctx, args.id),
+    resolve: (_root, args, gql) => gql.core.assets.versionLines.line(gql.ctx, args.id),
   }),
 }));
 
@@ -61,13 +61,13 @@ builder.mutationFields((t) => ({
       versionFileId: t.arg.int({ required: true, description: 'File-path ID of a live file of the team in no line: the new version.' }),
       makeCover: t.arg.boolean({ description: 'Whether the new version becomes the cover at once (REPLACE_COVER_ON_UPLOAD). Default false (ADD).' }),
     },
-    resolve: (_root, args, gql) => gql.core.versionLines.addVersion(gql.ctx, args.id, { versionFileId: args.versionFileId, ...(args.makeCover != null ? { makeCover: args.makeCover } : {}) }),
+    resolve: (_root, args, gql) => gql.core.assets.versionLines.addVersion(gql.ctx, args.id, { versionFileId: args.versionFileId, ...(args.makeCover != null ? { makeCover: args.makeCover } : {}) }),
   }),
   setLibraryFileVersionCover: t.field({
     type: VersionLineRef,
     description: 'Makes a version the cover of its line; the old cover is hidden. Needs editable or higher. Writes MATERIAL_VERSION_CHANGED action SET_COVER (nothing when it already is the cover). Errors: not_found, validation_failed (id is in no line).',
     args: { id: t.arg.int({ required: true, description: 'File-path ID of a version.' }) },
-    resolve: (_root, args, gql) => gql.core.versionLines.setCover(gql.ctx, args.id),
+    resolve: (_root, args, gql) => gql.core.assets.versionLines.setCover(gql.ctx, args.id),
   }),
   removeLibraryFileVersion: t.field({
     type: RemovedVersionRef,
@@ -77,6 +77,6 @@ builder.mutationFields((t) => ({
       id: t.arg.int({ required: true, description: 'File-path ID of a version.' }),
       removeType: t.arg({ type: RemoveTypeEnum, required: true, description: 'ADD: a file of its own; DELETE: to the recycle bin.' }),
     },
-    resolve: (_root, args, gql) => gql.core.versionLines.removeVersion(gql.ctx, args.id, { removeType: args.removeType }),
+    resolve: (_root, args, gql) => gql.core.assets.versionLines.removeVersion(gql.ctx, args.id, { removeType: args.removeType }),
   }),
 }));

@@ -76,7 +76,7 @@ builder.queryFields((t) => ({
   webhookEndpoints: t.field({
     type: [EndpointRef],
     description: 'The calling key\'s webhook endpoints, or every endpoint of the team for a manage key. Errors: forbidden when the request names a member (X-Shelf-Member).',
-    resolve: (_root, _args, gql) => gql.core.webhooks.listEndpoints(webhookScopeOf(gql.ctx)),
+    resolve: (_root, _args, gql) => gql.core.events.webhooks.listEndpoints(webhookScopeOf(gql.ctx)),
   }),
   webhookDeliveries: t.field({
     type: DeliveryPageRef,
@@ -90,7 +90,7 @@ builder.queryFields((t) => ({
       pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
     },
     resolve: (_root, args, gql) =>
-      gql.core.webhooks.listDeliveries(webhookScopeOf(gql.ctx), args.endpointId, {
+      gql.core.events.webhooks.listDeliveries(webhookScopeOf(gql.ctx), args.endpointId, {
         status: args.status ?? undefined,
         from: args.from ?? undefined,
         to: args.to ?? undefined,
@@ -102,7 +102,7 @@ builder.queryFields((t) => ({
     type: [AttemptRef],
     description: 'Every attempt of one delivery, in order. Errors: not_found.',
     args: { deliveryId: t.arg.string({ required: true, description: 'A delivery id (WebhookDelivery.id).' }) },
-    resolve: (_root, args, gql) => gql.core.webhooks.listAttempts(webhookScopeOf(gql.ctx), args.deliveryId),
+    resolve: (_root, args, gql) => gql.core.events.webhooks.listAttempts(webhookScopeOf(gql.ctx), args.deliveryId),
   }),
 }));
 
@@ -117,19 +117,19 @@ builder.mutationFields((t) => ({
       to: t.arg.string({ description: 'End of the range (RFC 3339, exclusive); default now.' }),
     },
     resolve: (_root, args, gql) =>
-      gql.core.webhooks.replay(webhookScopeOf(gql.ctx), args.endpointId, { eventId: args.eventId ?? undefined, from: args.from ?? undefined, to: args.to ?? undefined }),
+      gql.core.events.webhooks.replay(webhookScopeOf(gql.ctx), args.endpointId, { eventId: args.eventId ?? undefined, from: args.from ?? undefined, to: args.to ?? undefined }),
   }),
   rotateWebhookSecret: t.field({
     type: EndpointRef,
     description: 'Gives the endpoint a new secret; the previous one keeps signing for 24 hours (both signatures are sent), so a receiver can switch without losing a delivery. Errors: not_found.',
     args: { endpointId: t.arg.int({ required: true, description: 'A webhook endpoint id (WebhookEndpoint.id).' }) },
-    resolve: (_root, args, gql) => gql.core.webhooks.rotateSecret(webhookScopeOf(gql.ctx), args.endpointId),
+    resolve: (_root, args, gql) => gql.core.events.webhooks.rotateSecret(webhookScopeOf(gql.ctx), args.endpointId),
   }),
   enableWebhookEndpoint: t.field({
     type: EndpointRef,
     description: 'Re-enables a disabled endpoint; its pending deliveries resume. Errors: not_found.',
     args: { endpointId: t.arg.int({ required: true, description: 'A webhook endpoint id (WebhookEndpoint.id).' }) },
-    resolve: (_root, args, gql) => gql.core.webhooks.enable(webhookScopeOf(gql.ctx), args.endpointId),
+    resolve: (_root, args, gql) => gql.core.events.webhooks.enable(webhookScopeOf(gql.ctx), args.endpointId),
   }),
 }));
 

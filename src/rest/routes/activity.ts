@@ -22,7 +22,7 @@ export async function activityRoutes(app: FastifyInstance, { core }: { core: Cor
       response: { 200: listSchema(Type.Ref('ActivityItem')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.activity.page(request.ctx, request.query);
+    const page = await core.catalogue.activity.page(request.ctx, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 
@@ -36,7 +36,7 @@ export async function activityRoutes(app: FastifyInstance, { core }: { core: Cor
       body: Type.Ref('ActivityPurge'),
       response: { 200: okSchema(Type.Object({ purged: Type.Integer({ description: 'Records deleted.' }) })), ...commonErrors },
     },
-  }, async (request) => ok(request.id, await core.activity.purge(request.ctx, request.body)));
+  }, async (request) => ok(request.id, await core.catalogue.activity.purge(request.ctx, request.body)));
 }
 
 export const activitySchemas = [ActivityItem, ActivityPurge];

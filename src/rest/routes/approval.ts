@@ -64,9 +64,9 @@ Failures (code, message, result null, traceId): 400 \`invalid_payload:<reason>\`
         if (typeof body.taskId !== 'string' || body.taskId === '') throw invalid('taskId', 'is required', 'missing_task_id');
         return openOk(request.id, await core.approvals.tasks.status(ctx, body.taskId));
       case 'subscriptionQuery':
-        return openOk(request.id, await core.subscriptions.approvalSubscription(ctx));
+        return openOk(request.id, await core.events.subscriptions.approvalSubscription(ctx));
       case 'subscriptionChange':
-        return openOk(request.id, await core.subscriptions.changeApprovalSubscription(ctx, fieldsOf(body)));
+        return openOk(request.id, await core.events.subscriptions.changeApprovalSubscription(ctx, fieldsOf(body)));
       default:
         throw invalid('service', `must be one of ${SERVICES.join(', ')}`, 'unknown_service');
     }

@@ -22,7 +22,7 @@ export async function assetRoutes(app: FastifyInstance, { core }: { core: Core }
       response: { 200: listSchema(Type.Ref('AssetLookupItem')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.library.lookup(request.ctx, request.query);
+    const page = await core.assets.library.lookup(request.ctx, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 }

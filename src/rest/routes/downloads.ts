@@ -36,7 +36,7 @@ export async function downloadRoutes(app: FastifyInstance, { core }: { core: Cor
     },
   }, async (request, reply) => {
     const productId = (request.params as { id: number }).id;
-    const download = await core.downloads.prepare(request.ctx, productId, request.body ?? {}, header(request, 'idempotency-key'));
+    const download = await core.catalogue.downloads.prepare(request.ctx, productId, request.body ?? {}, header(request, 'idempotency-key'));
     return replyWithZip(reply, core, download, `product-${productId}-download-${download.recordId}.zip`);
   });
 
@@ -52,7 +52,7 @@ export async function downloadRoutes(app: FastifyInstance, { core }: { core: Cor
       response: { 200: listSchema(Type.Ref('DownloadRecord')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.downloads.listForProduct(request.ctx, (request.params as { id: number }).id, request.query);
+    const page = await core.catalogue.downloads.listForProduct(request.ctx, (request.params as { id: number }).id, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 
@@ -67,7 +67,7 @@ export async function downloadRoutes(app: FastifyInstance, { core }: { core: Cor
       response: { 200: listSchema(Type.Ref('DownloadRecord')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.downloads.listForTeam(request.ctx, request.query);
+    const page = await core.catalogue.downloads.listForTeam(request.ctx, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 }

@@ -12,7 +12,7 @@ export async function fileRoutes(app: FastifyInstance, { core }: { core: Core })
     const params = request.params as { teamId: string; fileId: string; purpose: string };
     const query = request.query as Record<string, string | string[] | undefined>;
     const single = (value: string | string[] | undefined) => (Array.isArray(value) ? undefined : value);
-    const delivery = await core.fileDelivery.open(core.operatorCtx(), { ...params, exp: single(query.exp), sig: single(query.sig), variant: single(query.v) });
+    const delivery = await core.assets.fileDelivery.open(core.operatorCtx(), { ...params, exp: single(query.exp), sig: single(query.sig), variant: single(query.v) });
     // the global hook says no-store; a valid link may be cached by the browser until it expires
     reply.header('Cache-Control', `private, max-age=${delivery.maxAgeSeconds}`);
     reply.header('Content-Type', delivery.contentType);

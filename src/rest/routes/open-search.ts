@@ -27,7 +27,7 @@ export async function openSearchRoutes(app: FastifyInstance, { core }: { core: C
       body: Type.Ref('SearchAssetsRequest'),
       response: { 200: openOkSchema(Type.Ref('SearchAssetsResult')), ...openCommonErrors },
     },
-  }, async (request) => openOk(request.id, await core.assetSearch.search(request.ctx, request.body)));
+  }, async (request) => openOk(request.id, await core.assets.assetSearch.search(request.ctx, request.body)));
 
   app.post('/search-share', {
     schema: {
@@ -39,7 +39,7 @@ export async function openSearchRoutes(app: FastifyInstance, { core }: { core: C
       body: Type.Ref('SearchShareRequest'),
       response: { 200: openOkSchema(Type.Ref('SearchShareResult')), 403: openErrorRef, ...openCommonErrors },
     },
-  }, async (request) => openOk(request.id, await core.shares.search(request.ctx, request.body)));
+  }, async (request) => openOk(request.id, await core.assets.shares.search(request.ctx, request.body)));
 }
 
 /** Named schemas of the open search API, registered once by the app (OpenAPI components). */

@@ -25,7 +25,7 @@ export async function openSubscriptionRoutes(app: FastifyInstance, { core }: { c
       body: Type.Ref('FolderSubscribeRequest'),
       response: { 200: openOkSchema(Type.Boolean({ description: 'Always true on success.' })), ...openCommonErrors },
     },
-  }, async (request) => openOk(request.id, await core.subscriptions.changeFolderSubscription(request.ctx, request.body)));
+  }, async (request) => openOk(request.id, await core.events.subscriptions.changeFolderSubscription(request.ctx, request.body)));
 
   app.get('/material-automation-event-types', {
     schema: {
@@ -36,7 +36,7 @@ export async function openSubscriptionRoutes(app: FastifyInstance, { core }: { c
       security,
       response: { 200: openOkSchema(Type.Array(Type.Ref('MaterialEventTypeItem'))), 401: openErrorRef, 500: openErrorRef },
     },
-  }, async (request) => openOk(request.id, await core.subscriptions.materialEventTypes(request.ctx)));
+  }, async (request) => openOk(request.id, await core.events.subscriptions.materialEventTypes(request.ctx)));
 
   app.post('/material-automation-subscribe', {
     schema: {
@@ -48,7 +48,7 @@ export async function openSubscriptionRoutes(app: FastifyInstance, { core }: { c
       body: Type.Ref('MaterialSubscribeRequest'),
       response: { 200: openOkSchema(Type.Boolean({ description: 'Always true on success.' })), 403: openErrorRef, ...openCommonErrors },
     },
-  }, async (request) => openOk(request.id, await core.subscriptions.changeMaterialSubscription(request.ctx, request.body)));
+  }, async (request) => openOk(request.id, await core.events.subscriptions.changeMaterialSubscription(request.ctx, request.body)));
 }
 
 /** Named schemas of the subscription endpoints (OpenAPI components). */

@@ -35,7 +35,7 @@ export async function productShareRoutes(app: FastifyInstance, { core }: { core:
       response: { 201: okSchema(ShareRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors },
     },
   }, async (request, reply) => {
-    return replyCreated(reply, request.id, await core.productShares.create(request.ctx, (request.params as { id: number }).id, request.body ?? {}, header(request, 'idempotency-key')));
+    return replyCreated(reply, request.id, await core.catalogue.productShares.create(request.ctx, (request.params as { id: number }).id, request.body ?? {}, header(request, 'idempotency-key')));
   });
 
   app.get('/products/:id/shares', {
@@ -50,7 +50,7 @@ export async function productShareRoutes(app: FastifyInstance, { core }: { core:
       response: { 200: listSchema(ShareRef), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.productShares.list(request.ctx, (request.params as { id: number }).id, request.query);
+    const page = await core.catalogue.productShares.list(request.ctx, (request.params as { id: number }).id, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 
@@ -66,7 +66,7 @@ export async function productShareRoutes(app: FastifyInstance, { core }: { core:
     },
   }, async (request) => {
     const params = request.params as { id: number; shareId: number };
-    return ok(request.id, await core.productShares.revoke(request.ctx, params.id, params.shareId));
+    return ok(request.id, await core.catalogue.productShares.revoke(request.ctx, params.id, params.shareId));
   });
 }
 

@@ -61,14 +61,14 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
     // a repeated parameter arrives as an array; it gets its own message before type validation
     preValidation: async (request) => rejectRepeatedParameters(request.query as Record<string, unknown>),
   }, async (request) => {
-    const result = await core.products.list(request.ctx, request.query as Record<string, unknown>);
+    const result = await core.catalogue.products.list(request.ctx, request.query as Record<string, unknown>);
     return { success: true, data: result.items, code: null, message: null, requestId: request.id, pagination: result.pagination };
   });
 
   app.post('/products', {
     schema: { operationId: 'createProduct', summary: 'Create a product (draft)', description: 'Always creates a draft and pins the resolved template version (explicit templateId, then category or ancestor binding, then the brand binding, then the library default).', tags, security, headers: IdempotencyHeaders, body: Type.Ref('ProductCreate'), response: { 201: okSchema(DetailRef), 409: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    return replyCreated(reply, request.id, await core.products.create(request.ctx, request.body, header(request, 'idempotency-key')));
+    return replyCreated(reply, request.id, await core.catalogue.products.create(request.ctx, request.body, header(request, 'idempotency-key')));
   });
 
   app.post('/products/visibility', {
@@ -81,30 +81,30 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
       body: Type.Ref('ProductVisibilityRequest'),
       response: { 200: okSchema(Type.Array(Type.Ref('ProductVisibility'))), ...commonErrors },
     },
-  }, async (request) => ok(request.id, await core.products.visibility(request.ctx, request.body)));
+  }, async (request) => ok(request.id, await core.catalogue.products.visibility(request.ctx, request.body)));
 
   app.get('/products/:id', {
     schema: { operationId: 'getProduct', summary: 'Get a product', description: 'ProductDetail with its pinned templateDefinition. A draft is 404 for view_only and usable keys.', tags, security, params: IdParams, response: { 200: okSchema(DetailRef), ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.products.get(request.ctx, (request.params as { id: number }).id)));
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.get(request.ctx, (request.params as { id: number }).id)));
 
   app.patch('/products/:id', {
     schema: { operationId: 'updateProduct', summary: 'Update a product', description: 'The ProductCreate field rules for the fields given (at least one); templateFields shallow-merge; templateId cannot change (422); a published product must stay complete (422). Bumps updatedAt.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('ProductPatch'), response: { 200: okSchema(DetailRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const outcome = await core.products.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'));
+    const outcome = await core.catalogue.products.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'));
     return sendVersioned(reply, request.id, outcome);
   });
 
   app.post('/products/:id/publish', {
     schema: { operationId: 'publishProduct', summary: 'Publish a product', description: 'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.products.publish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.publish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
 
   app.post('/products/:id/unpublish', {
     schema: { operationId: 'unpublishProduct', summary: 'Unpublish a product', description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.products.unpublish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.unpublish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
 
   app.delete('/products/:id', {
     schema: { operationId: 'deleteProduct', summary: 'Delete a product', description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.products.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
   app.get('/products/:id/history', {
     schema: {
       operationId: 'productHistory',
@@ -118,7 +118,7 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
       response: { 200: listSchema(Type.Ref('ProductHistoryItem')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.products.history(request.ctx, (request.params as { id: number }).id, request.query);
+    const page = await core.catalogue.products.history(request.ctx, (request.params as { id: number }).id, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 }

@@ -94,7 +94,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
   }, async (request, reply) => {
     try {
       const visit = visitOf(request);
-      const { view } = await core.sharePages.open(core.operatorCtx(), visit);
+      const { view } = await core.catalogue.sharePages.open(core.operatorCtx(), visit);
       return sendPage(reply, 200, productPage(view, `/s/${encodeURIComponent(visit.token)}/download`));
     } catch (error) {
       return sendFailure(request, reply, error);
@@ -108,7 +108,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
     const password = typeof body.password === 'string' ? body.password : '';
     try {
       const visit = visitOf(request, password);
-      const { grant } = await core.sharePages.open(core.operatorCtx(), visit);
+      const { grant } = await core.catalogue.sharePages.open(core.operatorCtx(), visit);
       if (grant) grantCookie(reply, visit.token, grant);
       // post/redirect/get: reloading the page does not send the password again
       return reply.status(303).header('Location', `/s/${encodeURIComponent(visit.token)}`).send();
@@ -122,7 +122,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
   }, async (request, reply) => {
     try {
       const visit = visitOf(request);
-      const download = await core.sharePages.download(core.operatorCtx(), visit);
+      const download = await core.catalogue.sharePages.download(core.operatorCtx(), visit);
       return await replyWithZip(reply, core, download, `shared-product-download-${download.recordId}.zip`);
     } catch (error) {
       return sendFailure(request, reply, error, 403);

@@ -10,7 +10,7 @@ import { PRODUCT_LIMITS } from './product.schemas.ts';
 /*
  * Product media references (spec 4.5 "Media"): only live file-path IDs of the caller's library, at
  * most 100 references per product, custom media within the pinned field's limits. Files are read
- * through the library (core.library.findFilesByIds), which filters by team: another team's ids
+ * through the library (core.assets.library.findFilesByIds), which filters by team: another team's ids
  * simply are not found.
  */
 
