@@ -1,6 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import { DomainError } from '../platform/errors.ts';
-import { HotBytes } from './hot-bytes.ts';
+import { DerivedImageCache } from './derived-image-cache.ts';
 import type { Opened, Storage } from './storage.ts';
 
 /** Output formats of processed images (spec 4.6 `f`). */
@@ -130,58 +129,18 @@ export function derivativePipeline(input: Buffer | string, recipe: DerivativeRec
   return image.png();
 }
 
-/**
- * Processed images behind `publicUrl` (spec 4.6), made with sharp on first request and cached in
- * storage under a content- and recipe-addressed key. Concurrent first requests in a process share
- * one derivation; across processes each may derive, but the result is identical and published by
- * atomic rename, so a reader never sees half a file.
- */
-export class DerivativeCache {
-  private readonly storage: Storage;
-  private readonly inFlight = new Map<string, Promise<string>>();
-  /** Recently served derivatives in memory (hot-bytes.ts): 16 MiB, each at most 1 MiB. */
-  readonly hot = new HotBytes({ maxBytes: 16 * 2 ** 20, maxItemBytes: 2 ** 20 });
-  /** How many derivatives this process made (observability, tests and the benchmark). */
-  derivations = 0;
-
+/** Processed images behind `publicUrl` (spec 4.6), made with sharp on first request and cached in storage. */
+export class DerivativeCache extends DerivedImageCache {
   constructor(storage: Storage) {
-    this.storage = storage;
+    super(storage, 'No processed image can be made for this file');
   }
 
-  /**
-   * The derivative's bytes, made first when it is not cached yet. A cached one is opened straight
-   * away (no separate existence check), and once served it is kept in memory (hot-bytes.ts).
-   */
+  /** The derivative's bytes, made first when it is not cached yet. */
   open(source: DerivativeSource, recipe: DerivativeRecipe): Promise<Opened> {
-    return this.hot.openThrough(derivativeKey(source.sha256, recipe), this.storage, () => this.ensure(source, recipe));
-  }
-
-  /** The storage key of the derivative, making it first when it is not cached yet. */
-  private async ensure(source: DerivativeSource, recipe: DerivativeRecipe): Promise<string> {
-    const key = derivativeKey(source.sha256, recipe);
-    if (await this.storage.exists(key)) return key;
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      pending = this.derive(source.storageKey, key, recipe).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
-    }
-    return pending;
-  }
-
-  private async derive(sourceKey: string, key: string, recipe: DerivativeRecipe): Promise<string> {
-    const opened = await this.storage.open(sourceKey);
-    if (!opened) throw new Error(`stored object ${sourceKey} is missing`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of opened.stream) chunks.push(chunk as Buffer);
-    let bytes: Buffer;
-    try {
-      bytes = await derivativePipeline(Buffer.concat(chunks), recipe).toBuffer();
-    } catch {
-      // e.g. a truncated image whose header could be read at import: no derivative, every time
-      throw new DomainError('not_found', 'No processed image can be made for this file');
-    }
-    await this.storage.put(key, bytes);
-    this.derivations++;
-    return key;
+    return this.openDerived(derivativeKey(source.sha256, recipe), source.storageKey, async (stream) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return derivativePipeline(Buffer.concat(chunks), recipe).toBuffer();
+    });
   }
 }
