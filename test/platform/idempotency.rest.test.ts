@@ -59,8 +59,8 @@ describe('Idempotency-Key on creates (spec 4.1, 8)', () => {
 
   it('scopes keys per operation: one key used for two operations runs both', async () => {
     const ctx = await g.ctx(manager);
-    const one = await withIdempotency(ctx, { operation: 'test.one', key: 'op-scope', input: {} }, async () => ({ status: 201, body: 'one', etag: null }));
-    const two = await withIdempotency(ctx, { operation: 'test.two', key: 'op-scope', input: {} }, async () => ({ status: 201, body: 'two', etag: null }));
+    const one = await withIdempotency(ctx, { operation: 'test.one', key: 'op-scope', input: {} }, async () => ({ body: 'one', etag: null }));
+    const two = await withIdempotency(ctx, { operation: 'test.two', key: 'op-scope', input: {} }, async () => ({ body: 'two', etag: null }));
     expect([one.body, one.replayed, two.body, two.replayed]).toEqual(['one', false, 'two', false]);
   });
 

@@ -19,7 +19,6 @@ export const IdempotencyRecord = defineEntity({
     operation: p.string().length(64),
     idempotencyKey: p.string().length(255),
     requestHash: p.string().length(64),
-    responseStatus: p.integer(),
     responseBody: p.json(),
     etag: p.string().length(128).nullable(),
     createdAt: dbTimestamp(),

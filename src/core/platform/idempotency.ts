@@ -4,9 +4,8 @@ import { DomainError, invalid } from './errors.ts';
 import { queryOne, queryRows } from './sql.ts';
 import { inTransaction } from './tx.ts';
 
-/** What a create returns, and what a replay returns again. */
+/** What a create returns, and what a replay returns again; no HTTP status (each adapter answers a create its own way). */
 export interface CreateOutcome<T = unknown> {
-  status: number;
   body: T;
   etag: string | null;
 }
@@ -76,25 +75,24 @@ export async function withIdempotency<T>(
     );
     const claimed = await queryOne<{ id: string }>(
       tx,
-      `insert into idempotency_records (team_id, api_key_id, operation, idempotency_key, request_hash, response_status, response_body)
-       values (?, ?, ?, ?, ?, 0, 'null'::jsonb)
+      `insert into idempotency_records (team_id, api_key_id, operation, idempotency_key, request_hash, response_body)
+       values (?, ?, ?, ?, ?, 'null'::jsonb)
        on conflict (team_id, api_key_id, operation, idempotency_key) do nothing
        returning id`,
       [...scope, hash],
     );
     if (claimed) {
       const outcome = await create(tx);
-      await queryRows(tx, 'update idempotency_records set response_status = ?, response_body = ?::jsonb, etag = ? where id = ?', [
-        outcome.status,
+      await queryRows(tx, 'update idempotency_records set response_body = ?::jsonb, etag = ? where id = ?', [
         JSON.stringify(outcome.body),
         outcome.etag,
         claimed.id,
       ]);
       return { ...outcome, replayed: false };
     }
-    const stored = await queryOne<{ request_hash: string; response_status: number; response_body: T; etag: string | null }>(
+    const stored = await queryOne<{ request_hash: string; response_body: T; etag: string | null }>(
       tx,
-      `select request_hash, response_status, response_body, etag from idempotency_records
+      `select request_hash, response_body, etag from idempotency_records
         where team_id = ? and api_key_id = ? and operation = ? and idempotency_key = ?`,
       scope,
     );
@@ -102,7 +100,7 @@ export async function withIdempotency<T>(
     if (stored.request_hash !== hash) {
       throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with different input in the last 24 hours');
     }
-    return { status: stored.response_status, body: stored.response_body, etag: stored.etag, replayed: true };
+    return { body: stored.response_body, etag: stored.etag, replayed: true };
   });
 }
 

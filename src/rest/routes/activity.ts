@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue/activity/activity-records.ts';
@@ -9,7 +10,8 @@ const tags = ['Activity records'];
 const security = [{ bearerAuth: [] }];
 
 /** The team-wide log of catalogue writes (manage only). Each handler calls one core operation. */
-export async function activityRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function activityRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/activity-records', {
     schema: {
       operationId: 'listActivityRecords',

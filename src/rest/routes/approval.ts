@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
@@ -33,7 +34,8 @@ function fieldsOf(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Spec 4.8: the one approval endpoint. It dispatches on `service` and calls one core operation each. */
-export async function approvalRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function approvalRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('', {
     schema: {
       operationId: 'approval',

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
@@ -9,7 +10,8 @@ const tags = ['Assets'];
 const security = [{ bearerAuth: [] }];
 
 /** Asset lookup: the file-path IDs product media take (spec 2.1). One core operation. */
-export async function assetRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function assetRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/assets', {
     schema: {
       operationId: 'lookupAssets',

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { BrandCreate, BrandPatch, BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
@@ -14,11 +15,12 @@ const tags = ['Brands'];
 const security = [{ bearerAuth: [] }];
 
 /** Spec 4.2: brand CRUD. Each handler calls one core operation and maps its result. */
-export async function brandRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/brands', {
     schema: { operationId: 'listBrands', summary: 'List brands', description: 'Live brands of the team ordered by sortOrder then id, in ordinary pages (page from 1, pageSize default 20, at most 100). Any role. No ETag on lists.', tags, security, querystring: PageQuery, response: { 200: listSchema(BrandRef), ...commonErrors } },
   }, async (request) => {
-    const page = await core.catalogue.brands.listPage(request.ctx, request.query as { page?: number; pageSize?: number });
+    const page = await core.catalogue.brands.listPage(request.ctx, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 
@@ -31,7 +33,7 @@ export async function brandRoutes(app: FastifyInstance, { core }: { core: Core }
   app.get('/brands/:id', {
     schema: { operationId: 'getBrand', summary: 'Get a brand', description: "One live brand with its strong ETag; 404 not_found for a missing, deleted or other team's brand.", tags, security, params: IdParams, response: { 200: okSchema(BrandRef), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.brands.get(request.ctx, (request.params as { id: number }).id);
+    const { data, etag } = await core.catalogue.brands.get(request.ctx, request.params.id);
     reply.header('ETag', etag);
     return ok(request.id, data);
   });
@@ -39,7 +41,7 @@ export async function brandRoutes(app: FastifyInstance, { core }: { core: Core }
   app.patch('/brands/:id', {
     schema: { operationId: 'updateBrand', summary: 'Update a brand', description: 'Changes the given fields among name, description and logoUrl (manage role; at least one; any other field is 422). With If-Match the change applies only if the brand still has that ETag (412 precondition_failed otherwise); without it the last write wins. Answers the brand and its new ETag.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('BrandPatch'), response: { 200: okSchema(BrandRef), 412: Type.Ref('ErrorEnvelope'), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.brands.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'), 'spec');
+    const { data, etag } = await core.catalogue.brands.update(request.ctx, request.params.id, request.body, header(request, 'if-match'), 'spec');
     reply.header('ETag', etag);
     return ok(request.id, data);
   });
@@ -47,7 +49,7 @@ export async function brandRoutes(app: FastifyInstance, { core }: { core: Core }
   app.delete('/brands/:id', {
     schema: { operationId: 'deleteBrand', summary: 'Delete a brand', description: 'Soft-deletes a brand with no live categories or products (409 brand_has_dependents otherwise; never cascades). Manage role; If-Match honoured.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 409: Type.Ref('ErrorEnvelope'), 412: Type.Ref('ErrorEnvelope'), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.brands.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'));
+    const { data, etag } = await core.catalogue.brands.softDelete(request.ctx, request.params.id, header(request, 'if-match'));
     reply.header('ETag', etag);
     return ok(request.id, data);
   });

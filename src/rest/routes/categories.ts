@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { CategoryCreate, CategoryListQuery, CategoryPatch, CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
@@ -14,11 +15,12 @@ const tags = ['Categories'];
 const security = [{ bearerAuth: [] }];
 
 /** Spec 4.3: category CRUD. Each handler calls one core operation and maps its result. */
-export async function categoryRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function categoryRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/categories', {
     schema: { operationId: 'listCategorys', summary: 'List categories', description: 'The flat live category tree in ordinary pages, ordered by brandId, parentId (roots first), sortOrder and id; brandId narrows it to one brand. Any role. No ETag on lists.', tags, security, querystring: CategoryListQuery, response: { 200: listSchema(CategoryRef), ...commonErrors } },
   }, async (request) => {
-    const page = await core.catalogue.categories.listPage(request.ctx, request.query as CategoryListQuery);
+    const page = await core.catalogue.categories.listPage(request.ctx, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 
@@ -31,7 +33,7 @@ export async function categoryRoutes(app: FastifyInstance, { core }: { core: Cor
   app.get('/categories/:id', {
     schema: { operationId: 'getCategory', summary: 'Get a category', description: 'One live category with its strong ETag; 404 not_found otherwise.', tags, security, params: IdParams, response: { 200: okSchema(CategoryRef), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.categories.get(request.ctx, (request.params as { id: number }).id);
+    const { data, etag } = await core.catalogue.categories.get(request.ctx, request.params.id);
     reply.header('ETag', etag);
     return ok(request.id, data);
   });
@@ -39,7 +41,7 @@ export async function categoryRoutes(app: FastifyInstance, { core }: { core: Cor
   app.patch('/categories/:id', {
     schema: { operationId: 'updateCategory', summary: 'Update or move a category', description: 'Changes fields or moves the category (a new parentId and/or sortOrder) within its brand (manage role); a move into its own subtree or past 10 levels is 422. If-Match honoured (412 precondition_failed).', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('CategoryPatch'), response: { 200: okSchema(CategoryRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.categories.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'));
+    const { data, etag } = await core.catalogue.categories.update(request.ctx, request.params.id, request.body, header(request, 'if-match'));
     reply.header('ETag', etag);
     return ok(request.id, data);
   });
@@ -47,7 +49,7 @@ export async function categoryRoutes(app: FastifyInstance, { core }: { core: Cor
   app.delete('/categories/:id', {
     schema: { operationId: 'deleteCategory', summary: 'Delete a category subtree', description: 'Soft-deletes the category and its whole subtree unless a live product references any of them (409 category_has_products, nothing deleted). Manage role; If-Match honoured.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.categories.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'));
+    const { data, etag } = await core.catalogue.categories.softDelete(request.ctx, request.params.id, header(request, 'if-match'));
     reply.header('ETag', etag);
     return ok(request.id, data);
   });

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { DownloadRecordView, DownloadRequest, DOWNLOAD_LIMITS } from '../../core/catalogue/products/product-downloads.ts';
@@ -19,7 +20,8 @@ const ZipAttachment = {
 };
 
 /** Spec 4.5/5/7.1 and docs/products.md "Downloads": product media as a streamed ZIP, and who downloaded what. */
-export async function downloadRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function downloadRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/products/:id/downloads', {
     schema: {
       operationId: 'downloadProductMedia',
@@ -35,7 +37,7 @@ export async function downloadRoutes(app: FastifyInstance, { core }: { core: Cor
       response: { 200: ZipAttachment, 409: ErrorRef, ...commonErrors },
     },
   }, async (request, reply) => {
-    const productId = (request.params as { id: number }).id;
+    const productId = request.params.id;
     const download = await core.catalogue.downloads.prepare(request.ctx, productId, request.body ?? {}, header(request, 'idempotency-key'));
     return replyWithZip(reply, core, download, `product-${productId}-download-${download.recordId}.zip`);
   });
@@ -52,7 +54,7 @@ export async function downloadRoutes(app: FastifyInstance, { core }: { core: Cor
       response: { 200: listSchema(Type.Ref('DownloadRecord')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.catalogue.downloads.listForProduct(request.ctx, (request.params as { id: number }).id, request.query);
+    const page = await core.catalogue.downloads.listForProduct(request.ctx, request.params.id, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 

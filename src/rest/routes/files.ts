@@ -9,7 +9,9 @@ import { attachment } from '../content-disposition.ts';
  */
 export async function fileRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   app.get('/files/:teamId/:fileId/:purpose', { schema: { hide: true } }, async (request, reply) => {
+    // cast kept: this hidden route has no params/querystring schema for a type provider to read (the core checks the signed link itself)
     const params = request.params as { teamId: string; fileId: string; purpose: string };
+    // cast kept: no querystring schema either; a repeated parameter arrives as an array and `single` drops it
     const query = request.query as Record<string, string | string[] | undefined>;
     const single = (value: string | string[] | undefined) => (Array.isArray(value) ? undefined : value);
     const delivery = await core.assets.fileDelivery.open(core.operatorCtx(), { ...params, exp: single(query.exp), sig: single(query.sig), variant: single(query.v) });

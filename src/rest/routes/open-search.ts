@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
@@ -16,7 +17,8 @@ const security = [{ bearerAuth: [] }];
 const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
 /** Spec 4.6: search-assets and search-share. Each handler calls one core operation and wraps its result. */
-export async function openSearchRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function openSearchRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/search-assets', {
     schema: {
       operationId: 'searchAssets',

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
@@ -14,7 +15,8 @@ const FAILURES = `Failures (open envelope, README "Event subscriptions"): 400 \`
 401 \`invalid_credentials\` / \`key_inactive\`. Nothing is stored on any failure.`;
 
 /** Spec 4.7: the subscription endpoints of Area C. Each handler calls one core operation and wraps its result. */
-export async function openSubscriptionRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function openSubscriptionRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/folder-subscribe', {
     schema: {
       operationId: 'folderSubscribe',

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ProductShareCreate, ProductShareView } from '../../core/catalogue/products/product-shares.ts';
@@ -19,7 +20,8 @@ const ShareParams = Type.Object({
 });
 
 /** docs/products.md "Shares": links to a product's page for people without an API key. */
-export async function productShareRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function productShareRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/products/:id/shares', {
     schema: {
       operationId: 'createProductShare',
@@ -35,7 +37,7 @@ export async function productShareRoutes(app: FastifyInstance, { core }: { core:
       response: { 201: okSchema(ShareRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors },
     },
   }, async (request, reply) => {
-    return replyCreated(reply, request.id, await core.catalogue.productShares.create(request.ctx, (request.params as { id: number }).id, request.body ?? {}, header(request, 'idempotency-key')));
+    return replyCreated(reply, request.id, await core.catalogue.productShares.create(request.ctx, request.params.id, request.body ?? {}, header(request, 'idempotency-key')));
   });
 
   app.get('/products/:id/shares', {
@@ -50,7 +52,7 @@ export async function productShareRoutes(app: FastifyInstance, { core }: { core:
       response: { 200: listSchema(ShareRef), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.catalogue.productShares.list(request.ctx, (request.params as { id: number }).id, request.query);
+    const page = await core.catalogue.productShares.list(request.ctx, request.params.id, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 
@@ -65,8 +67,7 @@ export async function productShareRoutes(app: FastifyInstance, { core }: { core:
       response: { 200: okSchema(ShareRef), ...commonErrors },
     },
   }, async (request) => {
-    const params = request.params as { id: number; shareId: number };
-    return ok(request.id, await core.catalogue.productShares.revoke(request.ctx, params.id, params.shareId));
+    return ok(request.id, await core.catalogue.productShares.revoke(request.ctx, request.params.id, request.params.shareId));
   });
 }
 

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { MediaObject } from '../../core/assets/library.schemas.ts';
@@ -55,13 +56,14 @@ function sendVersioned<T>(reply: FastifyReply, requestId: string, outcome: { dat
 }
 
 /** Spec 4.5 and docs/products.md: products. Each handler calls one core operation and maps its result. */
-export async function productRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function productRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/products', {
     schema: { operationId: 'listProducts', summary: 'List or sync products', description: 'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422).', tags, security, querystring: ProductListQuery, response: { 200: ListEnvelope, ...commonErrors } },
     // a repeated parameter arrives as an array; it gets its own message before type validation
-    preValidation: async (request) => rejectRepeatedParameters(request.query as Record<string, unknown>),
+    preValidation: async (request) => rejectRepeatedParameters(request.query),
   }, async (request) => {
-    const result = await core.catalogue.products.list(request.ctx, request.query as Record<string, unknown>);
+    const result = await core.catalogue.products.list(request.ctx, request.query);
     return { success: true, data: result.items, code: null, message: null, requestId: request.id, pagination: result.pagination };
   });
 
@@ -85,26 +87,26 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
 
   app.get('/products/:id', {
     schema: { operationId: 'getProduct', summary: 'Get a product', description: 'ProductDetail with its pinned templateDefinition. A draft is 404 for view_only and usable keys.', tags, security, params: IdParams, response: { 200: okSchema(DetailRef), ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.get(request.ctx, (request.params as { id: number }).id)));
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.get(request.ctx, request.params.id)));
 
   app.patch('/products/:id', {
     schema: { operationId: 'updateProduct', summary: 'Update a product', description: 'The ProductCreate field rules for the fields given (at least one); templateFields shallow-merge; templateId cannot change (422); a published product must stay complete (422). Bumps updatedAt.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('ProductPatch'), response: { 200: okSchema(DetailRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const outcome = await core.catalogue.products.update(request.ctx, (request.params as { id: number }).id, request.body, header(request, 'if-match'));
+    const outcome = await core.catalogue.products.update(request.ctx, request.params.id, request.body, header(request, 'if-match'));
     return sendVersioned(reply, request.id, outcome);
   });
 
   app.post('/products/:id/publish', {
     schema: { operationId: 'publishProduct', summary: 'Publish a product', description: 'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.publish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.publish(request.ctx, request.params.id, header(request, 'if-match'))));
 
   app.post('/products/:id/unpublish', {
     schema: { operationId: 'unpublishProduct', summary: 'Unpublish a product', description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.unpublish(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.unpublish(request.ctx, request.params.id, header(request, 'if-match'))));
 
   app.delete('/products/:id', {
     schema: { operationId: 'deleteProduct', summary: 'Delete a product', description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.softDelete(request.ctx, (request.params as { id: number }).id, header(request, 'if-match'))));
+  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.softDelete(request.ctx, request.params.id, header(request, 'if-match'))));
   app.get('/products/:id/history', {
     schema: {
       operationId: 'productHistory',
@@ -118,7 +120,7 @@ export async function productRoutes(app: FastifyInstance, { core }: { core: Core
       response: { 200: listSchema(Type.Ref('ProductHistoryItem')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.catalogue.products.history(request.ctx, (request.params as { id: number }).id, request.query);
+    const page = await core.catalogue.products.history(request.ctx, request.params.id, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 }

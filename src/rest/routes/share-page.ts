@@ -39,6 +39,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
   const imageOrigin = new URL(core.config.publicBaseUrl).origin;
 
   const visitOf = (request: FastifyRequest, password?: string): ShareVisit => {
+    // cast kept: the share-page routes have no params schema for a type provider to read (the core checks the token)
     const token = (request.params as { token: string }).token;
     const cookies = parseCookie(request.headers.cookie ?? '');
     return { token, password, proof: cookies[ACCESS_COOKIE], client: request.ip, requestId: request.id };
@@ -56,6 +57,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
 
   /** `promptStatus`: the password prompt's status: 200 when it is the page itself, 403 when it answers a form post or a download. */
   const sendFailure = (request: FastifyRequest, reply: FastifyReply, error: unknown, promptStatus = 200) => {
+    // cast kept: as in visitOf, no params schema on these routes
     const pagePath = `/s/${encodeURIComponent((request.params as { token: string }).token)}`;
     if (error instanceof DomainError) {
       if (error.code === 'share_password_required') return sendPage(reply, promptStatus, passwordPage(pagePath, null));

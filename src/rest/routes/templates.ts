@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -25,14 +26,13 @@ const TemplateIdParams = Type.Object({ id: OpaqueId });
 const tags = ['Information templates'];
 const security = [{ bearerAuth: [] }];
 
-type IdParam = { id: string };
-
 /** Spec 4.4: information template CRUD. Each handler calls one core operation and maps its result. */
-export async function templateRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function templateRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/product-info-templates', {
     schema: { operationId: 'listTemplates', summary: 'List information templates', description: 'Live information templates of the team in ordinary pages, each at its latest version. Any role. No ETag on lists.', tags, security, querystring: PageQuery, response: { 200: listSchema(TemplateRef), ...commonErrors } },
   }, async (request) => {
-    const page = await core.catalogue.templates.listPage(request.ctx, request.query as { page?: number; pageSize?: number });
+    const page = await core.catalogue.templates.listPage(request.ctx, request.query);
     return ok(request.id, page.items, page.pagination);
   });
 
@@ -45,7 +45,7 @@ export async function templateRoutes(app: FastifyInstance, { core }: { core: Cor
   app.get('/product-info-templates/:id', {
     schema: { operationId: 'getTemplate', summary: 'Get an information template', description: 'One live template at its latest version with its strong ETag; 404 not_found otherwise.', tags, security, params: TemplateIdParams, response: { 200: okSchema(TemplateRef), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.templates.get(request.ctx, (request.params as IdParam).id);
+    const { data, etag } = await core.catalogue.templates.get(request.ctx, request.params.id);
     reply.header('ETag', etag);
     return ok(request.id, data);
   });
@@ -53,7 +53,7 @@ export async function templateRoutes(app: FastifyInstance, { core }: { core: Cor
   app.patch('/product-info-templates/:id', {
     schema: { operationId: 'updateTemplate', summary: 'Update an information template', description: 'Every successful PATCH (metadata only included) creates a new immutable version; products keep the version they pinned. Manage role; If-Match honoured (412).', tags, security, params: TemplateIdParams, headers: IfMatchHeaders, body: Type.Ref('TemplatePatch'), response: { 200: okSchema(TemplateRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.templates.update(request.ctx, (request.params as IdParam).id, request.body, header(request, 'if-match'));
+    const { data, etag } = await core.catalogue.templates.update(request.ctx, request.params.id, request.body, header(request, 'if-match'));
     reply.header('ETag', etag);
     return ok(request.id, data);
   });
@@ -61,7 +61,7 @@ export async function templateRoutes(app: FastifyInstance, { core }: { core: Cor
   app.delete('/product-info-templates/:id', {
     schema: { operationId: 'deleteTemplate', summary: 'Delete an information template', description: 'Soft-deletes a template, removes its bindings and keeps its versions for pinned products. The library default needs replacementForLibraryDefault in the body (optional otherwise). Manage role; If-Match honoured.', tags, security, params: TemplateIdParams, headers: IfMatchHeaders, body: Type.Ref('TemplateDelete'), [OPTIONAL_BODY]: true, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.templates.softDelete(request.ctx, (request.params as IdParam).id, request.body, header(request, 'if-match'));
+    const { data, etag } = await core.catalogue.templates.softDelete(request.ctx, request.params.id, request.body, header(request, 'if-match'));
     reply.header('ETag', etag);
     return ok(request.id, data);
   });

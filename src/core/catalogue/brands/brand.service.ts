@@ -127,7 +127,7 @@ export class BrandService {
     return withIdempotency(ctx, { operation: 'brands.create', key: idempotencyKey, input: body }, async (tx) => {
       const brand = await this.insertWithFreshCode(tx, values);
       await recordActivity(tx, 'brand', brand.id, 'created');
-      return { status: 201, body: brand, etag: etagOf(brand) };
+      return { body: brand, etag: etagOf(brand) };
     });
   }
 

@@ -139,7 +139,7 @@ export class CategoryService {
       const category = await this.insert(tx, body);
       for (const hook of this.createdHooks) await hook(tx, { id: category.id, brandId: category.brandId });
       await recordActivity(tx, 'category', category.id, 'created');
-      return { status: 201, body: category, etag: etagOf(category) };
+      return { body: category, etag: etagOf(category) };
     });
   }
 

@@ -110,7 +110,6 @@ export class ProductDownloads {
       throw new DomainError('validation_failed', 'The request is invalid', foreign.map((id) => ({ field: 'assetIds', message: `${id} is not a media file of this product` })));
     }
     const outcome = await withIdempotency(ctx, { operation: `products.download.${productId}`, key: idempotencyKey, input: body }, async (tx) => ({
-      status: 201,
       body: await this.record(tx, productId, wanted, null),
       etag: null,
     }));

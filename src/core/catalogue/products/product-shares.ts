@@ -121,7 +121,7 @@ export class ProductShares {
       );
       await recordActivity(tx, 'share', id, 'created');
       // the idempotency record keeps the id only: the link is derived again, never stored
-      return { status: 201, body: { id }, etag: null };
+      return { body: { id }, etag: null };
     });
     return { ...outcome, body: await this.read(ctx, productId, outcome.body.id) };
   }

@@ -151,11 +151,11 @@ export class ProductService {
       const live = checkedLive(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }));
       const record = await insertDraft(tx, draft, pin, draftReasonOf(completenessIssues(draft, groups, live)));
       await recordProductChange(tx, record.id, 'created', null, record);
-      return { status: 201, body: record, etag: productEtag(record, live) };
+      return { body: record, etag: productEtag(record, live) };
     });
     // spec 4.5: a replay keeps the original scalars and ETag and shows only media still valid now
     const projected = await this.outcome(ctx, stored.body, stored.etag ?? undefined);
-    return { status: stored.status, body: projected.data, etag: projected.etag, replayed: stored.replayed, record: stored.body };
+    return { body: projected.data, etag: projected.etag, replayed: stored.replayed, record: stored.body };
   }
 
   /** A product's history (docs/products.md "History"), newest first; visible exactly when the product is (a draft is 404 for view_only and usable). */

@@ -134,7 +134,7 @@ export class TemplateService {
         if (body.isLibraryDefault === true) await makeLibraryDefault(tx, id);
         const template = (await readTemplate(tx, id))!;
         await recordActivity(tx, 'template', id, 'created');
-        return { status: 201, body: template, etag: etagOf(template) };
+        return { body: template, etag: etagOf(template) };
       });
   }
 
