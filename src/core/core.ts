@@ -15,7 +15,7 @@ import { LinkSigner } from './assets/links.ts';
 import { PreviewCache } from './assets/previews.ts';
 import { AssetSearchService } from './assets/search/asset-search.service.ts';
 import { ShareService } from './assets/shares/share.service.ts';
-import { VersionedMemo } from './assets/search/versioned-memo.ts';
+import { VersionedMemo } from './platform/versioned-memo.ts';
 import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search-sql.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage.ts';

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivativeVariant, parseDerivativeVariant, resolveRecipe } from '../../src/core/assets/derivatives.ts';
 import { deltaE, hexToLab, paletteOfPixels } from '../../src/core/assets/search/colour.ts';
+import { libraryVersionOf } from '../../src/core/assets/search/library-version.ts';
 import { hashSharePassword, verifySharePassword } from '../../src/core/assets/shares/share-secrets.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
@@ -32,7 +33,7 @@ afterAll(async () => {
   await inputs.remove();
 });
 
-const version = async () => env.core.assets.searchTotals.versionOf({ em: env.orm.em.fork(), teamId: lib.teamA.teamId });
+const version = async () => libraryVersionOf({ em: env.orm.em.fork(), teamId: lib.teamA.teamId });
 
 describe('exact totals and their memo (docs/search.md)', () => {
   it('counts a search once and reuses the total for its other pages', async () => {

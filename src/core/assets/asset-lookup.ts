@@ -1,3 +1,4 @@
+import { libraryVersionOf } from './search/library-version.ts';
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../access/roles.ts';
 import type { Ctx } from '../platform/ctx.ts';
@@ -6,7 +7,7 @@ import { escapeLike, queryOne, queryRows } from '../platform/sql.ts';
 import { compileInput } from '../platform/validate.ts';
 import { parseFolderPath } from './folders.ts';
 import type { LibraryService } from './library.service.ts';
-import type { VersionedMemo } from './search/versioned-memo.ts';
+import type { VersionedMemo } from '../platform/versioned-memo.ts';
 
 /** `GET /v1/assets` filters (docs/products.md "Asset lookup"); unknown query parameters are ignored, as elsewhere. */
 export const AssetLookupQuery = Type.Object({
@@ -95,7 +96,7 @@ export async function lookupAssets(ctx: Ctx, library: LibraryService, totals: Ve
   // an exact count reads every matching row (a broad name on 1M files: about a second); it is kept
   // per library version, so the next pages and repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
   const countMatches = async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
-  const version = totals ? await totals.versionOf(ctx) : null;
+  const version = totals ? await libraryVersionOf(ctx) : null;
   const [count, rows] = await Promise.all([
     totals && version !== null ? totals.get(ctx.teamId, version, `asset-lookup|${JSON.stringify([where, params])}`, countMatches) : countMatches(),
     queryRows<Row>(ctx, `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${from} order by f.id limit ? offset ?`, [

@@ -6,7 +6,7 @@ import { isoSql } from '../platform/timestamps.ts';
 import { parseFolderPath } from './folders.ts';
 import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from './versions/visible-files.ts';
 import { lookupAssets, type AssetLookupItem } from './asset-lookup.ts';
-import type { VersionedMemo } from './search/versioned-memo.ts';
+import type { VersionedMemo } from '../platform/versioned-memo.ts';
 import type { Page } from '../platform/pagination.ts';
 import type { FolderView, LibraryFileView, MediaObject } from './library.schemas.ts';
 import type { LinkSigner } from './links.ts';

@@ -12,7 +12,7 @@ import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, type Col
 import { andTagIds, tagsOnlyIds } from './narrow-table-sql.ts';
 import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
 import type { TagFileCounts } from './tag-file-counts.ts';
-import type { VersionedMemo } from './versioned-memo.ts';
+import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 
 export { searchStatements };
 

@@ -1,6 +1,6 @@
 import type { KeywordSearchType } from './search.schemas.ts';
 import type { Range, SearchFilter, SearchOrder } from './search-filter.ts';
-import { LIBRARY_VERSION_SQL } from './versioned-memo.ts';
+import { LIBRARY_VERSION_SQL } from './library-version.ts';
 import { escapeLike, intArray, textArray, type SqlFragment } from '../../platform/sql.ts';
 
 

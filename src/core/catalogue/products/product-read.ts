@@ -3,7 +3,8 @@ import { escapeLike, intArray, preparedSql, queryOne, queryRows, type PreparedSq
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { ProductStatus } from './product.schemas.ts';
-import { readCountVersion, type ProductTotals } from './product-totals.ts';
+import type { VersionedMemo } from '../../platform/versioned-memo.ts';
+import { readCountVersion } from './product-totals.ts';
 import type { SyncPosition } from './sync-cursor.ts';
 
 /*
@@ -132,7 +133,7 @@ export async function readListPage(
   filters: ProductFilters,
   limit: number,
   offset: number,
-  totals: ProductTotals,
+  totals: VersionedMemo<number>,
 ): Promise<{ records: ProductRecord[]; total: number }> {
   const where = filterSql(ctx.teamId, filters);
   const search = filters.search === null ? null : searchSql(ctx.teamId, filters.search);
@@ -147,7 +148,7 @@ export async function readListPage(
     queryRows<ProductRecord>(ctx, statementFor('list', pageSql, search === null), [...params, limit, offset]),
     readCountVersion(ctx, search !== null),
   ]);
-  const total = await totals.total(ctx.teamId, version, filterKey(filters), async () => {
+  const total = await totals.get(ctx.teamId, version, filterKey(filters), async () => {
     const counted = await queryOne<{ n: number }>(ctx, statementFor('count', countSql, search === null), params);
     return counted!.n;
   });

@@ -9,9 +9,9 @@ import { preparedSql, queryOne } from '../../platform/sql.ts';
  * per second (bench/RESULTS-products.md). The total is therefore memoized per team, visibility
  * and filters, keyed by the team's product version: a deferred trigger on products raises it at
  * the commit of any change to the team's products (insert, update, soft delete), so an entry is
- * only read while the products are exactly as they were counted, in any process. A search also
- * matches library file names, so its key adds the library version (raised the same way by every
- * change to the team's files). Keys of older versions are never read again and age out of the LRU.
+ * only read while the products are exactly as they were counted, in any process (ProductService's
+ * VersionedMemo, platform/versioned-memo.ts). A search also matches library file names, so its key
+ * adds the library version (raised the same way by every change to the team's files).
  */
 
 const PRODUCT_VERSION = preparedSql('products.version', `select coalesce((select version from product_versions where team_id = ?), 0)::text as version`);
@@ -27,50 +27,4 @@ export async function readCountVersion(ctx: Pick<Ctx, 'em' | 'teamId'>, withLibr
     ? await queryOne<{ version: string }>(ctx, PRODUCT_AND_LIBRARY_VERSION, [ctx.teamId, ctx.teamId])
     : await queryOne<{ version: string }>(ctx, PRODUCT_VERSION, [ctx.teamId]);
   return row!.version;
-}
-
-/** A bounded LRU of exact totals, one per process (ProductService); entries are exact, so processes never need to agree. */
-export class ProductTotals {
-  private readonly entries = new Map<string, number>();
-  /** Counts running now: concurrent misses of one key share one count instead of each starting its own. */
-  private readonly inFlight = new Map<string, Promise<number>>();
-  private readonly capacity: number;
-  /** Counts actually run, and memo hits (tests read these). */
-  misses = 0;
-  hits = 0;
-
-  constructor(capacity = 10_000) {
-    this.capacity = capacity;
-  }
-
-  /**
-   * The total for `filterKey` at `version`; `count` runs on a miss. `version` must have been read
-   * before `count` runs, so a memoized total never reflects an older state than its key.
-   */
-  async total(teamId: number, version: string, filterKey: string, count: () => Promise<number>): Promise<number> {
-    const key = `${teamId}|${version}|${filterKey}`;
-    const known = this.entries.get(key);
-    if (known !== undefined) {
-      this.hits++;
-      // least recently used first: a hit moves the entry to the end
-      this.entries.delete(key);
-      this.entries.set(key, known);
-      return known;
-    }
-    // after a change, every concurrent list request misses at once: one count serves them all
-    const running = this.inFlight.get(key);
-    if (running) return running;
-    this.misses++;
-    const counting = count().then((value) => {
-      this.entries.set(key, value);
-      if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-      return value;
-    });
-    this.inFlight.set(key, counting);
-    try {
-      return await counting;
-    } finally {
-      this.inFlight.delete(key);
-    }
-  }
 }

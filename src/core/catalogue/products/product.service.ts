@@ -22,7 +22,7 @@ import {
   visibleProductIds,
 } from './product-read.ts';
 import { syncPage } from './product-sync.ts';
-import { ProductTotals } from './product-totals.ts';
+import { VersionedMemo } from '../../platform/versioned-memo.ts';
 import { readPinnedVersions } from './product-template.ts';
 import {
   applyCustomValues,
@@ -68,7 +68,7 @@ export class ProductService {
   private readonly syncScanLimit: number;
   private readonly lifecycle: ProductLifecycle;
   /** Exact list totals memoized by product version (product-totals.ts). */
-  readonly totals = new ProductTotals();
+  readonly totals = new VersionedMemo<number>(10_000);
 
   constructor(options: ProductServiceOptions) {
     this.library = options.library;

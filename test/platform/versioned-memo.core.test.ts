@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VersionedMemo } from '../../src/core/assets/search/versioned-memo.ts';
+import { VersionedMemo } from '../../src/core/platform/versioned-memo.ts';
 
 /** Gets `key` at version "1" of team 1, computing `value`; returns what the memo answered and whether it computed. */
 async function fetch<T>(memo: VersionedMemo<T>, key: string, value: T): Promise<{ answer: T; computed: boolean }> {
@@ -11,7 +11,7 @@ async function fetch<T>(memo: VersionedMemo<T>, key: string, value: T): Promise<
   return { answer, computed };
 }
 
-describe('VersionedMemo (search totals and colour matches)', () => {
+describe('VersionedMemo (search totals, colour matches, product list totals)', () => {
   it('computes a key once per team and library version, and again for a new version or another team', async () => {
     const memo = new VersionedMemo<number>(10);
     expect((await fetch(memo, 'a', 5)).computed).toBe(true);
@@ -61,5 +61,31 @@ describe('VersionedMemo (search totals and colour matches)', () => {
     expect((await fetch(memo, 'a', [1])).computed).toBe(true);
     expect((await fetch(memo, 'a', [1])).computed).toBe(true);
     expect(memo.keptWeight).toBe(0);
+  });
+
+  it('shares one computation among concurrent misses of the same key, and computes again for a new version', async () => {
+    const memo = new VersionedMemo<number>(10);
+    let computed = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const compute = async () => {
+      computed++;
+      await gate;
+      return 42;
+    };
+    const waiting = Promise.all([1, 2, 3].map(() => memo.get(7, '5', 'all', compute)));
+    release();
+    expect(await waiting).toEqual([42, 42, 42]);
+    expect(computed).toBe(1);
+    expect(await memo.get(7, '5', 'all', compute)).toBe(42);
+    expect(computed).toBe(1);
+    expect(await memo.get(7, '6', 'all', async () => 41)).toBe(41);
+    expect(await memo.get(8, '5', 'all', async () => 3)).toBe(3);
+  });
+
+  it('does not keep a failed computation: the next request computes again', async () => {
+    const memo = new VersionedMemo<number>(10);
+    await expect(memo.get(1, '1', 'all', async () => Promise.reject(new Error('gone')))).rejects.toThrow('gone');
+    expect(await memo.get(1, '1', 'all', async () => 9)).toBe(9);
   });
 });

@@ -1,30 +1,21 @@
-import { queryOne } from '../../platform/sql.ts';
-import type { TeamScope } from '../library.service.ts';
-
 /**
- * The team's library version as text, 0 before its first change (triggers raise it at the commit of
- * every change): a scalar SQL expression taking the team id as its one parameter.
- */
-export const LIBRARY_VERSION_SQL = 'coalesce((select v.version from library_versions v where v.team_id = ?), 0)::text';
-
-/** The team's library version as of now (LIBRARY_VERSION_SQL). */
-export async function libraryVersionOf(scope: TeamScope): Promise<string> {
-  const row = await queryOne<{ version: string }>(scope, `select ${LIBRARY_VERSION_SQL} as version`, [scope.teamId]);
-  return row!.version;
-}
-
-/**
- * A memo of facts about a team's library as it is at one library version (docs/search.md): exact
- * search totals, and the files matching a colour. Computing them costs time proportional to the
- * matches (an exact `count(*)` of 100,000 matches of 1M files reads every matching row), so each
- * is computed once per team, library version and key and reused for every page and repeat of the
- * search. The key carries the library version, which triggers raise at the commit of any change to
- * the team's library: an entry can only be hit while the library is exactly as it was when it was
- * computed, so a fact is never stale, in any process. Entries of older versions are never read
- * again and age out of the bounded LRU.
+ * A memo of facts about a team's data as it is at one version of it: exact search totals and the
+ * files matching a colour (keyed by the library version, docs/search.md), exact product list totals
+ * (keyed by the product version, docs/products.md). Computing them costs time proportional to the
+ * matches (an exact `count(*)` of 100,000 matches of 1M rows reads every matching row), so each is
+ * computed once per team, version and key and reused for every page and repeat of the request.
+ * Triggers raise the version at the commit of any change to what it covers: an entry can only be
+ * hit while the data is exactly as it was when it was computed, so a fact is never stale, in any
+ * process, and processes never need to agree. Entries of older versions are never read again and
+ * age out of the bounded LRU.
+ *
+ * The caller reads the version before computing, so a value never reflects an older state than
+ * its key.
  */
 export class VersionedMemo<T> {
   private readonly entries = new Map<string, { value: T; weight: number }>();
+  /** Computations running now: concurrent misses of one key share one computation. */
+  private readonly inFlight = new Map<string, Promise<T>>();
   private readonly capacity: number;
   private readonly weight: { of: (value: T) => number; max: number } | undefined;
   private totalWeight = 0;
@@ -42,11 +33,6 @@ export class VersionedMemo<T> {
   constructor(capacity: number, weight?: { of: (value: T) => number; max: number }) {
     this.capacity = capacity;
     this.weight = weight;
-  }
-
-  /** The team's library version: read it before computing, so a value never reflects an older state than its key. */
-  versionOf(scope: TeamScope): Promise<string> {
-    return libraryVersionOf(scope);
   }
 
   /** The total weight of the entries kept (tests). */
@@ -70,10 +56,24 @@ export class VersionedMemo<T> {
       this.entries.set(entryKey, known);
       return known.value;
     }
+    if (!this.enabled) {
+      this.misses++;
+      return compute();
+    }
+    // after a change every concurrent request misses at once: one computation serves them all
+    const running = this.inFlight.get(entryKey);
+    if (running) return running;
     this.misses++;
-    const value = await compute();
-    if (this.enabled) this.keep(entryKey, value);
-    return value;
+    const computing = compute().then((value) => {
+      this.keep(entryKey, value);
+      return value;
+    });
+    this.inFlight.set(entryKey, computing);
+    try {
+      return await computing;
+    } finally {
+      this.inFlight.delete(entryKey);
+    }
   }
 
   private keep(entryKey: string, value: T): void {
