@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createCore } from '../core/core.ts';
 import { DomainError } from '../core/platform/errors.ts';
+import { loadSigningSecret } from '../core/platform/settings.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../db/orm.ts';
 import type { CliCommand } from './command.ts';
 import { accessCommands } from './commands/access.ts';
@@ -41,7 +42,10 @@ async function run(argv: string[]): Promise<void> {
   const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 4 });
   try {
     await migrateUp(orm);
-    const result = await command.run(createCore(orm, config), flags as Record<string, string | boolean | undefined>);
+    // the same link-signing secret as the service (kept in the database unless configured), so a
+    // command's result may carry signed links like the API's do
+    const linkSigningSecret = await loadSigningSecret({ em: orm.em.fork() }, config.linkSigningSecret);
+    const result = await command.run(createCore(orm, { ...config, linkSigningSecret }), flags as Record<string, string | boolean | undefined>);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await orm.close();

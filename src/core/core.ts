@@ -199,7 +199,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       library,
       libraryImport,
       pendingInbound: new PendingInboundService({ imports: libraryImport, storage }),
-      libraryEdit: new LibraryEditService(),
+      libraryEdit: new LibraryEditService({ readItem: async (tx, fileId) => (await assetSearch.findItems(tx, [fileId], { includeTags: false }))[0]! }),
       folderEdit: new FolderEditService(),
       recycleBin,
       versionLines: new VersionLineService({ recycleBin, imports: libraryImport }),

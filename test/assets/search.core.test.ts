@@ -207,3 +207,18 @@ describe('share passwords', () => {
     expect(await verifySharePassword('pässword', 'md5$x')).toBe(false);
   });
 });
+
+describe('library edits answer the committed item (issue 12 item 4)', () => {
+  it('answers updateFile and moveFile with the file as their transaction left it, as search then shows it', async () => {
+    // team B's file: its edits change none of team A's totals the tests above rely on
+    const editorB = await given(env).ctx(await given(env).key(lib.teamB, 'editable'));
+    const updated = await env.core.assets.libraryEdit.updateFile(editorB, lib.fileOfB, { name: 'renamed.png', description: 'Edited in one transaction', tags: ['warm', 'fresh'] });
+    expect(updated).toMatchObject({ id: lib.fileOfB, name: 'renamed.png', description: 'Edited in one transaction', parentIds: [lib.folderOfB] });
+    const [shown] = await env.core.assets.assetSearch.findItems(editorB, [lib.fileOfB], { includeTags: false });
+    // signed links carry their own expiry, so they differ by the time between the two reads
+    const unsigned = ({ downloadUrl: _d, thumbnailAccessUrl: _t, publicUrl: _p, ...rest }: typeof updated) => rest;
+    expect(unsigned(updated)).toEqual(unsigned(shown!));
+    const moved = await env.core.assets.libraryEdit.moveFile(editorB, lib.fileOfB, { folderId: null });
+    expect(moved).toMatchObject({ id: lib.fileOfB, name: 'renamed.png', parentIds: [] });
+  });
+});

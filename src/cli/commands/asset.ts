@@ -93,7 +93,7 @@ export const assetCommands: Record<string, CliCommand> = {
   },
   'asset transfer': {
     flags: { user: { type: 'string' }, file: { type: 'string' }, owner: { type: 'string' } },
-    run: async (core, flags) => core.assets.libraryEdit.transferOwnership(await asMember(core, flags), idFlag(flags.file), { ownerUserId: numberFlag(flags.owner) }),
+    run: async (core, flags) => ({ id: (await core.assets.libraryEdit.transferOwnership(await asMember(core, flags), idFlag(flags.file), { ownerUserId: numberFlag(flags.owner) })).id }),
   },
   'asset validity': {
     flags: { user: { type: 'string' }, file: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' } },

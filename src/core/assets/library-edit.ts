@@ -10,6 +10,7 @@ import type { UnitOfWork } from './folders.ts';
 import { requireTeam } from '../access/require-team.ts';
 import { fileFacts, libraryEvents, type FileFacts } from '../events/library-events.ts';
 import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, TransferOwnershipInput, type AnalysisInput } from './library-edit.schemas.ts';
+import type { AssetItem } from './search/search.schemas.ts';
 
 const checkPatch = compileInput(LibraryFilePatch);
 const checkMove = compileInput(MoveFileInput);
@@ -77,13 +78,22 @@ async function replaceTags(tx: UnitOfWork, teamId: number, fileId: number, names
   );
 }
 
+/** The file as the edit's transaction leaves it, as search shows it (AssetSearchService.findItems). */
+export type ReadCommittedItem = (tx: Ctx, fileId: number) => Promise<AssetItem>;
+
 /**
  * Library file edits for frontends (GraphQL) and operators (docs/search.md). Editing needs the
  * editable role or higher (`library:edit`), as creating and editing products does (spec 5).
  */
 export class LibraryEditService {
+  private readonly deps: { readItem: ReadCommittedItem };
+
+  constructor(deps: { readItem: ReadCommittedItem }) {
+    this.deps = deps;
+  }
+
   /** Sets a file's name, description, tags, score, link and analysis fields; omitted fields stay, null clears. */
-  async updateFile(ctx: Ctx, fileId: number, input: unknown): Promise<{ id: number }> {
+  async updateFile(ctx: Ctx, fileId: number, input: unknown): Promise<AssetItem> {
     requirePermission(ctx, 'library:edit');
     const patch = checkPatch(input);
     const sets: Assignment[] = [];
@@ -98,12 +108,12 @@ export class LibraryEditService {
       if (tags !== undefined) await replaceTags(tx, tx.teamId, fileId, tags);
       await applyAssignments(tx, tx.teamId, fileId, [...sets, editedBy(tx)]);
       await libraryEvents.edited(tx, before, fileId);
-      return { id: fileId };
+      return this.deps.readItem(tx, fileId);
     });
   }
 
   /** Moves a file to a live folder of the team, or to the root with null (404 for another team's folder). */
-  async moveFile(ctx: Ctx, fileId: number, input: unknown): Promise<{ id: number }> {
+  async moveFile(ctx: Ctx, fileId: number, input: unknown): Promise<AssetItem> {
     requirePermission(ctx, 'library:edit');
     const { folderId } = checkMove(input);
     return inTransaction(ctx, async (tx) => {
@@ -114,7 +124,7 @@ export class LibraryEditService {
       const before = await lockFileForEdit(tx, fileId);
       await queryRows(tx, 'update library_files set folder_id = ?, update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [folderId, memberIdOf(tx.actor), fileId, tx.teamId]);
       await libraryEvents.moved(tx, before, fileId);
-      return { id: fileId };
+      return this.deps.readItem(tx, fileId);
     });
   }
 
@@ -123,17 +133,18 @@ export class LibraryEditService {
    * ID. 422 naming ownerUserId when the member is not the team's; transferring to the current
    * owner changes nothing and writes no event.
    */
-  async transferOwnership(ctx: Ctx, fileId: number, input: unknown): Promise<{ id: number }> {
+  async transferOwnership(ctx: Ctx, fileId: number, input: unknown): Promise<AssetItem> {
     requirePermission(ctx, 'library:edit');
     const { ownerUserId } = checkTransfer(input);
     return inTransaction(ctx, async (tx) => {
       const member = await queryOne(tx, 'select id from members where id = ? and team_id = ?', [ownerUserId, tx.teamId]);
       if (!member) throw invalid('ownerUserId', 'must be a member of the team');
       const before = await lockFileForEdit(tx, fileId);
-      if (before.ownerUserId === ownerUserId) return { id: fileId };
-      await applyAssignments(tx, tx.teamId, fileId, [{ column: 'owner_id', value: ownerUserId }, editedBy(tx)]);
-      await libraryEvents.ownerChanged(tx, fileId);
-      return { id: fileId };
+      if (before.ownerUserId !== ownerUserId) {
+        await applyAssignments(tx, tx.teamId, fileId, [{ column: 'owner_id', value: ownerUserId }, editedBy(tx)]);
+        await libraryEvents.ownerChanged(tx, fileId);
+      }
+      return this.deps.readItem(tx, fileId);
     });
   }
 

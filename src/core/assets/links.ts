@@ -65,7 +65,7 @@ export class LinkSigner {
   }
 
   private mac(teamId: number, fileId: number, purpose: LinkPurpose, expiresAt: number, variant?: string): string {
-    // the CLI builds a core without the database-kept secret; it never signs links
+    // a core built without the secret (tests of unrelated parts) must not sign with an empty key
     if (!this.secret) throw new Error('LINK_SIGNING_SECRET is not loaded; links cannot be signed or verified');
     // a derived link signs its recipe too; the other purposes keep their original message
     const message = `shelf-file-link:v1|${teamId}|${fileId}|${purpose}|${expiresAt}${purpose === 'derived' ? `|${variant}` : ''}`;

@@ -255,12 +255,6 @@ const FolderMembershipRef = builder.objectRef<{ folderId: number; userId: number
   fields: (t) => ({ folderId: t.exposeInt('folderId', { description: 'The folder.' }), userId: t.exposeInt('userId', { description: 'The member.' }) }),
 });
 
-/** The file as it is now, after an edit (a deleted or foreign file is not_found before this point). */
-async function itemOf(gql: GqlContext, id: number): Promise<AssetItem> {
-  const [item] = await gql.core.assets.assetSearch.findItems(gql.ctx, [id], { includeTags: false });
-  return item!;
-}
-
 builder.queryFields((t) => ({
   searchAssets: t.field({
     type: AssetSearchResultRef,
@@ -307,13 +301,13 @@ builder.mutationFields((t) => ({
     type: AssetItemRef,
     description: 'Sets name, description, tags, score, link and analysis fields; needs editable or higher.',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), input: t.arg({ type: LibraryFilePatchInput, required: true, description: 'The changes.' }) },
-    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.assets.libraryEdit.updateFile(gql.ctx, args.id, args.input)).id),
+    resolve: (_root, args, gql) => gql.core.assets.libraryEdit.updateFile(gql.ctx, args.id, args.input),
   }),
   moveLibraryFile: t.field({
     type: AssetItemRef,
     description: 'Moves a file to a folder (null: the root); needs editable or higher.',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), folderId: t.arg.int({ description: 'A live folder of the team; null or omitted: the root.' }) },
-    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.assets.libraryEdit.moveFile(gql.ctx, args.id, { folderId: args.folderId ?? null })).id),
+    resolve: (_root, args, gql) => gql.core.assets.libraryEdit.moveFile(gql.ctx, args.id, { folderId: args.folderId ?? null }),
   }),
   setLibraryFileValidity: t.field({
     type: FileValidityRef,
@@ -325,7 +319,7 @@ builder.mutationFields((t) => ({
     type: AssetItemRef,
     description: 'Transfers a file to another member of the team (its file-path ID stays); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED OWNER event. Errors: not_found, validation_failed (ownerUserId not a member of the team).',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), ownerUserId: t.arg.int({ required: true, description: 'Member id of the new owner, of the same team.' }) },
-    resolve: async (_root, args, gql) => itemOf(gql, (await gql.core.assets.libraryEdit.transferOwnership(gql.ctx, args.id, { ownerUserId: args.ownerUserId })).id),
+    resolve: (_root, args, gql) => gql.core.assets.libraryEdit.transferOwnership(gql.ctx, args.id, { ownerUserId: args.ownerUserId }),
   }),
   addLibraryFolderMember: t.field({
     type: FolderMembershipRef,
