@@ -1,3 +1,4 @@
+import { optionalFields } from '../../platform/schema-shapes.ts';
 import { Type, type Static } from 'typebox';
 
 const nullableString = (maxLength: number, description: string) =>
@@ -29,14 +30,7 @@ export const BrandCreate = Type.Object(
 );
 
 /** Spec 4.2 BrandPatch as REST clients send it: any of name, description, logoUrl, at least one. */
-export const BrandPatch = Type.Object(
-  {
-    name: Type.Optional(brandFields.name),
-    description: Type.Optional(brandFields.description),
-    logoUrl: Type.Optional(brandFields.logoUrl),
-  },
-  { $id: 'BrandPatch', additionalProperties: false, minProperties: 1 },
-);
+export const BrandPatch = optionalFields(brandFields, ['name', 'description', 'logoUrl'], { $id: 'BrandPatch', additionalProperties: false, minProperties: 1 });
 
 /** A brand as signed-in frontends (GraphQL) and operators create it: the spec's fields plus website, sortOrder and isEnabled. */
 export const BrandCreateExtended = Type.Object(
@@ -53,17 +47,7 @@ export const BrandCreateExtended = Type.Object(
 export type BrandCreateExtended = Static<typeof BrandCreateExtended>;
 
 /** Changes as GraphQL sends them: the spec's fields plus website, sortOrder and isEnabled; at least one. */
-export const BrandPatchExtended = Type.Object(
-  {
-    name: Type.Optional(brandFields.name),
-    description: Type.Optional(brandFields.description),
-    website: Type.Optional(brandFields.website),
-    logoUrl: Type.Optional(brandFields.logoUrl),
-    sortOrder: Type.Optional(brandFields.sortOrder),
-    isEnabled: Type.Optional(brandFields.isEnabled),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const BrandPatchExtended = optionalFields(brandFields, ['name', 'description', 'website', 'logoUrl', 'sortOrder', 'isEnabled'], { additionalProperties: false, minProperties: 1 });
 export type BrandPatchExtended = Static<typeof BrandPatchExtended>;
 
 /** Spec 2.2 Brand as returned; the raw logo URL is never part of it. */

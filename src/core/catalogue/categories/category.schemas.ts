@@ -1,3 +1,4 @@
+import { optionalFields } from '../../platform/schema-shapes.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { PageQuery } from '../../platform/pagination.ts';
@@ -49,18 +50,7 @@ export const CategoryCreate = Type.Object(
 export type CategoryCreate = Static<typeof CategoryCreate>;
 
 /** Spec 4.3 CategoryPatch: CategoryCreate without brandId (immutable), all optional, at least one field. */
-export const CategoryPatch = Type.Object(
-  {
-    name: Type.Optional(categoryFields.name),
-    parentId: Type.Optional(categoryFields.parentId),
-    sortOrder: Type.Optional(categoryFields.sortOrder),
-    description: Type.Optional(categoryFields.description),
-    iconEmoji: Type.Optional(categoryFields.iconEmoji),
-    iconAssetId: Type.Optional(categoryFields.iconAssetId),
-    isEnabled: Type.Optional(categoryFields.isEnabled),
-  },
-  { $id: 'CategoryPatch', additionalProperties: false, minProperties: 1 },
-);
+export const CategoryPatch = optionalFields(categoryFields, ['name', 'parentId', 'sortOrder', 'description', 'iconEmoji', 'iconAssetId', 'isEnabled'], { $id: 'CategoryPatch', additionalProperties: false, minProperties: 1 });
 export type CategoryPatch = Static<typeof CategoryPatch>;
 
 /** Spec 2.3 Category as returned. */

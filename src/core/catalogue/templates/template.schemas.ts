@@ -1,3 +1,4 @@
+import { optionalFields } from '../../platform/schema-shapes.ts';
 import { Type, type Static } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 
@@ -113,19 +114,7 @@ export const TemplateCreate = Type.Object(
 export type TemplateCreate = Static<typeof TemplateCreate>;
 
 /** Spec 4.4 TemplatePatch: every field optional, at least one; `groups` replaces the definition. */
-export const TemplatePatch = Type.Object(
-  {
-    name: Type.Optional(templateFields.name),
-    description: Type.Optional(templateFields.description),
-    enabled: Type.Optional(templateFields.enabled),
-    groups: Type.Optional(templateFields.groups),
-    boundBrandIds: Type.Optional(templateFields.boundBrandIds),
-    boundCategoryIds: Type.Optional(templateFields.boundCategoryIds),
-    isLibraryDefault: Type.Optional(templateFields.isLibraryDefault),
-    syncStrategy: Type.Optional(templateFields.syncStrategy),
-  },
-  { $id: 'TemplatePatch', additionalProperties: false, minProperties: 1 },
-);
+export const TemplatePatch = optionalFields(templateFields, ['name', 'description', 'enabled', 'groups', 'boundBrandIds', 'boundCategoryIds', 'isLibraryDefault', 'syncStrategy'], { $id: 'TemplatePatch', additionalProperties: false, minProperties: 1 });
 export type TemplatePatch = Static<typeof TemplatePatch>;
 
 /** Spec 4.4 TemplateDelete (optional body). */
