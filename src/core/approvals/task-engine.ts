@@ -66,12 +66,10 @@ function actingMember(ctx: Pick<Ctx, 'actor'>): number {
  * cancellation, each in one transaction that also writes its callbacks, in the order of 6.3.
  */
 export class ApprovalEngine {
-  private readonly storage: Storage;
-  private readonly libraryImport: LibraryImportService;
+  private readonly deps: { storage: Storage; libraryImport: LibraryImportService };
 
   constructor(deps: { storage: Storage; libraryImport: LibraryImportService }) {
-    this.storage = deps.storage;
-    this.libraryImport = deps.libraryImport;
+    this.deps = deps;
   }
 
   /** Starts a node visit: its approvers' decisions pending, its timeout armed, NODE_TRANSFERRED (when the flow moves) then NODE_STARTED. */
@@ -273,11 +271,11 @@ export class ApprovalEngine {
     const dir = await mkdtemp(join(tmpdir(), 'shelf-approved-'));
     try {
       for (const [i, asset] of assets.entries()) {
-        const opened = await this.storage.open(asset.storage_key);
+        const opened = await this.deps.storage.open(asset.storage_key);
         if (!opened) throw new DomainError('internal_server_error', 'An approved asset is missing from storage');
         const path = join(dir, String(i));
         await pipeline(opened.stream, createWriteStream(path));
-        await this.libraryImport.importFile(tx, { team: task.team_id, file: path, name: asset.name, folder: task.target_folder || '/', user: operatorId });
+        await this.deps.libraryImport.importFile(tx, { team: task.team_id, file: path, name: asset.name, folder: task.target_folder || '/', user: operatorId });
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -291,7 +289,7 @@ export class ApprovalEngine {
     assets: { sha256: string; byteSize: number; name: string; mimeType: string | null; storageKey: string }[],
   ): Promise<Record<string, unknown>[]> {
     const latest: Record<string, unknown>[] = [];
-    await pinAllStoredBytes(tx, this.storage, assets.map((asset) => asset.storageKey));
+    await pinAllStoredBytes(tx, this.deps.storage, assets.map((asset) => asset.storageKey));
     for (const [position, asset] of assets.entries()) {
       const previous = await queryOne<{ version: number; storage_key: string }>(
         tx,

@@ -129,21 +129,19 @@ function requireAll(wanted: number[], found: number[]): void {
  * discarding removes the rows and writes no event. Both are all-or-nothing and need library:edit.
  */
 export class PendingInboundService {
-  private readonly imports: LibraryImportService;
-  private readonly storage: Storage;
+  private readonly deps: { imports: LibraryImportService; storage: Storage };
 
   constructor(deps: { imports: LibraryImportService; storage: Storage }) {
-    this.imports = deps.imports;
-    this.storage = deps.storage;
+    this.deps = deps;
   }
 
   /** `asset import --file F --pending`: the import's rules and probing, then a pending row instead of a placement. */
   async holdFile(op: UnitOfWork, input: unknown): Promise<HeldInbound> {
-    const plan = await this.imports.prepareFile(op, input);
+    const plan = await this.deps.imports.prepareFile(op, input);
     const { facts } = plan;
     // the row is written under the bytes' lock, so a permanent delete cannot take them in between
     const row = await inTransaction(op, async (tx) => {
-      await this.imports.pinBytes(tx, plan);
+      await this.deps.imports.pinBytes(tx, plan);
       return queryOne<{ id: number }>(
         tx,
         `insert into library_pending_inbounds (team_id, folder_path, name, extension, tags, description, score, link, user_id,
@@ -161,7 +159,7 @@ export class PendingInboundService {
 
   /** `asset import --dir D --pending`: every regular file held as its own pending inbound; folders are created only at confirm. */
   async holdDirectory(op: UnitOfWork, input: unknown, onProgress: ImportProgress = () => {}): Promise<HeldInbound> {
-    const { done, failed } = await this.imports.eachFileOfDirectory(op, input, onProgress, { mirrorFolders: false }, (file) => this.holdFile(op, file));
+    const { done, failed } = await this.deps.imports.eachFileOfDirectory(op, input, onProgress, { mirrorFolders: false }, (file) => this.holdFile(op, file));
     return { pendingIds: done.flatMap((held) => held.pendingIds), failed };
   }
 
@@ -195,10 +193,10 @@ export class PendingInboundService {
       );
       requireAll(wanted, rows.map((r) => r.id));
       // every key's lock first, in key order, so two confirms of the same contents never deadlock
-      await pinAllStoredBytes(tx, this.storage, rows.map((r) => objectKey(r.sha256)));
+      await pinAllStoredBytes(tx, this.deps.storage, rows.map((r) => objectKey(r.sha256)));
       const confirmed: ConfirmedInbound[] = [];
       for (const row of rows) {
-        const placed = await this.imports.place(tx, planOf(tx.teamId, row));
+        const placed = await this.deps.imports.place(tx, planOf(tx.teamId, row));
         confirmed.push({ pendingInboundId: row.id, materialId: placed.id, folderIds: placed.folderIds });
       }
       await queryRows(tx, 'delete from library_pending_inbounds where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(wanted)]);
@@ -222,7 +220,7 @@ export class PendingInboundService {
       return rows;
     });
     // the held bytes go too, unless a file, another pending inbound or an approval uses them
-    await releaseBytes(ctx, this.storage, removed);
+    await releaseBytes(ctx, this.deps.storage, removed);
     return { discarded: removed.map((r) => r.id).sort((a, b) => a - b) };
   }
 

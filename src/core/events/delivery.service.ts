@@ -144,12 +144,10 @@ function headerValue(value: string | string[] | undefined): string | undefined {
  * that dies mid-attempt leaves a lease that expires, and the event is sent again with its eventId.
  */
 export class DeliveryService {
-  private readonly poster: WebhookPoster;
-  private readonly settings: DeliverySettings;
+  private readonly deps: { poster: WebhookPoster; settings: DeliverySettings };
 
   constructor(deps: { poster: WebhookPoster; settings: DeliverySettings }) {
-    this.poster = deps.poster;
-    this.settings = deps.settings;
+    this.deps = deps;
   }
 
   /**
@@ -159,7 +157,7 @@ export class DeliveryService {
    * database round trips, not the HTTP requests, bounded delivery throughput (bench/RESULTS.md).
    */
   async attemptMany(op: UnitOfWork, deliveryIds: string[]): Promise<DeliveryOutcome[]> {
-    const claimed = await queryRows<Claimed>(op, CLAIM_MANY, [this.settings.attemptTimeoutMs + LEASE_MARGIN_MS, `{${deliveryIds.join(',')}}`]);
+    const claimed = await queryRows<Claimed>(op, CLAIM_MANY, [this.deps.settings.attemptTimeoutMs + LEASE_MARGIN_MS, `{${deliveryIds.join(',')}}`]);
     if (claimed.length === 0) return [];
     const results = await Promise.all(claimed.map((c) => this.send(c)));
     const succeeded = claimed.filter((_c, i) => isSuccess(results[i]!.statusCode));
@@ -197,7 +195,7 @@ export class DeliveryService {
     const headers = { 'content-type': 'application/json', 'user-agent': 'Shelf-Webhooks/1.0', ...signatureHeaders(secrets, claimed.event_id, body) };
     const started = Date.now();
     try {
-      const response = await this.poster.post(claimed.url, body, { headers, timeoutMs: this.settings.attemptTimeoutMs, maxResponseBytes: 64 * 1024 });
+      const response = await this.deps.poster.post(claimed.url, body, { headers, timeoutMs: this.deps.settings.attemptTimeoutMs, maxResponseBytes: 64 * 1024 });
       return {
         statusCode: response.status,
         error: isSuccess(response.status) ? null : `HTTP ${response.status}`,
@@ -224,7 +222,7 @@ export class DeliveryService {
       await this.disableEndpoint(tx, claimed.endpoint_id, 'The receiver answered 410 Gone');
       return { outcome: 'endpoint_disabled', ...base, next: finished.next };
     }
-    const delay = retryDelayMs(this.settings.retryScheduleMs, claimed.attempts);
+    const delay = retryDelayMs(this.deps.settings.retryScheduleMs, claimed.attempts);
     if (delay === null) {
       const finished = await this.finish(tx, claimed, 'failed', result);
       if (!finished) return { outcome: 'skipped' };

@@ -38,12 +38,10 @@ interface ShareRow {
  * by `path_ids @> {root}`, so neither another folder of the team nor another team is reachable.
  */
 export class ShareService {
-  private readonly signer: LinkSigner;
-  private readonly limiter: AttemptLimiter;
+  private readonly deps: { signer: LinkSigner; limiter: AttemptLimiter };
 
   constructor(deps: { signer: LinkSigner; limiter: AttemptLimiter }) {
-    this.signer = deps.signer;
-    this.limiter = deps.limiter;
+    this.deps = deps;
   }
 
   /** `share create`: a new unguessable token for an existing folder, optionally password-protected; the token is shown once. */
@@ -98,7 +96,7 @@ export class ShareService {
       body.needChildren ? this.childFolders(ctx, folderId, nameLike) : Promise.resolve([]),
     ]);
     const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: null, nowMs };
-    return { assets: rows.map((row) => toAssetItem(row, this.signer, links)), totalCount: counted!.n, folders, folderCount: folders.length };
+    return { assets: rows.map((row) => toAssetItem(row, this.deps.signer, links)), totalCount: counted!.n, folders, folderCount: folders.length };
   }
 
   /**
@@ -119,9 +117,9 @@ export class ShareService {
       if (password === undefined || password.length === 0) throw new DomainError('share_password_required', 'This share is protected by a password');
       // failed guesses are counted per share and caller, across processes (issue 12 item 7)
       const attempts = `share:${ctx.teamId}:${share.id}:${actorLabel(ctx.actor)}`;
-      await this.limiter.check(attempts);
+      await this.deps.limiter.check(attempts);
       if (!(await verifySharePassword(password, share.passwordHash))) {
-        await this.limiter.recordFailure(attempts);
+        await this.deps.limiter.recordFailure(attempts);
         throw new DomainError('share_password_invalid', 'The share password is wrong');
       }
     }

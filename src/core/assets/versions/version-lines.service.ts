@@ -62,12 +62,10 @@ async function setFile(tx: Ctx, fileId: number, sets: string, params: unknown[])
  * operations need `library:edit` and write MATERIAL_VERSION_CHANGED in their transaction.
  */
 export class VersionLineService {
-  private readonly recycleBin: RecycleBinService;
-  private readonly imports: LibraryImportService;
+  private readonly deps: { recycleBin: RecycleBinService; imports: LibraryImportService };
 
   constructor(deps: { recycleBin: RecycleBinService; imports: LibraryImportService }) {
-    this.recycleBin = deps.recycleBin;
-    this.imports = deps.imports;
+    this.deps = deps;
   }
 
   /**
@@ -76,9 +74,9 @@ export class VersionLineService {
    * a refused version leaves no file behind. With `makeCover` this is 6.2 REPLACE_COVER_ON_UPLOAD.
    */
   async importVersion(op: UnitOfWork, input: unknown, versionOf: number, makeCover: boolean): Promise<ImportedFile & { line: VersionLineView }> {
-    const plan = await this.imports.prepareFile(op, input);
+    const plan = await this.deps.imports.prepareFile(op, input);
     return inTransaction(op, async (tx) => {
-      const placed = await this.imports.place(tx, plan);
+      const placed = await this.deps.imports.place(tx, plan);
       const ctx: Ctx = { em: tx.em, teamId: plan.teamId, actor: importActor(plan), requestId: 'cli' };
       await libraryEvents.imported(ctx, placed.id);
       const line = await this.addVersion(ctx, versionOf, { versionFileId: placed.id, makeCover });
@@ -174,7 +172,7 @@ export class VersionLineService {
         await setFile(tx, newCover.id, 'version_line_id = null, version_number = null', []);
         await queryRows(tx, 'delete from library_version_lines where id = ? and team_id = ?', [lineId, tx.teamId]);
       }
-      const recycleEntryId = removeType === 'DELETE' ? await this.recycleBin.takeFileInTransaction(tx, fileId) : null;
+      const recycleEntryId = removeType === 'DELETE' ? await this.deps.recycleBin.takeFileInTransaction(tx, fileId) : null;
       await this.changed(
         tx,
         { coverMaterialId: fileId, newMaterialId: newest.id, action: 'REMOVE', version: member.version!, removeType, versionGroupDissolved: dissolved },
