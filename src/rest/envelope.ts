@@ -19,6 +19,11 @@ export function ok<T>(requestId: string, data: T, pagination?: Pagination): Enve
     : { success: true, data, code: null, message: null, requestId };
 }
 
+/** The envelope of one ordinary page of a list: its items as data, and its pagination. */
+export function okPage<T>(requestId: string, page: { items: T[]; pagination: Pagination }): Envelope<T[]> {
+  return ok(requestId, page.items, page.pagination);
+}
+
 export function failure(requestId: string, code: string, message: string, details?: FieldIssue[]): Envelope<never> {
   return details && details.length > 0
     ? { success: false, data: null, code, message, requestId, details }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue/activity/activity-records.ts';
 import type { Core } from '../../core/core.ts';
-import { listSchema, ok, okSchema } from '../envelope.ts';
+import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { commonErrors } from '../schemas.ts';
 
 const tags = ['Activity records'];
@@ -24,8 +24,7 @@ export async function activityRoutes(fastify: FastifyInstance, { core }: { core:
       response: { 200: listSchema(Type.Ref('ActivityItem')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.catalogue.activity.page(request.ctx, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.catalogue.activity.page(request.ctx, request.query));
   });
 
   app.post('/activity-records/purge', {

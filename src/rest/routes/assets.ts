@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
 import { AssetLookupItem, AssetLookupQuery } from '../../core/assets/asset-lookup.ts';
-import { listSchema, ok } from '../envelope.ts';
+import { listSchema, okPage } from '../envelope.ts';
 import { commonErrors } from '../schemas.ts';
 
 const tags = ['Assets'];
@@ -24,8 +24,7 @@ export async function assetRoutes(fastify: FastifyInstance, { core }: { core: Co
       response: { 200: listSchema(Type.Ref('AssetLookupItem')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.assets.library.lookup(request.ctx, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.assets.library.lookup(request.ctx, request.query));
   });
 }
 

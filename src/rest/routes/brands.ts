@@ -5,8 +5,8 @@ import { BrandCreate, BrandPatch, BrandView } from '../../core/catalogue/brands/
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';
-import { replyCreated } from '../reply-created.ts';
-import { listSchema, ok, okSchema } from '../envelope.ts';
+import { replyCreated, replyWithEtag } from '../replies.ts';
+import { listSchema, okPage, okSchema } from '../envelope.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 
 const BrandRef = Type.Ref('Brand');
@@ -20,8 +20,7 @@ export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Co
   app.get('/brands', {
     schema: { operationId: 'listBrands', summary: 'List brands', description: 'Live brands of the team ordered by sortOrder then id, in ordinary pages (page from 1, pageSize default 20, at most 100). Any role. No ETag on lists.', tags, security, querystring: PageQuery, response: { 200: listSchema(BrandRef), ...commonErrors } },
   }, async (request) => {
-    const page = await core.catalogue.brands.listPage(request.ctx, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.catalogue.brands.listPage(request.ctx, request.query));
   });
 
   app.post('/brands', {
@@ -33,25 +32,19 @@ export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Co
   app.get('/brands/:id', {
     schema: { operationId: 'getBrand', summary: 'Get a brand', description: "One live brand with its strong ETag; 404 not_found for a missing, deleted or other team's brand.", tags, security, params: IdParams, response: { 200: okSchema(BrandRef), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.brands.get(request.ctx, request.params.id);
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.brands.get(request.ctx, request.params.id));
   });
 
   app.patch('/brands/:id', {
     schema: { operationId: 'updateBrand', summary: 'Update a brand', description: 'Changes the given fields among name, description and logoUrl (manage role; at least one; any other field is 422). With If-Match the change applies only if the brand still has that ETag (412 precondition_failed otherwise); without it the last write wins. Answers the brand and its new ETag.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('BrandPatch'), response: { 200: okSchema(BrandRef), 412: Type.Ref('ErrorEnvelope'), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.brands.update(request.ctx, request.params.id, request.body, header(request, 'if-match'), 'spec');
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.brands.update(request.ctx, request.params.id, request.body, header(request, 'if-match'), 'spec'));
   });
 
   app.delete('/brands/:id', {
     schema: { operationId: 'deleteBrand', summary: 'Delete a brand', description: 'Soft-deletes a brand with no live categories or products (409 brand_has_dependents otherwise; never cascades). Manage role; If-Match honoured.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 409: Type.Ref('ErrorEnvelope'), 412: Type.Ref('ErrorEnvelope'), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.brands.softDelete(request.ctx, request.params.id, header(request, 'if-match'));
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.brands.softDelete(request.ctx, request.params.id, header(request, 'if-match')));
   });
 }
 

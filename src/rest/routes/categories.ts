@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import { CategoryCreate, CategoryListQuery, CategoryPatch, CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { header } from '../auth.ts';
-import { replyCreated } from '../reply-created.ts';
-import { listSchema, ok, okSchema } from '../envelope.ts';
+import { replyCreated, replyWithEtag } from '../replies.ts';
+import { listSchema, okPage, okSchema } from '../envelope.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 
 const CategoryRef = Type.Ref('Category');
@@ -20,8 +20,7 @@ export async function categoryRoutes(fastify: FastifyInstance, { core }: { core:
   app.get('/categories', {
     schema: { operationId: 'listCategorys', summary: 'List categories', description: 'The flat live category tree in ordinary pages, ordered by brandId, parentId (roots first), sortOrder and id; brandId narrows it to one brand. Any role. No ETag on lists.', tags, security, querystring: CategoryListQuery, response: { 200: listSchema(CategoryRef), ...commonErrors } },
   }, async (request) => {
-    const page = await core.catalogue.categories.listPage(request.ctx, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.catalogue.categories.listPage(request.ctx, request.query));
   });
 
   app.post('/categories', {
@@ -33,25 +32,19 @@ export async function categoryRoutes(fastify: FastifyInstance, { core }: { core:
   app.get('/categories/:id', {
     schema: { operationId: 'getCategory', summary: 'Get a category', description: 'One live category with its strong ETag; 404 not_found otherwise.', tags, security, params: IdParams, response: { 200: okSchema(CategoryRef), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.categories.get(request.ctx, request.params.id);
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.categories.get(request.ctx, request.params.id));
   });
 
   app.patch('/categories/:id', {
     schema: { operationId: 'updateCategory', summary: 'Update or move a category', description: 'Changes fields or moves the category (a new parentId and/or sortOrder) within its brand (manage role); a move into its own subtree or past 10 levels is 422. If-Match honoured (412 precondition_failed).', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('CategoryPatch'), response: { 200: okSchema(CategoryRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.categories.update(request.ctx, request.params.id, request.body, header(request, 'if-match'));
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.categories.update(request.ctx, request.params.id, request.body, header(request, 'if-match')));
   });
 
   app.delete('/categories/:id', {
     schema: { operationId: 'deleteCategory', summary: 'Delete a category subtree', description: 'Soft-deletes the category and its whole subtree unless a live product references any of them (409 category_has_products, nothing deleted). Manage role; If-Match honoured.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.categories.softDelete(request.ctx, request.params.id, header(request, 'if-match'));
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.categories.softDelete(request.ctx, request.params.id, header(request, 'if-match')));
   });
 }
 

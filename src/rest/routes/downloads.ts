@@ -6,7 +6,7 @@ import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';
 import { replyWithZip } from '../download-reply.ts';
-import { listSchema, ok } from '../envelope.ts';
+import { listSchema, okPage } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
 
@@ -54,8 +54,7 @@ export async function downloadRoutes(fastify: FastifyInstance, { core }: { core:
       response: { 200: listSchema(Type.Ref('DownloadRecord')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.catalogue.downloads.listForProduct(request.ctx, request.params.id, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.catalogue.downloads.listForProduct(request.ctx, request.params.id, request.query));
   });
 
   app.get('/download-records', {
@@ -69,8 +68,7 @@ export async function downloadRoutes(fastify: FastifyInstance, { core }: { core:
       response: { 200: listSchema(Type.Ref('DownloadRecord')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.catalogue.downloads.listForTeam(request.ctx, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.catalogue.downloads.listForTeam(request.ctx, request.query));
   });
 }
 

@@ -6,8 +6,8 @@ import type { Core } from '../../core/core.ts';
 import { MAX_RESOURCE_ID } from '../../core/platform/ids.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';
-import { replyCreated } from '../reply-created.ts';
-import { listSchema, ok, okSchema } from '../envelope.ts';
+import { replyCreated } from '../replies.ts';
+import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
 
@@ -52,8 +52,7 @@ export async function productShareRoutes(fastify: FastifyInstance, { core }: { c
       response: { 200: listSchema(ShareRef), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.catalogue.productShares.list(request.ctx, request.params.id, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.catalogue.productShares.list(request.ctx, request.params.id, request.query));
   });
 
   app.delete('/products/:id/shares/:shareId', {

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { MediaObject } from '../../core/assets/library.schemas.ts';
 import { rejectRepeatedParameters } from '../../core/catalogue/products/product-query.ts';
@@ -15,8 +15,9 @@ import {
 import type { Core } from '../../core/core.ts';
 import { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
 import { header } from '../auth.ts';
-import { replyCreated } from '../reply-created.ts';
-import { listSchema, ok, okSchema } from '../envelope.ts';
+import { replyWithEtag } from '../replies.ts';
+import { replyCreated } from '../replies.ts';
+import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 
@@ -50,11 +51,6 @@ const ListEnvelope = Type.Object({
   pagination: Type.Union([OrdinaryPagination, SyncPagination], { description: 'Ordinary pagination, or with sync=true the synchronization pagination.' }),
 });
 
-function sendVersioned<T>(reply: FastifyReply, requestId: string, outcome: { data: T; etag: string }) {
-  reply.header('ETag', outcome.etag);
-  return ok(requestId, outcome.data);
-}
-
 /** Spec 4.5 and docs/products.md: products. Each handler calls one core operation and maps its result. */
 export async function productRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -87,26 +83,26 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
 
   app.get('/products/:id', {
     schema: { operationId: 'getProduct', summary: 'Get a product', description: 'ProductDetail with its pinned templateDefinition. A draft is 404 for view_only and usable keys.', tags, security, params: IdParams, response: { 200: okSchema(DetailRef), ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.get(request.ctx, request.params.id)));
+  }, async (request, reply) => replyWithEtag(reply, request.id, await core.catalogue.products.get(request.ctx, request.params.id)));
 
   app.patch('/products/:id', {
     schema: { operationId: 'updateProduct', summary: 'Update a product', description: 'The ProductCreate field rules for the fields given (at least one); templateFields shallow-merge; templateId cannot change (422); a published product must stay complete (422). Bumps updatedAt.', tags, security, params: IdParams, headers: IfMatchHeaders, body: Type.Ref('ProductPatch'), response: { 200: okSchema(DetailRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
     const outcome = await core.catalogue.products.update(request.ctx, request.params.id, request.body, header(request, 'if-match'));
-    return sendVersioned(reply, request.id, outcome);
+    return replyWithEtag(reply, request.id, outcome);
   });
 
   app.post('/products/:id/publish', {
     schema: { operationId: 'publishProduct', summary: 'Publish a product', description: 'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.publish(request.ctx, request.params.id, header(request, 'if-match'))));
+  }, async (request, reply) => replyWithEtag(reply, request.id, await core.catalogue.products.publish(request.ctx, request.params.id, header(request, 'if-match'))));
 
   app.post('/products/:id/unpublish', {
     schema: { operationId: 'unpublishProduct', summary: 'Unpublish a product', description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.unpublish(request.ctx, request.params.id, header(request, 'if-match'))));
+  }, async (request, reply) => replyWithEtag(reply, request.id, await core.catalogue.products.unpublish(request.ctx, request.params.id, header(request, 'if-match'))));
 
   app.delete('/products/:id', {
     schema: { operationId: 'deleteProduct', summary: 'Delete a product', description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.', tags, security, params: IdParams, headers: IfMatchHeaders, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
-  }, async (request, reply) => sendVersioned(reply, request.id, await core.catalogue.products.softDelete(request.ctx, request.params.id, header(request, 'if-match'))));
+  }, async (request, reply) => replyWithEtag(reply, request.id, await core.catalogue.products.softDelete(request.ctx, request.params.id, header(request, 'if-match'))));
   app.get('/products/:id/history', {
     schema: {
       operationId: 'productHistory',
@@ -120,8 +116,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
       response: { 200: listSchema(Type.Ref('ProductHistoryItem')), ...commonErrors },
     },
   }, async (request) => {
-    const page = await core.catalogue.products.history(request.ctx, request.params.id, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.catalogue.products.history(request.ctx, request.params.id, request.query));
   });
 }
 

@@ -13,8 +13,8 @@ import {
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { header } from '../auth.ts';
-import { replyCreated } from '../reply-created.ts';
-import { listSchema, ok, okSchema } from '../envelope.ts';
+import { replyCreated, replyWithEtag } from '../replies.ts';
+import { listSchema, okPage, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
 
@@ -32,8 +32,7 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
   app.get('/product-info-templates', {
     schema: { operationId: 'listTemplates', summary: 'List information templates', description: 'Live information templates of the team in ordinary pages, each at its latest version. Any role. No ETag on lists.', tags, security, querystring: PageQuery, response: { 200: listSchema(TemplateRef), ...commonErrors } },
   }, async (request) => {
-    const page = await core.catalogue.templates.listPage(request.ctx, request.query);
-    return ok(request.id, page.items, page.pagination);
+    return okPage(request.id, await core.catalogue.templates.listPage(request.ctx, request.query));
   });
 
   app.post('/product-info-templates', {
@@ -45,25 +44,19 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
   app.get('/product-info-templates/:id', {
     schema: { operationId: 'getTemplate', summary: 'Get an information template', description: 'One live template at its latest version with its strong ETag; 404 not_found otherwise.', tags, security, params: TemplateIdParams, response: { 200: okSchema(TemplateRef), ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.templates.get(request.ctx, request.params.id);
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.templates.get(request.ctx, request.params.id));
   });
 
   app.patch('/product-info-templates/:id', {
     schema: { operationId: 'updateTemplate', summary: 'Update an information template', description: 'Every successful PATCH (metadata only included) creates a new immutable version; products keep the version they pinned. Manage role; If-Match honoured (412).', tags, security, params: TemplateIdParams, headers: IfMatchHeaders, body: Type.Ref('TemplatePatch'), response: { 200: okSchema(TemplateRef), 409: ErrorRef, 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.templates.update(request.ctx, request.params.id, request.body, header(request, 'if-match'));
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.templates.update(request.ctx, request.params.id, request.body, header(request, 'if-match')));
   });
 
   app.delete('/product-info-templates/:id', {
     schema: { operationId: 'deleteTemplate', summary: 'Delete an information template', description: 'Soft-deletes a template, removes its bindings and keeps its versions for pinned products. The library default needs replacementForLibraryDefault in the body (optional otherwise). Manage role; If-Match honoured.', tags, security, params: TemplateIdParams, headers: IfMatchHeaders, body: Type.Ref('TemplateDelete'), [OPTIONAL_BODY]: true, response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors } },
   }, async (request, reply) => {
-    const { data, etag } = await core.catalogue.templates.softDelete(request.ctx, request.params.id, request.body, header(request, 'if-match'));
-    reply.header('ETag', etag);
-    return ok(request.id, data);
+    return replyWithEtag(reply, request.id, await core.catalogue.templates.softDelete(request.ctx, request.params.id, request.body, header(request, 'if-match')));
   });
 }
 

@@ -12,3 +12,8 @@ export function replyCreated<T>(reply: FastifyReply, requestId: string, outcome:
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.status(201).send(ok(requestId, outcome.body));
 }
+
+/** Answers a read or change of one resource: its strong ETag header and the data in the envelope. */
+export function replyWithEtag<T>(reply: FastifyReply, requestId: string, outcome: { data: T; etag: string }): FastifyReply {
+  return reply.header('ETag', outcome.etag).send(ok(requestId, outcome.data));
+}
