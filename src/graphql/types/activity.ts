@@ -1,20 +1,27 @@
 import type { ActivityItem } from '../../core/catalogue/activity/activity-records.ts';
 import type { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
-import type { Pagination } from '../../core/platform/pagination.ts';
 import { withoutNulls } from '../args.ts';
-import { builder, PaginationRef } from '../builder.ts';
+import { builder } from '../builder.ts';
+import { pageArgs, pageQuery, pageType, type ObjectFieldBuilder } from '../shapes.ts';
 import { JsonRef } from './library.ts';
+
+/** Who made a write and when, as a history entry and an activity record both tell it; `noun` is what the type calls the write. */
+function writerFields<Shape extends ProductHistoryItem | ActivityItem>(t: ObjectFieldBuilder<Shape>, noun: 'change' | 'write') {
+  return {
+    at: t.string({ description: `When the ${noun} committed (RFC 3339, UTC, microseconds).`, resolve: (item) => item.at }),
+    actor: t.string({ description: '`key:<id>`, `member:<id>` or `system:<job>`.', resolve: (item) => item.actor }),
+    keyId: t.int({ nullable: true, description: `The API key of the ${noun}; null without one.`, resolve: (item) => item.keyId }),
+    role: t.string({ nullable: true, description: 'That key\'s role at the time.', resolve: (item) => item.role }),
+    requestId: t.string({ nullable: true, description: 'The request id (X-Request-Id).', resolve: (item) => item.requestId }),
+  };
+}
 
 const HistoryEntryRef = builder.objectRef<ProductHistoryItem>('ProductHistoryEntry').implement({
   description: 'One change of a product (REST: GET /v1/products/{id}/history).',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Entry id (a decimal string), increasing with time.' }),
     action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished` or `deleted`.' }),
-    at: t.exposeString('at', { description: 'When the change committed (RFC 3339, UTC, microseconds).' }),
-    actor: t.exposeString('actor', { description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
-    keyId: t.exposeInt('keyId', { nullable: true, description: 'The API key of the change; null without one.' }),
-    role: t.exposeString('role', { nullable: true, description: 'That key\'s role at the time.' }),
-    requestId: t.exposeString('requestId', { nullable: true, description: 'The request id (X-Request-Id).' }),
+    ...writerFields(t, 'change'),
     changes: t.field({ type: JsonRef, description: 'The changed fields: `[{field, before, after}]`, template values as `templateFields.<id>`, media as file-path ID lists.', resolve: (e) => e.changes }),
   }),
 });
@@ -26,29 +33,13 @@ const ActivityRef = builder.objectRef<ActivityItem>('ActivityRecord').implement(
     resourceType: t.exposeString('resourceType', { description: '`brand`, `category`, `template`, `product`, `share`, `download` or `activity_records`.' }),
     resourceId: t.exposeString('resourceId', { description: 'The resource\'s id as a string.' }),
     action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `revoked` (shares) or `purged`.' }),
-    at: t.exposeString('at', { description: 'When the write committed (RFC 3339, UTC, microseconds).' }),
-    actor: t.exposeString('actor', { description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
-    keyId: t.exposeInt('keyId', { nullable: true, description: 'The API key of the write; null without one.' }),
-    role: t.exposeString('role', { nullable: true, description: 'That key\'s role at the time.' }),
-    requestId: t.exposeString('requestId', { nullable: true, description: 'The request id (X-Request-Id).' }),
+    ...writerFields(t, 'write'),
   }),
 });
 
-const HistoryPageRef = builder.objectRef<{ items: ProductHistoryItem[]; pagination: Pagination }>('ProductHistoryPage').implement({
-  description: 'A page of a product\'s history, newest first.',
-  fields: (t) => ({
-    items: t.field({ type: [HistoryEntryRef], description: 'The entries of this page.', resolve: (p) => p.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging.', resolve: (p) => p.pagination }),
-  }),
-});
+const HistoryPageRef = pageType('ProductHistoryPage', HistoryEntryRef, { description: 'A page of a product\'s history, newest first.', items: 'entries', pagination: 'Ordinary paging.' });
 
-const ActivityPageRef = builder.objectRef<{ items: ActivityItem[]; pagination: Pagination }>('ActivityRecordPage').implement({
-  description: 'A page of activity records, newest first.',
-  fields: (t) => ({
-    items: t.field({ type: [ActivityRef], description: 'The records of this page.', resolve: (p) => p.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging.', resolve: (p) => p.pagination }),
-  }),
-});
+const ActivityPageRef = pageType('ActivityRecordPage', ActivityRef, { description: 'A page of activity records, newest first.', items: 'records', pagination: 'Ordinary paging.' });
 
 builder.queryFields((t) => ({
   productHistory: t.field({
@@ -56,10 +47,9 @@ builder.queryFields((t) => ({
     description: 'A product\'s history, newest first (REST: GET /v1/products/{id}/history); visible when the product is. Errors: not_found.',
     args: {
       id: t.arg.int({ required: true, description: 'Product id.' }),
-      page: t.arg.int({ description: 'Page from 1 (default 1).' }),
-      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
+      ...pageArgs(t),
     },
-    resolve: (_root, args, gql) => gql.core.catalogue.products.history(gql.ctx, args.id, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.history(gql.ctx, args.id, pageQuery(args)),
   }),
   activityRecords: t.field({
     type: ActivityPageRef,
@@ -70,8 +60,7 @@ builder.queryFields((t) => ({
       actorKeyId: t.arg.int({ description: 'Writes made with this API key.' }),
       from: t.arg.string({ description: 'At or after this time (RFC 3339).' }),
       to: t.arg.string({ description: 'Before this time (RFC 3339).' }),
-      page: t.arg.int({ description: 'Page from 1 (default 1).' }),
-      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
+      ...pageArgs(t),
     },
     resolve: (_root, args, gql) => gql.core.catalogue.activity.page(gql.ctx, withoutNulls(args)),
   }),

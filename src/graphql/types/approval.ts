@@ -1,6 +1,7 @@
 import type { ApprovalTemplateView } from '../../core/approvals/template.service.ts';
 import type { TaskStatusView } from '../../core/approvals/task.service.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
+import { RFC3339_MICROS, timestampFields } from '../shapes.ts';
 import { JsonRef } from './library.ts';
 
 const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').implement({
@@ -15,8 +16,7 @@ const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').
     targetFolder: t.exposeString('targetFolder', { description: 'Library folder path (`/a/b`) for auto-import; empty means the library root.' }),
     workflow: t.field({ type: JsonRef, description: 'The nodes: `[{nodeId, name, signMode (and|or), approvers (member ids), copyTo, timeout {hours, transferTo} or null}]` under `nodes`.', resolve: (tpl) => tpl.workflow }),
     createdBy: t.exposeString('createdBy', { nullable: true, description: 'The member who created it, as a decimal string; null when created by an operator without one.' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
-    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    ...timestampFields(t, RFC3339_MICROS),
   }),
 });
 
@@ -55,7 +55,7 @@ const TaskRef = builder.objectRef<TaskStatusView>('ApprovalTask').implement({
     currentNodeProgress: t.field({ type: ProgressRef, description: 'Decisions on the current node.', resolve: (task) => task.currentNodeProgress }),
     currentNodeApprovers: t.field({ type: [ApproverStateRef], description: 'The current node\'s approvers; empty once finished.', resolve: (task) => task.currentNodeApprovers }),
     operator: t.field({ type: OperatorRef, nullable: true, description: 'Who acted last; null before any decision.', resolve: (task) => task.operator }),
-    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    updatedAt: t.exposeString('updatedAt', { description: RFC3339_MICROS }),
     round: t.exposeInt('round', { description: '1, plus one for each rejection.' }),
     currentNodeId: t.exposeString('currentNodeId', { nullable: true, description: 'As in callbacks: `node-2`, `node-2-resubmit-2`, `node-2-rereview-2`.' }),
     currentNodeRole: t.exposeString('currentNodeRole', { nullable: true, description: '`normal`, `resubmit_submitter` or `resubmit_approver`.' }),

@@ -1,6 +1,7 @@
 import type { BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
-import { builder, PaginationRef } from '../builder.ts';
+import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageQuery, pageType, RFC3339_EXAMPLE, timestampFields, versionedOf } from '../shapes.ts';
 
 /** Brand, loaded in batches per request so nested references cost one query. */
 export const BrandRef = builder.loadableObject('Brand', {
@@ -16,31 +17,18 @@ export const BrandRef = builder.loadableObject('Brand', {
     website: t.exposeString('website', { nullable: true, description: 'An http(s) URL; null when none.' }),
     sortOrder: t.exposeInt('sortOrder', { description: 'Listing position (0 and up); lists order by sortOrder then id.' }),
     isEnabled: t.exposeBoolean('isEnabled', { description: 'Whether the brand is enabled (a flag for clients; disabled brands are still listed).' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339 in UTC with six fractional digits, e.g. `2026-11-22T15:03:19.632639Z`.' }),
-    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339 in UTC with six fractional digits, e.g. `2026-11-22T15:03:19.632639Z`.' }),
+    ...timestampFields(t, RFC3339_EXAMPLE),
   }),
 });
 
-const BrandPageRef = builder.objectRef<{ items: BrandView[]; pagination: { page: number; pageSize: number; totalCount: number; totalPages: number } }>('BrandPage').implement({
-  description: 'A page of live brands (REST: GET /v1/brands).',
-  fields: (t) => ({
-    items: t.field({ type: [BrandRef], description: 'The brands of this page.', resolve: (page) => page.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging of the list.', resolve: (page) => page.pagination }),
-  }),
+const BrandPageRef = pageType('BrandPage', BrandRef, { description: 'A page of live brands (REST: GET /v1/brands).', items: 'brands' });
+
+const BrandResultRef = etagResultType('BrandResult', BrandRef, {
+  field: 'brand',
+  etag: 'Strong ETag (a quoted string) of this version; send it as ifMatch to change the brand only if nobody changed it since.',
 });
 
-const BrandResultRef = builder.objectRef<{ brand: BrandView; etag: string }>('BrandResult').implement({
-  description: 'A brand with the strong ETag to send as ifMatch on the next change.',
-  fields: (t) => ({
-    brand: t.field({ type: BrandRef, description: 'The brand.', resolve: (r) => r.brand }),
-    etag: t.exposeString('etag', { description: 'Strong ETag (a quoted string) of this version; send it as ifMatch to change the brand only if nobody changed it since.' }),
-  }),
-});
-
-const DeletedRef = builder.objectRef<{ id: number; etag: string }>('DeletedBrand').implement({
-  description: 'What a deletion answers: the deleted brand\'s id and the ETag it had.',
-  fields: (t) => ({ id: t.exposeInt('id', { description: 'The deleted brand\'s id.' }), etag: t.exposeString('etag', { description: 'The ETag of the version that was deleted.' }) }),
-});
+const DeletedBrandRef = deletionType('DeletedBrand', 'Int', { noun: 'brand', description: 'What a deletion answers: the deleted brand\'s id and the ETag it had.' });
 
 const BrandCreateInput = builder.inputType('BrandCreateInput', {
   description: 'A new brand (spec 4.2 BrandCreate, plus website, sortOrder and isEnabled for signed-in frontends).',
@@ -70,17 +58,14 @@ builder.queryFields((t) => ({
   brands: t.field({
     type: BrandPageRef,
     description: 'Live brands ordered by sortOrder then id.',
-    args: { page: t.arg.int({ description: 'Page from 1 (default 1).' }), pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }) },
-    resolve: (_root, args, gql) => gql.core.catalogue.brands.listPage(gql.ctx, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
+    args: pageArgs(t),
+    resolve: (_root, args, gql) => gql.core.catalogue.brands.listPage(gql.ctx, pageQuery(args)),
   }),
   brand: t.field({
     type: BrandResultRef,
     description: 'One live brand with its ETag (REST: GET /v1/brands/{id}). Errors: not_found.',
     args: { id: t.arg.int({ required: true, description: 'Brand id.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.brands.get(gql.ctx, args.id);
-      return { brand: data, etag };
-    },
+    resolve: (_root, args, gql) => gql.core.catalogue.brands.get(gql.ctx, args.id),
   }),
 }));
 
@@ -90,12 +75,9 @@ builder.mutationFields((t) => ({
     description: 'Creates a brand (manage role; REST: POST /v1/brands). Errors: forbidden, validation_failed, idempotency_key_reused, code_in_use.',
     args: {
       input: t.arg({ type: BrandCreateInput, required: true, description: 'The new brand.' }),
-      idempotencyKey: t.arg.string({ description: 'Up to 255 characters; the same key and input within 24 hours returns the first result instead of creating again.' }),
+      idempotencyKey: idempotencyKeyArg(t, 'Up to 255 characters; the same key and input within 24 hours returns the first result instead of creating again.'),
     },
-    resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.catalogue.brands.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
-      return { brand: outcome.body, etag: outcome.etag ?? '' };
-    },
+    resolve: async (_root, args, gql) => versionedOf(await gql.core.catalogue.brands.create(gql.ctx, args.input, args.idempotencyKey ?? undefined)),
   }),
   updateBrand: t.field({
     type: BrandResultRef,
@@ -103,20 +85,14 @@ builder.mutationFields((t) => ({
     args: {
       id: t.arg.int({ required: true, description: 'Brand id.' }),
       input: t.arg({ type: BrandPatchInput, required: true, description: 'The changes.' }),
-      ifMatch: t.arg.string({ description: 'The ETag last read; the change is refused (precondition_failed) if the brand changed since. Omitted: the last write wins.' }),
+      ifMatch: ifMatchArg(t, 'The ETag last read; the change is refused (precondition_failed) if the brand changed since. Omitted: the last write wins.'),
     },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.brands.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
-      return { brand: data, etag };
-    },
+    resolve: (_root, args, gql) => gql.core.catalogue.brands.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined),
   }),
   deleteBrand: t.field({
-    type: DeletedRef,
+    type: DeletedBrandRef,
     description: 'Soft-deletes a brand without live categories or products (manage role; REST: DELETE /v1/brands/{id}). Errors: forbidden, not_found, brand_has_dependents, precondition_failed.',
-    args: { id: t.arg.int({ required: true, description: 'Brand id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.brands.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
-      return { id: data.id, etag };
-    },
+    args: { id: t.arg.int({ required: true, description: 'Brand id.' }), ifMatch: ifMatchArg(t) },
+    resolve: (_root, args, gql) => gql.core.catalogue.brands.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),
 }));

@@ -1,7 +1,8 @@
 import type { CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
-import type { Pagination } from '../../core/platform/pagination.ts';
-import { builder, PaginationRef } from '../builder.ts';
+import { withoutNulls } from '../args.ts';
+import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_EXAMPLE, timestampFields, versionedOf } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 
 /**
@@ -24,8 +25,7 @@ export const CategoryRef = builder.loadableObject('Category', {
     iconAssetId: t.exposeInt('iconAssetId', { nullable: true, description: 'A category icon asset id (CLI `category-icon import`), not a file-path ID; null when none.' }),
     sortOrder: t.exposeInt('sortOrder', { description: 'Zero-based position among live siblings.' }),
     isEnabled: t.exposeBoolean('isEnabled', { description: 'Enabled flag (disabled categories are still listed).' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339 in UTC with six fractional digits, e.g. `2026-11-22T15:03:19.632639Z`.' }),
-    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339 in UTC with six fractional digits, e.g. `2026-11-22T15:03:19.632639Z`.' }),
+    ...timestampFields(t, RFC3339_EXAMPLE),
   }),
 });
 
@@ -40,25 +40,13 @@ builder.objectFields(CategoryRef, (t) => ({
   }),
 }));
 
-const CategoryPageRef = builder.objectRef<{ items: CategoryView[]; pagination: Pagination }>('CategoryPage').implement({
-  description: 'A page of live categories (REST: GET /v1/categories).',
-  fields: (t) => ({
-    items: t.field({ type: [CategoryRef], description: 'The categories of this page.', resolve: (page) => page.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging of the list.', resolve: (page) => page.pagination }),
-  }),
-});
+const CategoryPageRef = pageType('CategoryPage', CategoryRef, { description: 'A page of live categories (REST: GET /v1/categories).', items: 'categories' });
 
-const CategoryResultRef = builder.objectRef<{ category: CategoryView; etag: string }>('CategoryResult').implement({
-  description: 'A category with the strong ETag to send as ifMatch on the next change.',
-  fields: (t) => ({
-    category: t.field({ type: CategoryRef, description: 'The category.', resolve: (r) => r.category }),
-    etag: t.exposeString('etag', { description: 'Strong ETag of this version; send it as ifMatch on the next change.' }),
-  }),
-});
+const CategoryResultRef = etagResultType('CategoryResult', CategoryRef, { field: 'category' });
 
-const DeletedCategoryRef = builder.objectRef<{ id: number; etag: string }>('DeletedCategory').implement({
+const DeletedCategoryRef = deletionType('DeletedCategory', 'Int', {
+  noun: 'category',
   description: 'What a deletion answers: the deleted category\'s id (its subtree went with it) and the ETag it had.',
-  fields: (t) => ({ id: t.exposeInt('id', { description: 'The deleted category\'s id.' }), etag: t.exposeString('etag', { description: 'The ETag of the version that was deleted.' }) }),
 });
 
 const CategoryCreateInput = builder.inputType('CategoryCreateInput', {
@@ -92,18 +80,14 @@ builder.queryFields((t) => ({
   categories: t.field({
     type: CategoryPageRef,
     description: 'The flat live tree ordered by brandId, parentId (roots first), sortOrder, id.',
-    args: { brandId: t.arg.int({ description: 'Only this brand\'s tree.' }), page: t.arg.int({ description: 'Page from 1 (default 1).' }), pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }) },
-    resolve: (_root, args, gql) =>
-      gql.core.catalogue.categories.listPage(gql.ctx, { brandId: args.brandId ?? undefined, page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
+    args: { brandId: t.arg.int({ description: 'Only this brand\'s tree.' }), ...pageArgs(t) },
+    resolve: (_root, args, gql) => gql.core.catalogue.categories.listPage(gql.ctx, withoutNulls(args)),
   }),
   category: t.field({
     type: CategoryResultRef,
     description: 'One live category with its ETag (REST: GET /v1/categories/{id}). Errors: not_found.',
     args: { id: t.arg.int({ required: true, description: 'Category id.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.categories.get(gql.ctx, args.id);
-      return { category: data, etag };
-    },
+    resolve: (_root, args, gql) => gql.core.catalogue.categories.get(gql.ctx, args.id),
   }),
 }));
 
@@ -113,12 +97,9 @@ builder.mutationFields((t) => ({
     description: 'Creates a category (manage role; REST: POST /v1/categories). Errors: forbidden, not_found (brand, parent, icon), validation_failed (depth, node count), name_in_use, idempotency_key_reused.',
     args: {
       input: t.arg({ type: CategoryCreateInput, required: true, description: 'The new category.' }),
-      idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }),
+      idempotencyKey: idempotencyKeyArg(t),
     },
-    resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.catalogue.categories.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
-      return { category: outcome.body, etag: outcome.etag ?? '' };
-    },
+    resolve: async (_root, args, gql) => versionedOf(await gql.core.catalogue.categories.create(gql.ctx, args.input, args.idempotencyKey ?? undefined)),
   }),
   updateCategory: t.field({
     type: CategoryResultRef,
@@ -126,20 +107,14 @@ builder.mutationFields((t) => ({
     args: {
       id: t.arg.int({ required: true, description: 'Category id.' }),
       input: t.arg({ type: CategoryPatchInput, required: true, description: 'The changes.' }),
-      ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale. Omitted: the last write wins.' }),
+      ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale. Omitted: the last write wins.'),
     },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.categories.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
-      return { category: data, etag };
-    },
+    resolve: (_root, args, gql) => gql.core.catalogue.categories.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined),
   }),
   deleteCategory: t.field({
     type: DeletedCategoryRef,
     description: 'Soft-deletes a category and its whole subtree unless a live product uses any of them (manage role; REST: DELETE /v1/categories/{id}). Errors: forbidden, not_found, category_has_products, precondition_failed.',
-    args: { id: t.arg.int({ required: true, description: 'Category id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.categories.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
-      return { id: data.id, etag };
-    },
+    args: { id: t.arg.int({ required: true, description: 'Category id.' }), ifMatch: ifMatchArg(t) },
+    resolve: (_root, args, gql) => gql.core.catalogue.categories.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),
 }));

@@ -10,6 +10,7 @@ import type {
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { withoutNulls } from '../args.ts';
+import { RFC3339_MICROS } from '../shapes.ts';
 import { AssetItemRef, JsonRef } from './library.ts';
 
 /*
@@ -36,7 +37,7 @@ const MetadataFieldRef = builder.objectRef<MetadataFieldView>('LibraryMetadataFi
     name: t.exposeString('name', { description: 'Unique in the team; the key of the field\'s value in the METADATA event\'s `metadata`.' }),
     type: t.field({ type: FieldTypeEnum, description: 'What values the field takes.', resolve: (f) => f.type }),
     options: t.exposeStringList('options', { nullable: true, description: 'SELECT: the allowed values; null for the other types.' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
   }),
 });
 
@@ -57,7 +58,7 @@ const TemplateRef = builder.objectRef<CustomFieldTemplateView>('CustomFieldTempl
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Template id: search-assets customFieldTemplateIds, setLibraryFileCustomFields templateId, the key in the CUSTOM_FIELD event\'s customFields.' }),
     name: t.exposeString('name', { description: 'Unique in the team.' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
     fields: t.field({ type: [CustomFieldRef], description: 'Its custom fields in order.', resolve: (template) => template.fields }),
   }),
 });

@@ -4,6 +4,7 @@ import type { FolderView } from '../../core/assets/library.schemas.ts';
 import type { AssetItem, TagDTO } from '../../core/assets/search/search.schemas.ts';
 import { builder } from '../builder.ts';
 import { describedBy } from '../schema-descriptions.ts';
+import { RFC3339_MICROS } from '../shapes.ts';
 import { AssetItem as AssetItemSchema, SearchAssetsRequest, SearchShareRequest } from '../../core/assets/search/search.schemas.ts';
 
 const fromSearch = describedBy(SearchAssetsRequest);
@@ -33,7 +34,7 @@ export const LibraryFolderRef = builder.loadableObject('LibraryFolder', {
     name: t.exposeString('name', { description: 'One path segment: no slash; unique among live siblings.' }),
     path: t.exposeString('path', { description: 'Names from the root, each preceded by a slash.' }),
     parentId: t.exposeInt('parentId', { nullable: true, description: 'The parent folder; null at the top level.' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
   }),
 });
 

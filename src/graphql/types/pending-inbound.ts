@@ -1,6 +1,6 @@
 import type { ConfirmedInbound, PendingInboundView } from '../../core/assets/pending-inbound.ts';
-import type { Page } from '../../core/platform/pagination.ts';
-import { builder, PaginationRef } from '../builder.ts';
+import { builder } from '../builder.ts';
+import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType } from '../shapes.ts';
 
 /** Pending inbound (issue 14 item 6; docs/library.md "Pending inbound"). */
 
@@ -25,12 +25,10 @@ const PendingInboundRef = builder.objectRef<PendingInboundView>('PendingInbound'
   }),
 });
 
-const PendingInboundPageRef = builder.objectRef<Page<PendingInboundView>>('PendingInboundPage').implement({
+const PendingInboundPageRef = pageType('PendingInboundPage', PendingInboundRef, {
   description: 'A page of the team\'s pending inbounds, newest first.',
-  fields: (t) => ({
-    items: t.field({ type: [PendingInboundRef], description: 'The pending inbounds of this page.', resolve: (p) => p.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging (page from 1; pageSize default 20, at most 100).', resolve: (p) => p.pagination }),
-  }),
+  items: 'pending inbounds',
+  pagination: ORDINARY_PAGING_EXPLAINED,
 });
 
 const ConfirmedInboundRef = builder.objectRef<ConfirmedInbound>('ConfirmedPendingInbound').implement({
@@ -58,10 +56,7 @@ builder.queryFields((t) => ({
   pendingInbounds: t.field({
     type: PendingInboundPageRef,
     description: 'The team\'s pending inbounds, newest first; needs editable or higher (as confirming does). Errors: forbidden, validation_failed (page, pageSize).',
-    args: {
-      page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
-      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
-    },
+    args: pageArgs(t, 'Page number from 1 (default 1).'),
     resolve: (_root, args, gql) => gql.core.assets.pendingInbound.list(gql.ctx, { page: args.page, pageSize: args.pageSize }),
   }),
 }));

@@ -1,7 +1,7 @@
 import type { ProductShareView } from '../../core/catalogue/products/product-shares.ts';
-import type { Pagination } from '../../core/platform/pagination.ts';
 import { withoutNulls } from '../args.ts';
-import { builder, PaginationRef } from '../builder.ts';
+import { builder } from '../builder.ts';
+import { idempotencyKeyArg, pageArgs, pageQuery, pageType, RFC3339_MICROS } from '../shapes.ts';
 
 const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').implement({
   description: 'A link to a web page showing one product to people without an API key (REST: /v1/products/{id}/shares; docs/products.md "Shares").',
@@ -14,7 +14,7 @@ const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').impl
     passwordProtected: t.exposeBoolean('passwordProtected', { description: 'Whether the page asks for a password.' }),
     assetIds: t.exposeIntList('assetIds', { nullable: true, description: 'The file-path IDs the page shows; null: all of the product\'s media.' }),
     allowDownload: t.exposeBoolean('allowDownload', { description: 'Whether the page offers the shown files as one ZIP.' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
     revokedAt: t.exposeString('revokedAt', { nullable: true, description: 'When it was revoked (RFC 3339); null while not revoked.' }),
     actor: t.exposeString('actor', { description: 'Who created it: `key:<id>` or `member:<id>`.' }),
     keyId: t.exposeInt('keyId', { nullable: true, description: 'The API key that created it.' }),
@@ -22,13 +22,7 @@ const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').impl
   }),
 });
 
-const ProductSharePageRef = builder.objectRef<{ items: ProductShareView[]; pagination: Pagination }>('ProductSharePage').implement({
-  description: 'A page of a product\'s shares, newest first.',
-  fields: (t) => ({
-    items: t.field({ type: [ProductShareRef], description: 'The shares of this page.', resolve: (p) => p.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging.', resolve: (p) => p.pagination }),
-  }),
-});
+const ProductSharePageRef = pageType('ProductSharePage', ProductShareRef, { description: 'A page of a product\'s shares, newest first.', items: 'shares', pagination: 'Ordinary paging.' });
 
 const ProductShareInput = builder.inputType('ProductShareInput', {
   description: 'The settings of a new share; every field optional (REST: ProductShareCreate).',
@@ -46,10 +40,9 @@ builder.queryFields((t) => ({
     description: 'A product\'s shares, newest first; usable or higher (products:share), a draft is not_found for usable. Errors: forbidden, not_found.',
     args: {
       productId: t.arg.int({ required: true, description: 'Product id.' }),
-      page: t.arg.int({ description: 'Page from 1 (default 1).' }),
-      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
+      ...pageArgs(t),
     },
-    resolve: (_root, args, gql) => gql.core.catalogue.productShares.list(gql.ctx, args.productId, withoutNulls({ page: args.page, pageSize: args.pageSize })),
+    resolve: (_root, args, gql) => gql.core.catalogue.productShares.list(gql.ctx, args.productId, pageQuery(args)),
   }),
 }));
 
@@ -60,7 +53,7 @@ builder.mutationFields((t) => ({
     args: {
       productId: t.arg.int({ required: true, description: 'Product id.' }),
       input: t.arg({ type: ProductShareInput, description: 'The settings; omitted: defaults.' }),
-      idempotencyKey: t.arg.string({ description: 'As the Idempotency-Key header: a repeat within 24 hours answers the same share; other settings with the same key: idempotency_key_reused.' }),
+      idempotencyKey: idempotencyKeyArg(t, 'As the Idempotency-Key header: a repeat within 24 hours answers the same share; other settings with the same key: idempotency_key_reused.'),
     },
     resolve: async (_root, args, gql) => (await gql.core.catalogue.productShares.create(gql.ctx, args.productId, withoutNulls(args.input), args.idempotencyKey ?? undefined)).body,
   }),

@@ -1,13 +1,14 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import type { MediaObject } from '../../core/assets/library.schemas.ts';
+import type { Versioned } from '../../core/catalogue/brands/brand.service.ts';
 import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/products/product-projection.ts';
 import type { ProductSummary } from '../../core/catalogue/products/product.schemas.ts';
 import type { TemplateVersionView } from '../../core/catalogue/templates/template.schemas.ts';
-import type { Pagination } from '../../core/platform/pagination.ts';
 import { withoutNulls } from '../args.ts';
-import { builder, JsonObjectRef, PaginationRef } from '../builder.ts';
+import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
 import { TemplateVersionRef } from './template.ts';
@@ -70,7 +71,7 @@ export const ProductRef = builder.loadableObject('Product', {
     categoryId: t.exposeInt('categoryId', { nullable: true, description: 'A category of the brand; null when none.' }),
     ownerUserId: t.exposeInt('ownerUserId', { nullable: true, description: 'The owning member; null when none.' }),
     publishedAt: t.exposeString('publishedAt', { nullable: true, description: 'When it was last published (RFC 3339, UTC, microseconds); null while a draft.' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
     updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds; the sync order.' }),
     draftReason: t.exposeString('draftReason', { nullable: true, description: 'Why it is a draft (what publishing would refuse); null when published or complete.' }),
     templateId: t.exposeString('templateId', { nullable: true, description: 'The template whose version is pinned; null without one.' }),
@@ -99,26 +100,16 @@ export const ProductRef = builder.loadableObject('Product', {
   }),
 });
 
-const ProductPageRef = builder.objectRef<{ items: ProductRecord[]; pagination: Pagination }>('ProductPage').implement({
-  description: 'A page of products (REST: GET /v1/products).',
-  fields: (t) => ({
-    items: t.field({ type: [ProductRef], description: 'The products of this page.', resolve: (page) => page.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging of the list.', resolve: (page) => page.pagination }),
-  }),
-});
+const ProductPageRef = pageType('ProductPage', ProductRef, { description: 'A page of products (REST: GET /v1/products).', items: 'products' });
 
-const ProductResultRef = builder.objectRef<{ product: ProductRecord; etag: string }>('ProductResult').implement({
-  description: 'A product with the strong ETag to send as ifMatch on the next change.',
-  fields: (t) => ({
-    product: t.field({ type: ProductRef, description: 'The product.', resolve: (r) => r.product }),
-    etag: t.exposeString('etag', { description: 'Strong ETag of this version; send it as ifMatch on the next change.' }),
-  }),
-});
+const ProductResultRef = etagResultType('ProductResult', ProductRef, { field: 'product' });
 
-const DeletedProductRef = builder.objectRef<{ id: number; etag: string }>('DeletedProduct').implement({
-  description: 'What a deletion answers.',
-  fields: (t) => ({ id: t.exposeInt('id', { description: 'The deleted product\'s id.' }), etag: t.exposeString('etag', { description: 'The ETag of the version that was deleted.' }) }),
-});
+/** A product write's outcome as a ProductResult: the stored record (not the REST detail) and its ETag. */
+function recordResult(outcome: { record: ProductRecord; etag: string | null }): Versioned<ProductRecord> {
+  return { data: outcome.record, etag: outcome.etag ?? '' };
+}
+
+const DeletedProductRef = deletionType('DeletedProduct', 'Int', { noun: 'product', description: 'What a deletion answers.' });
 
 const ProductVisibilityRef = builder.objectRef<{ id: number; result: string }>('ProductVisibility').implement({
   description: 'Whether the calling key sees a product (REST: POST /v1/products/visibility).',
@@ -150,8 +141,7 @@ builder.queryFields((t) => ({
     type: ProductPageRef,
     description: 'Products you may see, updatedAt then id descending (REST GET /v1/products without sync).',
     args: {
-      page: t.arg.int({ description: 'Page from 1 (default 1).' }),
-      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
+      ...pageArgs(t),
       search: t.arg.string({ description: 'Name or spu contains this text (case-insensitive).' }),
       brandId: t.arg.int({ description: 'Only this brand.' }),
       categoryId: t.arg.int({ description: 'Only this category and its descendants.' }),
@@ -169,10 +159,7 @@ builder.queryFields((t) => ({
     type: ProductResultRef,
     description: 'One product with its ETag (REST: GET /v1/products/{id}); a draft is not_found for view_only and usable keys.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.products.getRecord(gql.ctx, args.id);
-      return { product: data, etag };
-    },
+    resolve: (_root, args, gql) => gql.core.catalogue.products.getRecord(gql.ctx, args.id),
   }),
   productVisibility: t.field({
     type: [ProductVisibilityRef],
@@ -186,46 +173,31 @@ builder.mutationFields((t) => ({
   createProduct: t.field({
     type: ProductResultRef,
     description: 'Always creates a draft and pins the resolved template version (editable role; REST: POST /v1/products). Errors: forbidden, validation_failed, sku_in_use, not_found (brand, category, template), idempotency_key_reused.',
-    args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The new product.' }), idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }) },
-    resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.catalogue.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
-      return { product: outcome.record, etag: outcome.etag ?? '' };
-    },
+    args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The new product.' }), idempotencyKey: idempotencyKeyArg(t) },
+    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined)),
   }),
   updateProduct: t.field({
     type: ProductResultRef,
     description: 'Changes a product (editable role; REST: PATCH /v1/products/{id}); a published product must stay complete. Errors: forbidden, not_found, validation_failed, sku_in_use, precondition_failed.',
-    args: { id: t.arg.int({ required: true, description: 'Product id.' }), input: t.arg({ type: ProductPatchInput, required: true, description: 'The changes.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale.' }) },
-    resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.catalogue.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
-      return { product: outcome.record, etag: outcome.etag };
-    },
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }), input: t.arg({ type: ProductPatchInput, required: true, description: 'The changes.' }), ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale.') },
+    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined)),
   }),
   publishProduct: t.field({
     type: ProductResultRef,
     description: 'Publishes a complete product (editable role; REST: POST /v1/products/{id}/publish). Errors: forbidden, not_found, validation_failed (details name what is missing), precondition_failed.',
-    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
-    resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.catalogue.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined);
-      return { product: outcome.record, etag: outcome.etag };
-    },
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
+    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined)),
   }),
   unpublishProduct: t.field({
     type: ProductResultRef,
     description: 'Back to draft (editable role; REST: POST /v1/products/{id}/unpublish). Errors: forbidden, not_found, precondition_failed.',
-    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
-    resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.catalogue.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined);
-      return { product: outcome.record, etag: outcome.etag };
-    },
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
+    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined)),
   }),
   deleteProduct: t.field({
     type: DeletedProductRef,
     description: 'Soft-deletes a product; its spu stays reserved (editable role; REST: DELETE /v1/products/{id}). Errors: forbidden, not_found, precondition_failed.',
-    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.products.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined);
-      return { id: data.id, etag };
-    },
+    args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
+    resolve: (_root, args, gql) => gql.core.catalogue.products.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),
 }));

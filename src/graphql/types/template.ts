@@ -1,7 +1,7 @@
 import { FIELD_TYPES, type TemplateFieldView, type TemplateGroupView, type TemplateVersionView, type TemplateView } from '../../core/catalogue/templates/template.schemas.ts';
-import type { Pagination } from '../../core/platform/pagination.ts';
-import { builder, JsonObjectRef, PaginationRef } from '../builder.ts';
+import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageQuery, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
 
 const TemplateFieldRef = builder.objectRef<TemplateFieldView>('TemplateField').implement({
   description: 'A field of a template group (spec 2.4); typeChangeConfirmed is write-only.',
@@ -56,8 +56,7 @@ export const TemplateRef = builder.loadableObject('Template', {
     enabled: t.exposeBoolean('enabled', { description: 'Disabled templates are not chosen for new products.' }),
     isSystemDefault: t.exposeBoolean('isSystemDefault', { description: 'Always false: every template is created by a library.' }),
     isLibraryDefault: t.exposeBoolean('isLibraryDefault', { description: 'The library default: used when no binding applies.' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
-    updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    ...timestampFields(t, RFC3339_MICROS),
     boundBrandIds: t.exposeIntList('boundBrandIds', { description: 'Brands whose products use this template when no category binding applies.' }),
     boundCategoryIds: t.exposeIntList('boundCategoryIds', { description: 'Categories (and their descendants) whose products use this template.' }),
     groups: t.field({ type: [TemplateGroupRef], description: 'The current definition.', resolve: (template) => template.groups }),
@@ -70,26 +69,11 @@ export const TemplateRef = builder.loadableObject('Template', {
   }),
 });
 
-const TemplatePageRef = builder.objectRef<{ items: TemplateView[]; pagination: Pagination }>('TemplatePage').implement({
-  description: 'A page of live templates (REST: GET /v1/product-info-templates).',
-  fields: (t) => ({
-    items: t.field({ type: [TemplateRef], description: 'The templates of this page.', resolve: (page) => page.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging of the list.', resolve: (page) => page.pagination }),
-  }),
-});
+const TemplatePageRef = pageType('TemplatePage', TemplateRef, { description: 'A page of live templates (REST: GET /v1/product-info-templates).', items: 'templates' });
 
-const TemplateResultRef = builder.objectRef<{ template: TemplateView; etag: string }>('TemplateResult').implement({
-  description: 'A template with the strong ETag to send as ifMatch on the next change.',
-  fields: (t) => ({
-    template: t.field({ type: TemplateRef, description: 'The template.', resolve: (r) => r.template }),
-    etag: t.exposeString('etag', { description: 'Strong ETag of this version; send it as ifMatch on the next change.' }),
-  }),
-});
+const TemplateResultRef = etagResultType('TemplateResult', TemplateRef, { field: 'template' });
 
-const DeletedTemplateRef = builder.objectRef<{ id: string; etag: string }>('DeletedTemplate').implement({
-  description: 'What a deletion answers (the versions stay for products that pin them).',
-  fields: (t) => ({ id: t.exposeString('id', { description: 'The deleted template\'s id.' }), etag: t.exposeString('etag', { description: 'The ETag of the version that was deleted.' }) }),
-});
+const DeletedTemplateRef = deletionType('DeletedTemplate', 'String', { noun: 'template', description: 'What a deletion answers (the versions stay for products that pin them).' });
 
 const TemplateFieldInput = builder.inputType('TemplateFieldInput', {
   description: 'Spec 4.4 field input: id for an existing field of the group, omitted for a new one.',
@@ -156,17 +140,14 @@ builder.queryFields((t) => ({
   templates: t.field({
     type: TemplatePageRef,
     description: 'Live templates, createdAt descending then id.',
-    args: { page: t.arg.int({ description: 'Page from 1 (default 1).' }), pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }) },
-    resolve: (_root, args, gql) => gql.core.catalogue.templates.listPage(gql.ctx, { page: args.page ?? undefined, pageSize: args.pageSize ?? undefined }),
+    args: pageArgs(t),
+    resolve: (_root, args, gql) => gql.core.catalogue.templates.listPage(gql.ctx, pageQuery(args)),
   }),
   template: t.field({
     type: TemplateResultRef,
     description: 'One live template with its ETag (REST: GET /v1/product-info-templates/{id}). Errors: not_found.',
     args: { id: t.arg.string({ required: true, description: 'Template id.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.templates.get(gql.ctx, args.id);
-      return { template: data, etag };
-    },
+    resolve: (_root, args, gql) => gql.core.catalogue.templates.get(gql.ctx, args.id),
   }),
   templateVersion: t.field({
     type: TemplateVersionRef,
@@ -180,28 +161,19 @@ builder.mutationFields((t) => ({
   createTemplate: t.field({
     type: TemplateResultRef,
     description: 'Creates a template and its first version (manage role; REST: POST /v1/product-info-templates). Errors: forbidden, validation_failed, name_in_use, idempotency_key_reused.',
-    args: { input: t.arg({ type: TemplateCreateInput, required: true, description: 'The new template.' }), idempotencyKey: t.arg.string({ description: 'Up to 255 characters; a replay within 24 hours returns the first result.' }) },
-    resolve: async (_root, args, gql) => {
-      const outcome = await gql.core.catalogue.templates.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
-      return { template: outcome.body, etag: outcome.etag ?? '' };
-    },
+    args: { input: t.arg({ type: TemplateCreateInput, required: true, description: 'The new template.' }), idempotencyKey: idempotencyKeyArg(t) },
+    resolve: async (_root, args, gql) => versionedOf(await gql.core.catalogue.templates.create(gql.ctx, args.input, args.idempotencyKey ?? undefined)),
   }),
   updateTemplate: t.field({
     type: TemplateResultRef,
     description: 'Changes a template, writing a new version (manage role; REST: PATCH /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed, name_in_use, precondition_failed.',
-    args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplatePatchInput, required: true, description: 'The changes.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused (precondition_failed) if stale.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.templates.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined);
-      return { template: data, etag };
-    },
+    args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplatePatchInput, required: true, description: 'The changes.' }), ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale.') },
+    resolve: (_root, args, gql) => gql.core.catalogue.templates.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined),
   }),
   deleteTemplate: t.field({
     type: DeletedTemplateRef,
     description: 'Soft-deletes a template and its bindings; versions stay for pinned products (manage role; REST: DELETE /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed (the library default without a replacement), precondition_failed.',
-    args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplateDeleteInput, description: 'Needed for the library default.' }), ifMatch: t.arg.string({ description: 'The ETag last read; refused if stale.' }) },
-    resolve: async (_root, args, gql) => {
-      const { data, etag } = await gql.core.catalogue.templates.softDelete(gql.ctx, args.id, args.input ?? undefined, args.ifMatch ?? undefined);
-      return { id: data.id, etag };
-    },
+    args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplateDeleteInput, description: 'Needed for the library default.' }), ifMatch: ifMatchArg(t) },
+    resolve: (_root, args, gql) => gql.core.catalogue.templates.softDelete(gql.ctx, args.id, args.input ?? undefined, args.ifMatch ?? undefined),
   }),
 }));

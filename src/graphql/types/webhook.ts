@@ -1,6 +1,7 @@
 import type { AttemptView, DeliveryView, EndpointView } from '../../core/events/webhook-admin.service.ts';
 import { webhookScopeOf } from '../../core/events/webhook-admin.service.ts';
-import { builder, PaginationRef } from '../builder.ts';
+import { builder } from '../builder.ts';
+import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 
 const SubscriptionRef = builder.objectRef<EndpointView['subscriptions'][number]>('WebhookSubscription').implement({
   description: 'One subscription of an endpoint (spec 4.7, 4.8).',
@@ -23,7 +24,7 @@ const EndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement
     failingSince: t.exposeString('failingSince', { nullable: true, description: 'Start of the current run of failed attempts (RFC 3339); null after a success.' }),
     secret: t.exposeString('secret', { description: 'The Standard Webhooks signing secret (`whsec_` + base64). Verify `webhook-signature` with it (README has a receiver example).' }),
     previousSecretExpiresAt: t.exposeString('previousSecretExpiresAt', { nullable: true, description: 'After a rotation, until when (RFC 3339) the previous secret also signs; null otherwise.' }),
-    createdAt: t.exposeString('createdAt', { description: 'RFC 3339, UTC, microseconds.' }),
+    createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
     subscriptions: t.field({ type: [SubscriptionRef], description: 'What this endpoint is subscribed to.', resolve: (e) => e.subscriptions }),
   }),
 });
@@ -58,12 +59,10 @@ const AttemptRef = builder.objectRef<AttemptView>('WebhookAttempt').implement({
   }),
 });
 
-const DeliveryPageRef = builder.objectRef<{ items: DeliveryView[]; pagination: { page: number; pageSize: number; totalCount: number; totalPages: number } }>('WebhookDeliveryPage').implement({
+const DeliveryPageRef = pageType('WebhookDeliveryPage', DeliveryRef, {
   description: 'A page of deliveries, newest first.',
-  fields: (t) => ({
-    items: t.field({ type: [DeliveryRef], description: 'The deliveries of this page.', resolve: (p) => p.items }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging (page from 1; pageSize default 20, at most 100).', resolve: (p) => p.pagination }),
-  }),
+  items: 'deliveries',
+  pagination: ORDINARY_PAGING_EXPLAINED,
 });
 
 const ReplayResultRef = builder.objectRef<{ replayed: number }>('WebhookReplayResult').implement({
@@ -86,8 +85,7 @@ builder.queryFields((t) => ({
       status: t.arg.string({ description: 'Only deliveries in this state: pending, delivering, succeeded or failed.' }),
       from: t.arg.string({ description: 'Only deliveries created at or after this RFC 3339 time.' }),
       to: t.arg.string({ description: 'Only deliveries created before this RFC 3339 time.' }),
-      page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
-      pageSize: t.arg.int({ description: 'Items per page (default 20, at most 100).' }),
+      ...pageArgs(t, 'Page number from 1 (default 1).'),
     },
     resolve: (_root, args, gql) =>
       gql.core.events.webhooks.listDeliveries(webhookScopeOf(gql.ctx), args.endpointId, {
