@@ -1,34 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/core/access/roles.ts';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { givenProducts } from '../support/given-products.ts';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send, type Received } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
 /** Role matrix (spec 4.5, 5: reads for any role within visibility; writes for editable and manage) and cross-team isolation. */
+const world = useProductWorld({ team: 'A' });
 let env: TestEnv;
-let g: ReturnType<typeof given>;
-let gp: ReturnType<typeof givenProducts>;
-let dirs: Array<Awaited<ReturnType<typeof tempDir>>>;
+let g: ProductWorld['g'];
+let gp: ProductWorld['gp'];
 let team: GivenTeam;
 let keys: Record<Role, GivenKey>;
 let editor: GivenKey;
 
-beforeAll(async () => {
-  const storage = await tempDir('storage');
-  const inputs = await tempDir('inputs');
-  dirs = [storage, inputs];
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  g = given(env);
-  gp = givenProducts(env, inputs.path);
-  team = await g.team('A');
-  keys = Object.fromEntries(await Promise.all(ROLES.map(async (role) => [role, await g.key(team, role)]))) as Record<Role, GivenKey>;
+beforeAll(() => {
+  ({ env, g, gp, team, keys } = world);
   editor = keys.editable;
-});
-afterAll(async () => {
-  await env.close();
-  for (const dir of dirs) await dir.remove();
 });
 
 type Operation = (key: GivenKey, draftId: number, publishedId: number) => Promise<Received>;

@@ -1,42 +1,28 @@
 import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
 import { objectKey } from '../../src/core/assets/import.ts';
 import { zipEntryNames } from '../../src/core/catalogue/products/product-downloads.ts';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { givenProducts } from '../support/given-products.ts';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
+const world = useProductWorld({ team: 'Downloads' });
 let env: TestEnv;
-let storage: Awaited<ReturnType<typeof tempDir>>;
-let inputs: Awaited<ReturnType<typeof tempDir>>;
+let storage: ProductWorld['storage'];
 let team: GivenTeam;
 let editor: GivenKey;
 let usable: GivenKey;
 let viewer: GivenKey;
 let manager: GivenKey;
 let stranger: GivenKey;
-let gp: ReturnType<typeof givenProducts>;
+let gp: ProductWorld['gp'];
 
-beforeAll(async () => {
-  storage = await tempDir('downloads-storage');
-  inputs = await tempDir('downloads-inputs');
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  gp = givenProducts(env, inputs.path);
-  team = await given(env).team('Downloads');
-  editor = await given(env).key(team, 'editable');
-  usable = await given(env).key(team, 'usable');
-  viewer = await given(env).key(team, 'view_only');
-  manager = await given(env).key(team, 'manage');
-  stranger = await given(env).key(await given(env).team('Other'), 'manage');
-});
-afterAll(async () => {
-  await env.close();
-  await storage.remove();
-  await inputs.remove();
+beforeAll(() => {
+  ({ env, storage, team, gp, stranger } = world);
+  ({ editable: editor, usable, view_only: viewer, manage: manager } = world.keys);
 });
 
 interface Download {

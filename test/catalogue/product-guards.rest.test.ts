@@ -1,32 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
-import { givenProducts } from '../support/given-products.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
 /** Spec 3.2: products guard category and brand deletion (category_has_products, brand_has_dependents). */
+const world = useProductWorld();
 let env: TestEnv;
-let g: ReturnType<typeof given>;
-let gp: ReturnType<typeof givenProducts>;
-let dirs: Array<Awaited<ReturnType<typeof tempDir>>>;
+let g: ProductWorld['g'];
+let gp: ProductWorld['gp'];
 let manager: GivenKey;
 let teamId: number;
 
-beforeAll(async () => {
-  const storage = await tempDir('storage');
-  const inputs = await tempDir('inputs');
-  dirs = [storage, inputs];
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  g = given(env);
-  gp = givenProducts(env, inputs.path);
-  const team = await g.team();
-  teamId = team.teamId;
-  manager = await g.key(team, 'manage');
-});
-afterAll(async () => {
-  await env.close();
-  for (const dir of dirs) await dir.remove();
+beforeAll(() => {
+  ({ env, g, gp } = world);
+  teamId = world.team.teamId;
+  manager = world.keys.manage;
 });
 
 const deleteCategory = (id: number) => send(env, { method: 'DELETE', url: `/v1/categories/${id}`, key: manager.key });

@@ -1,30 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { givenProducts } from '../support/given-products.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
+const world = useProductWorld({ team: 'History' });
 let env: TestEnv;
-let inputs: Awaited<ReturnType<typeof tempDir>>;
 let team: GivenTeam;
 let editor: GivenKey;
 let viewer: GivenKey;
 let stranger: GivenKey;
-let gp: ReturnType<typeof givenProducts>;
+let gp: ProductWorld['gp'];
 
-beforeAll(async () => {
-  inputs = await tempDir('history-inputs');
-  env = await createTestEnv({ STORAGE_DIR: inputs.path });
-  gp = givenProducts(env, inputs.path);
-  team = await given(env).team('History');
-  editor = await given(env).key(team, 'editable');
-  viewer = await given(env).key(team, 'view_only');
-  stranger = await given(env).key(await given(env).team('Other'), 'manage');
-});
-afterAll(async () => {
-  await env.close();
-  await inputs.remove();
+beforeAll(() => {
+  ({ env, team, gp, stranger } = world);
+  ({ editable: editor, view_only: viewer } = world.keys);
 });
 
 const history = (id: number, key: GivenKey = editor, query = '') => send(env, { url: `/v1/products/${id}/history${query}`, key: key.key });

@@ -1,41 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { ALL_TYPES_FIELDS, fieldIds, givenProducts } from '../support/given-products.ts';
-import { givenTemplates } from '../support/given-templates.ts';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey, GivenTeam } from '../support/given.ts';
+import { fieldIds } from '../support/given-products.ts';
 import { send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
 /** GET, PATCH, publish, unpublish, DELETE /v1/products/{id} and POST /v1/products/visibility (docs/products.md). */
+const world = useProductWorld({ template: true });
 let env: TestEnv;
-let g: ReturnType<typeof given>;
-let gp: ReturnType<typeof givenProducts>;
-let gt: ReturnType<typeof givenTemplates>;
-let dirs: Array<Awaited<ReturnType<typeof tempDir>>>;
+let g: ProductWorld['g'];
+let gp: ProductWorld['gp'];
+let gt: ProductWorld['gt'];
 let team: GivenTeam;
 let editor: GivenKey;
 let manager: GivenKey;
 let template: TemplateView;
 let ids: Record<string, string>;
 
-beforeAll(async () => {
-  const storage = await tempDir('storage');
-  const inputs = await tempDir('inputs');
-  dirs = [storage, inputs];
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  g = given(env);
-  gp = givenProducts(env, inputs.path);
-  gt = givenTemplates(env);
-  team = await g.team();
-  editor = await g.key(team, 'editable');
-  manager = await g.key(team, 'manage');
-  template = await gt.template(manager, { groups: [{ name: 'All', fields: ALL_TYPES_FIELDS }] });
-  ids = fieldIds(template);
-});
-afterAll(async () => {
-  await env.close();
-  for (const dir of dirs) await dir.remove();
+beforeAll(() => {
+  ({ env, g, gp, gt, team } = world);
+  editor = world.keys.editable;
+  manager = world.keys.manage;
+  template = world.template!;
+  ids = world.ids!;
 });
 
 const url = (id: number, action = '') => `/v1/products/${id}${action}`;

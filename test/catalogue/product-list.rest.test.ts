@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { givenProducts } from '../support/given-products.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
 /** GET /v1/products, ordinary mode (spec 4.5, 2.1 pagination, 3.1 visibility). */
+const world = useProductWorld();
 let env: TestEnv;
-let g: ReturnType<typeof given>;
-let gp: ReturnType<typeof givenProducts>;
-let dirs: Array<Awaited<ReturnType<typeof tempDir>>>;
+let g: ProductWorld['g'];
+let gp: ProductWorld['gp'];
 
-beforeAll(async () => {
-  const storage = await tempDir('storage');
-  const inputs = await tempDir('inputs');
-  dirs = [storage, inputs];
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  g = given(env);
-  gp = givenProducts(env, inputs.path);
-});
-afterAll(async () => {
-  await env.close();
-  for (const dir of dirs) await dir.remove();
+beforeAll(() => {
+  ({ env, g, gp } = world);
 });
 
 const list = (key: GivenKey, query = '') => send(env, { url: `/v1/products${query}`, key: key.key });

@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { givenProducts } from '../support/given-products.ts';
 import { graphql, send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
+const world = useProductWorld({ team: 'Projection' });
 let env: TestEnv;
-let inputs: Awaited<ReturnType<typeof tempDir>>;
 let team: GivenTeam;
 let editor: GivenKey;
-let gp: ReturnType<typeof givenProducts>;
+let gp: ProductWorld['gp'];
 
-beforeAll(async () => {
-  inputs = await tempDir('projection-inputs');
-  env = await createTestEnv({ STORAGE_DIR: inputs.path });
-  gp = givenProducts(env, inputs.path);
-  team = await given(env).team('Projection');
-  editor = await given(env).key(team, 'editable');
-});
-afterAll(async () => {
-  await env.close();
-  await inputs.remove();
+beforeAll(() => {
+  ({ env, team, gp } = world);
+  editor = world.keys.editable;
 });
 
 /** Media objects without their signed links (they are issued per read and may differ by a second). */

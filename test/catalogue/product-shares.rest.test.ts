@@ -1,38 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { fieldIds, givenProducts } from '../support/given-products.ts';
+import { fieldIds } from '../support/given-products.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { graphql, send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
+const world = useProductWorld({ team: 'Shares' });
 let env: TestEnv;
-let storage: Awaited<ReturnType<typeof tempDir>>;
-let inputs: Awaited<ReturnType<typeof tempDir>>;
 let team: GivenTeam;
 let editor: GivenKey;
 let usable: GivenKey;
 let viewer: GivenKey;
 let manager: GivenKey;
 let stranger: GivenKey;
-let gp: ReturnType<typeof givenProducts>;
+let gp: ProductWorld['gp'];
 
-beforeAll(async () => {
-  storage = await tempDir('shares-storage');
-  inputs = await tempDir('shares-inputs');
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  gp = givenProducts(env, inputs.path);
-  team = await given(env).team('Shares');
-  editor = await given(env).key(team, 'editable');
-  usable = await given(env).key(team, 'usable');
-  viewer = await given(env).key(team, 'view_only');
-  manager = await given(env).key(team, 'manage');
-  stranger = await given(env).key(await given(env).team('Other'), 'manage');
-});
-afterAll(async () => {
-  await env.close();
-  await storage.remove();
-  await inputs.remove();
+beforeAll(() => {
+  ({ env, team, gp, stranger } = world);
+  ({ editable: editor, usable, view_only: viewer, manage: manager } = world.keys);
 });
 
 const share = (productId: number, key: GivenKey, body: unknown = {}, headers: Record<string, string> = {}) =>

@@ -1,33 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { givenProducts } from '../support/given-products.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send, type Received } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
 /**
  * GET /v1/products?sync=true (spec 4.5 synchronization rules, 2.1, 8). Time never passes in these
  * tests: rows are placed in the past with SQL, and "later" is simulated by shifting rows and the
  * saved syncedUntil back together.
  */
+const world = useProductWorld();
 let env: TestEnv;
-let g: ReturnType<typeof given>;
-let gp: ReturnType<typeof givenProducts>;
-let dirs: Array<Awaited<ReturnType<typeof tempDir>>>;
+let g: ProductWorld['g'];
+let gp: ProductWorld['gp'];
 
 const SIX_DIGITS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 
-beforeAll(async () => {
-  const storage = await tempDir('storage');
-  const inputs = await tempDir('inputs');
-  dirs = [storage, inputs];
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  g = given(env);
-  gp = givenProducts(env, inputs.path);
-});
-afterAll(async () => {
-  await env.close();
-  for (const dir of dirs) await dir.remove();
+beforeAll(() => {
+  ({ env, g, gp } = world);
 });
 
 const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);

@@ -2,36 +2,26 @@ import { countingApp, type CountingApp } from '../support/query-counter.ts';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { fieldIds, givenProducts } from '../support/given-products.ts';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey, GivenTeam } from '../support/given.ts';
+import { fieldIds } from '../support/given-products.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { graphql, send } from '../support/http.ts';
-import { tempDir } from '../support/media-files.ts';
+import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
 /** GraphQL products: the same core operations, visibility and roles as REST; dataloaders keep the statement count fixed. */
+const world = useProductWorld();
 let env: TestEnv;
-let g: ReturnType<typeof given>;
-let gp: ReturnType<typeof givenProducts>;
-let dirs: Array<Awaited<ReturnType<typeof tempDir>>>;
+let g: ProductWorld['g'];
+let gp: ProductWorld['gp'];
 let team: GivenTeam;
 let editor: GivenKey;
 let manager: GivenKey;
 
-beforeAll(async () => {
-  const storage = await tempDir('storage');
-  const inputs = await tempDir('inputs');
-  dirs = [storage, inputs];
-  env = await createTestEnv({ STORAGE_DIR: storage.path });
-  g = given(env);
-  gp = givenProducts(env, inputs.path);
-  team = await g.team();
-  editor = await g.key(team, 'editable');
-  manager = await g.key(team, 'manage');
-});
-afterAll(async () => {
-  await env.close();
-  for (const dir of dirs) await dir.remove();
+beforeAll(() => {
+  ({ env, g, gp, team } = world);
+  editor = world.keys.editable;
+  manager = world.keys.manage;
 });
 
 const FIELDS = `id name spu description status brandId categoryId ownerUserId publishedAt createdAt updatedAt draftReason templateId templateVersionId templateFields

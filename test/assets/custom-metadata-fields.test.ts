@@ -1,120 +1,33 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import type { EventWorld } from '../support/event-world.ts';
-import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { graphql, send } from '../support/http.ts';
-import { writeImage } from '../support/media-files.ts';
-import type { Received } from '../support/webhook-receiver.ts';
+import type { GivenKey } from '../support/given.ts';
+import { CREATE_FIELD, CREATE_TEMPLATE, LIST_FIELDS, LIST_TEMPLATES, READ, SET_CUSTOM, SET_METADATA, useCustomMetadata, type CustomMetadataWorld } from './custom-metadata.support.ts';
 
 /*
  * Issue 14 item 5: custom metadata fields and custom field templates, the values files carry, their
  * METADATA and CUSTOM_FIELD events received by a real HTTP receiver through a material subscription
- * (and folder UPDATE through a folder subscription), search by customFieldTemplateIds /
- * customFieldId, and isolation between teams; through GraphQL and the operator CLI.
+ * (and folder UPDATE through a folder subscription), and isolation between teams; through GraphQL
+ * and the operator CLI. The blocks run in order: the definitions make the fields and templates the
+ * values use.
  */
 
-let lib: LibraryEventWorld;
+const { fixture, gql, asAnn, newFile, eventsFor, folderUpdatesFor, settle, db, stored } = useCustomMetadata();
 let world: EventWorld;
-let files: LibraryEventWorld['files'];
 let viewer: GivenKey;
 let editor: GivenKey;
 let ann: number;
 let folderId: number;
-let other: { team: GivenTeam; key: GivenKey; member: number; fileId: number; fieldId: number; templateId: number; customFieldId: number };
+let other: CustomMetadataWorld['other'];
 let cliEnv: Record<string, string>;
 /** The metadata fields and the template of the team, by name. */
 const fields: Record<string, number> = {};
 let template: { id: number; fields: Record<string, number> };
 let secondTemplate: { id: number; fields: Record<string, number> };
 
-const CREATE_FIELD = 'mutation($input: CustomFieldDefinitionInput!) { createLibraryMetadataField(input: $input) { id name type options createdAt } }';
-const LIST_FIELDS = '{ libraryMetadataFields { id name type options } }';
-const CREATE_TEMPLATE = 'mutation($input: CustomFieldTemplateInput!) { createCustomFieldTemplate(input: $input) { id name fields { id templateId name type options position } } }';
-const LIST_TEMPLATES = '{ customFieldTemplates { id name fields { id name type options position } } }';
-const SET_METADATA = 'mutation($id: Int!, $values: [LibraryMetadataValueInput!]!) { setLibraryFileMetadata(id: $id, values: $values) { materialId recordId values { fieldId name type value } } }';
-const SET_CUSTOM = 'mutation($id: Int!, $t: Int!, $values: [LibraryCustomFieldValueInput!]!) { setLibraryFileCustomFields(id: $id, templateId: $t, values: $values) { materialId templateId templateName values { customFieldId name type value } } }';
-const READ = 'query($id: Int!) { libraryFile(id: $id) { id metadata { recordId values { name value } } customFields { templateId templateName values { customFieldId value } } } }';
-
-const gql = (key: GivenKey, query: string, variables: Record<string, unknown> = {}) => graphql(world.env, key.key, query, variables);
-
-/** A GraphQL request of the manage key acting for a member (X-Shelf-Member), as a signed-in frontend sends it. */
-function asAnn(query: string, variables: Record<string, unknown>) {
-  return send(world.env, { method: 'POST', url: '/graphql', key: world.key.key, headers: { 'x-shelf-member': String(ann) }, body: { query, variables } });
-}
-
-beforeAll(async () => {
-  // the folder exists first (an import of blue.png creates it), then the subscriptions
-  lib = await createLibraryEventWorld({
-    name: 'custom-metadata',
-    folder: '/cm',
-    materialEvents: ['MATERIAL_METADATA_UPDATED'],
-    seedFile: async (dir) => {
-      await writeImage(join(dir.path, 'blue.png'), { width: 20, height: 10, colour: '#0000ff', format: 'png' });
-      return join(dir.path, 'blue.png');
-    },
-  });
-  ({ world, files, cliEnv, folderId } = lib);
-  viewer = await given(world.env).key(world.team, 'view_only');
-  editor = await given(world.env).key(world.team, 'editable');
-  ann = (await given(world.env).member(world.team, 'Ann')).userId;
-
-  // another team with a field, a template and a file of its own
-  const team = await given(world.env).team('Elsewhere');
-  const key = await given(world.env).key(team, 'manage');
-  const member = (await given(world.env).member(team, 'Eve')).userId;
-  const fileId = (await given(world.env).libraryFile(team, { file: join(files.path, 'blue.png'), folder: '/theirs', name: 'theirs.png' })).id;
-  const field = await gql(key, CREATE_FIELD, { input: { name: 'Budget', type: 'NUMBER' } });
-  const tpl = await gql(key, CREATE_TEMPLATE, { input: { name: 'Rights', fields: [{ name: 'Licence', type: 'TEXT' }] } });
-  const theirTemplate = tpl.body.data.createCustomFieldTemplate;
-  other = { team, key, member, fileId, fieldId: field.body.data.createLibraryMetadataField.id, templateId: theirTemplate.id, customFieldId: theirTemplate.fields[0].id };
-  const carried = await gql(key, SET_CUSTOM, { id: fileId, t: other.templateId, values: [{ customFieldId: other.customFieldId, value: 'CC-BY' }] });
-  expect(carried.body.errors).toBeUndefined();
+beforeAll(() => {
+  ({ world, viewer, editor, ann, folderId, other, cliEnv } = fixture);
 });
-afterAll(() => lib.close());
-
-async function newFile(name: string): Promise<number> {
-  return (await given(world.env).libraryFile(world.team, { file: join(files.path, 'blue.png'), folder: '/cm/sub', name })).id;
-}
-
-/** The MATERIAL_METADATA_UPDATED events received for a file, waiting up to 10 s for `count` of them. */
-async function eventsFor(fileId: number, count: number): Promise<Received[]> {
-  const mine = () => world.receiver.received.filter((r) => r.path === '/m' && (r.body as { payload: { materialIds: number[] } }).payload.materialIds[0] === fileId);
-  const deadline = Date.now() + 10_000;
-  while (mine().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return mine();
-}
-
-/** The folder UPDATEs received for a file (its import sent ADD), waiting up to 10 s for `count` of them. */
-async function folderUpdatesFor(fileId: number, count: number): Promise<Received[]> {
-  const mine = () => world.receiver.received.filter((r) => r.path === '/f' && r.body.type === 'UPDATE' && (r.body as { assets: Array<{ id: number }> }).assets[0]?.id === fileId);
-  const deadline = Date.now() + 10_000;
-  while (mine().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return mine();
-}
-
-/** Gives the relay time to deliver anything that would (wrongly) have been written. */
-async function settle(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 600));
-}
-
-const db = <T>(sql: string, params: unknown[] = []) => world.env.orm.em.fork().execute<T[]>(sql, params);
-
-/** What a file's values are in the database, and when it was last updated. */
-async function stored(fileId: number) {
-  const [file] = await db<{ updated_at: Date }>('select updated_at from library_files where id = ?', [fileId]);
-  const [record] = await db<{ values: unknown }>('select values from library_metadata_records where file_id = ?', [fileId]);
-  const custom = await db('select field_id, template_id, value from library_file_custom_values where file_id = ? order by field_id', [fileId]);
-  return { updatedAt: file!.updated_at, metadata: record?.values ?? null, custom };
-}
-
-async function search(body: Record<string, unknown>, key: GivenKey = world.key): Promise<number[]> {
-  const res = await send(world.env, { method: 'POST', url: '/open/search-assets', key: key.key, body: { endPoint: 100, ...body } });
-  expect(res.status, res.text).toBe(200);
-  expect(res.body.result.total).toBe(res.body.result.assets.length);
-  return res.body.result.assets.map((a: { id: number }) => a.id).sort((a: number, b: number) => a - b);
-}
 
 describe('custom metadata fields and custom field templates: definitions', () => {
   it('defines metadata fields of each type with a manage key; any role of the team lists them, by name', async () => {
@@ -411,84 +324,4 @@ describe('a file\'s custom field values (changeType CUSTOM_FIELD)', () => {
     const foreign = await runCli(['asset', 'custom-fields', 'set', '--user', String(ann), '--file', String(fileId), '--template', String(other.templateId), '--values', JSON.stringify({ [other.customFieldId]: 'x' })], cliEnv);
     expect(foreign.json.error.code).toBe('not_found');
   }, 90_000);
-});
-
-describe('search-assets by customFieldTemplateIds and customFieldId', () => {
-  let campaignOnly: number;
-  let archiveOnly: number;
-  let both: number;
-
-  beforeAll(async () => {
-    campaignOnly = await newFile('s-campaign.png');
-    archiveOnly = await newFile('s-archive.png');
-    both = await newFile('s-both.png');
-    const set = async (id: number, t: number, values: object[]) => expect((await gql(editor, SET_CUSTOM, { id, t, values })).body.errors).toBeUndefined();
-    await set(campaignOnly, template.id, [{ customFieldId: template.fields.Code, value: 'C' }]);
-    await set(archiveOnly, secondTemplate.id, [{ customFieldId: secondTemplate.fields.Box, value: 'B' }]);
-    await set(both, template.id, [{ customFieldId: template.fields.Reach, value: 5 }]);
-    await set(both, secondTemplate.id, [{ customFieldId: secondTemplate.fields.Box, value: 'B' }]);
-  });
-
-  /** Files of this block among the ids a search found. */
-  const ours = (ids: number[]) => ids.filter((id) => [campaignOnly, archiveOnly, both].includes(id));
-
-  it('customFieldTemplateIds: files carrying a value of any of the templates', async () => {
-    expect(ours(await search({ customFieldTemplateIds: [secondTemplate.id] }))).toEqual([archiveOnly, both]);
-    expect(ours(await search({ customFieldTemplateIds: [template.id, secondTemplate.id] }))).toEqual([campaignOnly, archiveOnly, both]);
-    // every file found carries one of them
-    const all = await search({ customFieldTemplateIds: [template.id] });
-    const carriers = await db<{ file_id: number }>('select distinct file_id from library_file_custom_values where template_id = ? order by file_id', [template.id]);
-    expect(all).toEqual(carriers.map((c) => c.file_id));
-  });
-
-  it('customFieldId: files having a value for that custom field; with customFieldTemplateIds both must hold', async () => {
-    expect(await search({ customFieldId: template.fields.Reach })).toEqual(
-      (await db<{ file_id: number }>('select file_id from library_file_custom_values where field_id = ? order by file_id', [template.fields.Reach])).map((r) => r.file_id),
-    );
-    expect(ours(await search({ customFieldId: template.fields.Reach }))).toEqual([both]);
-    expect(ours(await search({ customFieldId: secondTemplate.fields.Box, customFieldTemplateIds: [template.id] }))).toEqual([both]);
-    expect(ours(await search({ customFieldId: template.fields.Code, customFieldTemplateIds: [secondTemplate.id] }))).toEqual([]);
-  });
-
-  it('follows a cleared value at once (the memo of totals is keyed by the library version)', async () => {
-    expect(ours(await search({ customFieldId: template.fields.Code }))).toEqual([campaignOnly]);
-    await gql(editor, SET_CUSTOM, { id: campaignOnly, t: template.id, values: [{ customFieldId: template.fields.Code, value: null }] });
-    expect(ours(await search({ customFieldId: template.fields.Code }))).toEqual([]);
-    expect(ours(await search({ customFieldTemplateIds: [template.id] }))).toEqual([both]);
-    await gql(editor, SET_CUSTOM, { id: campaignOnly, t: template.id, values: [{ customFieldId: template.fields.Code, value: 'C' }] });
-    expect(ours(await search({ customFieldTemplateIds: [template.id] }))).toEqual([campaignOnly, both]);
-  });
-
-  it('ids of another team match nothing, in either direction, and never an error', async () => {
-    expect(await search({ customFieldTemplateIds: [other.templateId] })).toEqual([]);
-    expect(await search({ customFieldId: other.customFieldId })).toEqual([]);
-    expect(await search({ customFieldTemplateIds: [template.id] }, other.key)).toEqual([]);
-    expect(await search({ customFieldTemplateIds: [other.templateId] }, other.key)).toEqual([other.fileId]);
-    expect(await search({ customFieldId: other.customFieldId }, other.key)).toEqual([other.fileId]);
-    expect(await search({ customFieldTemplateIds: [999_999], customFieldId: 999_998 })).toEqual([]);
-  });
-
-  it('works through GraphQL searchAssets, with other filters and sorts', async () => {
-    const res = await gql(viewer, 'query($input: SearchAssetsInput) { searchAssets(input: $input) { total assets { id customFields { templateId } } } }', {
-      input: { customFieldTemplateIds: [secondTemplate.id], keywords: ['s-'], keywordSearchType: 'DEFAULT', sort: { sortName: 'NAME', sortType: 'ASC' } },
-    });
-    expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.searchAssets.assets.map((a: { id: number }) => a.id)).toEqual([archiveOnly, both]);
-    expect(res.body.data.searchAssets.assets[1].customFields.map((c: { templateId: number }) => c.templateId).sort()).toEqual([template.id, secondTemplate.id].sort());
-  });
-
-  it('can be answered through the indexes of library_file_custom_values (a tiny table is scanned otherwise)', async () => {
-    const explain = (condition: string, value: unknown) =>
-      world.env.orm.em.fork().transactional(async (em) => {
-        await em.execute('set local enable_seqscan = off');
-        const rows = await em.execute(
-          `explain (format json) select f.id from library_files f where f.team_id = ? and f.deleted_at is null
-             and f.id in (select v.file_id from library_file_custom_values v where v.team_id = ? and v.${condition})`,
-          [world.team.teamId, world.team.teamId, value],
-        );
-        return JSON.stringify(rows);
-      });
-    expect(await explain('template_id = any(?::int[])', `{${template.id}}`)).toContain('library_file_custom_values_team_id_template_id_file_id_index');
-    expect(await explain('field_id = ?', template.fields.Code)).toContain('library_file_custom_values_team_id_field_id_file_id_index');
-  });
 });

@@ -1,56 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
-import type { CategoryView } from '../../src/core/catalogue/categories/category.schemas.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { childNames, storedCategories, treeProblems } from '../support/category-tree.ts';
-import { layeredTree, seedCategories } from '../support/category-seed.ts';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import type { TestEnv } from '../support/env.ts';
+import type { GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
+import { useCategoryTree, type CategoryTreeWorld } from './category-tree.rest.support.ts';
 
+/** A brand's category tree (spec 2.3, 3.2): renaming, moving, sibling positions and deleting a subtree. */
+const { world, snapshot, create, patch, remove, read, sampleTree } = useCategoryTree();
 let env: TestEnv;
-let g: ReturnType<typeof given>;
-let team: GivenTeam;
+let g: CategoryTreeWorld['g'];
 let manager: GivenKey;
 
-beforeAll(async () => {
-  env = await createTestEnv();
-  g = given(env);
-  team = await g.team();
-  manager = await g.key(team, 'manage');
+beforeAll(() => {
+  ({ env, g, manager } = world);
 });
-afterAll(async () => env.close());
-
-async function snapshot(brandId: number): Promise<unknown[]> {
-  return env.orm.em.fork().execute('select *, updated_at::text as updated, deleted_at::text as deleted from categories where brand_id = ? order by id', [brandId]);
-}
-
-const create = (body: unknown) => send(env, { method: 'POST', url: '/v1/categories', key: manager.key, body });
-const patch = (id: number, body: unknown) => send(env, { method: 'PATCH', url: `/v1/categories/${id}`, key: manager.key, body });
-const remove = (id: number) => send(env, { method: 'DELETE', url: `/v1/categories/${id}`, key: manager.key });
-const read = async (id: number): Promise<CategoryView> => (await send(env, { url: `/v1/categories/${id}`, key: manager.key })).body.data;
-
-/** A brand holding Shoes > Running > Trail > Mud, and Bags > Kids (Kids also under Shoes). */
-async function sampleTree() {
-  const brand = await g.brand(manager, { name: 'Tree' });
-  const add = (name: string, parent?: CategoryView) => g.category(manager, { brandId: brand.id, name, ...(parent ? { parentId: parent.id } : {}) });
-  const shoes = await add('Shoes');
-  const running = await add('Running', shoes);
-  const trail = await add('Trail', running);
-  const mud = await add('Mud', trail);
-  const shoeKids = await add('Kids', shoes);
-  const bags = await add('Bags');
-  const bagKids = await add('Kids', bags);
-  return { brand, shoes, running, trail, mud, shoeKids, bags, bagKids };
-}
-
-/** A chain of `length` categories, each the child of the previous; returns them root first. */
-async function chain(brand: BrandView, length: number, prefix = 'L'): Promise<CategoryView[]> {
-  const nodes: CategoryView[] = [];
-  for (let i = 1; i <= length; i++) {
-    nodes.push(await g.category(manager, { brandId: brand.id, name: `${prefix}${i}`, ...(nodes.length ? { parentId: nodes.at(-1)!.id } : {}) }));
-  }
-  return nodes;
-}
 
 describe('renaming (spec 2.3: descendant paths follow atomically)', () => {
   it('rewrites the path of every descendant and bumps their updatedAt', async () => {
@@ -258,66 +221,6 @@ describe('sibling positions (spec 2.3 sortOrder: zero-based, contiguous)', () =>
   });
 });
 
-describe('depth limit (spec 8: 10 levels per brand)', () => {
-  it('accepts a tenth level and rejects an eleventh on create with 422, writing nothing', async () => {
-    const brand = await g.brand(manager);
-    const levels = await chain(brand, 10);
-    expect(levels.at(-1)!.pathKey.split('/')).toHaveLength(11);
-    const before = await snapshot(brand.id);
-    const res = await create({ brandId: brand.id, parentId: levels.at(-1)!.id, name: 'L11' });
-    expect(res.status).toBe(422);
-    expect(res.body.details).toEqual([{ field: 'parentId', message: expect.any(String) }]);
-    expect(await snapshot(brand.id)).toEqual(before);
-  });
-
-  it('rejects a move whose subtree would reach below level 10 with 422, and changes nothing', async () => {
-    const brand = await g.brand(manager);
-    const deep = await chain(brand, 8, 'D');
-    const branch = await chain(brand, 3, 'B');
-    const before = await snapshot(brand.id);
-    // branch root would land on level 9, its leaf on level 11
-    const res = await patch(branch[0]!.id, { parentId: deep.at(-1)!.id });
-    expect(res.status).toBe(422);
-    expect(res.body.details[0].field).toBe('parentId');
-    expect(await snapshot(brand.id)).toEqual(before);
-  });
-
-  it('accepts a move that ends exactly on level 10', async () => {
-    const brand = await g.brand(manager);
-    const deep = await chain(brand, 7, 'D');
-    const branch = await chain(brand, 3, 'B');
-    const res = await patch(branch[0]!.id, { parentId: deep.at(-1)!.id });
-    expect(res.status).toBe(200);
-    const rows = await storedCategories(env, brand.id);
-    expect(Math.max(...rows.map((r) => r.depth))).toBe(10);
-    expect(await treeProblems(env, brand.id)).toEqual([]);
-  });
-});
-
-describe('node limit (spec 8: 5000 non-deleted per brand)', () => {
-  it('creates the 5000th node, rejects the 5001st with 422, and counts only non-deleted nodes', async () => {
-    const brand = await g.brand(manager);
-    await seedCategories(env.orm.em.fork(), { teamId: team.teamId, brandId: brand.id }, layeredTree(4999, 3, 10));
-    const last = await create({ brandId: brand.id, name: 'number 5000' });
-    expect(last.status).toBe(201);
-    const before = await snapshot(brand.id);
-    const over = await create({ brandId: brand.id, name: 'number 5001' });
-    expect(over.status).toBe(422);
-    expect(over.body.details).toEqual([{ field: 'brandId', message: expect.any(String) }]);
-    expect(await snapshot(brand.id)).toEqual(before);
-    expect((await remove(last.body.data.id)).status).toBe(200);
-    expect((await create({ brandId: brand.id, name: 'fits again' })).status).toBe(201);
-  });
-
-  it('lets another brand of the team grow while one brand is full', async () => {
-    const full = await g.brand(manager);
-    await seedCategories(env.orm.em.fork(), { teamId: team.teamId, brandId: full.id }, layeredTree(5000, 2, 50));
-    const other = await g.brand(manager);
-    expect((await create({ brandId: full.id, name: 'no room' })).status).toBe(422);
-    expect((await create({ brandId: other.id, name: 'room' })).status).toBe(201);
-  });
-});
-
 describe('deleting (spec 3.2: the whole subtree)', () => {
   it('soft-deletes the category and every descendant, and renumbers the remaining siblings', async () => {
     const t = await sampleTree();
@@ -355,75 +258,5 @@ describe('deleting (spec 3.2: the whole subtree)', () => {
     });
     await remove(t.shoes.id);
     expect([...seen].sort((a, b) => a - b)).toEqual([t.shoes.id, t.running.id, t.trail.id, t.mud.id, t.shoeKids.id].sort((a, b) => a - b));
-  });
-});
-
-describe('concurrent tree changes (serialized per brand)', () => {
-  it('A under B and B under A at once: exactly one succeeds and the tree stays acyclic and consistent', async () => {
-    // A and B sit under different roots, so the two moves share no row but the brand's; several
-    // brands race at once so the requests really overlap. (Without the brand lock, the parent
-    // foreign key's row locks would make this pair deadlock and retry; the rename race below is
-    // the one only the brand lock prevents.)
-    const pairs = await Promise.all(
-      Array.from({ length: 6 }, async (_, round) => {
-        const brand = await g.brand(manager, { name: `Race ${round}` });
-        const x = await g.category(manager, { brandId: brand.id, name: 'X' });
-        const y = await g.category(manager, { brandId: brand.id, name: 'Y' });
-        const a = await g.category(manager, { brandId: brand.id, parentId: x.id, name: 'A' });
-        const b = await g.category(manager, { brandId: brand.id, parentId: y.id, name: 'B' });
-        await g.category(manager, { brandId: brand.id, parentId: a.id, name: 'A child' });
-        await g.category(manager, { brandId: brand.id, parentId: b.id, name: 'B child' });
-        return { brand, a, b };
-      }),
-    );
-    const results = await Promise.all(pairs.flatMap(({ a, b }) => [patch(a.id, { parentId: b.id }), patch(b.id, { parentId: a.id })]));
-    for (let i = 0; i < pairs.length; i++) {
-      const pair = [results[2 * i]!, results[2 * i + 1]!];
-      expect(pair.map((r) => r.status).sort()).toEqual([200, 422]);
-      expect(pair.find((r) => r.status === 422)!.body.details[0].field).toBe('parentId');
-      expect(await treeProblems(env, pairs[i]!.brand.id)).toEqual([]);
-    }
-  });
-
-  it('a rename of an ancestor racing a move under it leaves the moved subtree with the new path', async () => {
-    const trees = await Promise.all(
-      Array.from({ length: 6 }, async (_, round) => {
-        const brand = await g.brand(manager, { name: `Rename race ${round}` });
-        const x = await g.category(manager, { brandId: brand.id, name: 'X' });
-        const a = await g.category(manager, { brandId: brand.id, parentId: x.id, name: 'A' });
-        const y = await g.category(manager, { brandId: brand.id, name: 'Y' });
-        const b = await g.category(manager, { brandId: brand.id, parentId: y.id, name: 'B' });
-        await g.category(manager, { brandId: brand.id, parentId: b.id, name: 'B child' });
-        return { brand, x, a, b };
-      }),
-    );
-    const results = await Promise.all(trees.flatMap(({ x, a, b }) => [patch(x.id, { name: 'X renamed' }), patch(b.id, { parentId: a.id })]));
-    expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
-    for (const { brand, b } of trees) {
-      expect((await read(b.id)).pathKey).toBe('/X renamed/A/B');
-      expect(await treeProblems(env, brand.id)).toEqual([]);
-    }
-  });
-
-  it('many concurrent moves, renames and creates in one brand leave every path consistent with the parents', async () => {
-    const brand = await g.brand(manager, { name: 'Churn' });
-    const ids = await seedCategories(env.orm.em.fork(), { teamId: team.teamId, brandId: brand.id }, layeredTree(60, 4, 3));
-    const all = [...ids.values()];
-    const pick = (i: number) => all[(i * 7919) % all.length]!;
-    const requests = Array.from({ length: 24 }, (_, i) => {
-      if (i % 3 === 0) return patch(pick(i), { parentId: pick(i + 5) });
-      if (i % 3 === 1) return patch(pick(i), { name: `renamed ${i}` });
-      return create({ brandId: brand.id, parentId: pick(i), name: `new ${i}` });
-    });
-    const statuses = (await Promise.all(requests)).map((r) => r.status);
-    expect(statuses.every((s) => [200, 201, 409, 422].includes(s))).toBe(true);
-    expect(await treeProblems(env, brand.id)).toEqual([]);
-  });
-
-  it('two creates of the same name under one parent at once: one 201, one 409 name_in_use', async () => {
-    const brand = await g.brand(manager);
-    const results = await Promise.all([create({ brandId: brand.id, name: 'Twin' }), create({ brandId: brand.id, name: 'Twin' })]);
-    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
-    expect(await treeProblems(env, brand.id)).toEqual([]);
   });
 });
