@@ -2,6 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Member } from '../access/member.entity.ts';
 import { Team } from '../access/team.entity.ts';
 import { dbTimestamp } from '../platform/timestamps.ts';
+import { probedBytesProperties } from './stored-object.entity.ts';
 
 /**
  * A pending inbound (issue 14 item 6; docs/library.md "Pending inbound"): an import whose bytes are
@@ -31,13 +32,7 @@ export const LibraryPendingInbound = defineEntity({
     link: p.string().length(2048).nullable(),
     /** The import's `--user`: at confirm the file's owner, creator and create/update user. */
     user: () => p.manyToOne(Member).nullable(),
-    sha256: p.string().length(64),
-    storageKey: p.string().length(255),
-    mimeType: p.string().length(255),
-    byteSize: p.bigint(),
-    width: p.integer().nullable(),
-    height: p.integer().nullable(),
-    durationMs: p.bigint().nullable(),
+    ...probedBytesProperties(),
     /** The dominant colours read at import (colour search, docs/search.md), stored with the object at confirm; [] for non-images. */
     palette: p.json().columnType('jsonb').defaultRaw("'[]'"),
     createdAt: dbTimestamp(),
