@@ -27,13 +27,13 @@
  * < 50 MB), Markdown on stdout, progress on stderr. Only 127.0.0.1 is contacted.
  *
  * BENCH_BREAKDOWN=1 (the default; 0 skips it) adds, in this process and in the same rounds, where a
- * download's time goes: the floor plus a CRC-32 of every chunk with node:zlib's crc32 (native), the
- * floor plus the CRC-32 yazl computes (buffer-crc32, JavaScript, a byte at a time), and the app's own
- * zipStream() (src/rest/zip-stream.ts: yazl, stored entries) with its output discarded, no HTTP.
+ * download's time goes: the floor plus a CRC-32 of every chunk with node:zlib's crc32 (native, as
+ * the app's writer computes it), and the app's own zipStream() (src/rest/zip-stream.ts, stored
+ * entries) with its output discarded, no HTTP. (The app used yazl until its own writer replaced it;
+ * yazl's JavaScript CRC-32 cost 3.9 s per GiB, bench/RESULTS-catalogue-reads.md.)
  */
 import { randomFillSync } from 'node:crypto';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -211,9 +211,6 @@ async function download(baseUrl: string, pid: number, setup: Setup): Promise<Dow
   }
 }
 
-/** yazl's CRC-32 (its dependency buffer-crc32), loaded from where yazl loads it. */
-const yazlCrc32 = createRequire(createRequire(import.meta.url).resolve('yazl'))('buffer-crc32') as { unsigned(buffer: Buffer, previous?: number): number };
-
 /** The stored files read as the floor reads them, each chunk passed to `onChunk`. */
 async function readWith(paths: string[], onChunk: (chunk: Buffer) => void): Promise<number> {
   const started = performance.now();
@@ -238,12 +235,6 @@ const BREAKDOWN = {
     let crc = 0;
     return readWith(s.storedPaths, (chunk) => {
       crc = crc32(chunk, crc);
-    });
-  },
-  'floor + buffer-crc32 (yazl\'s CRC, JavaScript) of every chunk': (s: Setup) => {
-    let crc = 0;
-    return readWith(s.storedPaths, (chunk) => {
-      crc = yazlCrc32.unsigned(chunk, crc);
     });
   },
   'the app\'s zipStream() in this process, output discarded (no HTTP)': (s: Setup) => zipInProcess(s.storedPaths, s.sizes),

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { crc32 } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
+import { zipStream, type ZipEntry } from '../../src/rest/zip-stream.ts';
+
+/** Everything a stream yields, or the error that destroyed it. */
+async function drain(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The entries as an independent reader (yauzl, which checks sizes and offsets) sees them. */
+async function readArchive(bytes: Buffer): Promise<{ name: string; crc32: number; size: number; bytes: Buffer; mtime: Date }[]> {
+  const zip = await new Promise<ZipFile>((resolve, reject) => fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (e, z) => (e ? reject(e) : resolve(z))));
+  const entries: { name: string; crc32: number; size: number; bytes: Buffer; mtime: Date }[] = [];
+  await new Promise<void>((resolve, reject) => {
+    zip.on('error', reject);
+    zip.on('end', resolve);
+    zip.on('entry', (entry: Entry) => {
+      zip.openReadStream(entry, (error, stream) => {
+        if (error) return reject(error);
+        drain(stream).then((content) => {
+          entries.push({ name: entry.fileName, crc32: entry.crc32, size: entry.uncompressedSize, bytes: content, mtime: entry.getLastModDate() });
+          zip.readEntry();
+        }, reject);
+      });
+    });
+    zip.readEntry();
+  });
+  return entries;
+}
+
+const entryOf = (name: string, bytes: Buffer, chunk = 7_000): ZipEntry => ({
+  name,
+  size: bytes.length,
+  // several chunks per entry, as a file read from disk arrives
+  open: async () => Readable.from(Array.from({ length: Math.ceil(bytes.length / chunk) }, (_, i) => bytes.subarray(i * chunk, (i + 1) * chunk))),
+});
+
+describe('ZIP downloads are stored-entry archives any reader opens (docs/products.md "Downloads")', () => {
+  it('writes each entry with its bytes, its CRC-32 and its size, UTF-8 names, and exactly the length announced up front', async () => {
+    const files = [
+      { name: 'photo.jpg', bytes: randomBytes(100_000) },
+      { name: 'empty.txt', bytes: Buffer.alloc(0) },
+      { name: 'Äpfel und Birnen – 苹果.png', bytes: randomBytes(33) },
+    ];
+    const modifiedAt = new Date(2026, 10, 25, 14, 30, 44);
+    const zip = await zipStream(files.map((f) => entryOf(f.name, f.bytes)), modifiedAt);
+    const archive = await drain(zip.stream);
+    expect(archive.length).toBe(zip.length);
+    const entries = await readArchive(archive);
+    expect(entries.map((e) => e.name)).toEqual(files.map((f) => f.name));
+    for (const [i, entry] of entries.entries()) {
+      expect(entry.bytes.equals(files[i]!.bytes), entry.name).toBe(true);
+      expect(entry.size).toBe(files[i]!.bytes.length);
+      expect(entry.crc32).toBe(crc32(files[i]!.bytes));
+      // DOS times have two-second resolution
+      expect(entry.mtime.getTime()).toBe(new Date(2026, 10, 25, 14, 30, 44).getTime());
+    }
+  });
+
+  it('writes an archive with no entries that a reader opens as empty', async () => {
+    const zip = await zipStream([], new Date());
+    const archive = await drain(zip.stream);
+    expect(archive.length).toBe(zip.length);
+    expect(await readArchive(archive)).toEqual([]);
+  });
+
+  it('cuts the archive (the stream fails) when an entry\'s bytes are gone, rather than send a complete-looking ZIP', async () => {
+    const zip = await zipStream([entryOf('a.bin', randomBytes(10)), { name: 'gone.bin', size: 5, open: async () => null }], new Date());
+    await expect(drain(zip.stream)).rejects.toThrow('the bytes of gone.bin are gone');
+  });
+
+  it('cuts the archive when an entry has another size than listed, so Content-Length never lies', async () => {
+    const bytes = randomBytes(1_000);
+    const zip = await zipStream([{ ...entryOf('changed.bin', bytes), size: 999 }], new Date());
+    await expect(drain(zip.stream)).rejects.toThrow('changed.bin has 1000 bytes, not the 999 listed');
+  });
+
+  it('opens one entry at a time, only when the archive reaches it', async () => {
+    const opened: string[] = [];
+    const tracked = (name: string): ZipEntry => ({ ...entryOf(name, Buffer.from(name)), open: async () => (opened.push(name), Readable.from([Buffer.from(name)])) });
+    const zip = await zipStream([tracked('one'), tracked('two')], new Date());
+    expect(opened).toEqual([]);
+    const stream = zip.stream;
+    const content = await text(stream);
+    expect(opened).toEqual(['one', 'two']);
+    expect(content).toContain('one');
+  });
+});
