@@ -14,7 +14,9 @@ export interface ZipEntry {
  * entry's CRC-32 with a JavaScript byte loop that cost 3.9 s per GiB, more than reading the files
  * (bench/RESULTS-catalogue-reads.md); node:zlib's native crc32 costs 0.8 s. Entries are never
  * deflated, so the format needed is small: no ZIP64 (a download is at most 2 GiB, so every size and
- * offset fits in 32 bits), no compression, UTF-8 names (flag bit 11).
+ * offset fits in 32 bits), no compression, UTF-8 names (flag bit 11), and the Info-ZIP extended
+ * timestamp (0x5455) beside the DOS time, so readers show the modification time in their own zone
+ * (the DOS time has none) as they did with yazl.
  */
 
 const LOCAL_HEADER = 0x04034b50;
@@ -33,14 +35,29 @@ const LOCAL_HEADER_SIZE = 30;
 const DATA_DESCRIPTOR_SIZE = 16;
 const CENTRAL_HEADER_SIZE = 46;
 const END_SIZE = 22;
+/** The extended timestamp extra field: header id, data size 5, flags (bit 0: mtime), mtime in Unix seconds. */
+const TIMESTAMP_EXTRA_SIZE = 9;
 const MAX_32 = 0xffffffff;
 
-/** MS-DOS date and time (2-second resolution, local time as ZIP readers show it). */
-function dosDateTime(at: Date): { date: number; time: number } {
+interface Stamp {
+  /** MS-DOS date and time: 2-second resolution, the server's local time, no zone. */
+  date: number;
+  time: number;
+  /** The Info-ZIP extended timestamp extra field carrying the same instant in UTC. */
+  extra: Buffer;
+}
+
+function stampOf(at: Date): Stamp {
   const year = Math.min(Math.max(at.getFullYear(), 1980), 2107);
+  const extra = Buffer.alloc(TIMESTAMP_EXTRA_SIZE);
+  extra.writeUInt16LE(0x5455, 0);
+  extra.writeUInt16LE(5, 2);
+  extra.writeUInt8(1, 4);
+  extra.writeUInt32LE(Math.max(0, Math.floor(at.getTime() / 1000)), 5);
   return {
     date: ((year - 1980) << 9) | ((at.getMonth() + 1) << 5) | at.getDate(),
     time: (at.getHours() << 11) | (at.getMinutes() << 5) | Math.floor(at.getSeconds() / 2),
+    extra,
   };
 }
 
@@ -51,7 +68,7 @@ interface Written {
   offset: number;
 }
 
-function localHeader(name: Buffer, stamp: { date: number; time: number }): Buffer {
+function localHeader(name: Buffer, stamp: Stamp): Buffer {
   const header = Buffer.alloc(LOCAL_HEADER_SIZE);
   header.writeUInt32LE(LOCAL_HEADER, 0);
   header.writeUInt16LE(VERSION_NEEDED, 4);
@@ -61,8 +78,8 @@ function localHeader(name: Buffer, stamp: { date: number; time: number }): Buffe
   header.writeUInt16LE(stamp.date, 12);
   // CRC-32 and sizes (14-25) stay zero: they follow in the data descriptor
   header.writeUInt16LE(name.length, 26);
-  header.writeUInt16LE(0, 28); // no extra field
-  return Buffer.concat([header, name]);
+  header.writeUInt16LE(stamp.extra.length, 28);
+  return Buffer.concat([header, name, stamp.extra]);
 }
 
 function dataDescriptor(entry: Written): Buffer {
@@ -74,7 +91,7 @@ function dataDescriptor(entry: Written): Buffer {
   return descriptor;
 }
 
-function centralHeader(entry: Written, stamp: { date: number; time: number }): Buffer {
+function centralHeader(entry: Written, stamp: Stamp): Buffer {
   const header = Buffer.alloc(CENTRAL_HEADER_SIZE);
   header.writeUInt32LE(CENTRAL_HEADER, 0);
   header.writeUInt16LE(VERSION_MADE_BY, 4);
@@ -87,10 +104,11 @@ function centralHeader(entry: Written, stamp: { date: number; time: number }): B
   header.writeUInt32LE(entry.size, 20);
   header.writeUInt32LE(entry.size, 24);
   header.writeUInt16LE(entry.name.length, 28);
-  // extra field, comment, disk number start, internal attributes (30-37) stay zero
+  header.writeUInt16LE(stamp.extra.length, 30);
+  // comment length, disk number start, internal attributes (32-37) stay zero
   header.writeUInt32LE(EXTERNAL_ATTRIBUTES, 38);
   header.writeUInt32LE(entry.offset, 42);
-  return Buffer.concat([header, entry.name]);
+  return Buffer.concat([header, entry.name, stamp.extra]);
 }
 
 function endOfCentralDirectory(count: number, directorySize: number, directoryOffset: number): Buffer {
@@ -108,11 +126,13 @@ function endOfCentralDirectory(count: number, directorySize: number, directoryOf
 /** The archive's exact length, known before any byte is read: headers, data and descriptors are all of known size. */
 function archiveLength(entries: { name: Buffer; size: number }[]): number {
   let length = END_SIZE;
-  for (const entry of entries) length += LOCAL_HEADER_SIZE + DATA_DESCRIPTOR_SIZE + CENTRAL_HEADER_SIZE + 2 * entry.name.length + entry.size;
+  for (const entry of entries) {
+    length += LOCAL_HEADER_SIZE + DATA_DESCRIPTOR_SIZE + CENTRAL_HEADER_SIZE + 2 * (entry.name.length + TIMESTAMP_EXTRA_SIZE) + entry.size;
+  }
   return length;
 }
 
-async function* archiveBytes(entries: (ZipEntry & { encodedName: Buffer })[], stamp: { date: number; time: number }): AsyncGenerator<Buffer> {
+async function* archiveBytes(entries: (ZipEntry & { encodedName: Buffer })[], stamp: Stamp): AsyncGenerator<Buffer> {
   const written: Written[] = [];
   let offset = 0;
   for (const entry of entries) {
@@ -122,12 +142,16 @@ async function* archiveBytes(entries: (ZipEntry & { encodedName: Buffer })[], st
     if (!stream) throw new Error(`the bytes of ${entry.name} are gone`);
     let crc = 0;
     let size = 0;
+    // a file that changed size since it was listed would make Content-Length a lie: cut the response
+    // instead, before a byte past the listed size goes out (a grown file could otherwise fill the
+    // announced length with a ZIP that has no central directory)
+    const changedSize = (seen: number) => new Error(`${entry.name} has ${seen} bytes or more, not the ${entry.size} listed`);
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (size + chunk.length > entry.size) throw changedSize(size + chunk.length);
       crc = crc32(chunk, crc);
       size += chunk.length;
       yield chunk;
     }
-    // a file that changed size since it was listed would make Content-Length a lie: cut the response instead
     if (size !== entry.size) throw new Error(`${entry.name} has ${size} bytes, not the ${entry.size} listed`);
     const done = { name: entry.encodedName, crc, size, offset };
     written.push(done);
@@ -152,5 +176,5 @@ export async function zipStream(entries: ZipEntry[], modifiedAt: Date): Promise<
   if (length > MAX_32 || encoded.length > 0xffff || encoded.some((entry) => entry.encodedName.length > 0xffff)) {
     throw new Error('the archive needs ZIP64, which this writer does not produce');
   }
-  return { stream: Readable.from(archiveBytes(encoded, dosDateTime(modifiedAt)), { objectMode: false }), length };
+  return { stream: Readable.from(archiveBytes(encoded, stampOf(modifiedAt)), { objectMode: false }), length };
 }

@@ -14,9 +14,19 @@ async function drain(stream: Readable): Promise<Buffer> {
 }
 
 /** The entries as an independent reader (yauzl, which checks sizes and offsets) sees them. */
-async function readArchive(bytes: Buffer): Promise<{ name: string; crc32: number; size: number; bytes: Buffer; mtime: Date }[]> {
+interface ReadEntry {
+  name: string;
+  crc32: number;
+  size: number;
+  bytes: Buffer;
+  mtime: Date;
+  /** The central directory's extended timestamp field, when there is one. */
+  timestampField: { id: number; mtimeSeconds: number } | null;
+}
+
+async function readArchive(bytes: Buffer): Promise<ReadEntry[]> {
   const zip = await new Promise<ZipFile>((resolve, reject) => fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (e, z) => (e ? reject(e) : resolve(z))));
-  const entries: { name: string; crc32: number; size: number; bytes: Buffer; mtime: Date }[] = [];
+  const entries: ReadEntry[] = [];
   await new Promise<void>((resolve, reject) => {
     zip.on('error', reject);
     zip.on('end', resolve);
@@ -24,7 +34,9 @@ async function readArchive(bytes: Buffer): Promise<{ name: string; crc32: number
       zip.openReadStream(entry, (error, stream) => {
         if (error) return reject(error);
         drain(stream).then((content) => {
-          entries.push({ name: entry.fileName, crc32: entry.crc32, size: entry.uncompressedSize, bytes: content, mtime: entry.getLastModDate() });
+          const field = entry.extraFields.find((f) => f.id === 0x5455);
+          const timestampField = field ? { id: field.id, mtimeSeconds: field.data.readUInt32LE(1) } : null;
+          entries.push({ name: entry.fileName, crc32: entry.crc32, size: entry.uncompressedSize, bytes: content, mtime: entry.getLastModDate(), timestampField });
           zip.readEntry();
         }, reject);
       });
@@ -58,8 +70,9 @@ describe('ZIP downloads are stored-entry archives any reader opens (docs/product
       expect(entry.bytes.equals(files[i]!.bytes), entry.name).toBe(true);
       expect(entry.size).toBe(files[i]!.bytes.length);
       expect(entry.crc32).toBe(crc32(files[i]!.bytes));
-      // DOS times have two-second resolution
-      expect(entry.mtime.getTime()).toBe(new Date(2026, 10, 25, 14, 30, 44).getTime());
+      // the extended timestamp field carries the instant in UTC, to the second (yauzl prefers it to the DOS time)
+      expect(entry.mtime.getTime()).toBe(modifiedAt.getTime());
+      expect(entry.timestampField).toEqual({ id: 0x5455, mtimeSeconds: modifiedAt.getTime() / 1000 });
     }
   });
 
@@ -75,10 +88,24 @@ describe('ZIP downloads are stored-entry archives any reader opens (docs/product
     await expect(drain(zip.stream)).rejects.toThrow('the bytes of gone.bin are gone');
   });
 
-  it('cuts the archive when an entry has another size than listed, so Content-Length never lies', async () => {
-    const bytes = randomBytes(1_000);
-    const zip = await zipStream([{ ...entryOf('changed.bin', bytes), size: 999 }], new Date());
-    await expect(drain(zip.stream)).rejects.toThrow('changed.bin has 1000 bytes, not the 999 listed');
+  it('cuts the archive when an entry has fewer bytes than listed, so Content-Length never lies', async () => {
+    const zip = await zipStream([{ ...entryOf('shrunk.bin', randomBytes(500)), size: 999 }], new Date());
+    await expect(drain(zip.stream)).rejects.toThrow('shrunk.bin has 500 bytes, not the 999 listed');
+  });
+
+  it('cuts the archive before a grown entry sends one byte past its listed size, even when the growth is larger than the rest of the archive', async () => {
+    const zip = await zipStream([{ name: 'grown.bin', size: 10, open: async () => Readable.from([randomBytes(4), randomBytes(196)]) }], new Date());
+    const received: Buffer[] = [];
+    const failure = await new Promise<Error>((resolve) => {
+      zip.stream.on('data', (chunk: Buffer) => received.push(chunk));
+      zip.stream.on('error', resolve);
+      zip.stream.on('end', () => resolve(new Error('ended without failing')));
+    });
+    expect(failure.message).toBe('grown.bin has 200 bytes or more, not the 10 listed');
+    const sent = Buffer.concat(received).length;
+    // the local header with its name and timestamp field, then only the 4 bytes within the listed size
+    expect(sent).toBe(30 + 'grown.bin'.length + 9 + 4);
+    expect(sent).toBeLessThan(zip.length);
   });
 
   it('opens one entry at a time, only when the archive reaches it', async () => {
