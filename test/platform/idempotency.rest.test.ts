@@ -34,6 +34,20 @@ describe('Idempotency-Key on creates (spec 4.1, 8)', () => {
     expect(await brandsNamed('Once')).toBe(1);
   });
 
+  it('keeps the previous release working during a rolling deploy: its records replay here, and ours carry the status it reads', async () => {
+    // what the previous release reads back on a replay of a record written by this one
+    await create(manager.key, 'rolling-1', { name: 'Rolling' });
+    const [ours] = await env.orm.em.fork().execute<{ response_status: number }[]>(`select response_status from idempotency_records where idempotency_key = 'rolling-1'`);
+    expect(ours!.response_status).toBe(201);
+    // a record the previous release wrote, naming the column, replays here as any other
+    const first = await create(manager.key, 'rolling-2', { name: 'Rolled' });
+    await env.orm.em.fork().execute(`update idempotency_records set response_status = 201 where idempotency_key = 'rolling-2'`);
+    const replay = await create(manager.key, 'rolling-2', { name: 'Rolled' });
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.data).toEqual(first.body.data);
+  });
+
   it('treats the same input with keys in another order as the same request', async () => {
     const first = await create(manager.key, 'order-1', { name: 'Ordered', description: 'd' });
     const second = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, rawBody: '{"description":"d","name":"Ordered"}', headers: { 'idempotency-key': 'order-1', 'content-type': 'application/json' } });

@@ -19,6 +19,12 @@ export const IdempotencyRecord = defineEntity({
     operation: p.string().length(64),
     idempotencyKey: p.string().length(255),
     requestHash: p.string().length(64),
+    /**
+     * No longer read or written (every create answers 201; the adapter decides). Kept, with a
+     * default, so processes of the previous release can still write and replay records while a
+     * rolling deploy runs both; drop it in the release after.
+     */
+    responseStatus: p.integer().default(201),
     responseBody: p.json(),
     etag: p.string().length(128).nullable(),
     createdAt: dbTimestamp(),
