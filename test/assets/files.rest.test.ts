@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +117,19 @@ describe('GET /files/... preview links', () => {
     expect(await readFile(join(storage.path, key))).toEqual(responses[0]!.bytes);
     const siblings = await readdir(join(storage.path, key, '..'));
     expect(siblings.filter((name) => name.includes(object!.sha256))).toEqual([`${object!.sha256}.webp`]);
+  });
+
+  it('answers 500, not 404, when the stored bytes cannot be read: a failure of the service, not of the image', async () => {
+    await writeImage(join(inputs.path, 'unreadable.png'), { width: 700, height: 300, colour: '#994411', format: 'png' });
+    const file = await g.libraryFile(teamA, { file: join(inputs.path, 'unreadable.png') });
+    const [object] = await env.orm.em.fork().execute<{ storage_key: string }[]>('select storage_key from stored_objects where id = ?', [file.assetId]);
+    // the object's path becomes a directory: it still exists, but reading it fails (EISDIR)
+    const path = join(storage.path, object!.storage_key);
+    await rm(path);
+    await mkdir(path);
+    const res = await fetchLink((await media(teamA, file.id)).previewUrl!);
+    expect(res.status).toBe(500);
+    expect(res.body).toMatchObject({ success: false });
   });
 
   it('serves the original image for 300 s when sharp cannot derive a preview (BMP)', async () => {

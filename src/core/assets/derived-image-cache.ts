@@ -49,10 +49,22 @@ export class DerivedImageCache {
     if (await this.storage.exists(key)) return key;
     const source = await this.storage.open(sourceKey);
     if (!source) throw new Error(`stored object ${sourceKey} is missing`);
+    // a failure to read the stored bytes is the service's fault (500), not the image's; and it must
+    // end the request even where the image library does not notice its input failing (sharp's
+    // toBuffer never settles when the stream piped into it is destroyed)
+    let readFailure: Error | undefined;
+    const failedRead = new Promise<never>((_, reject) =>
+      source.stream.once('error', (error: Error) => {
+        readFailure = error;
+        reject(error);
+      }),
+    );
+    failedRead.catch(() => undefined);
     let bytes: Buffer;
     try {
-      bytes = await make(source.stream);
+      bytes = await Promise.race([make(source.stream), failedRead]);
     } catch {
+      if (readFailure) throw readFailure;
       // e.g. a truncated image whose header could be read at import: nothing to derive, every time
       throw new DomainError('not_found', this.cannotDerive);
     }
