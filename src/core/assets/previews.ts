@@ -31,7 +31,9 @@ export class PreviewCache extends DerivedImageCache {
         .autoOrient()
         .resize({ width: PREVIEW_FORMAT.maxSide, height: PREVIEW_FORMAT.maxSide, fit: 'inside', withoutEnlargement: true })
         .webp({ quality: PREVIEW_FORMAT.quality });
-      source.on('error', (e) => resize.destroy(e));
+      // a failed read ends the derivation (DerivedImageCache answers it); destroying sharp with the
+      // error would emit it where nobody listens, an uncaught exception
+      source.once('error', () => resize.destroy());
       return source.pipe(resize).toBuffer();
     });
   }
