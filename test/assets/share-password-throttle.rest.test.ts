@@ -52,6 +52,13 @@ describe('share passwords cannot be guessed without limit (issue 12 item 7)', ()
     expect(res.body.result.totalCount).toBe(1);
   });
 
+  it('keeps one error listener on its Redis client however many attempts it counts (no listener leak)', async () => {
+    for (let i = 0; i < 15; i++) await search('wrong', otherKey);
+    const client = env.core.platform.attemptLimiter['client'];
+    expect(client).not.toBeNull();
+    expect(client!.listenerCount('error')).toBe(1);
+  });
+
   it('refuses with 503 service_unavailable when the attempt counter (Redis) is down, rather than letting guesses through', async () => {
     await redis.stop();
     const res = await search('another-guess', otherKey);

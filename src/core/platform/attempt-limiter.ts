@@ -44,8 +44,11 @@ export class AttemptLimiter {
 
   private async call<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
     // no offline queue and one try: a request waits on Redis for a second at most
-    this.client ??= new Redis(this.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000, commandTimeout: 1000 });
-    this.client.on('error', () => {});
+    if (!this.client) {
+      this.client = new Redis(this.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000, commandTimeout: 1000 });
+      // failures reach the callers as service_unavailable; the client's own event would be unhandled
+      this.client.on('error', () => {});
+    }
     try {
       if (this.client.status === 'wait' || this.client.status === 'end') await this.client.connect();
       return await work(this.client);
