@@ -29,6 +29,8 @@ export class Queues {
     const connection = redisConnection(config);
     this.byName = new Map(QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix: config.queuePrefix })]));
     this.health = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    // Redis down shows as /readyz 503 (ping); without a listener ioredis prints every reconnect failure to stderr
+    this.health.on('error', () => {});
   }
 
   /** True when Redis answers a PING. */
