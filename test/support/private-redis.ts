@@ -24,6 +24,8 @@ export async function privateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const ping = async () => {
     const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    // a refused connection is an answer here (not up yet, or gone), not an event to print
+    client.on('error', () => {});
     try {
       await client.connect();
       return (await client.ping()) === 'PONG';
@@ -41,6 +43,7 @@ export async function privateRedis(): Promise<PrivateRedis> {
     },
     async stop() {
       const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      client.on('error', () => {});
       await client.connect().then(() => client.call('shutdown', 'nosave')).catch(() => undefined);
       client.disconnect();
       for (let i = 0; i < 100 && (await ping()); i++) await new Promise((r) => setTimeout(r, 50));
