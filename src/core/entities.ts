@@ -8,7 +8,7 @@ import { VersionLine } from './assets/versions/version-line.entity.ts';
 import { LibraryFile } from './assets/library-file.entity.ts';
 import { LibraryPendingInbound } from './assets/pending-inbound.entity.ts';
 import { StoredObject } from './assets/stored-object.entity.ts';
-import { LibraryFolderMember, LibrarySearchText, LibraryShare, LibraryTagPosting, LibraryVersion, StoredObjectColour } from './assets/search/search.entities.ts';
+import { LibraryFileName, LibraryFolderMember, LibrarySearchText, LibraryShare, LibraryTagPosting, LibraryVersion, StoredObjectColour } from './assets/search/search.entities.ts';
 import { LibraryFileTag, LibraryTag } from './assets/tag.entity.ts';
 import { CUSTOM_METADATA_ENTITIES } from './assets/custom-metadata/custom-metadata.entities.ts';
 import { Brand } from './catalogue/brands/brand.entity.ts';
@@ -26,4 +26,4 @@ import { IdempotencyRecord } from './platform/idempotency.entity.ts';
 import { Setting } from './platform/setting.entity.ts';
 
 /** Every entity of every area; the ORM and the migration generator read this list. */
-export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, LibraryTagPosting, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting, WebhookEndpoint, EventSubscription, OutboxEvent, WebhookDelivery, WebhookDeliveryLine, WebhookAttempt, ApprovalTemplate, ApprovalTask, ApprovalDecision, ApprovalAsset, ProductHistoryEntry, ActivityRecord, DownloadRecord, ProductShare, LibraryPendingInbound, RecycleEntry, ...CUSTOM_METADATA_ENTITIES, VersionLine];
+export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, LibraryTagPosting, LibraryFileName, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting, WebhookEndpoint, EventSubscription, OutboxEvent, WebhookDelivery, WebhookDeliveryLine, WebhookAttempt, ApprovalTemplate, ApprovalTask, ApprovalDecision, ApprovalAsset, ProductHistoryEntry, ActivityRecord, DownloadRecord, ProductShare, LibraryPendingInbound, RecycleEntry, ...CUSTOM_METADATA_ENTITIES, VersionLine];

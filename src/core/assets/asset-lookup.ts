@@ -42,6 +42,12 @@ export type AssetLookupItem = Static<typeof AssetLookupItem>;
 
 const checkQuery = compileInput(AssetLookupQuery);
 
+/**
+ * Up to this many name matches, a page is read by id from the narrow name table's matches; above
+ * it, by walking library_files in id order, which a common name fills within a few pages' rows.
+ */
+const FEW_NAME_MATCHES = 2_000;
+
 interface Row {
   id: number;
   assetId: number;
@@ -54,15 +60,22 @@ interface Row {
  * products' media must reference, by name, folder, extension, content hash or id. Any role; the
  * team's live files only, ordered by id; the name filter uses the search's trigram index.
  */
-export async function lookupAssets(ctx: Ctx, library: LibraryService, totals: VersionedMemo<number> | null, input: unknown): Promise<Page<AssetLookupItem>> {
+export async function lookupAssets(
+  ctx: Ctx,
+  library: LibraryService,
+  totals: VersionedMemo<number> | null,
+  input: unknown,
+  fewNameMatches = FEW_NAME_MATCHES,
+): Promise<Page<AssetLookupItem>> {
   requirePermission(ctx, 'products:read');
   const query = checkQuery(input);
   const page = normalizePage(query);
   const where: string[] = ['f.team_id = ?', 'f.deleted_at is null'];
   const params: unknown[] = [ctx.teamId];
-  if (query.name !== undefined) {
+  const namePattern = query.name === undefined ? null : `%${escapeLike(query.name.toLowerCase())}%`;
+  if (namePattern !== null) {
     where.push(`lower(f.name) like ? escape '\\'`);
-    params.push(`%${escapeLike(query.name.toLowerCase())}%`);
+    params.push(namePattern);
   }
   if (query.folder !== undefined) {
     const segments = parseFolderPath(query.folder);
@@ -93,18 +106,34 @@ export async function lookupAssets(ctx: Ctx, library: LibraryService, totals: Ve
     params.push(`{${query.ids}}`);
   }
   const from = `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${where.join(' and ')}`;
-  // an exact count reads every matching row (a broad name on 1M files: about a second); it is kept
-  // per library version, so the next pages and repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
-  const countMatches = async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
+  const pageSql = (condition: string) =>
+    `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${condition} order by f.id limit ? offset ?`;
+  const pageParams = [page.pageSize, (page.page - 1) * page.pageSize];
+  // a name alone is counted on the narrow name table (its trigram rechecks read small rows), and
+  // its page chosen by that count: none, a few (read by id from the narrow table's matches: no
+  // recheck of wide rows) or many (walk library_files by id until the page is full)
+  const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
+  const countMatches = async () =>
+    nameOnly
+      ? (await queryOne<{ n: number }>(ctx, `select count(*)::int as n from library_file_names n where n.team_id = ? and n.lname like ? escape '\\'`, [ctx.teamId, namePattern]))!.n
+      : (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
+  // an exact count reads every match; it is kept per library version, so the next pages and
+  // repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
   const version = totals ? await libraryVersionOf(ctx) : null;
-  const [count, rows] = await Promise.all([
-    totals && version !== null ? totals.get(ctx.teamId, version, `asset-lookup|${JSON.stringify([where, params])}`, countMatches) : countMatches(),
-    queryRows<Row>(ctx, `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${from} order by f.id limit ? offset ?`, [
-      ...params,
-      page.pageSize,
-      (page.page - 1) * page.pageSize,
-    ]),
-  ]);
+  const counted = () => (totals && version !== null ? totals.get(ctx.teamId, version, `asset-lookup|${JSON.stringify([where, params])}`, countMatches) : countMatches());
+  let count: number;
+  let rows: Row[];
+  if (nameOnly) {
+    count = await counted();
+    if (count === 0) rows = [];
+    else if (count <= fewNameMatches) {
+      const byNarrowName = `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
+        where f.id = any(array(select n.file_id from library_file_names n where n.team_id = ? and n.lname like ? escape '\\')) and f.team_id = ? and f.deleted_at is null`;
+      rows = await queryRows<Row>(ctx, pageSql(byNarrowName), [ctx.teamId, namePattern, ctx.teamId, ...pageParams]);
+    } else rows = await queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams]);
+  } else {
+    [count, rows] = await Promise.all([counted(), queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams])]);
+  }
   const media = await library.mediaFor(ctx, rows.map((r) => r.id));
   const items = rows.flatMap((row) => {
     const m = media.get(row.id);

@@ -2,7 +2,7 @@
  * Triggers that keep search data in step with the library, whoever writes it (docs/search.md).
  * Declared on the entities as raw DDL so migration diffs create them once and never drop them;
  * their functions (library_files_refresh_tag_names, library_version_bump, library_search_text_sync,
- * library_tag_postings_sync) are created by the search migrations.
+ * library_tag_postings_sync, library_file_names_sync) are created by the search migrations.
  */
 
 /**
@@ -31,6 +31,14 @@ export const LIBRARY_FILES_TRIGGERS = [
     events: ['insert' as const, 'update' as const],
     expression:
       'create trigger "library_files_search_text_sync" after insert or update of "name", "description", "tag_names", "ai_tags", "ai_title", "ai_description", "ai_detailed_description", "deleted_at", "team_id", "created_at" on "library_files" for each row execute function library_search_text_sync()',
+  },
+  // library_file_names follows the file's name and deletion (asset lookup)
+  {
+    name: 'library_files_name_sync',
+    timing: 'after' as const,
+    events: ['insert' as const, 'update' as const],
+    expression:
+      'create trigger "library_files_name_sync" after insert or update of "name", "deleted_at", "team_id" on "library_files" for each row execute function library_file_names_sync()',
   },
   // library_tag_postings follows the file's tag ids, creation time and deletion
   {
