@@ -48,6 +48,9 @@ const checkQuery = compileInput(AssetLookupQuery);
  */
 const FEW_NAME_MATCHES = 2_000;
 
+/** The live files of a team (first parameter) whose lower-cased name is like a pattern (second), from the narrow name table. */
+const NARROW_NAME_MATCHES = "from library_file_names n where n.team_id = ? and n.lname like ? escape '\\'";
+
 interface Row {
   id: number;
   assetId: number;
@@ -105,7 +108,8 @@ export async function lookupAssets(
     where.push('f.id = any(?::int[])');
     params.push(`{${query.ids}}`);
   }
-  const from = `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${where.join(' and ')}`;
+  const filesWhere = (conditions: string[]) => `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${conditions.join(' and ')}`;
+  const from = filesWhere(where);
   const pageSql = (condition: string) =>
     `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${condition} order by f.id limit ? offset ?`;
   const pageParams = [page.pageSize, (page.page - 1) * page.pageSize];
@@ -115,7 +119,7 @@ export async function lookupAssets(
   const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
   const countMatches = async () =>
     nameOnly
-      ? (await queryOne<{ n: number }>(ctx, `select count(*)::int as n from library_file_names n where n.team_id = ? and n.lname like ? escape '\\'`, [ctx.teamId, namePattern]))!.n
+      ? (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n
       : (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
   // an exact count reads every match; it is kept per library version, so the next pages and
   // repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
@@ -127,8 +131,11 @@ export async function lookupAssets(
     count = await counted();
     if (count === 0) rows = [];
     else if (count <= fewNameMatches) {
-      const byNarrowName = `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
-        where f.id = any(array(select n.file_id from library_file_names n where n.team_id = ? and n.lname like ? escape '\\')) and f.team_id = ? and f.deleted_at is null`;
+      const byNarrowName = filesWhere([
+        `f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`,
+        'f.team_id = ?',
+        'f.deleted_at is null',
+      ]);
       rows = await queryRows<Row>(ctx, pageSql(byNarrowName), [ctx.teamId, namePattern, ctx.teamId, ...pageParams]);
     } else rows = await queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams]);
   } else {
