@@ -4,6 +4,7 @@ import type { ShareAccessGrant, ShareVisit } from '../../core/catalogue/products
 import type { Core } from '../../core/core.ts';
 import { DomainError } from '../../core/platform/errors.ts';
 import { replyWithZip } from '../download-reply.ts';
+import { FAVICON_PATH, FAVICON_SVG } from '../share-page/favicon.ts';
 import type { SafeHtml } from '../share-page/html.ts';
 import { STYLE_SOURCE } from '../share-page/layout.ts';
 import { messagePage, passwordPage, productPage } from '../share-page/pages.ts';
@@ -86,6 +87,16 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
       secure: secureCookie,
     }));
   };
+
+  app.get(FAVICON_PATH, {
+    schema: { hide: true, summary: 'The share page icon', description: 'An SVG icon the share page links in its head.' },
+  }, async (_request, reply) => {
+    // the same bytes for everyone and for every release: browsers may keep it for a day
+    reply.header('Cache-Control', 'public, max-age=86400');
+    reply.header('Content-Security-Policy', "default-src 'none'");
+    reply.header('X-Content-Type-Options', 'nosniff');
+    return reply.type('image/svg+xml').send(FAVICON_SVG);
+  });
 
   app.get('/s/:token', {
     schema: {

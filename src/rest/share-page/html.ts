@@ -34,3 +34,21 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   });
   return new SafeHtml(out);
 }
+
+/** Every link to somewhere else: no window handle, no Referer (the page's URL holds the token), no endorsement for crawlers. */
+export const LINK_REL = 'noopener noreferrer nofollow';
+
+/**
+ * The address a user-supplied link may point to: an absolute http(s) URL, normalized as a browser
+ * would (`URL.href`); null for anything else (`javascript:`, `data:`, relative paths), which
+ * is then shown as text.
+ */
+export function httpUrl(raw: unknown): string | null {
+  if (typeof raw !== 'string') return null;
+  try {
+    const url = new URL(raw.trim());
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url.href : null;
+  } catch {
+    return null;
+  }
+}

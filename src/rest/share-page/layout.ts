@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { FAVICON_PATH } from './favicon.ts';
 import { html, SafeHtml } from './html.ts';
 
 /*
@@ -17,7 +18,26 @@ h1 { font-size: 1.75rem; line-height: 1.2; margin: 0 0 .25rem; overflow-wrap: an
 .description { white-space: pre-wrap; overflow-wrap: anywhere; }
 dl.fields { display: grid; grid-template-columns: minmax(8rem, max-content) 1fr; gap: .35rem 1rem; margin: 1.25rem 0; }
 dl.fields dt { color: var(--muted); }
-dl.fields dd { margin: 0; overflow-wrap: anywhere; }
+dl.fields dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
+@media (max-width: 32rem) { dl.fields { grid-template-columns: 1fr; gap: 0; } dl.fields dt { font-size: .875rem; margin-top: .75rem; } }
+a { color: var(--accent); }
+.multiline { white-space: pre-wrap; }
+.colour { display: inline-flex; align-items: center; gap: .5rem; font-variant-numeric: tabular-nums; }
+.swatch rect { stroke: var(--muted); stroke-width: 1; }
+.rich > :first-child { margin-top: 0; }
+.rich > :last-child { margin-bottom: 0; }
+.rich p, .rich ul, .rich ol, .rich pre, .rich blockquote { margin: 0 0 .5rem; }
+.rich h3, .rich h4 { font-size: 1rem; margin: .75rem 0 .25rem; }
+.rich ul, .rich ol { padding-left: 1.25rem; }
+.rich blockquote { border-left: 3px solid var(--line); padding-left: .75rem; color: var(--muted); }
+.rich code, .rich pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .9em; }
+.rich pre { white-space: pre-wrap; background: var(--card); padding: .5rem .75rem; border-radius: .375rem; }
+.thumbs { display: flex; flex-wrap: wrap; gap: .5rem; list-style: none; margin: 0; padding: 0; }
+.thumbs figure { margin: 0; width: 5rem; }
+.thumbs img { display: block; width: 5rem; height: 5rem; object-fit: contain; background: var(--card); border-radius: .375rem; }
+.thumbs figcaption { font-size: .75rem; color: var(--muted); overflow-wrap: anywhere; }
+.field-files { list-style: none; margin: 0; padding: 0; }
+.size { color: var(--muted); font-size: .875rem; }
 .gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: .75rem; margin: 1.25rem 0; padding: 0; list-style: none; }
 .gallery figure { margin: 0; background: var(--card); border-radius: .5rem; overflow: hidden; }
 .gallery img { display: block; width: 100%; height: 10rem; object-fit: contain; background: var(--card); }
@@ -43,6 +63,7 @@ export function layout(title: string, body: SafeHtml): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 <title>${title}</title>
 <style>${new SafeHtml(STYLE)}</style>
 </head>

@@ -1,36 +1,25 @@
 import type { SharePageView } from '../../core/catalogue/products/product-share-page.ts';
+import { fieldValue } from './field-values.ts';
+import { formatMoment, humanBytes } from './format.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout } from './layout.ts';
-
-/** Bytes as people read them: 1.5 MB, 820 kB (decimal units, as file managers show them). */
-export function humanBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = -1;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
-
-/** "25 November 2026, 17:04 UTC": unambiguous to any reader. */
-function readableTime(iso: string): string {
-  return `${new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso))} UTC`;
-}
 
 /** The shared product: name, description, template values, previews, other files, the download. */
 export function productPage(view: SharePageView, downloadPath: string): SafeHtml {
   const { product } = view;
   const previews = view.media.filter((m) => m.previewUrl !== null);
   const others = view.media.filter((m) => m.previewUrl === null);
+  const mediaById = new Map(view.media.map((m) => [m.id, m]));
+  const fields = product.fields.flatMap((f) => {
+    const value = fieldValue(f, mediaById);
+    return value ? [html`<dt>${f.label}</dt><dd>${value}</dd>`] : [];
+  });
   const body = html`
 <article>
   <h1>${product.name}</h1>
   ${product.spu ? html`<p class="sku">SKU ${product.spu}</p>` : ''}
   ${product.description ? html`<p class="description">${product.description}</p>` : ''}
-  ${product.fields.length > 0 ? html`<dl class="fields">${product.fields.map((f) => html`<dt>${f.label}</dt><dd>${f.value}</dd>`)}</dl>` : ''}
+  ${fields.length > 0 ? html`<dl class="fields">${fields}</dl>` : ''}
   ${previews.length > 0
     ? html`<ul class="gallery" aria-label="Images">${previews.map((m) => html`<li><figure><img src="${m.previewUrl}" alt="${m.name}" loading="lazy"${m.width && m.height ? html` width="${m.width}" height="${m.height}"` : ''}><figcaption>${m.name}</figcaption></figure></li>`)}</ul>`
     : ''}
@@ -38,7 +27,7 @@ export function productPage(view: SharePageView, downloadPath: string): SafeHtml
   ${view.download
     ? html`<p><a class="button" href="${downloadPath}" download>Download all (${view.download.fileCount} ${view.download.fileCount === 1 ? 'file' : 'files'}, ${humanBytes(view.download.totalBytes)})</a></p>`
     : ''}
-  <p class="meta">Shared with you through Shelf. This link works until ${readableTime(view.expiresAt)}.</p>
+  <p class="meta">Shared with you through Shelf. This link works until ${formatMoment(view.expiresAt)}.</p>
 </article>`;
   return layout(product.name, body);
 }

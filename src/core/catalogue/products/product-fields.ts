@@ -198,7 +198,8 @@ export function mergeCustomValues(
   return { values, media, issues };
 }
 
-function isBlank(value: unknown): boolean {
+/** Whether a stored value counts as empty: nothing, blank text, no items, a delta of whitespace only. */
+export function isBlank(value: unknown): boolean {
   if (value === undefined || value === null) return true;
   if (typeof value === 'string') return value.trim() === '';
   if (Array.isArray(value)) return value.length === 0;

@@ -4,6 +4,8 @@ import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 import type { PreparedDownload, ProductDownloads } from './product-downloads.ts';
+import type { FieldType } from '../templates/template.schemas.ts';
+import { isBlank, isMediaField } from './product-fields.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { readProduct } from './product-read.ts';
 import type { ProductShares, ShareAccessRow } from './product-shares.ts';
@@ -38,12 +40,31 @@ export interface SharePageMedia {
   previewUrl: string | null;
 }
 
+/**
+ * One template value with the definition the page needs to show it to a person: the field's name,
+ * type and configuration as the pinned template version holds them (option labels, currency,
+ * unit, decimals, richtext mode). How it reads is the page's business (rest/share-page/).
+ */
+export interface SharePageField {
+  /** The stable template field id. */
+  id: string;
+  /** The field's name. */
+  label: string;
+  type: FieldType;
+  config: Record<string, unknown>;
+  /**
+   * The stored value as the API answers it (docs/products.md "templateFields formats"); for image
+   * and file fields, the file-path ids of its files that the page shows (in `media`), in order.
+   */
+  value: unknown;
+}
+
 /** Everything the share page renders (rest/share-page/). */
 export interface SharePageView {
   shareId: number;
   /** RFC 3339. */
   expiresAt: string;
-  product: { name: string; spu: string | null; description: string | null; fields: { label: string; value: string }[] };
+  product: { name: string; spu: string | null; description: string | null; fields: SharePageField[] };
   media: SharePageMedia[];
   /** Present when the share allows downloading its files as one ZIP. */
   download: { fileCount: number; totalBytes: number } | null;
@@ -94,7 +115,7 @@ export class ProductSharePages {
     const view: SharePageView = {
       shareId: share.id,
       expiresAt: new Date(share.expiresAtMs).toISOString(),
-      product: { name: record.name, spu: record.spu, description: record.description, fields: await this.fields(ctx, record) },
+      product: { name: record.name, spu: record.spu, description: record.description, fields: await this.fields(ctx, record, new Set(media.map((m) => m.id))) },
       media,
       download: share.allowDownload && media.length > 0 ? { fileCount: media.length, totalBytes: media.reduce((sum, m) => sum + Number(m.size), 0) } : null,
     };
@@ -143,16 +164,22 @@ export class ProductSharePages {
     return record;
   }
 
-  /** The product's template values with their field names, in the template's order; media, system and empty fields left out. */
-  private async fields(ctx: Ctx, record: ProductRecord): Promise<{ label: string; value: string }[]> {
+  /**
+   * The product's template values with their definitions, in the template's order; system fields
+   * and empty values left out. Image and file fields keep only the files the page shows (a share
+   * may name fewer; deleted files drop out), and are left out when none remain.
+   */
+  private async fields(ctx: Ctx, record: ProductRecord, shown: ReadonlySet<number>): Promise<SharePageField[]> {
     if (record.templateVersionId === null) return [];
     const [version] = await readPinnedVersions(ctx, [record.templateVersionId]);
     if (!version) return [];
     return version.groups.flatMap((group) =>
       group.fields.flatMap((field) => {
-        if (field.isSystemField || field.type === 'image' || field.type === 'file') return [];
-        const value = displayValue(record.templateFields[field.id]);
-        return value === null ? [] : [{ label: field.name, value }];
+        if (field.isSystemField) return [];
+        const value = isMediaField(field)
+          ? (record.mediaFields[field.id] ?? []).filter((id) => shown.has(id))
+          : record.templateFields[field.id];
+        return isBlank(value) ? [] : [{ id: field.id, label: field.name, type: field.type, config: field.config, value }];
       }),
     );
   }
@@ -161,18 +188,4 @@ export class ProductSharePages {
     if (!this.secret) throw new Error('LINK_SIGNING_SECRET is not loaded; share pages cannot be served');
     return this.secret;
   }
-}
-
-/** A template value as text: lists joined, ranges and objects as "a – b" / JSON; empty values are null. */
-function displayValue(value: unknown): string | null {
-  if (value === null || value === undefined || value === '') return null;
-  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
-  if (typeof value === 'string' || typeof value === 'number') return String(value);
-  if (Array.isArray(value)) return value.length === 0 ? null : value.map((v) => displayValue(v) ?? '').join(', ');
-  if (typeof value === 'object') {
-    const range = value as { start?: unknown; end?: unknown };
-    if ('start' in range || 'end' in range) return `${displayValue(range.start) ?? ''} – ${displayValue(range.end) ?? ''}`;
-    return JSON.stringify(value);
-  }
-  return String(value);
 }
