@@ -33,8 +33,8 @@ a { color: var(--accent); }
 .rich code, .rich pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .9em; }
 .rich pre { white-space: pre-wrap; background: var(--card); padding: .5rem .75rem; border-radius: .375rem; }
 .thumbs { display: flex; flex-wrap: wrap; gap: .5rem; list-style: none; margin: 0; padding: 0; }
-.thumbs figure { margin: 0; width: 5rem; }
-.thumbs img { display: block; width: 5rem; height: 5rem; object-fit: contain; background: var(--card); border-radius: .375rem; }
+.thumbs figure { margin: 0; width: 6rem; }
+.thumbs img { display: block; width: 6rem; height: 6rem; object-fit: contain; background: var(--card); border-radius: .375rem; }
 .thumbs figcaption { font-size: .75rem; color: var(--muted); overflow-wrap: anywhere; }
 .field-files { list-style: none; margin: 0; padding: 0; }
 .size { color: var(--muted); font-size: .875rem; }
