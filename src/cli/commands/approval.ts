@@ -30,10 +30,12 @@ export const approvalCommands: Record<string, CliCommand> = {
     run: async (core, flags) => core.approvals.engine.decide(await asMember(core, flags), { taskId: text(flags.task) ?? '', decision: text(flags.decision) ?? '', comment: text(flags.comment) }),
   },
   'approval resubmit': {
-    flags: { task: { type: 'string' }, user: { type: 'string' }, file: { type: 'string', multiple: true }, comment: { type: 'string' } },
+    flags: { task: { type: 'string' }, user: { type: 'string' }, file: { type: 'string', multiple: true }, position: { type: 'string', multiple: true }, comment: { type: 'string' } },
     run: async (core, flags) => {
       const files = (flags.file as unknown as string[] | undefined) ?? [];
-      return core.approvals.tasks.resubmitFiles(await asMember(core, flags), { taskId: text(flags.task) ?? '', files, comment: text(flags.comment) });
+      // a position that is not a number is passed on as NaN, so the core names it out of range
+      const positions = ((flags.position as unknown as string[] | undefined) ?? []).map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
+      return core.approvals.tasks.resubmitFiles(await asMember(core, flags), { taskId: text(flags.task) ?? '', files, positions, comment: text(flags.comment) });
     },
   },
   'approval cancel': {

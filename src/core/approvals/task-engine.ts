@@ -11,6 +11,7 @@ import { DomainError, notFound } from '../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
+import { planResubmission } from './resubmission.ts';
 import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, type NodeVisit, type TaskScope } from './callbacks.ts';
 
 /** A task row as the engine reads it, locked for the transaction. */
@@ -31,6 +32,27 @@ export interface TaskRow {
 }
 
 const ACTIVE = ['PENDING', 'PROCESSING', 'REJECTED'];
+
+/** New bytes for one of the task's assets (`position`: its 0-based place in the task). */
+export interface ResubmittedAsset {
+  position: number;
+  sha256: string;
+  byteSize: number;
+  name: string;
+  mimeType: string | null;
+  storageKey: string;
+}
+
+/** How many assets a task holds (0 for an unknown task or one of another team). */
+export async function taskAssetCount(tx: Pick<Ctx, 'em'>, taskId: string, teamId: number): Promise<number> {
+  if (!/^[0-9a-f-]{36}$/i.test(taskId)) return 0;
+  const row = await queryOne<{ count: number }>(
+    tx,
+    'select count(distinct position)::int as count from approval_assets where task_id = ?::uuid and team_id = ?',
+    [taskId, teamId],
+  );
+  return row?.count ?? 0;
+}
 
 export async function lockTask(tx: Pick<Ctx, 'em'>, taskId: string, teamId: number | null): Promise<TaskRow> {
   if (!/^[0-9a-f-]{36}$/i.test(taskId)) throw notFound('Task');
@@ -133,7 +155,7 @@ export class ApprovalEngine {
   /** `approval resubmit` / GraphQL: the task's creator sends new versions of the assets at the resubmit step. */
   async resubmit(
     ctx: Ctx,
-    input: { taskId: string; comment?: string | null; assets: { sha256: string; byteSize: number; name: string; mimeType: string | null; storageKey: string }[] },
+    input: { taskId: string; comment?: string | null; assets: ResubmittedAsset[] },
   ): Promise<{ taskId: string; status: string }> {
     const memberId = actingMember(ctx);
     return inTransaction(ctx, async (tx) => {
@@ -141,6 +163,7 @@ export class ApprovalEngine {
       if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
       if (visit.role !== 'resubmit_submitter' || memberId !== task.created_by_id) throw refuse('not_the_resubmitter', 'Only the task\'s submitter may resubmit, at the resubmit step');
+      planResubmission(input.assets, await taskAssetCount(tx, task.id, task.team_id));
       const latest = await this.addVersions(tx, task, input.assets);
       const submitted = await queryOne<{ at: string }>(
         tx,
@@ -258,11 +281,15 @@ export class ApprovalEngine {
     task.status = 'APPROVED';
     const names = await memberNames(tx, [operatorId]);
     await recordCallback(tx, task, 'TASK_APPROVED', 'APPROVED', { operator: { id: String(operatorId), name: names.get(operatorId) ?? null }, finishedAt: finished!.at });
-    if (task.auto_import) await this.importApproved(tx, task, operatorId);
+    if (task.auto_import) await this.importApproved(tx, task);
   }
 
-  /** autoImportEnabled: the final version of each asset goes into the template's target folder through the library's import (its events fire too). */
-  private async importApproved(tx: TaskScope, task: TaskRow, operatorId: number): Promise<void> {
+  /**
+   * autoImportEnabled: the final version of each asset goes into the template's target folder
+   * through the library's import (its events fire too). The files belong to the task's submitter,
+   * who supplied them; the approver who finished the task is its `operator`, not the files' owner.
+   */
+  private async importApproved(tx: TaskScope, task: TaskRow): Promise<void> {
     const assets = await queryRows<{ name: string; storage_key: string }>(
       tx,
       `select distinct on (position) name, storage_key from approval_assets where task_id = ?::uuid order by position, version desc`,
@@ -275,7 +302,7 @@ export class ApprovalEngine {
         if (!opened) throw new DomainError('internal_server_error', 'An approved asset is missing from storage');
         const path = join(dir, String(i));
         await pipeline(opened.stream, createWriteStream(path));
-        await this.deps.libraryImport.importFile(tx, { team: task.team_id, file: path, name: asset.name, folder: task.target_folder || '/', user: operatorId });
+        await this.deps.libraryImport.importFile(tx, { team: task.team_id, file: path, name: asset.name, folder: task.target_folder || '/', user: task.created_by_id });
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -283,14 +310,10 @@ export class ApprovalEngine {
   }
 
   /** Records a new version of each resubmitted asset (positions in order) and returns the latestAssets objects of 6.3. */
-  private async addVersions(
-    tx: TaskScope,
-    task: TaskRow,
-    assets: { sha256: string; byteSize: number; name: string; mimeType: string | null; storageKey: string }[],
-  ): Promise<Record<string, unknown>[]> {
+  private async addVersions(tx: TaskScope, task: TaskRow, assets: ResubmittedAsset[]): Promise<Record<string, unknown>[]> {
     const latest: Record<string, unknown>[] = [];
     await pinAllStoredBytes(tx, this.deps.storage, assets.map((asset) => asset.storageKey));
-    for (const [position, asset] of assets.entries()) {
+    for (const { position, ...asset } of assets) {
       const previous = await queryOne<{ version: number; storage_key: string }>(
         tx,
         `select version, storage_key from approval_assets where task_id = ?::uuid and position = ? order by version desc limit 1`,

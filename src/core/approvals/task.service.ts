@@ -11,8 +11,9 @@ import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { CreateApprovalInput, type Workflow } from './approval.schemas.ts';
 import { downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
+import { planResubmission } from './resubmission.ts';
 import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
-import { lockTask, visitOf, type ApprovalEngine } from './task-engine.ts';
+import { lockTask, taskAssetCount, visitOf, type ApprovalEngine } from './task-engine.ts';
 import type { ApprovalTemplateService } from './template.service.ts';
 import { requireMembers } from './workflow.ts';
 
@@ -121,18 +122,27 @@ export class ApprovalTaskService {
   }
 
   /** `approval resubmit --file` (operator CLI, as the submitting member): new versions from local files. */
-  async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; comment?: string | null }): Promise<{ taskId: string; status: string }> {
+  async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; positions?: number[]; comment?: string | null }): Promise<{ taskId: string; status: string }> {
     if (input.files.length === 0) throw invalid('file', 'give at least one file', 'assets_empty');
-    return this.resubmitWith(ctx, input, await localAssets(input.files), false);
+    if (input.positions && input.positions.length > 0 && input.positions.length !== input.files.length) {
+      throw invalid('position', `give one position per file (${input.files.length} files, ${input.positions.length} positions), or none to resubmit every asset in order`, 'resubmit_positions_mixed');
+    }
+    const items = input.files.map((_, i) => ({ position: input.positions?.[i] }));
+    const positions = planResubmission(items, await this.assetCount(ctx, input.taskId));
+    return this.resubmitWith(ctx, input, await localAssets(input.files), positions, false);
   }
 
   /** GraphQL resubmission: new versions downloaded from public URLs through the outbound guard, as createApproval does. */
-  async resubmitUrls(ctx: Ctx, input: { taskId: string; assets: { url: string; name?: string }[]; comment?: string | null }): Promise<{ taskId: string; status: string }> {
-    if (input.assets.length === 0) throw invalid('assets', 'must hold at least one asset', 'assets_empty');
+  async resubmitUrls(
+    ctx: Ctx,
+    input: { taskId: string; assets: { url: string; name?: string; position?: number | null }[]; comment?: string | null },
+  ): Promise<{ taskId: string; status: string }> {
+    // the plan is checked before any download: an ambiguous resubmission costs no transfer
+    const positions = planResubmission(input.assets, await this.assetCount(ctx, input.taskId));
     for (const [i, asset] of input.assets.entries()) await this.guardCheck(asset.url, i);
     const downloaded = await downloadAssets(this.guard, input.assets, this.limits);
     try {
-      return await this.resubmitWith(ctx, input, downloaded.assets, true);
+      return await this.resubmitWith(ctx, input, downloaded.assets, positions, true);
     } finally {
       await downloaded.cleanup();
     }
@@ -143,13 +153,24 @@ export class ApprovalTaskService {
     return assets.map((a) => ({ sha256: a.sha256, storageKey: objectKey(a.sha256) })).filter((a) => added.includes(a.storageKey));
   }
 
-  private async resubmitWith(ctx: Ctx, input: { taskId: string; comment?: string | null }, assets: DownloadedAsset[], owned: boolean): Promise<{ taskId: string; status: string }> {
+  /** The task's asset count for checking a resubmission before any download (null: not the caller's task; the locked read answers not_found). */
+  private async assetCount(scope: Pick<Ctx, 'em' | 'teamId'>, taskId: string): Promise<number | null> {
+    return (await taskAssetCount(scope, taskId, scope.teamId)) || null;
+  }
+
+  private async resubmitWith(
+    ctx: Ctx,
+    input: { taskId: string; comment?: string | null },
+    assets: DownloadedAsset[],
+    positions: number[],
+    owned: boolean,
+  ): Promise<{ taskId: string; status: string }> {
     const added = await storeAssets(this.storage, assets, owned);
     try {
       return await this.engine.resubmit(ctx, {
         taskId: input.taskId,
         comment: input.comment ?? null,
-        assets: assets.map((a) => ({ sha256: a.sha256, byteSize: a.byteSize, name: a.name, mimeType: a.mimeType, storageKey: objectKey(a.sha256) })),
+        assets: assets.map((a, i) => ({ position: positions[i]!, sha256: a.sha256, byteSize: a.byteSize, name: a.name, mimeType: a.mimeType, storageKey: objectKey(a.sha256) })),
       });
     } catch (e) {
       await releaseBytes(ctx, this.storage, this.abandoned(assets, added)).catch(() => undefined);

@@ -72,6 +72,10 @@ const ResubmitAssetInput = builder.inputType('ApprovalResubmitAssetInput', {
   fields: (t) => ({
     url: t.string({ required: true, description: 'Public http(s) URL.' }),
     name: t.string({ description: 'File name; default: the URL\'s last path segment.' }),
+    position: t.int({
+      description:
+        'Which of the task\'s assets this replaces: its 0-based index in createApproval\'s `assets`. Give it on every item or on none; with none, the list must hold every asset of the task in order. Errors: validation_failed (resubmit_count_mismatch, resubmit_positions_mixed, resubmit_position_out_of_range, resubmit_position_duplicate).',
+    }),
   }),
 });
 
@@ -123,14 +127,14 @@ builder.mutationFields((t) => ({
   }),
   resubmitApproval: t.field({
     type: DecisionResultRef,
-    description: 'The task\'s submitter (X-Shelf-Member) sends new versions of the assets at the resubmit step, in asset order. Errors: forbidden (not_the_resubmitter, task_finished), validation_failed (download reasons as createApproval), not_found.',
+    description: 'The task\'s submitter (X-Shelf-Member) sends new versions of the assets at the resubmit step: every asset in the task\'s order, or the ones named by `position` (the others keep their version). Errors: forbidden (not_the_resubmitter, task_finished), validation_failed (resubmit_count_mismatch, resubmit_positions_mixed, resubmit_position_out_of_range, resubmit_position_duplicate, and the download reasons of createApproval), not_found.',
     args: {
       taskId: t.arg.string({ required: true, description: 'Task id.' }),
-      assets: t.arg({ type: [ResubmitAssetInput], required: true, description: 'New versions, one per asset position from the first.' }),
+      assets: t.arg({ type: [ResubmitAssetInput], required: true, description: 'New versions: all of the task\'s assets in order, or the named positions.' }),
       comment: t.arg.string({ description: 'Shown in the SUBMITTER_RESUBMITTED callback.' }),
     },
     resolve: (_root, args, gql) =>
-      gql.core.approvals.tasks.resubmitUrls(gql.ctx, { taskId: args.taskId, comment: args.comment, assets: args.assets.map((a) => ({ url: a.url, name: a.name ?? undefined })) }),
+      gql.core.approvals.tasks.resubmitUrls(gql.ctx, { taskId: args.taskId, comment: args.comment, assets: args.assets.map((a) => ({ url: a.url, name: a.name ?? undefined, position: a.position })) }),
   }),
   cancelApproval: t.field({
     type: DecisionResultRef,
