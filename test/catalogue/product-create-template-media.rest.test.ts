@@ -163,10 +163,25 @@ describe('POST /v1/products: templateFields (keyed by stable custom field ID, va
     expect(res.body.data.templateFields).toEqual({ [ids.tNumber!]: 3 });
   });
 
-  it('accepts a draft without its required template values, and names them in draftReason', async () => {
+  it('accepts a draft without its required template values, and names them in draftReason with their labels', async () => {
     const res = await create({ name: 'Draft', templateId: template.id });
     expect(res.status).toBe(201);
-    expect(res.body.data.draftReason).toContain(`templateFields.${ids.tText}`);
+    expect(res.body.data.draftReason).toContain(`templateFields.${ids.tText} ("Text")`);
+  });
+
+  it('answers a field key sent instead of its id with the id and label to use, and lists the valid ids, writing nothing', async () => {
+    await expectRefused({ templateId: template.id, templateFields: { tNumber: 18 } }, 422, 'validation_failed', 'templateFields.tNumber');
+    const res = await create({ templateId: template.id, templateFields: { tNumber: 18 } });
+    const message = res.body.details.find((d: { field: string }) => d.field === 'templateFields.tNumber').message as string;
+    expect(message).toContain(`"tNumber" is the key of field ${ids.tNumber} ("Number")`);
+    expect(message).toContain(`${ids.tText} ("Text")`);
+    expect(message).not.toContain(ids.name);
+  });
+
+  it('names the field\'s label and type next to a value that does not fit it', async () => {
+    const res = await create({ templateId: template.id, templateFields: { [ids.tNumber!]: 'eighteen' } });
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual([{ field: `templateFields.${ids.tNumber}`, message: 'must be a JSON number ("Number", a number field)' }]);
   });
 });
 

@@ -173,7 +173,7 @@ export function mergeCustomValues(
     const path = `templateFields.${id}`;
     const field = fields.get(id);
     if (!field) {
-      issues.push({ field: path, message: definition ? 'is not a field of the pinned template version' : 'the product has no template' });
+      issues.push({ field: path, message: definition ? unknownFieldMessage(id, fields) : 'the product has no template' });
       continue;
     }
     if (field.isSystemField) {
@@ -187,7 +187,7 @@ export function mergeCustomValues(
     }
     const problem = isMediaField(field) ? mediaIdsProblem(field, value) : valueProblem(field, value);
     if (problem) {
-      issues.push({ field: path, message: problem });
+      issues.push({ field: path, message: `${problem} ("${field.name}", a ${field.type} field)` });
     } else if (isMediaField(field)) {
       values.mediaFields[id] = value as number[];
       media.push({ field, ids: value as number[] });
@@ -245,7 +245,31 @@ export function missingRequired(definition: readonly TemplateGroupView[] | null,
   return issues;
 }
 
-/** Spec 2.5 draftReason: a short text naming what a draft lacks to be published, or null. */
-export function draftReasonOf(issues: readonly FieldIssue[]): string | null {
-  return issues.length === 0 ? null : `Missing required values: ${issues.map((i) => i.field).join(', ')}`;
+/** How many fields an unknown-key message lists before it points at the definition. */
+const LISTED_FIELDS = 20;
+
+/**
+ * The message for a templateFields key that is no field id of the pinned version: it lists the
+ * valid ids with their labels, and says so when the caller sent a field's key instead of its id
+ * (templateFields are keyed by stable field ids, spec 4.5).
+ */
+function unknownFieldMessage(id: string, fields: ReadonlyMap<string, TemplateFieldView>): string {
+  const custom = [...fields.values()].filter((f) => !f.isSystemField);
+  const sameKey = custom.find((f) => f.key === id);
+  const hint = sameKey ? ` "${id}" is the key of field ${sameKey.id} ("${sameKey.name}"): templateFields are keyed by field id, not key.` : '';
+  const listed = custom.slice(0, LISTED_FIELDS).map((f) => `${f.id} ("${f.name}")`);
+  const more = custom.length > LISTED_FIELDS ? `, and ${custom.length - LISTED_FIELDS} more in the product's templateDefinition` : '';
+  const valid = custom.length === 0 ? ' The pinned version has no custom fields.' : ` Its custom fields are: ${listed.join(', ')}${more}.`;
+  return `is not a field of the pinned template version.${hint}${valid}`;
+}
+
+/** Spec 2.5 draftReason: a short text naming what a draft lacks to be published (with each template field's label), or null. */
+export function draftReasonOf(issues: readonly FieldIssue[], definition: readonly TemplateGroupView[] | null): string | null {
+  if (issues.length === 0) return null;
+  const fields = fieldsOf(definition ?? []);
+  const named = issues.map((issue) => {
+    const field = issue.field.startsWith('templateFields.') ? fields.get(issue.field.slice('templateFields.'.length)) : undefined;
+    return field ? `${issue.field} ("${field.name}")` : issue.field;
+  });
+  return `Missing required values: ${named.join(', ')}`;
 }

@@ -80,7 +80,7 @@ export class ProductLifecycle {
       if (current.status === 'published' && issues.length > 0) {
         throw new DomainError('validation_failed', 'A published product must stay complete; unpublish it first to save an incomplete version', issues);
       }
-      const updated = await updateFields(tx, id, draft, current.status === 'draft' ? draftReasonOf(issues) : null);
+      const updated = await updateFields(tx, id, draft, current.status === 'draft' ? draftReasonOf(issues, groups) : null);
       await recordProductChange(tx, id, 'updated', current, updated);
       return updated;
     });
@@ -104,8 +104,9 @@ export class ProductLifecycle {
     return inTransaction(ctx, async (tx) => {
       const { current, live } = await this.lockForWrite(tx, id, ifMatch);
       if (current.status === 'draft') return current;
-      const issues = completenessIssues(draftFromRecord(current), await this.definitionOf(tx, current), live);
-      const unpublished = await this.setStatus(tx, id, `status = 'draft', published_at = null, draft_reason = ?`, [draftReasonOf(issues)]);
+      const definition = await this.definitionOf(tx, current);
+      const issues = completenessIssues(draftFromRecord(current), definition, live);
+      const unpublished = await this.setStatus(tx, id, `status = 'draft', published_at = null, draft_reason = ?`, [draftReasonOf(issues, definition)]);
       await recordProductChange(tx, id, 'unpublished', current, unpublished);
       return unpublished;
     });

@@ -149,7 +149,7 @@ export class ProductService {
       await checkMedia(tx, this.library, draft, { coverFileId: draft.coverFileId, imageFileIds: draft.imageFileIds, relatedFileIds: draft.relatedFileIds, fields: mediaInputs });
       // every reference was just checked live, so completeness may count them all
       const live = checkedLive(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }));
-      const record = await insertDraft(tx, draft, pin, draftReasonOf(completenessIssues(draft, groups, live)));
+      const record = await insertDraft(tx, draft, pin, draftReasonOf(completenessIssues(draft, groups, live), groups));
       await recordProductChange(tx, record.id, 'created', null, record);
       return { body: record, etag: productEtag(record, live) };
     });
