@@ -12,7 +12,7 @@ export async function replyWithZip(reply: FastifyReply, core: Core, download: Pr
   );
   reply.header('Content-Type', 'application/zip');
   reply.header('Content-Disposition', attachment(fileName));
-  reply.header('Download-Record-Id', download.recordId);
+  reply.header('Download-Record-Id', String(download.recordId));
   reply.header('Content-Length', String(zip.length));
   if (download.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.send(zip.stream);

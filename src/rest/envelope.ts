@@ -78,7 +78,7 @@ export const ErrorEnvelope = Type.Object(
 export const MutationOutcomeSchema = Type.Object(
   {
     resource: Type.String({ description: 'The kind of resource committed, e.g. `download_record`.' }),
-    id: Type.String({ description: 'Its id (decimal string).' }),
+    id: Type.Integer({ minimum: 1, description: 'Its id.' }),
     replayed: Type.Boolean({ description: 'true when this request replayed an earlier commit (same Idempotency-Key) rather than committing now.' }),
     retry: Type.Object(
       {

@@ -100,7 +100,7 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
     expect(records.status).toBe(200);
     expect(records.headers.etag).toBeUndefined();
     expect(records.body.data[0]).toMatchObject({
-      id: res.headers['download-record-id'],
+      id: Number(res.headers['download-record-id']),
       productId: product.id,
       fileIds: [image, text],
       fileCount: 2,
@@ -181,7 +181,7 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
       code: 'mutation_response_unavailable',
       mutationOutcome: {
         resource: 'download_record',
-        id: expect.stringMatching(/^\d+$/),
+        id: expect.any(Number),
         replayed: false,
         retry: { method: 'POST', path: `/v1/products/${product.id}/downloads`, idempotencyKey: 'dl-gone-1' },
         lookup: `/v1/products/${product.id}/download-records`,
@@ -191,7 +191,7 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
     await rename(`${path}.away`, path);
     const retried = await download(product.id, usable, undefined, 'dl-gone-1');
     expect(retried.status).toBe(200);
-    expect(retried.headers['download-record-id']).toBe(failed.json.mutationOutcome.id);
+    expect(retried.headers['download-record-id']).toBe(String(failed.json.mutationOutcome.id));
     expect(await recordCount()).toBe(before + 1);
   });
 
@@ -224,7 +224,7 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
     const res = await download(product.id, usable);
     const all = await send(env, { url: '/v1/download-records?pageSize=1', key: manager.key });
     expect(all.status).toBe(200);
-    expect(all.body.data[0].id).toBe(res.headers['download-record-id']);
+    expect(all.body.data[0].id).toBe(Number(res.headers['download-record-id']));
     expect(all.body.pagination).toMatchObject({ page: 1, pageSize: 1 });
     expect((await send(env, { url: '/v1/download-records', key: editor.key })).body).toMatchObject({ code: 'forbidden' });
     const activity = await send(env, { url: `/v1/activity-records?resourceType=download&resourceId=${res.headers['download-record-id']}`, key: manager.key });

@@ -315,7 +315,7 @@ describe('the share page /s/{token}', () => {
     expect(res.headers['content-type']).toBe('application/zip');
     expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
     const records = await send(env, { url: `/v1/products/${product.id}/download-records`, key: usable.key });
-    expect(records.body.data[0]).toMatchObject({ id: res.headers['download-record-id'], shareId: created.body.data.id, actor: 'system:product-share', keyId: null, fileIds: [a, b] });
+    expect(records.body.data[0]).toMatchObject({ id: Number(res.headers['download-record-id']), shareId: created.body.data.id, actor: 'system:product-share', keyId: null, fileIds: [a, b] });
     const closed = await share(product.id, usable, { allowDownload: false });
     const shown = await page(pathOf(closed.body.data.url));
     expect(shown.body).not.toContain('Download all');

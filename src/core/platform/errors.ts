@@ -62,8 +62,8 @@ export interface ErrorAbout {
 export interface MutationOutcome {
   /** The kind of resource committed, e.g. `download_record`. */
   resource: string;
-  /** Its id (decimal string). */
-  id: string;
+  /** Its id. */
+  id: number;
   /** true when this request replayed an earlier commit rather than committing now. */
   replayed: boolean;
   /** Repeat exactly this request to try again; `idempotencyKey` null means the first request had none, so a retry records again. */

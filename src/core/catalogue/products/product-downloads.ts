@@ -30,7 +30,7 @@ export const DownloadRequest = Type.Object(
 
 export const DownloadRecordView = Type.Object(
   {
-    id: Type.String({ description: 'Download record id (decimal string).' }),
+    id: Type.Integer({ minimum: 1, description: 'Download record id.' }),
     productId: Type.Integer({ description: 'The product.' }),
     fileIds: Type.Array(Type.Integer(), { description: 'The file-path IDs delivered, in ZIP order.' }),
     fileCount: Type.Integer({ description: 'How many files.' }),
@@ -55,7 +55,7 @@ export interface DownloadFile {
 
 /** A download ready to stream: its committed record, its files and their names in the ZIP. */
 export interface PreparedDownload {
-  recordId: string;
+  recordId: number;
   replayed: boolean;
   files: DownloadFile[];
   /** One name per file, same order: the file's name, made unique (`a.jpg`, `a (2).jpg`) and free of path separators. */
@@ -80,7 +80,7 @@ export function zipEntryNames(files: Pick<DownloadFile, 'id' | 'name'>[]): strin
 const checkRequest = compileInput(DownloadRequest);
 const checkPage = compileInput(PageQuery);
 
-const RECORD_COLUMNS = `id::text, product_id as "productId", file_ids as "fileIds", file_count as "fileCount", total_bytes::text as "totalBytes",
+const RECORD_COLUMNS = `id, product_id as "productId", file_ids as "fileIds", file_count as "fileCount", total_bytes::text as "totalBytes",
   ${isoSql('created_at')} as at, actor, actor_key_id as "keyId", actor_role as role, share_id as "shareId"`;
 
 /**
@@ -114,7 +114,8 @@ export class ProductDownloads {
       etag: null,
     }));
     const retry = { method: 'POST', path: `/v1/products/${productId}/downloads`, idempotencyKey: idempotencyKey ?? null };
-    return this.deliverable(ctx, productId, { ...outcome.body, replayed: outcome.replayed }, retry);
+    // Number(): records stored before ids became integers replay with a string id
+    return this.deliverable(ctx, productId, { ...outcome.body, recordId: Number(outcome.body.recordId), replayed: outcome.replayed }, retry);
   }
 
   /**
@@ -127,7 +128,7 @@ export class ProductDownloads {
   }
 
   /** The limits, then the download record and its activity record, in the caller's transaction. */
-  private async record(tx: Ctx, productId: number, wanted: number[], shareId: number | null): Promise<{ recordId: string; fileIds: number[] }> {
+  private async record(tx: Ctx, productId: number, wanted: number[], shareId: number | null): Promise<{ recordId: number; fileIds: number[] }> {
     const files = await this.liveFiles(tx, wanted);
     if (files.length === 0) throw new DomainError('not_found', 'The product has no live media file to download');
     const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
@@ -135,21 +136,21 @@ export class ProductDownloads {
       throw new DomainError('payload_too_large', `A download holds at most ${DOWNLOAD_LIMITS.files} files and 2 GiB; this one has ${files.length} files and ${bytes} bytes`);
     }
     const key = keyOf(tx.actor);
-    const record = await queryOne<{ id: string }>(
+    const record = await queryOne<{ id: number }>(
       tx,
       `insert into download_records (team_id, product_id, share_id, file_ids, file_count, total_bytes, actor, actor_key_id, actor_role, request_id)
-       values (?, ?, ?, ?::int[], ?, ?, ?, ?, ?, ?) returning id::text`,
+       values (?, ?, ?, ?::int[], ?, ?, ?, ?, ?, ?) returning id`,
       [tx.teamId, productId, shareId, intArray(files.map((f) => f.id)), files.length, bytes, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null],
     );
     await recordActivity(tx, 'download', record!.id, 'created');
-    return { recordId: record!.id, fileIds: files.map((f) => f.id) };
+    return { recordId: Number(record!.id), fileIds: files.map((f) => f.id) };
   }
 
   /**
    * The recorded files as they are now in storage (a replay records nothing); when some cannot be
    * delivered the record stands, so the answer is 409 mutation_response_unavailable saying how to retry.
    */
-  private async deliverable(ctx: Ctx, productId: number, recorded: { recordId: string; fileIds: number[]; replayed: boolean }, retry: MutationOutcome['retry']): Promise<PreparedDownload> {
+  private async deliverable(ctx: Ctx, productId: number, recorded: { recordId: number; fileIds: number[]; replayed: boolean }, retry: MutationOutcome['retry']): Promise<PreparedDownload> {
     const files = await this.liveFiles(ctx, recorded.fileIds);
     const missing = await this.missingBytes(files);
     if (files.length < recorded.fileIds.length || missing.length > 0) {
@@ -197,7 +198,7 @@ export class ProductDownloads {
         ctx.teamId, ...params, page.pageSize, (page.page - 1) * page.pageSize,
       ]),
     ]);
-    return { items: items.map((r) => ({ ...r, fileIds: r.fileIds.map(Number) })), pagination: paginationOf(page, count!.n) };
+    return { items: items.map((r) => ({ ...r, id: Number(r.id), fileIds: r.fileIds.map(Number) })), pagination: paginationOf(page, count!.n) };
   }
 
   /**
