@@ -106,6 +106,12 @@ describe('POST /open/folder-subscribe (spec 4.7)', () => {
     expect(await stored()).toBe(before);
   });
 
+  it('tells the caller of a refused private callbackUrl that OUTBOUND_ALLOW_HOSTS exists', async () => {
+    const res = await post('/open/folder-subscribe', { folderIds: [folderA], callbackUrl: 'http://127.0.0.1:9/hook' });
+    expect(res.body.code).toBe('callback_url_not_allowed');
+    expect(res.body.details[0].message).toContain('OUTBOUND_ALLOW_HOSTS');
+  });
+
   it('refuses a request without a key with 401 in the open envelope', async () => {
     const res = await send(env, { method: 'POST', url: '/open/folder-subscribe', body: { folderIds: [folderA], callbackUrl: receiver.url } });
     expect(res).toMatchObject({ status: 401, body: { code: 'invalid_credentials', result: null } });

@@ -12,7 +12,7 @@ const throwing: AreaRoutes = async (area) => {
     throw notFound('Template');
   });
   area.get('/reason', async () => {
-    throw invalid('callbackUrl', 'resolves to a private address', 'callback_url_private_address');
+    throw invalid('callbackUrl', 'resolves to a private address', 'callback_url_not_allowed');
   });
   area.get('/plain-invalid', async () => {
     throw invalid('assets', 'must not be empty');
@@ -50,7 +50,7 @@ describe('the /approval envelope maps a domain error once (spec 7.3)', () => {
     expect(await get('/approval-like/template')).toMatchObject({ status: 404, body: { code: 'template_not_found', result: null } });
   });
   it('answers invalid input as 400 invalid_payload:<reason>', async () => {
-    expect(await get('/approval-like/reason')).toMatchObject({ status: 400, body: { code: 'invalid_payload:callback_url_private_address' } });
+    expect(await get('/approval-like/reason')).toMatchObject({ status: 400, body: { code: 'invalid_payload:callback_url_not_allowed' } });
     expect(await get('/approval-like/plain-invalid')).toMatchObject({ status: 400, body: { code: 'invalid_payload:invalid_parameter', details: [{ field: 'assets' }] } });
   });
   it('answers an unknown route as 404 route_not_found and an unknown error as 500 internal_error without internals', async () => {
@@ -68,7 +68,7 @@ describe('the /approval envelope maps a domain error once (spec 7.3)', () => {
 
 describe('the /open envelope answers a refusal with its reason as the code', () => {
   it('uses the reason as the code, with the status of the domain code', async () => {
-    expect(await get('/open-like/reason')).toMatchObject({ status: 400, body: { code: 'callback_url_private_address', details: [{ field: 'callbackUrl' }] } });
+    expect(await get('/open-like/reason')).toMatchObject({ status: 400, body: { code: 'callback_url_not_allowed', details: [{ field: 'callbackUrl' }] } });
   });
   it('keeps the table code when there is no reason (invalid_parameter, not_found)', async () => {
     expect(await get('/open-like/plain-invalid')).toMatchObject({ status: 400, body: { code: 'invalid_parameter' } });

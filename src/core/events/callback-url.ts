@@ -11,11 +11,15 @@ const REFUSAL_REASONS: Record<string, { reason: string; message: string }> = {
   scheme_not_allowed: { reason: 'callback_url_invalid', message: 'must use http or https' },
   credentials_in_url: { reason: 'callback_url_invalid', message: 'must not carry a user name or password' },
   host_unresolvable: { reason: 'callback_url_unresolvable', message: 'names a host that does not resolve' },
-  private_address: { reason: 'callback_url_not_allowed', message: 'resolves to a loopback, private, link-local or metadata address' },
+  private_address: {
+    reason: 'callback_url_not_allowed',
+    message:
+      'resolves to a loopback, private, link-local, unique-local, carrier-grade NAT, reserved or metadata address; Shelf calls only public addresses unless its operator lists this exact host[:port] in OUTBOUND_ALLOW_HOSTS (meant for development and tests)',
+  },
 };
 
 /**
- * Vets a callback URL through the outbound guard before anything is stored (issue 13): a refusal
+ * Vets a callback URL through the outbound guard before anything is stored: a refusal
  * becomes a validation failure on `field` whose reason the open envelope answers as its code.
  * Returns the URL as it will be stored and called.
  */

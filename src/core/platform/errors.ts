@@ -43,7 +43,7 @@ export type ErrorCode =
 /**
  * What an error is about, beyond its code, so each area can name it in its own words: `subject`
  * names the resource (`template`, `task`, `folder`: /approval answers `template_not_found`), and
- * `reason` a machine-readable cause of a refusal (`callback_url_private_address`: /open and
+ * `reason` a machine-readable cause of a refusal (`callback_url_not_allowed`: /open and
  * /approval answer it as their code). Area A keeps its spec codes and ignores both.
  */
 export interface ErrorAbout {
