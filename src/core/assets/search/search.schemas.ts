@@ -25,6 +25,14 @@ export const SEARCH_LIMITS = {
   regionValues: 16,
 } as const;
 
+/**
+ * endPoint is bounded by its rule, not by a number of its own: a page is at most 100 results past
+ * startPoint, and the core says so in words ("may be at most 100 more than startPoint"). A schema
+ * maximum of startPoint's limit plus 100 answered "must be <= 100100", which explains nothing.
+ */
+const endPoint = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: `${description} A request returns at most ${SEARCH_LIMITS.pageSize} results: endPoint - startPoint <= ${SEARCH_LIMITS.pageSize}, refused beyond (never cut short silently, so the next page's startPoint is this endPoint).` });
+
 export const SORT_NAMES = ['CREATE_TIME', 'UPDATE_TIME', 'NAME', 'DURATION', 'SIZE', 'SCORE'] as const;
 export type SortName = (typeof SORT_NAMES)[number];
 export const KEYWORD_SEARCH_TYPES = ['DEEP', 'DEFAULT', 'PRECISE', 'DEEP_AND_PRECISE'] as const;
@@ -82,7 +90,7 @@ export const SearchAssetsRequest = Type.Object(
     desc: opt(Type.String({ minLength: 1, maxLength: 1024, description: 'The description contains this text (case-insensitive).' })),
     sort: opt({ ...SortCondition, description: 'Sort key and direction; default CREATE_TIME DESC.' }),
     startPoint: opt(Type.Integer({ minimum: 0, maximum: SEARCH_LIMITS.maxStartPoint, description: 'Index of the first result, default 0.' })),
-    endPoint: opt(Type.Integer({ minimum: 0, maximum: SEARCH_LIMITS.maxStartPoint + SEARCH_LIMITS.pageSize, description: 'Index after the last result, default 10; at most 100 more than startPoint.' })),
+    endPoint: opt(endPoint('Index after the last result, default startPoint + 10.')),
     region: opt(Type.Array(Type.Number(), { maxItems: SEARCH_LIMITS.regionValues, description: 'Accepted and ignored: Shelf has no region index.' })),
     customFieldTemplateIds: opt(Type.Array(id(), { maxItems: SEARCH_LIMITS.customFieldIds, description: 'Custom field template ids: files carrying a value of any of these templates. Ids of another team match nothing.' })),
     customFieldId: opt(id('Custom field id (of a template): files having a value for this custom field. An id of another team matches nothing.')),
@@ -103,7 +111,7 @@ export const SearchShareRequest = Type.Object(
     isRoot: opt(Type.Boolean({ description: 'List the share root; with folderId, folderId must be the root.' })),
     keyword: opt(Type.String({ maxLength: SEARCH_LIMITS.keywordLength, description: 'File (and child folder) names contain this text, case-insensitive.' })),
     startPoint: opt(Type.Integer({ minimum: 0, maximum: SEARCH_LIMITS.maxStartPoint, description: 'Default 0.' })),
-    endPoint: opt(Type.Integer({ minimum: 0, maximum: SEARCH_LIMITS.maxStartPoint + SEARCH_LIMITS.pageSize, description: 'Default 40.' })),
+    endPoint: opt(endPoint('Index after the last result, default startPoint + 40.')),
   },
   { $id: 'SearchShareRequest', additionalProperties: false },
 );
