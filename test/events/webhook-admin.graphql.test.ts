@@ -86,13 +86,20 @@ describe('deliveries, attempts and replays', () => {
     expect(failed.body.data.webhookDeliveries.items).toEqual([]);
   });
 
-  it('replays one event with the same eventId, behind its line, as sequence 2', async () => {
+  it('replays one event as it was first sent, its own sequence included, and the next new event follows without a gap', async () => {
     const received = () => world.receiver.received.filter((r) => r.path === `/k${usableKey.keyId}`);
-    const original = received().at(-1)!.body;
-    const res = await graphql(world.env, usableKey.key, 'mutation($id: Int!, $e: String) { replayWebhookEvents(endpointId: $id, eventId: $e) { replayed } }', { id: endpointId, e: original.eventId });
+    const original = received().at(-1)!;
+    expect(original.body.sequence).toBe(1);
+    const res = await graphql(world.env, usableKey.key, 'mutation($id: Int!, $e: String) { replayWebhookEvents(endpointId: $id, eventId: $e) { replayed } }', { id: endpointId, e: original.body.eventId });
     expect(res.body.data.replayWebhookEvents).toEqual({ replayed: 1 });
     const again = await until(received, (r) => r.length >= 3);
-    expect(again.at(-1)!.body).toMatchObject({ eventId: original.eventId, sequence: 2 });
+    expect(again.at(-1)!.raw).toBe(original.raw);
+    const replays = await graphql(world.env, usableKey.key, 'query($id: Int!) { webhookDeliveries(endpointId: $id) { items { eventId sequence } } }', { id: endpointId });
+    expect(replays.body.data.webhookDeliveries.items.filter((d: { eventId: string }) => d.eventId === original.body.eventId).map((d: { sequence: number }) => d.sequence)).toEqual([1, 1]);
+    await emit(11);
+    const next = await until(received, (r) => r.length >= 4);
+    expect(next.at(-1)!.body).toMatchObject({ sequence: 2 });
+    expect(next.at(-1)!.body.eventId).not.toBe(original.body.eventId);
   });
 
   it('refuses a replay range older than 30 days or without eventId or from, and replays nothing', async () => {

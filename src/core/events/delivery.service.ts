@@ -56,7 +56,7 @@ const CLAIM_MANY = preparedSql(
      from webhook_endpoints e, outbox_events o
     where d.id = any(?::bigint[]) and d.status = 'pending' and d.ready and d.next_attempt_at <= now() + interval '1 second'
       and e.id = d.endpoint_id and e.team_id = d.team_id and e.state = 'active' and o.id = d.event_id and o.team_id = d.team_id
-    returning d.id, d.team_id, d.endpoint_id, d.ordering_key, d.sequence, d.attempts, e.url, e.secret,
+    returning d.id, d.team_id, d.endpoint_id, d.ordering_key, coalesce(d.body_sequence, d.sequence) as sequence, d.attempts, e.url, e.secret,
               case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret, o.body, o.event_id`,
 );
 

@@ -115,6 +115,8 @@ export const WebhookDelivery = defineEntity({
     event: () => p.manyToOne(OutboxEvent),
     orderingKey: p.text(),
     sequence: p.bigint(),
+    /** The sequence the body carries when it is not `sequence`: a replay repeats the event's first sequence. */
+    bodySequence: p.bigint().nullable(),
     /** `pending`, `delivering`, `succeeded` or `failed`. */
     status: p.string().length(16).default('pending'),
     ready: p.boolean(),
@@ -129,7 +131,10 @@ export const WebhookDelivery = defineEntity({
   },
 });
 
-/** The counter of one endpoint's line for one ordering key: the last sequence given, and how many are unfinished. */
+/**
+ * The counter of one endpoint's line for one ordering key: the last place given, how many of them
+ * are unfinished, and how many were replays (a new event's body sequence is last place - replayed).
+ */
 export const WebhookDeliveryLine = defineEntity({
   name: 'WebhookDeliveryLine',
   tableName: 'webhook_delivery_lines',
@@ -139,6 +144,7 @@ export const WebhookDeliveryLine = defineEntity({
     team: () => p.manyToOne(Team),
     lastSequence: p.bigint(),
     unfinished: p.integer(),
+    replayed: p.bigint().default(0),
   },
 });
 

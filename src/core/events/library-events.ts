@@ -32,8 +32,10 @@ export interface FileFacts {
 
 const FACTS_SQL = `select f.id, f.folder_id as "folderId", coalesce(d.path_ids, '{}') as "parentIds", f.name, f.source, f.link, f.extension,
     f.mime_type as "mimeType", f.duration_ms::float8 as "durationMs", ceil(f.byte_size / 1024.0)::float8 as "sizeKb", f.width, f.height,
-    f.description, f.score, f.tag_ids as "tagIds",
-    coalesce((select array_agg(t.name order by t.name, t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagNames",
+    f.description, f.score,
+    -- one order (the tag id) for both arrays: tagIds[i] names tagNames[i]
+    coalesce((select array_agg(t.id order by t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagIds",
+    coalesce((select array_agg(t.name order by t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagNames",
     f.owner_id as "ownerUserId", f.create_user_id as "createUserId"
   from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
  where f.team_id = ? and f.id = ?`;

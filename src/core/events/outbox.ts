@@ -28,8 +28,8 @@ export function actorObject(actor: Actor): Record<string, unknown> {
 /**
  * Writes an event to the outbox and one delivery per subscribed, active endpoint, in the caller's
  * transaction (DESIGN.md Events), so an event exists exactly when its change committed. Nothing is
- * written when nobody subscribes. Each delivery takes the next sequence of its endpoint's line for
- * the ordering key, and is the line's head (`ready`) when nothing before it is unfinished; the
+ * written when nobody subscribes. Each delivery takes the next place in its endpoint's line for
+ * the ordering key (its body's sequence leaves out the places replays took), and is the line's head (`ready`) when nothing before it is unfinished; the
  * line row's lock orders concurrent writers and the delivery worker that finishes a head.
  * Returns the event id, or null when nobody subscribes.
  */
@@ -50,9 +50,10 @@ export async function recordEvent(tx: Pick<Ctx, 'em' | 'teamId' | 'actor'>, even
        insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished)
        select t.endpoint_id, ?, ?, 1, 1 from targets t where exists (select 1 from ev)
        on conflict (endpoint_id, ordering_key) do update set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1
-       returning endpoint_id, last_sequence, unfinished)
-     insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready)
-     select ?, lines.endpoint_id, ev.id, ?, lines.last_sequence, lines.unfinished = 1 from lines cross join ev
+       returning endpoint_id, last_sequence, unfinished, replayed)
+     insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, body_sequence, ready)
+     select ?, lines.endpoint_id, ev.id, ?, lines.last_sequence, nullif(lines.last_sequence - lines.replayed, lines.last_sequence), lines.unfinished = 1
+       from lines cross join ev
      returning id`,
     [
       tx.teamId, event.audience.kind, event.eventType, folderId,

@@ -132,7 +132,7 @@ export class WebhookAdminService {
       queryOne<{ n: number }>(scope, `select count(*)::int as n from webhook_deliveries d where ${where}`, params),
       queryRows<DeliveryView>(
         scope,
-        `select d.id::text, o.event_id as "eventId", o.event_type as "eventType", d.ordering_key as "orderingKey", d.sequence::int, d.status, d.attempts,
+        `select d.id::text, o.event_id as "eventId", o.event_type as "eventType", d.ordering_key as "orderingKey", coalesce(d.body_sequence, d.sequence)::int as sequence, d.status, d.attempts,
                 case when d.status = 'pending' then ${isoSql('d.next_attempt_at')} end as "nextAttemptAt", d.last_status as "lastStatus", d.last_error as "lastError",
                 ${isoSql('d.created_at')} as "createdAt", ${isoSql('d.finished_at')} as "finishedAt"
            from webhook_deliveries d join outbox_events o on o.id = d.event_id and o.team_id = d.team_id
@@ -158,7 +158,8 @@ export class WebhookAdminService {
 
   /**
    * Sends again one event, or every event of a time range (at most 30 days back), that this
-   * endpoint was sent before: a new delivery each, with the same eventId, queued behind its line.
+   * endpoint was sent before: a new delivery each, with the same eventId and the same sequence,
+   * queued behind its line.
    */
   async replay(scope: WebhookScope, endpointId: number, input: { eventId?: string; from?: string; to?: string }): Promise<{ replayed: number }> {
     const from = rfc3339(input.from, 'from');
@@ -178,7 +179,7 @@ export class WebhookAdminService {
       );
       if (input.eventId !== undefined && events.length === 0) throw notFound('Event');
       if (events.length > REPLAY_MAX_EVENTS) throw new DomainError('payload_too_large', `A replay may send at most ${REPLAY_MAX_EVENTS} events; narrow the range`);
-      for (const event of events) await appendDelivery(tx, scope.teamId, endpointId, event.id, event.ordering_key);
+      for (const event of events) await appendReplay(tx, scope.teamId, endpointId, event.id, event.ordering_key);
       return { replayed: events.length };
     });
   }
@@ -211,17 +212,24 @@ export class WebhookAdminService {
   }
 }
 
-/** Appends one delivery of a stored event to an endpoint's line for its key (as recordEvent does at write time). */
-async function appendDelivery(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: number, eventRowId: string, orderingKey: string): Promise<void> {
+/**
+ * Appends a replay of a stored event to an endpoint's line for its key: a new place in the line
+ * (so it is sent in order behind what is pending), carrying the sequence of the event's first
+ * delivery to this endpoint, so a receiver sees a repeat and not a new event.
+ */
+async function appendReplay(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: number, eventRowId: string, orderingKey: string): Promise<void> {
   await queryRows(
     tx,
-    `with line as (
-       insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished) values (?, ?, ?, 1, 1)
-       on conflict (endpoint_id, ordering_key) do update set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1
+    `with first as (
+       select coalesce(body_sequence, sequence) as sequence from webhook_deliveries
+        where endpoint_id = ? and event_id = ? and team_id = ? order by id limit 1),
+     line as (
+       insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished, replayed) values (?, ?, ?, 1, 1, 1)
+       on conflict (endpoint_id, ordering_key) do update set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1, replayed = l.replayed + 1
        returning last_sequence, unfinished)
-     insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready)
-     select ?, ?, ?, ?, line.last_sequence, line.unfinished = 1 from line`,
-    [endpointId, orderingKey, teamId, teamId, endpointId, eventRowId, orderingKey],
+     insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, body_sequence, ready)
+     select ?, ?, ?, ?, line.last_sequence, (select sequence from first), line.unfinished = 1 from line`,
+    [endpointId, eventRowId, teamId, endpointId, orderingKey, teamId, teamId, endpointId, eventRowId, orderingKey],
   );
 }
 
