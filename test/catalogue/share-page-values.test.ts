@@ -85,3 +85,26 @@ describe('template values as the share page writes them', () => {
     expect(formatQuantity(3, '  ')).toBe('3');
   });
 });
+
+describe('large rich text on the public page', () => {
+  it('renders a large value once per content and answers repeats from the memo, with the same output', async () => {
+    const { richHtmlRemembered, richDeltaRemembered, richTextMemoStats } = await import('../../src/rest/share-page/rich-text-memo.ts');
+    const big = `<p>${'Lorem <b>ipsum</b> '.repeat(2000)}${Math.random()}</p>`;
+    const before = richTextMemoStats().renders;
+    const first = richHtmlRemembered(big).value;
+    expect(first).toBe(richHtml(big).value);
+    for (let i = 0; i < 5; i++) expect(richHtmlRemembered(big).value).toBe(first);
+    expect(richTextMemoStats().renders).toBe(before + 1);
+    // the same text in delta mode is another rendering, kept apart
+    const delta = { ops: [{ insert: big }] };
+    expect(richDeltaRemembered(delta).value).toBe(richDelta(delta).value);
+    expect(richTextMemoStats().renders).toBe(before + 2);
+  });
+
+  it('does not keep small values (they render faster than they are looked up)', async () => {
+    const { richHtmlRemembered, richTextMemoStats } = await import('../../src/rest/share-page/rich-text-memo.ts');
+    const entries = richTextMemoStats().entries;
+    richHtmlRemembered('<p>small</p>');
+    expect(richTextMemoStats().entries).toBe(entries);
+  });
+});

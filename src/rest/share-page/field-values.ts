@@ -1,7 +1,7 @@
 import type { SharePageField, SharePageMedia } from '../../core/catalogue/products/product-share-page.ts';
 import { formatDate, formatDateRange, formatList, formatMoney, formatNumber, formatQuantity, humanBytes } from './format.ts';
 import { html, httpUrl, LINK_REL, SafeHtml } from './html.ts';
-import { richDelta, richHtml } from './rich-text.ts';
+import { richDeltaRemembered, richHtmlRemembered } from './rich-text-memo.ts';
 
 /*
  * A template value as a person reads it on the share page (docs/products.md "How the page reads
@@ -85,9 +85,9 @@ export function fieldValue(field: SharePageField, media: ReadonlyMap<number, Sha
       }
       break;
     case 'richtext':
-      if (isString(value)) return html`<div class="rich">${richHtml(value)}</div>`;
+      if (isString(value)) return html`<div class="rich">${richHtmlRemembered(value)}</div>`;
       if (value !== null && typeof value === 'object' && Array.isArray((value as { ops?: unknown }).ops)) {
-        return html`<div class="rich">${richDelta(value as { ops: unknown[] })}</div>`;
+        return html`<div class="rich">${richDeltaRemembered(value as { ops: unknown[] })}</div>`;
       }
       break;
     case 'select':
