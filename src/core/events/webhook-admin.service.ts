@@ -1,5 +1,5 @@
 import { requireTeam } from '../access/require-team.ts';
-import { requireKey, type Ctx } from '../platform/ctx.ts';
+import { actorLabel, requireKey, type Ctx } from '../platform/ctx.ts';
 import { hasPermission } from '../access/roles.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
@@ -7,7 +7,12 @@ import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { isResourceId } from '../platform/ids.ts';
 import { inTransaction } from '../platform/tx.ts';
+import { randomUUID } from 'node:crypto';
+import { actorObject } from './outbox.ts';
 import { newSigningSecret } from './subscription.service.ts';
+
+/** The eventType of a test delivery (sendTestEvent); receivers tell it apart also by `test: true`. */
+export const TEST_EVENT_TYPE = 'WEBHOOK_TEST';
 
 /**
  * Whose endpoints an integrator tool sees: a team's, all of them (`keyId` null: manage keys and
@@ -72,7 +77,15 @@ const ROTATION_OVERLAP = '24 hours';
 
 const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'];
 
-const ENDPOINT_COLUMNS = `e.id, e.url, e.api_key_id as "apiKeyId", e.state, e.disabled_reason as "disabledReason",
+/**
+ * An endpoint's state as its owner reads it: `disabled` (stored), `unsubscribed` (active, but its
+ * last subscription was removed: it gets no new events, while deliveries committed before are
+ * still sent, in order, with retries; subscribing again makes it `active`), or `active`.
+ */
+const ENDPOINT_STATE = `case when e.state = 'active' and not exists (select 1 from event_subscriptions s where s.endpoint_id = e.id and s.team_id = e.team_id)
+  then 'unsubscribed' else e.state end`;
+
+const ENDPOINT_COLUMNS = `e.id, e.url, e.api_key_id as "apiKeyId", ${ENDPOINT_STATE} as state, e.disabled_reason as "disabledReason",
   ${isoSql('e.disabled_at')} as "disabledAt", ${isoSql('e.failing_since')} as "failingSince", e.secret,
   ${isoSql('e.previous_secret_expires_at')} as "previousSecretExpiresAt", ${isoSql('e.created_at')} as "createdAt",
   coalesce((select json_agg(json_build_object('kind', s.kind, 'eventType', s.event_type, 'folderId', s.folder_id) order by s.id)
@@ -179,8 +192,40 @@ export class WebhookAdminService {
       );
       if (input.eventId !== undefined && events.length === 0) throw notFound('Event');
       if (events.length > REPLAY_MAX_EVENTS) throw new DomainError('payload_too_large', `A replay may send at most ${REPLAY_MAX_EVENTS} events; narrow the range`);
-      for (const event of events) await appendReplay(tx, scope.teamId, endpointId, event.id, event.ordering_key);
+      for (const event of events) await appendToLine(tx, scope.teamId, endpointId, event.id, event.ordering_key, true);
       return { replayed: events.length };
+    });
+  }
+
+  /**
+   * Sends a test event to one endpoint (Svix and Stripe have one): a signed `WEBHOOK_TEST` body
+   * through the same guarded, recorded, retried delivery as every event, on a line of its own
+   * (`test:<endpointId>`) so it never holds back real events. A disabled endpoint is refused:
+   * nothing would be sent until it is enabled.
+   */
+  async sendTestEvent(scope: WebhookScope & Pick<Ctx, 'actor'>, endpointId: number): Promise<{ eventId: string; deliveryId: string }> {
+    return inTransaction(scope, async (tx) => {
+      const endpoint = await this.endpoint({ ...scope, em: tx.em }, endpointId);
+      if (endpoint.state === 'disabled') {
+        throw invalid('endpointId', `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'}): enable it first (GraphQL enableWebhookEndpoint, CLI webhook enable)`, 'endpoint_disabled');
+      }
+      const eventId = randomUUID();
+      const orderingKey = `test:${endpointId}`;
+      const body = {
+        eventId,
+        eventType: TEST_EVENT_TYPE,
+        eventTime: String(Date.now()),
+        actor: actorObject(scope.actor),
+        test: true,
+        payload: { endpointId, message: 'A test event from Shelf: if you can read this, your endpoint receives and can verify Shelf\'s webhooks.' },
+      };
+      const event = await queryOne<{ id: string }>(
+        tx,
+        `insert into outbox_events (team_id, event_id, event_type, ordering_key, body, actor) values (?, ?::uuid, ?, ?, ?::json, ?) returning id::text`,
+        [scope.teamId, eventId, TEST_EVENT_TYPE, orderingKey, JSON.stringify(body), actorLabel(scope.actor)],
+      );
+      const deliveryId = await appendToLine(tx, scope.teamId, endpointId, event!.id, orderingKey, false);
+      return { eventId, deliveryId };
     });
   }
 
@@ -213,24 +258,31 @@ export class WebhookAdminService {
 }
 
 /**
- * Appends a replay of a stored event to an endpoint's line for its key: a new place in the line
- * (so it is sent in order behind what is pending), carrying the sequence of the event's first
- * delivery to this endpoint, so a receiver sees a repeat and not a new event.
+ * Appends a delivery of a stored event to an endpoint's line for its key, behind what is pending
+ * there. A replay carries the sequence of the event's first delivery to this endpoint, so a
+ * receiver sees a repeat and not a new event, and is counted so the next new event's sequence
+ * follows the last one without a gap (outbox.ts gives new events `place - replayed`).
  */
-async function appendReplay(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: number, eventRowId: string, orderingKey: string): Promise<void> {
-  await queryRows(
+async function appendToLine(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: number, eventRowId: string, orderingKey: string, replay: boolean): Promise<string> {
+  const row = await queryOne<{ id: string }>(
     tx,
     `with first as (
        select coalesce(body_sequence, sequence) as sequence from webhook_deliveries
-        where endpoint_id = ? and event_id = ? and team_id = ? order by id limit 1),
+        where ?::boolean and endpoint_id = ? and event_id = ? and team_id = ? order by id limit 1),
      line as (
-       insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished, replayed) values (?, ?, ?, 1, 1, 1)
-       on conflict (endpoint_id, ordering_key) do update set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1, replayed = l.replayed + 1
-       returning last_sequence, unfinished)
+       insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished, replayed) values (?, ?, ?, 1, 1, ?)
+       on conflict (endpoint_id, ordering_key) do update
+         set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1, replayed = l.replayed + excluded.replayed
+       returning last_sequence, unfinished, replayed)
      insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, body_sequence, ready)
-     select ?, ?, ?, ?, line.last_sequence, (select sequence from first), line.unfinished = 1 from line`,
-    [endpointId, eventRowId, teamId, endpointId, orderingKey, teamId, teamId, endpointId, eventRowId, orderingKey],
+     select ?, ?, ?, ?, line.last_sequence,
+            case when ?::boolean then (select sequence from first) else nullif(line.last_sequence - line.replayed, line.last_sequence) end,
+            line.unfinished = 1
+       from line
+     returning id::text`,
+    [replay, endpointId, eventRowId, teamId, endpointId, orderingKey, teamId, replay ? 1 : 0, teamId, endpointId, eventRowId, orderingKey, replay],
   );
+  return row!.id;
 }
 
 /**

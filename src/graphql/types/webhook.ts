@@ -18,11 +18,14 @@ const EndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement
     id: t.exposeInt('id', { description: 'Endpoint id.' }),
     url: t.exposeString('url', { description: 'The callback URL as subscribed.' }),
     apiKeyId: t.exposeInt('apiKeyId', { description: 'The key that subscribed.' }),
-    state: t.exposeString('state', { description: '`active`, or `disabled` (a 410 Gone answer, or five days of failed deliveries); re-enable with enableWebhookEndpoint.' }),
+    state: t.exposeString('state', {
+      description:
+        '`active`; `unsubscribed` (its last subscription was removed: no new events, while deliveries committed before are still sent; subscribing the URL again makes it active); or `disabled` (a 410 Gone answer, or five days of failed deliveries: nothing is sent; re-enable with enableWebhookEndpoint).',
+    }),
     disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why the endpoint was disabled; null while active.' }),
     disabledAt: t.exposeString('disabledAt', { nullable: true, description: 'When it was disabled (RFC 3339, UTC, microseconds); null while active.' }),
     failingSince: t.exposeString('failingSince', { nullable: true, description: 'Start of the current run of failed attempts (RFC 3339); null after a success.' }),
-    secret: t.exposeString('secret', { description: 'The Standard Webhooks signing secret (`whsec_` + base64). Verify `webhook-signature` with it (README has a receiver example).' }),
+    secret: t.exposeString('secret', { description: 'The Standard Webhooks signing secret (`whsec_` + base64), readable by the key that subscribed the endpoint (and manage keys). Verify `webhook-signature` with it (docs/events.md "First webhook in five minutes").' }),
     previousSecretExpiresAt: t.exposeString('previousSecretExpiresAt', { nullable: true, description: 'After a rotation, until when (RFC 3339) the previous secret also signs; null otherwise.' }),
     createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
     subscriptions: t.field({ type: [SubscriptionRef], description: 'What this endpoint is subscribed to.', resolve: (e) => e.subscriptions }),
@@ -63,6 +66,14 @@ const DeliveryPageRef = pageType('WebhookDeliveryPage', DeliveryRef, {
   description: 'A page of deliveries, newest first.',
   items: 'deliveries',
   pagination: ORDINARY_PAGING_EXPLAINED,
+});
+
+const TestEventResultRef = builder.objectRef<{ eventId: string; deliveryId: string }>('WebhookTestEventResult').implement({
+  description: 'The test event queued for an endpoint.',
+  fields: (t) => ({
+    eventId: t.exposeString('eventId', { description: 'The test event\'s id (UUID): `eventId` in its body and the `webhook-id` header.' }),
+    deliveryId: t.exposeString('deliveryId', { description: 'Its delivery (WebhookDelivery.id): follow its attempts with webhookAttempts.' }),
+  }),
 });
 
 const ReplayResultRef = builder.objectRef<{ replayed: number }>('WebhookReplayResult').implement({
@@ -116,6 +127,13 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, gql) =>
       gql.core.events.webhooks.replay(webhookScopeOf(gql.ctx), args.endpointId, { eventId: args.eventId ?? undefined, from: args.from ?? undefined, to: args.to ?? undefined }),
+  }),
+  sendTestWebhookEvent: t.field({
+    type: TestEventResultRef,
+    description:
+      'Sends a signed test event to the endpoint through the same guarded, recorded and retried delivery as every event: body `{eventId, eventType: "WEBHOOK_TEST", eventTime, actor, test: true, payload: {endpointId, message}, sequence}`, on a line of its own (ordering key `test:<endpointId>`), so it never holds back real events. Its attempts appear in webhookDeliveries and webhookAttempts. Errors: not_found (not an endpoint this key may see), validation_failed (reason endpoint_disabled: enable it first).',
+    args: { endpointId: t.arg.int({ required: true, description: 'A webhook endpoint id (WebhookEndpoint.id).' }) },
+    resolve: (_root, args, gql) => gql.core.events.webhooks.sendTestEvent({ ...webhookScopeOf(gql.ctx), actor: gql.ctx.actor }, args.endpointId),
   }),
   rotateWebhookSecret: t.field({
     type: EndpointRef,
