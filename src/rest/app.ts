@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import type { Core } from '../core/core.ts';
 import { DomainError } from '../core/platform/errors.ts';
 import { refuseNulCharacters } from '../core/platform/nul-characters.ts';
+import { isStorableTimestamp } from '../core/platform/timestamps.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
@@ -90,7 +91,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Bodies are validated by the core (the same compiled check serves GraphQL and the CLI), so that
   // a caller without the role gets 403 before 422; route body schemas feed the OpenAPI document.
-  const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
+  // query strings and headers run the core's timestamp rule for `format: date-time`, as compileInput does
+  const compileWithAjv = ajvCompiler()({}, {
+    customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true },
+    onCreate: (ajv) => ajv.addFormat('date-time', { type: 'string', validate: isStorableTimestamp }),
+  });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
   for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas, ...approvalSchemas, ...assetSchemas, ...activitySchemas, ...downloadSchemas, ...productShareSchemas]) app.addSchema(schema);

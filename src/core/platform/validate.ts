@@ -2,6 +2,8 @@ import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { DomainError, type FieldIssue } from './errors.ts';
 import { refuseNulCharacters } from './nul-characters.ts';
+// registers the date-time format before any schema below is compiled
+import { RFC3339_PATTERN, TIMESTAMP_RULE } from './timestamps.ts';
 
 /** The shape shared by Ajv (Fastify) and TypeBox errors. */
 export interface SchemaError {
@@ -42,6 +44,8 @@ export function schemaErrorsToIssues(errors: Iterable<SchemaError>, prefix = '')
     } else if (error.keyword === 'boolean' && error.params && Object.keys(error.params).length === 0 && /additionalProperties/.test(String((error as { schemaPath?: string }).schemaPath))) {
       // TypeBox reports an unknown property as the `false` schema of additionalProperties
       message = 'unknown field';
+    } else if ((error.keyword === 'format' && error.params.format === 'date-time') || (error.keyword === 'pattern' && error.params.pattern === RFC3339_PATTERN)) {
+      message = TIMESTAMP_RULE;
     } else if (error.keyword === 'anyOf') {
       // summary errors: the specific one for the same field says more
       if (issues.has(joinField(prefix, field) || '(body)')) continue;
