@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Core } from '../core/core.ts';
 import { DomainError } from '../core/platform/errors.ts';
-import { refuseNulCharacters } from '../core/platform/nul-characters.ts';
+import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import { isStorableTimestamp } from '../core/platform/timestamps.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Queues } from '../queues.ts';
@@ -118,15 +118,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     countAndDrop(payload).then((empty) => done(null, empty), done);
   });
 
-  // a NUL character reaches no route: PostgreSQL cannot store it (issue 12 item 7); each area's
-  // envelope answers it as its validation failure naming the field
+  // a NUL character (PostgreSQL cannot store it) or nesting past MAX_INPUT_DEPTH reaches no route;
+  // each area's envelope answers it as its validation failure naming the field
   app.addHook('preValidation', (request, _reply, done) => {
     // GraphQL answers in its own format (graphql-route.ts checks variables and literals)
     if (request.routeOptions.url === '/graphql') return done();
     try {
-      refuseNulCharacters(request.query);
-      refuseNulCharacters(request.params);
-      refuseNulCharacters(request.body);
+      refuseUnsafeInput(request.query);
+      refuseUnsafeInput(request.params);
+      refuseUnsafeInput(request.body);
       done();
     } catch (e) {
       done(e as Error);

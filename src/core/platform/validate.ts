@@ -1,7 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { DomainError, type FieldIssue } from './errors.ts';
-import { refuseNulCharacters } from './nul-characters.ts';
+import { refuseUnsafeInput } from './json-input.ts';
 // registers the date-time format before any schema below is compiled
 import { RFC3339_PATTERN, TIMESTAMP_RULE } from './timestamps.ts';
 
@@ -60,7 +60,7 @@ export function schemaErrorsToIssues(errors: Iterable<SchemaError>, prefix = '')
 export function compileInput<T extends TSchema>(schema: T) {
   const compiled = Compile(schema);
   return (input: unknown): Static<T> => {
-    refuseNulCharacters(input);
+    refuseUnsafeInput(input);
     if (compiled.Check(input)) return input as Static<T>;
     const details = schemaErrorsToIssues(compiled.Errors(input) as Iterable<SchemaError>);
     throw new DomainError('validation_failed', 'The request is invalid', details);
