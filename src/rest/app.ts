@@ -15,6 +15,7 @@ import { sendError } from './errors.ts';
 import { graphqlRoute } from './graphql-route.ts';
 import { envelopeArea, openArea } from './open-area.ts';
 import { sendApprovalError } from './approval-envelope.ts';
+import { sendOpenError } from './open-envelope.ts';
 import { approvalRoutes, approvalSchemas } from './routes/approval.ts';
 import { openApiInfo } from './openapi.ts';
 import { activityRoutes, activitySchemas } from './routes/activity.ts';
@@ -31,7 +32,7 @@ import { productRoutes, productSchemas } from './routes/products.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes, templateSchemas } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
-import { answerClientError } from './oversized-head.ts';
+import { answerClientError, areaOf } from './client-errors.ts';
 import { nullableAwareSerializerFactory } from './serializer.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
@@ -69,12 +70,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // template ids are strings of up to 128 characters (spec 4.1): longer ones must reach the route's
     // schema (422), not the router's default 100-character cut-off (414)
     routerOptions: { maxParamLength: 1024 },
-    // router-level failures (a path parameter past maxParamLength, a malformed URL) get the envelope too
+    // router-level failures (a path parameter past maxParamLength, a malformed URL) get the envelope
+    // of the area the path names too
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
       reply.header('Cache-Control', 'no-store');
-      sendError(error, request, reply);
+      const area = areaOf(request.url);
+      (area === 'open' ? sendOpenError : area === 'approval' ? sendApprovalError : sendError)(error, request, reply);
     },
+    // an HTTP/1.1 request without Host is refused in onRequest, in its area's envelope, rather than
+    // by Node with a bare 400
+    http: { requireHostHeader: false },
     // genReqId reads X-Request-Id itself, so an unusable client value is replaced rather than echoed
     requestIdHeader: false,
     // a client's id is kept when it is sane, so logs can be correlated across systems
@@ -105,6 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      return done(new DomainError('bad_request', 'The request is not valid HTTP/1.1', [{ field: 'Host', message: 'is required in HTTP/1.1' }]));
+    }
     const length = Number(request.headers['content-length'] ?? 0);
     done(length > BODY_LIMIT ? new DomainError('payload_too_large', 'The request body is larger than 1 MiB') : undefined);
   });

@@ -49,6 +49,7 @@ export const OPEN_FAILURES: Readonly<Record<ErrorCode, { status: number; code: s
   write_conflict: { status: 503, code: 'write_conflict' },
   service_unavailable: { status: 503, code: 'service_unavailable' },
   too_many_attempts: { status: 429, code: 'too_many_attempts' },
+  bad_request: { status: 400, code: 'bad_request' },
   internal_server_error: { status: 500, code: 'internal_error' },
 };
 
