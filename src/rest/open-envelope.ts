@@ -93,5 +93,5 @@ export const OpenErrorEnvelope = Type.Object(
 
 const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
-/** The failures every authenticated open-API operation can give, for the OpenAPI document. */
-export const openCommonErrors = { 400: openErrorRef, 401: openErrorRef, 404: openErrorRef, 413: openErrorRef, 500: openErrorRef };
+/** The failures every authenticated open-API operation can give, for the OpenAPI document (503: PostgreSQL unreachable, or a write conflict, with Retry-After). */
+export const openCommonErrors = { 400: openErrorRef, 401: openErrorRef, 404: openErrorRef, 413: openErrorRef, 500: openErrorRef, 503: openErrorRef };
