@@ -32,7 +32,7 @@ import { productRoutes, productSchemas } from './routes/products.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes, templateSchemas } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
-import { answerClientError, areaOf } from './client-errors.ts';
+import { answerClientError, answerUnmetExpectation, areaOf } from './client-errors.ts';
 import { nullableAwareSerializerFactory } from './serializer.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
@@ -94,6 +94,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // responses: nullable unions serialized without running their branch validators (serializer.ts)
     schemaController: { compilersFactory: { buildSerializer: nullableAwareSerializerFactory } },
   });
+
+  // an Expect other than 100-continue is answered in the area's envelope rather than Node's bare 417
+  app.server.on('checkExpectation', answerUnmetExpectation);
 
   // Bodies are validated by the core (the same compiled check serves GraphQL and the CLI), so that
   // a caller without the role gets 403 before 422; route body schemas feed the OpenAPI document.

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FieldIssue } from '../core/platform/errors.ts';
 
 /** The API area a path belongs to, whose envelope answers it: `/open`, `/approval`, else Area A (`/v1` and the rest). */
@@ -119,4 +119,17 @@ export function answerClientError(error: Error, socket: Socket): void {
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${id}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * The server's `checkExpectation` listener: an `Expect` other than 100-continue never reaches a
+ * route (Node would answer a bare 417), so it is answered here, 417 `expectation_failed` in the
+ * envelope of the area its path names, naming the header.
+ */
+export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const id = randomUUID();
+  const refusal: Refusal = { status: 417, code: 'expectation_failed', message: 'The request expects what Shelf does not offer', details: [{ field: 'Expect', message: 'only 100-continue is supported' }] };
+  const body = JSON.stringify(bodyOf(areaOf(request.url ?? '/'), refusal, id));
+  response.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': id, 'Cache-Control': 'no-store', Connection: 'close' });
+  response.end(body);
 }

@@ -120,6 +120,17 @@ describe('a request Node\'s HTTP parser refuses is a 400 in its area\'s envelope
 });
 
 describe('what Fastify answers before routing stays in the area\'s envelope', () => {
+  it('answers an Expect other than 100-continue with 417 expectation_failed in the area\'s envelope, and creates no brand', async () => {
+    const before = await brandCount();
+    const body = '{"name":"Tea"}';
+    const res = await raw(`POST /v1/brands HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.key}\r\nExpect: tea\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(res).toMatchObject({ status: 417, body: { success: false, code: 'expectation_failed', details: [{ field: 'Expect' }] } });
+    expect(res.headers).toContain(`X-Request-Id: ${res.body.requestId}`);
+    expect(await brandCount()).toBe(before);
+    const open = await raw('POST /open/search-assets HTTP/1.1\r\nHost: x\r\nExpect: tea\r\nContent-Length: 0\r\n\r\n');
+    expect(open).toMatchObject({ status: 417, body: { code: 'expectation_failed', result: null } });
+  });
+
   it('answers an undecodable path (%zz) in the envelope of its area', async () => {
     expect(await send(env, { url: '/v1/brands/%zz', key: key.key })).toMatchObject({ status: 422, body: { success: false, code: 'validation_failed', details: [{ field: '(url)' }] } });
     expect(await send(env, { method: 'POST', url: '/open/%zz', key: key.key })).toMatchObject({ status: 400, body: { code: 'invalid_parameter', result: null, details: [{ field: '(url)' }] } });
