@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Core } from '../core/core.ts';
 import { DomainError } from '../core/platform/errors.ts';
-import { refuseNulCharacters } from '../core/platform/nul-characters.ts';
+import { refuseUnsafeInput } from '../core/platform/json-input.ts';
+import { isStorableTimestamp } from '../core/platform/timestamps.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
@@ -14,6 +15,7 @@ import { sendError } from './errors.ts';
 import { graphqlRoute } from './graphql-route.ts';
 import { envelopeArea, openArea } from './open-area.ts';
 import { sendApprovalError } from './approval-envelope.ts';
+import { sendOpenError } from './open-envelope.ts';
 import { approvalRoutes, approvalSchemas } from './routes/approval.ts';
 import { openApiInfo } from './openapi.ts';
 import { activityRoutes, activitySchemas } from './routes/activity.ts';
@@ -30,7 +32,7 @@ import { productRoutes, productSchemas } from './routes/products.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes, templateSchemas } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
-import { answerClientError } from './oversized-head.ts';
+import { answerClientError, answerUnmetExpectation, areaOf } from './client-errors.ts';
 import { nullableAwareSerializerFactory } from './serializer.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
@@ -68,12 +70,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // template ids are strings of up to 128 characters (spec 4.1): longer ones must reach the route's
     // schema (422), not the router's default 100-character cut-off (414)
     routerOptions: { maxParamLength: 1024 },
-    // router-level failures (a path parameter past maxParamLength, a malformed URL) get the envelope too
+    // router-level failures (a path parameter past maxParamLength, a malformed URL) get the envelope
+    // of the area the path names too
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
       reply.header('Cache-Control', 'no-store');
-      sendError(error, request, reply);
+      const area = areaOf(request.url);
+      (area === 'open' ? sendOpenError : area === 'approval' ? sendApprovalError : sendError)(error, request, reply);
     },
+    // an HTTP/1.1 request without Host is refused in onRequest, in its area's envelope, rather than
+    // by Node with a bare 400
+    http: { requireHostHeader: false },
     // genReqId reads X-Request-Id itself, so an unusable client value is replaced rather than echoed
     requestIdHeader: false,
     // a client's id is kept when it is sane, so logs can be correlated across systems
@@ -88,9 +95,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer: nullableAwareSerializerFactory } },
   });
 
+  // an Expect other than 100-continue is answered in the area's envelope rather than Node's bare 417
+  app.server.on('checkExpectation', answerUnmetExpectation);
+
   // Bodies are validated by the core (the same compiled check serves GraphQL and the CLI), so that
   // a caller without the role gets 403 before 422; route body schemas feed the OpenAPI document.
-  const compileWithAjv = ajvCompiler()({}, { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true } });
+  // query strings and headers run the core's timestamp rule for `format: date-time`, as compileInput does
+  const compileWithAjv = ajvCompiler()({}, {
+    customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true },
+    onCreate: (ajv) => ajv.addFormat('date-time', { type: 'string', validate: isStorableTimestamp }),
+  });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
 
   for (const schema of [...sharedSchemas, ...brandSchemas, ...categorySchemas, ...templateSchemas, ...productSchemas, ...openSearchSchemas, ...openSubscriptionSchemas, ...approvalSchemas, ...assetSchemas, ...activitySchemas, ...downloadSchemas, ...productShareSchemas]) app.addSchema(schema);
@@ -100,6 +114,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      return done(new DomainError('bad_request', 'The request is not valid HTTP/1.1', [{ field: 'Host', message: 'is required in HTTP/1.1' }]));
+    }
     const length = Number(request.headers['content-length'] ?? 0);
     done(length > BODY_LIMIT ? new DomainError('payload_too_large', 'The request body is larger than 1 MiB') : undefined);
   });
@@ -113,15 +130,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     countAndDrop(payload).then((empty) => done(null, empty), done);
   });
 
-  // a NUL character reaches no route: PostgreSQL cannot store it (issue 12 item 7); each area's
-  // envelope answers it as its validation failure naming the field
+  // a NUL character (PostgreSQL cannot store it) or nesting past MAX_INPUT_DEPTH reaches no route;
+  // each area's envelope answers it as its validation failure naming the field
   app.addHook('preValidation', (request, _reply, done) => {
     // GraphQL answers in its own format (graphql-route.ts checks variables and literals)
     if (request.routeOptions.url === '/graphql') return done();
     try {
-      refuseNulCharacters(request.query);
-      refuseNulCharacters(request.params);
-      refuseNulCharacters(request.body);
+      refuseUnsafeInput(request.query);
+      refuseUnsafeInput(request.params);
+      refuseUnsafeInput(request.body);
       done();
     } catch (e) {
       done(e as Error);

@@ -13,6 +13,7 @@ const APPROVAL_STATUS: Readonly<Record<ErrorCode, number>> = { ...STATUS_OF, val
  */
 export function approvalCodeOf(error: DomainError): string {
   if (error.code === 'validation_failed') return `invalid_payload:${error.reason ?? 'invalid_parameter'}`;
+  if (error.code === 'bad_request') return 'invalid_payload:bad_request';
   if (error.code === 'not_found') return `${error.subject ?? 'resource'}_not_found`;
   if (error.code === 'internal_server_error') return 'internal_error';
   return error.reason ?? error.code;

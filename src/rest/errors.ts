@@ -29,6 +29,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   share_password_invalid: 403,
   share_expired: 410,
   share_revoked: 410,
+  bad_request: 400,
   internal_server_error: 500,
 };
 

@@ -5,7 +5,7 @@ import type { Core } from '../core/core.ts';
 import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
-import { refuseNulCharacters } from '../core/platform/nul-characters.ts';
+import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -37,9 +37,9 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     renderGraphiQL,
     graphiql: core.config.graphiql ? { title: 'Shelf GraphQL', defaultQuery: GRAPHIQL_DEFAULT_QUERY, headers: '{\n  "Authorization": "Bearer <your API key>"\n}' } : false,
     context: async ({ req, params }) => {
-      // variables and literals alike: a NUL character is refused before anything runs (issue 12 item 7)
-      refuseNulCharacters(params.variables ?? {}, 'variables');
-      if (params.query?.includes('\u0000')) refuseNulCharacters(params.query, 'query');
+      // variables and literals alike: a NUL character or variables nested too deep are refused before anything runs
+      refuseUnsafeInput(params.variables ?? {}, 'variables');
+      if (params.query?.includes('\u0000')) refuseUnsafeInput(params.query, 'query');
       const key = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
       // a frontend names the signed-in member it acts for (README "Callers"); without it the key acts
       const member = req.headers['x-shelf-member'];

@@ -49,6 +49,7 @@ export const OPEN_FAILURES: Readonly<Record<ErrorCode, { status: number; code: s
   write_conflict: { status: 503, code: 'write_conflict' },
   service_unavailable: { status: 503, code: 'service_unavailable' },
   too_many_attempts: { status: 429, code: 'too_many_attempts' },
+  bad_request: { status: 400, code: 'bad_request' },
   internal_server_error: { status: 500, code: 'internal_error' },
 };
 
@@ -92,5 +93,5 @@ export const OpenErrorEnvelope = Type.Object(
 
 const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
-/** The failures every authenticated open-API operation can give, for the OpenAPI document. */
-export const openCommonErrors = { 400: openErrorRef, 401: openErrorRef, 404: openErrorRef, 413: openErrorRef, 500: openErrorRef };
+/** The failures every authenticated open-API operation can give, for the OpenAPI document (503: PostgreSQL unreachable, or a write conflict, with Retry-After). */
+export const openCommonErrors = { 400: openErrorRef, 401: openErrorRef, 404: openErrorRef, 413: openErrorRef, 500: openErrorRef, 503: openErrorRef };

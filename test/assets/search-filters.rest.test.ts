@@ -129,6 +129,21 @@ describe('search-assets filters', () => {
     expect(await namesOf({ minWidth: 64, maxWidth: 200, minHeight: 64 })).toEqual(['half-green.png', 'logo.webp']);
   });
 
+  it('takes every bound up to the documented 2^53-1, past the int columns of width and height: a larger minimum finds nothing, a larger maximum bounds nothing', async () => {
+    const huge = Number.MAX_SAFE_INTEGER;
+    for (const field of ['minWidth', 'minHeight']) {
+      expect(await namesOf({ [field]: 2147483648 })).toEqual([]);
+      expect(await namesOf({ [field]: huge })).toEqual([]);
+    }
+    expect(await namesOf({ maxWidth: huge, maxHeight: 2147483648, minWidth: 400 })).toEqual(['blue.jpg', 'red.png']);
+    expect((await namesOf({ maxSize: huge, endTime: huge })).length).toBe(8);
+    expect(await namesOf({ maxLength: huge })).toEqual(['clip.wav', 'long.wav']);
+    expect(await namesOf({ minSize: huge })).toEqual([]);
+    expect(await namesOf({ startTime: huge })).toEqual([]);
+    const res = await search({ minWidth: huge + 1 });
+    expect(res).toMatchObject({ status: 400, body: { code: 'invalid_parameter', details: [{ field: 'minWidth' }] } });
+  });
+
   it('startTime/endTime: bound the update time in epoch milliseconds, inclusive', async () => {
     const rows = await db<{ name: string; ms: string }>(
       'select name, floor(extract(epoch from updated_at) * 1000)::bigint::text as ms from library_files where team_id = ? order by updated_at, id',

@@ -74,6 +74,7 @@ describe('GET /v1/assets (asset lookup, spec 2.1)', () => {
   it.each([
     ['a malformed sha256', '?sha256=abc', 'sha256'],
     ['ids that are not ids', '?ids=1,x', 'ids'],
+    ['an id past 2147483647 (an int column: it used to fail the cast as a 500)', '?ids=1,2147483648', 'ids'],
     ['an extension with a slash', '?extension=a/b', 'extension'],
     ['page 0', '?page=0', 'page'],
   ])('refuses %s with 422 validation_failed naming it', async (_what, query, field) => {

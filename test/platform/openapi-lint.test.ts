@@ -18,3 +18,26 @@ describe('the OpenAPI document (schema/openapi.json, served at /v1/openapi.json)
     expect(described).toEqual([]);
   });
 });
+
+describe('the OpenAPI document declares the failures a client can act on', () => {
+  type Operation = { operationId: string; responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
+  const operations = async (): Promise<Array<{ path: string; operation: Operation }>> => {
+    const document = JSON.parse(await readFile(OPENAPI, 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+    return Object.entries(document.paths).flatMap(([path, methods]) => Object.values(methods).map((operation) => ({ path, operation })));
+  };
+  const envelopeOf = (operation: Operation, status: string) => operation.responses[status]?.content?.['application/json']?.schema?.$ref ?? '';
+
+  it('declares 503 on every operation of /v1, /open and /approval, in the envelope of its area', async () => {
+    const all = await operations();
+    expect(all.length).toBeGreaterThan(30);
+    for (const { path, operation } of all) {
+      const envelope = path.startsWith('/v1') ? 'ErrorEnvelope' : 'OpenErrorEnvelope';
+      expect(envelopeOf(operation, '503'), `${operation.operationId} 503`).toMatch(new RegExp(`${envelope}$`));
+    }
+  });
+
+  it('declares 429 on searchShare (share-password throttling) in the open envelope', async () => {
+    const searchShare = (await operations()).find(({ operation }) => operation.operationId === 'searchShare')!;
+    expect(envelopeOf(searchShare.operation, '429')).toMatch(/OpenErrorEnvelope$/);
+  });
+});

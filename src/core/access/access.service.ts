@@ -4,6 +4,7 @@ import type { Ctx, KeyActor, MemberActor, SystemActor } from '../platform/ctx.ts
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { randomSecret, isResourceId } from '../platform/ids.ts';
 import { preparedSql, queryOne } from '../platform/sql.ts';
+import { checkTimestamp } from '../platform/timestamps.ts';
 import { isRole, roleAtLeast, ROLE_TO_ACT_FOR_MEMBERS, type Role } from './roles.ts';
 
 /** Operator operations run outside any team's request, with only a unit of work. */
@@ -71,9 +72,7 @@ export class AccessService {
     if (!isRole(role)) throw invalid('role', 'must be one of view_only, usable, editable, manage');
     let expiresAt: string | null = null;
     if (input.expiresAt !== undefined) {
-      if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)$/i.test(input.expiresAt) || Number.isNaN(Date.parse(input.expiresAt))) {
-        throw invalid('expiresAt', 'must be an RFC 3339 date-time');
-      }
+      checkTimestamp('expiresAt', input.expiresAt);
       expiresAt = new Date(input.expiresAt).toISOString();
     }
     await requireTeam(ctx, teamId);

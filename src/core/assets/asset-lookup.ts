@@ -2,6 +2,8 @@ import { libraryVersionOf } from './search/library-version.ts';
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../access/roles.ts';
 import type { Ctx } from '../platform/ctx.ts';
+import { invalid } from '../platform/errors.ts';
+import { MAX_RESOURCE_ID } from '../platform/ids.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
 import { escapeLike, queryOne, queryRows } from '../platform/sql.ts';
 import { compileInput } from '../platform/validate.ts';
@@ -16,7 +18,7 @@ export const AssetLookupQuery = Type.Object({
   recursive: Type.Optional(Type.Boolean({ description: 'With folder: include the folder\'s whole subtree. Default false.' })),
   extension: Type.Optional(Type.String({ pattern: '^\\.?[A-Za-z0-9]{1,32}$', description: 'File extension, with or without the dot, case-insensitive.' })),
   sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The SHA-256 of the content (hex): every file holding exactly those bytes.' })),
-  ids: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9}){0,99}$', description: 'Up to 100 file-path IDs, comma-separated.' })),
+  ids: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9}){0,99}$', description: 'Up to 100 file-path IDs (each 1-2147483647), comma-separated.' })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Page from 1 (default 1).' })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Items per page (default 20, values above 100 count as 100).' })),
 });
@@ -72,6 +74,8 @@ export async function lookupAssets(
 ): Promise<Page<AssetLookupItem>> {
   requirePermission(ctx, 'products:read');
   const query = checkQuery(input);
+  // the pattern bounds the digits; an id past int4 would fail the int[] cast as a 500
+  if (query.ids?.split(',').some((id) => Number(id) > MAX_RESOURCE_ID)) throw invalid('ids', `each id must be 1-${MAX_RESOURCE_ID}`);
   const page = normalizePage(query);
   const where: string[] = ['f.team_id = ?', 'f.deleted_at is null'];
   const params: unknown[] = [ctx.teamId];

@@ -4,7 +4,7 @@ import { libraryEvents } from '../events/library-events.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { invalid, notFound } from '../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
-import { isoSql, RFC3339_PATTERN } from '../platform/timestamps.ts';
+import { isoSql, timestampInput } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import type { UnitOfWork } from './folders.ts';
@@ -13,8 +13,8 @@ import type { UnitOfWork } from './folders.ts';
 /** A file's validity period: both bounds optional; the call replaces the whole period. */
 export const FileValidityInput = Type.Object(
   {
-    startTime: Type.Optional(Type.Union([Type.String({ pattern: RFC3339_PATTERN }), Type.Null()], { description: 'RFC 3339: valid from then; null or omitted: valid from the start.' })),
-    endTime: Type.Optional(Type.Union([Type.String({ pattern: RFC3339_PATTERN }), Type.Null()], { description: 'RFC 3339: expires then; null or omitted: permanent. After startTime.' })),
+    startTime: Type.Optional(Type.Union([timestampInput('RFC 3339: valid from then.'), Type.Null()], { description: 'RFC 3339: valid from then; null or omitted: valid from the start.' })),
+    endTime: Type.Optional(Type.Union([timestampInput('RFC 3339: expires then.'), Type.Null()], { description: 'RFC 3339: expires then; null or omitted: permanent. After startTime.' })),
   },
   { $id: 'FileValidityInput', additionalProperties: false },
 );

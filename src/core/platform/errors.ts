@@ -38,6 +38,8 @@ export type ErrorCode =
   /** A product share (docs/products.md "Shares") past its expiry, or revoked (or its product no longer shown): 410. */
   | 'share_expired'
   | 'share_revoked'
+  /** A request HTTP/1.1 itself refuses (no Host, an undecodable URL): 400 before any route, in every area (README "Failures a client can act on"). */
+  | 'bad_request'
   | 'internal_server_error';
 
 /**

@@ -1,7 +1,9 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { DomainError, type FieldIssue } from './errors.ts';
-import { refuseNulCharacters } from './nul-characters.ts';
+import { refuseUnsafeInput } from './json-input.ts';
+// registers the date-time format before any schema below is compiled
+import { RFC3339_PATTERN, TIMESTAMP_RULE } from './timestamps.ts';
 
 /** The shape shared by Ajv (Fastify) and TypeBox errors. */
 export interface SchemaError {
@@ -42,6 +44,8 @@ export function schemaErrorsToIssues(errors: Iterable<SchemaError>, prefix = '')
     } else if (error.keyword === 'boolean' && error.params && Object.keys(error.params).length === 0 && /additionalProperties/.test(String((error as { schemaPath?: string }).schemaPath))) {
       // TypeBox reports an unknown property as the `false` schema of additionalProperties
       message = 'unknown field';
+    } else if ((error.keyword === 'format' && error.params.format === 'date-time') || (error.keyword === 'pattern' && error.params.pattern === RFC3339_PATTERN)) {
+      message = TIMESTAMP_RULE;
     } else if (error.keyword === 'anyOf') {
       // summary errors: the specific one for the same field says more
       if (issues.has(joinField(prefix, field) || '(body)')) continue;
@@ -56,7 +60,7 @@ export function schemaErrorsToIssues(errors: Iterable<SchemaError>, prefix = '')
 export function compileInput<T extends TSchema>(schema: T) {
   const compiled = Compile(schema);
   return (input: unknown): Static<T> => {
-    refuseNulCharacters(input);
+    refuseUnsafeInput(input);
     if (compiled.Check(input)) return input as Static<T>;
     const details = schemaErrorsToIssues(compiled.Errors(input) as Iterable<SchemaError>);
     throw new DomainError('validation_failed', 'The request is invalid', details);

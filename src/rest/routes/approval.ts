@@ -47,11 +47,11 @@ export async function approvalRoutes(fastify: FastifyInstance, { core }: { core:
 - \`subscriptionQuery\`: {subscribed, callbackUrl, state, disabledReason, createdAt} for the calling key.
 - \`subscriptionChange\` {operation, callbackUrl}: ADD (callbackUrl required) or DELETE the key's approval callbacks; result as subscriptionQuery.
 
-Failures (code, message, result null, traceId): 400 \`invalid_payload:<reason>\` (reasons in docs/approvals.md: invalid_json, unknown_service, invalid_parameter, assets_empty, asset_url_empty, asset_url_duplicate, asset_url_invalid, asset_url_not_public, asset_url_unresolvable, asset_download_timeout, asset_too_large, asset_download_failed, template_disabled, not_a_team_member, callback_url_*, missing_callback_url, missing_task_id); 401 invalid_credentials / key_inactive; 404 template_not_found, task_not_found, route_not_found; 413 payload_too_large; 500 internal_error. Nothing is created on any failure.`,
+Failures (code, message, result null, traceId): 400 \`invalid_payload:<reason>\` (reasons in docs/approvals.md: invalid_json, unknown_service, invalid_parameter, assets_empty, asset_url_empty, asset_url_duplicate, asset_url_invalid, asset_url_not_public, asset_url_unresolvable, asset_download_timeout, asset_too_large, asset_download_failed, template_disabled, not_a_team_member, callback_url_*, missing_callback_url, missing_task_id); 401 invalid_credentials / key_inactive; 404 template_not_found, task_not_found, route_not_found; 413 payload_too_large; 500 internal_error; 503 service_unavailable (PostgreSQL unreachable) or write_conflict, with Retry-After. Nothing is created on any failure.`,
       tags: ['Approvals'],
       security: [{ bearerAuth: [] }],
       body: Type.Ref('ApprovalRequest'),
-      response: { 200: openOkSchema(Type.Unknown({ description: 'Depends on the service (see above).' })), 400: errorRef, 401: errorRef, 404: errorRef, 413: errorRef, 500: errorRef },
+      response: { 200: openOkSchema(Type.Unknown({ description: 'Depends on the service (see above).' })), 400: errorRef, 401: errorRef, 404: errorRef, 413: errorRef, 500: errorRef, 503: errorRef },
     },
   }, async (request) => {
     const body = request.body as Record<string, unknown> | null;

@@ -12,7 +12,7 @@ const openErrorRef = Type.Ref('OpenErrorEnvelope');
 const FAILURES = `Failures (open envelope, README "Event subscriptions"): 400 \`invalid_parameter\` (missing or unknown field, wrong type; \`details[]\` names each),
 400 \`unknown_operation\`, 400 \`unknown_event_type\`, 400 \`callback_url_invalid\` (not an absolute http(s) URL, or carrying user:password),
 400 \`callback_url_unresolvable\`, 400 \`callback_url_not_allowed\` (resolves to a loopback, private, link-local, unique-local or metadata address not in OUTBOUND_ALLOW_HOSTS),
-401 \`invalid_credentials\` / \`key_inactive\`. Nothing is stored on any failure.`;
+401 \`invalid_credentials\` / \`key_inactive\`, 503 \`service_unavailable\` or \`write_conflict\` (Retry-After). Nothing is stored on any failure.`;
 
 /** Spec 4.7: the subscription endpoints of Area C. Each handler calls one core operation and wraps its result. */
 export async function openSubscriptionRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
@@ -36,7 +36,7 @@ export async function openSubscriptionRoutes(fastify: FastifyInstance, { core }:
       description: 'The five event types of spec 6.2, each with `subscribed`: whether the calling key has an active subscription to it.',
       tags,
       security,
-      response: { 200: openOkSchema(Type.Array(Type.Ref('MaterialEventTypeItem'))), 401: openErrorRef, 500: openErrorRef },
+      response: { 200: openOkSchema(Type.Array(Type.Ref('MaterialEventTypeItem'))), 401: openErrorRef, 500: openErrorRef, 503: openErrorRef },
     },
   }, async (request) => openOk(request.id, await core.events.subscriptions.materialEventTypes(request.ctx)));
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { FieldIssue } from '../../platform/errors.ts';
-import { RFC3339_PATTERN } from '../../platform/timestamps.ts';
+import { isRealDate, isStorableTimestamp } from '../../platform/timestamps.ts';
 
 /**
  * The types of custom metadata fields and template custom fields (docs/library.md "Custom
@@ -85,13 +85,6 @@ export function checkDefinition(input: FieldDefinitionInput, prefix: string, iss
 }
 
 const DATE_ONLY = /^(\d{4})-(\d\d)-(\d\d)$/;
-const DATE_TIME = new RegExp(RFC3339_PATTERN);
-
-/** A calendar date that exists (2026-02-30 does not). */
-function realDate(year: number, month: number, day: number): boolean {
-  const d = new Date(Date.UTC(year, month - 1, day));
-  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
-}
 
 /**
  * A date value: `YYYY-MM-DD` (kept as is) or an RFC 3339 date-time, kept in UTC with six
@@ -99,12 +92,10 @@ function realDate(year: number, month: number, day: number): boolean {
  */
 function normaliseDate(value: string): string | null {
   const dateOnly = DATE_ONLY.exec(value);
-  if (dateOnly) return realDate(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) ? value : null;
-  if (!DATE_TIME.test(value)) return null;
-  const [, y, m, d, hh, mm, ss, fraction = '', offset] = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(Z|[+-]\d\d:\d\d)$/.exec(value)!;
-  if (!realDate(Number(y), Number(m), Number(d)) || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) return null;
-  const ms = Date.parse(`${y}-${m}-${d}T${hh}:${mm}:${ss}${offset}`);
-  if (Number.isNaN(ms)) return null;
+  if (dateOnly) return isRealDate(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) ? value : null;
+  if (!isStorableTimestamp(value)) return null;
+  const [, y, m, d, hh, mm, ss, fraction = '', offset] = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(Z|[+-]\d\d:\d\d)$/i.exec(value)!;
+  const ms = Date.parse(`${y}-${m}-${d}T${hh}:${mm}:${ss}${offset!.toUpperCase()}`);
   return `${new Date(ms).toISOString().slice(0, 19)}.${fraction.padEnd(6, '0')}Z`;
 }
 

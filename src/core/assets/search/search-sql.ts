@@ -63,8 +63,11 @@ function keywordConditions(teamId: number, mode: KeywordSearchType, keywords: st
 
 function rangeConditions(column: string, range: Range | undefined, out: SqlFragment[]): void {
   if (!range) return;
-  if (range.min !== undefined) out.push({ sql: `${column} >= ?`, params: [range.min] });
-  if (range.max !== undefined) out.push({ sql: `${column} <= ?`, params: [range.max] });
+  // bounds go up to 2^53-1 (docs/search.md) while width and height are int columns: compared as
+  // bigint (the int4-int8 operators of the same btree family, so the indexes still serve), a bound
+  // past 2147483647 simply matches nothing instead of failing the cast
+  if (range.min !== undefined) out.push({ sql: `${column} >= ?::bigint`, params: [range.min] });
+  if (range.max !== undefined) out.push({ sql: `${column} <= ?::bigint`, params: [range.max] });
 }
 
 /** The colours of stored object `c` within ΔE*ab <= maxDistance of the requested one (the exact sphere). */

@@ -4,7 +4,7 @@ import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
-import { isoSql, RFC3339_PATTERN } from '../../platform/timestamps.ts';
+import { isoSql, timestampInput } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 
@@ -16,14 +16,14 @@ export const ActivityQuery = Type.Object({
   resourceType: Type.Optional(Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` })),
   resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'One resource (with resourceType).' })),
   actorKeyId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Writes made with this API key.' })),
-  from: Type.Optional(Type.String({ pattern: RFC3339_PATTERN, description: 'Records at or after this time (RFC 3339).' })),
-  to: Type.Optional(Type.String({ pattern: RFC3339_PATTERN, description: 'Records before this time (RFC 3339).' })),
+  from: Type.Optional(timestampInput('Records at or after this time (RFC 3339).')),
+  to: Type.Optional(timestampInput('Records before this time (RFC 3339).')),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Page from 1 (default 1).' })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Items per page (default 20, values above 100 count as 100).' })),
 });
 
 export const ActivityPurge = Type.Object(
-  { before: Type.String({ pattern: RFC3339_PATTERN, description: 'Delete the records older than this time (RFC 3339).' }) },
+  { before: timestampInput('Delete the records older than this time (RFC 3339).') },
   { $id: 'ActivityPurge', additionalProperties: false },
 );
 

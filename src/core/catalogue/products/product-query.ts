@@ -5,7 +5,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { ProductFilters } from './product-read.ts';
 import { ProductListQuery } from './product.schemas.ts';
-import { RFC3339_SYNC } from './sync-cursor.ts';
+import { isStorableTimestamp } from '../../platform/timestamps.ts';
 
 /*
  * GET /products query parameters (spec 4.5): which mode, which filters, and the rules that refuse
@@ -47,32 +47,13 @@ export interface SyncQuery {
 
 const STATUSES = ['draft', 'published'] as const;
 
-function daysIn(year: number, month: number): number {
-  return [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
-}
-
 /**
- * Spec 4.5 updatedAfter: RFC 3339 with Z or an offset and 0-6 fractional digits. The fields are
- * range-checked here (so PostgreSQL never sees an impossible date); the value itself is parsed
- * and normalized by PostgreSQL, keeping microseconds.
+ * Spec 4.5 updatedAfter: RFC 3339 with Z or an offset and 0-6 fractional digits, checked by the
+ * one timestamp rule (so PostgreSQL never sees an impossible date or offset); the value itself is
+ * parsed and normalized by PostgreSQL, keeping microseconds.
  */
 export function checkUpdatedAfter(value: string): string {
-  const match = RFC3339_SYNC.test(value) ? /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:Z|[+-](\d\d):(\d\d))$/i.exec(value) : null;
-  const n = (match ?? []).slice(1).map((part) => (part === undefined ? 0 : Number(part)));
-  const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = n as number[];
-  const valid =
-    match !== null &&
-    year! >= 1 &&
-    month! >= 1 &&
-    month! <= 12 &&
-    day! >= 1 &&
-    day! <= daysIn(year!, month!) &&
-    hour! <= 23 &&
-    minute! <= 59 &&
-    second! <= 59 &&
-    offsetHour! <= 23 &&
-    offsetMinute! <= 59;
-  if (!valid) throw invalid('updatedAfter', 'must be an RFC 3339 timestamp with Z or an offset and 0-6 fractional digits, e.g. 2026-01-01T00:00:00.000000Z');
+  if (!isStorableTimestamp(value)) throw invalid('updatedAfter', 'must be an RFC 3339 timestamp with Z or an offset and 0-6 fractional digits, e.g. 2026-01-01T00:00:00.000000Z');
   return value.toUpperCase();
 }
 

@@ -6,7 +6,7 @@ import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
-import { isoSql, RFC3339_PATTERN } from '../../platform/timestamps.ts';
+import { isoSql, timestampInput } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
@@ -19,7 +19,7 @@ export const SHARE_LIFETIME = { defaultDays: 7, maxDays: 365 } as const;
 
 export const ProductShareCreate = Type.Object(
   {
-    expiresAt: Type.Optional(Type.String({ pattern: RFC3339_PATTERN, description: `When the link stops working (RFC 3339): in the future, at most ${SHARE_LIFETIME.maxDays} days ahead and not after the API key's own expiry. Default: ${SHARE_LIFETIME.defaultDays} days (or the key's expiry, if sooner).` })),
+    expiresAt: Type.Optional(timestampInput(`When the link stops working (RFC 3339): in the future, at most ${SHARE_LIFETIME.maxDays} days ahead and not after the API key's own expiry. Default: ${SHARE_LIFETIME.defaultDays} days (or the key's expiry, if sooner).`)),
     password: Type.Optional(Type.String({ minLength: 4, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$', description: 'Visitors must enter it before they see anything; 4-128 characters, not blank. Kept only as a slow hash (scrypt).' })),
     assetIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { minItems: 1, maxItems: 100, description: 'File-path IDs among the product\'s media the page shows (and downloads); omitted: all of its media, as it is when the page is opened.' })),
     allowDownload: Type.Optional(Type.Boolean({ description: 'Whether the page offers the shown files as one ZIP download. Default true.' })),

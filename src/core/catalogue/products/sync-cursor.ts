@@ -4,9 +4,6 @@ import { invalid } from '../../platform/errors.ts';
 /** Spec 2.1 / 8: a cursor is 1-8192 characters. */
 export const MAX_CURSOR_LENGTH = 8192;
 
-/** RFC 3339 with Z or an offset and 0-6 fractional digits (spec 4.5 updatedAfter). */
-export const RFC3339_SYNC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)$/i;
-
 /** What a sync scan is bound to: a cursor is refused for any other caller, scope or page size. */
 export interface SyncScope {
   keyId: number;
