@@ -4,7 +4,7 @@ import { hasPermission } from '../access/roles.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
-import { isoSql } from '../platform/timestamps.ts';
+import { checkTimestamp, isoSql } from '../platform/timestamps.ts';
 import { isResourceId } from '../platform/ids.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { randomUUID } from 'node:crypto';
@@ -92,9 +92,7 @@ const ENDPOINT_COLUMNS = `e.id, e.url, e.api_key_id as "apiKeyId", ${ENDPOINT_ST
               from event_subscriptions s where s.endpoint_id = e.id and s.team_id = e.team_id), '[]') as subscriptions`;
 
 function rfc3339(value: string | undefined, field: string): string | null {
-  if (value === undefined) return null;
-  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)$/i.test(value) || Number.isNaN(Date.parse(value))) throw invalid(field, 'must be an RFC 3339 date-time');
-  return value;
+  return value === undefined ? null : checkTimestamp(field, value);
 }
 
 /**
