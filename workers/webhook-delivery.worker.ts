@@ -40,7 +40,9 @@ export async function queueDeliveries(queues: Queues, due: DueDelivery[]): Promi
 /**
  * Webhook delivery: a thin adapter over `DeliveryService.attemptMany` (docs/events.md). When a
  * finished delivery promotes the next one of its line, that one is queued at once instead of
- * waiting for the relay. Logs each attempt without secrets or bodies.
+ * waiting for the relay. Logs each attempt without secrets or bodies, and as an error an attempt
+ * the database would not let it finish (after the service's retries): the job does not fail for
+ * it, as sending the batch again would repeat its other deliveries.
  */
 export function webhookDeliveryProcessor(deps: { core: Core; queues: Queues; metrics: Metrics; logger: Logger }) {
   return async (job: Job<{ deliveryIds: string[] }>): Promise<number> => {
@@ -49,6 +51,11 @@ export function webhookDeliveryProcessor(deps: { core: Core; queues: Queues; met
     for (const result of outcomes) {
       deps.metrics.webhookAttempts.labels(result.outcome).inc();
       if (result.outcome === 'skipped') continue;
+      if (result.outcome === 'finish_failed') {
+        const consequence = result.stage === 'record' ? 'not recorded; sent again when its lease runs out' : 'recorded; the next delivery of its line was not made its head';
+        deps.logger.error({ deliveryId: result.deliveryId, attempt: result.attempt, status: result.statusCode, err: result.error }, `webhook attempt ${consequence}`);
+        continue;
+      }
       deps.metrics.webhookAttemptDuration.labels(result.outcome).observe(result.durationMs / 1000);
       deps.logger.info({ deliveryId: result.deliveryId, attempt: result.attempt, status: result.statusCode, durationMs: result.durationMs, outcome: result.outcome }, 'webhook attempt');
       if (result.next) next.push(result.next);

@@ -1,5 +1,7 @@
+import { DeadlockException } from '@mikro-orm/core';
 import type { Ctx } from '../platform/ctx.ts';
 import { intArray, preparedSql, queryOne, queryRows, textArray } from '../platform/sql.ts';
+import { inTransaction } from '../platform/tx.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
 import { signatureHeaders } from './signing.ts';
 
@@ -63,18 +65,32 @@ const CLAIM_MANY = preparedSql(
 /**
  * Finishes the successful deliveries of a batch in one statement, as FINISH does for one: each
  * delivery of a batch heads its own line (the relay takes heads only), so lines do not collide.
+ *
+ * Writers (outbox.ts) lock line rows as they add events, one line per event and several in one
+ * transaction (an edit writes its file's line, then its folders'), in no order this statement could
+ * share. So it never waits for a line: it locks, in key order, only the lines nobody holds (`free`)
+ * and finishes their deliveries; the others are finished one by one, each waiting for its one line
+ * (DeliveryService.finish). Waiting for a second line while holding a first is what deadlocked with
+ * writers, and the loser's attempts were lost. Every attempt is recorded here either way.
+ * One row per input delivery: `free` false for a line a writer held, `finished` false for a lease
+ * that ran out meanwhile.
  */
 const SUCCEED_MANY = preparedSql(
   'events.succeedDeliveries',
   `with input as (
-     select * from unnest(?::bigint[], ?::int[], ?::int[], ?::int[], ?::int[], ?::text[]) as t(id, team_id, attempt, status_code, duration_ms, excerpt)),
+     select * from unnest(?::bigint[], ?::int[], ?::int[], ?::int[], ?::int[], ?::text[], ?::int[], ?::text[])
+       as t(id, team_id, attempt, status_code, duration_ms, excerpt, endpoint_id, ordering_key)),
+   free as (
+     select l.endpoint_id, l.ordering_key from webhook_delivery_lines l join input on l.endpoint_id = input.endpoint_id and l.ordering_key = input.ordering_key
+      order by l.endpoint_id, l.ordering_key for update of l skip locked),
    attempt as (
      insert into webhook_attempts (team_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt)
      select team_id, id, attempt, now() - duration_ms * interval '1 millisecond', duration_ms, status_code, null, excerpt from input
      on conflict (delivery_id, attempt) do nothing),
    finished as (
      update webhook_deliveries d set status = 'succeeded', finished_at = now(), lease_until = null, last_status = input.status_code, last_error = null
-       from input where d.id = input.id and d.status = 'delivering' and d.attempts = input.attempt returning d.id, d.endpoint_id, d.ordering_key),
+       from input join free on free.endpoint_id = input.endpoint_id and free.ordering_key = input.ordering_key
+      where d.id = input.id and d.status = 'delivering' and d.attempts = input.attempt returning d.id, d.endpoint_id, d.ordering_key),
    endpoint as (
      update webhook_endpoints e set failing_since = null where e.id in (select endpoint_id from finished) and e.failing_since is not null),
    line as (
@@ -86,10 +102,17 @@ const SUCCEED_MANY = preparedSql(
                   and p.status = 'pending' and not p.ready order by p.sequence limit 1)
          from line where line.unfinished > 0)
      returning d.id, d.attempts, d.endpoint_id, d.ordering_key)
-   select finished.id, line.endpoint_id, line.ordering_key, line.unfinished, next.id as next_id, next.attempts as next_attempts
-     from finished join line on line.endpoint_id = finished.endpoint_id and line.ordering_key = finished.ordering_key
+   select input.id, free.ordering_key is not null as free, finished.id is not null as finished, line.unfinished,
+          next.id as next_id, next.attempts as next_attempts
+     from input
+     left join free on free.endpoint_id = input.endpoint_id and free.ordering_key = input.ordering_key
+     left join finished on finished.id = input.id
+     left join line on line.endpoint_id = finished.endpoint_id and line.ordering_key = finished.ordering_key
      left join next on next.endpoint_id = line.endpoint_id and next.ordering_key = line.ordering_key`,
 );
+
+/** Takes the line of a delivery the single way finishes, before anything else of its transaction (see SUCCEED_MANY). */
+const LOCK_LINE = preparedSql('events.lockLine', `select 1 from webhook_delivery_lines where endpoint_id = ? and ordering_key = ? for update`);
 
 const FINISH = preparedSql(
   'events.finishDelivery',
@@ -127,7 +150,18 @@ export interface AttemptResult {
 
 export type DeliveryOutcome =
   | { outcome: 'skipped' }
-  | { outcome: 'succeeded' | 'failed' | 'retry_scheduled' | 'endpoint_disabled'; deliveryId: string; attempt: number; statusCode: number | null; durationMs: number; next: { id: string; attempts: number } | null };
+  | { outcome: 'succeeded' | 'failed' | 'retry_scheduled' | 'endpoint_disabled'; deliveryId: string; attempt: number; statusCode: number | null; durationMs: number; next: { id: string; attempts: number } | null }
+  /**
+   * The attempt was made, but the database refused its finish even after retries (unreachable,
+   * say). `record`: nothing of it was recorded, so the lease runs out and the event is sent again.
+   * `promote`: it succeeded and is recorded, but the next delivery of its line could not be made
+   * the head. The caller logs it; the batch's other deliveries are not affected.
+   */
+  | { outcome: 'finish_failed'; stage: 'record' | 'promote'; deliveryId: string; attempt: number; statusCode: number | null; durationMs: number; error: unknown };
+
+function finishFailed(stage: 'record' | 'promote', claimed: Claimed, result: AttemptResult, error: unknown): DeliveryOutcome {
+  return { outcome: 'finish_failed', stage, deliveryId: claimed.id, attempt: claimed.attempts, statusCode: result.statusCode, durationMs: result.durationMs, error };
+}
 
 function isSuccess(status: number | null): boolean {
   return status !== null && status >= 200 && status < 300;
@@ -135,6 +169,22 @@ function isSuccess(status: number | null): boolean {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Runs a unit that records attempts. The first try is the unit as is: the batch's one statement
+ * outside a transaction stays a prepared statement (its planning cost as much as running it). A
+ * deadlock or serialization failure is then retried from a fresh transaction by tx.ts rather than
+ * losing the attempts (a lost finish leaves the lease to run out, and the event is sent twice).
+ */
+async function withRetries<T>(op: UnitOfWork, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+  try {
+    return await work(op);
+  } catch (e) {
+    // tx.ts: SQLSTATE 40001 and 40P01 both surface as DeadlockException
+    if (!(e instanceof DeadlockException)) throw e;
+    return inTransaction(op, work);
+  }
 }
 
 /**
@@ -152,41 +202,81 @@ export class DeliveryService {
 
   /**
    * Attempts of a batch of deliveries (the relay groups them by endpoint): claimed in one
-   * statement, sent at once, and the successes finished in one statement; any other result goes
-   * the way of a single attempt. Two statements per batch instead of two per delivery: the
-   * database round trips, not the HTTP requests, bounded delivery throughput (bench/RESULTS.md).
+   * statement, sent at once, and the successes finished in one statement; any other result, and a
+   * success whose line a writer held, goes the way of a single attempt in a transaction of its own.
+   * Two statements per batch instead of two per delivery: the database round trips, not the HTTP
+   * requests, bounded delivery throughput (bench/RESULTS.md). Each delivery's outcome stands on its
+   * own: one that could not be recorded does not take the batch's others with it.
    */
   async attemptMany(op: UnitOfWork, deliveryIds: string[]): Promise<DeliveryOutcome[]> {
     const claimed = await queryRows<Claimed>(op, CLAIM_MANY, [this.deps.settings.attemptTimeoutMs + LEASE_MARGIN_MS, `{${deliveryIds.join(',')}}`]);
     if (claimed.length === 0) return [];
     const results = await Promise.all(claimed.map((c) => this.send(c)));
-    const succeeded = claimed.filter((_c, i) => isSuccess(results[i]!.statusCode));
     const outcomes: DeliveryOutcome[] = [];
-    if (succeeded.length > 0) outcomes.push(...(await this.succeedMany(op, succeeded, succeeded.map((c) => results[claimed.indexOf(c)]!))));
-    for (const [i, c] of claimed.entries()) {
-      if (!isSuccess(results[i]!.statusCode)) outcomes.push(await this.record(op, c, results[i]!));
+    const single: number[] = [];
+    const succeeded = claimed.flatMap((_c, i) => (isSuccess(results[i]!.statusCode) ? [i] : []));
+    if (succeeded.length > 0) {
+      try {
+        const batch = await this.succeedMany(op, succeeded.map((i) => claimed[i]!), succeeded.map((i) => results[i]!));
+        outcomes.push(...batch.outcomes);
+        single.push(...batch.busy.map((j) => succeeded[j]!));
+      } catch (error) {
+        outcomes.push(...succeeded.map((i) => finishFailed('record', claimed[i]!, results[i]!, error)));
+      }
+    }
+    single.push(...claimed.flatMap((_c, i) => (isSuccess(results[i]!.statusCode) ? [] : [i])));
+    for (const i of single) {
+      try {
+        outcomes.push(await inTransaction(op, (tx) => this.record(tx, claimed[i]!, results[i]!)));
+      } catch (error) {
+        outcomes.push(finishFailed('record', claimed[i]!, results[i]!, error));
+      }
     }
     return outcomes;
   }
 
-  private async succeedMany(op: UnitOfWork, claimed: Claimed[], results: AttemptResult[]): Promise<DeliveryOutcome[]> {
-    const rows = await queryRows<{ id: string; unfinished: number; next_id: string | null; next_attempts: number | null }>(op, SUCCEED_MANY, [
+  /** Finishes successes in one statement (SUCCEED_MANY); `busy` indexes those whose line a writer held, to finish one by one. */
+  private async succeedMany(op: UnitOfWork, claimed: Claimed[], results: AttemptResult[]): Promise<{ outcomes: DeliveryOutcome[]; busy: number[] }> {
+    const params = [
       `{${claimed.map((c) => c.id).join(',')}}`,
       intArray(claimed.map((c) => c.team_id)),
       intArray(claimed.map((c) => c.attempts)),
       intArray(results.map((r) => r.statusCode ?? 0)),
       intArray(results.map((r) => r.durationMs)),
       textArray(results.map((r) => r.excerpt ?? '')),
-    ]);
+      intArray(claimed.map((c) => c.endpoint_id)),
+      textArray(claimed.map((c) => c.ordering_key)),
+    ];
+    type Row = { id: string; free: boolean; finished: boolean; unfinished: number | null; next_id: string | null; next_attempts: number | null };
+    const rows = await withRetries(op, (tx) => queryRows<Row>(tx, SUCCEED_MANY, params));
     const outcomes: DeliveryOutcome[] = [];
+    const busy: number[] = [];
     for (const row of rows) {
-      const c = claimed.find((x) => x.id === String(row.id))!;
-      const r = results[claimed.indexOf(c)]!;
+      const index = claimed.findIndex((x) => x.id === String(row.id));
+      const c = claimed[index]!;
+      const r = results[index]!;
+      if (!row.free) {
+        busy.push(index);
+        continue;
+      }
+      // a lease that ran out gave the delivery back meanwhile: the attempt is recorded, the rest is the new claimant's
+      if (!row.finished) {
+        outcomes.push({ outcome: 'skipped' });
+        continue;
+      }
       let next = row.next_id === null ? null : { id: String(row.next_id), attempts: row.next_attempts! };
-      if (next === null && row.unfinished > 0) next = await this.promoteNext(op, c);
+      if (next === null && row.unfinished! > 0) {
+        // a writer that committed after the statement's snapshot but before its lock is counted, not seen
+        try {
+          next = await withRetries(op, (tx) => this.promoteNext(tx, c));
+        } catch (error) {
+          outcomes.push(finishFailed('promote', c, r, error));
+          continue;
+        }
+      }
       outcomes.push({ outcome: 'succeeded', deliveryId: c.id, attempt: c.attempts, statusCode: r.statusCode, durationMs: r.durationMs, next });
     }
-    return outcomes;
+    return { outcomes, busy };
   }
 
   private async send(claimed: Claimed): Promise<AttemptResult> {
@@ -210,6 +300,7 @@ export class DeliveryService {
     }
   }
 
+  /** Records one attempt and moves its delivery on, in the transaction attemptMany opens for it (finish says why). */
   private async record(tx: UnitOfWork, claimed: Claimed, result: AttemptResult): Promise<DeliveryOutcome> {
     const base = { deliveryId: claimed.id, attempt: claimed.attempts, statusCode: result.statusCode, durationMs: result.durationMs };
     if (isSuccess(result.statusCode)) {
@@ -249,12 +340,15 @@ export class DeliveryService {
    * delivery the head. Null when the lease ran out and the delivery was given back meanwhile (then
    * only the attempt is recorded).
    *
-   * The line row's lock orders this with writers adding to the line (outbox.ts). A writer that
-   * committed while this statement waited for that lock is counted in `unfinished` but is not in
-   * the statement's snapshot; when that leaves a count without a visible next delivery, a second
-   * statement, with a fresh snapshot, promotes it.
+   * The line row's lock orders this with writers adding to the line (outbox.ts). It is the first
+   * lock of the transaction (`tx`, opened by attemptMany) and the only line it takes, so waiting
+   * for a writer cannot close a cycle with it (SUCCEED_MANY says why that matters). Taken by a
+   * statement of its own, it also lets the finishing statement's snapshot see every writer that
+   * added to the line; the second statement that promotes a next delivery the snapshot missed is
+   * for a caller outside a transaction.
    */
   private async finish(tx: UnitOfWork, claimed: Claimed, status: 'succeeded' | 'failed', result: AttemptResult): Promise<{ next: { id: string; attempts: number } | null } | null> {
+    await queryRows(tx, LOCK_LINE, [claimed.endpoint_id, claimed.ordering_key]);
     const row = await queryOne<{ unfinished: number | null; next_id: string | null; next_attempts: number | null }>(tx, FINISH, [
       ...attemptParams(claimed, result),
       status, result.statusCode, result.error, claimed.id, claimed.attempts, status === 'succeeded', claimed.endpoint_id, claimed.ordering_key,
@@ -304,10 +398,11 @@ export class DeliveryService {
    * mid-attempt once its lease runs out.
    */
   async takeDue(op: UnitOfWork, limit: number): Promise<{ id: string; attempts: number; endpointId: number }[]> {
+    // skips what a finishing worker holds (it is finishing it after all), so relay and worker never wait on each other here
     await queryRows(
       op,
       `update webhook_deliveries set status = 'pending', lease_until = null, queued_at = null
-        where status = 'delivering' and lease_until < now()`,
+        where id in (select id from webhook_deliveries where status = 'delivering' and lease_until < now() for update skip locked)`,
     );
     return queryRows<{ id: string; attempts: number; endpointId: number }>(
       op,

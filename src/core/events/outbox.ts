@@ -29,8 +29,12 @@ export function actorObject(actor: Actor): Record<string, unknown> {
  * Writes an event to the outbox and one delivery per subscribed, active endpoint, in the caller's
  * transaction (DESIGN.md Events), so an event exists exactly when its change committed. Nothing is
  * written when nobody subscribes. Each delivery takes the next place in its endpoint's line for
- * the ordering key (its body's sequence leaves out the places replays took), and is the line's head (`ready`) when nothing before it is unfinished; the
- * line row's lock orders concurrent writers and the delivery worker that finishes a head.
+ * the ordering key (its body's sequence leaves out the places replays took), and is the line's
+ * head (`ready`) when nothing before it is unfinished; the line row's lock orders concurrent
+ * writers and the delivery worker that finishes a head. The lock is held to the end of the
+ * caller's transaction, so a transaction writing several events holds several lines, taken in
+ * the order it writes them; the delivery worker therefore never waits for a line while holding
+ * another (delivery.service.ts SUCCEED_MANY). One statement's endpoints are locked in id order.
  * Returns the event id, or null when nobody subscribes.
  */
 export async function recordEvent(tx: Pick<Ctx, 'em' | 'teamId' | 'actor'>, event: EventToRecord): Promise<string | null> {
@@ -48,7 +52,7 @@ export async function recordEvent(tx: Pick<Ctx, 'em' | 'teamId' | 'actor'>, even
        select ?, ?, ?, ?, ?::json, ? where exists (select 1 from targets) returning id),
      lines as (
        insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished)
-       select t.endpoint_id, ?, ?, 1, 1 from targets t where exists (select 1 from ev)
+       select t.endpoint_id, ?, ?, 1, 1 from targets t where exists (select 1 from ev) order by t.endpoint_id
        on conflict (endpoint_id, ordering_key) do update set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1
        returning endpoint_id, last_sequence, unfinished, replayed)
      insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, body_sequence, ready)

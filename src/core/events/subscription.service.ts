@@ -71,7 +71,8 @@ export class SubscriptionService {
     const body = checkFolderSubscribe(input);
     const operation = operationOf(body.operation);
     if ((body.eventType ?? FOLDER_EVENT_TYPE) !== FOLDER_EVENT_TYPE) throw invalid('eventType', `must be ${FOLDER_EVENT_TYPE}`, 'unknown_event_type');
-    const folderIds = [...new Set(body.folderIds)];
+    // in one order, so equal requests at once wait for each other instead of deadlocking
+    const folderIds = [...new Set(body.folderIds)].sort((a, b) => a - b);
     const url = operation === 'ADD' ? await checkCallbackUrl(this.urls, body.callbackUrl) : body.callbackUrl;
     return inTransaction(ctx, async (tx) => {
       const live = await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and id = any(?::int[]) and deleted_at is null', [tx.teamId, intArray(folderIds)]);
@@ -102,7 +103,8 @@ export class SubscriptionService {
     const operation = operationOf(body.operation);
     const unknown = body.eventTypes.filter((type) => !isMaterialEventType(type));
     if (unknown.length > 0) throw invalid('eventTypes', `unknown event type(s): ${unknown.join(', ')}`, 'unknown_event_type');
-    const eventTypes = [...new Set(body.eventTypes)];
+    // in one order, so equal requests at once wait for each other instead of deadlocking
+    const eventTypes = [...new Set(body.eventTypes)].sort();
     if (operation === 'ADD') await this.requireCapability(ctx);
     const url = operation === 'ADD' ? await checkCallbackUrl(this.urls, body.callbackUrl) : body.callbackUrl;
     return inTransaction(ctx, async (tx) => {
@@ -143,16 +145,24 @@ export class SubscriptionService {
     if (operation === 'ADD' && body.callbackUrl === undefined) throw invalid('callbackUrl', 'is required for ADD', 'missing_callback_url');
     const url = operation === 'ADD' ? await checkCallbackUrl(this.urls, body.callbackUrl!) : null;
     await inTransaction(ctx, async (tx) => {
-      // one approval callback URL per key: ADD replaces the previous one, DELETE removes it
+      // One approval callback URL per key: ADD replaces a previous one, DELETE removes it. Changes of
+      // one key take turns on its row, so each sees what the one before committed (two ADDs at once
+      // left two URLs, or failed on the unique index); an ADD of the URL already stored changes nothing.
+      await queryRows(tx, 'select 1 from api_keys where id = ? for no key update', [key.keyId]);
+      const endpointId = url === null ? null : await ensureEndpoint(tx, key.keyId, url);
       await queryRows(
         tx,
         `delete from event_subscriptions s using webhook_endpoints e
-          where e.id = s.endpoint_id and e.team_id = ? and e.api_key_id = ? and s.team_id = ? and s.kind = 'approval'`,
-        [tx.teamId, key.keyId, tx.teamId],
+          where e.id = s.endpoint_id and e.team_id = ? and e.api_key_id = ? and s.team_id = ? and s.kind = 'approval' and s.endpoint_id is distinct from ?::int`,
+        [tx.teamId, key.keyId, tx.teamId, endpointId],
       );
-      if (url === null) return;
-      const endpointId = await ensureEndpoint(tx, key.keyId, url);
-      await queryRows(tx, `insert into event_subscriptions (team_id, endpoint_id, kind, event_type) values (?, ?, 'approval', ?)`, [tx.teamId, endpointId, APPROVAL_EVENT_TYPE]);
+      if (endpointId === null) return;
+      await queryRows(
+        tx,
+        `insert into event_subscriptions (team_id, endpoint_id, kind, event_type) values (?, ?, 'approval', ?)
+         on conflict (endpoint_id, event_type, coalesce(folder_id, 0)) do nothing`,
+        [tx.teamId, endpointId, APPROVAL_EVENT_TYPE],
+      );
     });
     return this.approvalSubscription(ctx);
   }
