@@ -95,6 +95,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer: nullableAwareSerializerFactory } },
   });
 
+  // Many SDKs send `Content-Type: application/json` with an empty body on POSTs that take none
+  // (publish, unpublish): an empty or blank JSON body is no body. Operations that need one say so
+  // through the core's input check, as for a request without a body at all.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+
   // an Expect other than 100-continue is answered in the area's envelope rather than Node's bare 417
   app.server.on('checkExpectation', answerUnmetExpectation);
 

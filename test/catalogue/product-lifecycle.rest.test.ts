@@ -215,6 +215,27 @@ describe('POST /v1/products/{id}/publish and /unpublish', () => {
     expect(res.body.data.updatedAt > product.updatedAt).toBe(true);
   });
 
+  it('accepts publish and unpublish sent as many SDKs send them: Content-Type application/json with an empty body', async () => {
+    const product = await gp.product(editor, { name: 'Empty body' });
+    for (const [action, status] of [['publish', 'published'], ['unpublish', 'draft']] as const) {
+      for (const rawBody of ['', '  \n']) {
+        const res = await send(env, { method: 'POST', url: url(product.id, `/${action}`), key: editor.key, rawBody, headers: { 'content-type': 'application/json' } });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.data.status).toBe(status);
+      }
+    }
+  });
+
+  it('still refuses an empty JSON body where the operation needs one, with 422 naming the body and storing nothing', async () => {
+    const product = await gp.product(editor, { name: 'Unchanged' });
+    await expectUnchanged(
+      () => send(env, { method: 'PATCH', url: url(product.id), key: editor.key, rawBody: '', headers: { 'content-type': 'application/json' } }),
+      422,
+      'validation_failed',
+      '(body)',
+    );
+  });
+
   it('refuses to publish an incomplete product with 422 naming the missing name and required template values', async () => {
     const product = await gp.product(editor, { templateId: template.id });
     const before = await gp.snapshot(team.teamId);
