@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type ErrorCode } from '../core/platform/errors.ts';
+import { DomainError, type ErrorCode, type MutationOutcome } from '../core/platform/errors.ts';
 import { schemaErrorsToIssues, type SchemaError } from '../core/platform/validate.ts';
 import { failure } from './envelope.ts';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableError } from '../core/platform/db-errors.ts';
@@ -84,5 +84,16 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (retryAfter) reply.header('Retry-After', retryAfter);
   if (domain.code === 'internal_server_error' || domain.code === 'service_unavailable') request.log.error({ err: error }, domain.code);
   const body = failure(request.id, domain.code, domain.message, domain.details);
-  return reply.status(STATUS_OF[domain.code]).send(domain.mutationOutcome ? { ...body, mutationOutcome: domain.mutationOutcome } : body);
+  return reply.status(STATUS_OF[domain.code]).send(domain.mutationOutcome ? { ...body, mutationOutcome: wireOutcome(domain.mutationOutcome, request) } : body);
+}
+
+/** The wire form of a mutation outcome: the request to repeat is the one received, and the records are listed under the product. */
+function wireOutcome(outcome: MutationOutcome, request: FastifyRequest) {
+  return {
+    resource: outcome.resource,
+    id: outcome.id,
+    replayed: outcome.replayed,
+    retry: { method: request.method, path: request.url.split('?')[0]!, idempotencyKey: outcome.idempotencyKey },
+    lookup: `/v1/products/${outcome.productId}/download-records`,
+  };
 }

@@ -58,20 +58,21 @@ export interface ErrorAbout {
 }
 
 /**
- * Spec 7.1 `mutationOutcome` (its shape is ours, docs/products.md): the committed resource, and
- * how to obtain the response again without creating a second one.
+ * Spec 7.1 `mutationOutcome` (its shape is ours, docs/products.md): what was committed. The
+ * adapter says how to obtain the response again (repeat the request it received, with the same
+ * Idempotency-Key) and where the resource is listed: paths are the adapter's business.
  */
 export interface MutationOutcome {
-  /** The kind of resource committed, e.g. `download_record`. */
-  resource: string;
+  /** The kind of resource committed: `download_record`. */
+  resource: 'download_record';
   /** Its id. */
   id: number;
   /** true when this request replayed an earlier commit rather than committing now. */
   replayed: boolean;
-  /** Repeat exactly this request to try again; `idempotencyKey` null means the first request had none, so a retry records again. */
-  retry: { method: string; path: string; idempotencyKey: string | null };
-  /** Where the committed resource can be read. */
-  lookup: string;
+  /** The product the download was of. */
+  productId: number;
+  /** The Idempotency-Key to send again; null: the request had none, so repeating it records again. */
+  idempotencyKey: string | null;
 }
 
 /** The one error type of the domain core: a spec code, a human message, optional field details. */

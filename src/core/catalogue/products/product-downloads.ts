@@ -3,7 +3,7 @@ import { requirePermission } from '../../access/roles.ts';
 import { objectKey } from '../../assets/import.ts';
 import type { Storage } from '../../assets/storage.ts';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
-import { DomainError, type MutationOutcome } from '../../platform/errors.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { withIdempotency } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
@@ -113,18 +113,17 @@ export class ProductDownloads {
       body: await this.record(tx, productId, wanted, null),
       etag: null,
     }));
-    const retry = { method: 'POST', path: `/v1/products/${productId}/downloads`, idempotencyKey: idempotencyKey ?? null };
     // Number(): records stored before ids became integers replay with a string id
-    return this.deliverable(ctx, productId, { ...outcome.body, recordId: Number(outcome.body.recordId), replayed: outcome.replayed }, retry);
+    return this.deliverable(ctx, productId, { ...outcome.body, recordId: Number(outcome.body.recordId), replayed: outcome.replayed }, idempotencyKey ?? null);
   }
 
   /**
    * A download through a product share (docs/products.md "Shares"): the share's files, the same
    * limits, a record naming the share; the caller is the system acting for the share's team.
    */
-  async prepareForShare(ctx: Ctx, share: { id: number; productId: number; fileIds: number[]; retryPath: string }): Promise<PreparedDownload> {
+  async prepareForShare(ctx: Ctx, share: { id: number; productId: number; fileIds: number[] }): Promise<PreparedDownload> {
     const recorded = await inTransaction(ctx, (tx) => this.record(tx, share.productId, share.fileIds, share.id));
-    return this.deliverable(ctx, share.productId, { ...recorded, replayed: false }, { method: 'GET', path: share.retryPath, idempotencyKey: null });
+    return this.deliverable(ctx, share.productId, { ...recorded, replayed: false }, null);
   }
 
   /** The limits, then the download record and its activity record, in the caller's transaction. */
@@ -150,7 +149,7 @@ export class ProductDownloads {
    * The recorded files as they are now in storage (a replay records nothing); when some cannot be
    * delivered the record stands, so the answer is 409 mutation_response_unavailable saying how to retry.
    */
-  private async deliverable(ctx: Ctx, productId: number, recorded: { recordId: number; fileIds: number[]; replayed: boolean }, retry: MutationOutcome['retry']): Promise<PreparedDownload> {
+  private async deliverable(ctx: Ctx, productId: number, recorded: { recordId: number; fileIds: number[]; replayed: boolean }, idempotencyKey: string | null): Promise<PreparedDownload> {
     const files = await this.liveFiles(ctx, recorded.fileIds);
     const missing = await this.missingBytes(files);
     if (files.length < recorded.fileIds.length || missing.length > 0) {
@@ -159,8 +158,8 @@ export class ProductDownloads {
           resource: 'download_record',
           id: recorded.recordId,
           replayed: recorded.replayed,
-          retry,
-          lookup: `/v1/products/${productId}/download-records`,
+          productId,
+          idempotencyKey,
         },
       });
     }

@@ -128,7 +128,7 @@ export class ProductSharePages {
     if (!share.allowDownload) throw new DomainError('forbidden', 'This share does not offer a download');
     const record = await this.product(ctx, share);
     const fileIds = share.fileIds ?? mediaIdsOf([record]);
-    return this.downloads.prepareForShare(ctx, { id: share.id, productId: share.productId, fileIds, retryPath: `/s/${visit.token}/download` });
+    return this.downloads.prepareForShare(ctx, { id: share.id, productId: share.productId, fileIds });
   }
 
   /** The share, a context acting for its team, and a new access grant when a password was just given. */
