@@ -2,17 +2,20 @@ import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 
 /** What the oversized request's area answers: its envelope, its code, its status. */
-function answerFor(path: string, tooLongUri: boolean): { status: number; reason: string; body: Record<string, unknown> } {
+function answerFor(path: string, tooLongUri: boolean): { status: number; reason: string; body: Record<string, unknown>; id: string } {
   const status = tooLongUri ? 414 : 431;
   const reason = tooLongUri ? 'URI Too Long' : 'Request Header Fields Too Large';
   const code = tooLongUri ? 'uri_too_long' : 'request_header_too_large';
   const message = tooLongUri ? 'The request URL is too long' : 'The request head is too large';
   const id = randomUUID();
+  if (path === '/graphql' || path.startsWith('/graphql?')) {
+    return { status, reason, body: { errors: [{ message, extensions: { code } }] }, id };
+  }
   if (path.startsWith('/open') || path.startsWith('/approval')) {
     const areaCode = path.startsWith('/approval') ? `invalid_payload:${code}` : code;
-    return { status, reason, body: { code: areaCode, message, result: null, traceId: id } };
+    return { status, reason, body: { code: areaCode, message, result: null, traceId: id }, id };
   }
-  return { status, reason, body: { success: false, data: null, code, message, requestId: id } };
+  return { status, reason, body: { success: false, data: null, code, message, requestId: id }, id };
 }
 
 /**
@@ -37,6 +40,6 @@ export function answerClientError(error: Error, socket: Socket): void {
   const body = JSON.stringify(answer.body);
   socket.end(
     `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${String(answer.body.traceId ?? answer.body.requestId)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      `X-Request-Id: ${answer.id}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }
