@@ -48,6 +48,13 @@ describe('a request head over Node\'s limit is answered in its area\'s envelope 
     expect(res.headers).toContain('Cache-Control: no-store');
   });
 
+  it('answers /graphql as GraphQL does: errors[] with extensions.code and an X-Request-Id', async () => {
+    const res = await raw(`GET /graphql?query=${'a'.repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(res.status).toBe(414);
+    expect(res.body).toEqual({ errors: [{ message: 'The request URL is too long', extensions: { code: 'uri_too_long' } }] });
+    expect(res.headers).toMatch(/X-Request-Id: [\w-]+/);
+  });
+
   it('answers /approval in its envelope', async () => {
     const res = await raw(`POST /approval?x=${'a'.repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(res).toMatchObject({ status: 414, body: { code: 'invalid_payload:uri_too_long', result: null } });
