@@ -4,7 +4,7 @@ import { FragmentCycle, QueryMeasure } from './query-cost.ts';
 
 /**
  * The limits every GraphQL operation is measured against before anything runs (README "GraphQL
- * limits"). Each is several times what the heaviest operation of the test suite and GraphiQL's
+ * limits"). Each sits above what the heaviest operation of the test suite and GraphiQL's
  * introspection measure (the numbers are in the README), and far below what hurts the process.
  */
 export const QUERY_LIMITS = {
