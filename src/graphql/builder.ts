@@ -1,7 +1,10 @@
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import { GraphQLError, Kind, valueFromASTUntyped } from 'graphql';
 import type { GqlContext } from './context.ts';
+import { DEFAULT_LIST_MULTIPLIER } from './query-cost.ts';
+import { QUERY_LIMITS } from './query-limits.ts';
 
 /** The one Pothos builder; each resource adds its types in graphql/types/<resource>.ts. */
 export const builder = new SchemaBuilder<{
@@ -10,13 +13,24 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   Scalars: { JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> }; JSON: { Input: unknown; Output: unknown } };
 }>({
-  plugins: [DataloaderPlugin],
+  plugins: [DataloaderPlugin, ComplexityPlugin],
   // fields are non-null unless they say otherwise, as in the REST representation
   defaultFieldNullability: false,
+  // the cost model's numbers (query-cost.ts): every field 1, a list's fields counted `multiplier`
+  // times; each list field declares its own bound, this default is only a safe fallback. The
+  // limits are checked by query-limits.ts before validation, not by the plugin's execution hook.
+  complexity: { defaultComplexity: 1, defaultListMultiplier: DEFAULT_LIST_MULTIPLIER },
 });
 
-builder.queryType({ description: 'Reads of the team the Bearer key belongs to; the same rules as the REST paths each field names.' });
-builder.mutationType({ description: 'Changes, each one core operation with the rules (roles, validation, ETags, idempotency) of its REST path; errors carry extensions.code.' });
+const LIMITS_TEXT =
+  `Every operation is measured before anything runs and refused past these limits (README "GraphQL limits"): ` +
+  `${QUERY_LIMITS.tokens.toLocaleString('en-US')} tokens (query_too_long), ${QUERY_LIMITS.depth} levels of nesting (query_too_deep), ` +
+  `${QUERY_LIMITS.aliases} aliases (query_too_many_aliases), ${QUERY_LIMITS.directives} directives (query_too_many_directives) and a cost of ` +
+  `${QUERY_LIMITS.cost.toLocaleString('en-US')} (query_too_complex): each field counts 1, and the fields below a list count once per item it can hold ` +
+  '(a page its pageSize, other lists the bound their descriptions give).';
+
+builder.queryType({ description: `Reads of the team the Bearer key belongs to; the same rules as the REST paths each field names. ${LIMITS_TEXT}` });
+builder.mutationType({ description: `Changes, each one core operation with the rules (roles, validation, ETags, idempotency) of its REST path; errors carry extensions.code. The query limits apply to mutations too.` });
 
 function jsonObject(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new GraphQLError('JSONObject must be a JSON object');

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { maskError } from 'graphql-yoga';
+import { maskError, type Plugin } from 'graphql-yoga';
 import { DomainError } from '../core/platform/errors.ts';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableError } from '../core/platform/db-errors.ts';
 
@@ -23,4 +23,47 @@ export function maskDomainErrors(error: unknown, message: string, isDev?: boolea
     });
   }
   return maskError(error, message, isDev);
+}
+
+/**
+ * What GraphQL's and yoga's own refusals become, so every error on /graphql carries one of
+ * Shelf's codes (README "GraphQL"): a syntax error, a document GraphQL's rules refuse, variables
+ * that do not coerce and a malformed request are the client's input, `validation_failed`; an
+ * unexpected error is `internal_server_error`.
+ */
+const YOGA_CODES: Record<string, string> = {
+  GRAPHQL_PARSE_FAILED: 'validation_failed',
+  GRAPHQL_VALIDATION_FAILED: 'validation_failed',
+  BAD_REQUEST: 'validation_failed',
+  OPERATION_RESOLUTION_FAILURE: 'validation_failed',
+  INTERNAL_SERVER_ERROR: 'internal_server_error',
+};
+
+/** The code an error leaves with: its own when it is one of Shelf's, else the mapped one; errors without one are GraphQL's input errors (variables). */
+export function shelfCodeOf(code: unknown): string {
+  if (typeof code !== 'string') return 'validation_failed';
+  return YOGA_CODES[code] ?? code;
+}
+
+/** Gives every error of a result a Shelf code, in place (yoga serializes the errors it holds). */
+export function withShelfCodes(result: unknown): void {
+  const results = Array.isArray(result) ? result : [result];
+  for (const one of results) {
+    const errors = (one as { errors?: unknown } | null)?.errors;
+    if (!Array.isArray(errors)) continue;
+    for (const error of errors) {
+      if (!(error instanceof GraphQLError)) continue;
+      const extensions = error.extensions as Record<string, unknown>;
+      extensions.code = shelfCodeOf(extensions.code);
+    }
+  }
+}
+
+/** The yoga plugin that applies withShelfCodes to every answer, whatever failed. */
+export function useShelfErrorCodes(): Plugin {
+  return {
+    onResultProcess({ result }) {
+      withShelfCodes(result);
+    },
+  };
 }

@@ -4,6 +4,7 @@ import type { CreateOutcome } from '../core/platform/idempotency.ts';
 import type { Page } from '../core/platform/pagination.ts';
 import { withoutNulls } from './args.ts';
 import { builder, PaginationRef } from './builder.ts';
+import { PAGE_ITEMS_COST } from './costs.ts';
 
 /*
  * The shapes the resources' types files share: a page of items, an item with its ETag, what a
@@ -75,7 +76,7 @@ export function pageType<Item>(name: string, itemRef: OutputRef<Item>, text: { d
   return builder.objectRef<Page<Item>>(name).implement({
     description: text.description,
     fields: (t) => ({
-      items: t.field({ type: [itemRef], description: `The ${text.items} of this page.`, resolve: (page) => page.items }),
+      items: t.field({ type: [itemRef], description: `The ${text.items} of this page.`, complexity: PAGE_ITEMS_COST, resolve: (page) => page.items }),
       pagination: t.field({ type: PaginationRef, description: text.pagination ?? 'Ordinary paging of the list.', resolve: (page) => page.pagination }),
     }),
   });

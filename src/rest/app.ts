@@ -12,7 +12,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
 import { sendError } from './errors.ts';
-import { graphqlRoute } from './graphql-route.ts';
+import { graphqlRoute, sendGraphqlError } from './graphql-route.ts';
 import { envelopeArea, openArea } from './open-area.ts';
 import { sendApprovalError } from './approval-envelope.ts';
 import { sendOpenError } from './open-envelope.ts';
@@ -76,7 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.header('X-Request-Id', request.id);
       reply.header('Cache-Control', 'no-store');
       const area = areaOf(request.url);
-      (area === 'open' ? sendOpenError : area === 'approval' ? sendApprovalError : sendError)(error, request, reply);
+      (area === 'open' ? sendOpenError : area === 'approval' ? sendApprovalError : area === 'graphql' ? sendGraphqlError : sendError)(error, request, reply);
     },
     // an HTTP/1.1 request without Host is refused in onRequest, in its area's envelope, rather than
     // by Node with a bare 400

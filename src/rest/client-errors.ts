@@ -3,12 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FieldIssue } from '../core/platform/errors.ts';
 
-/** The API area a path belongs to, whose envelope answers it: `/open`, `/approval`, else Area A (`/v1` and the rest). */
-export type Area = 'open' | 'approval' | 'v1';
+/** The API area a path belongs to, whose envelope answers it: `/open`, `/approval`, GraphQL's `errors[]`, else Area A (`/v1` and the rest). */
+export type Area = 'open' | 'approval' | 'graphql' | 'v1';
 
 export function areaOf(path: string): Area {
   if (/^\/open(?:[/?#]|$)/.test(path)) return 'open';
   if (/^\/approval(?:[/?#]|$)/.test(path)) return 'approval';
+  if (/^\/graphql(?:[/?#]|$)/.test(path)) return 'graphql';
   return 'v1';
 }
 
@@ -23,6 +24,7 @@ interface Refusal {
 function bodyOf(area: Area, refusal: Refusal, id: string): Record<string, unknown> {
   const details = refusal.details && refusal.details.length > 0 ? { details: refusal.details } : {};
   if (area === 'v1') return { success: false, data: null, code: refusal.code, message: refusal.message, requestId: id, ...details };
+  if (area === 'graphql') return { errors: [{ message: refusal.message, extensions: { code: refusal.code, ...details } }] };
   // /approval answers invalid input as invalid_payload:<reason> (spec 7.3); its other failures keep their code
   const code = area === 'approval' && [400, 414, 431].includes(refusal.status) ? `invalid_payload:${refusal.code}` : refusal.code;
   return { code, message: refusal.message, result: null, traceId: id, ...details };

@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Core } from '../core/core.ts';
 import type { GqlContext } from '../graphql/context.ts';
-import { maskDomainErrors } from '../graphql/errors.ts';
+import { maskDomainErrors, shelfCodeOf, useShelfErrorCodes } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
+import { useQueryLimits } from '../graphql/query-limits.ts';
+import { asDomainError, STATUS_OF } from './errors.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -32,6 +35,10 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     graphqlEndpoint: '/graphql',
     logging: false,
     maskedErrors: { maskError: maskDomainErrors },
+    // the query limits are checked in validation and depend on the variables: a validation result
+    // cached by document alone would let the same document through with larger page sizes
+    parserAndValidationCache: { validationCache: false },
+    plugins: [useQueryLimits(), useUnsupportedMediaType(), useShelfErrorCodes()],
     // GraphiQL from the installed package: its scripts, styles and icon are inlined, so the page
     // loads nothing from another origin (offline, behind a proxy, under a strict CSP)
     renderGraphiQL,
@@ -48,17 +55,56 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     },
   });
 
-  app.route({
-    url: '/graphql',
-    method: ['GET', 'POST', 'OPTIONS'],
-    handler: async (req, reply) => {
-      const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
-      response.headers.forEach((value, key) => {
-        reply.header(key, value);
-      });
-      reply.status(response.status);
-      reply.send(response.body);
-      return reply;
-    },
+  // An encapsulated context: /graphql reads its own bodies (yoga parses JSON, so malformed JSON is a
+  // GraphQL answer, not the /v1 envelope) and answers its own failures in GraphQL's shape.
+  await app.register(async (gql) => {
+    gql.removeAllContentTypeParsers();
+    gql.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    gql.setErrorHandler((error, request, reply) => sendGraphqlError(error, request, reply));
+    gql.route({
+      url: '/graphql',
+      // every method reaches yoga, which answers the ones GraphQL has no use for (405) in its shape
+      method: ['GET', 'POST', 'OPTIONS', 'PUT', 'PATCH', 'DELETE'],
+      handler: async (req, reply) => {
+        const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
+        response.headers.forEach((value, key) => {
+          reply.header(key, value);
+        });
+        reply.status(response.status);
+        reply.send(response.body);
+        return reply;
+      },
+    });
   });
+}
+
+/** A request yoga has no parser for (text/plain, ...): refused in GraphQL's shape with 415, not an empty 415. */
+function useUnsupportedMediaType(): Plugin {
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (requestParser) return;
+      setRequestParser(() => {
+        throw new GraphQLError('POST /graphql takes Content-Type application/json (or application/graphql+json).', {
+          extensions: { code: 'validation_failed', http: { status: 415 } },
+        });
+      });
+    },
+  };
+}
+
+/**
+ * A failure before yoga runs (the 1 MiB body limit, a broken Content-Length, anything unexpected)
+ * as GraphQL's `errors[]` with Shelf's code; unknown errors are logged and never leak.
+ */
+export function sendGraphqlError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const domain = asDomainError(error);
+  if (!domain) request.log.error({ err: error }, 'unhandled error');
+  const code = domain?.code ?? 'internal_server_error';
+  const message = domain?.message ?? 'Unexpected error.';
+  // GraphQL answers a client's malformed request with 400 (yoga does), not REST's 422
+  const status = code === 'validation_failed' ? 400 : STATUS_OF[code];
+  return reply
+    .status(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send({ errors: [{ message, extensions: { code: shelfCodeOf(code), ...(domain?.details ? { details: domain.details } : {}) } }] });
 }

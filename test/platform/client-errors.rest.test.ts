@@ -34,7 +34,7 @@ function raw(request: string): Promise<{ status: number; headers: string; body: 
   });
 }
 
-describe('a request head over Node\'s limit is answered in its area\'s envelope (issue 12 item 7)', () => {
+describe('a request head over Node\'s limit is answered in its area\'s envelope', () => {
   it('answers a 40 KB query string on /v1 with 414 in the Area A envelope', async () => {
     const res = await raw(`GET /v1/products?search=${'a'.repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(res.status).toBe(414);
@@ -52,6 +52,13 @@ describe('a request head over Node\'s limit is answered in its area\'s envelope 
     expect(res.status).toBe(431);
     expect(res.body).toMatchObject({ success: false, code: 'request_header_too_large' });
     expect(res.headers).toContain('Cache-Control: no-store');
+  });
+
+  it('answers /graphql as GraphQL does: errors[] with extensions.code and an X-Request-Id', async () => {
+    const res = await raw(`GET /graphql?query=${'a'.repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(res.status).toBe(414);
+    expect(res.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'uri_too_long' } }] });
+    expect(res.headers).toMatch(/X-Request-Id: [\w-]+/);
   });
 
   it('answers /approval in its envelope', async () => {

@@ -1,6 +1,7 @@
 import type { ActivityItem } from '../../core/catalogue/activity/activity-records.ts';
 import type { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
 import { withoutNulls } from '../args.ts';
+import { pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { pageArgs, pageQuery, pageType, type ObjectFieldBuilder } from '../shapes.ts';
 import { JsonRef } from './library.ts';
@@ -49,6 +50,7 @@ builder.queryFields((t) => ({
       id: t.arg.int({ required: true, description: 'Product id.' }),
       ...pageArgs(t),
     },
+    complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.catalogue.products.history(gql.ctx, args.id, pageQuery(args)),
   }),
   activityRecords: t.field({
@@ -62,6 +64,7 @@ builder.queryFields((t) => ({
       to: t.arg.string({ description: 'Before this time (RFC 3339).' }),
       ...pageArgs(t),
     },
+    complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.catalogue.activity.page(gql.ctx, withoutNulls(args)),
   }),
 }));

@@ -1,5 +1,6 @@
 import type { ApprovalTemplateView } from '../../core/approvals/template.service.ts';
 import type { TaskStatusView } from '../../core/approvals/task.service.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import { RFC3339_MICROS, timestampFields } from '../shapes.ts';
 import { JsonRef } from './library.ts';
@@ -53,7 +54,7 @@ const TaskRef = builder.objectRef<TaskStatusView>('ApprovalTask').implement({
     currentNodeName: t.exposeString('currentNodeName', { nullable: true, description: 'Null once the task is APPROVED or CANCELED.' }),
     currentNodeSignMode: t.exposeString('currentNodeSignMode', { nullable: true, description: '`and` or `or`; null once finished.' }),
     currentNodeProgress: t.field({ type: ProgressRef, description: 'Decisions on the current node.', resolve: (task) => task.currentNodeProgress }),
-    currentNodeApprovers: t.field({ type: [ApproverStateRef], description: 'The current node\'s approvers; empty once finished.', resolve: (task) => task.currentNodeApprovers }),
+    currentNodeApprovers: t.field({ type: [ApproverStateRef], description: `The current node's approvers; empty once finished. ${countedAs(LIST_BOUNDS.approversPerNode, 'a node has at most 50 approvers')}`, complexity: listCost(LIST_BOUNDS.approversPerNode), resolve: (task) => task.currentNodeApprovers }),
     operator: t.field({ type: OperatorRef, nullable: true, description: 'Who acted last; null before any decision.', resolve: (task) => task.operator }),
     updatedAt: t.exposeString('updatedAt', { description: RFC3339_MICROS }),
     round: t.exposeInt('round', { description: '1, plus one for each rejection.' }),
@@ -82,7 +83,8 @@ const ResubmitAssetInput = builder.inputType('ApprovalResubmitAssetInput', {
 builder.queryFields((t) => ({
   approvalTemplates: t.field({
     type: [TemplateRef],
-    description: 'The team\'s approval templates (REST: POST /approval listTemplates).',
+    description: `The team's approval templates (REST: POST /approval listTemplates). ${countedAs(LIST_BOUNDS.teamList, 'an estimate: a team has no fixed maximum')}`,
+    complexity: listCost(LIST_BOUNDS.teamList),
     resolve: (_root, _args, gql) => gql.core.approvals.templates.list(gql.ctx),
   }),
   approvalTask: t.field({

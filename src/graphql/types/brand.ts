@@ -1,6 +1,7 @@
 import type { BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { pageCost } from '../costs.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageQuery, pageType, RFC3339_EXAMPLE, timestampFields, versionedOf } from '../shapes.ts';
 
 /** Brand, loaded in batches per request so nested references cost one query. */
@@ -59,6 +60,7 @@ builder.queryFields((t) => ({
     type: BrandPageRef,
     description: 'Live brands ordered by sortOrder then id.',
     args: pageArgs(t),
+    complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.catalogue.brands.listPage(gql.ctx, pageQuery(args)),
   }),
   brand: t.field({

@@ -2,6 +2,8 @@ import type { CategoryView } from '../../core/catalogue/categories/category.sche
 import { withoutNulls } from '../args.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
+import { DESCENDING_TREE } from '../query-cost.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_EXAMPLE, timestampFields, versionedOf } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 
@@ -34,7 +36,10 @@ builder.objectFields(CategoryRef, (t) => ({
   parent: t.field({ type: CategoryRef, nullable: true, description: 'The parent category; null for a root.', resolve: (category) => category.parentId }),
   children: t.loadableList({
     type: CategoryRef,
-    description: 'Live children in sibling order.',
+    description:
+      'Live children in sibling order. Query cost: counted as 5,000 items (a brand holds at most 5,000 categories) once for a whole chain children { children { ... } }, since a tree holds each category once; going up (parent) and down again counts them again.',
+    complexity: listCost(LIST_BOUNDS.categoryTree),
+    extensions: { [DESCENDING_TREE]: true },
     load: (parentIds: number[], gql: GqlContext) => gql.core.catalogue.categories.findChildrenByParentIds(gql.ctx, parentIds),
     resolve: (category) => category.id,
   }),
@@ -81,6 +86,7 @@ builder.queryFields((t) => ({
     type: CategoryPageRef,
     description: 'The flat live tree ordered by brandId, parentId (roots first), sortOrder, id.',
     args: { brandId: t.arg.int({ description: 'Only this brand\'s tree.' }), ...pageArgs(t) },
+    complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.catalogue.categories.listPage(gql.ctx, withoutNulls(args)),
   }),
   category: t.field({

@@ -7,6 +7,7 @@ import type {
   MetadataFieldView,
   MetadataValueView,
 } from '../../core/assets/custom-metadata/custom-metadata.schemas.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { withoutNulls } from '../args.ts';
@@ -59,7 +60,12 @@ const TemplateRef = builder.objectRef<CustomFieldTemplateView>('CustomFieldTempl
     id: t.exposeInt('id', { description: 'Template id: search-assets customFieldTemplateIds, setLibraryFileCustomFields templateId, the key in the CUSTOM_FIELD event\'s customFields.' }),
     name: t.exposeString('name', { description: 'Unique in the team.' }),
     createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
-    fields: t.field({ type: [CustomFieldRef], description: 'Its custom fields in order.', resolve: (template) => template.fields }),
+    fields: t.field({
+      type: [CustomFieldRef],
+      description: `Its custom fields in order. ${countedAs(LIST_BOUNDS.customFieldsPerTemplate, 'a template has at most 50')}`,
+      complexity: listCost(LIST_BOUNDS.customFieldsPerTemplate),
+      resolve: (template) => template.fields,
+    }),
   }),
 });
 
@@ -78,7 +84,12 @@ const FileMetadataRef = builder.objectRef<FileMetadataView>('LibraryFileMetadata
   fields: (t) => ({
     materialId: t.exposeInt('materialId', { description: 'The file-path ID.' }),
     recordId: t.exposeInt('recordId', { nullable: true, description: 'The file\'s metadata record (the METADATA event\'s recordId), made with its first value; null before.' }),
-    values: t.field({ type: [MetadataValueRef], description: 'Its values, by field name.', resolve: (m) => m.values }),
+    values: t.field({
+      type: [MetadataValueRef],
+      description: `Its values, by field name. ${countedAs(LIST_BOUNDS.fileValuesEstimate, 'an estimate; at most one per metadata field, 200')}`,
+      complexity: listCost(LIST_BOUNDS.fileValuesEstimate),
+      resolve: (m) => m.values,
+    }),
   }),
 });
 
@@ -98,7 +109,12 @@ const FileCustomFieldsRef = builder.objectRef<FileTemplateValuesView>('LibraryFi
     materialId: t.exposeInt('materialId', { description: 'The file-path ID.' }),
     templateId: t.exposeInt('templateId', { description: 'The template.' }),
     templateName: t.exposeString('templateName', { description: 'The template\'s name.' }),
-    values: t.field({ type: [CustomValueRef], description: 'Its values, in the template\'s order; empty when the file has none.', resolve: (v) => v.values }),
+    values: t.field({
+      type: [CustomValueRef],
+      description: `Its values, in the template's order; empty when the file has none. ${countedAs(LIST_BOUNDS.fileValuesEstimate, 'an estimate; at most the template\'s 50 fields')}`,
+      complexity: listCost(LIST_BOUNDS.fileValuesEstimate),
+      resolve: (v) => v.values,
+    }),
   }),
 });
 
@@ -112,7 +128,8 @@ builder.objectFields(AssetItemRef, (t) => ({
   }),
   customFields: t.loadableList({
     type: FileCustomFieldsRef,
-    description: 'The file\'s custom field values per template it carries, by template name (GraphQL only; search with customFieldTemplateIds / customFieldId).',
+    description: `The file's custom field values per template it carries, by template name (GraphQL only; search with customFieldTemplateIds / customFieldId). ${countedAs(LIST_BOUNDS.fileTemplatesEstimate, 'an estimate; at most the team\'s 100 templates')}`,
+    complexity: listCost(LIST_BOUNDS.fileTemplatesEstimate),
     load: async (fileIds: number[], gql: GqlContext) => {
       const views = await gql.core.assets.customMetadata.fileCustomFields.forFiles(gql.ctx, fileIds);
       return fileIds.map((id) => views.filter((v) => v.materialId === id));
@@ -157,12 +174,14 @@ const CustomValueInputRef = builder.inputType('LibraryCustomFieldValueInput', {
 builder.queryFields((t) => ({
   libraryMetadataFields: t.field({
     type: [MetadataFieldRef],
-    description: 'The team\'s custom metadata fields, by name; any role of the team may read them.',
+    description: `The team's custom metadata fields, by name; any role of the team may read them. ${countedAs(LIST_BOUNDS.metadataFields, 'a team has at most 200')}`,
+    complexity: listCost(LIST_BOUNDS.metadataFields),
     resolve: (_root, _args, gql) => gql.core.assets.customMetadata.fields.list(gql.ctx),
   }),
   customFieldTemplates: t.field({
     type: [TemplateRef],
-    description: 'The team\'s custom field templates, by name, each with its fields; any role of the team may read them.',
+    description: `The team's custom field templates, by name, each with its fields; any role of the team may read them. ${countedAs(LIST_BOUNDS.customFieldTemplates, 'a team has at most 100')}`,
+    complexity: listCost(LIST_BOUNDS.customFieldTemplates),
     resolve: (_root, _args, gql) => gql.core.assets.customMetadata.templates.list(gql.ctx),
   }),
 }));

@@ -2,6 +2,7 @@ import { GraphQLError, Kind, valueFromASTUntyped } from 'graphql';
 import type { FileValidityView } from '../../core/assets/file-validity.ts';
 import type { FolderView } from '../../core/assets/library.schemas.ts';
 import type { AssetItem, TagDTO } from '../../core/assets/search/search.schemas.ts';
+import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { describedBy } from '../schema-descriptions.ts';
 import { RFC3339_MICROS } from '../shapes.ts';
@@ -84,7 +85,12 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The file-path ID.' }),
     parentIds: t.exposeIntList('parentIds', { description: 'Folder ids from the root down to the file\'s folder.' }),
-    folders: t.field({ type: [LibraryFolderRef], description: 'The folders of parentIds, root first.', resolve: (item) => item.parentIds }),
+    folders: t.field({
+      type: [LibraryFolderRef],
+      description: `The folders of parentIds, root first. ${countedAs(LIST_BOUNDS.folderDepth, 'folders nest at most 32 levels')}`,
+      complexity: listCost(LIST_BOUNDS.folderDepth),
+      resolve: (item) => item.parentIds,
+    }),
     userId: t.exposeString('userId', { nullable: true, description: 'The owner\'s member id.' }),
     name: t.exposeString('name', fromItem('name')),
     downloadUrl: t.exposeString('downloadUrl', fromItem('downloadUrl')),
@@ -103,7 +109,8 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
     updateUser: t.exposeInt('updateUser', { nullable: true, ...fromItem('updateUser') }),
     tags: t.loadableList({
       type: LibraryTagRef,
-      ...fromItem('tags'),
+      description: `${fromItem('tags').description} ${countedAs(LIST_BOUNDS.fileTags, 'a file has at most 50 tags')}`,
+      complexity: listCost(LIST_BOUNDS.fileTags),
       load: (fileIds: number[], gql: GqlContext) => gql.core.assets.assetSearch.tagsByFileIds(gql.ctx, fileIds),
       resolve: (item) => item.id,
     }),
@@ -126,9 +133,15 @@ const AssetSearchResultRef = builder
   .implement({
     description: 'What searchAssets answers (spec 4.6).',
     fields: (t) => ({
-      assets: t.field({ type: [AssetItemRef], description: 'The page of matching assets.', resolve: (r) => r.assets }),
+      assets: t.field({ type: [AssetItemRef], description: 'The page of matching assets (searchAssets counts its page size in the query cost).', complexity: PAGE_ITEMS_COST, resolve: (r) => r.assets }),
       total: t.exposeFloat('total', { description: 'Exact number of matching assets.' }),
-      folders: t.field({ type: [LibraryFolderRef], nullable: true, description: 'With needChildren.', resolve: (r) => r.folders?.map((f) => f.id) ?? null }),
+      folders: t.field({
+        type: [LibraryFolderRef],
+        nullable: true,
+        description: `With needChildren. ${countedAs(LIST_BOUNDS.childFolders, 'an estimate: a folder has no fixed maximum of child folders')}`,
+        complexity: listCost(LIST_BOUNDS.childFolders),
+        resolve: (r) => r.folders?.map((f) => f.id) ?? null,
+      }),
       folderCount: t.exposeInt('folderCount', { nullable: true, description: 'With needChildren: how many folders `folders` holds; null otherwise.' }),
     }),
   });
@@ -138,9 +151,14 @@ const ShareSearchResultRef = builder
   .implement({
     description: 'What searchShare answers (spec 4.6).',
     fields: (t) => ({
-      assets: t.field({ type: [AssetItemRef], description: 'The page of matching assets inside the shared folder.', resolve: (r) => r.assets }),
+      assets: t.field({ type: [AssetItemRef], description: 'The page of matching assets inside the shared folder (searchShare counts its page size in the query cost).', complexity: PAGE_ITEMS_COST, resolve: (r) => r.assets }),
       totalCount: t.exposeFloat('totalCount', { description: 'Exact number of matching assets.' }),
-      folders: t.field({ type: [LibraryFolderRef], description: 'With needChildren: the listed folder\'s child folders.', resolve: (r) => r.folders.map((f) => f.id) }),
+      folders: t.field({
+        type: [LibraryFolderRef],
+        description: `With needChildren: the listed folder's child folders. ${countedAs(LIST_BOUNDS.childFolders, 'an estimate: a folder has no fixed maximum of child folders')}`,
+        complexity: listCost(LIST_BOUNDS.childFolders),
+        resolve: (r) => r.folders.map((f) => f.id),
+      }),
       folderCount: t.exposeInt('folderCount', { description: 'How many folders `folders` holds.' }),
     }),
   });
@@ -256,17 +274,26 @@ const FolderMembershipRef = builder.objectRef<{ folderId: number; userId: number
   fields: (t) => ({ folderId: t.exposeInt('folderId', { description: 'The folder.' }), userId: t.exposeInt('userId', { description: 'The member.' }) }),
 });
 
+/** A search page: endPoint - startPoint results (spec 4.6), each counted with what is selected of it. */
+function searchPageCost(input: { startPoint?: number | null; endPoint?: number | null } | null | undefined, fallback: number) {
+  const start = sizeOf(input?.startPoint, 0, Number.MAX_SAFE_INTEGER);
+  const end = input?.endPoint == null ? start + fallback : sizeOf(input.endPoint, start + fallback, Number.MAX_SAFE_INTEGER);
+  return { field: 1, multiplier: Math.min(Math.max(end - start, 0), LIST_BOUNDS.searchPage) };
+}
+
 builder.queryFields((t) => ({
   searchAssets: t.field({
     type: AssetSearchResultRef,
-    description: 'search-assets (spec 4.6): any role of the team may search.',
+    description: 'search-assets (spec 4.6): any role of the team may search. Query cost: the result counts endPoint - startPoint times (default 10, at most 100).',
     args: { input: t.arg({ type: SearchAssetsInput, description: 'The filters; omitted: every file, newest first.' }) },
+    complexity: (args) => searchPageCost(args.input, LIST_BOUNDS.searchAssetsDefault),
     resolve: (_root, args, gql) => gql.core.assets.assetSearch.search(gql.ctx, args.input ?? {}, { includeTags: false }),
   }),
   searchShare: t.field({
     type: ShareSearchResultRef,
-    description: 'search-share (spec 4.6).',
+    description: 'search-share (spec 4.6). Query cost: the result counts endPoint - startPoint times (default 40, at most 100).',
     args: { input: t.arg({ type: SearchShareInput, required: true, description: 'The share token, its password and the filters.' }) },
+    complexity: (args) => searchPageCost(args.input, LIST_BOUNDS.searchShareDefault),
     resolve: (_root, args, gql) => gql.core.assets.shares.search(gql.ctx, args.input),
   }),
   libraryFile: t.field({

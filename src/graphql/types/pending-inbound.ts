@@ -1,4 +1,6 @@
 import type { ConfirmedInbound, PendingInboundView } from '../../core/assets/pending-inbound.ts';
+import { pageCost } from '../costs.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType } from '../shapes.ts';
 
@@ -42,7 +44,14 @@ const ConfirmedInboundRef = builder.objectRef<ConfirmedInbound>('ConfirmedPendin
 
 const ConfirmResultRef = builder.objectRef<{ confirmed: ConfirmedInbound[] }>('ConfirmPendingInboundsResult').implement({
   description: 'What confirmPendingInbounds answers.',
-  fields: (t) => ({ confirmed: t.field({ type: [ConfirmedInboundRef], description: 'One item per confirmed id, by ascending pending inbound id.', resolve: (r) => r.confirmed }) }),
+  fields: (t) => ({
+    confirmed: t.field({
+      type: [ConfirmedInboundRef],
+      description: `One item per confirmed id, by ascending pending inbound id. ${countedAs(LIST_BOUNDS.idsPerCall, 'a call confirms at most 100')}`,
+      complexity: listCost(LIST_BOUNDS.idsPerCall),
+      resolve: (r) => r.confirmed,
+    }),
+  }),
 });
 
 const DiscardResultRef = builder.objectRef<{ discarded: number[] }>('DiscardPendingInboundsResult').implement({
@@ -57,6 +66,7 @@ builder.queryFields((t) => ({
     type: PendingInboundPageRef,
     description: 'The team\'s pending inbounds, newest first; needs editable or higher (as confirming does). Errors: forbidden, validation_failed (page, pageSize).',
     args: pageArgs(t, 'Page number from 1 (default 1).'),
+    complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.assets.pendingInbound.list(gql.ctx, { page: args.page, pageSize: args.pageSize }),
   }),
 }));

@@ -1,5 +1,6 @@
 import type { ProductShareView } from '../../core/catalogue/products/product-shares.ts';
 import { withoutNulls } from '../args.ts';
+import { pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { idempotencyKeyArg, pageArgs, pageQuery, pageType, RFC3339_MICROS } from '../shapes.ts';
 
@@ -42,6 +43,7 @@ builder.queryFields((t) => ({
       productId: t.arg.int({ required: true, description: 'Product id.' }),
       ...pageArgs(t),
     },
+    complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.catalogue.productShares.list(gql.ctx, args.productId, pageQuery(args)),
   }),
 }));

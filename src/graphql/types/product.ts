@@ -6,6 +6,8 @@ import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/
 import type { ProductSummary } from '../../core/catalogue/products/product.schemas.ts';
 import type { TemplateVersionView } from '../../core/catalogue/templates/template.schemas.ts';
 import { withoutNulls } from '../args.ts';
+import { pageCost } from '../costs.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
@@ -95,8 +97,8 @@ export const ProductRef = builder.loadableObject('Product', {
       description: 'The explicit cover, or the first image; null when there is none or its file is gone.',
       resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).cover,
     }),
-    images: t.field({ type: [MediaObjectRef], description: 'Images in order (live library files only).', resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).images }),
-    relatedAssets: t.field({ type: [MediaObjectRef], description: 'Related files in order (live library files only).', resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).relatedAssets }),
+    images: t.field({ type: [MediaObjectRef], description: `Images in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`, complexity: listCost(LIST_BOUNDS.productMedia), resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).images }),
+    relatedAssets: t.field({ type: [MediaObjectRef], description: `Related files in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`, complexity: listCost(LIST_BOUNDS.productMedia), resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).relatedAssets }),
   }),
 });
 
@@ -147,6 +149,7 @@ builder.queryFields((t) => ({
       categoryId: t.arg.int({ description: 'Only this category and its descendants.' }),
       status: t.arg.string({ description: 'draft or published; never widens what your role may see.' }),
     },
+    complexity: pageCost,
     resolve: async (_root, args, gql) => {
       const query = withoutNulls(args);
       const result = await gql.core.catalogue.products.listRecords(gql.ctx, query);
@@ -163,8 +166,9 @@ builder.queryFields((t) => ({
   }),
   productVisibility: t.field({
     type: [ProductVisibilityRef],
-    description: 'visible or not_visible per id for your key (spec 4.5 rule 5).',
+    description: 'visible or not_visible per id for your key (spec 4.5 rule 5). Query cost: counted once per id sent.',
     args: { ids: t.arg.intList({ required: true, description: 'Product ids (up to 100).' }) },
+    complexity: (args) => listCost(Array.isArray(args.ids) ? args.ids.length : LIST_BOUNDS.idsPerCall),
     resolve: (_root, args, gql) => gql.core.catalogue.products.visibility(gql.ctx, { ids: args.ids }),
   }),
 }));

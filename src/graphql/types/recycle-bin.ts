@@ -1,5 +1,7 @@
 import type { PurgedEntries, RecycleEntryView, RestoredEntries } from '../../core/assets/recycle-bin/recycle-bin.schemas.ts';
 import { withoutNulls } from '../args.ts';
+import { LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
+import { MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
 import { builder } from '../builder.ts';
 
 const BIN_DOCS = 'docs/library.md "Recycle bin"';
@@ -22,7 +24,7 @@ const RecycleEntryRef = builder.objectRef<RecycleEntryView>('RecycleBinEntry').i
 const RecycleBinPageRef = builder.objectRef<{ items: RecycleEntryView[]; nextAfter: number | null }>('RecycleBinPage').implement({
   description: 'A page of the recycle bin, newest deletion first.',
   fields: (t) => ({
-    items: t.field({ type: [RecycleEntryRef], description: 'The entries of this page.', resolve: (p) => p.items }),
+    items: t.field({ type: [RecycleEntryRef], description: 'The entries of this page (recycleBin counts its `first` in the query cost).', complexity: PAGE_ITEMS_COST, resolve: (p) => p.items }),
     nextAfter: t.exposeInt('nextAfter', { nullable: true, description: 'Pass as `after` for the next page; null on the last page.' }),
   }),
 });
@@ -68,9 +70,10 @@ builder.queryFields((t) => ({
     type: RecycleBinPageRef,
     description: `The team's recycle bin, newest deletion first; needs editable or higher (${BIN_DOCS}). Errors: validation_failed (first outside 1-100).`,
     args: {
-      first: t.arg.int({ description: 'Page size, 1-100; default 50.' }),
+      first: t.arg.int({ description: 'Page size, 1-100; default 50. The query cost counts the page\'s fields this many times.' }),
       after: t.arg.int({ description: 'The `nextAfter` of the previous page.' }),
     },
+    complexity: (args) => listCost(sizeOf(args.first, LIST_BOUNDS.recycleBinDefault, MAX_PAGE_SIZE)),
     resolve: (_root, args, gql) => gql.core.assets.recycleBin.list(gql.ctx, withoutNulls(args)),
   }),
 }));

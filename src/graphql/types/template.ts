@@ -1,5 +1,8 @@
 import { FIELD_TYPES, type TemplateFieldView, type TemplateGroupView, type TemplateVersionView, type TemplateView } from '../../core/catalogue/templates/template.schemas.ts';
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
 import { builder, JsonObjectRef } from '../builder.ts';
+import { LIST_BOUNDS, listCost, pageCost, sizeOf } from '../costs.ts';
 import type { GqlContext } from '../context.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageQuery, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
 
@@ -19,6 +22,8 @@ const TemplateFieldRef = builder.objectRef<TemplateFieldView>('TemplateField').i
   }),
 });
 
+const GROUPS_COST = 'Query cost: counted as 200 items (a definition has at most 200 groups, and 200 fields in all of them).';
+
 const TemplateGroupRef = builder.objectRef<TemplateGroupView>('TemplateGroup').implement({
   description: 'A group of fields, ordered by sortOrder then id; the default group holds the system fields.',
   fields: (t) => ({
@@ -26,7 +31,12 @@ const TemplateGroupRef = builder.objectRef<TemplateGroupView>('TemplateGroup').i
     name: t.exposeString('name', { description: 'Display name.' }),
     isDefault: t.exposeBoolean('isDefault', { description: 'The default group, which holds the system fields.' }),
     sortOrder: t.exposeInt('sortOrder', { description: 'Position among the groups.' }),
-    fields: t.field({ type: [TemplateFieldRef], description: 'Its fields in order.', resolve: (group) => group.fields }),
+    fields: t.field({
+      type: [TemplateFieldRef],
+      description: 'Its fields in order. Query cost: counted within the groups\' 200 items, since a definition has at most 200 fields in all its groups together.',
+      complexity: listCost(1),
+      resolve: (group) => group.fields,
+    }),
   }),
 });
 
@@ -39,11 +49,11 @@ export const TemplateVersionRef = builder.objectRef<TemplateVersionView>('Templa
     name: t.exposeString('name', { description: 'The template\'s name in this version.' }),
     description: t.exposeString('description', { nullable: true, description: 'The description in this version; null when none.' }),
     createdAt: t.exposeString('createdAt', { description: 'When the version was written (RFC 3339, UTC, microseconds.)' }),
-    groups: t.field({ type: [TemplateGroupRef], description: 'The definition in this version.', resolve: (version) => version.groups }),
+    groups: t.field({ type: [TemplateGroupRef], description: `The definition in this version. ${GROUPS_COST}`, complexity: listCost(LIST_BOUNDS.templateGroups), resolve: (version) => version.groups }),
   }),
 });
 
-/** Template, loaded in batches per request; its versions come from one batched query per request. */
+/** Template, loaded in batches per request; its versions come from one batched query per request (below). */
 export const TemplateRef = builder.loadableObject('Template', {
   description: 'An information template (spec 2.4; REST: GET /v1/product-info-templates/{id}) at its latest version.',
   load: (ids: string[], gql: GqlContext) => gql.core.catalogue.templates.findByIds(gql.ctx, ids),
@@ -59,15 +69,32 @@ export const TemplateRef = builder.loadableObject('Template', {
     ...timestampFields(t, RFC3339_MICROS),
     boundBrandIds: t.exposeIntList('boundBrandIds', { description: 'Brands whose products use this template when no category binding applies.' }),
     boundCategoryIds: t.exposeIntList('boundCategoryIds', { description: 'Categories (and their descendants) whose products use this template.' }),
-    groups: t.field({ type: [TemplateGroupRef], description: 'The current definition.', resolve: (template) => template.groups }),
-    versions: t.loadableList({
-      type: TemplateVersionRef,
-      description: 'Every version, oldest first; the last one is the current definition.',
-      load: (templateIds: string[], gql: GqlContext) => gql.core.catalogue.templates.versionsByTemplateIds(gql.ctx, templateIds),
-      resolve: (template) => template.id,
-    }),
+    groups: t.field({ type: [TemplateGroupRef], description: `The current definition. ${GROUPS_COST}`, complexity: listCost(LIST_BOUNDS.templateGroups), resolve: (template) => template.groups }),
   }),
 });
+
+builder.objectFields(TemplateRef, (t) => ({
+  versions: t.field({
+    type: [TemplateVersionRef],
+    description:
+      'The newest `last` versions, oldest first: the last one is the current definition. Older ones: pass `before` (a version number) to read the ones before it; every version is also templateVersion(id). Query cost: counted as `last` items.',
+    args: {
+      last: t.arg.int({ description: `How many versions, the newest first chosen (default ${LIST_BOUNDS.templateVersionsDefault}, at most ${LIST_BOUNDS.templateVersionsMax}).` }),
+      before: t.arg.int({ description: 'Only versions numbered below this one; omitted: up to the current version.' }),
+    },
+    complexity: (args) => listCost(sizeOf(args.last, LIST_BOUNDS.templateVersionsDefault, LIST_BOUNDS.templateVersionsMax)),
+    resolve: async (template, args, gql) => {
+      const last = sizeOf(args.last, LIST_BOUNDS.templateVersionsDefault, LIST_BOUNDS.templateVersionsMax);
+      const versions = (await versionsLoader(gql).load(template.id)).filter((v) => args.before == null || v.number < args.before);
+      return last === 0 ? [] : versions.slice(-last);
+    },
+  }),
+}));
+
+/** Versions of every template in a response from one batched read (per request, like Pothos' loaders). */
+const versionsLoader = createContextCache(
+  (gql: GqlContext) => new DataLoader<string, TemplateVersionView[]>(async (ids) => gql.core.catalogue.templates.versionsByTemplateIds(gql.ctx, [...ids])),
+);
 
 const TemplatePageRef = pageType('TemplatePage', TemplateRef, { description: 'A page of live templates (REST: GET /v1/product-info-templates).', items: 'templates' });
 
@@ -141,6 +168,7 @@ builder.queryFields((t) => ({
     type: TemplatePageRef,
     description: 'Live templates, createdAt descending then id.',
     args: pageArgs(t),
+    complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.catalogue.templates.listPage(gql.ctx, pageQuery(args)),
   }),
   template: t.field({

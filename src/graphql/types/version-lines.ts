@@ -1,4 +1,5 @@
 import type { VersionLineView, VersionView } from '../../core/assets/versions/version-lines.schemas.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 
 const LINE_DOCS = 'docs/library.md "Version lines"';
@@ -21,7 +22,12 @@ const VersionLineRef = builder.objectRef<VersionLineView>('LibraryFileVersionLin
   fields: (t) => ({
     lineId: t.exposeInt('lineId', { nullable: true, description: 'The line\'s id; null for a file that is in no line.' }),
     coverMaterialId: t.exposeInt('coverMaterialId', { description: 'The cover\'s file-path ID (the file itself when it is in no line).' }),
-    versions: t.field({ type: [VersionRef], description: 'The versions, oldest first; empty for a file in no line.', resolve: (line) => line.versions }),
+    versions: t.field({
+      type: [VersionRef],
+      description: `The versions, oldest first; empty for a file in no line. ${countedAs(LIST_BOUNDS.versionLine, 'an estimate: a line has no fixed maximum')}`,
+      complexity: listCost(LIST_BOUNDS.versionLine),
+      resolve: (line) => line.versions,
+    }),
   }),
 });
 

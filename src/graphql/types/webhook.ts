@@ -1,5 +1,6 @@
 import type { AttemptView, DeliveryView, EndpointView } from '../../core/events/webhook-admin.service.ts';
 import { webhookScopeOf } from '../../core/events/webhook-admin.service.ts';
+import { countedAs, LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 
@@ -28,7 +29,12 @@ const EndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement
     secret: t.exposeString('secret', { description: 'The Standard Webhooks signing secret (`whsec_` + base64), readable by the key that subscribed the endpoint (and manage keys). Verify `webhook-signature` with it (docs/events.md "First webhook in five minutes").' }),
     previousSecretExpiresAt: t.exposeString('previousSecretExpiresAt', { nullable: true, description: 'After a rotation, until when (RFC 3339) the previous secret also signs; null otherwise.' }),
     createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
-    subscriptions: t.field({ type: [SubscriptionRef], description: 'What this endpoint is subscribed to.', resolve: (e) => e.subscriptions }),
+    subscriptions: t.field({
+      type: [SubscriptionRef],
+      description: `What this endpoint is subscribed to. ${countedAs(LIST_BOUNDS.endpointSubscriptions, 'an estimate: an endpoint has no fixed maximum')}`,
+      complexity: listCost(LIST_BOUNDS.endpointSubscriptions),
+      resolve: (e) => e.subscriptions,
+    }),
   }),
 });
 
@@ -85,7 +91,8 @@ const ReplayResultRef = builder.objectRef<{ replayed: number }>('WebhookReplayRe
 builder.queryFields((t) => ({
   webhookEndpoints: t.field({
     type: [EndpointRef],
-    description: 'The calling key\'s webhook endpoints, or every endpoint of the team for a manage key. Errors: forbidden when the request names a member (X-Shelf-Member).',
+    description: `The calling key's webhook endpoints, or every endpoint of the team for a manage key. Errors: forbidden when the request names a member (X-Shelf-Member). ${countedAs(LIST_BOUNDS.teamList, 'an estimate: a team has no fixed maximum')}`,
+    complexity: listCost(LIST_BOUNDS.teamList),
     resolve: (_root, _args, gql) => gql.core.events.webhooks.listEndpoints(webhookScopeOf(gql.ctx)),
   }),
   webhookDeliveries: t.field({
@@ -98,6 +105,7 @@ builder.queryFields((t) => ({
       to: t.arg.string({ description: 'Only deliveries created before this RFC 3339 time.' }),
       ...pageArgs(t, 'Page number from 1 (default 1).'),
     },
+    complexity: pageCost,
     resolve: (_root, args, gql) =>
       gql.core.events.webhooks.listDeliveries(webhookScopeOf(gql.ctx), args.endpointId, {
         status: args.status ?? undefined,
@@ -109,7 +117,8 @@ builder.queryFields((t) => ({
   }),
   webhookAttempts: t.field({
     type: [AttemptRef],
-    description: 'Every attempt of one delivery, in order. Errors: not_found.',
+    description: `Every attempt of one delivery, in order. Errors: not_found. ${countedAs(LIST_BOUNDS.deliveryAttempts, 'an estimate: retries follow the retry schedule, replays add more')}`,
+    complexity: listCost(LIST_BOUNDS.deliveryAttempts),
     args: { deliveryId: t.arg.string({ required: true, description: 'A delivery id (WebhookDelivery.id).' }) },
     resolve: (_root, args, gql) => gql.core.events.webhooks.listAttempts(webhookScopeOf(gql.ctx), args.deliveryId),
   }),

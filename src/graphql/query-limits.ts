@@ -1,0 +1,111 @@
+import type { Plugin } from 'graphql-yoga';
+import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { FragmentCycle, QueryMeasure } from './query-cost.ts';
+
+/**
+ * The limits every GraphQL operation is measured against before anything runs (README "GraphQL
+ * limits"). Each sits above what the heaviest operation of the test suite and GraphiQL's
+ * introspection measure (the numbers are in the README), and far below what hurts the process.
+ */
+export const QUERY_LIMITS = {
+  /** Lexical tokens of the document (names, punctuation, values): bounds the work of every other check. */
+  tokens: 10_000,
+  /** Field nesting, root fields being 1: a whole 10-level category tree with leaves is 13. */
+  depth: 15,
+  /** Aliased fields in an operation (fragments counted where they are spread). */
+  aliases: 30,
+  /** Directives in an operation (fragments counted where they are spread). */
+  directives: 50,
+  /** The cost model's count of fields the answer can hold. */
+  cost: 60_000,
+} as const;
+
+/** The `extensions.code` of each refusal; `validation_failed` is GraphQL's own refusals' (errors.ts). */
+export const LIMIT_CODES = {
+  tokens: 'query_too_long',
+  depth: 'query_too_deep',
+  aliases: 'query_too_many_aliases',
+  directives: 'query_too_many_directives',
+  cost: 'query_too_complex',
+} as const;
+
+type Limit = keyof typeof QUERY_LIMITS;
+
+const WHAT: Record<Limit, string> = {
+  tokens: 'tokens',
+  depth: 'levels of nesting',
+  aliases: 'aliases',
+  directives: 'directives',
+  cost: 'cost',
+};
+
+/** A refusal: a validation error (HTTP 400 under application/graphql-response+json) with the measure and the limit. */
+export function limitError(limit: Limit, measured: number | null): GraphQLError {
+  const max = QUERY_LIMITS[limit];
+  const message =
+    measured === null
+      ? `The document has more than ${max} ${WHAT[limit]}, the limit.`
+      : limit === 'cost'
+        ? `The query costs ${measured}, more than the limit of ${max} (README "GraphQL limits" gives the cost model).`
+        : `The query has ${measured} ${WHAT[limit]}, more than the limit of ${max}.`;
+  return new GraphQLError(message, {
+    extensions: { code: LIMIT_CODES[limit], ...(measured === null ? {} : { measured }), limit: max, http: { spec: true, status: 400 } },
+  });
+}
+
+/** Measures every operation of a document; the first limit one of them passes is the refusal, null when all are within. */
+export function refusalOf(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  const operations: OperationDefinitionNode[] = [];
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    else if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
+  }
+  const measure = new QueryMeasure(schema, fragments, variables, QUERY_LIMITS.cost);
+  try {
+    for (const operation of operations) {
+      const shape = measure.shape(operation);
+      if (shape.depth > QUERY_LIMITS.depth) return limitError('depth', shape.depth);
+      if (shape.aliases > QUERY_LIMITS.aliases) return limitError('aliases', shape.aliases);
+      if (shape.directives > QUERY_LIMITS.directives) return limitError('directives', shape.directives);
+    }
+    for (const operation of operations) {
+      const cost = measure.cost(operation);
+      if (cost > QUERY_LIMITS.cost) return limitError('cost', cost);
+    }
+  } catch (e) {
+    if (!(e instanceof FragmentCycle)) throw e;
+    return new GraphQLError(e.message, { extensions: { code: 'validation_failed', http: { spec: true, status: 400 } } });
+  }
+  return null;
+}
+
+function isTokenLimit(error: unknown): boolean {
+  return error instanceof GraphQLError && /contains more than \d+ tokens/.test(error.message);
+}
+
+/**
+ * The envelop plugin: the parser stops past the token limit, and the limits are checked before
+ * GraphQL's own validation rules run (some of which, like overlapping-field checks, grow faster
+ * than the document), so a refused operation costs only its measuring. The refusal depends on
+ * the variables (page sizes), so yoga's validation cache must stay off (graphql-route.ts).
+ */
+export function useQueryLimits(): Plugin<{ params?: { variables?: unknown } }> {
+  return {
+    onParse({ setParseFn }) {
+      setParseFn((source, options) => {
+        try {
+          return parse(source, { ...options, maxTokens: QUERY_LIMITS.tokens });
+        } catch (e) {
+          throw isTokenLimit(e) ? limitError('tokens', null) : e;
+        }
+      });
+    },
+    onValidate({ params, context, setResult }) {
+      const raw = context.params?.variables;
+      const variables = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+      const refusal = refusalOf(params.schema, params.documentAST, variables);
+      if (refusal) setResult([refusal]);
+    },
+  };
+}
