@@ -1,6 +1,7 @@
 import ajvCompiler from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { FAVICON_SVG } from './share-page/favicon.ts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -166,7 +167,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(new DomainError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`), request, reply));
 
   await app.register(swagger, openApiInfo(deps.core.config));
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } });
+  // Shelf's reference page: its own title and icon, and Swagger UI's BaseLayout (the standalone
+  // layout's top bar carries Swagger's brand and an "Explore" box for loading other documents)
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { url: '/v1/openapi.json', layout: 'BaseLayout' },
+    theme: {
+      title: 'Shelf API reference',
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }],
+      css: [{ filename: 'shelf.css', content: '.swagger-ui .info { margin: 32px 0 16px; } .swagger-ui .info .title { color: #0a58ca; }' }],
+    },
+  });
 
   await app.register(systemRoutes, { deps });
   // signed media links: the signature is the credential, so they sit outside the Bearer-authenticated /v1

@@ -6,6 +6,8 @@ import type { Core } from '../core/core.ts';
 import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors, shelfCodeOf, useShelfErrorCodes } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
+import { isIntrospectionOnly } from '../graphql/introspection-only.ts';
+import type { Ctx } from '../core/platform/ctx.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import { useQueryLimits } from '../graphql/query-limits.ts';
 import { asDomainError, STATUS_OF } from './errors.ts';
@@ -47,6 +49,9 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
       // variables and literals alike: a NUL character or variables nested too deep are refused before anything runs
       refuseUnsafeInput(params.variables ?? {}, 'variables');
       if (params.query?.includes('\u0000')) refuseUnsafeInput(params.query, 'query');
+      // the schema is public: GraphiQL's Docs panel loads before a key is entered (no resolver of
+      // an introspection-only operation reads ctx)
+      if (isIntrospectionOnly(params.query, params.operationName)) return { core, ctx: null as unknown as Ctx };
       const key = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
       // a frontend names the signed-in member it acts for (README "Callers"); without it the key acts
       const member = req.headers['x-shelf-member'];

@@ -43,7 +43,7 @@ async function recordingPage(): Promise<{ page: Page; requests: string[]; errors
 
 const elsewhere = (requests: string[]) => requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
 
-describe('the API reference in headless Chromium (issue 17)', () => {
+describe('the API reference in headless Chromium', () => {
   it('/docs renders every tag and the operations of the OpenAPI document, loading nothing from another origin', async () => {
     const { page, requests, errors } = await recordingPage();
     const response = await page.goto(`${origin}/docs/`);
@@ -53,6 +53,11 @@ describe('the API reference in headless Chromium (issue 17)', () => {
     await page.locator('.opblock-summary-description', { hasText: 'Share a product' }).first().waitFor({ timeout: 10_000 });
     expect(requests).toContain(`${origin}/docs/json`);
     expect(elsewhere(requests)).toEqual([]);
+    // Shelf's page, not Swagger's: its title and icon, no Swagger top bar or "Explore" box
+    expect(await page.title()).toBe('Shelf API reference');
+    expect(await page.locator('.topbar').count()).toBe(0);
+    expect(await page.getByText('Explore').count()).toBe(0);
+    expect(await page.locator('link[rel="icon"]').getAttribute('type')).toBe('image/svg+xml');
     expect(errors).toEqual([]);
     await writeFile(join(tmpdir(), 'shelf-docs.png'), await page.screenshot());
     await page.close();
@@ -67,6 +72,18 @@ describe('the API reference in headless Chromium (issue 17)', () => {
     expect(elsewhere(requests)).toEqual([]);
     expect(errors).toEqual([]);
     await writeFile(join(tmpdir(), 'shelf-graphiql.png'), await page.screenshot());
+    await page.close();
+  });
+
+  it('GraphiQL\'s Docs panel shows the schema on first load, before a key is entered', async () => {
+    const { page, errors } = await recordingPage();
+    await page.goto(`${origin}/graphql`);
+    await page.locator('.graphiql-container').first().waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: /documentation explorer/i }).first().click();
+    await page.locator('.graphiql-doc-explorer').getByText('Query', { exact: true }).first().waitFor({ timeout: 20_000 });
+    expect(await page.getByText('Error fetching schema').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await writeFile(join(tmpdir(), 'shelf-graphiql-docs.png'), await page.screenshot());
     await page.close();
   });
 });

@@ -23,7 +23,30 @@ function loadedUrls(html: string): string[] {
 
 const external = (url: string) => /^(https?:)?\/\//i.test(url);
 
-describe('the API reference works on a machine that reaches nothing but Shelf (issue 17)', () => {
+describe('the GraphQL schema is public; its data is not', () => {
+  const introspect = (authorization?: string, query = '{ __schema { queryType { name } } }') =>
+    send(env, { method: 'POST', url: '/graphql', body: { query }, headers: authorization ? { authorization } : {} });
+
+  it('answers an introspection-only query without a key, and with GraphiQL\'s placeholder key', async () => {
+    for (const authorization of [undefined, 'Bearer <your API key>']) {
+      const res = await introspect(authorization);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+    }
+    const viaFragment = await introspect(undefined, 'query Q { ...T __typename } fragment T on Query { __type(name: "Brand") { name } }');
+    expect(viaFragment.body.data.__type).toEqual({ name: 'Brand' });
+  });
+
+  it('still refuses without a key any operation that reads data, also next to introspection, with invalid_credentials', async () => {
+    for (const query of ['{ brands { items { id } } }', '{ __typename brands { items { id } } }', 'query A { __typename } query B { brands { items { id } } }']) {
+      const res = await send(env, { method: 'POST', url: '/graphql', body: { query, operationName: query.includes('query B') ? 'B' : undefined } });
+      expect(res.body.errors?.[0]?.extensions?.code, query).toBe('invalid_credentials');
+      expect(res.body.data ?? null).toBeNull();
+    }
+  });
+});
+
+describe('the API reference works on a machine that reaches nothing but Shelf', () => {
   it('serves GraphiQL on GET /graphql from a browser, loading nothing from another origin', async () => {
     const res = await send(env, { url: '/graphql', headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);
