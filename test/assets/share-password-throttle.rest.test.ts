@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AttemptLimiter } from '../../src/core/platform/attempt-limiter.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
@@ -12,6 +13,7 @@ let files: Awaited<ReturnType<typeof tempDir>>;
 let storage: Awaited<ReturnType<typeof tempDir>>;
 let key: GivenKey;
 let otherKey: GivenKey;
+let thirdKey: GivenKey;
 let token: string;
 
 beforeAll(async () => {
@@ -22,6 +24,7 @@ beforeAll(async () => {
   const team = await given(env).team();
   key = await given(env).key(team, 'view_only');
   otherKey = await given(env).key(team, 'view_only');
+  thirdKey = await given(env).key(team, 'view_only');
   await writeImage(join(files.path, 'a.png'), { width: 4, height: 4, colour: '#00ff00', format: 'png' });
   await given(env).libraryFile(team, { file: join(files.path, 'a.png'), folder: '/locked' });
   token = (await env.core.assets.shares.create(env.core.operatorCtx(), { team: team.teamId, folder: '/locked', password: 'open sesame' })).linkToken;
@@ -34,6 +37,25 @@ afterAll(async () => {
 });
 
 const search = (password: string, k: GivenKey = key) => send(env, { method: 'POST', url: '/open/search-share', key: k.key, body: { linkToken: token, password } });
+
+describe('the attempt counter is connected when the service starts', () => {
+  // first in the file: these are the limiter's first requests after the app was built
+  it('answers 20 concurrent correct-password searches right after start with 200 each', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => search('open sesame')));
+    expect(answers.map((res) => res.status)).toEqual(Array(20).fill(200));
+    expect(answers.every((res) => res.body.result.totalCount === 1)).toBe(true);
+  });
+
+  it('lets 20 concurrent first checks of a limiter that was never connected wait for the connection instead of failing', async () => {
+    const limiter = new AttemptLimiter({ redisUrl: redis.url, prefix: `${env.config.queuePrefix}-cold` });
+    try {
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => limiter.check(`cold-${i}`)));
+      expect(outcomes.map((o) => o.status)).toEqual(Array(20).fill('fulfilled'));
+    } finally {
+      await limiter.close();
+    }
+  });
+});
 
 describe('share passwords cannot be guessed without limit (issue 12 item 7)', () => {
   it('answers 10 wrong passwords with 403, then 429 too_many_attempts with Retry-After, even for the right password', async () => {
@@ -59,11 +81,21 @@ describe('share passwords cannot be guessed without limit (issue 12 item 7)', ()
     expect(client!.listenerCount('error')).toBe(1);
   });
 
-  it('refuses with 503 service_unavailable when the attempt counter (Redis) is down, rather than letting guesses through', async () => {
+  it('reports /readyz 503 (redis down) while the attempt counter is not connected, and 200 once it is', async () => {
+    await env.core.platform.attemptLimiter.close();
+    const notYet = await send(env, { url: '/readyz' });
+    expect(notYet).toMatchObject({ status: 503, body: { status: 'not_ready', postgres: 'ok', redis: 'down' } });
+    await expect.poll(async () => (await send(env, { url: '/readyz' })).status, { timeout: 15_000 }).toBe(200);
+  });
+
+  it('refuses with 503 service_unavailable when the attempt counter (Redis) is down, rather than letting guesses through, and serves again once it is back', async () => {
     await redis.stop();
     const res = await search('another-guess', otherKey);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('service_unavailable');
+    expect((await send(env, { url: '/readyz' })).status).toBe(503);
     await redis.start();
+    await expect.poll(async () => (await send(env, { url: '/readyz' })).status, { timeout: 15_000 }).toBe(200);
+    expect((await search('open sesame', thirdKey)).status).toBe(200);
   });
 });

@@ -97,6 +97,9 @@ describe('POST /open/folder-subscribe (spec 4.7)', () => {
     ['a private address', 'http://10.1.2.3/hook', 'callback_url_not_allowed'],
     ['the metadata address', 'http://169.254.169.254/latest/meta-data', 'callback_url_not_allowed'],
     ['an IPv6 loopback', 'http://[::1]:8080/hook', 'callback_url_not_allowed'],
+    ['IPv4-compatible IPv6 loopback ::127.0.0.1', 'http://[::127.0.0.1]:8080/hook', 'callback_url_not_allowed'],
+    ['NAT64 over the metadata address', 'http://[64:ff9b::169.254.169.254]/hook', 'callback_url_not_allowed'],
+    ['the IPv6 unspecified address', 'http://[::]:8080/hook', 'callback_url_not_allowed'],
     ['a decimal spelling of loopback', 'http://2130706433/hook', 'callback_url_not_allowed'],
   ])('refuses %s as callbackUrl with 400 %s and stores nothing', async (_what, callbackUrl, code) => {
     const before = await stored();

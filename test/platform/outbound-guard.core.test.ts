@@ -39,7 +39,23 @@ beforeAll(async () => {
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
-  dns = await startDnsStub({ 'rebind.test': ['8.8.8.8', '127.0.0.1'], 'private.test': ['10.0.0.7'], 'mixed.test': ['127.0.0.1'] });
+  dns = await startDnsStub({
+    'rebind.test': ['8.8.8.8', '127.0.0.1'],
+    'private.test': ['10.0.0.7'],
+    'mixed.test': ['127.0.0.1'],
+    'v6-loopback.test': ['::1'],
+    'compatible.test': ['::7f00:1'],
+    'mapped.test': ['::ffff:169.254.169.254'],
+    'translated.test': ['::ffff:0:10.0.0.7'],
+    'nat64.test': ['64:ff9b::7f00:1'],
+    'nat64-local.test': ['64:ff9b:1::808:808'],
+    '6to4.test': ['2002:a00:7::1'],
+    'teredo.test': ['2001:0:808:808::80ff:fffe'],
+    'isatap.test': ['2a00:1450::200:5efe:a00:7'],
+    'unspecified.test': ['::'],
+    'dual.test': [['8.8.8.8', '::7f00:1']],
+    'public-nat64.test': [['64:ff9b::808:808', '2002:808:808::1']],
+  });
 });
 afterAll(async () => {
   server.closeAllConnections();
@@ -65,20 +81,55 @@ describe('the outbound guard refuses non-public addresses before any connection'
     ['the metadata address', 'http://169.254.169.254/latest/meta-data'],
     ['carrier-grade NAT', 'http://100.64.0.1/'],
     ['0.0.0.0', 'http://0.0.0.0:PORT/'],
+    ['the IPv6 unspecified address ::', 'http://[::]:PORT/'],
     ['IPv6 loopback', 'http://[::1]:PORT/'],
     ['IPv6 unique-local fc00::/7', 'http://[fd12:3456::1]/'],
     ['IPv6 link-local', 'http://[fe80::1]/'],
     ['IPv4-mapped IPv6 loopback', 'http://[::ffff:127.0.0.1]:PORT/'],
+    ['IPv4-mapped IPv6 loopback in hex', 'http://[::ffff:7f00:1]:PORT/'],
+    ['the IPv4-mapped metadata address', 'http://[::ffff:169.254.169.254]/'],
+    ['IPv4-mapped 0.0.0.0', 'http://[::ffff:0.0.0.0]:PORT/'],
+    ['IPv4-compatible loopback ::127.0.0.1 (the URL parser writes ::7f00:1)', 'http://[::127.0.0.1]:PORT/'],
+    ['IPv4-compatible loopback in hex', 'http://[::7f00:1]:PORT/'],
+    ['IPv4-compatible loopback in full', 'http://[0:0:0:0:0:0:127.0.0.1]:PORT/'],
+    ['an IPv4-compatible private address', 'http://[::10.0.0.7]/'],
+    ['IPv4-translated loopback ::ffff:0:127.0.0.1', 'http://[::ffff:0:127.0.0.1]:PORT/'],
+    ['NAT64 well-known prefix over loopback', 'http://[64:ff9b::127.0.0.1]:PORT/'],
+    ['NAT64 well-known prefix over the metadata address', 'http://[64:ff9b::a9fe:a9fe]/'],
+    ['NAT64 well-known prefix over 10/8', 'http://[64:ff9b::10.0.0.7]/'],
+    ['the NAT64 local-use prefix, whatever it carries', 'http://[64:ff9b:1::8.8.8.8]/'],
+    ['the NAT64 local-use prefix over loopback', 'http://[64:ff9b:1::127.0.0.1]:PORT/'],
+    ['6to4 over loopback', 'http://[2002:7f00:1::1]:PORT/'],
+    ['6to4 over the metadata address', 'http://[2002:a9fe:a9fe::1]/'],
+    ['Teredo with a loopback client (stored inverted)', 'http://[2001:0:808:808::80ff:fffe]:PORT/'],
+    ['Teredo with a private server', 'http://[2001:0:a00:7::f7f7:f7f7]/'],
+    ['an ISATAP interface identifier over loopback', 'http://[2a00:1450::200:5efe:127.0.0.1]:PORT/'],
+    ['an ISATAP interface identifier over 10/8', 'http://[2a00:1450::5efe:a00:7]/'],
+    ['an IPv6 address outside global unicast 2000::/3', 'http://[4000::1]/'],
+    ['IPv6 documentation 2001:db8::/32', 'http://[2001:db8::1]/'],
     ['a decimal spelling of loopback', 'http://2130706433:PORT/'],
     ['a hex spelling of loopback', 'http://0x7f000001:PORT/'],
     ['a short dotted spelling of loopback', 'http://127.1:PORT/'],
     ['a name resolving to a private address', 'http://private.test/'],
+    ['a name with an AAAA record of IPv6 loopback', 'http://v6-loopback.test:PORT/'],
+    ['a name with an AAAA record of IPv4-compatible loopback', 'http://compatible.test:PORT/'],
+    ['a name with an AAAA record of the IPv4-mapped metadata address', 'http://mapped.test/'],
+    ['a name with an AAAA record of IPv4-translated 10/8', 'http://translated.test/'],
+    ['a name with an AAAA record of NAT64 loopback', 'http://nat64.test:PORT/'],
+    ['a name with an AAAA record in the NAT64 local-use prefix', 'http://nat64-local.test/'],
+    ['a name with an AAAA record of 6to4 over 10/8', 'http://6to4.test/'],
+    ['a name with an AAAA record of Teredo with a loopback client', 'http://teredo.test:PORT/'],
+    ['a name with an AAAA record of ISATAP over 10/8', 'http://isatap.test/'],
+    ['a name with an AAAA record of ::', 'http://unspecified.test:PORT/'],
+    ['a name with a public A record and an IPv4-compatible loopback AAAA record', 'http://dual.test:PORT/'],
   ])('refuses %s with private_address and opens no connection', async (_what, template) => {
     const before = connections;
     const url = template.replace('PORT', String(port));
     const error = await refusal(guard().post(url, '{}', { headers: {}, timeoutMs: 2000 }));
     expect(error.reason).toBe('private_address');
-    await refusal(guard().checkUrl(url));
+    const download = await refusal(guard().download(url, { timeoutMs: 2000, maxBytes: 100, sink: () => {} }));
+    expect(download.reason).toBe('private_address');
+    expect((await refusal(guard().checkUrl(url))).reason).toBe('private_address');
     expect(connections).toBe(before);
   });
 
@@ -101,6 +152,25 @@ describe('the outbound guard refuses non-public addresses before any connection'
     ['a name that does not resolve', 'http://nowhere.test/', 'host_unresolvable'],
   ])('refuses %s with %s', async (_what, url, reason) => {
     expect((await refusal(guard().checkUrl(url))).reason).toBe(reason);
+  });
+});
+
+describe('the outbound guard judges an IPv6 address that carries IPv4 by the address it carries', () => {
+  const guard = () => new OutboundGuard({ allowHosts: [], resolve: (h) => dns.resolve(h) });
+
+  // checkUrl only: these are public addresses, and tests never send traffic beyond loopback
+  it.each([
+    ['IPv4-mapped', 'http://[::ffff:8.8.8.8]/'],
+    ['IPv4-compatible', 'http://[::8.8.8.8]/'],
+    ['IPv4-translated', 'http://[::ffff:0:8.8.8.8]/'],
+    ['NAT64 well-known prefix', 'http://[64:ff9b::8.8.8.8]/'],
+    ['6to4', 'http://[2002:808:808::1]/'],
+    ['Teredo with a public server and client', 'http://[2001:0:808:808::f7f7:f7f7]/'],
+    ['an ISATAP interface identifier in a global prefix', 'http://[2a00:1450::200:5efe:8.8.8.8]/'],
+    ['a plain global unicast address', 'http://[2a00:1450:4001::1]/'],
+    ['a name whose AAAA records carry public IPv4 (NAT64, 6to4)', 'http://public-nat64.test/'],
+  ])('accepts %s carrying a public IPv4 address', async (_what, url) => {
+    expect((await guard().checkUrl(url)).href).toBe(new URL(url).href);
   });
 });
 

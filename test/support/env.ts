@@ -48,6 +48,8 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
   });
   const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 10 });
   const core = createCore(orm, config);
+  // as src/main.ts does before it listens
+  await core.platform.attemptLimiter.connect();
   const queues = new Queues(config);
   const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.events.deliveries.lagSeconds(core.operatorCtx()) });
   const app = await buildApp({ core, queues, metrics });

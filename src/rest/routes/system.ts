@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 
-/** Liveness, readiness (PostgreSQL and Redis), Prometheus metrics and the OpenAPI download. */
+/**
+ * Liveness, readiness (PostgreSQL and Redis: the queues' connection and the attempt counter's, which
+ * share passwords need), Prometheus metrics and the OpenAPI download.
+ */
 export async function systemRoutes(app: FastifyInstance, { deps }: { deps: AppDeps }): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
     const checks = await Promise.all([
       deps.core.operatorCtx().em.execute('select 1').then(() => 'ok', () => 'down'),
-      deps.queues.ping().then((up) => (up ? 'ok' : 'down')),
+      Promise.all([deps.queues.ping(), deps.core.platform.attemptLimiter.ping()]).then((up) => (up.every(Boolean) ? 'ok' : 'down')),
     ]);
     const [postgres, redis] = checks;
     const ready = postgres === 'ok' && redis === 'ok';

@@ -38,7 +38,8 @@ const MAX_AGENTS = 256;
 /**
  * The one way out of the machine (DESIGN.md Outbound HTTP): every callback and approval download
  * goes through here. A URL must be http(s) without credentials; its host is resolved once per
- * request, every address must be public unless the exact host[:port] is allowlisted, and the
+ * request, every address (literal, A or AAAA; an IPv6 address carrying IPv4 is judged by the
+ * IPv4 address, see isPublicAddress) must be public unless the exact host[:port] is allowlisted, and the
  * socket connects to an address that was checked, so a DNS answer that changes between the check
  * and the connection cannot reach a private address. Redirects are never followed; time and size
  * are bounded.
