@@ -3,17 +3,23 @@ import { DomainError, type ErrorCode } from '../core/platform/errors.ts';
 import { asDomainError, fromFastifyError, retryAfterOf, STATUS_OF } from './errors.ts';
 import type { OpenEnvelope } from './open-envelope.ts';
 
-/** HTTP status of each domain code on `/approval`: Area A's, but invalid input is 400 (spec 7.3). */
-const APPROVAL_STATUS: Readonly<Record<ErrorCode, number>> = { ...STATUS_OF, validation_failed: 400 };
+/**
+ * HTTP status of each domain code on `/approval`: Area A's, but invalid input is 400 (spec 7.3), and
+ * so is an Idempotency-Key reused with other input: the spec's Area D table has no 409, and the
+ * request is refused for what it carries.
+ */
+const APPROVAL_STATUS: Readonly<Record<ErrorCode, number>> = { ...STATUS_OF, validation_failed: 400, idempotency_key_reused: 400 };
 
 /**
  * The code string `/approval` answers for a domain error (spec 7.3): invalid input is
  * `invalid_payload:<reason>` (the refusal's reason, else `invalid_parameter`), a missing resource
- * `<subject>_not_found` (`template_not_found`, `task_not_found`, ...), anything else its domain code.
+ * `<subject>_not_found` (`template_not_found`, `task_not_found`, ...), a reused Idempotency-Key
+ * `invalid_payload:idempotency_key_reused`, anything else its domain code.
  */
 export function approvalCodeOf(error: DomainError): string {
   if (error.code === 'validation_failed') return `invalid_payload:${error.reason ?? 'invalid_parameter'}`;
   if (error.code === 'bad_request') return 'invalid_payload:bad_request';
+  if (error.code === 'idempotency_key_reused') return 'invalid_payload:idempotency_key_reused';
   if (error.code === 'not_found') return `${error.subject ?? 'resource'}_not_found`;
   if (error.code === 'internal_server_error') return 'internal_error';
   return error.reason ?? error.code;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { ErrorCode, FieldIssue } from '../core/platform/errors.ts';
+import type { IdempotentOutcome } from '../core/platform/idempotency.ts';
 import { asDomainError, retryAfterOf } from './errors.ts';
 
 /**
@@ -18,6 +19,12 @@ export interface OpenEnvelope<T> {
 
 export function openOk<T>(traceId: string, result: T): OpenEnvelope<T> {
   return { code: '0', message: 'success', result, traceId };
+}
+
+/** A change made with an Idempotency-Key, in the envelope: the first result, and `Idempotent-Replayed: true` when this request replayed it. */
+export function openReplayable<T>(reply: FastifyReply, traceId: string, outcome: IdempotentOutcome<T>): OpenEnvelope<T> {
+  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  return openOk(traceId, outcome.body);
 }
 
 /**

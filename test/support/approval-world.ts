@@ -10,17 +10,39 @@ export interface AssetServer {
   url: string;
   hostPort: string;
   requests: number;
+  /** How many requests asked for this path. */
+  requestsFor(path: string): number;
+  /** Answers the requests held at `/held/...`; later ones are answered at once. */
+  release(): void;
   close(): Promise<void>;
 }
 
 export async function startAssetServer(): Promise<AssetServer> {
-  const state = { requests: 0 };
+  const state = { requests: 0, released: false };
+  const perPath = new Map<string, number>();
+  const held: Array<() => void> = [];
   const server: Server = createServer((req, res) => {
     state.requests++;
     const path = req.url ?? '/';
-    if (path.startsWith('/bytes/')) {
+    perPath.set(path, (perPath.get(path) ?? 0) + 1);
+    const answer = () => {
       res.writeHead(200, { 'content-type': 'image/png' });
       res.end(Buffer.from(`asset ${path}`));
+    };
+    if (path.startsWith('/bytes/')) {
+      answer();
+    } else if (path.startsWith('/fail-once/')) {
+      // a host that fails the first request for a path and serves it afterwards
+      if (perPath.get(path) === 1) {
+        res.writeHead(503);
+        res.end();
+      } else {
+        answer();
+      }
+    } else if (path.startsWith('/held/')) {
+      // a download that stays in progress until the test releases it
+      if (state.released) answer();
+      else held.push(answer);
     } else if (path === '/big-declared') {
       res.writeHead(200, { 'content-length': '5000' });
       res.end(Buffer.alloc(5000));
@@ -49,6 +71,13 @@ export async function startAssetServer(): Promise<AssetServer> {
     hostPort: `127.0.0.1:${port}`,
     get requests() {
       return state.requests;
+    },
+    requestsFor(path: string) {
+      return perPath.get(path) ?? 0;
+    },
+    release() {
+      state.released = true;
+      for (const send of held.splice(0)) send();
     },
     async close() {
       server.closeAllConnections();

@@ -7,7 +7,7 @@ import { DomainError, invalid } from '../platform/errors.ts';
 import type { OutboundGuard } from '../platform/outbound/outbound-guard.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
-import { inTransaction } from '../platform/tx.ts';
+import { withHeldIdempotency, type CommitCreate, type CreateOutcome, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { compileInput } from '../platform/validate.ts';
 import { CreateApprovalInput, type Workflow } from './approval.schemas.ts';
 import { downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
@@ -18,6 +18,13 @@ import type { ApprovalTemplateService } from './template.service.ts';
 import { requireMembers } from './workflow.ts';
 
 const checkCreate = compileInput(CreateApprovalInput);
+
+/**
+ * How much longer than the download limit an Idempotency-Key claim of createApproval holds: the
+ * URL checks before and the storing and commit after the download fit well within it. A repeat
+ * waits at most this long for a claimant that died before it could release the key.
+ */
+const CLAIM_MARGIN_MS = 60_000;
 
 const STATUS_LABELS: Record<string, string> = {
   PENDING: 'Waiting for the first decision',
@@ -65,8 +72,13 @@ export class ApprovalTaskService {
    * http(s), public), the template enabled, createdBy a member; each asset downloaded through the
    * outbound guard within the time and size limits, its sha256 recorded. Any failure leaves no
    * task, no stored bytes and the template's usageCount as it was. Returns {taskId}.
+   *
+   * With an Idempotency-Key the key is claimed before anything is checked against the database or
+   * downloaded, and held across the download (withHeldIdempotency): a repeat, concurrent or later,
+   * answers the first task without a second download or task, even if the template or the asset
+   * hosts changed since.
    */
-  async create(ctx: Ctx, input: unknown): Promise<{ taskId: string }> {
+  async create(ctx: Ctx, input: unknown, idempotencyKey?: string): Promise<IdempotentOutcome<{ taskId: string }>> {
     const body = checkCreate(input);
     if (body.assets.length === 0) throw invalid('assets', 'must hold at least one asset', 'assets_empty');
     const seen = new Set<string>();
@@ -75,6 +87,11 @@ export class ApprovalTaskService {
       if (seen.has(asset.url)) throw invalid(`assets[${i}].url`, 'appears twice in the request', 'asset_url_duplicate');
       seen.add(asset.url);
     }
+    const holdMs = this.limits.timeoutMs + CLAIM_MARGIN_MS;
+    return withHeldIdempotency(ctx, { operation: 'approvals.create', key: idempotencyKey, input: body, holdMs }, (commit) => this.createTask(ctx, body, commit));
+  }
+
+  private async createTask(ctx: Ctx, body: CreateApprovalInput, commit: CommitCreate<{ taskId: string }>): Promise<CreateOutcome<{ taskId: string }>> {
     const template = await this.templates.find(ctx, body.templateId);
     if (!template.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
     const createdBy = Number(body.createdBy);
@@ -84,7 +101,7 @@ export class ApprovalTaskService {
     let added: string[] = [];
     try {
       added = await storeAssets(this.storage, downloaded.assets, true);
-      return await inTransaction(ctx, async (tx) => {
+      return await commit(async (tx) => {
         const locked = await queryOne<{ enabled: boolean; workflow: Workflow }>(
           tx,
           'select enabled, workflow from approval_templates where id = ?::uuid and team_id = ? for update',
@@ -110,7 +127,7 @@ export class ApprovalTaskService {
         await queryRows(tx, 'update approval_templates set usage_count = usage_count + 1 where id = ?::uuid and team_id = ?', [template.id, tx.teamId]);
         const task = await lockTask(tx, taskId, tx.teamId);
         await this.engine.startVisit(tx, task, visitOf(task));
-        return { taskId };
+        return { body: { taskId }, etag: null };
       });
     } catch (e) {
       // bytes this request added are removed when its task did not commit, unless something references them by now

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { requireKey, type Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
+import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { intArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
@@ -18,6 +19,10 @@ import {
 const checkFolderSubscribe = compileInput(FolderSubscribeRequest);
 const checkMaterialSubscribe = compileInput(MaterialSubscribeRequest);
 const checkApprovalChange = compileInput(ApprovalSubscriptionChange);
+
+/** The changes that take an Idempotency-Key (changeOnce), by the name that scopes the key. */
+const SUBSCRIPTION_CHANGES = { folder: 'changeFolderSubscription', material: 'changeMaterialSubscription', approval: 'changeApprovalSubscription' } as const;
+type SubscriptionChangeResult<K extends keyof typeof SUBSCRIPTION_CHANGES> = Awaited<ReturnType<SubscriptionService[(typeof SUBSCRIPTION_CHANGES)[K]]>>;
 
 /** A new endpoint's signing secret, in the Standard Webhooks form `whsec_<base64>`. */
 export function newSigningSecret(): string {
@@ -179,6 +184,18 @@ export class SubscriptionService {
     );
     if (!row) return { subscribed: false, callbackUrl: null, state: null, disabledReason: null, createdAt: null };
     return { subscribed: true, callbackUrl: row.url, state: row.state, disabledReason: row.disabled_reason, createdAt: row.created_at };
+  }
+
+  /**
+   * A subscription change with an Idempotency-Key (README "Event subscriptions", "Approvals"): the
+   * key is claimed in the change's transaction, so a repeat with the same key and input, concurrent
+   * or within 24 hours, answers the first result without changing anything again; other input is
+   * refused. Without a key the change runs as before.
+   */
+  async changeOnce<K extends keyof typeof SUBSCRIPTION_CHANGES>(ctx: Ctx, change: K, input: unknown, idempotencyKey: string | undefined): Promise<IdempotentOutcome<SubscriptionChangeResult<K>>> {
+    const run = (scope: Ctx) => this[SUBSCRIPTION_CHANGES[change]](scope, input) as Promise<SubscriptionChangeResult<K>>;
+    if (idempotencyKey === undefined) return { body: await run(ctx), etag: null, replayed: false };
+    return withIdempotency(ctx, { operation: `subscriptions.${change}`, key: idempotencyKey, input }, async (tx) => ({ body: await run(tx), etag: null }));
   }
 
   /** Spec 4.7: "the team must have the subscription capability enabled" (`team enable-subscriptions`). */

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ApiKey } from '../access/api-key.entity.ts';
 import { Team } from '../access/team.entity.ts';
-import { dbTimestamp } from './timestamps.ts';
+import { dbTimestamp, nullableTimestamp } from './timestamps.ts';
 
 /**
  * The remembered outcome of a create made with an Idempotency-Key (spec 4.1, 8), scoped to
@@ -28,5 +28,11 @@ export const IdempotencyRecord = defineEntity({
     responseBody: p.json(),
     etag: p.string().length(128).nullable(),
     createdAt: dbTimestamp(),
+    /**
+     * Set while a slow create (withHeldIdempotency) holds the key with a committed claim and has
+     * no outcome yet; past it the claim has lapsed. Null on every record with an outcome, so records
+     * written by the previous release, which does not know the column, replay as before.
+     */
+    pendingUntil: nullableTimestamp(),
   },
 });

@@ -49,6 +49,46 @@ export function requestHash(input: unknown): string {
   return createHash('sha256').update(canonicalJson(input)).digest('hex');
 }
 
+type Scope = [teamId: number, apiKeyId: number, operation: string, key: string];
+
+function scopeOf(ctx: Ctx, request: IdempotencyRequest & { key: string }): Scope {
+  return [ctx.teamId, requireKey(ctx.actor).keyId, request.operation, request.key];
+}
+
+/** Forgets the scope's record when it is past the replay window, or a held claim past its lease. */
+async function forgetExpired(tx: Ctx, scope: Scope): Promise<void> {
+  await queryRows(
+    tx,
+    `delete from idempotency_records where team_id = ? and api_key_id = ? and operation = ? and idempotency_key = ?
+       and (created_at < now() - ${REPLAY_WINDOW} or pending_until < now())`,
+    scope,
+  );
+}
+
+interface StoredRecord<T> {
+  request_hash: string;
+  response_body: T;
+  etag: string | null;
+  pending: boolean;
+}
+
+async function readRecord<T>(ctx: Ctx, scope: Scope): Promise<StoredRecord<T> | null> {
+  return queryOne<StoredRecord<T>>(
+    ctx,
+    `select request_hash, response_body, etag, pending_until is not null as pending from idempotency_records
+      where team_id = ? and api_key_id = ? and operation = ? and idempotency_key = ?`,
+    scope,
+  );
+}
+
+/** The replay of a committed record; other input under the same key is refused even while the first is still running. */
+function replayOf<T>(stored: StoredRecord<T>, hash: string): IdempotentOutcome<T> | null {
+  if (stored.request_hash !== hash) {
+    throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with different input in the last 24 hours');
+  }
+  return stored.pending ? null : { body: stored.response_body, etag: stored.etag, replayed: true };
+}
+
 /**
  * Runs a create at most once per Idempotency-Key within 24 hours, in the same transaction as the
  * record of its outcome. A concurrent request with the same key waits on the record's unique index
@@ -65,14 +105,9 @@ export async function withIdempotency<T>(
   }
   validateIdempotencyKey(request.key);
   const hash = requestHash(request.input);
-  const scope = [ctx.teamId, requireKey(ctx.actor).keyId, request.operation, request.key];
+  const scope = scopeOf(ctx, { ...request, key: request.key });
   return inTransaction(ctx, async (tx) => {
-    await queryRows(
-      tx,
-      `delete from idempotency_records where team_id = ? and api_key_id = ? and operation = ? and idempotency_key = ?
-         and created_at < now() - ${REPLAY_WINDOW}`,
-      scope,
-    );
+    await forgetExpired(tx, scope);
     const claimed = await queryOne<{ id: string }>(
       tx,
       `insert into idempotency_records (team_id, api_key_id, operation, idempotency_key, request_hash, response_body)
@@ -90,18 +125,105 @@ export async function withIdempotency<T>(
       ]);
       return { ...outcome, replayed: false };
     }
-    const stored = await queryOne<{ request_hash: string; response_body: T; etag: string | null }>(
-      tx,
-      `select request_hash, response_body, etag from idempotency_records
-        where team_id = ? and api_key_id = ? and operation = ? and idempotency_key = ?`,
-      scope,
-    );
-    if (!stored) throw new DomainError('write_conflict', 'The idempotency record changed concurrently; retry');
-    if (stored.request_hash !== hash) {
-      throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with different input in the last 24 hours');
-    }
-    return { body: stored.response_body, etag: stored.etag, replayed: true };
+    const stored = await readRecord<T>(tx, scope);
+    // a held claim (withHeldIdempotency) is never taken here: each operation uses one of the two forms
+    const replay = stored && replayOf(stored, hash);
+    if (!replay) throw new DomainError('write_conflict', 'The idempotency record changed concurrently; retry');
+    return replay;
   });
+}
+
+export interface HeldIdempotencyRequest extends IdempotencyRequest {
+  /**
+   * How long the claim holds the key for the slow part and the commit: past it, the claimant is
+   * presumed dead (a crashed process) and the next request with the key takes the claim over.
+   */
+  holdMs: number;
+}
+
+/** Runs `work` in the transaction that creates and records the outcome under the key; called once, at the end of a held create. */
+export type CommitCreate<T> = (work: (tx: Ctx) => Promise<CreateOutcome<T>>) => Promise<CreateOutcome<T>>;
+
+/** How long a request waiting on a held claim pauses between looks: short at first, at most 200 ms. */
+function pauseBeforeLook(round: number): Promise<void> {
+  const ms = Math.min(200, 10 * 2 ** round) * (0.5 + Math.random() / 2);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The same rules as withIdempotency for a create whose slow part (downloading assets) must not hold
+ * a database transaction, and so a pooled connection, open while it runs. The key is claimed first
+ * by a committed record marked pending until `holdMs` from now; the slow part runs; `commit` creates
+ * and records the outcome in one transaction, which first checks that the claim is still this
+ * request's. A concurrent request with the same key and input waits without holding a connection
+ * (it looks at the record again after a short pause) and replays the outcome once committed; with
+ * other input it is refused at once. A create that fails deletes its claim, so the key is not
+ * consumed; a claim left by a crashed process lapses after `holdMs`.
+ */
+export async function withHeldIdempotency<T>(
+  ctx: Ctx,
+  request: HeldIdempotencyRequest,
+  create: (commit: CommitCreate<T>) => Promise<CreateOutcome<T>>,
+): Promise<IdempotentOutcome<T>> {
+  if (request.key === undefined) {
+    const outcome = await create((work) => inTransaction(ctx, work));
+    return { ...outcome, replayed: false };
+  }
+  // the claim must commit on its own to be seen by concurrent requests
+  if (ctx.em.isInTransaction()) throw new Error('withHeldIdempotency cannot run inside a transaction');
+  validateIdempotencyKey(request.key);
+  const hash = requestHash(request.input);
+  const scope = scopeOf(ctx, { ...request, key: request.key });
+  for (let round = 0; ; round++) {
+    const claimed = await inTransaction(ctx, async (tx) => {
+      await forgetExpired(tx, scope);
+      return queryOne<{ id: string }>(
+        tx,
+        `insert into idempotency_records (team_id, api_key_id, operation, idempotency_key, request_hash, response_body, pending_until)
+         values (?, ?, ?, ?, ?, 'null'::jsonb, now() + ? * interval '1 millisecond')
+         on conflict (team_id, api_key_id, operation, idempotency_key) do nothing
+         returning id`,
+        [...scope, hash, request.holdMs],
+      );
+    });
+    if (claimed) return runHeld(ctx, claimed.id, create);
+    const stored = await readRecord<T>(ctx, scope);
+    // no record: the claimant failed and released the key, so claim it now
+    if (!stored) continue;
+    const replay = replayOf(stored, hash);
+    if (replay) return replay;
+    await pauseBeforeLook(round);
+  }
+}
+
+async function runHeld<T>(ctx: Ctx, claimId: string, create: (commit: CommitCreate<T>) => Promise<CreateOutcome<T>>): Promise<IdempotentOutcome<T>> {
+  let committed = false;
+  const commit: CommitCreate<T> = async (work) => {
+    if (committed) throw new Error('a held create commits once');
+    const outcome = await inTransaction(ctx, async (tx) => {
+      // the lock keeps a takeover from deleting the claim until this commits (then it is no longer pending)
+      const held = await queryOne<{ id: string }>(tx, 'select id from idempotency_records where id = ? and pending_until is not null for update', [claimId]);
+      if (!held) throw new DomainError('write_conflict', 'The Idempotency-Key claim lapsed before the create committed; nothing was created; retry with the same key');
+      const created = await work(tx);
+      await queryRows(tx, 'update idempotency_records set response_body = ?::jsonb, etag = ?, pending_until = null where id = ?', [
+        JSON.stringify(created.body),
+        created.etag,
+        claimId,
+      ]);
+      return created;
+    });
+    committed = true;
+    return outcome;
+  };
+  try {
+    const outcome = await create(commit);
+    if (!committed) throw new Error('a held create must create through commit');
+    return { ...outcome, replayed: false };
+  } catch (e) {
+    // only a claim that is still pending is this request's to release; a committed record stays
+    if (!committed) await queryRows(ctx, 'delete from idempotency_records where id = ? and pending_until is not null', [claimId]).catch(() => undefined);
+    throw e;
+  }
 }
 
 /** Deletes records past the replay window; run periodically by the maintenance worker. */

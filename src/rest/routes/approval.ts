@@ -3,10 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
 import { invalid } from '../../core/platform/errors.ts';
-import { openOk, openOkSchema } from '../open-envelope.ts';
+import { header } from '../auth.ts';
+import { openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
 
 const SERVICES = ['listTemplates', 'createApproval', 'taskStatusQuery', 'subscriptionQuery', 'subscriptionChange'] as const;
 const errorRef = Type.Ref('OpenErrorEnvelope');
+
+const ApprovalHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    description: 'createApproval and subscriptionChange (ignored by the read services): 1-255 characters, not blank, no control characters. The same key and body within 24 hours answers the first result again with Idempotent-Replayed: true, without a second task or download; other input: 400 invalid_payload:idempotency_key_reused.',
+  })),
+});
 
 const ApprovalRequest = Type.Object(
   {
@@ -47,13 +54,16 @@ export async function approvalRoutes(fastify: FastifyInstance, { core }: { core:
 - \`subscriptionQuery\`: {subscribed, callbackUrl, state, disabledReason, createdAt} for the calling key.
 - \`subscriptionChange\` {operation, callbackUrl}: ADD (callbackUrl required) or DELETE the key's approval callbacks; result as subscriptionQuery.
 
-Failures (code, message, result null, traceId): 400 \`invalid_payload:<reason>\` (reasons in docs/approvals.md: invalid_json, unknown_service, invalid_parameter, assets_empty, asset_url_empty, asset_url_duplicate, asset_url_invalid, asset_url_not_public, asset_url_unresolvable, asset_download_timeout, asset_too_large, asset_download_failed, template_disabled, not_a_team_member, callback_url_*, missing_callback_url, missing_task_id); 401 invalid_credentials / key_inactive; 404 template_not_found, task_not_found, route_not_found; 413 payload_too_large; 500 internal_error; 503 service_unavailable (PostgreSQL unreachable) or write_conflict, with Retry-After. Nothing is created on any failure.`,
+Failures (code, message, result null, traceId): 400 \`invalid_payload:<reason>\` (reasons in docs/approvals.md: invalid_json, unknown_service, invalid_parameter, assets_empty, asset_url_empty, asset_url_duplicate, asset_url_invalid, asset_url_not_public, asset_url_unresolvable, asset_download_timeout, asset_too_large, asset_download_failed, template_disabled, not_a_team_member, callback_url_*, missing_callback_url, missing_task_id); 401 invalid_credentials / key_inactive; 404 template_not_found, task_not_found, route_not_found; 413 payload_too_large; 500 internal_error; 503 service_unavailable (PostgreSQL unreachable) or write_conflict, with Retry-After. Nothing is created on any failure.
+
+Idempotency-Key (createApproval, subscriptionChange): scope team + API key + service, 24 hours. A repeat with the same key and body, concurrent or later, answers the first result with \`Idempotent-Replayed: true\` (a concurrent repeat waits for the first to finish; createApproval downloads once); the same key with another body is 400 \`invalid_payload:idempotency_key_reused\`; a malformed key 400 \`invalid_payload:invalid_parameter\` naming Idempotency-Key. A failed request does not use up its key.`,
       tags: ['Approvals'],
       security: [{ bearerAuth: [] }],
+      headers: ApprovalHeaders,
       body: Type.Ref('ApprovalRequest'),
       response: { 200: openOkSchema(Type.Unknown({ description: 'Depends on the service (see above).' })), 400: errorRef, 401: errorRef, 404: errorRef, 413: errorRef, 500: errorRef, 503: errorRef },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const body = request.body as Record<string, unknown> | null;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('(body)', 'must be a JSON object', 'invalid_json');
     const ctx = request.ctx;
@@ -61,14 +71,14 @@ Failures (code, message, result null, traceId): 400 \`invalid_payload:<reason>\`
       case 'listTemplates':
         return openOk(request.id, await core.approvals.templates.list(ctx));
       case 'createApproval':
-        return openOk(request.id, await core.approvals.tasks.create(ctx, fieldsOf(body)));
+        return openReplayable(reply, request.id, await core.approvals.tasks.create(ctx, fieldsOf(body), header(request, 'idempotency-key')));
       case 'taskStatusQuery':
         if (typeof body.taskId !== 'string' || body.taskId === '') throw invalid('taskId', 'is required', 'missing_task_id');
         return openOk(request.id, await core.approvals.tasks.status(ctx, body.taskId));
       case 'subscriptionQuery':
         return openOk(request.id, await core.events.subscriptions.approvalSubscription(ctx));
       case 'subscriptionChange':
-        return openOk(request.id, await core.events.subscriptions.changeApprovalSubscription(ctx, fieldsOf(body)));
+        return openReplayable(reply, request.id, await core.events.subscriptions.changeOnce(ctx, 'approval', fieldsOf(body), header(request, 'idempotency-key')));
       default:
         throw invalid('service', `must be one of ${SERVICES.join(', ')}`, 'unknown_service');
     }
