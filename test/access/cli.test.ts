@@ -81,8 +81,8 @@ describe('operator CLI: teams, members and keys (CONTRACT.md)', () => {
 
   it('createKey (the core rule) refuses an expiry at or before the database clock, and issues one a minute ahead', async () => {
     const { teamId } = await env.core.access.createTeam(env.core.operatorCtx(), { name: 'Clock' });
-    const [clock] = await env.orm.em.fork().execute<{ now: Date }[]>('select now() as now');
-    const past = new Date(clock!.now.getTime() - 1000).toISOString();
+    const [clock] = await env.orm.em.fork().execute<{ ms: string }[]>('select (extract(epoch from now()) * 1000)::bigint as ms');
+    const past = new Date(Number(clock!.ms) - 1000).toISOString();
     await expect(env.core.access.createKey(env.core.operatorCtx(), { teamId, expiresAt: past })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'expiresAt' }] });
     const ahead = new Date(Date.now() + 60_000).toISOString();
     const created = await env.core.access.createKey(env.core.operatorCtx(), { teamId, expiresAt: ahead });
