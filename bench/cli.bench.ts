@@ -60,11 +60,7 @@ function timed(command: string, args: string[], env: Record<string, string>, exi
   });
 }
 
-/**
- * How many modules (files, not node: builtins) a case loads, counted with the start caches off:
- * with the resolution cache, the CommonJS modules that pg requires load without passing the
- * counting hook, so the count would be short.
- */
+/** How many modules (files, not node: builtins) a case loads, counted in one more run (with the start caches off; the same modules load either way). */
 function moduleCount(c: Case): number {
   const env = { ...process.env, ...c.env, NODE_DISABLE_COMPILE_CACHE: '1', SHELF_COUNT_MODULES: '1' };
   const run = spawnSync(NODE, ['--import', COUNTER, ...c.args], { cwd: ROOT, env, encoding: 'utf8' });

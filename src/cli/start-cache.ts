@@ -64,10 +64,11 @@ function useResolutionCache(directory: string): void {
       const conditions = (context.conditions ?? []).join(',');
       const parent = short(context.parentURL ?? '');
       const hit = entries[conditions]?.[parent]?.[specifier];
-      if (hit && existsSync(fileURLToPath(full(hit[0])))) return { url: full(hit[0]), format: hit[1], shortCircuit: true };
+      // no format (a require(), an addon) is left for Node to determine, exactly as when resolving
+      if (hit && existsSync(fileURLToPath(full(hit[0])))) return { url: full(hit[0]), format: hit[1] ?? undefined, shortCircuit: true };
       const resolved = next(specifier, context);
       if (resolved.url.startsWith('file:')) {
-        ((entries[conditions] ??= {})[parent] ??= {})[specifier] = [short(resolved.url), resolved.format];
+        ((entries[conditions] ??= {})[parent] ??= {})[specifier] = [short(resolved.url), resolved.format ?? null];
         added = true;
       }
       return resolved;

@@ -32,6 +32,14 @@ describe('operator CLI start caches', () => {
     expect(second.stdout).toBe(first.stdout);
   });
 
+  it('loads a native addon (sharp, for asset import) as well from the cache as without it', async () => {
+    // no database listens: both runs get as far as connecting, after the command's modules loaded
+    for (const run of [1, 2]) {
+      const res = await runCli(['asset', 'import', '--team', '1', '--file', 'nowhere.png'], env());
+      expect(res.json.error, `run ${run}`).toMatchObject({ code: 'internal_error', message: expect.stringContaining('ECONNREFUSED') });
+    }
+  });
+
   it('resolves again an entry whose file is gone, and ignores a cache that is not JSON', async () => {
     const file = await resolutionCacheFile();
     const runTs = async () =>
@@ -39,7 +47,10 @@ describe('operator CLI start caches', () => {
         .map((byParent) => byParent['./src/cli/main.ts']?.['./run.ts']?.[0])
         .filter(Boolean);
     const cache = JSON.parse(await readFile(file, 'utf8'));
-    for (const byParent of Object.values<Record<string, Record<string, [string, string]>>>(cache.entries)) byParent['./src/cli/main.ts']!['./run.ts']![0] = './src/cli/gone.ts';
+    for (const byParent of Object.values<Record<string, Record<string, [string, string]>>>(cache.entries)) {
+      const fromMain = byParent['./src/cli/main.ts']?.['./run.ts'];
+      if (fromMain) fromMain[0] = './src/cli/gone.ts';
+    }
     await writeFile(file, JSON.stringify(cache));
     expect(await runTs()).toEqual(['./src/cli/gone.ts']);
     const stale = await runCli(['team', '--help'], env());
