@@ -1,12 +1,16 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
+import { adminUrl, databaseUrlFor } from '../support/databases.ts';
 
 /*
- * The operator CLI's start caches (src/cli/start-cache.ts) live in Node's compile cache directory:
- * a stale or broken resolution cache must cost speed only, never a run.
+ * How the operator CLI starts: its caches (src/cli/start-cache.ts) live in Node's compile cache
+ * directory, and a stale or broken resolution cache must cost speed only, never a run; the
+ * migration check reads the migrations table and migrates only when something is pending.
  */
 
 let directory: string;
@@ -61,5 +65,43 @@ describe('operator CLI start caches', () => {
     const broken = await runCli(['key', 'revoke'], env());
     expect(broken.code).toBe(1);
     expect(broken.json.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'key-id', message: 'is required' }] });
+  });
+});
+
+describe('operator CLI migration check', () => {
+  it('creates and migrates a database that does not exist yet, then runs the command; the next run finds nothing pending and never takes the migration lock', async () => {
+    const name = `shelf_t_cli_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const admin = new pg.Client({ connectionString: adminUrl() });
+    await admin.connect();
+    try {
+      const env = { DATABASE_URL: databaseUrlFor(name) };
+      const first = await runCli(['team', 'create', '--name', 'Fresh'], env);
+      expect(first.json).toEqual({ teamId: 1 });
+      const applied = async () => {
+        const db = new pg.Client({ connectionString: databaseUrlFor(name) });
+        await db.connect();
+        try {
+          return (await db.query('select id, name, executed_at from mikro_orm_migrations order by id')).rows;
+        } finally {
+          await db.end();
+        }
+      };
+      const migrations = await applied();
+      expect(migrations.length).toBeGreaterThan(20);
+      // the migrator runs under an advisory lock (src/db/orm.ts): held elsewhere, it would block the run
+      const holder = new pg.Client({ connectionString: databaseUrlFor(name) });
+      await holder.connect();
+      try {
+        await holder.query('select pg_advisory_lock(7424201)');
+        const second = await runCli(['team', 'create', '--name', 'Again'], env);
+        expect(second.json).toEqual({ teamId: 2 });
+      } finally {
+        await holder.end();
+      }
+      expect(await applied()).toEqual(migrations);
+    } finally {
+      await admin.query(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    }
   });
 });
