@@ -1,13 +1,29 @@
-import type { ParseArgsConfig } from 'node:util';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import { AccessService } from '../core/access/access.service.ts';
 import type { Core } from '../core/core.ts';
+import type { Actor, Ctx } from '../core/platform/ctx.ts';
 
 export type Flags = Record<string, string | boolean | undefined>;
 
-/** One operator command: its flags (node:util parseArgs) and the one core operation it calls. */
-export interface CliCommand {
-  flags: NonNullable<ParseArgsConfig['options']>;
-  run: (core: Core, flags: Flags) => Promise<object>;
+/**
+ * What a command gets to reach the core. A command constructs the one service it calls (most take
+ * no collaborators, or only the storage) so a run loads that service's modules and no others;
+ * commands whose services are wired to others ask for the whole core (`core()`), which createCore
+ * builds exactly as the service does.
+ */
+export interface Cli {
+  readonly config: Config;
+  readonly orm: MikroORM;
+  /** A unit of work for operator commands (CoreServices.operatorCtx). */
+  operatorCtx(): Pick<Ctx, 'em'>;
+  /** A unit of work acting as `actor` (CoreServices.ctxFor). */
+  ctxFor(actor: Actor): Ctx;
+  /** The whole domain core, with the service's link-signing secret. */
+  core(): Promise<Core>;
 }
+
+const access = new AccessService();
 
 /** A numeric flag as a number; anything else is passed on as is so the core reports it as invalid (naming the flag). */
 export function numberFlag(value: string | boolean | undefined): number | string | boolean | undefined {
@@ -20,18 +36,21 @@ export function idFlag(value: string | boolean | undefined): number {
 }
 
 /** An operator acting for the team `--team` as the system (team administration, e.g. custom field definitions). */
-export async function asTeam(core: Core, flags: Flags) {
-  const actor = await core.access.teamAsOperator(core.operatorCtx(), idFlag(flags.team), 'operator-cli');
-  return core.ctxFor(actor, 'cli');
+export async function asTeam(cli: Cli, flags: Flags): Promise<Ctx> {
+  return cli.ctxFor(await access.teamAsOperator(cli.operatorCtx(), idFlag(flags.team), 'operator-cli'));
 }
 
 /** An operator acting as the member `--user` (CONTRACT.md): the member's own team scopes the operation. */
-export async function asMember(core: Core, flags: Flags) {
-  const actor = await core.access.memberAsOperator(core.operatorCtx(), idFlag(flags.user));
-  return core.ctxFor(actor, 'cli');
+export async function asMember(cli: Cli, flags: Flags): Promise<Ctx> {
+  return cli.ctxFor(await access.memberAsOperator(cli.operatorCtx(), idFlag(flags.user)));
 }
 
 /** `--ids 1,2,3` as the core's `ids`; a part that is not numeric is passed on, so the core names the flag. */
 export function idsFlag(value: string | boolean | undefined): unknown {
   return typeof value === 'string' ? value.split(',').map((part) => numberFlag(part.trim())) : value;
+}
+
+/** The flags that were given, as the core's input (its keys are the flag names, so errors name the flag). */
+export function given(entries: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
 }

@@ -70,6 +70,28 @@ describe('operator CLI: teams, members and keys (CONTRACT.md)', () => {
     expect(res.body.code).toBe('key_inactive');
   });
 
+  it('key create refuses an --expires-at in the past with validation_failed naming expiresAt and writes no key', async () => {
+    const { json: team } = await cli('team', 'create', '--name', 'Dead keys');
+    const keys = () => env.orm.em.fork().execute<{ n: string }[]>('select count(*) as n from api_keys where team_id = ?', [team.teamId]);
+    const res = await cli('key', 'create', '--team', String(team.teamId), '--expires-at', '2020-01-01T00:00:00Z');
+    expect(res.code).toBe(1);
+    expect(res.json.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'expiresAt', message: 'must be in the future' }] });
+    expect((await keys())[0]!.n).toBe('0');
+  });
+
+  it('createKey (the core rule) refuses an expiry at or before the database clock, and issues one a minute ahead', async () => {
+    const { teamId } = await env.core.access.createTeam(env.core.operatorCtx(), { name: 'Clock' });
+    const [clock] = await env.orm.em.fork().execute<{ ms: string }[]>('select (extract(epoch from now()) * 1000)::bigint as ms');
+    const past = new Date(Number(clock!.ms) - 1000).toISOString();
+    await expect(env.core.access.createKey(env.core.operatorCtx(), { teamId, expiresAt: past })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'expiresAt' }] });
+    const ahead = new Date(Date.now() + 60_000).toISOString();
+    const created = await env.core.access.createKey(env.core.operatorCtx(), { teamId, expiresAt: ahead });
+    expect(created.expiresAt).toBe(ahead);
+    expect((await send(env, { url: '/v1/brands', key: created.key })).status).toBe(200);
+    const rows = await env.orm.em.fork().execute<{ n: string }[]>('select count(*) as n from api_keys where team_id = ?', [teamId]);
+    expect(rows[0]!.n).toBe('1');
+  });
+
   const failures: Array<[string, string[], string]> = [
     ['an unknown command', ['frobnicate'], 'usage'],
     ['an unknown flag', ['team', 'create', '--name', 'x', '--colour', 'red'], 'usage'],

@@ -152,4 +152,16 @@ describe('secret rotation and re-enabling', () => {
     expect(unknown.code).not.toBe(0);
     expect(unknown.json).toMatchObject({ error: { code: 'not_found' } });
   });
+
+  it('sends a test event through the CLI as the operator: one delivery queued on the endpoint\'s test line', async () => {
+    const env = { DATABASE_URL: world.env.config.databaseUrl };
+    const sent = await runCli(['webhook', 'test', '--team', String(world.team.teamId), '--endpoint', String(endpointId)], env);
+    expect(sent.code, JSON.stringify(sent.json)).toBe(0);
+    expect(sent.json).toEqual({ eventId: expect.any(String), deliveryId: expect.any(String) });
+    const [row] = await world.env.orm.em.fork().execute<{ ordering_key: string; event_type: string; actor: string }[]>(
+      'select d.ordering_key, o.event_type, o.actor from webhook_deliveries d join outbox_events o on o.id = d.event_id where d.id = ?',
+      [sent.json.deliveryId],
+    );
+    expect(row).toEqual({ ordering_key: `test:${endpointId}`, event_type: 'WEBHOOK_TEST', actor: 'system:operator-cli' });
+  });
 });

@@ -26,8 +26,11 @@ export function given(env: TestEnv) {
     async member(team: GivenTeam, name = 'Member'): Promise<{ userId: number }> {
       return env.core.access.addMember(op(), { teamId: team.teamId, name });
     },
+    /** A key; an `expiresAt` in the past gives a key that has expired (the core refuses to issue one, so it is backdated). */
     async key(team: GivenTeam, role: Role = 'manage', expiresAt?: string): Promise<GivenKey> {
-      const created = await env.core.access.createKey(op(), { teamId: team.teamId, role, expiresAt });
+      const expired = expiresAt !== undefined && Date.parse(expiresAt) <= Date.now();
+      const created = await env.core.access.createKey(op(), { teamId: team.teamId, role, expiresAt: expired ? undefined : expiresAt });
+      if (expired) await env.orm.em.fork().execute('update api_keys set expires_at = ? where id = ?', [expiresAt, created.keyId]);
       return { teamId: team.teamId, keyId: created.keyId, key: created.key, role };
     },
     /** A manage-role caller's core context, for setting up data without HTTP. */

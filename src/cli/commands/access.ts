@@ -1,37 +1,19 @@
-import type { CliCommand } from '../command.ts';
+import { AccessService } from '../../core/access/access.service.ts';
 import { idFlag } from '../command.ts';
+import type { Handlers } from '../registry.ts';
+
+const access = new AccessService();
+const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** Operator commands for teams, members and API keys (CONTRACT.md). */
-export const accessCommands: Record<string, CliCommand> = {
-  'team create': {
-    flags: { name: { type: 'string' } },
-    run: (core, flags) => core.access.createTeam(core.operatorCtx(), { name: flags.name as string | undefined }),
+export const handlers: Handlers<'access'> = {
+  'team create': (cli, flags) => access.createTeam(cli.operatorCtx(), { name: text(flags.name) }),
+  'team enable-subscriptions': (cli, flags) => access.enableSubscriptions(cli.operatorCtx(), { teamId: idFlag(flags.team) }),
+  'member add': (cli, flags) => access.addMember(cli.operatorCtx(), { teamId: idFlag(flags.team), name: text(flags.name) }),
+  'key create': async (cli, flags) => {
+    const created = await access.createKey(cli.operatorCtx(), { teamId: idFlag(flags.team), role: text(flags.role), expiresAt: text(flags['expires-at']) });
+    return { keyId: created.keyId, key: created.key, role: created.role, expiresAt: created.expiresAt };
   },
-  'team enable-subscriptions': {
-    flags: { team: { type: 'string' } },
-    run: (core, flags) => core.access.enableSubscriptions(core.operatorCtx(), { teamId: idFlag(flags.team) }),
-  },
-  'member add': {
-    flags: { team: { type: 'string' }, name: { type: 'string' } },
-    run: (core, flags) => core.access.addMember(core.operatorCtx(), { teamId: idFlag(flags.team), name: flags.name as string | undefined }),
-  },
-  'key create': {
-    flags: { team: { type: 'string' }, role: { type: 'string' }, 'expires-at': { type: 'string' } },
-    run: async (core, flags) => {
-      const created = await core.access.createKey(core.operatorCtx(), {
-        teamId: idFlag(flags.team),
-        role: flags.role as string | undefined,
-        expiresAt: flags['expires-at'] as string | undefined,
-      });
-      return { keyId: created.keyId, key: created.key, role: created.role, expiresAt: created.expiresAt };
-    },
-  },
-  'key set-role': {
-    flags: { 'key-id': { type: 'string' }, role: { type: 'string' } },
-    run: (core, flags) => core.access.setKeyRole(core.operatorCtx(), { keyId: idFlag(flags['key-id']), role: flags.role as string | undefined }),
-  },
-  'key revoke': {
-    flags: { 'key-id': { type: 'string' } },
-    run: (core, flags) => core.access.revokeKey(core.operatorCtx(), { keyId: idFlag(flags['key-id']) }),
-  },
+  'key set-role': (cli, flags) => access.setKeyRole(cli.operatorCtx(), { keyId: idFlag(flags['key-id']), role: text(flags.role) }),
+  'key revoke': (cli, flags) => access.revokeKey(cli.operatorCtx(), { keyId: idFlag(flags['key-id']) }),
 };

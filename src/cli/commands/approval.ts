@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { ApprovalTemplateService } from '../../core/approvals/template.service.ts';
+import { WebhookAdminService } from '../../core/events/webhook-admin.service.ts';
 import { DomainError } from '../../core/platform/errors.ts';
-import { asMember, idFlag, type CliCommand } from '../command.ts';
+import { asMember, idFlag } from '../command.ts';
+import type { Handlers } from '../registry.ts';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
@@ -15,31 +18,24 @@ async function workflowFile(path: unknown): Promise<unknown> {
   }
 }
 
-/** Operator commands of Area D (CONTRACT.md): templates from the workflow file, decisions and resubmissions as a member. */
-export const approvalCommands: Record<string, CliCommand> = {
-  'approval-template create': {
-    flags: { team: { type: 'string' }, file: { type: 'string' } },
-    run: async (core, flags) => {
-      const scope = await core.events.webhooks.operatorScope(core.operatorCtx(), idFlag(flags.team));
-      const template = await core.approvals.templates.create({ em: scope.em, teamId: scope.teamId }, await workflowFile(flags.file));
-      return { id: template.id };
-    },
+/**
+ * Operator commands of Area D (CONTRACT.md): templates from the workflow file, decisions and
+ * resubmissions as a member. Templates need only their own service; the task engine is wired to
+ * storage, imports and the outbound guard, so decisions take the whole core.
+ */
+export const handlers: Handlers<'approval'> = {
+  'approval-template create': async (cli, flags) => {
+    const scope = await new WebhookAdminService().operatorScope(cli.operatorCtx(), idFlag(flags.team));
+    const template = await new ApprovalTemplateService().create({ em: scope.em, teamId: scope.teamId }, await workflowFile(flags.file));
+    return { id: template.id };
   },
-  'approval decide': {
-    flags: { task: { type: 'string' }, user: { type: 'string' }, decision: { type: 'string' }, comment: { type: 'string' } },
-    run: async (core, flags) => core.approvals.engine.decide(await asMember(core, flags), { taskId: text(flags.task) ?? '', decision: text(flags.decision) ?? '', comment: text(flags.comment) }),
+  'approval decide': async (cli, flags) =>
+    (await cli.core()).approvals.engine.decide(await asMember(cli, flags), { taskId: text(flags.task) ?? '', decision: text(flags.decision) ?? '', comment: text(flags.comment) }),
+  'approval resubmit': async (cli, flags) => {
+    const files = (flags.file as unknown as string[] | undefined) ?? [];
+    // a position that is not a number is passed on as NaN, so the core names it out of range
+    const positions = ((flags.position as unknown as string[] | undefined) ?? []).map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
+    return (await cli.core()).approvals.tasks.resubmitFiles(await asMember(cli, flags), { taskId: text(flags.task) ?? '', files, positions, comment: text(flags.comment) });
   },
-  'approval resubmit': {
-    flags: { task: { type: 'string' }, user: { type: 'string' }, file: { type: 'string', multiple: true }, position: { type: 'string', multiple: true }, comment: { type: 'string' } },
-    run: async (core, flags) => {
-      const files = (flags.file as unknown as string[] | undefined) ?? [];
-      // a position that is not a number is passed on as NaN, so the core names it out of range
-      const positions = ((flags.position as unknown as string[] | undefined) ?? []).map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
-      return core.approvals.tasks.resubmitFiles(await asMember(core, flags), { taskId: text(flags.task) ?? '', files, positions, comment: text(flags.comment) });
-    },
-  },
-  'approval cancel': {
-    flags: { task: { type: 'string' }, user: { type: 'string' } },
-    run: async (core, flags) => core.approvals.engine.cancel(await asMember(core, flags), text(flags.task) ?? ''),
-  },
+  'approval cancel': async (cli, flags) => (await cli.core()).approvals.engine.cancel(await asMember(cli, flags), text(flags.task) ?? ''),
 };

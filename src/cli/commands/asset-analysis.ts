@@ -1,5 +1,6 @@
 import { invalid } from '../../core/platform/errors.ts';
-import { numberFlag, type CliCommand } from '../command.ts';
+import { given, numberFlag } from '../command.ts';
+import type { Handlers } from '../registry.ts';
 
 /** `--ai-detailed-description` is JSON text (an array); an empty value clears the field. */
 function jsonFlag(value: string | boolean | undefined): unknown {
@@ -18,28 +19,18 @@ const textFlag = (value: string | boolean | undefined) => (value === '' ? null :
 /**
  * `asset analysis set --team ID --file-id ID [--ai-tags T] [--ai-title T] [--ai-description D]
  * [--ai-detailed-description JSON]`: records image analysis made elsewhere (Shelf runs no model).
- * Prints `{"id"}`.
+ * Prints `{"id"}`. The library edit service comes with the core (it reads edited files through search).
  */
-export const assetAnalysisCommands: Record<string, CliCommand> = {
-  'asset analysis set': {
-    flags: {
-      team: { type: 'string' },
-      'file-id': { type: 'string' },
-      'ai-tags': { type: 'string' },
-      'ai-title': { type: 'string' },
-      'ai-description': { type: 'string' },
-      'ai-detailed-description': { type: 'string' },
-    },
-    run: (core, flags) => {
-      const input = {
-        team: numberFlag(flags.team),
-        fileId: numberFlag(flags['file-id']),
-        aiTags: textFlag(flags['ai-tags']),
-        aiTitle: textFlag(flags['ai-title']),
-        aiDescription: textFlag(flags['ai-description']),
-        aiDetailedDescription: jsonFlag(flags['ai-detailed-description']),
-      };
-      return core.assets.libraryEdit.setAnalysisAsOperator(core.operatorCtx(), Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)));
-    },
+export const handlers: Handlers<'asset-analysis'> = {
+  'asset analysis set': async (cli, flags) => {
+    const input = given({
+      team: numberFlag(flags.team),
+      fileId: numberFlag(flags['file-id']),
+      aiTags: textFlag(flags['ai-tags']),
+      aiTitle: textFlag(flags['ai-title']),
+      aiDescription: textFlag(flags['ai-description']),
+      aiDetailedDescription: jsonFlag(flags['ai-detailed-description']),
+    });
+    return (await cli.core()).assets.libraryEdit.setAnalysisAsOperator(cli.operatorCtx(), input);
   },
 };

@@ -1,22 +1,22 @@
-import { asMember, idFlag, type CliCommand } from '../command.ts';
+import { LibraryImportService } from '../../core/assets/import.ts';
+import { RecycleBinService } from '../../core/assets/recycle-bin/recycle-bin.service.ts';
+import { LocalDiskStorage } from '../../core/assets/storage.ts';
+import { VersionLineService } from '../../core/assets/versions/version-lines.service.ts';
+import { asMember, idFlag, type Cli } from '../command.ts';
+import type { Handlers } from '../registry.ts';
+
+/** Version lines take the recycle bin and the import service, each on the storage, as createCore builds them. */
+function versionLines(cli: Cli): VersionLineService {
+  const storage = new LocalDiskStorage(cli.config.storageDir);
+  return new VersionLineService({ recycleBin: new RecycleBinService(storage), imports: new LibraryImportService(storage) });
+}
 
 /** Version lines from the operator CLI (docs/library.md "Version lines"), acting as the member `--user`. */
-export const assetVersionCommands: Record<string, CliCommand> = {
-  'asset version list': {
-    flags: { user: { type: 'string' }, file: { type: 'string' } },
-    run: async (core, flags) => core.assets.versionLines.line(await asMember(core, flags), idFlag(flags.file)),
-  },
-  'asset version add': {
-    flags: { user: { type: 'string' }, file: { type: 'string' }, version: { type: 'string' }, cover: { type: 'boolean' } },
-    run: async (core, flags) =>
-      core.assets.versionLines.addVersion(await asMember(core, flags), idFlag(flags.file), { versionFileId: idFlag(flags.version), ...(flags.cover ? { makeCover: true } : {}) }),
-  },
-  'asset version cover': {
-    flags: { user: { type: 'string' }, file: { type: 'string' } },
-    run: async (core, flags) => core.assets.versionLines.setCover(await asMember(core, flags), idFlag(flags.file)),
-  },
-  'asset version remove': {
-    flags: { user: { type: 'string' }, file: { type: 'string' }, 'remove-type': { type: 'string' } },
-    run: async (core, flags) => core.assets.versionLines.removeVersion(await asMember(core, flags), idFlag(flags.file), { removeType: typeof flags['remove-type'] === 'string' ? flags['remove-type'].toUpperCase() : flags['remove-type'] }),
-  },
+export const handlers: Handlers<'asset-version'> = {
+  'asset version list': async (cli, flags) => versionLines(cli).line(await asMember(cli, flags), idFlag(flags.file)),
+  'asset version add': async (cli, flags) =>
+    versionLines(cli).addVersion(await asMember(cli, flags), idFlag(flags.file), { versionFileId: idFlag(flags.version), ...(flags.cover ? { makeCover: true } : {}) }),
+  'asset version cover': async (cli, flags) => versionLines(cli).setCover(await asMember(cli, flags), idFlag(flags.file)),
+  'asset version remove': async (cli, flags) =>
+    versionLines(cli).removeVersion(await asMember(cli, flags), idFlag(flags.file), { removeType: typeof flags['remove-type'] === 'string' ? flags['remove-type'].toUpperCase() : flags['remove-type'] }),
 };

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { CategoryIconService } from '../../core/assets/category-icon.service.ts';
+import { LocalDiskStorage } from '../../core/assets/storage.ts';
 import { invalid } from '../../core/platform/errors.ts';
-import type { CliCommand } from '../command.ts';
 import { idFlag } from '../command.ts';
+import type { Handlers } from '../registry.ts';
 
 /** Reads the file named by --file; an unreadable path is the operator's input error, not an internal one. */
 async function readIconFile(path: string | boolean | undefined): Promise<Buffer> {
@@ -13,13 +15,10 @@ async function readIconFile(path: string | boolean | undefined): Promise<Buffer>
   }
 }
 
-/** Operator commands for category icon assets (CONTRACT.md). */
-export const categoryIconCommands: Record<string, CliCommand> = {
-  'category-icon import': {
-    flags: { team: { type: 'string' }, file: { type: 'string' } },
-    run: async (core, flags) => {
-      const bytes = await readIconFile(flags.file);
-      return core.catalogue.categoryIcons.importIcon(core.operatorCtx(), { teamId: idFlag(flags.team), bytes });
-    },
+/** Operator commands for category icon assets (CONTRACT.md); the icon service takes only the storage. */
+export const handlers: Handlers<'category-icon'> = {
+  'category-icon import': async (cli, flags) => {
+    const bytes = await readIconFile(flags.file);
+    return new CategoryIconService({ storage: new LocalDiskStorage(cli.config.storageDir) }).importIcon(cli.operatorCtx(), { teamId: idFlag(flags.team), bytes });
   },
 };

@@ -1,13 +1,7 @@
-import { numberFlag, type CliCommand } from '../command.ts';
+import { given, numberFlag } from '../command.ts';
+import type { Handlers } from '../registry.ts';
 
-/** Operator commands for folder shares (CONTRACT.md `share create`). */
-export const shareCommands: Record<string, CliCommand> = {
-  'share create': {
-    flags: { team: { type: 'string' }, folder: { type: 'string' }, password: { type: 'string' } },
-    run: (core, flags) =>
-      core.assets.shares.create(
-        core.operatorCtx(),
-        Object.fromEntries(Object.entries({ team: numberFlag(flags.team), folder: flags.folder, password: flags.password }).filter(([, v]) => v !== undefined)),
-      ),
-  },
+/** Operator commands for folder shares (CONTRACT.md `share create`); the share service signs links and counts attempts, so it comes with the core. */
+export const handlers: Handlers<'share'> = {
+  'share create': async (cli, flags) => (await cli.core()).assets.shares.create(cli.operatorCtx(), given({ team: numberFlag(flags.team), folder: flags.folder, password: flags.password })),
 };

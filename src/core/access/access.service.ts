@@ -62,7 +62,7 @@ export class AccessService {
     return { userId: row!.id };
   }
 
-  /** Issues a key; the plain key is returned once and only its SHA-256 is stored. */
+  /** Issues a key; the plain key is returned once and only its SHA-256 is stored. An expiry must be in the future. */
   async createKey(
     ctx: OperatorCtx,
     input: { teamId: number; role?: string; expiresAt?: string },
@@ -77,12 +77,15 @@ export class AccessService {
     }
     await requireTeam(ctx, teamId);
     const key = KEY_PREFIX + randomSecret(32);
+    // a key that expires at or before now would be dead on arrival (authenticate compares with the
+    // database clock, as this guard does, in the same statement as the insert)
     const row = await queryOne<{ id: number }>(
       ctx,
-      'insert into api_keys (team_id, key_hash, role, expires_at) values (?, ?, ?, ?) returning id',
-      [teamId, hashApiKey(key), role, expiresAt],
+      'insert into api_keys (team_id, key_hash, role, expires_at) select ?, ?, ?, ?::timestamptz where ?::timestamptz is null or ?::timestamptz > now() returning id',
+      [teamId, hashApiKey(key), role, expiresAt, expiresAt, expiresAt],
     );
-    return { keyId: row!.id, key, role, expiresAt };
+    if (!row) throw invalid('expiresAt', 'must be in the future');
+    return { keyId: row.id, key, role, expiresAt };
   }
 
   /** Changes a key's collaborator role; takes effect on the key's next request. */

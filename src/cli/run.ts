@@ -1,0 +1,106 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { DomainError } from '../core/platform/errors.ts';
+import { commandsUnder, leadingWords, parseFlags, resolveCommand, unknownCommand, UsageError } from './args.ts';
+import type { Cli, Flags } from './command.ts';
+import { commandHelp, commandsHelp } from './help.ts';
+import { COMMAND_NAMES, loadHandler, type CommandName, type Handler } from './registry.ts';
+
+/** The operator CLI of CONTRACT.md: prints one JSON object; on failure `{"error":{code,message}}` and a non-zero exit. */
+
+function fail(code: string, message: string, details?: unknown): never {
+  process.stdout.write(`${JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } })}\n`);
+  process.exit(code === 'usage' ? 2 : 1);
+}
+
+/** `--help` / `-h` anywhere: the page of the command, or of the group the leading words name. */
+function help(argv: string[]): string | null {
+  if (!argv.some((arg) => arg === '--help' || arg === '-h')) return null;
+  const words = leadingWords(argv);
+  if (words.length === 0) return commandsHelp(COMMAND_NAMES, 'Commands:');
+  const name = resolveCommand(words);
+  if (name && words.length === name.split(' ').length) return commandHelp(name);
+  const group = commandsUnder(words);
+  if (group.length > 0) return commandsHelp(group, `Commands of "${words.join(' ')}":`);
+  throw unknownCommand(words);
+}
+
+/**
+ * The database, migrated: one read says whether any migration is pending (nearly always none), and
+ * only then is the database created if missing and the migrator run, under its advisory lock.
+ */
+async function openDatabase(config: Config): Promise<MikroORM> {
+  const { ensureDatabase, migrateUp, openOrm, pendingMigrations } = await import('../db/orm.ts');
+  const pending = await pendingMigrations(config.databaseUrl);
+  if (pending.length > 0) await ensureDatabase(config.databaseUrl);
+  const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 4 });
+  try {
+    if (pending.length > 0) await migrateUp(orm);
+  } catch (e) {
+    await orm.close();
+    throw e;
+  }
+  return orm;
+}
+
+async function cliFor(orm: MikroORM, config: Config): Promise<Cli> {
+  const { withLazyUnitOfWork } = await import('../core/platform/sql.ts');
+  let core: ReturnType<Cli['core']> | undefined;
+  return {
+    config,
+    orm,
+    // the unit of work is forked on first use, as createCore's operatorCtx and ctxFor do
+    operatorCtx: () => withLazyUnitOfWork(orm.em, {}),
+    ctxFor: (actor) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId: 'cli' }),
+    core: () =>
+      (core ??= (async () => {
+        const [{ createCore }, { loadSigningSecret }] = await Promise.all([import('../core/core.ts'), import('../core/platform/settings.ts')]);
+        // the same link-signing secret as the service (kept in the database unless configured), so a
+        // command's result may carry signed links like the API's do
+        const linkSigningSecret = await loadSigningSecret({ em: orm.em.fork() }, config.linkSigningSecret);
+        return createCore(orm, { ...config, linkSigningSecret });
+      })()),
+  };
+}
+
+/** Loads the command's module while the database is opened: the one waits on disk and CPU, the other on PostgreSQL. */
+async function start(name: CommandName, config: Config): Promise<{ handler: Handler; orm: MikroORM }> {
+  const [handler, orm] = await Promise.allSettled([loadHandler(name), openDatabase(config)]);
+  if (handler.status === 'rejected') {
+    if (orm.status === 'fulfilled') await orm.value.close();
+    throw handler.reason;
+  }
+  if (orm.status === 'rejected') throw orm.reason;
+  return { handler: handler.value, orm: orm.value };
+}
+
+async function run(argv: string[]): Promise<void> {
+  const page = help(argv);
+  if (page !== null) {
+    process.stdout.write(page);
+    return;
+  }
+  const words = leadingWords(argv);
+  const name = resolveCommand(words);
+  if (!name) throw unknownCommand(words);
+  const flags = parseFlags(name, argv.slice(name.split(' ').length));
+  const config = loadConfig();
+  const { handler, orm } = await start(name, config);
+  try {
+    const result = await handler(await cliFor(orm, config), flags as Flags);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await orm.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await run(argv);
+  } catch (e) {
+    if (e instanceof UsageError) fail('usage', e.message, e.issue && [e.issue]);
+    if (e instanceof DomainError) fail(e.code, e.message, e.details);
+    if (e instanceof ConfigError) fail('configuration_error', e.message);
+    fail('internal_error', (e as Error).message);
+  }
+}
