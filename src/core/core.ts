@@ -135,7 +135,7 @@ export interface PlatformServices {
   storage: Storage;
   /** The one way out of the machine: callbacks and approval downloads (DESIGN.md Outbound HTTP). */
   outbound: OutboundGuard;
-  /** Failed attempts counted in Redis across processes (share passwords; issue 12 item 7). */
+  /** Failed attempts counted in Redis across processes (share passwords). */
   attemptLimiter: AttemptLimiter;
 }
 

@@ -8,7 +8,7 @@ import { writeImage } from '../support/media-files.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
- * What the custom metadata files share (issue 14 item 5): a library event world whose material
+ * What the custom metadata files share: a library event world whose material
  * subscription takes MATERIAL_METADATA_UPDATED and whose folder subscription is on `/cm`, keys of
  * the team and a member Ann, another team with a field, a template and a file carrying a value of
  * its own, and the helpers that make files, read the events they caused and search.

@@ -8,7 +8,7 @@ import { writeImage } from '../support/media-files.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
- * What the recycle bin files share (issue 14 item 2): a library event world whose material
+ * What the recycle bin files share: a library event world whose material
  * subscription takes MATERIAL_DELETED and MATERIAL_ADDED_TO_FOLDER and whose folder subscription
  * is on `/bin`, a view_only key and a member Ann, and the helpers that import files and read the
  * events a test caused.

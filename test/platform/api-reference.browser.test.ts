@@ -7,7 +7,7 @@ import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { freePort } from '../support/private-redis.ts';
 
 /*
- * The API reference in a real browser (issue 17: "/docs and GraphiQL work without internet"):
+ * The API reference in a real browser ("/docs and GraphiQL work without internet"):
  * Debian's Chromium opens the pages from a listening server, every request the page makes is
  * recorded, and the pages must render with none of them leaving Shelf's origin and no script error.
  */

@@ -72,7 +72,7 @@ export interface ValidityCheckResult {
 }
 
 /**
- * File validity periods (issue 14 item 3; docs/library.md "Validity"). Setting a period needs
+ * File validity periods (docs/library.md "Validity"). Setting a period needs
  * library:edit and writes a VALIDITY event when the period or the status changes; a daily job
  * (`validity-check` on the maintenance queue) moves files whose period started or ended and
  * writes their events, acting as the system for each team.

@@ -129,7 +129,7 @@ export class LibraryEditService {
   }
 
   /**
-   * Transfers a file to another member of the team (issue 14 item 4): the file keeps its file-path
+   * Transfers a file to another member of the team: the file keeps its file-path
    * ID. 422 naming ownerUserId when the member is not the team's; transferring to the current
    * owner changes nothing and writes no event.
    */

@@ -5,7 +5,7 @@ import { dbTimestamp } from '../platform/timestamps.ts';
 import { probedBytesProperties } from './stored-object.entity.ts';
 
 /**
- * A pending inbound (issue 14 item 6; docs/library.md "Pending inbound"): an import whose bytes are
+ * A pending inbound (docs/library.md "Pending inbound"): an import whose bytes are
  * probed and stored (content-addressed) but which is not in the library yet. It holds what the
  * import was given and what was read from the bytes; confirming it places the file (and creates
  * its folders) as the import would have, discarding it removes the row. It is no library file, so

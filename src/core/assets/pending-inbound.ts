@@ -122,7 +122,7 @@ function requireAll(wanted: number[], found: number[]): void {
 }
 
 /**
- * Pending inbound (issue 14 item 6; docs/library.md "Pending inbound"). An import given
+ * Pending inbound (docs/library.md "Pending inbound"). An import given
  * `--pending` is validated, probed and its bytes stored exactly as `asset import` does, but it
  * becomes a row of `library_pending_inbounds`, not a library file. Confirming places the files in
  * one transaction and writes one MATERIAL_INBOUND_COMPLETED (source PENDING_INBOUND_CONFIRM);

@@ -25,7 +25,7 @@ export interface DeliverySettings {
 
 /** A claim outlives its attempt by this much; past it, a worker that died mid-attempt gives the delivery back. */
 const LEASE_MARGIN_MS = 5_000;
-/** An endpoint whose deliveries have all failed this long is disabled (issue 13). */
+/** An endpoint whose deliveries have all failed this long is disabled. */
 const FAILING_DAYS_BEFORE_DISABLE = 5;
 /** How much of a receiver's answer is kept with an attempt. */
 const RESPONSE_EXCERPT_BYTES = 1024;

@@ -148,7 +148,7 @@ export const WebhookDeliveryLine = defineEntity({
   },
 });
 
-/** Every attempt of a delivery (issue 13): time, status, duration, error and the first 1 KiB of the answer. */
+/** Every attempt of a delivery: time, status, duration, error and the first 1 KiB of the answer. */
 export const WebhookAttempt = defineEntity({
   name: 'WebhookAttempt',
   tableName: 'webhook_attempts',

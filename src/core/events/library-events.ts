@@ -167,7 +167,7 @@ export interface VersionChange {
 export type BasicChanges = Partial<Pick<FileFacts, 'name' | 'description' | 'score' | 'link'>>;
 
 /**
- * The events of library writes (issue 13 item 2; docs/events.md has the table). Each is called by
+ * The events of library writes (docs/events.md has the table). Each is called by
  * the one operation that makes the change, inside its transaction, after the change.
  */
 export const libraryEvents = {
@@ -187,7 +187,7 @@ export const libraryEvents = {
   },
 
   /**
-   * Pending inbound confirmed (issue 14 item 6): one MATERIAL_INBOUND_COMPLETED for the batch (source PENDING_INBOUND_CONFIRM,
+   * Pending inbound confirmed: one MATERIAL_INBOUND_COMPLETED for the batch (source PENDING_INBOUND_CONFIRM,
    * `pendingInboundIdToMaterialId`, `materialIds`), one MATERIAL_ADDED_TO_FOLDER per folder that received files, and one folder ADD
    * per subscribed folder on their paths with the files under it. Ordering keys: the first file of the batch or of the folder.
    */

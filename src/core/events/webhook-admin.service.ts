@@ -96,7 +96,7 @@ function rfc3339(value: string | undefined, field: string): string | null {
 }
 
 /**
- * What integrators need beyond the spec (issue 13 item 5), for GraphQL and the CLI alike: their
+ * What integrators need beyond the spec, for GraphQL and the CLI alike: their
  * endpoints and subscriptions with state and secret, deliveries and attempts, replays, secret
  * rotation and re-enabling. Every read and change is scoped to the team (and the key, for non-manage keys).
  */

@@ -5,8 +5,8 @@ import { DomainError } from './errors.ts';
 const CONNECTION_WAIT_MS = 1000;
 
 /**
- * Counts failed attempts per key in Redis, so several API processes share the count (issue 12 item
- * 7: share passwords). Past `limit` failures within `windowSeconds` the key is refused with 429
+ * Counts failed attempts per key in Redis, so several API processes share the count (share
+ * passwords). Past `limit` failures within `windowSeconds` the key is refused with 429
  * `too_many_attempts` and a Retry-After of the window's rest. Redis down refuses too (503
  * service_unavailable): a limiter that failed open would allow unlimited guessing.
  *

@@ -14,7 +14,7 @@ const UNREACHABLE_MESSAGES = /Connection terminated|connect ECONNREFUSED|timeout
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * The table of database failures that are not the caller's fault (issue 12 item 7): a database
+ * The table of database failures that are not the caller's fault: a database
  * that cannot be reached becomes `service_unavailable` (503 with Retry-After in every area's
  * envelope, `extensions.code` in GraphQL) instead of an internal error. Null for anything else.
  */

@@ -16,7 +16,7 @@ import { AssetItemRef, JsonRef } from './library.ts';
 
 /*
  * Custom metadata fields, custom field templates and the values files carry (docs/library.md
- * "Custom metadata and custom fields"; issue 14 item 5).
+ * "Custom metadata and custom fields").
  */
 
 const VALUE_RULES = 'text: a string of at most 2000 characters; number: a finite number; date: YYYY-MM-DD, or an RFC 3339 date-time (shown in UTC with microseconds); select: one of the field\'s options, exactly.';

@@ -4,7 +4,7 @@ import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType } from '../shapes.ts';
 
-/** Pending inbound (issue 14 item 6; docs/library.md "Pending inbound"). */
+/** Pending inbound (docs/library.md "Pending inbound"). */
 
 const PendingInboundRef = builder.objectRef<PendingInboundView>('PendingInbound').implement({
   description: 'An import held until it is confirmed or discarded (`asset import --pending`). Its bytes are stored, but it is no library file yet: search, shares and products do not see it.',

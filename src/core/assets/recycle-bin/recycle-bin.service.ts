@@ -76,7 +76,7 @@ function restoreNameInUse(name: string): DomainError {
 }
 
 /**
- * The team's recycle bin (issue 14 item 2, docs/library.md "Recycle bin"). Deleting a file or a
+ * The team's recycle bin (docs/library.md "Recycle bin"). Deleting a file or a
  * folder moves it into the bin as one entry; an entry can be restored (with its folder relations)
  * or deleted permanently, which also removes stored bytes nothing else uses. Everything needs the
  * editable role (`library:edit`), as other library edits do.

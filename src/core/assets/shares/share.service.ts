@@ -115,7 +115,7 @@ export class ShareService {
     if (!share) throw new DomainError('share_not_found', 'No share has this token');
     if (share.passwordHash !== null) {
       if (password === undefined || password.length === 0) throw new DomainError('share_password_required', 'This share is protected by a password');
-      // failed guesses are counted per share and caller, across processes (issue 12 item 7)
+      // failed guesses are counted per share and caller, across processes
       const attempts = `share:${ctx.teamId}:${share.id}:${actorLabel(ctx.actor)}`;
       await this.deps.limiter.check(attempts);
       if (!(await verifySharePassword(password, share.passwordHash))) {

@@ -55,7 +55,7 @@ async function setFile(tx: Ctx, fileId: number, sets: string, params: unknown[])
 }
 
 /**
- * Version lines (issue 14 item 1, docs/library.md "Version lines"). Every version is a library file
+ * Version lines (docs/library.md "Version lines"). Every version is a library file
  * with its own file-path ID; a line has one cover, the only live version: search, shares, folders
  * and previews show it, and a product that references any version of the line shows the cover.
  * The other versions are hidden (not live) until they become the cover or leave the line. All
