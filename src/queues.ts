@@ -6,18 +6,15 @@ import type { Config } from './config.ts';
 export const QUEUE_NAMES = ['maintenance', 'webhook-delivery', 'approval-timeout'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
+/**
+ * BullMQ's connection options for REDIS_URL. ioredis parses the URL (user, password, database,
+ * `rediss:` for TLS) as it does for every other client here: a client made only to parse it,
+ * never connected.
+ */
 export function redisConnection(config: Pick<Config, 'redisUrl'>): ConnectionOptions {
-  const url = new URL(config.redisUrl);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 6379),
-    username: url.username || undefined,
-    password: url.password ? decodeURIComponent(url.password) : undefined,
-    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
-    tls: url.protocol === 'rediss:' ? {} : undefined,
-    // BullMQ workers block on Redis; they must never give up a command
-    maxRetriesPerRequest: null,
-  };
+  const { host, port, username, password, db, tls } = new Redis(config.redisUrl, { lazyConnect: true }).options;
+  // BullMQ workers block on Redis; they must never give up a command
+  return { host, port, username, password, db, tls, maxRetriesPerRequest: null };
 }
 
 export class Queues {

@@ -36,8 +36,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
 /** Fastify's own errors that are really the client's input, mapped onto domain codes. */
 export function fromFastifyError(error: FastifyError): DomainError | null {
   if (error.validation) {
-    const prefix = error.validationContext === 'body' ? '' : '';
-    return new DomainError('validation_failed', 'The request is invalid', schemaErrorsToIssues(error.validation as SchemaError[], prefix));
+    return new DomainError('validation_failed', 'The request is invalid', schemaErrorsToIssues(error.validation as SchemaError[]));
   }
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':

@@ -157,7 +157,7 @@ describe('GET /files/... download links', () => {
     expect(res.bytes.equals(big.bytes)).toBe(true);
     expect(res.headers['content-type']).toBe('image/png');
     expect(Number(res.headers['content-length'])).toBe(big.bytes.length);
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="big photo.png"; filename*=UTF-8''big%20photo.png`);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="big photo.png"');
     expect(res.headers['cache-control']).toMatch(/^private, max-age=([1-9]|[1-9]\d|[12]\d\d|300)$/);
   });
 
@@ -174,7 +174,7 @@ describe('GET /files/... download links', () => {
     await writeImage(join(inputs.path, 'x.png'), { width: 2, height: 2, colour: '#000000', format: 'png' });
     const made = await g.libraryFile(teamA, { file: join(inputs.path, 'x.png'), name: 'Grüße "neu".png' });
     const res = await fetchLink(link(teamA.teamId, made.id, 'download'));
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="Gr__e _neu_.png"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%20%22neu%22.png`);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="Gr__e \\"neu\\".png"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%20%22neu%22.png`);
   });
 });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
 import { requireKey, type Ctx } from './ctx.ts';
 import { DomainError, invalid } from './errors.ts';
 import { queryOne, queryRows } from './sql.ts';
@@ -34,19 +35,8 @@ export function validateIdempotencyKey(key: string | undefined): void {
   if (/[\u0000-\u001f\u007f-\u009f]/.test(key)) throw invalid('Idempotency-Key', 'must not contain control characters');
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 export function requestHash(input: unknown): string {
-  return createHash('sha256').update(canonicalJson(input)).digest('hex');
+  return createHash('sha256').update(canonicalJson(input) ?? 'null').digest('hex');
 }
 
 type Scope = [teamId: number, apiKeyId: number, operation: string, key: string];

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { canonicalJson } from '../../platform/canonical-json.ts';
 import { Compile } from 'typebox/compile';
 import type { FieldIssue } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
@@ -114,14 +115,6 @@ export function typeChangeLosesConfig(from: FieldType, oldConfig: FieldConfig, t
 
 /** Deep equality of two JSON configs, ignoring key order (jsonb reorders keys). */
 export function sameConfig(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
+  return canonicalJson(a) === canonicalJson(b);
 }
 
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as FieldConfig).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
