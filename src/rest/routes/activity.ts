@@ -5,6 +5,7 @@ import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue
 import type { Core } from '../../core/core.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { commonErrors } from '../schemas.ts';
+import type { RestResource } from '../resource.ts';
 
 const tags = ['Activity records'];
 const security = [{ bearerAuth: [] }];
@@ -40,4 +41,7 @@ export async function activityRoutes(fastify: FastifyInstance, { core }: { core:
   }, async (request) => ok(request.id, await core.catalogue.activity.purge(request.ctx, request.body)));
 }
 
-export const activitySchemas = [ActivityItem, ActivityPurge];
+const activitySchemas = [ActivityItem, ActivityPurge];
+
+/** The activity resource as the app registers it (rest/resource.ts). */
+export const activityResource: RestResource = { routes: activityRoutes, schemas: activitySchemas };

@@ -5,6 +5,7 @@ import type { Core } from '../../core/core.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { header } from '../auth.ts';
 import { openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
+import type { RestResource } from '../resource.ts';
 
 const SERVICES = ['listTemplates', 'createApproval', 'taskStatusQuery', 'subscriptionQuery', 'subscriptionChange'] as const;
 const errorRef = Type.Ref('OpenErrorEnvelope');
@@ -85,4 +86,7 @@ Idempotency-Key (createApproval, subscriptionChange): scope team + API key + ser
   });
 }
 
-export const approvalSchemas = [ApprovalRequest];
+const approvalSchemas = [ApprovalRequest];
+
+/** The approval resource as the app registers it (rest/resource.ts). */
+export const approvalResource: RestResource = { routes: approvalRoutes, schemas: approvalSchemas };

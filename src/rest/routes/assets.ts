@@ -5,6 +5,7 @@ import type { Core } from '../../core/core.ts';
 import { AssetLookupItem, AssetLookupQuery } from '../../core/assets/asset-lookup.ts';
 import { listSchema, okPage } from '../envelope.ts';
 import { commonErrors } from '../schemas.ts';
+import type { RestResource } from '../resource.ts';
 
 const tags = ['Assets'];
 const security = [{ bearerAuth: [] }];
@@ -28,4 +29,7 @@ export async function assetRoutes(fastify: FastifyInstance, { core }: { core: Co
   });
 }
 
-export const assetSchemas = [AssetLookupItem];
+const assetSchemas = [AssetLookupItem];
+
+/** The assets resource as the app registers it (rest/resource.ts). */
+export const assetResource: RestResource = { routes: assetRoutes, schemas: assetSchemas };

@@ -8,6 +8,7 @@ import { header } from '../auth.ts';
 import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import type { RestResource } from '../resource.ts';
 
 const BrandRef = Type.Ref('Brand');
 const DeletedId = Type.Object({ id: Type.Integer() });
@@ -48,4 +49,7 @@ export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Co
   });
 }
 
-export const brandSchemas = [BrandView, BrandCreate, BrandPatch];
+const brandSchemas = [BrandView, BrandCreate, BrandPatch];
+
+/** The brands resource as the app registers it (rest/resource.ts). */
+export const brandResource: RestResource = { routes: brandRoutes, schemas: brandSchemas };

@@ -7,6 +7,7 @@ import { header } from '../auth.ts';
 import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import type { RestResource } from '../resource.ts';
 
 const CategoryRef = Type.Ref('Category');
 const ErrorRef = Type.Ref('ErrorEnvelope');
@@ -48,4 +49,7 @@ export async function categoryRoutes(fastify: FastifyInstance, { core }: { core:
   });
 }
 
-export const categorySchemas = [CategoryView, CategoryCreate, CategoryPatch];
+const categorySchemas = [CategoryView, CategoryCreate, CategoryPatch];
+
+/** The categories resource as the app registers it (rest/resource.ts). */
+export const categoryResource: RestResource = { routes: categoryRoutes, schemas: categorySchemas };

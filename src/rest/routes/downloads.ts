@@ -9,6 +9,7 @@ import { replyWithZip } from '../download-reply.ts';
 import { listSchema, okPage } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
+import type { RestResource } from '../resource.ts';
 
 const ErrorRef = Type.Ref('ErrorEnvelope');
 const tags = ['Products'];
@@ -72,4 +73,7 @@ export async function downloadRoutes(fastify: FastifyInstance, { core }: { core:
   });
 }
 
-export const downloadSchemas = [DownloadRequest, DownloadRecordView];
+const downloadSchemas = [DownloadRequest, DownloadRecordView];
+
+/** The downloads resource as the app registers it (rest/resource.ts). */
+export const downloadResource: RestResource = { routes: downloadRoutes, schemas: downloadSchemas };

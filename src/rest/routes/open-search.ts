@@ -11,6 +11,7 @@ import {
   SearchShareResult,
 } from '../../core/assets/search/search.schemas.ts';
 import { OpenErrorEnvelope, openCommonErrors, openOk, openOkSchema } from '../open-envelope.ts';
+import type { RestResource } from '../resource.ts';
 
 const tags = ['Asset search'];
 const security = [{ bearerAuth: [] }];
@@ -45,7 +46,7 @@ export async function openSearchRoutes(fastify: FastifyInstance, { core }: { cor
 }
 
 /** Named schemas of the open search API, registered once by the app (OpenAPI components). */
-export const openSearchSchemas = [
+const openSearchSchemas = [
   OpenErrorEnvelope,
   FolderDTO,
   AssetItem,
@@ -54,3 +55,6 @@ export const openSearchSchemas = [
   SearchShareRequest,
   SearchShareResult,
 ];
+
+/** The open-search resource as the app registers it (rest/resource.ts). */
+export const openSearchResource: RestResource = { routes: openSearchRoutes, schemas: openSearchSchemas };

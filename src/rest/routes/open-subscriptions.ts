@@ -5,6 +5,7 @@ import type { Core } from '../../core/core.ts';
 import { FolderSubscribeRequest, MaterialEventTypeItem, MaterialSubscribeRequest } from '../../core/events/subscription.schemas.ts';
 import { header } from '../auth.ts';
 import { openCommonErrors, openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
+import type { RestResource } from '../resource.ts';
 
 const tags = ['Event subscriptions'];
 const security = [{ bearerAuth: [] }];
@@ -63,4 +64,7 @@ export async function openSubscriptionRoutes(fastify: FastifyInstance, { core }:
 }
 
 /** Named schemas of the subscription endpoints (OpenAPI components). */
-export const openSubscriptionSchemas = [FolderSubscribeRequest, MaterialSubscribeRequest, MaterialEventTypeItem];
+const openSubscriptionSchemas = [FolderSubscribeRequest, MaterialSubscribeRequest, MaterialEventTypeItem];
+
+/** The open-subscriptions resource as the app registers it (rest/resource.ts). */
+export const openSubscriptionResource: RestResource = { routes: openSubscriptionRoutes, schemas: openSubscriptionSchemas };

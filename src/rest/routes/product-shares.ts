@@ -10,6 +10,7 @@ import { replyCreated } from '../replies.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
+import type { RestResource } from '../resource.ts';
 
 const tags = ['Products'];
 const security = [{ bearerAuth: [] }];
@@ -70,4 +71,7 @@ export async function productShareRoutes(fastify: FastifyInstance, { core }: { c
   });
 }
 
-export const productShareSchemas = [ProductShareCreate, ProductShareView];
+const productShareSchemas = [ProductShareCreate, ProductShareView];
+
+/** The product-shares resource as the app registers it (rest/resource.ts). */
+export const productShareResource: RestResource = { routes: productShareRoutes, schemas: productShareSchemas };

@@ -20,6 +20,7 @@ import { replyCreated } from '../replies.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import type { RestResource } from '../resource.ts';
 
 const DetailRef = Type.Ref('ProductDetail');
 const ErrorRef = Type.Ref('ErrorEnvelope');
@@ -120,4 +121,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
   });
 }
 
-export const productSchemas = [ProductHistoryItem, MediaObject, ProductSummaryView, ProductDetailView, ProductCreate, ProductPatch, ProductVisibilityRequest, ProductVisibilityItem];
+const productSchemas = [ProductHistoryItem, MediaObject, ProductSummaryView, ProductDetailView, ProductCreate, ProductPatch, ProductVisibilityRequest, ProductVisibilityItem];
+
+/** The products resource as the app registers it (rest/resource.ts). */
+export const productResource: RestResource = { routes: productRoutes, schemas: productSchemas };

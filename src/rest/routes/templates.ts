@@ -17,6 +17,7 @@ import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { commonErrors, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
+import type { RestResource } from '../resource.ts';
 
 const TemplateRef = Type.Ref('Template');
 const ErrorRef = Type.Ref('ErrorEnvelope');
@@ -60,4 +61,7 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
   });
 }
 
-export const templateSchemas = [TemplateFieldView, TemplateGroupView, TemplateView, TemplateCreate, TemplatePatch, TemplateDelete];
+const templateSchemas = [TemplateFieldView, TemplateGroupView, TemplateView, TemplateCreate, TemplatePatch, TemplateDelete];
+
+/** The templates resource as the app registers it (rest/resource.ts). */
+export const templateResource: RestResource = { routes: templateRoutes, schemas: templateSchemas };
