@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { ErrorCode, FieldIssue } from '../core/platform/errors.ts';
 import type { IdempotentOutcome } from '../core/platform/idempotency.ts';
-import { asDomainError, retryAfterOf } from './errors.ts';
+import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';
 
 /**
  * The open-API envelope of Areas B, C and D (spec 4.6, 4.8): `code` "0" on success, `message`,
@@ -28,37 +28,20 @@ export function openReplayable<T>(reply: FastifyReply, traceId: string, outcome:
 }
 
 /**
- * The failure table of the open API (spec 7.2 leaves it open; docs/search.md and README document
- * it): each domain code becomes an HTTP status and a stable code string. A refusal that carries a
- * `reason` (DomainError) answers that reason as its code, with the table's status.
+ * How the open API (spec 7.2 leaves it open; docs/search.md and README document it) differs from
+ * Area A's table (rest/errors.ts STATUS_OF), which it otherwise follows code for code: invalid
+ * input is 400 `invalid_parameter` (Area A: 422 validation_failed), and an unexpected error is
+ * `internal_error`. A refusal that carries a `reason` answers that reason as its code.
  */
-export const OPEN_FAILURES: Readonly<Record<ErrorCode, { status: number; code: string }>> = {
-  invalid_credentials: { status: 401, code: 'invalid_credentials' },
-  key_inactive: { status: 401, code: 'key_inactive' },
-  forbidden: { status: 403, code: 'forbidden' },
-  share_password_required: { status: 403, code: 'share_password_required' },
-  share_password_invalid: { status: 403, code: 'share_password_invalid' },
-  not_found: { status: 404, code: 'not_found' },
-  share_not_found: { status: 404, code: 'share_not_found' },
-  link_expired: { status: 410, code: 'link_expired' },
-  share_expired: { status: 410, code: 'share_expired' },
-  share_revoked: { status: 410, code: 'share_revoked' },
-  code_in_use: { status: 409, code: 'code_in_use' },
-  name_in_use: { status: 409, code: 'name_in_use' },
-  sku_in_use: { status: 409, code: 'sku_in_use' },
-  idempotency_key_reused: { status: 409, code: 'idempotency_key_reused' },
-  brand_has_dependents: { status: 409, code: 'brand_has_dependents' },
-  category_has_products: { status: 409, code: 'category_has_products' },
-  mutation_response_unavailable: { status: 409, code: 'mutation_response_unavailable' },
-  precondition_failed: { status: 412, code: 'precondition_failed' },
-  payload_too_large: { status: 413, code: 'payload_too_large' },
+const OPEN_DIFFERENCES: Partial<Record<ErrorCode, { status: number; code: string }>> = {
   validation_failed: { status: 400, code: 'invalid_parameter' },
-  write_conflict: { status: 503, code: 'write_conflict' },
-  service_unavailable: { status: 503, code: 'service_unavailable' },
-  too_many_attempts: { status: 429, code: 'too_many_attempts' },
-  bad_request: { status: 400, code: 'bad_request' },
   internal_server_error: { status: 500, code: 'internal_error' },
 };
+
+/** The open API's status and code for a domain code. */
+export function openFailureOf(code: ErrorCode): { status: number; code: string } {
+  return OPEN_DIFFERENCES[code] ?? { status: STATUS_OF[code], code };
+}
 
 /** Maps any error to the open-API failure envelope; unknown errors are logged and never leak. */
 export function sendOpenError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -67,7 +50,7 @@ export function sendOpenError(error: unknown, request: FastifyRequest, reply: Fa
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ code: 'internal_error', message: 'Internal server error', result: null, traceId: request.id });
   }
-  const failure = OPEN_FAILURES[domain.code];
+  const failure = openFailureOf(domain.code);
   const retryAfter = retryAfterOf(domain);
   if (retryAfter) reply.header('Retry-After', retryAfter);
   if (domain.code === 'internal_server_error') request.log.error({ err: error }, 'internal error');
