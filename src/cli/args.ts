@@ -1,4 +1,4 @@
-import { DomainError } from '../core/platform/errors.ts';
+import { invalidFields } from '../core/platform/errors.ts';
 import { COMMAND_NAMES, commandDef, type CommandDef, type CommandName } from './registry.ts';
 
 /** A mistake in the command line itself (README: exit 2); `flag` names the flag at fault. */
@@ -85,6 +85,6 @@ export function parseFlags(name: CommandName, args: string[]): ParsedFlags {
     else flags[flag] = value;
   }
   const missing = Object.entries(def.flags).filter(([flag, spec]) => spec.required && flags[flag] === undefined);
-  if (missing.length > 0) throw new DomainError('validation_failed', 'The request is invalid', missing.map(([flag]) => ({ field: flag, message: 'is required' })));
+  if (missing.length > 0) throw invalidFields(missing.map(([flag]) => ({ field: flag, message: 'is required' })));
   return flags;
 }

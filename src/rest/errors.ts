@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type ErrorCode, type MutationOutcome } from '../core/platform/errors.ts';
+import { DomainError, type ErrorCode, type MutationOutcome, invalidFields } from '../core/platform/errors.ts';
 import { schemaErrorsToIssues, type SchemaError } from '../core/platform/validate.ts';
 import { failure } from './envelope.ts';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableError } from '../core/platform/db-errors.ts';
@@ -36,24 +36,24 @@ export const STATUS_OF: Record<ErrorCode, number> = {
 /** Fastify's own errors that are really the client's input, mapped onto domain codes. */
 export function fromFastifyError(error: FastifyError): DomainError | null {
   if (error.validation) {
-    return new DomainError('validation_failed', 'The request is invalid', schemaErrorsToIssues(error.validation as SchemaError[]));
+    return invalidFields(schemaErrorsToIssues(error.validation as SchemaError[]));
   }
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new DomainError('validation_failed', 'The request is invalid', [{ field: 'id', message: 'is too long' }]);
+      return invalidFields([{ field: 'id', message: 'is too long' }]);
     case 'FST_ERR_BAD_URL':
-      return new DomainError('validation_failed', 'The request is invalid', [{ field: '(url)', message: 'is not a valid URL' }]);
+      return invalidFields([{ field: '(url)', message: 'is not a valid URL' }]);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new DomainError('payload_too_large', 'The request body is larger than 1 MiB');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new DomainError('validation_failed', 'The request is invalid', [{ field: 'Content-Type', message: 'must be application/json' }]);
+      return invalidFields([{ field: 'Content-Type', message: 'must be application/json' }]);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new DomainError('validation_failed', 'The request is invalid', [{ field: '(body)', message: 'must be a JSON document' }]);
+      return invalidFields([{ field: '(body)', message: 'must be a JSON document' }]);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new DomainError('validation_failed', 'The request is invalid', [{ field: 'Content-Length', message: 'does not match the body' }]);
+      return invalidFields([{ field: 'Content-Length', message: 'does not match the body' }]);
   }
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new DomainError('validation_failed', 'The request is invalid', [{ field: '(body)', message: 'is not valid JSON' }]);
+    return invalidFields([{ field: '(body)', message: 'is not valid JSON' }]);
   }
   return null;
 }

@@ -102,8 +102,13 @@ export function notFound(what: string): DomainError {
 }
 
 /** 422 (Area A) / 400 (open areas) for one field; `reason`, when given, is the open areas' code. */
+/** `validation_failed` for the fields that make a request invalid (each adapter names them in its format). */
+export function invalidFields(issues: FieldIssue[], about: ErrorAbout = {}): DomainError {
+  return new DomainError('validation_failed', 'The request is invalid', issues, about);
+}
+
 export function invalid(field: string, message: string, reason?: string): DomainError {
-  return new DomainError('validation_failed', 'The request is invalid', [{ field, message }], reason ? { reason } : {});
+  return invalidFields([{ field, message }], reason ? { reason } : {});
 }
 
 export function isDomainError(e: unknown): e is DomainError {

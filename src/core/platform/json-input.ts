@@ -1,4 +1,4 @@
-import { DomainError, type FieldIssue } from './errors.ts';
+import { type FieldIssue, invalidFields } from './errors.ts';
 
 /**
  * How deeply objects and arrays may nest in a JSON body, a query or GraphQL `variables` (README
@@ -54,7 +54,7 @@ export function refuseUnsafeInput(value: unknown, prefix = ''): void {
     const visit = pending.pop()!;
     const depth = visit.depth + 1;
     if (depth > MAX_INPUT_DEPTH) {
-      throw new DomainError('validation_failed', 'The request is invalid', [{ field: pathOf(visit), message: `nests objects and arrays deeper than ${MAX_INPUT_DEPTH} levels` }], { reason: 'nesting_too_deep' });
+      throw invalidFields([{ field: pathOf(visit), message: `nests objects and arrays deeper than ${MAX_INPUT_DEPTH} levels` }], { reason: 'nesting_too_deep' });
     }
     const current = visit.value as object;
     if (Array.isArray(current)) {
@@ -69,5 +69,5 @@ export function refuseUnsafeInput(value: unknown, prefix = ''): void {
   }
   if (nul.length === 0) return;
   const details: FieldIssue[] = [...new Set(nul)].map((field) => ({ field, message: 'must not contain the NUL character (U+0000)' }));
-  throw new DomainError('validation_failed', 'The request is invalid', details, { reason: 'nul_character' });
+  throw invalidFields(details, { reason: 'nul_character' });
 }

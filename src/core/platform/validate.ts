@@ -1,6 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { DomainError, type FieldIssue } from './errors.ts';
+import { type FieldIssue, invalidFields } from './errors.ts';
 import { refuseUnsafeInput } from './json-input.ts';
 // registers the date-time format before any schema below is compiled
 import { RFC3339_PATTERN, TIMESTAMP_RULE } from './timestamps.ts';
@@ -63,6 +63,6 @@ export function compileInput<T extends TSchema>(schema: T) {
     refuseUnsafeInput(input);
     if (compiled.Check(input)) return input as Static<T>;
     const details = schemaErrorsToIssues(compiled.Errors(input) as Iterable<SchemaError>);
-    throw new DomainError('validation_failed', 'The request is invalid', details);
+    throw invalidFields(details);
   };
 }

@@ -1,6 +1,6 @@
 import { requirePermission } from '../../access/roles.ts';
 import type { Ctx } from '../../platform/ctx.ts';
-import { DomainError, notFound, type FieldIssue } from '../../platform/errors.ts';
+import { DomainError, notFound, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
@@ -28,11 +28,11 @@ export class CustomFieldTemplateService {
     fields.forEach((field, i) => {
       if (fields.findIndex((f) => f.name === field.name) !== i) issues.push({ field: `fields[${i}].name`, message: 'repeats an earlier field\'s name' });
     });
-    if (issues.length > 0) throw new DomainError('validation_failed', 'The request is invalid', issues);
+    if (issues.length > 0) throw invalidFields(issues);
     return inTransaction(ctx, async (tx) => {
       await queryOne(tx, 'select id from teams where id = ? for no key update', [tx.teamId]);
       const { n } = (await queryOne<{ n: number }>(tx, 'select count(*)::int as n from library_custom_field_templates where team_id = ?', [tx.teamId]))!;
-      if (n >= CUSTOM_METADATA_LIMITS.templates) throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'name', message: `a team may define at most ${CUSTOM_METADATA_LIMITS.templates} custom field templates` }]);
+      if (n >= CUSTOM_METADATA_LIMITS.templates) throw invalidFields([{ field: 'name', message: `a team may define at most ${CUSTOM_METADATA_LIMITS.templates} custom field templates` }]);
       const template = await queryOne<{ id: number }>(
         tx,
         'insert into library_custom_field_templates (team_id, name) values (?, ?) on conflict (team_id, name) do nothing returning id',

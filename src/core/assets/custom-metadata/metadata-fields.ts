@@ -1,6 +1,6 @@
 import { requirePermission } from '../../access/roles.ts';
 import type { Ctx } from '../../platform/ctx.ts';
-import { DomainError, type FieldIssue } from '../../platform/errors.ts';
+import { DomainError, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
@@ -23,12 +23,12 @@ export class MetadataFieldService {
     const body = checkInput(input);
     const issues: FieldIssue[] = [];
     const definition = checkDefinition(body, '', issues);
-    if (issues.length > 0) throw new DomainError('validation_failed', 'The request is invalid', issues);
+    if (issues.length > 0) throw invalidFields(issues);
     return inTransaction(ctx, async (tx) => {
       // the team row's lock makes the count and the insert one step among concurrent definitions
       await queryOne(tx, 'select id from teams where id = ? for no key update', [tx.teamId]);
       const { n } = (await queryOne<{ n: number }>(tx, 'select count(*)::int as n from library_metadata_fields where team_id = ?', [tx.teamId]))!;
-      if (n >= CUSTOM_METADATA_LIMITS.metadataFields) throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'name', message: `a team may define at most ${CUSTOM_METADATA_LIMITS.metadataFields} metadata fields` }]);
+      if (n >= CUSTOM_METADATA_LIMITS.metadataFields) throw invalidFields([{ field: 'name', message: `a team may define at most ${CUSTOM_METADATA_LIMITS.metadataFields} metadata fields` }]);
       const row = await queryOne<MetadataFieldView>(
         tx,
         `insert into library_metadata_fields (team_id, name, type, options) values (?, ?, ?, ?::jsonb)

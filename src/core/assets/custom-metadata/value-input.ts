@@ -1,4 +1,4 @@
-import { DomainError, type FieldIssue } from '../../platform/errors.ts';
+import { DomainError, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { checkValue, type FieldDefinition, type FieldValue } from './field-types.ts';
 
 /** One value of a call, by the id of its field (`fieldId` of a metadata field, `customFieldId` of a custom field). */
@@ -14,7 +14,7 @@ export interface WantedValue {
 }
 
 function invalidValues(issues: FieldIssue[]): DomainError {
-  return new DomainError('validation_failed', 'The request is invalid', issues);
+  return invalidFields(issues);
 }
 
 /** 422 naming `values[i].<idField>` for each entry that repeats an earlier one's field. */

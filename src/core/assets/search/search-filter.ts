@@ -1,4 +1,4 @@
-import { DomainError, type FieldIssue } from '../../platform/errors.ts';
+import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import type { DerivativeRequest } from '../derivatives.ts';
 import { hexToLab, type Lab } from './colour.ts';
 import { SEARCH_LIMITS, type KeywordSearchType, type SearchAssetsRequest, type SortName } from './search.schemas.ts';
@@ -70,7 +70,7 @@ class Issues {
     this.list.push({ field, message });
   }
   throwIfAny(): void {
-    if (this.list.length > 0) throw new DomainError('validation_failed', 'The request is invalid', this.list);
+    if (this.list.length > 0) throw invalidFields(this.list);
   }
 }
 

@@ -3,7 +3,7 @@ import { requirePermission } from '../../access/roles.ts';
 import { objectKey } from '../../assets/import.ts';
 import type { Storage } from '../../assets/storage.ts';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
@@ -107,7 +107,7 @@ export class ProductDownloads {
     const wanted = body.assetIds ? [...new Set(body.assetIds)] : media;
     const foreign = wanted.filter((id) => !media.includes(id));
     if (foreign.length > 0) {
-      throw new DomainError('validation_failed', 'The request is invalid', foreign.map((id) => ({ field: 'assetIds', message: `${id} is not a media file of this product` })));
+      throw invalidFields(foreign.map((id) => ({ field: 'assetIds', message: `${id} is not a media file of this product` })));
     }
     const outcome = await withIdempotency(ctx, { operation: `products.download.${productId}`, key: idempotencyKey, input: body }, async (tx) => ({
       body: await this.record(tx, productId, wanted, null),

@@ -2,7 +2,7 @@ import { visibleFileIds } from '../../assets/versions/visible-files.ts';
 import type { LibraryService } from '../../assets/library.service.ts';
 import type { LibraryFileView } from '../../assets/library.schemas.ts';
 import type { Ctx } from '../../platform/ctx.ts';
-import { DomainError, type FieldIssue } from '../../platform/errors.ts';
+import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import type { MediaFieldInput } from './product-fields.ts';
 import { mediaIdsOf, mediaReferenceCount, type ProductRecord } from './product-projection.ts';
 import { PRODUCT_LIMITS } from './product.schemas.ts';
@@ -77,14 +77,14 @@ export async function checkMediaWrite(tx: Ctx, library: LibraryService, write: M
       if (problem) issues.push({ field: path, message: problem });
     });
   }
-  if (issues.length > 0) throw new DomainError('validation_failed', 'The request is invalid', issues);
+  if (issues.length > 0) throw invalidFields(issues);
 }
 
 /** Spec 4.5 / 8: at most 100 media references per product, counted on the product as it would be stored. */
 export function checkMediaTotal(result: Pick<ProductRecord, 'coverFileId' | 'imageFileIds' | 'relatedFileIds' | 'mediaFields'>): void {
   const count = mediaReferenceCount(result);
   if (count > PRODUCT_LIMITS.mediaTotal) {
-    throw new DomainError('validation_failed', 'The request is invalid', [
+    throw invalidFields([
       { field: 'media', message: `${count} media references; at most ${PRODUCT_LIMITS.mediaTotal} across cover, images, related assets and custom media fields` },
     ]);
   }

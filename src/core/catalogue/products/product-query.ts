@@ -1,6 +1,6 @@
 import { actorMay } from '../../access/roles.ts';
 import type { Ctx } from '../../platform/ctx.ts';
-import { DomainError, invalid } from '../../platform/errors.ts';
+import { invalid, invalidFields } from '../../platform/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { ProductFilters } from './product-read.ts';
@@ -22,7 +22,7 @@ const checkQuery = compileInput(ProductListQuery);
 export function rejectRepeatedParameters(query: Record<string, unknown>): void {
   const repeated = KNOWN.filter((name) => Array.isArray(query[name]));
   if (repeated.length > 0) {
-    throw new DomainError('validation_failed', 'The request is invalid', repeated.map((field) => ({ field, message: 'must not be repeated' })));
+    throw invalidFields(repeated.map((field) => ({ field, message: 'must not be repeated' })));
   }
 }
 

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import { hashSharePassword, hashShareToken } from '../../assets/shares/share-secrets.ts';
 import { actorLabel, keyOf, linkExpiryOf, type Ctx } from '../../platform/ctx.ts';
-import { DomainError, invalid, notFound } from '../../platform/errors.ts';
+import { invalid, notFound, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
@@ -101,7 +101,7 @@ export class ProductShares {
       const media = new Set(mediaIdsOf([product]));
       const foreign = assetIds.filter((id) => !media.has(id));
       if (foreign.length > 0) {
-        throw new DomainError('validation_failed', 'The request is invalid', foreign.map((id) => ({ field: 'assetIds', message: `${id} is not a media file of this product` })));
+        throw invalidFields(foreign.map((id) => ({ field: 'assetIds', message: `${id} is not a media file of this product` })));
       }
     }
     this.requireSecret();

@@ -1,7 +1,7 @@
 import type { LiveFiles } from './product-media.ts';
 import type { LibraryService } from '../../assets/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
-import { DomainError, invalid, type FieldIssue } from '../../platform/errors.ts';
+import { invalid, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { intArray, queryOne } from '../../platform/sql.ts';
 import { mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
 import { allFileIds, checkMediaTotal, checkMediaWrite } from './product-media.ts';
@@ -80,7 +80,7 @@ export async function checkReferences(tx: Ctx, draft: ProductDraft, changed: { b
 /** Applies `templateFields` (shallow merge) onto the draft; throws 422 naming every bad value. */
 export function applyCustomValues(draft: ProductDraft, groups: TemplateGroupView[] | null, input: Record<string, unknown> | undefined) {
   const merged = mergeCustomValues(groups, draft.values, input ?? {});
-  if (merged.issues.length > 0) throw new DomainError('validation_failed', 'The request is invalid', merged.issues);
+  if (merged.issues.length > 0) throw invalidFields(merged.issues);
   draft.values = merged.values;
   return merged.media;
 }
