@@ -329,7 +329,10 @@ export function graphqlProblems(answer: WireResponse): Problem[] {
     problems.push({ kind: 'graphql-shape', message: `status ${answer.status}, body is not JSON: ${JSON.stringify(answer.body.toString('utf8').slice(0, 60))}` });
     return problems;
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('data' in body || Array.isArray(body.errors))) {
+  // a GraphQL response has only data, errors and extensions, and errors whenever data is missing or null
+  const isResponse = body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).every((k) => ['data', 'errors', 'extensions'].includes(k)) &&
+    (body.errors === undefined || Array.isArray(body.errors)) && (body.data != null || body.errors?.length > 0);
+  if (!isResponse) {
     problems.push({ kind: 'graphql-shape', message: `status ${answer.status}, not a GraphQL response: ${JSON.stringify(body).slice(0, 80)}` });
     return problems;
   }

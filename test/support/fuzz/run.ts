@@ -100,6 +100,17 @@ export function graphqlCases(schema: GraphQLSchema, world: FuzzWorld, seed: numb
   });
 }
 
+/** How long the server takes to answer GET /healthz again (given up after 5 minutes). */
+async function recovery(target: FuzzTarget): Promise<string> {
+  const started = performance.now();
+  while (performance.now() - started < 300_000) {
+    const answer = await exchange(target.host, target.port, { method: 'GET', target: '/healthz', headers: [] }, 5_000);
+    if (answer.status === 200) return `${((performance.now() - started) / 1000).toFixed(1)} s later`;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return 'never (5 minutes)';
+}
+
 function judge(checker: AnswerChecker, c: FuzzCase, answer: WireResponse): Problem[] {
   if (c.id.startsWith('graphql:')) return graphqlProblems(answer);
   return checker.check(c.request.target.split('?')[0]!, c.op, answer);
@@ -129,6 +140,8 @@ export async function runFuzz(
       const c = cases[next++]!;
       const answer = await exchange(target.host, target.port, c.request, 20_000);
       const problems = judge(checker, c, answer);
+      // a server still busy with this case would fail the next ones too: they wait until it answers again
+      if (answer.status === 0) problems[0]!.message += `; the server answered /healthz again ${await recovery(target)}`;
       report.sent++;
       report.byStatus[String(answer.status)] = (report.byStatus[String(answer.status)] ?? 0) + 1;
       if (problems.length > 0) report.failures.push({ case: c, status: answer.status, problems });
