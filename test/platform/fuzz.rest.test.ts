@@ -85,13 +85,13 @@ describe('the fuzzer aims at every documented operation', () => {
 describe(`fuzzing with seed ${SEED}`, () => {
   it(`answers ${REQUESTS} seeded REST requests, valid and mutated, without a 5xx, each with X-Request-Id, in its area envelope and on its documented response schema`, async () => {
     const report = await runFuzz(target, world, { seed: SEED, requests: REQUESTS, graphql: 0, only: only('rest') }, hooks);
-    expect(report.sent).toBe(ONLY === undefined ? REQUESTS : ONLY.startsWith('rest:') ? 1 : 0);
+    expect(report.cases).toBe(ONLY === undefined ? REQUESTS : ONLY.startsWith('rest:') ? 1 : 0);
     expect(failuresOf(report), `fuzz seed ${SEED}`).toEqual([]);
   }, 240_000);
 
   it(`answers ${GRAPHQL} mutated GraphQL documents without a 5xx and with extensions.code on every error`, async () => {
     const report = await runFuzz(target, world, { seed: SEED, requests: 0, graphql: GRAPHQL, only: only('graphql') }, hooks);
-    expect(report.sent).toBe(ONLY === undefined ? GRAPHQL : ONLY.startsWith('graphql:') ? 1 : 0);
+    expect(report.cases).toBe(ONLY === undefined ? GRAPHQL : ONLY.startsWith('graphql:') ? 1 : 0);
     expect(failuresOf(report), `fuzz seed ${SEED}`).toEqual([]);
   }, 240_000);
 });

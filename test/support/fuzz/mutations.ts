@@ -10,12 +10,14 @@ export interface MutationContext {
   doc: OpenApiDocument;
   world: FuzzWorld;
   rng: Random;
+  /** The longest array a case sends: 100,000 costs a slow server minutes, so the in-suite run stays lower. */
+  largestArray: number;
 }
 
 export interface Mutation {
   name: string;
   /** Whether the mutation means something for this operation. */
-  applies(op: Operation): boolean;
+  applies(op: Operation, doc: OpenApiDocument): boolean;
   /** Changes the draft in place and describes the change. */
   apply(draft: Draft, c: MutationContext): string;
 }
@@ -31,11 +33,11 @@ const label = (t: Target) => `${t.where}.${t.path.join('.')}`;
 const hasBody = (op: Operation) => op.body !== undefined;
 const always = () => true;
 
-/** Every place of the draft a value can be put: the body schema's properties (one level into objects), query and path parameters. */
-function targets(draft: Draft, doc: OpenApiDocument): Target[] {
+/** Every place of a request a value can be put: the body schema's properties (one level into objects), query and path parameters. */
+function targets(op: Operation, doc: OpenApiDocument): Target[] {
   const out: Target[] = [];
-  if (draft.op.body) {
-    const body = resolve(doc, draft.op.body.schema);
+  if (op.body) {
+    const body = resolve(doc, op.body.schema);
     for (const [key, prop] of Object.entries((body.properties ?? {}) as Record<string, Schema>)) {
       out.push({ where: 'body', path: [key], schema: prop });
       const inner = branches(doc, prop)[0] ?? {};
@@ -45,12 +47,16 @@ function targets(draft: Draft, doc: OpenApiDocument): Target[] {
       }
     }
   }
-  for (const p of draft.op.parameters) if (p.in === 'query' || p.in === 'path') out.push({ where: p.in, path: [p.name], schema: p.schema });
+  for (const p of op.parameters) if (p.in === 'query' || p.in === 'path') out.push({ where: p.in, path: [p.name], schema: p.schema });
   return out;
 }
 
+/** Whether the operation has a target of the kind (`kind` as the mutations' filters take it). */
+const hasTarget = (kind: (c: Pick<MutationContext, 'doc'>) => (t: Target) => boolean) => (op: Operation, doc: OpenApiDocument) => targets(op, doc).some(kind({ doc }));
+const anyTarget = () => () => true;
+
 function pickTarget(draft: Draft, c: MutationContext, prefer?: (t: Target) => boolean): Target | null {
-  const all = targets(draft, c.doc);
+  const all = targets(draft.op, c.doc);
   const preferred = prefer ? all.filter(prefer) : all;
   const from = preferred.length > 0 ? preferred : all;
   return from.length > 0 ? c.rng.pick(from) : null;
@@ -86,10 +92,10 @@ function put(draft: Draft, t: Target, value: unknown, raw?: string): void {
   at[last] = sentinel;
 }
 
-const isString = (c: MutationContext) => (t: Target) => typeOf(c.doc, t.schema) === 'string';
-const isNumeric = (c: MutationContext) => (t: Target) => ['integer', 'number'].includes(typeOf(c.doc, t.schema));
-const isArray = (c: MutationContext) => (t: Target) => typeOf(c.doc, t.schema) === 'array';
-const isDateLike = (c: MutationContext) => (t: Target) => {
+const isString = (c: Pick<MutationContext, 'doc'>) => (t: Target) => typeOf(c.doc, t.schema) === 'string';
+const isNumeric = (c: Pick<MutationContext, 'doc'>) => (t: Target) => ['integer', 'number'].includes(typeOf(c.doc, t.schema));
+const isArray = (c: Pick<MutationContext, 'doc'>) => (t: Target) => typeOf(c.doc, t.schema) === 'array';
+const isDateLike = (c: Pick<MutationContext, 'doc'>) => (t: Target) => {
   const s = branches(c.doc, t.schema)[0] ?? {};
   return s.format === 'date-time' || String(s.pattern ?? '').startsWith('^\\d{4}') || /^(from|to|before|updatedAfter|expiresAt)$/.test(String(t.path.at(-1)));
 };
@@ -193,7 +199,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'wrong-type',
-    applies: always,
+    applies: hasTarget(anyTarget),
     apply(draft, c) {
       const t = pickTarget(draft, c);
       if (!t) return 'no field to change';
@@ -236,7 +242,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'huge-string',
-    applies: always,
+    applies: hasTarget(isString),
     apply(draft, c) {
       const t = pickTarget(draft, c, isString(c));
       if (!t) return 'no field to change';
@@ -263,7 +269,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'control-characters',
-    applies: always,
+    applies: hasTarget(isString),
     apply(draft, c) {
       const t = pickTarget(draft, c, isString(c));
       if (!t) return 'no field to change';
@@ -278,7 +284,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'nul',
-    applies: always,
+    applies: hasTarget(anyTarget),
     apply(draft, c) {
       const t = pickTarget(draft, c);
       if (!t) return 'no field to change';
@@ -289,7 +295,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'impossible-date',
-    applies: (op) => /createProduct|updateProduct/.test(op.id) || op.parameters.some((p) => /^(from|to|updatedAfter)$/.test(p.name)) || hasBody(op),
+    applies: (op, doc) => /^(createProduct|updateProduct)$/.test(op.id) || hasTarget(isDateLike)(op, doc),
     apply(draft, c) {
       const date = c.rng.pick(IMPOSSIBLE_DATES);
       if (/^(createProduct|updateProduct)$/.test(draft.op.id) && c.rng.chance(0.6)) {
@@ -308,11 +314,14 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'boundary-number',
-    applies: always,
+    applies: hasTarget(isNumeric),
     apply(draft, c) {
-      const t = pickTarget(draft, c, isNumeric(c));
+      // half the time: a number the schema allows that an int4 column cannot hold (DESIGN.md "Bounded input")
+      const wide = targets(draft.op, c.doc).filter((t) => isNumeric(c)(t) && !((branches(c.doc, t.schema)[0]?.maximum ?? Infinity) <= 2_147_483_647));
+      const beyondInt4 = wide.length > 0 && c.rng.chance(0.5);
+      const t = beyondInt4 ? c.rng.pick(wide) : pickTarget(draft, c, isNumeric(c));
       if (!t) return 'no field to change';
-      const literal = c.rng.pick(BOUNDARY_NUMBERS);
+      const literal = beyondInt4 ? c.rng.pick(['2147483648', '4294967296', '9007199254740991']) : c.rng.pick(BOUNDARY_NUMBERS);
       if (t.where === 'body') put(draft, t, null, literal);
       else put(draft, t, literal.startsWith('"') ? JSON.parse(literal) : literal);
       return `${label(t)} = ${literal}`;
@@ -422,10 +431,10 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'large-array',
-    applies: hasBody,
+    applies: hasTarget(isArray),
     apply(draft, c) {
       const t = pickTarget(draft, c, isArray(c));
-      const count = c.rng.pick([101, 1_001, 10_001, 100_000]);
+      const count = c.rng.pick([101, 1_001, 10_001, c.largestArray]);
       const target = t ?? { where: 'body' as const, path: ['items'], schema: {} };
       put(draft, target, Array.from({ length: count }, (_, i) => (c.rng.chance(0.5) ? i + 1 : 1)));
       return `${label(target)} = ${count} items`;
@@ -433,7 +442,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'unicode',
-    applies: always,
+    applies: hasTarget(isString),
     apply(draft, c) {
       const t = pickTarget(draft, c, isString(c));
       if (!t) return 'no field to change';
@@ -459,6 +468,14 @@ export const MUTATIONS: Mutation[] = [
       MALFORMED_REQUESTS[text]!(draft);
       draft.rawTarget = true;
       return text;
+    },
+  },
+  {
+    name: 'concurrent-copies',
+    applies: (op) => op.method !== 'GET',
+    apply(draft) {
+      draft.copies = 4;
+      return 'the valid request sent 4 times at once';
     },
   },
   {

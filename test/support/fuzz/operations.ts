@@ -50,6 +50,8 @@ export interface Draft {
   rawBody?: string | Buffer;
   /** The Content-Type; defaults to application/json when there is a body, null sends none. */
   contentType?: string | null;
+  /** Sent this many times at once (races between equal requests). */
+  copies?: number;
   /** Query values go on the wire unencoded (for the malformed-request mutation). */
   rawTarget?: boolean;
   /** JSON text put in place of a sentinel string of `body` (numbers JSON.stringify cannot write, 3,000-level nests). */

@@ -1,7 +1,7 @@
 import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema } from 'graphql';
 import { AnswerChecker, type Problem } from './check.ts';
 import { GRAPHQL_MUTATIONS, graphqlCase, graphqlProblems } from './graphql-cases.ts';
-import { MUTATIONS } from './mutations.ts';
+import { MUTATIONS, type Mutation } from './mutations.ts';
 import { operationsOf, toWire, validDraft, type OpenApiDocument, type Operation } from './operations.ts';
 import { Random } from './random.ts';
 import { exchange, type WireRequest, type WireResponse } from './raw-http.ts';
@@ -22,6 +22,8 @@ export interface FuzzPlan {
   only?: string;
   /** Requests in flight at once; 1 keeps a run reproducible case by case. */
   concurrency?: number;
+  /** The longest array a case sends (default 10,001; the bench sends 100,000). */
+  largestArray?: number;
 }
 
 /** One case, ready to send. */
@@ -31,6 +33,8 @@ export interface FuzzCase {
   mutation: string;
   detail: string;
   request: WireRequest;
+  /** Sent this many times at once; each answer is judged. */
+  copies: number;
   /** The documented operation the request still is (same method and route), for the schema check. */
   op: Operation | null;
 }
@@ -43,10 +47,14 @@ export interface Failure {
 
 export interface FuzzReport {
   seed: number;
+  /** Cases sent, and requests (a case may be sent several times at once). */
+  cases: number;
   sent: number;
   byStatus: Record<string, number>;
   failures: Failure[];
   operations: string[];
+  /** The five cases that took longest, slowest first. */
+  slowest: Array<{ case: FuzzCase; ms: number; status: number }>;
 }
 
 /** The OpenAPI document the running app serves. */
@@ -70,24 +78,26 @@ export async function fetchGraphqlSchema(target: FuzzTarget, key: string): Promi
 }
 
 /**
- * The REST cases of a seed: first one valid request per operation, then (operation, mutation)
- * pairs in a seeded order, cycled until `count`. Case n draws from its own generator, so it is the
- * same whichever cases run before it.
+ * The REST cases of a seed: first one valid request per operation, then the mutations in turn (a
+ * seeded order), each on the next of the operations it applies to (also in a seeded order), so a
+ * few hundred cases put every mutation on many operations. Case n draws from its own generator,
+ * so it is the same whichever cases run before it.
  */
-export function restCases(doc: OpenApiDocument, world: FuzzWorld, seed: number, count: number): FuzzCase[] {
+export function restCases(doc: OpenApiDocument, world: FuzzWorld, seed: number, count: number, largestArray = 10_001): FuzzCase[] {
   const ops = operationsOf(doc);
   const base = new Random(seed);
-  const pairs = base.shuffle(ops.flatMap((op) => MUTATIONS.filter((m) => m.applies(op)).map((m) => [op, m] as const)));
-  const byRoute = new Map(ops.map((op) => [`${op.method} ${op.path}`, op]));
-  const cases: FuzzCase[] = [];
-  for (let n = 0; n < count; n++) {
-    const rng = base.fork(n);
-    const [op, mutation] = n < ops.length ? [ops[n]!, MUTATIONS[0]!] : pairs[(n - ops.length) % pairs.length]!;
-    const draft = validDraft(doc, op, world, rng);
-    const detail = mutation.apply(draft, { doc, world, rng });
-    cases.push({ id: `rest:${n}`, operation: op.id, mutation: mutation.name, detail, request: toWire(draft), op: byRoute.get(`${draft.method} ${op.path}`) ?? null });
+  const rounds = base.shuffle(MUTATIONS).map((mutation) => ({ mutation, ops: base.shuffle(ops.filter((op) => mutation.applies(op, doc))) }));
+  const schedule: Array<readonly [Operation, Mutation]> = ops.map((op) => [op, MUTATIONS[0]!] as const);
+  for (let round = 0; schedule.length < count; round++) {
+    for (const { mutation, ops: targets } of rounds) if (targets.length > 0) schedule.push([targets[round % targets.length]!, mutation]);
   }
-  return cases;
+  const byRoute = new Map(ops.map((op) => [`${op.method} ${op.path}`, op]));
+  return schedule.slice(0, count).map(([op, mutation], n) => {
+    const rng = base.fork(n);
+    const draft = validDraft(doc, op, world, rng);
+    const detail = mutation.apply(draft, { doc, world, rng, largestArray });
+    return { id: `rest:${n}`, operation: op.id, mutation: mutation.name, detail, request: toWire(draft), copies: draft.copies ?? 1, op: byRoute.get(`${draft.method} ${op.path}`) ?? null };
+  });
 }
 
 /** The GraphQL cases of a seed: every mutation in turn, in a seeded order. */
@@ -96,7 +106,7 @@ export function graphqlCases(schema: GraphQLSchema, world: FuzzWorld, seed: numb
   const names = base.shuffle(Object.keys(GRAPHQL_MUTATIONS));
   return Array.from({ length: count }, (_, n) => {
     const made = graphqlCase(schema, world, base.fork(n), names[n % names.length]!);
-    return { id: `graphql:${n}`, operation: made.field, mutation: made.mutation, detail: made.detail, request: made.request, op: null };
+    return { id: `graphql:${n}`, operation: made.field, mutation: made.mutation, detail: made.detail, request: made.request, copies: 1, op: null };
   });
 }
 
@@ -126,26 +136,31 @@ export async function runFuzz(
   const doc = await fetchDocument(target);
   const checker = new AnswerChecker(doc);
   const schema = plan.graphql > 0 || plan.only?.startsWith('graphql:') ? await fetchGraphqlSchema(target, world.keys.manage) : null;
-  let cases = [...restCases(doc, world, plan.seed, plan.requests), ...(schema ? graphqlCases(schema, world, plan.seed, plan.graphql) : [])];
+  let cases = [...restCases(doc, world, plan.seed, plan.requests, plan.largestArray), ...(schema ? graphqlCases(schema, world, plan.seed, plan.graphql) : [])];
   if (plan.only) {
     const [kind, n] = plan.only.split(':');
-    if (kind === 'rest') cases = restCases(doc, world, plan.seed, Number(n) + 1).slice(-1);
+    if (kind === 'rest') cases = restCases(doc, world, plan.seed, Number(n) + 1, plan.largestArray).slice(-1);
     else if (kind === 'graphql' && schema) cases = graphqlCases(schema, world, plan.seed, Number(n) + 1).slice(-1);
     else cases = [];
   }
-  const report: FuzzReport = { seed: plan.seed, sent: 0, byStatus: {}, failures: [], operations: operationsOf(doc).map((op) => op.id) };
+  const report: FuzzReport = { seed: plan.seed, cases: cases.length, sent: 0, byStatus: {}, failures: [], operations: operationsOf(doc).map((op) => op.id), slowest: [] };
   let next = 0;
   const worker = async () => {
     while (next < cases.length) {
       const c = cases[next++]!;
-      const answer = await exchange(target.host, target.port, c.request, 20_000);
-      const problems = judge(checker, c, answer);
+      const started = performance.now();
+      const answers = await Promise.all(Array.from({ length: c.copies }, () => exchange(target.host, target.port, c.request, 20_000)));
+      report.slowest = [...report.slowest, { case: c, ms: performance.now() - started, status: answers[0]!.status }].sort((a, b) => b.ms - a.ms).slice(0, 5);
+      for (const answer of answers) {
+        const problems = judge(checker, c, answer);
+        report.sent++;
+        report.byStatus[String(answer.status)] = (report.byStatus[String(answer.status)] ?? 0) + 1;
+        if (problems.length > 0) report.failures.push({ case: c, status: answer.status, problems });
+        hooks.onAnswer?.(c, answer, problems);
+      }
       // a server still busy with this case would fail the next ones too: they wait until it answers again
-      if (answer.status === 0) problems[0]!.message += `; the server answered /healthz again ${await recovery(target)}`;
-      report.sent++;
-      report.byStatus[String(answer.status)] = (report.byStatus[String(answer.status)] ?? 0) + 1;
-      if (problems.length > 0) report.failures.push({ case: c, status: answer.status, problems });
-      hooks.onAnswer?.(c, answer, problems);
+      const silent = report.failures.find((f) => f.case === c && f.status === 0);
+      if (silent) silent.problems[0]!.message += `; the server answered /healthz again ${await recovery(target)}`;
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, plan.concurrency ?? 1) }, worker));
