@@ -18,6 +18,8 @@ export const QUERY_LIMITS = {
   directives: 50,
   /** The cost model's count of fields the answer can hold. */
   cost: 60_000,
+  /** Brackets ({, [, () open at once in the document's text: list and object literals included. */
+  brackets: 64,
 } as const;
 
 /** The `extensions.code` of each refusal; `validation_failed` is GraphQL's own refusals' (errors.ts). */
@@ -27,6 +29,7 @@ export const LIMIT_CODES = {
   aliases: 'query_too_many_aliases',
   directives: 'query_too_many_directives',
   cost: 'query_too_complex',
+  brackets: 'query_too_deep',
 } as const;
 
 type Limit = keyof typeof QUERY_LIMITS;
@@ -37,6 +40,7 @@ const WHAT: Record<Limit, string> = {
   aliases: 'aliases',
   directives: 'directives',
   cost: 'cost',
+  brackets: 'levels of nested brackets',
 };
 
 /** A refusal: a validation error (HTTP 400 under application/graphql-response+json) with the measure and the limit. */
@@ -80,6 +84,35 @@ export function refusalOf(schema: GraphQLSchema, document: DocumentNode, variabl
   return null;
 }
 
+/**
+ * How deep the document's brackets nest, read from its text before parsing: graphql-js parses
+ * recursively, so a list literal 3,000 levels deep (well within the token limit) exhausts the
+ * stack. Strings, block strings and comments are skipped; the scan is one pass, no recursion.
+ */
+export function bracketDepth(source: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '#') {
+      while (i < source.length && source[i] !== '\n' && source[i] !== '\r') i++;
+    } else if (c === '"') {
+      if (source.startsWith('"""', i)) {
+        const end = source.indexOf('"""', i + 3);
+        i = end === -1 ? source.length : end + 2;
+      } else {
+        for (i++; i < source.length && source[i] !== '"' && source[i] !== '\n'; i++) if (source[i] === '\\') i++;
+      }
+    } else if (c === '{' || c === '[' || c === '(') {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (c === '}' || c === ']' || c === ')') {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 function isTokenLimit(error: unknown): boolean {
   return error instanceof GraphQLError && /contains more than \d+ tokens/.test(error.message);
 }
@@ -94,6 +127,9 @@ export function useQueryLimits(): Plugin<{ params?: { variables?: unknown } }> {
   return {
     onParse({ setParseFn }) {
       setParseFn((source, options) => {
+        const text = typeof source === 'string' ? source : source.body;
+        const brackets = bracketDepth(text);
+        if (brackets > QUERY_LIMITS.brackets) throw limitError('brackets', brackets);
         try {
           return parse(source, { ...options, maxTokens: QUERY_LIMITS.tokens });
         } catch (e) {

@@ -84,4 +84,5 @@ export const OpenErrorEnvelope = Type.Object(
 const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
 /** The failures every authenticated open-API operation can give, for the OpenAPI document (503: PostgreSQL unreachable, or a write conflict, with Retry-After). */
-export const openCommonErrors = { 400: openErrorRef, 401: openErrorRef, 404: openErrorRef, 413: openErrorRef, 500: openErrorRef, 503: openErrorRef };
+/** The failures every open-API operation can give (414 and 431 from the HTTP layer, before any route). */
+export const openCommonErrors = { 400: openErrorRef, 401: openErrorRef, 404: openErrorRef, 413: openErrorRef, 414: openErrorRef, 431: openErrorRef, 500: openErrorRef, 503: openErrorRef };

@@ -15,13 +15,21 @@ export const IfMatchHeaders = Type.Object({
 
 const errorRef = Type.Ref('ErrorEnvelope');
 
-/** The failure responses every authenticated operation can give, for the OpenAPI document. */
+/**
+ * The failure responses every authenticated operation can give, for the OpenAPI document. 400,
+ * 414 and 431 come from the HTTP layer, before any route (bad_request for a request Node's parser
+ * refuses: a control byte in a header, a Content-Length that does not match; uri_too_long;
+ * request_header_too_large), in the same envelope.
+ */
 export const commonErrors = {
+  400: errorRef,
   401: errorRef,
   403: errorRef,
   404: errorRef,
   413: errorRef,
+  414: errorRef,
   422: errorRef,
+  431: errorRef,
   500: errorRef,
   503: errorRef,
 };

@@ -86,6 +86,8 @@ const CORPUS: Array<{ name: string; body: unknown; code: string; status?: number
   { name: 'a variable list of 100,000 product ids', body: { query: 'query($ids: [Int!]!) { productVisibility(ids: $ids) { id result } }', variables: { ids: Array.from({ length: 100_000 }, (_, i) => i + 1) } }, code: 'query_too_complex' },
   { name: 'variables over the 1 MiB body limit', body: { query: 'query($s: String) { brands { items { id } } }', variables: { s: 'x'.repeat(1_100_000) } }, code: 'payload_too_large', status: 413 },
   { name: 'an introspection nest, 20 times aliased: types { fields { type { ofType { fields ... } } } }', body: { query: `{ ${Array.from({ length: 20 }, (_, i) => `s${i}: __schema { types { ${introspectionNest(3)} } }`).join(' ')} }` }, code: 'query_too_complex' },
+  { name: 'a list literal nested 3,000 levels (the parser recurses)', body: { query: `{ productVisibility(ids: ${'['.repeat(3000)}1${']'.repeat(3000)}) { id } }` }, code: 'query_too_deep' },
+  { name: 'an object literal nested 3,000 levels in a mutation', body: { query: `mutation { createBrand(input: ${'{ a: '.repeat(3000)}1${' }'.repeat(3000)}) { brand { id } } }` }, code: 'query_too_deep' },
   { name: 'a batch of operations (batching is off)', body: [{ query: '{ brands { items { id } } }' }, { query: '{ brands { items { id } } }' }], code: 'validation_failed', status: 400 },
 ];
 
@@ -212,3 +214,12 @@ function measured(query: string, variables: Record<string, unknown> = {}) {
   const measure = new QueryMeasure(schema, new Map(), variables, QUERY_LIMITS.cost);
   return { ...measure.shape(operation), cost: measure.cost(operation) };
 }
+
+describe('bracketDepth: the nesting of a document read from its text', () => {
+  it('counts brackets outside strings, block strings and comments', async () => {
+    const { bracketDepth } = await import('../../src/graphql/query-limits.ts');
+    expect(bracketDepth('{ a { b(x: [[1]]) } }')).toBe(5);
+    expect(bracketDepth('{ a(s: "[[[[{{{{", t: """ ((((( """) } # [[[[[[\n')).toBe(2);
+    expect(bracketDepth('{ a(s: "\\"[[[") }')).toBe(2);
+  });
+});

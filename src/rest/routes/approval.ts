@@ -62,7 +62,7 @@ Idempotency-Key (createApproval, subscriptionChange): scope team + API key + ser
       security: [{ bearerAuth: [] }],
       headers: ApprovalHeaders,
       body: Type.Ref('ApprovalRequest'),
-      response: { 200: openOkSchema(Type.Unknown({ description: 'Depends on the service (see above).' })), 400: errorRef, 401: errorRef, 404: errorRef, 413: errorRef, 500: errorRef, 503: errorRef },
+      response: { 200: openOkSchema(Type.Unknown({ description: 'Depends on the service (see above).' })), 400: errorRef, 401: errorRef, 404: errorRef, 413: errorRef, 414: errorRef, 431: errorRef, 500: errorRef, 503: errorRef },
     },
   }, async (request, reply) => {
     const body = request.body as Record<string, unknown> | null;

@@ -45,7 +45,7 @@ export async function openSubscriptionRoutes(fastify: FastifyInstance, { core }:
       description: 'The five event types of spec 6.2, each with `subscribed`: whether the calling key has an active subscription to it.',
       tags,
       security,
-      response: { 200: openOkSchema(Type.Array(Type.Ref('MaterialEventTypeItem'))), 401: openErrorRef, 500: openErrorRef, 503: openErrorRef },
+      response: { 200: openOkSchema(Type.Array(Type.Ref('MaterialEventTypeItem'))), 400: openErrorRef, 401: openErrorRef, 414: openErrorRef, 431: openErrorRef, 500: openErrorRef, 503: openErrorRef },
     },
   }, async (request) => openOk(request.id, await core.events.subscriptions.materialEventTypes(request.ctx)));
 
