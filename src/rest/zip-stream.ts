@@ -144,11 +144,17 @@ export const ZIP_RING_SIZE = 4;
 /** Where an entry's reader gets the next buffer to fill, and gives back one it filled for nothing. */
 interface BufferSource {
   take(): Promise<Buffer>;
+  /** A buffer if one is free now, else null. */
+  tryTake(): Buffer | null;
   give(buffer: Buffer): void;
 }
 
 /** A new buffer per chunk: for a consumer (a Readable's reader) that may keep the chunks it is given. */
-const freshBuffers: BufferSource = { take: async () => Buffer.allocUnsafe(ZIP_CHUNK_BYTES), give: () => {} };
+const freshBuffers: BufferSource = {
+  take: async () => Buffer.allocUnsafe(ZIP_CHUNK_BYTES),
+  tryTake: () => Buffer.allocUnsafe(ZIP_CHUNK_BYTES),
+  give: () => {},
+};
 
 /**
  * A few buffers reused for the whole download: a chunk's buffer is filled again only after the
@@ -176,6 +182,10 @@ class BufferRing implements BufferSource {
     return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
+  tryTake(): Buffer | null {
+    return this.failure ? null : (this.free.pop() ?? null);
+  }
+
   /** Takes back the buffer `chunk` was cut from. */
   give(chunk: Buffer): void {
     const buffer = this.byArray.get(chunk.buffer)!;
@@ -197,26 +207,43 @@ class BufferRing implements BufferSource {
 
 const isReader = (source: ObjectReader | Readable): source is ObjectReader => typeof (source as ObjectReader).readInto === 'function';
 
-/** An entry's bytes in order: a reader's read into buffers from `buffers` (closed however the archive ends), or a stream's chunks. */
+/**
+ * An entry's bytes in order: a stream's chunks, or a reader's reads into buffers from `buffers`,
+ * the next read started (when a buffer is free) before the current chunk is handed on, so reading
+ * overlaps the CRC-32 and the socket write. One read at a time: the reader reads sequentially.
+ * The reader is closed however the archive ends.
+ */
 async function* chunksOf(source: ObjectReader | Readable, buffers: BufferSource): AsyncGenerator<Buffer> {
   if (!isReader(source)) {
     yield* source as AsyncIterable<Buffer>;
     return;
   }
-  try {
-    for (;;) {
-      const buffer = await buffers.take();
-      const read = await source.readInto(buffer).catch((e: unknown) => {
+  const start = (buffer: Buffer) =>
+    source.readInto(buffer).then(
+      (read) => ({ buffer, read }),
+      (e: unknown) => {
         buffers.give(buffer);
         throw e;
-      });
+      },
+    );
+  let next: ReturnType<typeof start> | null = null;
+  try {
+    next = start(await buffers.take());
+    for (;;) {
+      const { buffer, read } = await next;
+      next = null;
       if (read === 0) {
         buffers.give(buffer);
         return;
       }
+      const spare = buffers.tryTake();
+      if (spare) next = start(spare);
       yield read === buffer.length ? buffer : buffer.subarray(0, read);
+      next ??= start(await buffers.take());
     }
   } finally {
+    // a read still under way finishes before its file is closed; its buffer goes back unused
+    if (next) await next.then((unused) => buffers.give(unused.buffer), () => {});
     await source.close();
   }
 }
@@ -237,9 +264,11 @@ async function* archiveBytes(entries: (ZipEntry & { encodedName: Buffer })[], st
     const changedSize = (seen: number) => new Error(`${entry.name} has ${seen} bytes or more, not the ${entry.size} listed`);
     for await (const chunk of chunksOf(source, buffers)) {
       if (size + chunk.length > entry.size) throw changedSize(size + chunk.length);
-      crc = crc32(chunk, crc);
       size += chunk.length;
       yield chunk;
+      // summed once the chunk is handed to the socket, while the kernel sends it: the buffer is
+      // refilled only after this (its next read starts when this generator asks for a chunk)
+      crc = crc32(chunk, crc);
     }
     if (size !== entry.size) throw new Error(`${entry.name} has ${size} bytes, not the ${entry.size} listed`);
     const done = { name: entry.encodedName, crc, size, offset };
