@@ -15,7 +15,8 @@
  * Both servers run with the service's Node flags (package.json "serve") plus --trace-gc, whose
  * lines the bench reads from their stdout to count each download's garbage collections and the
  * time they took (pauses plus incremental marking steps). BENCH_PROFILE=1 adds --cpu-prof to both
- * (profiles in bench/.profiles/, written when the servers stop).
+ * (profiles in bench/.profiles/, written when the servers stop). BENCH_NODE_FLAGS="..." replaces the
+ * service's flags for both (e.g. "" for V8's defaults).
  *
  * Each of BENCH_RUNS (7) rounds measures, in rotating order:
  * - fs floor: the stored files read in ZIP order with fs.createReadStream (default 64 KiB chunks),
@@ -304,7 +305,8 @@ try {
   console.error(`setting up ${DATABASE}, storage ${storageDir}`);
   const setup = await setUp(storageDir);
   const storage = new LocalDiskStorage(storageDir);
-  const flags = [...serviceNodeFlags(), '--trace-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const nodeFlags = env.BENCH_NODE_FLAGS === undefined ? serviceNodeFlags() : env.BENCH_NODE_FLAGS.split(' ').filter(Boolean);
+  const flags = [...nodeFlags, '--trace-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const start = async (name: string, script: string, extraEnv: Record<string, string>, path: string): Promise<Target> => {
     const server = await startChildServer(name, new URL(script, import.meta.url), { env: { ...env, ...extraEnv }, execArgv: flags, stdout: 'pipe' });
     return { name, server, pid: server.child.pid!, gc: new GcLog(server), path };
