@@ -1,7 +1,8 @@
 /**
  * Product download benchmark (issue 16 item 5): `POST /v1/products/{id}/downloads` of a product
  * whose media total about 1 GiB, over loopback HTTP against Shelf's real app in a child process,
- * with the floor measured in the same run: reading the same stored files from disk with fs streams.
+ * with two floors measured in the same run: reading the same stored files from disk with fs
+ * streams, and a bare `node:http` server streaming the same files over the same loopback.
  *
  *   npm run -s bench:downloads        (node bench/downloads.bench.ts)
  *
@@ -11,26 +12,34 @@
  * library files (core.assets.libraryImport.importFile, the CLI's `asset import --file`), then one product
  * with those files as relatedAssetIds, published, and a `usable` key.
  *
- * Each of BENCH_RUNS (5) rounds measures, in alternating order:
- * - floor: the stored files read in ZIP order with fs.createReadStream (default 64 KiB chunks, as
- *   the local-disk storage opens them), every chunk discarded;
- * - Shelf: one POST .../downloads over a fresh loopback connection, the response consumed and
- *   discarded; the byte count is checked against Content-Length. During the request the server
- *   process's VmRSS (/proc/<pid>/status) is sampled every 50 ms (VmHWM, reset through clear_refs
- *   before the request, is read as well, so no peak falls between samples). The target's figure is
- *   the highest RSS during any download (the warm-up one included) minus the idle server's RSS
- *   (after one authenticated GET and a 1 s pause); each run's rise over its own start is listed too
- *   (memory the first download takes stays with the process, so later runs rise little).
- * The files are in the page cache for both (they were just written; the machine has far more RAM
- * than 1 GiB), so the floor is the cost of reading them through Node, not the disk's.
- * Report: medians (and every run), throughput ratio Shelf / floor (target >= 0.7), RSS rise (target
- * < 50 MB), Markdown on stdout, progress on stderr. Only 127.0.0.1 is contacted.
+ * Both servers run with the service's Node flags (package.json "serve") plus --trace-gc, whose
+ * lines the bench reads from their stdout to count each download's garbage collections and the
+ * time they took (pauses plus incremental marking steps). BENCH_PROFILE=1 adds --cpu-prof to both
+ * (profiles in bench/.profiles/, written when the servers stop). BENCH_NODE_FLAGS="..." replaces the
+ * service's flags for both (e.g. "" for V8's defaults).
  *
- * BENCH_BREAKDOWN=1 (the default; 0 skips it) adds, in this process and in the same rounds, where a
- * download's time goes: the floor plus a CRC-32 of every chunk with node:zlib's crc32 (native, as
- * the app's writer computes it), and the app's own zipStream() (src/rest/zip-stream.ts, stored
- * entries) with its output discarded, no HTTP. (The app used yazl until its own writer replaced it;
- * yazl's JavaScript CRC-32 cost 3.9 s per GiB, bench/RESULTS-catalogue-reads.md.)
+ * Each of BENCH_RUNS (7) rounds measures, in rotating order:
+ * - fs floor: the stored files read in ZIP order with fs.createReadStream (default 64 KiB chunks),
+ *   every chunk discarded;
+ * - bare HTTP floor: one POST to bench/servers/bare-download-server.ts, which pipes the same files
+ *   (fs.createReadStream) into its response back to back, with Content-Length;
+ * - Shelf: one POST .../downloads over a fresh loopback connection.
+ * Both HTTP sides: the response consumed and discarded, its length checked against Content-Length;
+ * the server's CPU time (/proc/<pid>/stat) and its VmRSS sampled every 50 ms during the request
+ * (VmHWM, reset through clear_refs before the request, is read as well, so no peak falls between
+ * samples). Shelf's RSS figure for the target is the highest RSS during any download (the warm-up
+ * one included) minus the idle server's RSS (after one authenticated GET and a 1 s pause).
+ * The files are in the page cache for all three (they were just written; the machine has far more
+ * RAM than 1 GiB), so the floors are the cost of reading and sending them through Node, not the disk's.
+ * Report: medians, the slowest run and every run, the ratios Shelf / bare HTTP (target >= 0.85; as the
+ * ratio of the medians and as the median of the ratios within each round, where both ran back to back) and
+ * Shelf / fs (the earlier target >= 0.7), RSS rise (target < 50 MB); Markdown on stdout, progress on
+ * stderr. Only 127.0.0.1 is contacted.
+ *
+ * BENCH_BREAKDOWN=1 (the default; 0 skips it) adds, in this process and in the same rounds: the fs
+ * floor plus a CRC-32 of every chunk with node:zlib's crc32 (the ZIP writer's cost beyond reading),
+ * and the app's zipArchive() (src/rest/zip-stream.ts) reading the stored files through the
+ * storage's readers and writing into a sink that discards each chunk, no HTTP.
  */
 import { randomFillSync } from 'node:crypto';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
@@ -39,31 +48,37 @@ import http from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { loadConfig } from '../src/config.ts';
 import { objectKey } from '../src/core/assets/import.ts';
+import { LocalDiskStorage } from '../src/core/assets/storage.ts';
 import { createCore } from '../src/core/core.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
-import { zipStream } from '../src/rest/zip-stream.ts';
+import { ZIP_CHUNK_BYTES, ZIP_RING_SIZE, zipArchive } from '../src/rest/zip-stream.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
-import { startChildServer } from './support/child-server.ts';
+import { startChildServer, type ChildServer } from './support/child-server.ts';
 import { sleep } from './support/child-messages.ts';
+import { processCpuMs } from './support/cpu-time.ts';
 import { median } from './support/load.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
 
 const env = process.env;
 const FILES = Number(env.BENCH_DOWNLOAD_FILES ?? 10);
 const FILE_MIB = Number(env.BENCH_FILE_MIB ?? 100);
-const RUNS = Number(env.BENCH_RUNS ?? 5);
+const RUNS = Number(env.BENCH_RUNS ?? 7);
+const PROFILE = env.BENCH_PROFILE === '1';
 const SAMPLE_MS = 50;
-const TARGET_RATIO = 0.7;
+const TARGET_BARE_RATIO = 0.85;
+const TARGET_FS_RATIO = 0.7;
 const TARGET_RSS_MB = 50;
 const DATABASE = 'shelf_bench_downloads';
 const SECRET = 'bench-downloads-secret-bench-downloads-secret';
 const databaseUrl = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', DATABASE);
 const MiB = 1024 * 1024;
+const profileDir = fileURLToPath(new URL('./.profiles', import.meta.url));
 
 function memoryOf(pid: number): { rssMb: number; hwmMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -94,6 +109,7 @@ async function writeRandomFiles(dir: string, count: number, mib: number): Promis
 interface Setup {
   productId: number;
   key: string;
+  storageKeys: string[];
   storedPaths: string[];
   sizes: number[];
   bytes: number;
@@ -133,15 +149,16 @@ async function setUp(storageDir: string): Promise<Setup> {
       [`{${ids.join(',')}}`],
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
-    const storedPaths = ids.map((id) => join(storageDir, ...objectKey(byId.get(id)!.sha256).split('/')));
+    const storageKeys = ids.map((id) => objectKey(byId.get(id)!.sha256));
+    const storedPaths = storageKeys.map((key) => join(storageDir, ...key.split('/')));
     const sizes = ids.map((id) => Number(byId.get(id)!.bytes));
-    return { productId: created.body.id, key: usable.key, storedPaths, sizes, bytes: sizes.reduce((sum, n) => sum + n, 0) };
+    return { productId: created.body.id, key: usable.key, storageKeys, storedPaths, sizes, bytes: sizes.reduce((sum, n) => sum + n, 0) };
   } finally {
     await orm.close();
   }
 }
 
-/** The floor: every stored file through fs.createReadStream, one after another, chunks discarded. */
+/** The fs floor: every stored file through fs.createReadStream, one after another, chunks discarded. */
 async function readFloor(paths: string[]): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
   let bytes = 0;
@@ -158,44 +175,87 @@ async function readFloor(paths: string[]): Promise<{ ms: number; bytes: number }
   return { ms: performance.now() - started, bytes };
 }
 
+interface GcEvent {
+  kind: 'scavenge' | 'mark-compact' | 'other';
+  /** The pause plus, for a mark-compact, the incremental marking steps before it. */
+  ms: number;
+}
+
+/** A server's --trace-gc lines, read from its stdout as they come. */
+class GcLog {
+  readonly events: GcEvent[] = [];
+
+  constructor(server: ChildServer) {
+    createInterface({ input: server.child.stdout! }).on('line', (line) => {
+      // e.g. "[123:0x..]  20202 ms: Mark-Compact 77.0 (118.3) -> 76.2 (118.3) MB, pooled: 17 MB, 23.59 / 0.01 ms  (+ 110.0 ms in 163 steps ..."
+      const match = /ms: (Scavenge|Mark-Compact|[A-Z][\w -]*?)\b.*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in \d+ steps)?/.exec(line);
+      if (!match) return;
+      const kind = match[1] === 'Scavenge' ? 'scavenge' : match[1] === 'Mark-Compact' ? 'mark-compact' : 'other';
+      this.events.push({ kind, ms: Number(match[2]) + Number(match[3] ?? 0) });
+    });
+  }
+
+  /** What happened since `mark` (an earlier events.length). */
+  since(mark: number): { markCompacts: number; scavenges: number; gcMs: number } {
+    const events = this.events.slice(mark);
+    return {
+      markCompacts: events.filter((e) => e.kind === 'mark-compact').length,
+      scavenges: events.filter((e) => e.kind === 'scavenge').length,
+      gcMs: events.reduce((sum, e) => sum + e.ms, 0),
+    };
+  }
+}
+
+interface Target {
+  name: string;
+  server: ChildServer;
+  pid: number;
+  gc: GcLog;
+  path: string;
+}
+
 interface DownloadRun {
   ms: number;
-  zipBytes: number;
+  bytes: number;
+  cpuMs: number;
+  markCompacts: number;
+  scavenges: number;
+  gcMs: number;
   /** MB: VmRSS just before the request, the highest 50 ms sample during it, VmHWM after it (reset before). */
   rssBeforeMb: number;
   rssPeakMb: number;
   hwmMb: number;
-  samples: number;
 }
 
-/** One download over a fresh loopback connection, consumed and discarded, with the server's RSS sampled. */
-async function download(baseUrl: string, pid: number, setup: Setup): Promise<DownloadRun> {
+/** One download over a fresh loopback connection, consumed and discarded, with the server's RSS, CPU and GCs. */
+async function download(target: Target, setup: Setup): Promise<DownloadRun> {
+  const { pid } = target;
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
   const rssBeforeMb = memoryOf(pid).rssMb;
   let rssPeakMb = rssBeforeMb;
-  let samples = 0;
   const poll = setInterval(() => {
     rssPeakMb = Math.max(rssPeakMb, memoryOf(pid).rssMb);
-    samples++;
   }, SAMPLE_MS);
-  const url = new URL(`/v1/products/${setup.productId}/downloads`, baseUrl);
+  const url = new URL(target.path, target.server.baseUrl);
+  const gcMark = target.gc.events.length;
+  const cpu0 = processCpuMs(pid);
   const started = performance.now();
   try {
-    const { zipBytes, length } = await new Promise<{ zipBytes: number; length: number }>((done, fail) => {
+    const { bytes, length } = await new Promise<{ bytes: number; length: number }>((done, fail) => {
       const req = http.request(
         { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { authorization: `Bearer ${setup.key}`, 'content-type': 'application/json', 'content-length': 2 } },
         (res) => {
           if (res.statusCode !== 200) {
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => fail(new Error(`download: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`)));
+            res.on('end', () => fail(new Error(`${target.name}: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`)));
             return;
           }
-          let zipBytes = 0;
+          let bytes = 0;
           res.on('data', (chunk: Buffer) => {
-            zipBytes += chunk.length;
+            bytes += chunk.length;
           });
-          res.on('end', () => done({ zipBytes, length: Number(res.headers['content-length']) }));
+          res.on('end', () => done({ bytes, length: Number(res.headers['content-length']) }));
           res.on('error', fail);
         },
       );
@@ -203,9 +263,12 @@ async function download(baseUrl: string, pid: number, setup: Setup): Promise<Dow
       req.end('{}');
     });
     const ms = performance.now() - started;
-    if (zipBytes !== length) throw new Error(`download: ${zipBytes} bytes received, Content-Length ${length}`);
-    if (zipBytes < setup.bytes) throw new Error(`download: ${zipBytes} bytes, fewer than the ${setup.bytes} bytes of the files`);
-    return { ms, zipBytes, rssBeforeMb, rssPeakMb: Math.max(rssPeakMb, memoryOf(pid).rssMb), hwmMb: memoryOf(pid).hwmMb, samples };
+    const cpuMs = processCpuMs(pid) - cpu0;
+    if (bytes !== length) throw new Error(`${target.name}: ${bytes} bytes received, Content-Length ${length}`);
+    if (bytes < setup.bytes) throw new Error(`${target.name}: ${bytes} bytes, fewer than the ${setup.bytes} bytes of the files`);
+    // the last trace lines of the request may still be in the pipe
+    await sleep(20);
+    return { ms, bytes, cpuMs, ...target.gc.since(gcMark), rssBeforeMb, rssPeakMb: Math.max(rssPeakMb, memoryOf(pid).rssMb), hwmMb: memoryOf(pid).hwmMb };
   } finally {
     clearInterval(poll);
   }
@@ -222,121 +285,146 @@ async function readWith(paths: string[], onChunk: (chunk: Buffer) => void): Prom
   return performance.now() - started;
 }
 
-/** The app's zipStream over the stored files, in this process, its output discarded. */
-async function zipInProcess(paths: string[], sizes: number[]): Promise<number> {
+/** The app's zipArchive over the stored files through the storage's readers, in this process, written to a sink that discards. */
+async function zipInProcess(storage: LocalDiskStorage, setup: Setup): Promise<number> {
   const started = performance.now();
-  const zip = await zipStream(paths.map((path, i) => ({ name: `media-${i}.bin`, size: sizes[i]!, open: async () => createReadStream(path) })), new Date());
-  await pipeline(zip.stream, new Writable({ write: (_chunk, _encoding, done) => done() }));
+  const zip = zipArchive(setup.storageKeys.map((key, i) => ({ name: `media-${i}.bin`, size: setup.sizes[i]!, open: () => storage.openReader(key) })), new Date());
+  await zip.write(new Writable({ write: (_chunk, _encoding, done) => done() }));
   return performance.now() - started;
 }
 
-const BREAKDOWN = {
-  'floor + zlib.crc32 (native) of every chunk': (s: Setup) => {
-    let crc = 0;
-    return readWith(s.storedPaths, (chunk) => {
-      crc = crc32(chunk, crc);
-    });
-  },
-  'the app\'s zipStream() in this process, output discarded (no HTTP)': (s: Setup) => zipInProcess(s.storedPaths, s.sizes),
-} as const;
-
 const mibps = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
+const f0 = (v: number) => v.toFixed(0);
 const f1 = (v: number) => v.toFixed(1);
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
+const slowest = (values: number[]) => Math.max(...values);
 
-const loadAtStart = loadavg().map((l) => l.toFixed(1)).join(' / ');
+const loadAtStart = load();
 const storageDir = await mkdtemp(join(tmpdir(), 'shelf-bench-downloads-'));
 try {
   console.error(`setting up ${DATABASE}, storage ${storageDir}`);
   const setup = await setUp(storageDir);
-  const server = await startChildServer('shelf', new URL('./servers/shelf-server.ts', import.meta.url), {
-    env: { ...env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' },
-    execArgv: serviceNodeFlags(),
-  });
-  const pid = server.child.pid!;
+  const storage = new LocalDiskStorage(storageDir);
+  const nodeFlags = env.BENCH_NODE_FLAGS === undefined ? serviceNodeFlags() : env.BENCH_NODE_FLAGS.split(' ').filter(Boolean);
+  const flags = [...nodeFlags, '--trace-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const start = async (name: string, script: string, extraEnv: Record<string, string>, path: string): Promise<Target> => {
+    const server = await startChildServer(name, new URL(script, import.meta.url), { env: { ...env, ...extraEnv }, execArgv: flags, stdout: 'pipe' });
+    return { name, server, pid: server.child.pid!, gc: new GcLog(server), path };
+  };
+  const shelf = await start('shelf', './servers/shelf-server.ts', { DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }, `/v1/products/${setup.productId}/downloads`);
+  const bare = await start('bare', './servers/bare-download-server.ts', { BENCH_DOWNLOAD_PATHS: JSON.stringify(setup.storedPaths) }, '/');
   const floors: Array<{ ms: number; bytes: number }> = [];
-  const downloads: DownloadRun[] = [];
-  const breakdown = new Map<string, number[]>(env.BENCH_BREAKDOWN === '0' ? [] : Object.keys(BREAKDOWN).map((k) => [k, []]));
+  const runs = new Map<string, DownloadRun[]>([['bare', []], ['shelf', []]]);
+  const breakdown = new Map<string, number[]>(env.BENCH_BREAKDOWN === '0' ? [] : [['floor + zlib.crc32 (native) of every chunk', []], ['the app\'s zipArchive() in this process, storage readers, output discarded (no HTTP)', []]]);
+  const loads: string[] = [];
   let idleMb = 0;
   let warmUp: DownloadRun | null = null;
+  let bareWarmUp: DownloadRun | null = null;
   try {
     // the idle server's RSS: after one authenticated request (auth, pool, routing warmed) and a pause
-    const probe = await fetch(new URL(`/v1/products/${setup.productId}`, server.baseUrl), { headers: { authorization: `Bearer ${setup.key}` } });
+    const probe = await fetch(new URL(`/v1/products/${setup.productId}`, shelf.server.baseUrl), { headers: { authorization: `Bearer ${setup.key}` } });
     if (probe.status !== 200) throw new Error(`GET product: ${probe.status}`);
     await probe.arrayBuffer();
     await sleep(1000);
-    idleMb = memoryOf(pid).rssMb;
-    // one unmeasured round of each: the page cache, the server's JIT and connection pool warm up
+    idleMb = memoryOf(shelf.pid).rssMb;
+    // one unmeasured round of each: the page cache, the servers' JIT and connection pool warm up
     await readFloor(setup.storedPaths);
-    warmUp = await download(server.baseUrl, pid, setup);
-    console.error(`  idle server RSS ${f1(idleMb)} MB; warm-up download ${f1(warmUp.ms)} ms, RSS ${f1(warmUp.rssBeforeMb)} -> ${f1(warmUp.rssPeakMb)} MB`);
+    bareWarmUp = await download(bare, setup);
+    warmUp = await download(shelf, setup);
+    console.error(`  idle Shelf RSS ${f1(idleMb)} MB; warm-up: bare ${f0(bareWarmUp.ms)} ms, Shelf ${f0(warmUp.ms)} ms, RSS ${f1(warmUp.rssBeforeMb)} -> ${f1(warmUp.rssPeakMb)} MB`);
     await sleep(500);
+    const orders = [['floor', 'bare', 'shelf'], ['shelf', 'floor', 'bare'], ['bare', 'shelf', 'floor']];
     for (let run = 0; run < RUNS; run++) {
-      const order = run % 2 === 0 ? ['floor', 'shelf'] : ['shelf', 'floor'];
-      for (const which of order) {
+      loads.push(load());
+      for (const which of orders[run % orders.length]!) {
         if (which === 'floor') {
           const floor = await readFloor(setup.storedPaths);
           if (floor.bytes !== setup.bytes) throw new Error(`floor read ${floor.bytes} bytes, expected ${setup.bytes}`);
           floors.push(floor);
-          console.error(`  run ${run + 1} floor: ${f1(floor.ms)} ms, ${f1(mibps(floor.bytes, floor.ms))} MiB/s`);
+          console.error(`  run ${run + 1} fs floor: ${f0(floor.ms)} ms, ${f0(mibps(floor.bytes, floor.ms))} MiB/s`);
         } else {
-          const d = await download(server.baseUrl, pid, setup);
-          downloads.push(d);
+          const target = which === 'bare' ? bare : shelf;
+          const d = await download(target, setup);
+          runs.get(which)!.push(d);
           console.error(
-            `  run ${run + 1} shelf: ${f1(d.ms)} ms, ${f1(mibps(setup.bytes, d.ms))} MiB/s of file bytes; RSS ${f1(d.rssBeforeMb)} -> ${f1(d.rssPeakMb)} MB (+${f1(d.rssPeakMb - d.rssBeforeMb)}, ${d.samples} samples), VmHWM ${f1(d.hwmMb)} MB`,
+            `  run ${run + 1} ${which}: ${f0(d.ms)} ms, ${f0(mibps(setup.bytes, d.ms))} MiB/s of file bytes; CPU ${f0(d.cpuMs)} ms; GC ${d.markCompacts} mark-compact + ${d.scavenges} scavenge, ${f0(d.gcMs)} ms; RSS ${f1(d.rssBeforeMb)} -> ${f1(d.rssPeakMb)} MB`,
           );
-          // let the server's heap settle (GC of the request's buffers) before the next baseline
-          await sleep(500);
+          // let the server's heap settle before the next baseline
+          await sleep(300);
         }
       }
       for (const [name, times] of breakdown) {
-        times.push(await BREAKDOWN[name as keyof typeof BREAKDOWN](setup));
-        console.error(`  run ${run + 1} ${name}: ${f1(times.at(-1)!)} ms`);
+        times.push(name.startsWith('floor') ? await readWith(setup.storedPaths, ((crc) => (chunk: Buffer) => void (crc = crc32(chunk, crc)))(0)) : await zipInProcess(storage, setup));
+        console.error(`  run ${run + 1} ${name}: ${f0(times.at(-1)!)} ms`);
       }
     }
   } finally {
-    await server.stop();
+    await shelf.server.stop();
+    await bare.server.stop();
   }
 
+  const shelfRuns = runs.get('shelf')!;
+  const bareRuns = runs.get('bare')!;
   const floorMs = median(floors.map((f) => f.ms));
-  const shelfMs = median(downloads.map((d) => d.ms));
-  const ratio = floorMs / shelfMs;
-  const rises = downloads.map((d) => d.rssPeakMb - d.rssBeforeMb);
-  const hwmRises = downloads.map((d) => d.hwmMb - d.rssBeforeMb);
+  const shelfMs = median(shelfRuns.map((d) => d.ms));
+  const bareMs = median(bareRuns.map((d) => d.ms));
+  const bareRatio = bareMs / shelfMs;
+  // the same ratio taken within each round (bare and Shelf ran back to back there), then the median:
+  // less sensitive to the machine's load drifting between rounds than the ratio of the medians
+  const roundRatio = median(shelfRuns.map((d, i) => bareRuns[i]!.ms / d.ms));
+  const fsRatio = floorMs / shelfMs;
+  const rises = shelfRuns.map((d) => d.rssPeakMb - d.rssBeforeMb);
+  const hwmRises = shelfRuns.map((d) => d.hwmMb - d.rssBeforeMb);
   // the target's figure: the highest RSS seen during any download (warm-up included) over the idle server's
-  const peakMb = Math.max(warmUp!.rssPeakMb, warmUp!.hwmMb, ...downloads.map((d) => Math.max(d.rssPeakMb, d.hwmMb)));
+  const peakMb = Math.max(warmUp!.rssPeakMb, warmUp!.hwmMb, ...shelfRuns.map((d) => Math.max(d.rssPeakMb, d.hwmMb)));
   const rise = peakMb - idleMb;
-  const zipBytes = downloads[0]!.zipBytes;
+  const zipBytes = shelfRuns[0]!.bytes;
+  const gcCell = (d: DownloadRun) => `${d.markCompacts} MC + ${d.scavenges} sc, ${f0(d.gcMs)} ms`;
   console.log(
-    `Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadAtStart} at the start and ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; Node ${process.version}; ` +
-      `service flags ${serviceNodeFlags().join(' ')}.\n`,
+    `Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average (1/5/15 min) ${loadAtStart} at the start and ${load()} at the end; Node ${process.version}; ` +
+      `both servers run with ${flags.join(' ')}.\n`,
   );
-  console.log(`Product: ${FILES} files x ${FILE_MIB} MiB = ${setup.bytes} bytes (${f1(setup.bytes / MiB)} MiB) of random bytes; ZIP ${zipBytes} bytes (stored entries). ${RUNS} runs each after one warm-up, order alternating.\n`);
-  console.log(`Server RSS idle (after one authenticated GET and 1 s): ${f1(idleMb)} MB; warm-up download (unmeasured for time): ${f1(warmUp!.ms)} ms, RSS ${f1(warmUp!.rssBeforeMb)} -> ${f1(warmUp!.rssPeakMb)} MB (VmHWM ${f1(warmUp!.hwmMb)} MB).\n`);
-  console.log('| run | floor: fs streams, ms (MiB/s) | Shelf: POST /downloads over loopback, ms (MiB/s of file bytes) | server RSS before -> peak of 50 ms samples (rise) | VmHWM rise |');
-  console.log('|---|---|---|---|---|');
+  console.log(
+    `Product: ${FILES} files x ${FILE_MIB} MiB = ${setup.bytes} bytes (${f1(setup.bytes / MiB)} MiB) of random bytes; ZIP ${zipBytes} bytes (stored entries); ` +
+      `the app's writer reads ${ZIP_CHUNK_BYTES / 1024} KiB chunks into a ring of ${ZIP_RING_SIZE}. ${RUNS} rounds after one warm-up of each, order rotating.\n`,
+  );
+  console.log(`Shelf RSS idle (after one authenticated GET and 1 s): ${f1(idleMb)} MB; warm-up downloads (unmeasured for time): bare ${f0(bareWarmUp!.ms)} ms, Shelf ${f0(warmUp!.ms)} ms, Shelf RSS ${f1(warmUp!.rssBeforeMb)} -> ${f1(warmUp!.rssPeakMb)} MB (VmHWM ${f1(warmUp!.hwmMb)} MB).\n`);
+  console.log('| run | load (1 min) | fs floor, ms (MiB/s) | bare node:http, ms (MiB/s) | Shelf, ms (MiB/s) | bare / Shelf | server CPU bare / Shelf, ms | GC during the download, bare / Shelf (MC = mark-compact, sc = scavenge; pauses + marking steps) | Shelf RSS before -> peak (rise), VmHWM rise |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (let i = 0; i < RUNS; i++) {
-    const [fl, d] = [floors[i]!, downloads[i]!];
-    console.log(`| ${i + 1} | ${f1(fl.ms)} (${f1(mibps(fl.bytes, fl.ms))}) | ${f1(d.ms)} (${f1(mibps(setup.bytes, d.ms))}) | ${f1(d.rssBeforeMb)} -> ${f1(d.rssPeakMb)} MB (+${f1(rises[i]!)}) | +${f1(hwmRises[i]!)} MB |`);
+    const [fl, b, d] = [floors[i]!, bareRuns[i]!, shelfRuns[i]!];
+    console.log(
+      `| ${i + 1} | ${loads[i]!.split(' / ')[0]} | ${f0(fl.ms)} (${f0(mibps(fl.bytes, fl.ms))}) | ${f0(b.ms)} (${f0(mibps(setup.bytes, b.ms))}) | ${f0(d.ms)} (${f0(mibps(setup.bytes, d.ms))}) | ${(b.ms / d.ms).toFixed(2)} | ${f0(b.cpuMs)} / ${f0(d.cpuMs)} | ${gcCell(b)} / ${gcCell(d)} | ${f1(d.rssBeforeMb)} -> ${f1(d.rssPeakMb)} MB (+${f1(rises[i]!)}), +${f1(hwmRises[i]!)} MB |`,
+    );
   }
+  const med = (runs: DownloadRun[], pick: (d: DownloadRun) => number) => median(runs.map(pick));
   console.log('');
-  console.log('| measure | median | target | |');
-  console.log('|---|---|---|---|');
-  console.log(`| floor (fs streams, discarded) | ${f1(floorMs)} ms, ${f1(mibps(setup.bytes, floorMs))} MiB/s | | |`);
-  console.log(`| Shelf download (loopback HTTP, discarded) | ${f1(shelfMs)} ms, ${f1(mibps(setup.bytes, shelfMs))} MiB/s | | |`);
-  console.log(`| throughput ratio Shelf / floor | ${ratio.toFixed(2)} | >= ${TARGET_RATIO} | ${ratio >= TARGET_RATIO ? 'met' : 'MISSED'} |`);
-  console.log(`| server RSS rise: highest during any download (50 ms samples and VmHWM) over the idle server's | +${f1(rise)} MB (${f1(idleMb)} -> ${f1(peakMb)} MB) | < ${TARGET_RSS_MB} MB | ${rise < TARGET_RSS_MB ? 'met' : 'MISSED'} |`);
-  console.log(`| server RSS rise per measured download over its own start (median) | +${f1(median(rises))} MB (VmHWM +${f1(median(hwmRises))} MB) | | |`);
+  console.log('| measure | median | slowest run | target | |');
+  console.log('|---|---|---|---|---|');
+  console.log(`| fs floor (fs streams, discarded) | ${f0(floorMs)} ms, ${f0(mibps(setup.bytes, floorMs))} MiB/s | ${f0(slowest(floors.map((f) => f.ms)))} ms | | |`);
+  console.log(`| bare node:http floor (same files piped over loopback) | ${f0(bareMs)} ms, ${f0(mibps(setup.bytes, bareMs))} MiB/s | ${f0(slowest(bareRuns.map((d) => d.ms)))} ms | | |`);
+  console.log(`| Shelf download (loopback HTTP, discarded) | ${f0(shelfMs)} ms, ${f0(mibps(setup.bytes, shelfMs))} MiB/s | ${f0(slowest(shelfRuns.map((d) => d.ms)))} ms | | |`);
+  console.log(`| bare node:http / fs floor | ${(floorMs / bareMs).toFixed(2)} | | | |`);
+  console.log(`| **Shelf / bare node:http** (ratio of the medians) | **${bareRatio.toFixed(2)}** | ${(slowest(bareRuns.map((d) => d.ms)) / slowest(shelfRuns.map((d) => d.ms))).toFixed(2)} (slowest / slowest) | >= ${TARGET_BARE_RATIO} | ${bareRatio >= TARGET_BARE_RATIO ? 'met' : 'MISSED'} |`);
+  console.log(`| **Shelf / bare node:http** (median of the per-round ratios) | **${roundRatio.toFixed(2)}** | ${Math.min(...shelfRuns.map((d, i) => bareRuns[i]!.ms / d.ms)).toFixed(2)} (lowest round) | >= ${TARGET_BARE_RATIO} | ${roundRatio >= TARGET_BARE_RATIO ? 'met' : 'MISSED'} |`);
+  console.log(`| Shelf / fs floor | ${fsRatio.toFixed(2)} | | >= ${TARGET_FS_RATIO} | ${fsRatio >= TARGET_FS_RATIO ? 'met' : 'MISSED'} |`);
+  console.log(`| server CPU per download, bare / Shelf | ${f0(med(bareRuns, (d) => d.cpuMs))} / ${f0(med(shelfRuns, (d) => d.cpuMs))} ms | | | |`);
+  console.log(`| GC per download, bare / Shelf | ${f0(med(bareRuns, (d) => d.markCompacts))} / ${f0(med(shelfRuns, (d) => d.markCompacts))} mark-compacts, ${f0(med(bareRuns, (d) => d.gcMs))} / ${f0(med(shelfRuns, (d) => d.gcMs))} ms | | | |`);
+  console.log(`| Shelf RSS rise: highest during any download (50 ms samples and VmHWM) over the idle server's | +${f1(rise)} MB (${f1(idleMb)} -> ${f1(peakMb)} MB) | | < ${TARGET_RSS_MB} MB | ${rise < TARGET_RSS_MB ? 'met' : 'MISSED'} |`);
+  console.log(`| Shelf RSS rise per measured download over its own start | +${f1(median(rises))} MB (VmHWM +${f1(median(hwmRises))} MB) | +${f1(Math.max(...rises))} MB | | |`);
   if (breakdown.size > 0) {
-    console.log('\nWhere the time goes (this process, same rounds, medians; ratio = floor time / this time):\n');
-    console.log('| step | median | MiB/s | ratio to the floor |');
+    console.log('\nIn this process, same rounds, medians (ratio = fs floor time / this time):\n');
+    console.log('| step | median | MiB/s | ratio to the fs floor |');
     console.log('|---|---|---|---|');
-    console.log(`| floor: fs streams, discarded | ${f1(floorMs)} ms | ${f1(mibps(setup.bytes, floorMs))} | 1.00 |`);
+    console.log(`| fs floor: fs streams, discarded | ${f0(floorMs)} ms | ${f0(mibps(setup.bytes, floorMs))} | 1.00 |`);
     for (const [name, times] of breakdown) {
       const m = median(times);
-      console.log(`| ${name} | ${f1(m)} ms | ${f1(mibps(setup.bytes, m))} | ${(floorMs / m).toFixed(2)} |`);
+      console.log(`| ${name} | ${f0(m)} ms | ${f0(mibps(setup.bytes, m))} | ${(floorMs / m).toFixed(2)} |`);
     }
-    console.log(`| Shelf: POST /downloads over loopback HTTP | ${f1(shelfMs)} ms | ${f1(mibps(setup.bytes, shelfMs))} | ${ratio.toFixed(2)} |`);
+    console.log(`| bare node:http over loopback (child process) | ${f0(bareMs)} ms | ${f0(mibps(setup.bytes, bareMs))} | ${(floorMs / bareMs).toFixed(2)} |`);
+    console.log(`| Shelf: POST /downloads over loopback (child process) | ${f0(shelfMs)} ms | ${f0(mibps(setup.bytes, shelfMs))} | ${fsRatio.toFixed(2)} |`);
   }
+  if (PROFILE) console.log(`\nCPU profiles of both servers (startup included): ${profileDir}`);
 } finally {
   await rm(storageDir, { recursive: true, force: true });
   await dropDatabase(databaseUrl);

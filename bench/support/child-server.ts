@@ -17,9 +17,10 @@ export interface ChildServer {
 export async function startChildServer(
   name: string,
   script: URL,
-  options: { env: Record<string, string | undefined>; execArgv?: string[] },
+  options: { env: Record<string, string | undefined>; execArgv?: string[]; stdout?: 'inherit' | 'pipe' },
 ): Promise<ChildServer> {
-  const child = fork(script, { env: options.env, execArgv: options.execArgv ?? [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // 'pipe': the caller reads child.stdout (e.g. --trace-gc lines), and must keep reading it
+  const child = fork(script, { env: options.env, execArgv: options.execArgv ?? [], stdio: ['ignore', options.stdout ?? 'inherit', 'inherit', 'ipc'] });
   const exited = once(child, 'exit').then(([code]) => {
     throw new Error(`${name} server exited before listening (code ${code})`);
   });

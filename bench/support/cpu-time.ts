@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 const TICK_MS = 10;
 
 /** User plus system CPU of a process so far, in ms (/proc/<pid>/stat fields 14 and 15), or 0 when it is gone. */
-function processCpuMs(pid: number): number {
+export function processCpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // the command name (field 2) may hold spaces; the fields after its closing parenthesis are plain

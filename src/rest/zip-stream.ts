@@ -1,11 +1,15 @@
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { crc32 } from 'node:zlib';
+import type { ObjectReader } from '../core/assets/storage.ts';
 
-/** One entry of a streamed ZIP: its name, its exact size, and its bytes opened only when the archive reaches it. */
+/**
+ * One entry of a streamed ZIP: its name, its exact size, and its bytes opened only when the archive
+ * reaches it (a reader filling the writer's buffers, or a stream), null when they are gone.
+ */
 export interface ZipEntry {
   name: string;
   size: number;
-  open: () => Promise<Readable | null>;
+  open: () => Promise<ObjectReader | Readable | null>;
 }
 
 /*
@@ -132,25 +136,139 @@ function archiveLength(entries: { name: Buffer; size: number }[]): number {
   return length;
 }
 
-async function* archiveBytes(entries: (ZipEntry & { encodedName: Buffer })[], stamp: Stamp): AsyncGenerator<Buffer> {
+/** Bytes of an entry are read in chunks of this size, into the buffers of a BufferRing when writing to a response. */
+export const ZIP_CHUNK_BYTES = 1024 * 1024;
+/** How many chunks of one download may be read ahead of the socket: the download's memory is RING x CHUNK. */
+export const ZIP_RING_SIZE = 4;
+
+/** Where an entry's reader gets the next buffer to fill, and gives back one it filled for nothing. */
+interface BufferSource {
+  take(): Promise<Buffer>;
+  /** A buffer if one is free now, else null. */
+  tryTake(): Buffer | null;
+  give(buffer: Buffer): void;
+}
+
+/** A new buffer per chunk: for a consumer (a Readable's reader) that may keep the chunks it is given. */
+const freshBuffers: BufferSource = {
+  take: async () => Buffer.allocUnsafe(ZIP_CHUNK_BYTES),
+  tryTake: () => Buffer.allocUnsafe(ZIP_CHUNK_BYTES),
+  give: () => {},
+};
+
+/**
+ * A few buffers reused for the whole download: a chunk's buffer is filled again only after the
+ * response has handed its bytes to the kernel, so a slow client holds the reader back instead of
+ * the process buffering the archive (backpressure), and nothing is allocated per chunk.
+ */
+class BufferRing implements BufferSource {
+  private readonly free: Buffer[] = [];
+  private readonly byArray = new Map<ArrayBufferLike, Buffer>();
+  private readonly waiting: Array<{ resolve: (buffer: Buffer) => void; reject: (error: Error) => void }> = [];
+  private failure: Error | null = null;
+
+  constructor(count: number, size: number) {
+    for (let i = 0; i < count; i++) {
+      const buffer = Buffer.allocUnsafeSlow(size);
+      this.free.push(buffer);
+      this.byArray.set(buffer.buffer, buffer);
+    }
+  }
+
+  take(): Promise<Buffer> {
+    if (this.failure) return Promise.reject(this.failure);
+    const buffer = this.free.pop();
+    if (buffer) return Promise.resolve(buffer);
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  tryTake(): Buffer | null {
+    return this.failure ? null : (this.free.pop() ?? null);
+  }
+
+  /** Takes back the buffer `chunk` was cut from. */
+  give(chunk: Buffer): void {
+    const buffer = this.byArray.get(chunk.buffer)!;
+    const waiter = this.waiting.shift();
+    if (waiter) waiter.resolve(buffer);
+    else this.free.push(buffer);
+  }
+
+  owns(chunk: Buffer): boolean {
+    return this.byArray.has(chunk.buffer);
+  }
+
+  /** Stops the reader: whoever waits for a buffer, or asks for one later, gets `error`. */
+  fail(error: Error): void {
+    this.failure ??= error;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(this.failure);
+  }
+}
+
+const isReader = (source: ObjectReader | Readable): source is ObjectReader => typeof (source as ObjectReader).readInto === 'function';
+
+/**
+ * An entry's bytes in order: a stream's chunks, or a reader's reads into buffers from `buffers`,
+ * the next read started (when a buffer is free) before the current chunk is handed on, so reading
+ * overlaps the CRC-32 and the socket write. One read at a time: the reader reads sequentially.
+ * The reader is closed however the archive ends.
+ */
+async function* chunksOf(source: ObjectReader | Readable, buffers: BufferSource): AsyncGenerator<Buffer> {
+  if (!isReader(source)) {
+    yield* source as AsyncIterable<Buffer>;
+    return;
+  }
+  const start = (buffer: Buffer) =>
+    source.readInto(buffer).then(
+      (read) => ({ buffer, read }),
+      (e: unknown) => {
+        buffers.give(buffer);
+        throw e;
+      },
+    );
+  let next: ReturnType<typeof start> | null = null;
+  try {
+    next = start(await buffers.take());
+    for (;;) {
+      const { buffer, read } = await next;
+      next = null;
+      if (read === 0) {
+        buffers.give(buffer);
+        return;
+      }
+      const spare = buffers.tryTake();
+      if (spare) next = start(spare);
+      yield read === buffer.length ? buffer : buffer.subarray(0, read);
+      next ??= start(await buffers.take());
+    }
+  } finally {
+    // a read still under way finishes before its file is closed; its buffer goes back unused
+    if (next) await next.then((unused) => buffers.give(unused.buffer), () => {});
+    await source.close();
+  }
+}
+
+async function* archiveBytes(entries: (ZipEntry & { encodedName: Buffer })[], stamp: Stamp, buffers: BufferSource): AsyncGenerator<Buffer> {
   const written: Written[] = [];
   let offset = 0;
   for (const entry of entries) {
     const header = localHeader(entry.encodedName, stamp);
     yield header;
-    const stream = await entry.open();
-    if (!stream) throw new Error(`the bytes of ${entry.name} are gone`);
+    const source = await entry.open();
+    if (!source) throw new Error(`the bytes of ${entry.name} are gone`);
     let crc = 0;
     let size = 0;
     // a file that changed size since it was listed would make Content-Length a lie: cut the response
     // instead, before a byte past the listed size goes out (a grown file could otherwise fill the
     // announced length with a ZIP that has no central directory)
     const changedSize = (seen: number) => new Error(`${entry.name} has ${seen} bytes or more, not the ${entry.size} listed`);
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of chunksOf(source, buffers)) {
       if (size + chunk.length > entry.size) throw changedSize(size + chunk.length);
-      crc = crc32(chunk, crc);
       size += chunk.length;
       yield chunk;
+      // summed once the chunk is handed to the socket, while the kernel sends it: the buffer is
+      // refilled only after this (its next read starts when this generator asks for a chunk)
+      crc = crc32(chunk, crc);
     }
     if (size !== entry.size) throw new Error(`${entry.name} has ${size} bytes, not the ${entry.size} listed`);
     const done = { name: entry.encodedName, crc, size, offset };
@@ -164,6 +282,58 @@ async function* archiveBytes(entries: (ZipEntry & { encodedName: Buffer })[], st
 }
 
 /**
+ * Writes the archive's pieces to `out`, each ring buffer going back to the ring once `out` has
+ * written it. Resolves when `out` has finished; rejects (having stopped reading) when a file fails
+ * or `out` closes first, and the caller destroys `out` so the client sees a cut transfer.
+ */
+async function writeArchive(pieces: AsyncGenerator<Buffer>, ring: BufferRing, out: Writable): Promise<void> {
+  let failure: Error | null = null;
+  let stopped!: () => void;
+  const stop = new Promise<void>((resolve) => (stopped = resolve));
+  const fail = (error: Error) => {
+    failure ??= error;
+    ring.fail(failure);
+    stopped();
+  };
+  const onClose = () => {
+    if (!out.writableFinished) fail(new Error('the connection closed before the archive was complete'));
+  };
+  out.on('close', onClose);
+  try {
+    for await (const piece of pieces) {
+      if (failure) throw failure;
+      const leased = ring.owns(piece);
+      let flushed!: () => void;
+      const written = leased ? null : new Promise<void>((resolve) => (flushed = resolve));
+      const accepted = out.write(piece, (error) => {
+        if (leased) ring.give(piece);
+        else flushed();
+        if (error) fail(error);
+      });
+      // a stream's chunks (not the ring's) wait for the socket as pipe() would
+      if (written && !accepted) await Promise.race([written, stop]);
+    }
+    if (failure) throw failure;
+    await new Promise<void>((resolve, reject) => {
+      out.end(() => resolve());
+      void stop.then(() => reject(failure!));
+    });
+  } finally {
+    out.off('close', onClose);
+    ring.fail(new Error('the archive is finished'));
+  }
+}
+
+function prepare(entries: ZipEntry[]): { encoded: (ZipEntry & { encodedName: Buffer })[]; length: number } {
+  const encoded = entries.map((entry) => ({ ...entry, encodedName: Buffer.from(entry.name, 'utf8') }));
+  const length = archiveLength(encoded.map((entry) => ({ name: entry.encodedName, size: entry.size })));
+  if (length > MAX_32 || encoded.length > 0xffff || encoded.some((entry) => entry.encodedName.length > 0xffff)) {
+    throw new Error('the archive needs ZIP64, which this writer does not produce');
+  }
+  return { encoded, length };
+}
+
+/**
  * A ZIP archive streamed entry by entry (constant memory, no temporary archive, one file open at a
  * time). Entries are stored, not deflated: media files are already compressed, and stored entries
  * of known size give the archive's exact length up front, so the response carries Content-Length
@@ -171,10 +341,24 @@ async function* archiveBytes(entries: (ZipEntry & { encodedName: Buffer })[], st
  * size mid-archive destroys the stream, which cuts the response.
  */
 export async function zipStream(entries: ZipEntry[], modifiedAt: Date): Promise<{ stream: Readable; length: number }> {
-  const encoded = entries.map((entry) => ({ ...entry, encodedName: Buffer.from(entry.name, 'utf8') }));
-  const length = archiveLength(encoded.map((entry) => ({ name: entry.encodedName, size: entry.size })));
-  if (length > MAX_32 || encoded.length > 0xffff || encoded.some((entry) => entry.encodedName.length > 0xffff)) {
-    throw new Error('the archive needs ZIP64, which this writer does not produce');
-  }
-  return { stream: Readable.from(archiveBytes(encoded, stampOf(modifiedAt)), { objectMode: false }), length };
+  const { encoded, length } = prepare(entries);
+  return { stream: Readable.from(archiveBytes(encoded, stampOf(modifiedAt), freshBuffers), { objectMode: false }), length };
+}
+
+/**
+ * The same archive written straight to a response (or any Writable), its files read into a ring
+ * of ZIP_RING_SIZE buffers reused for the whole transfer: memory per download is bounded by the
+ * ring whatever the client's speed, and no buffer is allocated per chunk. `write` resolves when
+ * the last byte is handed to `out`, and rejects when a file is gone or changed size or `out`
+ * closed early; `out` is then left for the caller to destroy.
+ */
+export function zipArchive(entries: ZipEntry[], modifiedAt: Date): { length: number; write(out: Writable): Promise<void> } {
+  const { encoded, length } = prepare(entries);
+  return {
+    length,
+    write(out) {
+      const ring = new BufferRing(ZIP_RING_SIZE, ZIP_CHUNK_BYTES);
+      return writeArchive(archiveBytes(encoded, stampOf(modifiedAt), ring), ring, out);
+    },
+  };
 }

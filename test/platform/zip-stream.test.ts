@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
-import { zipStream, type ZipEntry } from '../../src/rest/zip-stream.ts';
+import type { ObjectReader } from '../../src/core/assets/storage.ts';
+import { ZIP_CHUNK_BYTES, ZIP_RING_SIZE, zipArchive, zipStream, type ZipEntry } from '../../src/rest/zip-stream.ts';
 
 /** Everything a stream yields, or the error that destroyed it. */
 async function drain(stream: Readable): Promise<Buffer> {
@@ -117,5 +118,115 @@ describe('ZIP downloads are stored-entry archives any reader opens (docs/product
     const content = await text(stream);
     expect(opened).toEqual(['one', 'two']);
     expect(content).toContain('one');
+  });
+});
+
+/** A stored file as the storage's reader serves it, counting its reads and noting when it is closed. */
+function readerOf(bytes: Buffer): { reader: ObjectReader; log: { reads: number; closed: boolean } } {
+  const log = { reads: 0, closed: false };
+  let at = 0;
+  const reader: ObjectReader = {
+    size: bytes.length,
+    readInto: async (into) => {
+      log.reads++;
+      const read = bytes.copy(into, 0, at, Math.min(bytes.length, at + into.length));
+      at += read;
+      return read;
+    },
+    close: async () => {
+      log.closed = true;
+    },
+  };
+  return { reader, log };
+}
+
+/**
+ * A response as the writer sees it: like a socket, it takes a chunk's bytes only when it
+ * acknowledges the write, either on the next turn (`auto`) or when the test calls `ack`.
+ */
+class AckingSink extends Writable {
+  readonly received: Buffer[] = [];
+  readonly held: Array<() => void> = [];
+  private readonly auto: boolean;
+  constructor(auto: boolean) {
+    super();
+    this.auto = auto;
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    const take = () => {
+      this.received.push(Buffer.from(chunk));
+      done();
+    };
+    if (this.auto) setImmediate(take);
+    else this.held.push(take);
+  }
+  ack(): void {
+    this.held.shift()!();
+  }
+}
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise(setImmediate);
+};
+
+describe('ZIP downloads written to the response (docs/products.md "Downloads")', () => {
+  it('writes the same archive as the stream, byte for byte, though it refills its few buffers as each write is taken', async () => {
+    const files = [
+      { name: 'large.bin', bytes: randomBytes(3 * ZIP_CHUNK_BYTES + 12_345) },
+      { name: 'empty.txt', bytes: Buffer.alloc(0) },
+      { name: 'exact.bin', bytes: randomBytes(ZIP_CHUNK_BYTES) },
+    ];
+    const modifiedAt = new Date(2026, 10, 26, 9, 15, 2);
+    const entries = () => files.map((f) => ({ name: f.name, size: f.bytes.length, open: async () => readerOf(f.bytes).reader }));
+    const sink = new AckingSink(true);
+    const zip = zipArchive(entries(), modifiedAt);
+    await zip.write(sink);
+    const written = Buffer.concat(sink.received);
+    expect(written.length).toBe(zip.length);
+    expect(written.equals(await drain((await zipStream(entries(), modifiedAt)).stream))).toBe(true);
+    const read = await readArchive(written);
+    expect(read.map((e) => [e.name, e.crc32])).toEqual(files.map((f) => [f.name, crc32(f.bytes)]));
+    for (const [i, entry] of read.entries()) expect(entry.bytes.equals(files[i]!.bytes), entry.name).toBe(true);
+  });
+
+  it(`reads no more than ${ZIP_RING_SIZE} chunks ahead of a client that takes nothing, and one more per chunk it takes`, async () => {
+    const { reader, log } = readerOf(randomBytes(4 * ZIP_RING_SIZE * ZIP_CHUNK_BYTES));
+    const sink = new AckingSink(false);
+    const writing = zipArchive([{ name: 'big.bin', size: reader.size, open: async () => reader }], new Date()).write(sink);
+    await expect.poll(() => log.reads).toBe(ZIP_RING_SIZE);
+    await turns(5);
+    expect(log.reads).toBe(ZIP_RING_SIZE);
+    // the local header, then the first chunk: taking it frees its buffer for the next read
+    sink.ack();
+    sink.ack();
+    await expect.poll(() => log.reads).toBe(ZIP_RING_SIZE + 1);
+    await turns(5);
+    expect(log.reads).toBe(ZIP_RING_SIZE + 1);
+    sink.destroy();
+    await expect(writing).rejects.toThrow('the connection closed before the archive was complete');
+  });
+
+  it('stops reading and closes the file when the connection closes before the end', async () => {
+    const { reader, log } = readerOf(randomBytes(8 * ZIP_CHUNK_BYTES));
+    const sink = new AckingSink(false);
+    const writing = zipArchive([{ name: 'big.bin', size: reader.size, open: async () => reader }], new Date()).write(sink);
+    await expect.poll(() => log.reads).toBe(ZIP_RING_SIZE);
+    sink.ack();
+    sink.ack();
+    expect(sink.received.length).toBe(2);
+    sink.destroy();
+    await expect(writing).rejects.toThrow('the connection closed before the archive was complete');
+    expect(log.closed).toBe(true);
+    expect(log.reads).toBeLessThanOrEqual(ZIP_RING_SIZE + 1);
+  });
+
+  it('fails before a grown file sends a byte past its listed size, and closes it', async () => {
+    const { reader, log } = readerOf(randomBytes(500));
+    const sink = new AckingSink(true);
+    const writing = zipArchive([{ name: 'grown.bin', size: 10, open: async () => reader }], new Date()).write(sink);
+    await expect(writing).rejects.toThrow('grown.bin has 500 bytes or more, not the 10 listed');
+    expect(log.closed).toBe(true);
+    await expect.poll(() => sink.writableLength).toBe(0);
+    expect(Buffer.concat(sink.received).length).toBe(30 + 'grown.bin'.length + 9);
   });
 });

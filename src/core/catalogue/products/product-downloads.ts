@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import { objectKey } from '../../assets/import.ts';
-import type { Storage } from '../../assets/storage.ts';
+import type { ObjectReader, Storage } from '../../assets/storage.ts';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency } from '../../platform/idempotency.ts';
@@ -167,8 +167,8 @@ export class ProductDownloads {
   }
 
   /** A file's bytes, opened when the ZIP reaches it; null when they are gone since `prepare`. */
-  async open(file: DownloadFile) {
-    return this.storage.open(file.storageKey);
+  async open(file: DownloadFile): Promise<ObjectReader | null> {
+    return this.storage.openReader(file.storageKey);
   }
 
   private async missingBytes(files: DownloadFile[]): Promise<DownloadFile[]> {
