@@ -22,6 +22,10 @@ export function maskDomainErrors(error: unknown, message: string, isDev?: boolea
       },
     });
   }
+  // yoga reads a GET request's `variables` and `extensions` with a bare JSON.parse
+  if (raw instanceof SyntaxError && !(error instanceof GraphQLError && error.path)) {
+    return new GraphQLError('The request\'s variables or extensions are not valid JSON.', { extensions: { code: 'validation_failed', http: { status: 400 } } });
+  }
   return maskError(error, message, isDev);
 }
 

@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './share-page/favicon.ts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Core } from '../core/core.ts';
@@ -58,6 +59,22 @@ export interface AppDeps {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * Ajv coerces the text `Infinity` in a path or query string to a number its `integer` and
+ * `maximum` checks let through; such a value is refused like any other invalid one.
+ */
+function finiteNumbersOnly(validate: FastifyValidationResult): FastifyValidationResult {
+  const checked = (data: unknown): boolean => {
+    const valid = (validate as (data: unknown) => unknown)(data);
+    const errors = (validate as { errors?: unknown[] | null }).errors ?? null;
+    const infinite = data !== null && typeof data === 'object' ? Object.entries(data).filter(([, v]) => typeof v === 'number' && !Number.isFinite(v)) : [];
+    checked.errors = infinite.length === 0 ? errors : [...(errors ?? []), ...infinite.map(([key]) => ({ instancePath: `/${key}`, keyword: 'maximum', params: {}, message: 'must be a finite integer' }))];
+    return valid === true && infinite.length === 0;
+  };
+  checked.errors = null as unknown[] | null;
+  return checked as unknown as FastifyValidationResult;
+}
 
 /** The resources of each area, one line each: a new resource is a routes file and a line here. */
 const V1_RESOURCES = [brandResource, categoryResource, templateResource, productResource, assetResource, activityResource, downloadResource, productShareResource];
@@ -121,7 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true },
     onCreate: (ajv) => ajv.addFormat('date-time', { type: 'string', validate: isStorableTimestamp }),
   });
-  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : compileWithAjv(route)));
+  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : finiteNumbersOnly(compileWithAjv(route))));
 
   for (const schema of [...sharedSchemas, ...[...V1_RESOURCES, ...OPEN_RESOURCES, ...APPROVAL_RESOURCES].flatMap((r) => r.schemas)]) app.addSchema(schema);
 

@@ -89,7 +89,8 @@ function fieldOf(code: string | undefined, head: string, offset: number | undefi
  */
 function pathOf(socket: Socket, requestLine: string): string {
   const internals = socket as Socket & { _httpMessage?: { req?: { url?: string } }; parser?: { incoming?: { url?: string } | null } | null };
-  const target = /^[A-Za-z]+ (\S+)/.exec(requestLine)?.[1];
+  // the target is the first token that is a path or an absolute URL: a broken method ("GE T") may hold a space
+  const target = /^[^/\s]*(?: [^/\s]+)* ((?:\/|https?:\/\/)\S*)/i.exec(requestLine)?.[1];
   const fromLine = target?.startsWith('/') ? target : target && /^https?:\/\/[^/]*(\/\S*)/i.exec(target)?.[1];
   return internals._httpMessage?.req?.url ?? fromLine ?? internals.parser?.incoming?.url ?? '/';
 }

@@ -28,17 +28,21 @@ function pathOf(visit: Visit): string {
  * Refuses input PostgreSQL or Shelf cannot take, as that area's validation failure naming the
  * field: objects and arrays nested deeper than MAX_INPUT_DEPTH (reason `nesting_too_deep`), and
  * NUL characters (U+0000) in any string or key, which PostgreSQL text cannot store (reason
- * `nul_character`). The walk is iterative, so no document can exhaust the stack; it stops at the
+ * `nul_character`), and numbers JSON.parse made infinite (1e999). The walk is iterative, so no document can exhaust the stack; it stops at the
  * first level past the limit.
  */
 export function refuseUnsafeInput(value: unknown, prefix = ''): void {
   const nul: string[] = [];
+  const infinite: string[] = [];
   // only containers are queued; a string is checked where it is met, its path built on a find
   const pending: Visit[] = [];
   const found: Visit[] = [];
   const meet = (child: unknown, parent: Visit | null, key: string | number, depth: number) => {
     if (typeof child === 'string') {
       if (child.includes('\u0000')) nul.push(pathOf({ value: child, parent, key, depth }));
+    } else if (typeof child === 'number') {
+      // JSON.parse reads 1e999 as Infinity, which no number column holds and schemas let through
+      if (!Number.isFinite(child)) infinite.push(pathOf({ value: child, parent, key, depth }));
     } else if (child !== null && typeof child === 'object') {
       found.push({ value: child, parent, key, depth });
     }
@@ -66,6 +70,9 @@ export function refuseUnsafeInput(value: unknown, prefix = ''): void {
       }
     }
     queueFound();
+  }
+  if (infinite.length > 0) {
+    throw invalidFields([...new Set(infinite)].map((field) => ({ field, message: 'must be a finite number (at most about 1.8e308)' })));
   }
   if (nul.length === 0) return;
   const details: FieldIssue[] = [...new Set(nul)].map((field) => ({ field, message: 'must not contain the NUL character (U+0000)' }));

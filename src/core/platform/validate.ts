@@ -56,13 +56,59 @@ export function schemaErrorsToIssues(errors: Iterable<SchemaError>, prefix = '')
   return [...issues].map(([field, message]) => ({ field, message }));
 }
 
+/** The largest `maxItems` anywhere in a schema (null when no array of it is bounded). */
+function largestMaxItems(schema: unknown): number | null {
+  let largest: number | null = null;
+  const pending: unknown[] = [schema];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const maxItems = (node as { maxItems?: unknown }).maxItems;
+    if (typeof maxItems === 'number') largest = Math.max(largest ?? 0, maxItems);
+    for (const child of Object.values(node)) pending.push(child);
+  }
+  return largest;
+}
+
+/**
+ * The input as error reporting sees it: arrays cut one item past the schema's largest maxItems.
+ * Check() is linear, but listing the errors of a 100,000-item array with duplicates under
+ * `uniqueItems` compares pairs (30,000 items: 1.7 s before the first error); cut there, the
+ * maxItems error still names the array and the first items' errors stay as they were.
+ */
+function boundedForErrors(input: unknown, limit: number | null): unknown {
+  if (limit === null) return input;
+  const copy = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.length > limit + 1 ? value.slice(0, limit + 1) : value.slice();
+    if (value !== null && typeof value === 'object') return { ...(value as object) };
+    return value;
+  };
+  const root = copy(input);
+  // refuseUnsafeInput bounded the depth already; the walk is iterative anyway
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop() as Record<string, unknown> | unknown[];
+    if (node === null || typeof node !== 'object') continue;
+    for (const key of Object.keys(node)) {
+      const child = (node as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') {
+        const copied = copy(child);
+        (node as Record<string, unknown>)[key] = copied;
+        pending.push(copied);
+      }
+    }
+  }
+  return root;
+}
+
 /** A schema compiled once, checking input at the core boundary so every adapter gets the same rules. */
 export function compileInput<T extends TSchema>(schema: T) {
   const compiled = Compile(schema);
+  const itemLimit = largestMaxItems(schema);
   return (input: unknown): Static<T> => {
     refuseUnsafeInput(input);
     if (compiled.Check(input)) return input as Static<T>;
-    const details = schemaErrorsToIssues(compiled.Errors(input) as Iterable<SchemaError>);
+    const details = schemaErrorsToIssues(compiled.Errors(boundedForErrors(input, itemLimit)) as Iterable<SchemaError>);
     throw invalidFields(details);
   };
 }
