@@ -1,21 +1,26 @@
 /**
  * Webhook delivery benchmark (events issue): deliveries per second to a loopback receiver (1 KB
- * payloads, 50 subscriptions, attempts recorded) against the floor of a bare BullMQ worker that
- * POSTs the same payloads with no outbox and no record, in the same run; commit-to-receipt latency
- * at a steady 1,000 events/s; the worker process's RSS with a backlog of undelivered events.
+ * payloads, 50 subscriptions, attempts recorded) against two floors in the same run: the
+ * transport floor, a plain undici loop POSTing the same signed bodies to the same receiver (what
+ * the HTTP transport alone costs), and a bare BullMQ worker posting one job per delivery (no
+ * outbox, no record, no signature); commit-to-receipt latency at a steady 1,000 events/s; the
+ * worker process's RSS with a backlog of undelivered events.
  *
  *   node_modules/node/bin/node bench/webhooks.bench.ts
  *
- * BENCH_EVENTS (400) events x 50 endpoints per throughput round, BENCH_ROUNDS (2) interleaved
- * rounds, BENCH_RATE (1000) events/s for BENCH_LATENCY_SECONDS (10), BENCH_BACKLOG (1,000,000)
- * undelivered events for BENCH_BACKLOG_SECONDS (60); BENCH_PARTS=throughput,latency,backlog picks
- * parts. Shelf's worker is a real `ROLE=worker` process; the floor a child process too. Only
- * 127.0.0.1 is contacted.
+ * BENCH_EVENTS (400) events x 50 endpoints per throughput round, BENCH_ROUNDS (3) rounds, each
+ * running Shelf and both floors in turn (the order turns each round), BENCH_FLOOR_CONCURRENCY (50)
+ * requests in flight in the transport floor, BENCH_RATE (1000) events/s for
+ * BENCH_LATENCY_SECONDS (10), BENCH_BACKLOG (1,000,000) undelivered events for
+ * BENCH_BACKLOG_SECONDS (60); BENCH_PARTS=throughput,latency,backlog picks parts. Shelf's worker
+ * is a real `ROLE=worker` process; the floors are child processes too. Every line gives the load
+ * average. Only 127.0.0.1 is contacted.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Queue } from 'bullmq';
+import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../src/config.ts';
 import { createCore, type Core } from '../src/core/core.ts';
 import { recordEvent } from '../src/core/events/outbox.ts';
@@ -23,11 +28,12 @@ import { inTransaction } from '../src/core/platform/tx.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
 import { ask, sleep } from './support/child-messages.ts';
+import { cpuMeter } from './support/cpu-time.ts';
 
 const env = process.env;
 const EVENTS = Number(env.BENCH_EVENTS ?? 400);
 const ENDPOINTS = 50;
-const ROUNDS = Number(env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const RATE = Number(env.BENCH_RATE ?? 1000);
 const LATENCY_SECONDS = Number(env.BENCH_LATENCY_SECONDS ?? 10);
 const BACKLOG = Number(env.BENCH_BACKLOG ?? 1_000_000);
@@ -36,6 +42,10 @@ const PARTS = (env.BENCH_PARTS ?? 'throughput,latency,backlog').split(',');
 const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shelf', 'shelf_bench_webhooks');
 const PREFIX = `shelf-bench-webhooks-${process.pid}`;
+/** Requests the transport floor keeps in flight. */
+const FLOOR_CONCURRENCY = Number(env.BENCH_FLOOR_CONCURRENCY ?? 50);
+type Side = 'shelf' | 'transport' | 'bullmq';
+const SIDES: Side[] = ['shelf', 'transport', 'bullmq'];
 const NOTE = 'x'.repeat(880); // with the envelope fields, a body of about 1 KB
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -113,15 +123,29 @@ async function main(): Promise<void> {
 
   if (PARTS.includes('throughput')) {
     const total = EVENTS * ENDPOINTS;
-    const shelfRates: number[] = [];
-    const floorRates: number[] = [];
+    const rates: Record<Side, number[]> = { shelf: [], transport: [], bullmq: [] };
     const shelf = shelfWorker(allowHost);
     await sleep(3000);
     const floorQueue = new Queue('bare-delivery', { connection: { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) }, prefix: PREFIX });
+    const transport = fork(new URL('./servers/undici-loop.ts', import.meta.url), { env: { ...env, CONCURRENCY: String(FLOOR_CONCURRENCY) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise((r) => transport.once('message', r));
+    const LABELS: Record<Side, string> = { shelf: 'shelf', transport: 'transport floor (undici loop)', bullmq: 'bare BullMQ floor' };
+    const timed = async (side: Side, start: () => Promise<unknown>, expected: number, cpuPid?: number) => {
+      receiver.child.send('reset');
+      const load = loadavg()[0]!.toFixed(1);
+      const meter = cpuPid === undefined ? null : cpuMeter(cpuPid);
+      const started = Date.now();
+      await start();
+      const got = await waitForCount(receiver.child, expected);
+      const seconds = (Date.now() - started) / 1000;
+      const cpu = meter?.stop();
+      rates[side].push(got / seconds);
+      const cpuNote = cpu ? `; worker CPU ${(cpu.serverMs / 1000 / seconds * 100).toFixed(0)} % of a core, ${((cpu.serverMs * 1000) / got).toFixed(0)} us/delivery; PostgreSQL ${(cpu.postgresMs / 1000 / seconds * 100).toFixed(0)} %` : '';
+      return `${LABELS[side]}: ${got} in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s (load ${load}${cpuNote})`;
+    };
     for (let round = 1; round <= ROUNDS; round++) {
       // Shelf: the round's events commit in one transaction that also disables their endpoints, so
       // nothing is sent until every endpoint is enabled at once (the clock starts there)
-      receiver.child.send('reset');
       await inTransaction(ctx, async (tx) => {
         for (let i = 0; i < EVENTS; i++) {
           const id = ++eventCounter;
@@ -130,36 +154,59 @@ async function main(): Promise<void> {
         await tx.em.execute(`update webhook_endpoints set state = 'disabled' where url like '%/e%'`);
       });
       const pending = Number((await db(`select count(*)::int as n from webhook_deliveries where status = 'pending'`))[0]!.n);
-      const started = Date.now();
-      await db(`update webhook_endpoints set state = 'active' where url like '%/e%'`);
-      const got = await waitForCount(receiver.child, pending);
-      const seconds = (Date.now() - started) / 1000;
-      shelfRates.push(got / seconds);
-      say(`round ${round} shelf: ${got} deliveries in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s`);
+      // the transport floor gets the same deliveries, built and signed the reference way (parse, add
+      // the sequence, serialise; the standardwebhooks package) before its clock starts
+      const rows = (await db(
+        `select e.url, e.secret, o.event_id, o.body::text as body, coalesce(d.body_sequence, d.sequence)::int as sequence
+           from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id join outbox_events o on o.id = d.event_id
+          where d.status = 'pending' and e.url like '%/e%' order by d.id`,
+      )) as { url: string; secret: string; event_id: string; body: string; sequence: number }[];
+      const at = new Date();
+      const requests = rows.map((r) => {
+        const body = JSON.stringify({ ...(JSON.parse(r.body) as object), sequence: r.sequence });
+        return {
+          url: r.url,
+          body,
+          headers: { 'content-type': 'application/json', 'user-agent': 'Shelf-Webhooks/1.0', 'webhook-id': r.event_id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(r.secret).sign(r.event_id, at, body) },
+        };
+      });
+      transport.send({ type: 'load', requests });
+      await new Promise((r) => transport.once('message', r));
 
-      receiver.child.send('reset');
-      const floor = fork(new URL('./servers/bare-delivery-worker.ts', import.meta.url), { env: { ...env, REDIS_URL, QUEUE_PREFIX: PREFIX, CONCURRENCY: String(config.webhookConcurrency) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      await new Promise((r) => floor.once('message', r));
-      const floorStarted = Date.now();
-      const body = JSON.stringify({ eventId: 'x', eventType: 'MATERIAL_DELETED', eventTime: String(Date.now()), actor: { kind: 'key', id: 1 }, payload: { materialIds: [1], note: NOTE }, sequence: 1 });
-      for (let i = 0; i < total; i += 1000) {
-        await floorQueue.addBulk(
-          Array.from({ length: Math.min(1000, total - i) }, (_x, j) => ({ name: 'post', data: { target: `http://${allowHost}/e${(i + j) % ENDPOINTS}`, body, id: String(i + j) }, opts: { removeOnComplete: true } })),
-        );
-      }
-      const floorGot = await waitForCount(receiver.child, total);
-      const floorSeconds = (Date.now() - floorStarted) / 1000;
-      floorRates.push(floorGot / floorSeconds);
-      say(`round ${round} floor: ${floorGot} posts in ${floorSeconds.toFixed(2)} s = ${(floorGot / floorSeconds).toFixed(0)}/s`);
-      floor.send('stop');
-      await new Promise((r) => floor.once('exit', r));
+      const sides: Record<Side, () => Promise<string>> = {
+        shelf: () => timed('shelf', () => db(`update webhook_endpoints set state = 'active' where url like '%/e%'`), pending, shelf.pid),
+        transport: () => timed('transport', () => (transport.send('go'), Promise.resolve()), requests.length, transport.pid),
+        bullmq: async () => {
+          const floor = fork(new URL('./servers/bare-delivery-worker.ts', import.meta.url), { env: { ...env, REDIS_URL, QUEUE_PREFIX: PREFIX, CONCURRENCY: String(config.webhookConcurrency) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+          await new Promise((r) => floor.once('message', r));
+          const body = JSON.stringify({ eventId: 'x', eventType: 'MATERIAL_DELETED', eventTime: String(Date.now()), actor: { kind: 'key', id: 1 }, payload: { materialIds: [1], note: NOTE }, sequence: 1 });
+          const line = await timed('bullmq', async () => {
+            for (let i = 0; i < total; i += 1000) {
+              await floorQueue.addBulk(
+                Array.from({ length: Math.min(1000, total - i) }, (_x, j) => ({ name: 'post', data: { target: `http://${allowHost}/e${(i + j) % ENDPOINTS}`, body, id: String(i + j) }, opts: { removeOnComplete: true } })),
+              );
+            }
+          }, total, floor.pid);
+          floor.send('stop');
+          await new Promise((r) => floor.once('exit', r));
+          return line;
+        },
+      };
+      // the order turns each round, so neither side always runs on a machine the other just warmed or loaded
+      const order = SIDES.map((_s, i) => SIDES[(i + round - 1) % SIDES.length]!);
+      for (const side of order) say(`round ${round} ${await sides[side]()}`);
     }
+    transport.send('stop');
     await floorQueue.obliterate({ force: true });
     await floorQueue.close();
     await stopChild(shelf);
-    const s = median(shelfRates);
-    const f = median(floorRates);
-    say(`throughput median: shelf ${s.toFixed(0)}/s, floor ${f.toFixed(0)}/s, ratio ${(s / f).toFixed(2)} (targets: >= 0.5 and >= 2,500/s)`);
+    const s = median(rates.shelf);
+    const t = median(rates.transport);
+    const b = median(rates.bullmq);
+    say(
+      `throughput median of ${ROUNDS}: shelf ${s.toFixed(0)}/s, transport floor ${t.toFixed(0)}/s (ratio ${(s / t).toFixed(2)}, target >= 0.35: ${s / t >= 0.35 ? 'met' : 'missed'}), ` +
+        `bare BullMQ floor ${b.toFixed(0)}/s (ratio ${(s / b).toFixed(2)}); target >= 5,000/s: ${s >= 5000 ? 'met' : 'missed'}; load after ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    );
   }
 
   if (PARTS.includes('latency')) {
