@@ -28,7 +28,7 @@ import { inTransaction } from '../src/core/platform/tx.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
 import { ask, sleep } from './support/child-messages.ts';
-import { cpuMeter } from './support/cpu-time.ts';
+import { cpuMeter, processCpuMs } from './support/cpu-time.ts';
 
 const env = process.env;
 const EVENTS = Number(env.BENCH_EVENTS ?? 400);
@@ -61,11 +61,12 @@ async function startReceiver(): Promise<{ child: ChildProcess; port: number }> {
   return { child, port };
 }
 
-async function waitForCount(receiver: ChildProcess, target: number, timeoutMs = 300_000): Promise<number> {
+/** Waits until the receiver has `target` requests; returns how many it has and the connections they came on. */
+async function waitForCount(receiver: ChildProcess, target: number, timeoutMs = 300_000): Promise<{ count: number; connections: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { count } = await ask<{ count: number }>(receiver, 'count', 'count');
-    if (count >= target || Date.now() > deadline) return count;
+    const answer = await ask<{ count: number; connections: number }>(receiver, 'count', 'count');
+    if (answer.count >= target || Date.now() > deadline) return answer;
     await sleep(20);
   }
 }
@@ -115,6 +116,33 @@ async function main(): Promise<void> {
   };
   say(`# webhooks benchmark ${new Date().toISOString()} load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
+  // BENCH_PGSTATS=1: what PostgreSQL did for Shelf's side of a round (transactions, rows, scans)
+  const tableStats = async () => {
+    await sleep(1500); // backends report their counters when idle, at most once a second
+    return (await db(
+      `select relname as t, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot, seq_scan as seq, seq_tup_read as seqread, idx_scan as idx, idx_tup_fetch as idxfetch
+         from pg_stat_user_tables where relname like 'webhook%' or relname = 'outbox_events'
+       union all select 'xacts', xact_commit, xact_rollback, 0, 0, 0, 0, 0 from pg_stat_database where datname = current_database()`,
+    )) as Record<string, string | number>[];
+  };
+  const printTableStats = async (before: Record<string, string | number>[] | null) => {
+    const after = await tableStats();
+    for (const row of after) {
+      const b = before?.find((x) => x.t === row.t);
+      say(`  pgstats ${row.t}: ${Object.keys(row).filter((k) => k !== 't').map((k) => `${k} ${Number(row[k]) - Number(b?.[k] ?? 0)}`).join(', ')}`);
+    }
+  };
+
+  /*
+   * The shared server runs with autovacuum off: without this, the webhook tables are never analyzed
+   * (PostgreSQL then guesses one active endpoint and claims a batch by walking every endpoint's
+   * pending line, 10x the work) and their dead rows are never cleared. A deployment's autovacuum
+   * does both; this does it before each timed part, outside the clock, in the state a deployment
+   * is in between bursts (endpoints active, nothing pending), so the statistics do not know of the
+   * burst that follows, as they would not in a deployment either.
+   */
+  const vacuumAnalyze = () => db('vacuum (analyze) webhook_endpoints, webhook_deliveries, webhook_delivery_lines, webhook_attempts, outbox_events');
+
   let eventCounter = 0;
   const emit = async (eventType: string) => {
     const id = ++eventCounter;
@@ -133,17 +161,23 @@ async function main(): Promise<void> {
     const timed = async (side: Side, start: () => Promise<unknown>, expected: number, cpuPid?: number) => {
       receiver.child.send('reset');
       const load = loadavg()[0]!.toFixed(1);
-      const meter = cpuPid === undefined ? null : cpuMeter(cpuPid);
+      const meter = cpuPid === undefined ? null : cpuMeter(cpuPid, 'shelf_bench_webhooks');
+      const receiverCpu0 = processCpuMs(receiver.child.pid!);
+      const stats0 = env.BENCH_PGSTATS && side === 'shelf' ? await tableStats() : null;
       const started = Date.now();
       await start();
-      const got = await waitForCount(receiver.child, expected);
+      const { count: got, connections } = await waitForCount(receiver.child, expected);
       const seconds = (Date.now() - started) / 1000;
       const cpu = meter?.stop();
+      const receiverUs = ((processCpuMs(receiver.child.pid!) - receiverCpu0) * 1000) / got;
+      if (env.BENCH_PGSTATS && side === 'shelf') await printTableStats(stats0);
       rates[side].push(got / seconds);
-      const cpuNote = cpu ? `; worker CPU ${(cpu.serverMs / 1000 / seconds * 100).toFixed(0)} % of a core, ${((cpu.serverMs * 1000) / got).toFixed(0)} us/delivery; PostgreSQL ${(cpu.postgresMs / 1000 / seconds * 100).toFixed(0)} %` : '';
-      return `${LABELS[side]}: ${got} in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s (load ${load}${cpuNote})`;
+      const cpuNote = cpu ? `; worker CPU ${(cpu.serverMs / 1000 / seconds * 100).toFixed(0)} % of a core, ${((cpu.serverMs * 1000) / got).toFixed(0)} us/delivery; its database's PostgreSQL backends ${(cpu.postgresMs / 1000 / seconds * 100).toFixed(0)} %, ${((cpu.postgresMs * 1000) / got).toFixed(0)} us/delivery; receiver ${receiverUs.toFixed(0)} us/delivery` : '';
+      return `${LABELS[side]}: ${got} in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s (load ${load}; ${connections} new connections${cpuNote})`;
     };
     for (let round = 1; round <= ROUNDS; round++) {
+      // statistics as a deployment's autovacuum leaves them between bursts: endpoints active, nothing pending
+      await vacuumAnalyze();
       // Shelf: the round's events commit in one transaction that also disables their endpoints, so
       // nothing is sent until every endpoint is enabled at once (the clock starts there)
       await inTransaction(ctx, async (tx) => {
@@ -210,6 +244,7 @@ async function main(): Promise<void> {
   }
 
   if (PARTS.includes('latency')) {
+    await vacuumAnalyze();
     const shelf = shelfWorker(allowHost);
     await sleep(3000);
     receiver.child.send('reset');
