@@ -34,6 +34,13 @@ const systemResolve: Resolve = async (host) => (await lookup(host, { all: true, 
 
 /** Agents kept per pinned origin, so attempts to one receiver reuse connections. */
 const MAX_AGENTS = 256;
+/**
+ * Connections kept open to one receiver at most; more requests wait for one (within their time
+ * bound). Unbounded, a burst of deliveries (50 jobs of 50) opened one connection per request, a
+ * couple of thousand to one receiver, and undici walks its pool's connections on every request
+ * and every closed connection.
+ */
+const MAX_CONNECTIONS_PER_ORIGIN = 128;
 /** URLs and addresses whose checks are kept (the checks are pure; only DNS answers change). */
 const MAX_REMEMBERED = 10_000;
 
@@ -267,7 +274,7 @@ export class OutboundGuard {
       if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
       else callback(null, target.address, target.family);
     };
-    const agent = new Agent({ connect: { lookup: pinned }, keepAliveTimeout: 10_000, maxRedirections: 0 } as Agent.Options);
+    const agent = new Agent({ connect: { lookup: pinned }, keepAliveTimeout: 10_000, maxRedirections: 0, connections: MAX_CONNECTIONS_PER_ORIGIN } as Agent.Options);
     if (this.agents.size >= MAX_AGENTS) {
       // the least recently used goes; finding it is a scan, but only when a new origin arrives
       let oldest: [string, { agent: Agent; used: number }] | null = null;
