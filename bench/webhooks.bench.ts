@@ -13,11 +13,11 @@
  * requests in flight in the transport floor, BENCH_RATE (1000) events/s for
  * BENCH_LATENCY_SECONDS (10), BENCH_BACKLOG (1,000,000) undelivered events for
  * BENCH_BACKLOG_SECONDS (60); BENCH_PARTS=throughput,latency,backlog picks parts. Shelf's worker
- * is a real `ROLE=worker` process; the floors are child processes too. Every line gives the load
- * average. Only 127.0.0.1 is contacted.
+ * is a real `ROLE=worker` process (BENCH_WORKER_LOG=file keeps its log); the floors are child
+ * processes too. Every line gives the load average. Only 127.0.0.1 is contacted.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
@@ -46,6 +46,8 @@ const PREFIX = `shelf-bench-webhooks-${process.pid}`;
 const FLOOR_CONCURRENCY = Number(env.BENCH_FLOOR_CONCURRENCY ?? 50);
 type Side = 'shelf' | 'transport' | 'bullmq';
 const SIDES: Side[] = ['shelf', 'transport', 'bullmq'];
+/** Event transactions the latency driver has open at most (its pool's connections). */
+const MAX_COMMITTING = 20;
 const NOTE = 'x'.repeat(880); // with the envelope fields, a body of about 1 KB
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -78,7 +80,7 @@ function rssMb(pid: number): number {
 
 function shelfWorker(allowHost: string, extra: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, [...(env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_CPU_PROF}`] : []), '--max-semi-space-size=16', '--max-old-space-size=256', 'src/main.ts'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', env.BENCH_WORKER_LOG ? openSync(env.BENCH_WORKER_LOG, 'w') : 'ignore', 'inherit'],
     env: { ...env, ROLE: 'worker', DATABASE_URL: DATABASE, REDIS_URL, QUEUE_PREFIX: PREFIX, OUTBOUND_ALLOW_HOSTS: allowHost, LOG_LEVEL: 'info', ...(env.BENCH_PGOPTIONS ? { PGOPTIONS: env.BENCH_PGOPTIONS } : {}), LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret', ...extra },
   });
 }
@@ -92,7 +94,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 async function main(): Promise<void> {
   await freshDatabase(DATABASE);
-  const orm = await openOrm({ databaseUrl: DATABASE, poolMax: 10 });
+  const orm = await openOrm({ databaseUrl: DATABASE, poolMax: 20 });
   await migrateUp(orm);
   if (env.BENCH_EXPERIMENT_SQL) await orm.em.fork().execute(env.BENCH_EXPERIMENT_SQL);
   const receiver = await startReceiver();
@@ -148,12 +150,20 @@ async function main(): Promise<void> {
     const id = ++eventCounter;
     return inTransaction(ctx, (tx) => recordEvent(tx, { eventType, audience: { kind: 'material' }, orderingKey: `material:${id}`, fields: { payload: { materialIds: [id], note: NOTE } } }));
   };
+  /** Waits until a worker process just started delivers (its start-up takes seconds, many on a loaded machine). */
+  const untilDelivering = async () => {
+    receiver.child.send('reset');
+    await emit('MATERIAL_INBOUND_COMPLETED');
+    await waitForCount(receiver.child, 1, 120_000);
+    receiver.child.send('reset');
+  };
 
   if (PARTS.includes('throughput')) {
     const total = EVENTS * ENDPOINTS;
     const rates: Record<Side, number[]> = { shelf: [], transport: [], bullmq: [] };
+    const ratios: number[] = [];
     const shelf = shelfWorker(allowHost);
-    await sleep(3000);
+    await untilDelivering();
     const floorQueue = new Queue('bare-delivery', { connection: { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) }, prefix: PREFIX });
     const transport = fork(new URL('./servers/undici-loop.ts', import.meta.url), { env: { ...env, CONCURRENCY: String(FLOOR_CONCURRENCY) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     await new Promise((r) => transport.once('message', r));
@@ -229,6 +239,9 @@ async function main(): Promise<void> {
       // the order turns each round, so neither side always runs on a machine the other just warmed or loaded
       const order = SIDES.map((_s, i) => SIDES[(i + round - 1) % SIDES.length]!);
       for (const side of order) say(`round ${round} ${await sides[side]()}`);
+      const last = (side: Side) => rates[side][rates[side].length - 1]!;
+      ratios.push(last('shelf') / last('transport'));
+      say(`round ${round} shelf / transport floor ${ratios.at(-1)!.toFixed(2)}, shelf / bare BullMQ floor ${(last('shelf') / last('bullmq')).toFixed(2)}`);
     }
     transport.send('stop');
     await floorQueue.obliterate({ force: true });
@@ -237,34 +250,49 @@ async function main(): Promise<void> {
     const s = median(rates.shelf);
     const t = median(rates.transport);
     const b = median(rates.bullmq);
+    const r = median(ratios);
     say(
-      `throughput median of ${ROUNDS}: shelf ${s.toFixed(0)}/s, transport floor ${t.toFixed(0)}/s (ratio ${(s / t).toFixed(2)}, target >= 0.35: ${s / t >= 0.35 ? 'met' : 'missed'}), ` +
-        `bare BullMQ floor ${b.toFixed(0)}/s (ratio ${(s / b).toFixed(2)}); target >= 5,000/s: ${s >= 5000 ? 'met' : 'missed'}; load after ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+      `throughput median of ${ROUNDS}: shelf ${s.toFixed(0)}/s (target >= 5,000/s: ${s >= 5000 ? 'met' : 'missed'}), transport floor ${t.toFixed(0)}/s, bare BullMQ floor ${b.toFixed(0)}/s; ` +
+        `median of the rounds' shelf / transport floor ${r.toFixed(2)} (target >= 0.35: ${r >= 0.35 ? 'met' : 'missed'}); load after ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     );
   }
 
   if (PARTS.includes('latency')) {
     await vacuumAnalyze();
     const shelf = shelfWorker(allowHost);
-    await sleep(3000);
+    await untilDelivering();
     receiver.child.send('reset');
     const committed = new Map<string, number>();
-    const started = Date.now();
+    // open loop: every 10 ms a tick's events start, whether or not earlier ones have committed
+    // (up to MAX_COMMITTING at once), so a slow commit does not lower the rate asked for
     const perTick = Math.max(1, Math.round(RATE / 100));
+    const committing = new Set<Promise<void>>();
+    const started = Date.now();
     let next = started;
+    let lastCommit = started;
     while (Date.now() - started < LATENCY_SECONDS * 1000) {
-      const ids = await Promise.all(Array.from({ length: perTick }, () => emit('MATERIAL_INBOUND_COMPLETED')));
-      const now = Date.now();
-      for (const id of ids) if (id) committed.set(id, now);
+      for (let i = 0; i < perTick; i++) {
+        if (committing.size >= MAX_COMMITTING) await Promise.race(committing);
+        const commit: Promise<void> = emit('MATERIAL_INBOUND_COMPLETED').then((id) => {
+          lastCommit = Date.now();
+          if (id) committed.set(id, lastCommit);
+          committing.delete(commit);
+        });
+        committing.add(commit);
+      }
       next += 10;
       const wait = next - Date.now();
       if (wait > 0) await sleep(wait);
     }
-    const achieved = committed.size / ((Date.now() - started) / 1000);
+    await Promise.all(committing);
+    const achieved = committed.size / ((lastCommit - started) / 1000);
     await waitForCount(receiver.child, committed.size, 60_000);
     const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver.child, 'report', 'report');
     const latencies = arrivals.filter(([id]) => committed.has(id)).map(([id, at]) => at - committed.get(id)!);
-    say(`latency at ${achieved.toFixed(0)} events/s committed (${committed.size} events, ${latencies.length} received): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${Math.max(...latencies)} ms (target p99 < 1000 ms)`);
+    say(
+      `latency: the driver committed ${achieved.toFixed(0)} events/s of the ${RATE} asked (${achieved >= 0.98 * RATE ? 'reached' : 'NOT reached'}; ${committed.size} events, ${latencies.length} received; load ${loadavg()[0]!.toFixed(1)}): ` +
+        `p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${Math.max(...latencies)} ms (target p99 < 1000 ms: ${percentile(latencies, 99) < 1000 ? 'met' : 'missed'})`,
+    );
     await stopChild(shelf);
   }
 
