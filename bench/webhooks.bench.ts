@@ -162,6 +162,8 @@ async function main(): Promise<void> {
     const total = EVENTS * ENDPOINTS;
     const rates: Record<Side, number[]> = { shelf: [], transport: [], bullmq: [] };
     const ratios: number[] = [];
+    /** CPU per delivery of a side: its worker (or client), its database's backends and the receiver. */
+    const cpuUs: Record<Side, number[]> = { shelf: [], transport: [], bullmq: [] };
     const shelf = shelfWorker(allowHost);
     await untilDelivering();
     const floorQueue = new Queue('bare-delivery', { connection: { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) }, prefix: PREFIX });
@@ -182,6 +184,7 @@ async function main(): Promise<void> {
       const receiverUs = ((processCpuMs(receiver.child.pid!) - receiverCpu0) * 1000) / got;
       if (env.BENCH_PGSTATS && side === 'shelf') await printTableStats(stats0);
       rates[side].push(got / seconds);
+      if (cpu) cpuUs[side].push(((cpu.serverMs + cpu.postgresMs) * 1000) / got + receiverUs);
       const cpuNote = cpu ? `; worker CPU ${(cpu.serverMs / 1000 / seconds * 100).toFixed(0)} % of a core, ${((cpu.serverMs * 1000) / got).toFixed(0)} us/delivery; its database's PostgreSQL backends ${(cpu.postgresMs / 1000 / seconds * 100).toFixed(0)} %, ${((cpu.postgresMs * 1000) / got).toFixed(0)} us/delivery; receiver ${receiverUs.toFixed(0)} us/delivery` : '';
       return `${LABELS[side]}: ${got} in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s (load ${load}; ${connections} new connections${cpuNote})`;
     };
@@ -255,6 +258,10 @@ async function main(): Promise<void> {
       `throughput median of ${ROUNDS}: shelf ${s.toFixed(0)}/s (target >= 5,000/s: ${s >= 5000 ? 'met' : 'missed'}), transport floor ${t.toFixed(0)}/s, bare BullMQ floor ${b.toFixed(0)}/s; ` +
         `median of the rounds' shelf / transport floor ${r.toFixed(2)} (target >= 0.35: ${r >= 0.35 ? 'met' : 'missed'}); load after ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     );
+    // on a busy machine the scheduler gives Shelf's several processes more CPU than the floor's one
+    // client, which flatters the ratio above; CPU per delivery does not depend on who else runs
+    const [sc, tc, bc] = [median(cpuUs.shelf), median(cpuUs.transport), median(cpuUs.bullmq)];
+    say(`CPU per delivery (worker or client + its PostgreSQL backends + receiver), median: shelf ${sc.toFixed(0)} us, transport floor ${tc.toFixed(0)} us (${(tc / sc).toFixed(2)} of shelf's), bare BullMQ floor ${bc.toFixed(0)} us`);
   }
 
   if (PARTS.includes('latency')) {
