@@ -1,21 +1,26 @@
 /**
  * Webhook delivery benchmark (events issue): deliveries per second to a loopback receiver (1 KB
- * payloads, 50 subscriptions, attempts recorded) against the floor of a bare BullMQ worker that
- * POSTs the same payloads with no outbox and no record, in the same run; commit-to-receipt latency
- * at a steady 1,000 events/s; the worker process's RSS with a backlog of undelivered events.
+ * payloads, 50 subscriptions, attempts recorded) against two floors in the same run: the
+ * transport floor, a plain undici loop POSTing the same signed bodies to the same receiver (what
+ * the HTTP transport alone costs), and a bare BullMQ worker posting one job per delivery (no
+ * outbox, no record, no signature); commit-to-receipt latency at a steady 1,000 events/s; the
+ * worker process's RSS with a backlog of undelivered events.
  *
  *   node_modules/node/bin/node bench/webhooks.bench.ts
  *
- * BENCH_EVENTS (400) events x 50 endpoints per throughput round, BENCH_ROUNDS (2) interleaved
- * rounds, BENCH_RATE (1000) events/s for BENCH_LATENCY_SECONDS (10), BENCH_BACKLOG (1,000,000)
- * undelivered events for BENCH_BACKLOG_SECONDS (60); BENCH_PARTS=throughput,latency,backlog picks
- * parts. Shelf's worker is a real `ROLE=worker` process; the floor a child process too. Only
- * 127.0.0.1 is contacted.
+ * BENCH_EVENTS (400) events x 50 endpoints per throughput round, BENCH_ROUNDS (3) rounds, each
+ * running Shelf and both floors in turn (the order turns each round), BENCH_FLOOR_CONCURRENCY (50)
+ * requests in flight in the transport floor, BENCH_RATE (1000) events/s for
+ * BENCH_LATENCY_SECONDS (10), BENCH_BACKLOG (1,000,000) undelivered events for
+ * BENCH_BACKLOG_SECONDS (60); BENCH_PARTS=throughput,latency,backlog picks parts. Shelf's worker
+ * is a real `ROLE=worker` process (BENCH_WORKER_LOG=file keeps its log); the floors are child
+ * processes too. Every line gives the load average. Only 127.0.0.1 is contacted.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Queue } from 'bullmq';
+import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../src/config.ts';
 import { createCore, type Core } from '../src/core/core.ts';
 import { recordEvent } from '../src/core/events/outbox.ts';
@@ -23,11 +28,12 @@ import { inTransaction } from '../src/core/platform/tx.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
 import { ask, sleep } from './support/child-messages.ts';
+import { cpuMeter, processCpuMs } from './support/cpu-time.ts';
 
 const env = process.env;
 const EVENTS = Number(env.BENCH_EVENTS ?? 400);
 const ENDPOINTS = 50;
-const ROUNDS = Number(env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const RATE = Number(env.BENCH_RATE ?? 1000);
 const LATENCY_SECONDS = Number(env.BENCH_LATENCY_SECONDS ?? 10);
 const BACKLOG = Number(env.BENCH_BACKLOG ?? 1_000_000);
@@ -36,6 +42,12 @@ const PARTS = (env.BENCH_PARTS ?? 'throughput,latency,backlog').split(',');
 const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shelf', 'shelf_bench_webhooks');
 const PREFIX = `shelf-bench-webhooks-${process.pid}`;
+/** Requests the transport floor keeps in flight. */
+const FLOOR_CONCURRENCY = Number(env.BENCH_FLOOR_CONCURRENCY ?? 50);
+type Side = 'shelf' | 'transport' | 'bullmq';
+const SIDES: Side[] = ['shelf', 'transport', 'bullmq'];
+/** Event transactions the latency driver has open at most (its pool's connections). */
+const MAX_COMMITTING = 20;
 const NOTE = 'x'.repeat(880); // with the envelope fields, a body of about 1 KB
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -51,11 +63,12 @@ async function startReceiver(): Promise<{ child: ChildProcess; port: number }> {
   return { child, port };
 }
 
-async function waitForCount(receiver: ChildProcess, target: number, timeoutMs = 300_000): Promise<number> {
+/** Waits until the receiver has `target` requests; returns how many it has and the connections they came on. */
+async function waitForCount(receiver: ChildProcess, target: number, timeoutMs = 300_000): Promise<{ count: number; connections: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { count } = await ask<{ count: number }>(receiver, 'count', 'count');
-    if (count >= target || Date.now() > deadline) return count;
+    const answer = await ask<{ count: number; connections: number }>(receiver, 'count', 'count');
+    if (answer.count >= target || Date.now() > deadline) return answer;
     await sleep(20);
   }
 }
@@ -67,7 +80,7 @@ function rssMb(pid: number): number {
 
 function shelfWorker(allowHost: string, extra: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, [...(env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_CPU_PROF}`] : []), '--max-semi-space-size=16', '--max-old-space-size=256', 'src/main.ts'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', env.BENCH_WORKER_LOG ? openSync(env.BENCH_WORKER_LOG, 'w') : 'ignore', 'inherit'],
     env: { ...env, ROLE: 'worker', DATABASE_URL: DATABASE, REDIS_URL, QUEUE_PREFIX: PREFIX, OUTBOUND_ALLOW_HOSTS: allowHost, LOG_LEVEL: 'info', ...(env.BENCH_PGOPTIONS ? { PGOPTIONS: env.BENCH_PGOPTIONS } : {}), LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret', ...extra },
   });
 }
@@ -81,7 +94,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 async function main(): Promise<void> {
   await freshDatabase(DATABASE);
-  const orm = await openOrm({ databaseUrl: DATABASE, poolMax: 10 });
+  const orm = await openOrm({ databaseUrl: DATABASE, poolMax: 20 });
   await migrateUp(orm);
   if (env.BENCH_EXPERIMENT_SQL) await orm.em.fork().execute(env.BENCH_EXPERIMENT_SQL);
   const receiver = await startReceiver();
@@ -105,23 +118,81 @@ async function main(): Promise<void> {
   };
   say(`# webhooks benchmark ${new Date().toISOString()} load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
+  // BENCH_PGSTATS=1: what PostgreSQL did for Shelf's side of a round (transactions, rows, scans)
+  const tableStats = async () => {
+    await sleep(1500); // backends report their counters when idle, at most once a second
+    return (await db(
+      `select relname as t, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot, seq_scan as seq, seq_tup_read as seqread, idx_scan as idx, idx_tup_fetch as idxfetch
+         from pg_stat_user_tables where relname like 'webhook%' or relname = 'outbox_events'
+       union all select 'xacts', xact_commit, xact_rollback, 0, 0, 0, 0, 0 from pg_stat_database where datname = current_database()`,
+    )) as Record<string, string | number>[];
+  };
+  const printTableStats = async (before: Record<string, string | number>[] | null) => {
+    const after = await tableStats();
+    for (const row of after) {
+      const b = before?.find((x) => x.t === row.t);
+      say(`  pgstats ${row.t}: ${Object.keys(row).filter((k) => k !== 't').map((k) => `${k} ${Number(row[k]) - Number(b?.[k] ?? 0)}`).join(', ')}`);
+    }
+  };
+
+  /*
+   * The shared server runs with autovacuum off: without this, the webhook tables are never analyzed
+   * (PostgreSQL then guesses one active endpoint and claims a batch by walking every endpoint's
+   * pending line, 10x the work) and their dead rows are never cleared. A deployment's autovacuum
+   * does both; this does it before each timed part, outside the clock, in the state a deployment
+   * is in between bursts (endpoints active, nothing pending), so the statistics do not know of the
+   * burst that follows, as they would not in a deployment either.
+   */
+  const vacuumAnalyze = () => db('vacuum (analyze) webhook_endpoints, webhook_deliveries, webhook_delivery_lines, webhook_attempts, outbox_events');
+
   let eventCounter = 0;
   const emit = async (eventType: string) => {
     const id = ++eventCounter;
     return inTransaction(ctx, (tx) => recordEvent(tx, { eventType, audience: { kind: 'material' }, orderingKey: `material:${id}`, fields: { payload: { materialIds: [id], note: NOTE } } }));
   };
+  /** Waits until a worker process just started delivers (its start-up takes seconds, many on a loaded machine). */
+  const untilDelivering = async () => {
+    receiver.child.send('reset');
+    await emit('MATERIAL_INBOUND_COMPLETED');
+    await waitForCount(receiver.child, 1, 120_000);
+    receiver.child.send('reset');
+  };
 
   if (PARTS.includes('throughput')) {
     const total = EVENTS * ENDPOINTS;
-    const shelfRates: number[] = [];
-    const floorRates: number[] = [];
+    const rates: Record<Side, number[]> = { shelf: [], transport: [], bullmq: [] };
+    const ratios: number[] = [];
+    /** CPU per delivery of a side: its worker (or client), its database's backends and the receiver. */
+    const cpuUs: Record<Side, number[]> = { shelf: [], transport: [], bullmq: [] };
     const shelf = shelfWorker(allowHost);
-    await sleep(3000);
+    await untilDelivering();
     const floorQueue = new Queue('bare-delivery', { connection: { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) }, prefix: PREFIX });
+    const transport = fork(new URL('./servers/undici-loop.ts', import.meta.url), { env: { ...env, CONCURRENCY: String(FLOOR_CONCURRENCY) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise((r) => transport.once('message', r));
+    const LABELS: Record<Side, string> = { shelf: 'shelf', transport: 'transport floor (undici loop)', bullmq: 'bare BullMQ floor' };
+    const timed = async (side: Side, start: () => Promise<unknown>, expected: number, cpuPid?: number) => {
+      receiver.child.send('reset');
+      const load = loadavg()[0]!.toFixed(1);
+      const meter = cpuPid === undefined ? null : cpuMeter(cpuPid, 'shelf_bench_webhooks');
+      const receiverCpu0 = processCpuMs(receiver.child.pid!);
+      const stats0 = env.BENCH_PGSTATS && side === 'shelf' ? await tableStats() : null;
+      const started = Date.now();
+      await start();
+      const { count: got, connections } = await waitForCount(receiver.child, expected);
+      const seconds = (Date.now() - started) / 1000;
+      const cpu = meter?.stop();
+      const receiverUs = ((processCpuMs(receiver.child.pid!) - receiverCpu0) * 1000) / got;
+      if (env.BENCH_PGSTATS && side === 'shelf') await printTableStats(stats0);
+      rates[side].push(got / seconds);
+      if (cpu) cpuUs[side].push(((cpu.serverMs + cpu.postgresMs) * 1000) / got + receiverUs);
+      const cpuNote = cpu ? `; worker CPU ${(cpu.serverMs / 1000 / seconds * 100).toFixed(0)} % of a core, ${((cpu.serverMs * 1000) / got).toFixed(0)} us/delivery; its database's PostgreSQL backends ${(cpu.postgresMs / 1000 / seconds * 100).toFixed(0)} %, ${((cpu.postgresMs * 1000) / got).toFixed(0)} us/delivery; receiver ${receiverUs.toFixed(0)} us/delivery` : '';
+      return `${LABELS[side]}: ${got} in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s (load ${load}; ${connections} new connections${cpuNote})`;
+    };
     for (let round = 1; round <= ROUNDS; round++) {
+      // statistics as a deployment's autovacuum leaves them between bursts: endpoints active, nothing pending
+      await vacuumAnalyze();
       // Shelf: the round's events commit in one transaction that also disables their endpoints, so
       // nothing is sent until every endpoint is enabled at once (the clock starts there)
-      receiver.child.send('reset');
       await inTransaction(ctx, async (tx) => {
         for (let i = 0; i < EVENTS; i++) {
           const id = ++eventCounter;
@@ -130,59 +201,105 @@ async function main(): Promise<void> {
         await tx.em.execute(`update webhook_endpoints set state = 'disabled' where url like '%/e%'`);
       });
       const pending = Number((await db(`select count(*)::int as n from webhook_deliveries where status = 'pending'`))[0]!.n);
-      const started = Date.now();
-      await db(`update webhook_endpoints set state = 'active' where url like '%/e%'`);
-      const got = await waitForCount(receiver.child, pending);
-      const seconds = (Date.now() - started) / 1000;
-      shelfRates.push(got / seconds);
-      say(`round ${round} shelf: ${got} deliveries in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s`);
+      // the transport floor gets the same deliveries, built and signed the reference way (parse, add
+      // the sequence, serialise; the standardwebhooks package) before its clock starts
+      const rows = (await db(
+        `select e.url, e.secret, o.event_id, o.body::text as body, coalesce(d.body_sequence, d.sequence)::int as sequence
+           from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id join outbox_events o on o.id = d.event_id
+          where d.status = 'pending' and e.url like '%/e%' order by d.id`,
+      )) as { url: string; secret: string; event_id: string; body: string; sequence: number }[];
+      const at = new Date();
+      const requests = rows.map((r) => {
+        const body = JSON.stringify({ ...(JSON.parse(r.body) as object), sequence: r.sequence });
+        return {
+          url: r.url,
+          body,
+          headers: { 'content-type': 'application/json', 'user-agent': 'Shelf-Webhooks/1.0', 'webhook-id': r.event_id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(r.secret).sign(r.event_id, at, body) },
+        };
+      });
+      transport.send({ type: 'load', requests });
+      await new Promise((r) => transport.once('message', r));
 
-      receiver.child.send('reset');
-      const floor = fork(new URL('./servers/bare-delivery-worker.ts', import.meta.url), { env: { ...env, REDIS_URL, QUEUE_PREFIX: PREFIX, CONCURRENCY: String(config.webhookConcurrency) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      await new Promise((r) => floor.once('message', r));
-      const floorStarted = Date.now();
-      const body = JSON.stringify({ eventId: 'x', eventType: 'MATERIAL_DELETED', eventTime: String(Date.now()), actor: { kind: 'key', id: 1 }, payload: { materialIds: [1], note: NOTE }, sequence: 1 });
-      for (let i = 0; i < total; i += 1000) {
-        await floorQueue.addBulk(
-          Array.from({ length: Math.min(1000, total - i) }, (_x, j) => ({ name: 'post', data: { target: `http://${allowHost}/e${(i + j) % ENDPOINTS}`, body, id: String(i + j) }, opts: { removeOnComplete: true } })),
-        );
-      }
-      const floorGot = await waitForCount(receiver.child, total);
-      const floorSeconds = (Date.now() - floorStarted) / 1000;
-      floorRates.push(floorGot / floorSeconds);
-      say(`round ${round} floor: ${floorGot} posts in ${floorSeconds.toFixed(2)} s = ${(floorGot / floorSeconds).toFixed(0)}/s`);
-      floor.send('stop');
-      await new Promise((r) => floor.once('exit', r));
+      const sides: Record<Side, () => Promise<string>> = {
+        shelf: () => timed('shelf', () => db(`update webhook_endpoints set state = 'active' where url like '%/e%'`), pending, shelf.pid),
+        transport: () => timed('transport', () => (transport.send('go'), Promise.resolve()), requests.length, transport.pid),
+        bullmq: async () => {
+          const floor = fork(new URL('./servers/bare-delivery-worker.ts', import.meta.url), { env: { ...env, REDIS_URL, QUEUE_PREFIX: PREFIX, CONCURRENCY: String(config.webhookConcurrency) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+          await new Promise((r) => floor.once('message', r));
+          const body = JSON.stringify({ eventId: 'x', eventType: 'MATERIAL_DELETED', eventTime: String(Date.now()), actor: { kind: 'key', id: 1 }, payload: { materialIds: [1], note: NOTE }, sequence: 1 });
+          const line = await timed('bullmq', async () => {
+            for (let i = 0; i < total; i += 1000) {
+              await floorQueue.addBulk(
+                Array.from({ length: Math.min(1000, total - i) }, (_x, j) => ({ name: 'post', data: { target: `http://${allowHost}/e${(i + j) % ENDPOINTS}`, body, id: String(i + j) }, opts: { removeOnComplete: true } })),
+              );
+            }
+          }, total, floor.pid);
+          floor.send('stop');
+          await new Promise((r) => floor.once('exit', r));
+          return line;
+        },
+      };
+      // the order turns each round, so neither side always runs on a machine the other just warmed or loaded
+      const order = SIDES.map((_s, i) => SIDES[(i + round - 1) % SIDES.length]!);
+      for (const side of order) say(`round ${round} ${await sides[side]()}`);
+      const last = (side: Side) => rates[side][rates[side].length - 1]!;
+      ratios.push(last('shelf') / last('transport'));
+      say(`round ${round} shelf / transport floor ${ratios.at(-1)!.toFixed(2)}, shelf / bare BullMQ floor ${(last('shelf') / last('bullmq')).toFixed(2)}`);
     }
+    transport.send('stop');
     await floorQueue.obliterate({ force: true });
     await floorQueue.close();
     await stopChild(shelf);
-    const s = median(shelfRates);
-    const f = median(floorRates);
-    say(`throughput median: shelf ${s.toFixed(0)}/s, floor ${f.toFixed(0)}/s, ratio ${(s / f).toFixed(2)} (targets: >= 0.5 and >= 2,500/s)`);
+    const s = median(rates.shelf);
+    const t = median(rates.transport);
+    const b = median(rates.bullmq);
+    const r = median(ratios);
+    say(
+      `throughput median of ${ROUNDS}: shelf ${s.toFixed(0)}/s (target >= 5,000/s: ${s >= 5000 ? 'met' : 'missed'}), transport floor ${t.toFixed(0)}/s, bare BullMQ floor ${b.toFixed(0)}/s; ` +
+        `median of the rounds' shelf / transport floor ${r.toFixed(2)} (target >= 0.35: ${r >= 0.35 ? 'met' : 'missed'}); load after ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    );
+    // on a busy machine the scheduler gives Shelf's several processes more CPU than the floor's one
+    // client, which flatters the ratio above; CPU per delivery does not depend on who else runs
+    const [sc, tc, bc] = [median(cpuUs.shelf), median(cpuUs.transport), median(cpuUs.bullmq)];
+    say(`CPU per delivery (worker or client + its PostgreSQL backends + receiver), median: shelf ${sc.toFixed(0)} us, transport floor ${tc.toFixed(0)} us (${(tc / sc).toFixed(2)} of shelf's), bare BullMQ floor ${bc.toFixed(0)} us`);
   }
 
   if (PARTS.includes('latency')) {
+    await vacuumAnalyze();
     const shelf = shelfWorker(allowHost);
-    await sleep(3000);
+    await untilDelivering();
     receiver.child.send('reset');
     const committed = new Map<string, number>();
-    const started = Date.now();
+    // open loop: every 10 ms a tick's events start, whether or not earlier ones have committed
+    // (up to MAX_COMMITTING at once), so a slow commit does not lower the rate asked for
     const perTick = Math.max(1, Math.round(RATE / 100));
+    const committing = new Set<Promise<void>>();
+    const started = Date.now();
     let next = started;
+    let lastCommit = started;
     while (Date.now() - started < LATENCY_SECONDS * 1000) {
-      const ids = await Promise.all(Array.from({ length: perTick }, () => emit('MATERIAL_INBOUND_COMPLETED')));
-      const now = Date.now();
-      for (const id of ids) if (id) committed.set(id, now);
+      for (let i = 0; i < perTick; i++) {
+        if (committing.size >= MAX_COMMITTING) await Promise.race(committing);
+        const commit: Promise<void> = emit('MATERIAL_INBOUND_COMPLETED').then((id) => {
+          lastCommit = Date.now();
+          if (id) committed.set(id, lastCommit);
+          committing.delete(commit);
+        });
+        committing.add(commit);
+      }
       next += 10;
       const wait = next - Date.now();
       if (wait > 0) await sleep(wait);
     }
-    const achieved = committed.size / ((Date.now() - started) / 1000);
+    await Promise.all(committing);
+    const achieved = committed.size / ((lastCommit - started) / 1000);
     await waitForCount(receiver.child, committed.size, 60_000);
     const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver.child, 'report', 'report');
     const latencies = arrivals.filter(([id]) => committed.has(id)).map(([id, at]) => at - committed.get(id)!);
-    say(`latency at ${achieved.toFixed(0)} events/s committed (${committed.size} events, ${latencies.length} received): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${Math.max(...latencies)} ms (target p99 < 1000 ms)`);
+    say(
+      `latency: the driver committed ${achieved.toFixed(0)} events/s of the ${RATE} asked (${achieved >= 0.98 * RATE ? 'reached' : 'NOT reached'}; ${committed.size} events, ${latencies.length} received; load ${loadavg()[0]!.toFixed(1)}): ` +
+        `p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${Math.max(...latencies)} ms (target p99 < 1000 ms: ${percentile(latencies, 99) < 1000 ? 'met' : 'missed'})`,
+    );
     await stopChild(shelf);
   }
 

@@ -37,7 +37,13 @@ export async function startWorkers(deps: { core: Core; config: Config; queues: Q
     return worker;
   });
   await scheduleRepeatables(deps.queues);
-  const relay = new OutboxRelay({ core: deps.core, queues: deps.queues, logger: deps.logger.child({ component: 'outbox-relay' }), intervalMs: deps.config.relayIntervalMs });
+  const relay = new OutboxRelay({
+    core: deps.core,
+    queues: deps.queues,
+    logger: deps.logger.child({ component: 'outbox-relay' }),
+    intervalMs: deps.config.relayIntervalMs,
+    maxWaitingJobs: deps.config.webhookConcurrency,
+  });
   relay.start();
   return {
     workers,

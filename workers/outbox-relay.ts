@@ -4,10 +4,27 @@ import type { Queues } from '../src/queues.ts';
 import { queueTimers } from './approval-timeout.worker.ts';
 import { queueDeliveries } from './webhook-delivery.worker.ts';
 
-/** Deliveries (and timers) one relay step takes at most. */
-const BATCH = 1000;
+/**
+ * Deliveries one relay step takes at most: a backlog for a few endpoints then fills jobs of 50
+ * deliveries each (workers/webhook-delivery.worker.ts), not 20.
+ */
+const BATCH = 2500;
+/** Approval timers one relay step takes at most. */
+const TIMER_BATCH = 1000;
 /** Timers due within this are queued as delayed jobs; later ones wait in PostgreSQL. */
 const TIMER_HORIZON_MS = 60_000;
+
+interface RelayDeps {
+  core: Core;
+  queues: Queues;
+  logger: Logger;
+  intervalMs: number;
+  /**
+   * Delivery jobs waiting in the queue from which a step takes no more deliveries (the delivery
+   * concurrency): the workers have work for a while, and the rest waits in PostgreSQL.
+   */
+  maxWaitingJobs: number;
+}
 
 /**
  * The outbox relay (DESIGN.md Events): moves committed, due deliveries from PostgreSQL onto the
@@ -20,9 +37,9 @@ export class OutboxRelay {
   private running: Promise<void> | null = null;
   private stopped = false;
 
-  private readonly deps: { core: Core; queues: Queues; logger: Logger; intervalMs: number };
+  private readonly deps: RelayDeps;
 
-  constructor(deps: { core: Core; queues: Queues; logger: Logger; intervalMs: number }) {
+  constructor(deps: RelayDeps) {
     this.deps = deps;
   }
 
@@ -30,10 +47,17 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
-  /** One step: take due deliveries and approval timers and queue them; returns how many deliveries were queued. */
+  /**
+   * One step: take due deliveries and approval timers and queue them; returns how many deliveries
+   * were queued. Deliveries are taken only while the queue is short: a delivery taken sits in the
+   * index of due deliveries, marked queued, until a worker claims it, and every step walks past
+   * those. Taking a whole backlog at once made each step walk thousands of them
+   * (bench/RESULTS-webhooks.md) and put all of it in Redis.
+   */
   async step(): Promise<number> {
     const op = this.deps.core.operatorCtx();
     await this.stepTimers();
+    if ((await this.deps.queues.get('webhook-delivery').getWaitingCount()) >= this.deps.maxWaitingJobs) return 0;
     const due = await this.deps.core.events.deliveries.takeDue(op, BATCH);
     try {
       await queueDeliveries(this.deps.queues, due);
@@ -47,7 +71,7 @@ export class OutboxRelay {
   /** Approval timers due soon become BullMQ delayed jobs (DESIGN.md: timers are delayed jobs keyed by task, node and round). */
   private async stepTimers(): Promise<void> {
     const op = this.deps.core.operatorCtx();
-    const due = await this.deps.core.approvals.tasks.dueTimers(op, TIMER_HORIZON_MS, BATCH);
+    const due = await this.deps.core.approvals.tasks.dueTimers(op, TIMER_HORIZON_MS, TIMER_BATCH);
     await queueTimers(this.deps.queues, due);
     await this.deps.core.approvals.tasks.markTimersQueued(op, due.map((t) => t.taskId));
   }

@@ -15,13 +15,18 @@ export function processCpuMs(pid: number): number {
   }
 }
 
-/** CPU of every PostgreSQL process so far, in ms (backends come and go; those alive at both reads count). */
-function postgresCpu(): Map<number, number> {
+/**
+ * CPU of every PostgreSQL process so far, in ms (backends come and go; those alive at both reads
+ * count); with `database`, only the backends connected to it (their title names it), so other
+ * databases' work on a shared server is left out.
+ */
+function postgresCpu(database?: string): Map<number, number> {
   const out = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      if (database && !readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) continue;
     } catch {
       continue;
     }
@@ -31,15 +36,15 @@ function postgresCpu(): Map<number, number> {
 }
 
 /** CPU spent between `start()` and `stop()` by a server process, PostgreSQL, and this process (the load generator). */
-export function cpuMeter(serverPid: number) {
+export function cpuMeter(serverPid: number, database?: string) {
   const server0 = processCpuMs(serverPid);
-  const pg0 = postgresCpu();
+  const pg0 = postgresCpu(database);
   const self0 = process.cpuUsage();
   return {
     stop(): { serverMs: number; postgresMs: number; generatorMs: number } {
       const self = process.cpuUsage(self0);
       let postgresMs = 0;
-      for (const [pid, ms] of postgresCpu()) postgresMs += ms - (pg0.get(pid) ?? 0);
+      for (const [pid, ms] of postgresCpu(database)) postgresMs += ms - (pg0.get(pid) ?? 0);
       return { serverMs: processCpuMs(serverPid) - server0, postgresMs, generatorMs: (self.user + self.system) / 1000 };
     },
   };

@@ -183,6 +183,19 @@ describe('the outbound guard lets allowlisted host:port through, bounded', () =>
     expect(response.body.toString()).toBe('ok');
   });
 
+  it('resolves and checks the host again for every request to a URL it has seen', async () => {
+    const g = allowed();
+    const queries = () => dns.queries.get('mixed.test') ?? 0;
+    const before = queries();
+    await g.post(`http://mixed.test:${port}/ok`, '{}', { headers: {}, timeoutMs: 2000 });
+    const perRequest = queries() - before;
+    expect(perRequest).toBeGreaterThan(0);
+    await g.post(`http://mixed.test:${port}/ok`, '{}', { headers: {}, timeoutMs: 2000 });
+    await g.post(`http://mixed.test:${port}/ok`, '{}', { headers: {}, timeoutMs: 2000 });
+    expect(queries() - before).toBe(3 * perRequest);
+    await g.close();
+  });
+
   it('refuses the same host on another port', async () => {
     expect((await refusal(allowed().checkUrl(`http://127.0.0.1:${port + 1}/`))).reason).toBe('private_address');
   });
