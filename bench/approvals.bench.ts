@@ -7,19 +7,25 @@
  *
  * BENCH_TIMERS (10,000) tasks whose node times out at a random moment of the next BENCH_TIMER_SPREAD_S
  * (60) seconds (written by SQL, as createApproval leaves them); BENCH_DECISIONS (500) decisions at
- * BENCH_DECISION_RATE (100)/s; BENCH_DOWNLOADS (5) rounds of a 10 MB asset. A real `ROLE=worker`
- * process runs the relay, the timers and webhook delivery; the receiver is a local process. Only
- * 127.0.0.1 is contacted.
+ * BENCH_DECISION_RATE (100)/s; BENCH_DOWNLOADS (11) rounds of a 10 MB asset (0 leaves a part out).
+ * A real `ROLE=worker` process, spawned once the tasks are written (a restart: nothing is queued
+ * yet), runs the relay, the timers and webhook delivery; the receiver is a local process. Timer
+ * lateness is reported for the whole run, for the timers due in the worker's first 10 s, and per
+ * 10 s; a timer that has not fired 8 s after the last deadline counts as never fired. Before it,
+ * the floor: as many bare BullMQ delayed jobs taken by a bare worker process (BENCH_TIMER_FLOOR=0
+ * leaves it out). Only 127.0.0.1 is contacted.
  */
 import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
+import { Queue } from 'bullmq';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
+import { redisConnection } from '../src/queues.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
 import { ask, sleep } from './support/child-messages.ts';
 
@@ -31,6 +37,14 @@ const DECISION_RATE = Number(env.BENCH_DECISION_RATE ?? 100);
 const DOWNLOADS = Number(env.BENCH_DOWNLOADS ?? 11);
 /** Rounds run first and not counted (JIT, connection set-up). */
 const WARMUP_DOWNLOADS = 2;
+/** BENCH_TIMER_FLOOR=0 leaves out the floor (bare BullMQ delayed jobs) run before Shelf's timers. */
+const FLOOR = env.BENCH_TIMER_FLOOR !== '0';
+/** The timer worker's concurrency, for the floor's worker (Shelf's comes from its own config). */
+const FLOOR_CONCURRENCY = Number(env.APPROVAL_TIMER_CONCURRENCY ?? 4);
+/** How long after the last deadline a timer may still fire before it counts as not fired. */
+const SETTLE_MS = 8_000;
+/** A worker's first seconds (the restart of a rolling deploy): timers due this long after its spawn are reported apart. */
+const START_WINDOW_MS = 10_000;
 const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shelf', 'shelf_bench_approvals');
 const PREFIX = `shelf-bench-approvals-${process.pid}`;
@@ -39,6 +53,87 @@ const STORAGE = `/tmp/shelf-bench-approvals-${process.pid}`;
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const median = (xs: number[]) => pct(xs, 50);
+
+/** p50, p99 and max of lateness in ms; `missing` timers that never fired count as infinitely late. */
+function lateness(xs: number[], missing = 0): string {
+  if (xs.length + missing === 0) return 'none';
+  const all = [...xs, ...Array<number>(missing).fill(Infinity)];
+  const f = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} ms` : 'never');
+  return `p50 ${f(pct(all, 50))}, p99 ${f(pct(all, 99))}, max ${f(Math.max(...all))}`;
+}
+
+/**
+ * The floor: as many bare BullMQ delayed jobs over the same spread, taken by a bare worker process
+ * with the timer worker's concurrency that only notes how late each started (no database).
+ */
+async function timerFloor(say: (line: string) => void): Promise<number[]> {
+  const queue = new Queue('bare-timers', { connection: redisConnection({ redisUrl: REDIS_URL }), prefix: PREFIX });
+  const child = fork(new URL('./servers/bare-timer-worker.ts', import.meta.url), {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...env, REDIS_URL, QUEUE_PREFIX: PREFIX, QUEUE_NAME: 'bare-timers', CONCURRENCY: String(FLOOR_CONCURRENCY) },
+  });
+  await new Promise((resolve) => child.once('message', resolve));
+  const start = Date.now();
+  const dues = Array.from({ length: TIMERS }, () => start + (Math.random() * SPREAD_S + 5) * 1000);
+  for (let i = 0; i < dues.length; i += 1000) {
+    await queue.addBulk(dues.slice(i, i + 1000).map((due) => ({ name: 'bare', data: { due }, opts: { delay: Math.max(0, due - Date.now()), removeOnComplete: true } })));
+  }
+  await sleep(Math.max(...dues) + SETTLE_MS - Date.now());
+  const { lateness: late } = await ask<{ lateness: number[] }>(child, 'report', 'report');
+  child.send('stop');
+  await new Promise((r) => child.once('exit', r));
+  await queue.obliterate({ force: true });
+  await queue.close();
+  say(`timers floor (bare BullMQ delayed jobs, concurrency ${FLOOR_CONCURRENCY}, no database): ${late.length} of ${TIMERS} ran; late by ${lateness(late, TIMERS - late.length)}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  return [...late, ...Array<number>(TIMERS - late.length).fill(Infinity)];
+}
+
+/** Shelf's timers: which fired (NODE_TIMEOUT callbacks), how late, in the worker's first seconds and after, and whether any fired twice. */
+async function reportTimers(
+  say: (line: string) => void,
+  db: (sql: string, params?: unknown[]) => Promise<unknown>,
+  deadlines: Map<string, number>,
+  spawnedAt: number,
+  readyAt: number,
+  floor: number[],
+): Promise<void> {
+  const fired = (await db(`select ordering_key, (body->>'eventTime')::float8 as at from outbox_events where event_type = 'APPROVAL' and body->'payload'->>'eventName' = 'NODE_TIMEOUT'`)) as { ordering_key: string; at: number }[];
+  const firstFire = new Map<string, number>();
+  let doubled = 0;
+  for (const f of fired) {
+    const task = f.ordering_key.slice(5);
+    if (firstFire.has(task)) doubled++;
+    else firstFire.set(task, f.at);
+  }
+  const queued = new Map(((await db(`select id, (extract(epoch from timer_queued_at) * 1000)::float8 as at from approval_tasks where reason = 'bench-timer' and timer_queued_at is not null`)) as { id: string; at: number }[]).map((r) => [r.id, r.at]));
+  const groups = { all: [] as number[], start: [] as number[], rest: [] as number[] };
+  const missing = { all: 0, start: 0, rest: 0 };
+  let queuedLate = 0;
+  const buckets = new Map<number, number[]>();
+  for (const [task, due] of deadlines) {
+    const inStart = due < spawnedAt + START_WINDOW_MS;
+    const at = firstFire.get(task);
+    if ((queued.get(task) ?? Infinity) > due) queuedLate++;
+    if (at === undefined) {
+      missing.all++;
+      missing[inStart ? 'start' : 'rest']++;
+      continue;
+    }
+    groups.all.push(at - due);
+    groups[inStart ? 'start' : 'rest'].push(at - due);
+    const bucket = Math.floor((due - spawnedAt) / 10_000) * 10;
+    buckets.set(bucket, [...(buckets.get(bucket) ?? []), at - due]);
+  }
+  const startCount = groups.start.length + missing.start;
+  // timers due before the worker ran at all: late by its start-up whatever it does once it runs
+  const beforeReady = readyAt ? [...deadlines].filter(([, due]) => due < readyAt).map(([task, due]) => (firstFire.get(task) ?? Infinity) - due) : [];
+  say(`timers: worker ready ${readyAt ? `${((readyAt - spawnedAt) / 1000).toFixed(1)} s` : 'never'} after spawn; ${firstFire.size} of ${deadlines.size} fired, ${doubled} fired twice, ${missing.all} not fired ${SETTLE_MS / 1000} s after the last deadline; ${queuedLate} queued after their deadline`);
+  const ratio = floor.length > 0 && missing.all === 0 ? `; p99 ${(pct(groups.all, 99) / pct(floor, 99)).toFixed(1)}x the floor's` : '';
+  say(`timers: late by ${lateness(groups.all, missing.all)}${ratio} (target p99 < 1000 ms, every timer fires)`);
+  say(`timers due in the worker's first ${START_WINDOW_MS / 1000} s (${startCount}): late by ${lateness(groups.start, missing.start)}; later (${groups.rest.length + missing.rest}): ${lateness(groups.rest, missing.rest)}`);
+  say(`timers due before the worker was ready (${beforeReady.length}): late by ${lateness(beforeReady.filter(Number.isFinite), beforeReady.filter((x) => !Number.isFinite(x)).length)}`);
+  say(`timers p99 by deadline, s after spawn: ${[...buckets].sort((a, b) => a[0] - b[0]).map(([b, xs]) => `${b}-${b + 10}: ${pct(xs, 99).toFixed(0)} ms`).join('; ')}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+}
 
 
 async function main(): Promise<void> {
@@ -79,7 +174,7 @@ async function main(): Promise<void> {
   const agent = new Agent();
   const bare: number[] = [];
   const shelf: number[] = [];
-  for (let i = 0; i < DOWNLOADS + WARMUP_DOWNLOADS; i++) {
+  for (let i = 0; i < (DOWNLOADS > 0 ? DOWNLOADS + WARMUP_DOWNLOADS : 0); i++) {
     let t = performance.now();
     const res = await request(`http://${assetHost}/file`, { dispatcher: agent });
     const hash = createHash('sha256');
@@ -93,7 +188,9 @@ async function main(): Promise<void> {
       shelf.push(performance.now() - t);
     }
   }
-  say(`createApproval, one 10 MB asset: median ${median(shelf).toFixed(0)} ms; bare download + sha256 median ${median(bare).toFixed(0)} ms; ratio ${(median(shelf) / median(bare)).toFixed(2)} (target <= 1.5)`);
+  if (DOWNLOADS > 0) say(`createApproval, one 10 MB asset: median ${median(shelf).toFixed(0)} ms; bare download + sha256 median ${median(bare).toFixed(0)} ms; ratio ${(median(shelf) / median(bare)).toFixed(2)} (target <= 1.5)`);
+
+  const floor = TIMERS > 0 && FLOOR ? await timerFloor(say) : [];
 
   // timers: tasks written as createApproval leaves them, each node due within the next minute
   const db = (sql: string, params: unknown[] = []) => orm.em.fork().execute(sql, params);
@@ -108,16 +205,27 @@ async function main(): Promise<void> {
   const deadlines = new Map<string, number>(
     ((await db(`select id, (extract(epoch from timeout_at) * 1000)::float8 as at from approval_tasks where reason = 'bench-timer'`)) as { id: string; at: number }[]).map((r) => [r.id, r.at]),
   );
-  say(`timers: ${deadlines.size} pending tasks written in ${((Date.now() - t0) / 1000).toFixed(1)} s, due over the next ${SPREAD_S} s`);
-  const worker = spawn(process.execPath, ['src/main.ts'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+  say(`timers: ${deadlines.size} pending tasks written in ${((Date.now() - t0) / 1000).toFixed(1)} s, due over the next ${SPREAD_S} s; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const spawnedAt = Date.now();
+  // BENCH_WORKER_ARGS: node options for the worker process only (say --cpu-prof --cpu-prof-dir=/tmp/prof)
+  const workerArgs = (env.BENCH_WORKER_ARGS ?? '').split(' ').filter(Boolean);
+  const worker = spawn(process.execPath, [...workerArgs, 'src/main.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...env, ROLE: 'worker', DATABASE_URL: DATABASE, REDIS_URL, QUEUE_PREFIX: PREFIX, OUTBOUND_ALLOW_HOSTS: allow, LINK_SIGNING_SECRET: SECRET, STORAGE_DIR: STORAGE, LOG_LEVEL: 'info' },
   });
-  await sleep((SPREAD_S + 10) * 1000);
-  const fired = (await db(`select ordering_key, (body->>'eventTime')::float8 as at from outbox_events where event_type = 'APPROVAL' and body->'payload'->>'eventName' = 'NODE_TIMEOUT'`)) as { ordering_key: string; at: number }[];
-  const late = fired.map((f) => f.at - deadlines.get(f.ordering_key.slice(5))!).filter((x) => Number.isFinite(x));
-  say(`timers: ${fired.length} of ${deadlines.size} fired; late by p50 ${median(late).toFixed(0)} ms, p99 ${pct(late, 99).toFixed(0)} ms, max ${Math.max(...late).toFixed(0)} ms (target p99 < 1000 ms)`);
-
+  // the worker logs (pino, one JSON line each) on stdout: note when its workers and relay run
+  let readyAt = 0;
+  let pending = '';
+  worker.stdout!.on('data', (chunk: Buffer) => {
+    if (readyAt) return;
+    pending = (pending + chunk.toString()).slice(-4096);
+    if (pending.includes('shelf workers running')) readyAt = Date.now();
+  });
+  if (TIMERS > 0) {
+    const lastDeadline = Math.max(...deadlines.values());
+    await sleep(Math.max(0, lastDeadline + SETTLE_MS - Date.now()));
+    await reportTimers(say, db, deadlines, spawnedAt, readyAt, floor);
+  }
   // decision-to-callback: the transferee decides on tasks; latency until the receiver has its APPROVER_SUBMITTED
   receiver.send('reset');
   const taskIds = [...deadlines.keys()].slice(0, DECISIONS);
@@ -136,7 +244,7 @@ async function main(): Promise<void> {
   await sleep(3000);
   const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver, 'report', 'report');
   const latencies = arrivals.filter(([id]) => eventIds.has(id)).map(([id, at]) => at - decidedAt.get(eventIds.get(id)!)!).filter((x) => Number.isFinite(x));
-  say(`decision-to-callback at ${DECISION_RATE} decisions/s: ${latencies.length} of ${taskIds.length} received; p50 ${median(latencies)} ms, p99 ${pct(latencies, 99)} ms (target p99 < 1000 ms)`);
+  if (taskIds.length > 0) say(`decision-to-callback at ${DECISION_RATE} decisions/s: ${latencies.length} of ${taskIds.length} received; p50 ${median(latencies)} ms, p99 ${pct(latencies, 99)} ms (target p99 < 1000 ms)`);
 
   worker.kill('SIGTERM');
   await new Promise((r) => worker.once('exit', r));

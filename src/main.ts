@@ -5,7 +5,6 @@ import { loadSigningSecret } from './core/platform/settings.ts';
 import { ensureDatabase, migrateUp, openOrm } from './db/orm.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { Queues } from './queues.ts';
-import { buildApp } from './rest/app.ts';
 import { startWorkers } from '../workers/index.ts';
 
 /** Migrates, then serves HTTP and/or runs the workers by ROLE; SIGTERM drains both. */
@@ -20,7 +19,8 @@ async function main(config: Config): Promise<void> {
   const queues = new Queues(config);
   const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.events.deliveries.lagSeconds(core.operatorCtx()) });
 
-  const app = config.role === 'worker' ? null : await buildApp({ core, queues, metrics, logger: logger.child({ component: 'http' }) });
+  // a worker process never loads the HTTP and GraphQL surface: half its start-up, in which its timers wait
+  const app = config.role === 'worker' ? null : await (await import('./rest/app.ts')).buildApp({ core, queues, metrics, logger: logger.child({ component: 'http' }) });
   const workers = config.role === 'api' ? null : await startWorkers({ core, config, queues, metrics, logger: logger.child({ component: 'worker' }) });
   if (app) {
     // connected before the first request: share passwords need it, and /readyz reports it

@@ -56,7 +56,9 @@ export class OutboxRelay {
    */
   async step(): Promise<number> {
     const op = this.deps.core.operatorCtx();
-    await this.stepTimers();
+    // every timer due within the horizon is queued before deliveries are taken: a worker that
+    // starts (a restart, a deploy) queues the whole coming minute at once, soonest first
+    while ((await this.stepTimers()) === TIMER_BATCH && !this.stopped);
     if ((await this.deps.queues.get('webhook-delivery').getWaitingCount()) >= this.deps.maxWaitingJobs) return 0;
     const due = await this.deps.core.events.deliveries.takeDue(op, BATCH);
     try {
@@ -69,11 +71,12 @@ export class OutboxRelay {
   }
 
   /** Approval timers due soon become BullMQ delayed jobs (DESIGN.md: timers are delayed jobs keyed by task, node and round). */
-  private async stepTimers(): Promise<void> {
+  private async stepTimers(): Promise<number> {
     const op = this.deps.core.operatorCtx();
     const due = await this.deps.core.approvals.tasks.dueTimers(op, TIMER_HORIZON_MS, TIMER_BATCH);
     await queueTimers(this.deps.queues, due);
     await this.deps.core.approvals.tasks.markTimersQueued(op, due.map((t) => t.taskId));
+    return due.length;
   }
 
   private schedule(delayMs: number): void {

@@ -41,6 +41,11 @@ export const ApprovalTask = defineEntity({
       name: 'approval_tasks_timer_due_index',
       expression: `create index "approval_tasks_timer_due_index" on "approval_tasks" ("timeout_at") where "timeout_at" is not null and "timer_queued_at" is null`,
     },
+    {
+      // every armed timer: the overdue ones a timer's job fires with its own, those the relay queues again
+      name: 'approval_tasks_timer_armed_index',
+      expression: `create index "approval_tasks_timer_armed_index" on "approval_tasks" ("timeout_at") where "timeout_at" is not null`,
+    },
   ],
   properties: {
     id: p.uuid().primary(),

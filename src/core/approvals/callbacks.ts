@@ -1,7 +1,7 @@
 import type { Ctx } from '../platform/ctx.ts';
 import { intArray, queryRows } from '../platform/sql.ts';
 import { APPROVAL_EVENT_TYPE } from '../events/event-types.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { recordEvent, type EventToRecord } from '../events/outbox.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
 
 export type TaskScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
@@ -12,6 +12,11 @@ export interface NodeVisit {
   role: 'normal' | 'resubmit_submitter' | 'resubmit_approver';
   round: number;
   node: WorkflowNode;
+}
+
+/** The node visit a task is at. */
+export function visitOf(task: { workflow: { nodes: WorkflowNode[] }; node_index: number; node_role: NodeVisit['role']; round: number }): NodeVisit {
+  return { index: task.node_index, role: task.node_role, round: task.round, node: task.workflow.nodes[task.node_index]! };
 }
 
 /** A node visit's id: the workflow node's id, or a resubmit step of a round (`node-2-resubmit-2`, `node-2-rereview-2`). */
@@ -39,10 +44,26 @@ export async function memberNames(scope: Pick<Ctx, 'em' | 'teamId'>, ids: number
 }
 
 /**
- * Writes one approval callback (spec 6.3) to the outbox in the caller's transaction: every payload
- * has eventName, orgId, taskId, taskStatus and, beyond the spec, the task's `round`. The task is
- * the ordering key, so one task's callbacks arrive in order.
+ * One approval callback (spec 6.3) as an outbox event: every payload has eventName, orgId, taskId,
+ * taskStatus and, beyond the spec, the task's `round`. The task is the ordering key, so one task's
+ * callbacks arrive in order.
  */
+export function callbackEvent(
+  teamId: number,
+  task: { id: string; round: number },
+  eventName: string,
+  taskStatus: 'PROCESSING' | 'APPROVED' | 'TIMEOUT',
+  fields: Record<string, unknown>,
+): EventToRecord {
+  return {
+    eventType: APPROVAL_EVENT_TYPE,
+    audience: { kind: 'approval' },
+    orderingKey: `task:${task.id}`,
+    fields: { payload: { eventName, orgId: teamId, taskId: task.id, taskStatus, round: task.round, ...fields } },
+  };
+}
+
+/** Writes one approval callback (callbackEvent) to the outbox in the caller's transaction. */
 export async function recordCallback(
   scope: TaskScope,
   task: { id: string; round: number },
@@ -50,10 +71,5 @@ export async function recordCallback(
   taskStatus: 'PROCESSING' | 'APPROVED' | 'TIMEOUT',
   fields: Record<string, unknown>,
 ): Promise<void> {
-  await recordEvent(scope, {
-    eventType: APPROVAL_EVENT_TYPE,
-    audience: { kind: 'approval' },
-    orderingKey: `task:${task.id}`,
-    fields: { payload: { eventName, orgId: scope.teamId, taskId: task.id, taskStatus, round: task.round, ...fields } },
-  });
+  await recordEvent(scope, callbackEvent(scope.teamId, task, eventName, taskStatus, fields));
 }

@@ -12,7 +12,10 @@ import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
 import { planResubmission } from './resubmission.ts';
-import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, type NodeVisit, type TaskScope } from './callbacks.ts';
+import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit, type TaskScope } from './callbacks.ts';
+import { fireTimeouts } from './timeouts.ts';
+
+export { visitOf };
 
 /** A task row as the engine reads it, locked for the transaction. */
 export interface TaskRow {
@@ -66,10 +69,6 @@ export async function lockTask(tx: Pick<Ctx, 'em'>, taskId: string, teamId: numb
   );
   if (!row) throw notFound('Task');
   return row;
-}
-
-export function visitOf(task: Pick<TaskRow, 'workflow' | 'node_index' | 'node_role' | 'round'>): NodeVisit {
-  return { index: task.node_index, role: task.node_role, round: task.round, node: task.workflow.nodes[task.node_index]! };
 }
 
 function refuse(reason: string, message: string): DomainError {
@@ -205,39 +204,11 @@ export class ApprovalEngine {
    * A node's timeout (the approval-timeout worker, for the system): does nothing unless the task
    * is still at that node visit and the deadline has come. With a transfer target: NODE_TIMEOUT
    * then NODE_TRANSFERRED, and the target becomes the node's approver; without: one NODE_TIMEOUT
-   * and the node waits for manual follow-up (its approvers may still decide).
+   * and the node waits for manual follow-up (its approvers may still decide). Other overdue timers
+   * fire in the same transaction (timeouts.ts).
    */
   async fireTimeout(op: Pick<Ctx, 'em'>, input: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
-    return inTransaction(op, async (uow) => {
-      const task = await lockTask(uow, input.taskId, null).catch(() => null);
-      if (!task || !ACTIVE.includes(task.status) || task.timeout_at === null) return 'skipped';
-      const visit = visitOf(task);
-      if (nodeKeyOf(visit) !== input.nodeKey) return 'skipped';
-      const due = await queryOne<{ due: boolean }>(uow, `select timeout_at <= now() + interval '1 second' as due from approval_tasks where id = ?::uuid`, [task.id]);
-      if (!due?.due) return 'skipped';
-      const tx: TaskScope = { em: uow.em, teamId: task.team_id, actor: { kind: 'system', teamId: task.team_id, job: 'approval-timeout' } };
-      const target = visit.node.timeout?.transferTo ?? null;
-      const names = await memberNames(tx, target === null ? [] : [target]);
-      const transferTo = target === null ? null : { id: String(target), name: names.get(target) ?? null };
-      const hours = visit.node.timeout?.hours ?? null;
-      if (target === null) {
-        await queryRows(tx, `update approval_tasks set node_status = 're_assigned', timeout_at = null, updated_at = now() where id = ?::uuid`, [task.id]);
-        await recordCallback(tx, task, 'NODE_TIMEOUT', 'TIMEOUT', { node: { nodeId: nodeIdOf(visit), nodeStatus: 're_assigned', timeoutHours: hours }, timeout: { transferTo: null } });
-        return 'fired';
-      }
-      await recordCallback(tx, task, 'NODE_TIMEOUT', 'TIMEOUT', { node: { nodeId: nodeIdOf(visit), nodeStatus: 'timeout_transferred', timeoutHours: hours }, timeout: { transferTo } });
-      await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and node_key = ? and state = 'pending'`, [task.id, nodeKeyOf(visit)]);
-      await queryRows(
-        tx,
-        `insert into approval_decisions (team_id, task_id, node_key, member_id) values (?, ?::uuid, ?, ?)
-         on conflict (task_id, node_key, member_id) do update set state = 'pending', decided_at = null where approval_decisions.state = 'skipped'`,
-        [tx.teamId, task.id, nodeKeyOf(visit), target],
-      );
-      await queryRows(tx, `update approval_tasks set node_status = 'processing', timeout_at = null, updated_at = now() where id = ?::uuid`, [task.id]);
-      const count = (await this.decisionsOf(tx, task, visit)).filter((d) => d.state !== 'skipped').length;
-      await recordCallback(tx, task, 'NODE_TRANSFERRED', 'PROCESSING', { transferReason: 'TIMEOUT_TRANSFER', node: { ...nodeObject(visit, 'processing', count), timeoutHours: hours }, timeout: { transferTo } });
-      return 'fired';
-    });
+    return fireTimeouts(op, input);
   }
 
   private async decisionsOf(tx: TaskScope, task: TaskRow, visit: NodeVisit): Promise<{ member_id: number; name: string; state: string }[]> {

@@ -252,9 +252,11 @@ export class ApprovalTaskService {
 
   /**
    * The timers due within `horizonMs` that have no delayed job yet (the relay queues them, then
-   * marks them with `markTimersQueued`), plus any whose deadline passed 30 s ago without firing (a
-   * job lost with Redis is queued again). Marking after queueing means a relay that dies in between
-   * leaves the timer to the next relay, which queues it again under the same job id.
+   * marks them with `markTimersQueued`), plus any whose deadline passed 30 s ago without firing and
+   * that were not queued in the last 30 s (a job lost with Redis is queued again, once every 30 s,
+   * so a relay that takes batch after batch comes to an end). Marking after queueing means a relay
+   * that dies in between leaves the timer to the next relay, which queues it again under the same
+   * job id.
    */
   async dueTimers(op: Pick<Ctx, 'em'>, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
     const rows = await queryRows<{ id: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number; delay_ms: number }>(
@@ -262,7 +264,8 @@ export class ApprovalTaskService {
       `select id, workflow, node_index, node_role, round, greatest(0, extract(epoch from timeout_at - now()) * 1000)::int as delay_ms
          from approval_tasks
         where timeout_at is not null and status in ('PENDING', 'PROCESSING', 'REJECTED')
-          and ((timer_queued_at is null and timeout_at <= now() + ? * interval '1 millisecond') or timeout_at < now() - interval '30 seconds')
+          and ((timer_queued_at is null and timeout_at <= now() + ? * interval '1 millisecond')
+               or (timeout_at < now() - interval '30 seconds' and timer_queued_at < now() - interval '30 seconds'))
         order by timeout_at limit ?`,
       [horizonMs, limit],
     );
