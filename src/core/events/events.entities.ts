@@ -56,7 +56,8 @@ export const EventSubscription = defineEntity({
     endpoint: () => p.manyToOne(WebhookEndpoint).deleteRule('cascade'),
     kind: p.string().length(16),
     eventType: p.string().length(64),
-    folder: () => p.manyToOne(LibraryFolder).nullable(),
+    // a folder subscription goes with its folder when the recycle bin purges it (never left folderless)
+    folder: () => p.manyToOne(LibraryFolder).nullable().deleteRule('cascade'),
     createdAt: dbTimestamp(),
   },
 });

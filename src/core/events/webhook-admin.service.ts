@@ -292,8 +292,8 @@ export async function purgeExpiredEvents(op: Pick<Ctx, 'em'>, batch = 10_000): P
   const rows = await queryRows<{ id: string }>(
     op,
     `with old as (
-       select id from webhook_deliveries where status in ('succeeded', 'failed') and finished_at < now() - interval '${REPLAY_WINDOW_DAYS} days' limit ?),
-     attempts as (delete from webhook_attempts a using old where a.delivery_id = old.id)
+       select id from webhook_deliveries where status in ('succeeded', 'failed') and finished_at < now() - interval '${REPLAY_WINDOW_DAYS} days' limit ?)
+     -- their attempts go with them (foreign key on delete cascade)
      delete from webhook_deliveries d using old where d.id = old.id returning d.id`,
     [batch],
   );

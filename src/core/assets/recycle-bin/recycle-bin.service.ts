@@ -307,9 +307,7 @@ export class RecycleBinService {
       await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and recycle_entry_id = any(?::int[]) order by id for update', [tx.teamId, entryIds])
     ).map((row) => row.id);
     await queryRows(tx, 'delete from library_files where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(fileIds)]);
-    // a purged folder's shares and folder subscriptions name something that no longer exists
-    await queryRows(tx, 'delete from library_shares where team_id = ? and folder_id = any(?::int[])', [tx.teamId, intArray(folderIds)]);
-    await queryRows(tx, 'delete from event_subscriptions where team_id = ? and folder_id = any(?::int[])', [tx.teamId, intArray(folderIds)]);
+    // a purged folder's shares and folder subscriptions go with it (foreign keys on delete cascade)
     await queryRows(tx, 'delete from library_folders where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(folderIds)]);
     await queryRows(tx, 'delete from library_recycle_entries where team_id = ? and id = any(?::int[])', [tx.teamId, entryIds]);
     await queryRows(tx, 'delete from library_version_lines l where l.team_id = ? and not exists (select 1 from library_files f where f.team_id = l.team_id and f.version_line_id = l.id)', [tx.teamId]);

@@ -49,7 +49,8 @@ export const LibraryShare = defineEntity({
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),
-    folder: () => p.manyToOne(LibraryFolder),
+    // a share goes with its folder when the recycle bin purges it
+    folder: () => p.manyToOne(LibraryFolder).deleteRule('cascade'),
     tokenHash: p.string().length(64),
     passwordHash: p.text().nullable(),
     createdAt: dbTimestamp(),
