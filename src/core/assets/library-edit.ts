@@ -140,7 +140,7 @@ export class LibraryEditService {
       const member = await queryOne(tx, 'select id from members where id = ? and team_id = ?', [ownerUserId, tx.teamId]);
       if (!member) throw invalid('ownerUserId', 'must be a member of the team');
       const before = await lockFileForEdit(tx, fileId);
-      if (before.ownerUserId !== ownerUserId) {
+      if (before.ownerId !== ownerUserId) {
         await applyAssignments(tx, tx.teamId, fileId, [{ column: 'owner_id', value: ownerUserId }, editedBy(tx)]);
         await libraryEvents.ownerChanged(tx, fileId);
       }

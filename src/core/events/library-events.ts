@@ -1,42 +1,27 @@
 import type { Ctx } from '../platform/ctx.ts';
 import { memberIdOf } from '../platform/ctx.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
+import { ASSET_ROW_COLUMNS, type AssetRow } from '../assets/search/asset-items.ts';
 import { FOLDER_EVENT_TYPE } from './event-types.ts';
 import { recordEvent } from './outbox.ts';
 
 /** A library write's transaction: the team, the caller, the unit of work. */
 export type EventScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
 
-/** A file as the events describe it, read in the write's transaction. */
-export interface FileFacts {
-  id: number;
+/**
+ * A file as the events describe it, read in the write's transaction: the columns an AssetItem is
+ * built from (one projection for both), with its folder and its tags as parallel arrays.
+ */
+export interface FileFacts extends Omit<AssetRow, 'tags'> {
   folderId: number | null;
-  /** Folder ids from the root down to the file's folder (6.1 `parentIds`). */
-  parentIds: number[];
-  name: string;
-  source: number;
-  link: string | null;
-  extension: string | null;
-  mimeType: string;
-  durationMs: number | null;
-  sizeKb: number;
-  width: number | null;
-  height: number | null;
-  description: string | null;
-  score: number | null;
   tagIds: number[];
   tagNames: string[];
-  ownerUserId: number | null;
-  createUserId: number | null;
 }
 
-const FACTS_SQL = `select f.id, f.folder_id as "folderId", coalesce(d.path_ids, '{}') as "parentIds", f.name, f.source, f.link, f.extension,
-    f.mime_type as "mimeType", f.duration_ms::float8 as "durationMs", ceil(f.byte_size / 1024.0)::float8 as "sizeKb", f.width, f.height,
-    f.description, f.score,
+const FACTS_SQL = `select ${ASSET_ROW_COLUMNS}, f.folder_id as "folderId",
     -- one order (the tag id) for both arrays: tagIds[i] names tagNames[i]
     coalesce((select array_agg(t.id order by t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagIds",
-    coalesce((select array_agg(t.name order by t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagNames",
-    f.owner_id as "ownerUserId", f.create_user_id as "createUserId"
+    coalesce((select array_agg(t.name order by t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagNames"
   from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
  where f.team_id = ? and f.id = ?`;
 
@@ -262,7 +247,7 @@ export const libraryEvents = {
     await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, {
       changeType: 'OWNER',
       materialIds: [fileId],
-      materials: [{ materialId: fileId, ownerUserId: after.ownerUserId === null ? null : String(after.ownerUserId) }],
+      materials: [{ materialId: fileId, ownerUserId: after.ownerId === null ? null : String(after.ownerId) }],
     });
     await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
   },
@@ -316,7 +301,7 @@ export const libraryEvents = {
             tagIds: before.tagIds,
             tagNames: before.tagNames,
             folderIds: before.parentIds,
-            ownerUserId: before.ownerUserId === null ? null : String(before.ownerUserId),
+            ownerUserId: before.ownerId === null ? null : String(before.ownerId),
             createUserId: before.createUserId === null ? null : String(before.createUserId),
           },
         ],
