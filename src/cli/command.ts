@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { AccessService } from '../core/access/access.service.ts';
 import type { Core } from '../core/core.ts';
-import type { Actor, Ctx } from '../core/platform/ctx.ts';
+import type { Actor, Ctx, UnitOfWork } from '../core/platform/ctx.ts';
 
 export type Flags = Record<string, string | boolean | undefined>;
 
@@ -16,7 +16,7 @@ export interface Cli {
   readonly config: Config;
   readonly orm: MikroORM;
   /** A unit of work for operator commands (CoreServices.operatorCtx). */
-  operatorCtx(): Pick<Ctx, 'em'>;
+  operatorCtx(): UnitOfWork;
   /** A unit of work acting as `actor` (CoreServices.ctxFor). */
   ctxFor(actor: Actor): Ctx;
   /** The whole domain core, with the service's link-signing secret. */

@@ -40,7 +40,7 @@ import { AttemptLimiter } from './platform/attempt-limiter.ts';
 import { CategoryService } from './catalogue/categories/category.service.ts';
 import { ProductService } from './catalogue/products/product.service.ts';
 import { TemplateService } from './catalogue/templates/template.service.ts';
-import type { Actor, Ctx } from './platform/ctx.ts';
+import type { Actor, Ctx, UnitOfWork } from './platform/ctx.ts';
 import { withLazyUnitOfWork } from './platform/sql.ts';
 
 /** The domain core as the adapters see it: one instance of each service, sharing one ORM, grouped by area. */
@@ -62,7 +62,7 @@ export interface Core {
   /** A unit of work for one request of one caller. */
   ctxFor(actor: Actor, requestId: string): Ctx;
   /** A unit of work for operator commands and unauthenticated lookups. */
-  operatorCtx(): Pick<Ctx, 'em'>;
+  operatorCtx(): UnitOfWork;
 }
 
 export interface CatalogueServices {

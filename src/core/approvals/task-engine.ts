@@ -6,13 +6,13 @@ import { pipeline } from 'node:stream/promises';
 import type { LibraryImportService } from '../assets/import.ts';
 import { pinAllStoredBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage.ts';
-import { memberIdOf, type Ctx } from '../platform/ctx.ts';
+import { memberIdOf, type Ctx, type UnitOfWork, type ActingScope, type CallerScope } from '../platform/ctx.ts';
 import { DomainError, notFound } from '../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
 import { planResubmission } from './resubmission.ts';
-import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit, type TaskScope } from './callbacks.ts';
+import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit } from './callbacks.ts';
 import { fireTimeouts } from './timeouts.ts';
 
 export { visitOf };
@@ -47,7 +47,7 @@ export interface ResubmittedAsset {
 }
 
 /** How many assets a task holds (0 for an unknown task or one of another team). */
-export async function taskAssetCount(tx: Pick<Ctx, 'em'>, taskId: string, teamId: number): Promise<number> {
+export async function taskAssetCount(tx: UnitOfWork, taskId: string, teamId: number): Promise<number> {
   if (!/^[0-9a-f-]{36}$/i.test(taskId)) return 0;
   const row = await queryOne<{ count: number }>(
     tx,
@@ -57,7 +57,7 @@ export async function taskAssetCount(tx: Pick<Ctx, 'em'>, taskId: string, teamId
   return row?.count ?? 0;
 }
 
-export async function lockTask(tx: Pick<Ctx, 'em'>, taskId: string, teamId: number | null): Promise<TaskRow> {
+export async function lockTask(tx: UnitOfWork, taskId: string, teamId: number | null): Promise<TaskRow> {
   if (!/^[0-9a-f-]{36}$/i.test(taskId)) throw notFound('Task');
   const row = await queryOne<TaskRow>(
     tx,
@@ -76,7 +76,7 @@ function refuse(reason: string, message: string): DomainError {
 }
 
 /** The acting member of a decision (CLI `--user`, GraphQL X-Shelf-Member); keys and the system are refused. */
-function actingMember(ctx: Pick<Ctx, 'actor'>): number {
+function actingMember(ctx: CallerScope): number {
   const id = memberIdOf(ctx.actor);
   if (id === null) throw refuse('member_required', 'Decisions are made by team members: name one (CLI --user, GraphQL header X-Shelf-Member)');
   return id;
@@ -94,7 +94,7 @@ export class ApprovalEngine {
   }
 
   /** Starts a node visit: its approvers' decisions pending, its timeout armed, NODE_TRANSFERRED (when the flow moves) then NODE_STARTED. */
-  async startVisit(tx: TaskScope, task: TaskRow, visit: NodeVisit, transfer?: { reason: string; from: Record<string, unknown> }): Promise<void> {
+  async startVisit(tx: ActingScope, task: TaskRow, visit: NodeVisit, transfer?: { reason: string; from: Record<string, unknown> }): Promise<void> {
     const approvers = visit.role === 'resubmit_submitter' ? [task.created_by_id] : visit.node.approvers;
     await queryRows(
       tx,
@@ -207,11 +207,11 @@ export class ApprovalEngine {
    * and the node waits for manual follow-up (its approvers may still decide). Other overdue timers
    * fire in the same transaction (timeouts.ts).
    */
-  async fireTimeout(op: Pick<Ctx, 'em'>, input: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
+  async fireTimeout(op: UnitOfWork, input: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
     return fireTimeouts(op, input);
   }
 
-  private async decisionsOf(tx: TaskScope, task: TaskRow, visit: NodeVisit): Promise<{ member_id: number; name: string; state: string }[]> {
+  private async decisionsOf(tx: ActingScope, task: TaskRow, visit: NodeVisit): Promise<{ member_id: number; name: string; state: string }[]> {
     return queryRows(
       tx,
       `select d.member_id, m.name, d.state from approval_decisions d join members m on m.id = d.member_id
@@ -220,7 +220,7 @@ export class ApprovalEngine {
     );
   }
 
-  private async completeNode(tx: TaskScope, task: TaskRow, visit: NodeVisit, status: 'approved' | 'rejected'): Promise<Record<string, unknown>> {
+  private async completeNode(tx: ActingScope, task: TaskRow, visit: NodeVisit, status: 'approved' | 'rejected'): Promise<Record<string, unknown>> {
     await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and node_key = ? and state = 'pending'`, [task.id, nodeKeyOf(visit)]);
     const decisions = await this.decisionsOf(tx, task, visit);
     const approvers = decisions.map((d) => ({ id: String(d.member_id), name: d.name, status: d.state }));
@@ -229,14 +229,14 @@ export class ApprovalEngine {
   }
 
   /** A rejection opens a new round at the resubmit step of the rejected node (the task shows REJECTED until the submitter resubmits). */
-  private async completeRejected(tx: TaskScope, task: TaskRow, visit: NodeVisit): Promise<void> {
+  private async completeRejected(tx: ActingScope, task: TaskRow, visit: NodeVisit): Promise<void> {
     const from = await this.completeNode(tx, task, visit, 'rejected');
     await queryRows(tx, `update approval_tasks set status = 'REJECTED' where id = ?::uuid`, [task.id]);
     task.status = 'REJECTED';
     await this.startVisit(tx, task, { ...visit, role: 'resubmit_submitter', round: visit.round + 1 }, { reason: 'RESUBMIT_SUBMITTER', from });
   }
 
-  private async completeApproved(tx: TaskScope, task: TaskRow, visit: NodeVisit, operatorId: number): Promise<void> {
+  private async completeApproved(tx: ActingScope, task: TaskRow, visit: NodeVisit, operatorId: number): Promise<void> {
     const from = await this.completeNode(tx, task, visit, 'approved');
     const nextIndex = visit.index + 1;
     if (nextIndex < task.workflow.nodes.length) {
@@ -260,7 +260,7 @@ export class ApprovalEngine {
    * through the library's import (its events fire too). The files belong to the task's submitter,
    * who supplied them; the approver who finished the task is its `operator`, not the files' owner.
    */
-  private async importApproved(tx: TaskScope, task: TaskRow): Promise<void> {
+  private async importApproved(tx: ActingScope, task: TaskRow): Promise<void> {
     const assets = await queryRows<{ name: string; storage_key: string }>(
       tx,
       `select distinct on (position) name, storage_key from approval_assets where task_id = ?::uuid order by position, version desc`,
@@ -281,7 +281,7 @@ export class ApprovalEngine {
   }
 
   /** Records a new version of each resubmitted asset (positions in order) and returns the latestAssets objects of 6.3. */
-  private async addVersions(tx: TaskScope, task: TaskRow, assets: ResubmittedAsset[]): Promise<Record<string, unknown>[]> {
+  private async addVersions(tx: ActingScope, task: TaskRow, assets: ResubmittedAsset[]): Promise<Record<string, unknown>[]> {
     const latest: Record<string, unknown>[] = [];
     await pinAllStoredBytes(tx, this.deps.storage, assets.map((asset) => asset.storageKey));
     for (const { position, ...asset } of assets) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { objectKey } from '../assets/import.ts';
 import { pinAllStoredBytes, releaseBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import type { Ctx, UnitOfWork, TeamScope } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
 import type { OutboundGuard } from '../platform/outbound/outbound-guard.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
@@ -171,7 +171,7 @@ export class ApprovalTaskService {
   }
 
   /** The task's asset count for checking a resubmission before any download (null: not the caller's task; the locked read answers not_found). */
-  private async assetCount(scope: Pick<Ctx, 'em' | 'teamId'>, taskId: string): Promise<number | null> {
+  private async assetCount(scope: TeamScope, taskId: string): Promise<number | null> {
     return (await taskAssetCount(scope, taskId, scope.teamId)) || null;
   }
 
@@ -209,7 +209,7 @@ export class ApprovalTaskService {
   }
 
   /** Spec 4.8 taskStatusQuery: where the task stands; 404 task_not_found for an unknown or another team's task. */
-  async status(scope: Pick<Ctx, 'em' | 'teamId'>, taskId: string): Promise<TaskStatusView> {
+  async status(scope: TeamScope, taskId: string): Promise<TaskStatusView> {
     if (typeof taskId !== 'string' || !/^[0-9a-f-]{36}$/i.test(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
     const task = await queryOne<{
       id: string; status: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number;
@@ -258,7 +258,7 @@ export class ApprovalTaskService {
    * that dies in between leaves the timer to the next relay, which queues it again under the same
    * job id.
    */
-  async dueTimers(op: Pick<Ctx, 'em'>, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
+  async dueTimers(op: UnitOfWork, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
     const rows = await queryRows<{ id: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number; delay_ms: number }>(
       op,
       `select id, workflow, node_index, node_role, round, greatest(0, extract(epoch from timeout_at - now()) * 1000)::int as delay_ms
@@ -273,7 +273,7 @@ export class ApprovalTaskService {
   }
 
   /** Notes that these timers' delayed jobs are on the queue. */
-  async markTimersQueued(op: Pick<Ctx, 'em'>, taskIds: string[]): Promise<void> {
+  async markTimersQueued(op: UnitOfWork, taskIds: string[]): Promise<void> {
     if (taskIds.length === 0) return;
     await queryRows(op, 'update approval_tasks set timer_queued_at = now() where id = any(?::uuid[])', [`{${taskIds.join(',')}}`]);
   }

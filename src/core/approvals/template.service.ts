@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { requirePermission } from '../access/roles.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import type { Ctx, TeamScope } from '../platform/ctx.ts';
 import { notFound } from '../platform/errors.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
@@ -28,8 +28,6 @@ export interface ApprovalTemplateView {
 
 const COLUMNS = `id, name, description, enabled, usage_count as "usageCount", auto_import_enabled as "autoImportEnabled", target_folder as "targetFolder",
   workflow, created_by_id::text as "createdBy", ${isoSql('created_at')} as "createdAt", ${isoSql('updated_at')} as "updatedAt"`;
-
-type TeamScope = Pick<Ctx, 'em' | 'teamId'>;
 
 /**
  * Approval templates (spec 2.7; docs/approvals.md): created from the workflow file of CONTRACT.md

@@ -1,5 +1,5 @@
 import { recordEvents, type ScopedEvent } from '../events/outbox.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import type { UnitOfWork } from '../platform/ctx.ts';
 import { intArray, preparedSql, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
@@ -94,7 +94,7 @@ const FIRE = `with input as (
  * has come, give or take the second BullMQ may run early) and others already overdue. Returns
  * whether its own fired.
  */
-export async function fireTimeouts(op: Pick<Ctx, 'em'>, own: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
+export async function fireTimeouts(op: UnitOfWork, own: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
   if (!/^[0-9a-f-]{36}$/i.test(own.taskId)) return 'skipped';
   const due = await queryOne<{ own: boolean; overdue: boolean }>(op, ANY_DUE, [own.taskId]);
   if (!due?.own && !due?.overdue) return 'skipped';
@@ -105,7 +105,7 @@ export async function fireTimeouts(op: Pick<Ctx, 'em'>, own: { taskId: string; n
 }
 
 /** Locks with `lockSql` and fires what is due; 'busy' when the own task was not among the locked rows. */
-async function fireLocked(op: Pick<Ctx, 'em'>, own: { taskId: string; nodeKey: string }, lockSql: string, params: unknown[]): Promise<'fired' | 'skipped' | 'busy'> {
+async function fireLocked(op: UnitOfWork, own: { taskId: string; nodeKey: string }, lockSql: string, params: unknown[]): Promise<'fired' | 'skipped' | 'busy'> {
   return inTransaction(op, async (tx) => {
     const locked = await queryRows<DueTask>(tx, lockSql, params);
     const ownRow = locked.find((row) => row.id === own.taskId);
@@ -118,7 +118,7 @@ async function fireLocked(op: Pick<Ctx, 'em'>, own: { taskId: string; nodeKey: s
 }
 
 /** Fires locked, due timers: one statement for the tasks and decisions, one for all their callbacks (NODE_TIMEOUT, then NODE_TRANSFERRED with a target). */
-async function fireTasks(tx: Pick<Ctx, 'em'>, tasks: DueTask[]): Promise<void> {
+async function fireTasks(tx: UnitOfWork, tasks: DueTask[]): Promise<void> {
   if (tasks.length === 0) return;
   const visits = tasks.map((task) => visitOf(task));
   const targets = visits.map((visit) => visit.node.timeout?.transferTo ?? null);

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { requireTeam } from '../access/require-team.ts';
 import { requirePermission } from '../access/roles.ts';
 import { libraryEvents } from '../events/library-events.ts';
-import type { Actor, Ctx } from '../platform/ctx.ts';
+import type { Actor, Ctx, UnitOfWork } from '../platform/ctx.ts';
 import { DomainError } from '../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../platform/ids.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
@@ -13,7 +13,7 @@ import { pinAllStoredBytes, releaseBytes, type StoredBytes } from './recycle-bin
 import type { Storage } from './storage.ts';
 import { compileInput } from '../platform/validate.ts';
 import { extensionOf } from './file-rules.ts';
-import { parseFolderPath, type UnitOfWork } from './folders.ts';
+import { parseFolderPath } from './folders.ts';
 import { objectKey, requireMember, type ImportProgress, type LibraryImportService, type PlacementPlan } from './import.ts';
 import type { PaletteColour } from './search/colour.ts';
 

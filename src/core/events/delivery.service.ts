@@ -1,11 +1,9 @@
 import { DeadlockException } from '@mikro-orm/core';
-import type { Ctx } from '../platform/ctx.ts';
+import type { UnitOfWork } from '../platform/ctx.ts';
 import { intArray, preparedSql, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
 import { signatureHeaders } from './signing.ts';
-
-type UnitOfWork = Pick<Ctx, 'em'>;
 
 /** What delivery needs of the outbound guard (src/core/platform/outbound): one guarded POST. */
 export interface WebhookPoster {

@@ -1,5 +1,5 @@
 import { requireTeam } from '../access/require-team.ts';
-import { actorLabel, requireKey, type Ctx } from '../platform/ctx.ts';
+import { actorLabel, requireKey, type Ctx, type UnitOfWork, type CallerScope } from '../platform/ctx.ts';
 import { hasPermission } from '../access/roles.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
@@ -102,7 +102,7 @@ function rfc3339(value: string | undefined, field: string): string | null {
  */
 export class WebhookAdminService {
   /** An operator's view of a team's endpoints (CLI `webhook ...`): every endpoint of the team, which must exist. */
-  async operatorScope(op: Pick<Ctx, 'em'>, teamId: number): Promise<WebhookScope> {
+  async operatorScope(op: UnitOfWork, teamId: number): Promise<WebhookScope> {
     if (!isResourceId(teamId)) throw invalid('team', 'must be a positive integer id');
     await requireTeam(op, teamId);
     return { em: op.em, teamId, keyId: null };
@@ -201,7 +201,7 @@ export class WebhookAdminService {
    * (`test:<endpointId>`) so it never holds back real events. A disabled endpoint is refused:
    * nothing would be sent until it is enabled.
    */
-  async sendTestEvent(scope: WebhookScope & Pick<Ctx, 'actor'>, endpointId: number): Promise<{ eventId: string; deliveryId: string }> {
+  async sendTestEvent(scope: WebhookScope & CallerScope, endpointId: number): Promise<{ eventId: string; deliveryId: string }> {
     return inTransaction(scope, async (tx) => {
       const endpoint = await this.endpoint({ ...scope, em: tx.em }, endpointId);
       if (endpoint.state === 'disabled') {
@@ -261,7 +261,7 @@ export class WebhookAdminService {
  * receiver sees a repeat and not a new event, and is counted so the next new event's sequence
  * follows the last one without a gap (outbox.ts gives new events `place - replayed`).
  */
-async function appendToLine(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: number, eventRowId: string, orderingKey: string, replay: boolean): Promise<string> {
+async function appendToLine(tx: UnitOfWork, teamId: number, endpointId: number, eventRowId: string, orderingKey: string, replay: boolean): Promise<string> {
   const row = await queryOne<{ id: string }>(
     tx,
     `with first as (
@@ -288,7 +288,7 @@ async function appendToLine(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: num
  * carried are kept for the replay window of 30 days, then deleted in batches by the maintenance
  * worker. Pending deliveries and their events are never deleted.
  */
-export async function purgeExpiredEvents(op: Pick<Ctx, 'em'>, batch = 10_000): Promise<number> {
+export async function purgeExpiredEvents(op: UnitOfWork, batch = 10_000): Promise<number> {
   const rows = await queryRows<{ id: string }>(
     op,
     `with old as (

@@ -43,6 +43,21 @@ export interface Ctx {
   requestId: string;
 }
 
+// The parts of a context an operation may ask for when it needs less than the whole Ctx (so
+// workers, operators and lookups can call it): every core function takes one of these or Ctx.
+
+/** A unit of work and nothing more: operator commands, workers, and lookups that name no team yet. */
+export type UnitOfWork = Pick<Ctx, 'em'>;
+
+/** A unit of work inside one team: reads and writes of the team's rows where who acts does not matter. */
+export type TeamScope = Pick<Ctx, 'em' | 'teamId'>;
+
+/** A team scope with the caller: what records events and callbacks (they name who acted). */
+export type ActingScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
+
+/** Only who calls: what permission checks and caller-dependent parsing read. */
+export type CallerScope = Pick<Ctx, 'actor'>;
+
 /** The API key behind a caller: the key itself, or the key a frontend names a member through. */
 export function keyOf(actor: Actor): KeyActor | null {
   if (actor.kind === 'key') return actor;

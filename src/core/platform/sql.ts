@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Ctx } from './ctx.ts';
+import type { UnitOfWork } from './ctx.ts';
 
 /**
  * Lean SQL with `?` placeholders. Inside a transaction it runs through the transaction's
@@ -10,19 +10,19 @@ import type { Ctx } from './ctx.ts';
  * text the EntityManager would (MikroORM's own parameter formatting); either way it throws the same
  * exception classes (DeadlockException, UniqueConstraintViolationException, ...).
  */
-export async function queryRows<T>(ctx: Pick<Ctx, 'em'>, sql: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
+export async function queryRows<T>(ctx: UnitOfWork, sql: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
   const outside = outsideTransaction(ctx);
   if (outside) return queryPool<T>(outside, sql, params);
   return ctx.em.execute<T[]>(typeof sql === 'string' ? sql : sql.sql, params);
 }
 
-export async function queryOne<T>(ctx: Pick<Ctx, 'em'>, sql: string | PreparedSql, params: unknown[] = []): Promise<T | null> {
+export async function queryOne<T>(ctx: UnitOfWork, sql: string | PreparedSql, params: unknown[] = []): Promise<T | null> {
   const rows = await queryRows<T>(ctx, sql, params);
   return rows[0] ?? null;
 }
 
 /** The EntityManager whose pool may serve this context's query, or null when it must go through `ctx.em`. */
-function outsideTransaction(ctx: Pick<Ctx, 'em'>): EntityManager | null {
+function outsideTransaction(ctx: UnitOfWork): EntityManager | null {
   const lazy = (ctx as { [LAZY_UNIT]?: LazyUnit })[LAZY_UNIT];
   // a context whose unit of work was never forked cannot be in a transaction
   const em = lazy && !lazy.fork ? lazy.root : ctx.em;
@@ -126,7 +126,7 @@ const LAZY_UNIT = Symbol('lazy unit of work');
  * alone never needs a unit of work, and a fork costs about 5 µs plus garbage (two per request:
  * authentication and the operation), measured in bench/RESULTS-brands.md.
  */
-export function withLazyUnitOfWork<T extends object>(root: EntityManager, fields: T): T & Pick<Ctx, 'em'> {
+export function withLazyUnitOfWork<T extends object>(root: EntityManager, fields: T): T & UnitOfWork {
   const unit: LazyUnit = { root };
   return {
     ...fields,

@@ -2,7 +2,7 @@ import { DomainError } from '../../platform/errors.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { derivedImagesPrefix } from '../derivatives.ts';
-import type { UnitOfWork } from '../folders.ts';
+import type { UnitOfWork } from '../../platform/ctx.ts';
 import { previewKey } from '../previews.ts';
 import type { Storage } from '../storage.ts';
 

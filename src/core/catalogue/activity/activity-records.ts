@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
+import { actorLabel, keyOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
@@ -10,7 +10,6 @@ import { compileInput } from '../../platform/validate.ts';
 
 export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'share', 'download', 'activity_records'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
-
 
 export const ActivityQuery = Type.Object({
   resourceType: Type.Optional(Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` })),
@@ -95,7 +94,7 @@ export async function purgeActivity(ctx: Ctx, input: unknown): Promise<{ purged:
 }
 
 /** The retention job (maintenance worker): every team's records older than `days` days, in batches. */
-export async function purgeExpiredActivity(op: Pick<Ctx, 'em'>, days: number, batch = 10_000): Promise<number> {
+export async function purgeExpiredActivity(op: UnitOfWork, days: number, batch = 10_000): Promise<number> {
   const rows = await queryRows(
     op,
     `delete from activity_records where id in (select id from activity_records where created_at < now() - ? * interval '1 day' limit ?) returning id`,

@@ -1,5 +1,5 @@
 import { actorMay } from '../../access/roles.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { CallerScope } from '../../platform/ctx.ts';
 import { invalid, invalidFields } from '../../platform/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
@@ -58,7 +58,7 @@ export function checkUpdatedAfter(value: string): string {
 }
 
 /** Parses and checks the query of GET /products (spec 4.5) for this caller. */
-export function parseProductQuery(ctx: Pick<Ctx, 'actor'>, raw: Record<string, unknown>): OrdinaryQuery | SyncQuery {
+export function parseProductQuery(ctx: CallerScope, raw: Record<string, unknown>): OrdinaryQuery | SyncQuery {
   rejectRepeatedParameters(raw);
   const query = checkQuery(raw);
   if (query.sync !== undefined && query.sync !== 'true' && query.sync !== 'false') throw invalid('sync', "must be 'true' or 'false'");

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import { hashSharePassword, hashShareToken } from '../../assets/shares/share-secrets.ts';
-import { actorLabel, keyOf, linkExpiryOf, type Ctx } from '../../platform/ctx.ts';
+import { actorLabel, keyOf, linkExpiryOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
@@ -15,7 +15,6 @@ import { newShareNonce, shareToken, shareUrl } from './share-links.ts';
 
 /** How long a share lives: 7 days unless asked, at most 365 days, never past the creating key's expiry. */
 export const SHARE_LIFETIME = { defaultDays: 7, maxDays: 365 } as const;
-
 
 export const ProductShareCreate = Type.Object(
   {
@@ -156,7 +155,7 @@ export class ProductShares {
   }
 
   /** The share behind a token, of any team (the token is the credential); null when there is none. */
-  async findByToken(op: Pick<Ctx, 'em'>, token: string): Promise<ShareAccessRow | null> {
+  async findByToken(op: UnitOfWork, token: string): Promise<ShareAccessRow | null> {
     const row = await queryOne<ShareAccessRow & { expiresAtMs: string }>(
       op,
       `select id, team_id as "teamId", product_id as "productId", password_hash as "passwordHash", file_ids as "fileIds",
