@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ApprovalTemplateService } from '../../core/approvals/template.service.ts';
-import { WebhookAdminService } from '../../core/events/webhook-admin.service.ts';
 import { DomainError } from '../../core/platform/errors.ts';
-import { asMember, idFlag } from '../command.ts';
+import { asMember, teamScope } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -25,8 +24,8 @@ async function workflowFile(path: unknown): Promise<unknown> {
  */
 export const handlers: Handlers<'approval'> = {
   'approval-template create': async (cli, flags) => {
-    const scope = await new WebhookAdminService().operatorScope(cli.operatorCtx(), idFlag(flags.team));
-    const template = await new ApprovalTemplateService().create({ em: scope.em, teamId: scope.teamId }, await workflowFile(flags.file));
+    const scope = await teamScope(cli, flags);
+    const template = await new ApprovalTemplateService().create(scope, await workflowFile(flags.file));
     return { id: template.id };
   },
   'approval decide': async (cli, flags) =>

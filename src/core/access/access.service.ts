@@ -1,6 +1,7 @@
 import { requireTeam } from './require-team.ts';
+import { operatorAsMember, requireId } from './operator-scopes.ts';
 import { createHash } from 'node:crypto';
-import type { KeyActor, MemberActor, SystemActor, UnitOfWork } from '../platform/ctx.ts';
+import type { KeyActor, MemberActor, UnitOfWork } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { randomSecret, isResourceId } from '../platform/ids.ts';
 import { preparedSql, queryOne } from '../platform/sql.ts';
@@ -25,11 +26,6 @@ function requireName(name: string | undefined, field: string): string {
   const trimmed = (name ?? '').trim();
   if (trimmed.length < 1 || trimmed.length > 128) throw invalid(field, 'must be 1-128 characters');
   return trimmed;
-}
-
-function requireId(id: unknown, field: string): number {
-  if (!isResourceId(id)) throw invalid(field, 'must be a positive integer id');
-  return id;
 }
 
 /** Teams, members and API keys (spec 5). Keys are managed by operators only, never over the API. */
@@ -135,18 +131,8 @@ export class AccessService {
     return { kind: 'member', userId: id, teamId: key.teamId, viaKey: key };
   }
 
-  /** An operator acts for a team as the system (CLI `--team` of team administration); 404 when the team does not exist. */
-  async teamAsOperator(ctx: UnitOfWork, teamId: unknown, job: string): Promise<SystemActor> {
-    const id = requireId(teamId, 'team');
-    await requireTeam(ctx, id);
-    return { kind: 'system', teamId: id, job };
-  }
-
-  /** An operator acts as a member (CLI `--user`): the member's own team scopes what follows. */
+  /** An operator acts as a member (CLI `--user`): the member's own team scopes what follows (operator-scopes.ts). */
   async memberAsOperator(ctx: UnitOfWork, userId: unknown): Promise<MemberActor> {
-    const id = requireId(userId, 'user');
-    const member = await queryOne<{ team_id: number }>(ctx, 'select team_id from members where id = ?', [id]);
-    if (!member) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
-    return { kind: 'member', userId: id, teamId: member.team_id, viaKey: null };
+    return operatorAsMember(ctx, userId);
   }
 }

@@ -1,3 +1,4 @@
+import { operatorActor, requireTeamMember } from '../access/operator-scopes.ts';
 import { requireTeam } from '../access/require-team.ts';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -41,16 +42,6 @@ export function objectKey(sha256: string): string {
   return `objects/${sha256.slice(0, 2)}/${sha256}`;
 }
 
-/** The team an operator names must exist (404 not_found otherwise). */
-
-/** The `--user` of an import must be a member of the same team (creator, owner). */
-export async function requireMember(op: UnitOfWork, teamId: number, userId: number | undefined): Promise<number | null> {
-  if (userId === undefined) return null;
-  const member = await queryOne(op, 'select id from members where id = ? and team_id = ?', [userId, teamId]);
-  if (!member) throw invalid('user', 'must be a member of the team');
-  return userId;
-}
-
 /** The path to import must name a regular file (validation_failed on `field` otherwise). */
 export async function requireRegularFile(path: string, field: string): Promise<void> {
   const info = await stat(path).catch(() => null);
@@ -92,7 +83,7 @@ export interface PlacementPlan {
 
 /** An operator import acts for the member it names (--user), else for the operator's CLI. */
 export function importActor(plan: Pick<PlacementPlan, 'teamId' | 'userId'>): Actor {
-  return plan.userId === null ? { kind: 'system', teamId: plan.teamId, job: 'asset-import' } : { kind: 'member', userId: plan.userId, teamId: plan.teamId, viaKey: null };
+  return operatorActor(plan.teamId, plan.userId, 'asset-import');
 }
 
 /** Operator imports into a team's library (CONTRACT.md `asset import`). */
@@ -130,7 +121,7 @@ export class LibraryImportService {
     const name = fileNameOf(body.name, body.file);
     await requireRegularFile(body.file, 'file');
     await requireTeam(op, body.team);
-    const userId = await requireMember(op, body.team, body.user);
+    const userId = await requireTeamMember(op, body.team, body.user);
     const facts = await probeFile(body.file);
     const palette = await paletteForImport(body.file, facts);
     await this.storeBytes(body.file, facts.sha256);

@@ -6,7 +6,7 @@ import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { normalizeLink, normalizeTags } from './file-rules.ts';
 import { lockLiveFile } from './edited-file.ts';
-import { requireTeam } from '../access/require-team.ts';
+import { operatorTeamScope } from '../access/operator-scopes.ts';
 import { fileFacts, libraryEvents, type FileFacts } from '../events/library-events.ts';
 import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, TransferOwnershipInput, type AnalysisInput } from './library-edit.schemas.ts';
 import type { AssetItem } from './search/search.schemas.ts';
@@ -152,10 +152,10 @@ export class LibraryEditService {
     const { team, fileId, ...analysis } = body;
     const sets = analysisAssignments(analysis, '');
     if (sets.length === 0) throw invalid('aiTags', 'give at least one analysis field');
-    await requireTeam(op, team);
-    return inTransaction(op, async (tx) => {
-      await lockLiveFile(tx, team, fileId);
-      await applyAssignments(tx, team, fileId, sets);
+    const scope = await operatorTeamScope(op, team);
+    return inTransaction(scope, async (tx) => {
+      await lockLiveFile(tx, tx.teamId, fileId);
+      await applyAssignments(tx, tx.teamId, fileId, sets);
       return { id: fileId };
     });
   }

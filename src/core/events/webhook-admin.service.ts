@@ -1,11 +1,9 @@
-import { requireTeam } from '../access/require-team.ts';
-import { actorLabel, requireKey, type Ctx, type UnitOfWork, type CallerScope } from '../platform/ctx.ts';
+import { actorLabel, requireKey, type Ctx, type UnitOfWork, type CallerScope, type TeamScope } from '../platform/ctx.ts';
 import { hasPermission } from '../access/roles.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { checkTimestamp, isoSql } from '../platform/timestamps.ts';
-import { isResourceId } from '../platform/ids.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { randomUUID } from 'node:crypto';
 import { actorObject } from './outbox.ts';
@@ -18,11 +16,7 @@ export const TEST_EVENT_TYPE = 'WEBHOOK_TEST';
  * Whose endpoints an integrator tool sees: a team's, all of them (`keyId` null: manage keys and
  * operators) or one key's own.
  */
-export interface WebhookScope {
-  em: Ctx['em'];
-  teamId: number;
-  keyId: number | null;
-}
+export type WebhookScope = TeamScope & { keyId: number | null };
 
 /** A key sees its own endpoints; a manage key (and an operator naming the team) sees every endpoint of the team. */
 export function webhookScopeOf(ctx: Ctx): WebhookScope {
@@ -101,13 +95,6 @@ function rfc3339(value: string | undefined, field: string): string | null {
  * rotation and re-enabling. Every read and change is scoped to the team (and the key, for non-manage keys).
  */
 export class WebhookAdminService {
-  /** An operator's view of a team's endpoints (CLI `webhook ...`): every endpoint of the team, which must exist. */
-  async operatorScope(op: UnitOfWork, teamId: number): Promise<WebhookScope> {
-    if (!isResourceId(teamId)) throw invalid('team', 'must be a positive integer id');
-    await requireTeam(op, teamId);
-    return { em: op.em, teamId, keyId: null };
-  }
-
   async listEndpoints(scope: WebhookScope): Promise<EndpointView[]> {
     return queryRows<EndpointView>(
       scope,
