@@ -208,6 +208,13 @@ export class ApprovalTaskService {
     }
   }
 
+  /** The /approval `taskStatusQuery` service (spec 4.8): its `taskId` is required (`missing_task_id`), then as `status`. */
+  async statusQuery(scope: TeamScope, fields: Record<string, unknown>): Promise<TaskStatusView> {
+    const { taskId } = fields;
+    if (typeof taskId !== 'string' || taskId === '') throw invalid('taskId', 'is required', 'missing_task_id');
+    return this.status(scope, taskId);
+  }
+
   /** Spec 4.8 taskStatusQuery: where the task stands; 404 task_not_found for an unknown or another team's task. */
   async status(scope: TeamScope, taskId: string): Promise<TaskStatusView> {
     if (typeof taskId !== 'string' || !/^[0-9a-f-]{36}$/i.test(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { UnitOfWork } from './ctx.ts';
+import { mapDatabaseError } from './db-errors.ts';
 
 /**
  * Lean SQL with `?` placeholders. Inside a transaction it runs through the transaction's
@@ -13,7 +14,18 @@ import type { UnitOfWork } from './ctx.ts';
 export async function queryRows<T>(ctx: UnitOfWork, sql: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
   const outside = outsideTransaction(ctx);
   if (outside) return queryPool<T>(outside, sql, params);
-  return ctx.em.execute<T[]>(typeof sql === 'string' ? sql : sql.sql, params);
+  const rows = ctx.em.execute<T[]>(typeof sql === 'string' ? sql : sql.sql, params);
+  // inside a transaction, inTransaction maps what it does not retry (deadlocks must reach it as they are)
+  return ctx.em.isInTransaction() ? rows : rows.catch(throwMapped);
+}
+
+/**
+ * A failed statement outside a transaction as the domain error it means (db-errors.ts: an
+ * unreachable database is `service_unavailable`, a known constraint its code), so every read maps
+ * database errors the same way whichever adapter, page or command made it.
+ */
+function throwMapped(e: unknown): never {
+  throw mapDatabaseError(e);
 }
 
 export async function queryOne<T>(ctx: UnitOfWork, sql: string | PreparedSql, params: unknown[] = []): Promise<T | null> {
@@ -32,15 +44,15 @@ function outsideTransaction(ctx: UnitOfWork): EntityManager | null {
 }
 
 async function queryPool<T>(em: EntityManager, sql: string | PreparedSql, params: unknown[]): Promise<T[]> {
-  const pool = await em.getConnection().getNativeClient();
   try {
+    const pool = await em.getConnection().getNativeClient();
     const result =
       typeof sql === 'string'
         ? await pool.query(em.getPlatform().formatQuery(sql, params))
         : await pool.query({ name: sql.name, text: sql.positional, values: params });
     return result.rows as T[];
   } catch (e) {
-    throw em.getDriver().convertException(e as Error);
+    throwMapped(em.getDriver().convertException(e as Error));
   }
 }
 
