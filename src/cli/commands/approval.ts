@@ -1,19 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { ApprovalTemplateService } from '../../core/approvals/template.service.ts';
-import { DomainError } from '../../core/platform/errors.ts';
+import { invalid } from '../../core/platform/errors.ts';
 import { asMember, teamScope } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 async function workflowFile(path: unknown): Promise<unknown> {
-  if (typeof path !== 'string') throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'file', message: 'is required' }]);
+  if (typeof path !== 'string') throw invalid('file', 'is required');
   const raw = await readFile(path, 'utf8').catch(() => null);
-  if (raw === null) throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'file', message: 'no such file' }]);
+  if (raw === null) throw invalid('file', 'no such file');
   try {
     return JSON.parse(raw);
   } catch {
-    throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'file', message: 'is not valid JSON' }]);
+    throw invalid('file', 'is not valid JSON');
   }
 }
 

@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { invalid } from '../platform/errors.ts';
+import { invalid, type DomainError } from '../platform/errors.ts';
 import { OutboundFailedError, OutboundRefusedError, type OutboundGuard } from '../platform/outbound/outbound-guard.ts';
 import { objectKey } from '../assets/import.ts';
 import type { Storage } from '../assets/storage.ts';
@@ -21,12 +21,15 @@ export interface DownloadedAsset {
   path: string;
 }
 
+/** An asset URL the outbound guard refused, as `400 invalid_payload:asset_url_*` naming the asset's field (docs/approvals.md). */
+export function assetUrlRefused(e: OutboundRefusedError, field: string): DomainError {
+  const reason = e.reason === 'private_address' ? 'asset_url_not_public' : e.reason === 'host_unresolvable' ? 'asset_url_unresolvable' : 'asset_url_invalid';
+  return invalid(field, e.message, reason);
+}
+
 /** Why a download failed, as the reason of `400 invalid_payload:<reason>` (docs/approvals.md). */
 function downloadFailure(e: unknown, field: string): Error {
-  if (e instanceof OutboundRefusedError) {
-    const reason = e.reason === 'private_address' ? 'asset_url_not_public' : e.reason === 'host_unresolvable' ? 'asset_url_unresolvable' : 'asset_url_invalid';
-    return invalid(field, e.message, reason);
-  }
+  if (e instanceof OutboundRefusedError) return assetUrlRefused(e, field);
   if (e instanceof OutboundFailedError) {
     const reason = e.kind === 'timeout' ? 'asset_download_timeout' : e.kind === 'too_large' ? 'asset_too_large' : 'asset_download_failed';
     return invalid(field, e.message, reason);

@@ -7,13 +7,16 @@ import type { LibraryImportService } from '../assets/import.ts';
 import { pinAllStoredBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage.ts';
 import { memberIdOf, type Ctx, type UnitOfWork, type ActingScope, type CallerScope } from '../platform/ctx.ts';
-import { DomainError, notFound } from '../platform/errors.ts';
+import { DomainError, invalid, notFound } from '../platform/errors.ts';
+import { isoMillisSql } from '../platform/timestamps.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
 import { planResubmission } from './resubmission.ts';
+import { ACTIVE_TASK_STATUSES } from './task-statuses.ts';
 import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit } from './callbacks.ts';
 import { fireTimeouts } from './timeouts.ts';
+import { isUuid } from '../platform/ids.ts';
 
 export { visitOf };
 
@@ -34,8 +37,6 @@ export interface TaskRow {
   target_folder: string;
 }
 
-const ACTIVE = ['PENDING', 'PROCESSING', 'REJECTED'];
-
 /** New bytes for one of the task's assets (`position`: its 0-based place in the task). */
 export interface ResubmittedAsset {
   position: number;
@@ -48,7 +49,7 @@ export interface ResubmittedAsset {
 
 /** How many assets a task holds (0 for an unknown task or one of another team). */
 export async function taskAssetCount(tx: UnitOfWork, taskId: string, teamId: number): Promise<number> {
-  if (!/^[0-9a-f-]{36}$/i.test(taskId)) return 0;
+  if (!isUuid(taskId)) return 0;
   const row = await queryOne<{ count: number }>(
     tx,
     'select count(distinct position)::int as count from approval_assets where task_id = ?::uuid and team_id = ?',
@@ -58,7 +59,7 @@ export async function taskAssetCount(tx: UnitOfWork, taskId: string, teamId: num
 }
 
 export async function lockTask(tx: UnitOfWork, taskId: string, teamId: number | null): Promise<TaskRow> {
-  if (!/^[0-9a-f-]{36}$/i.test(taskId)) throw notFound('Task');
+  if (!isUuid(taskId)) throw notFound('Task');
   const row = await queryOne<TaskRow>(
     tx,
     `select t.id, t.team_id, t.template_id, t.workflow, t.status, t.created_by_id, t.node_index, t.node_role, t.node_status, t.round, t.timeout_at::text,
@@ -106,7 +107,7 @@ export class ApprovalEngine {
       tx,
       `update approval_tasks set node_index = ?, node_role = ?, node_status = 'processing', round = ?, node_started_at = now(),
               timeout_at = case when ?::float8 is null then null else now() + ?::float8 * interval '1 hour' end, timer_queued_at = null, updated_at = now()
-        where id = ?::uuid returning to_char(node_started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as started`,
+        where id = ?::uuid returning ${isoMillisSql('node_started_at')} as started`,
       [visit.index, visit.role, visit.round, hours, hours, task.id],
     );
     Object.assign(task, { node_index: visit.index, node_role: visit.role, round: visit.round, node_status: 'processing' });
@@ -119,18 +120,18 @@ export class ApprovalEngine {
   async decide(ctx: Ctx, input: { taskId: string; decision: string; comment?: string | null }): Promise<{ taskId: string; status: string }> {
     const memberId = actingMember(ctx);
     if (input.decision !== 'approved' && input.decision !== 'rejected') {
-      throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'decision', message: "must be 'approved' or 'rejected'" }], { reason: 'invalid_decision' });
+      throw invalid('decision', "must be 'approved' or 'rejected'", 'invalid_decision');
     }
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, input.taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_TASK_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
       if (visit.role === 'resubmit_submitter') throw refuse('not_a_pending_approver', 'The task waits for its submitter to resubmit');
       const decided = await queryOne<{ decided_at: string }>(
         tx,
         `update approval_decisions set state = ?, comment = ?, decided_at = now()
           where task_id = ?::uuid and node_key = ? and member_id = ? and state = 'pending'
-          returning to_char(decided_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as decided_at`,
+          returning ${isoMillisSql('decided_at')} as decided_at`,
         [input.decision, input.comment ?? null, task.id, nodeKeyOf(visit), memberId],
       );
       if (!decided) throw refuse('not_a_pending_approver', 'Only a pending approver of the current node may decide');
@@ -159,7 +160,7 @@ export class ApprovalEngine {
     const memberId = actingMember(ctx);
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, input.taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_TASK_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
       if (visit.role !== 'resubmit_submitter' || memberId !== task.created_by_id) throw refuse('not_the_resubmitter', 'Only the task\'s submitter may resubmit, at the resubmit step');
       planResubmission(input.assets, await taskAssetCount(tx, task.id, task.team_id));
@@ -167,7 +168,7 @@ export class ApprovalEngine {
       const submitted = await queryOne<{ at: string }>(
         tx,
         `update approval_decisions set state = 'approved', comment = ?, decided_at = now() where task_id = ?::uuid and node_key = ? and member_id = ?
-         returning to_char(decided_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+         returning ${isoMillisSql('decided_at')} as at`,
         [input.comment ?? null, task.id, nodeKeyOf(visit), memberId],
       );
       await queryRows(tx, `update approval_tasks set status = 'PROCESSING', operator_id = ?, updated_at = now() where id = ?::uuid`, [memberId, task.id]);
@@ -192,7 +193,7 @@ export class ApprovalEngine {
     const memberId = actingMember(ctx);
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_TASK_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       if (memberId !== task.created_by_id) throw refuse('not_the_submitter', 'Only the task\'s submitter may cancel it');
       await queryRows(tx, `update approval_tasks set status = 'CANCELED', operator_id = ?, timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid`, [memberId, task.id]);
       await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and state = 'pending'`, [task.id]);
@@ -246,7 +247,7 @@ export class ApprovalEngine {
     const finished = await queryOne<{ at: string }>(
       tx,
       `update approval_tasks set status = 'APPROVED', timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid
-       returning to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+       returning ${isoMillisSql('finished_at')} as at`,
       [task.id],
     );
     task.status = 'APPROVED';
@@ -294,7 +295,7 @@ export class ApprovalEngine {
         tx,
         `insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type)
          values (?, ?::uuid, ?, ?, ?, null, ?, ?, ?, ?)
-         returning id, version, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+         returning id, version, ${isoMillisSql('created_at')} as at`,
         [tx.teamId, task.id, position, (previous?.version ?? 0) + 1, asset.name, asset.sha256, asset.storageKey, asset.byteSize, asset.mimeType],
       );
       latest.push({ assetId: String(row!.id), filePathId: null, version: row!.version, oldStorePath: previous?.storage_key ?? null, newStorePath: asset.storageKey, updatedAt: row!.at, sha256: asset.sha256 });

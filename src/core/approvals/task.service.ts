@@ -4,18 +4,20 @@ import { pinAllStoredBytes, releaseBytes } from '../assets/recycle-bin/stored-by
 import type { Storage } from '../assets/storage.ts';
 import type { Ctx, UnitOfWork, TeamScope } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
-import type { OutboundGuard } from '../platform/outbound/outbound-guard.ts';
+import { OutboundRefusedError, type OutboundGuard } from '../platform/outbound/outbound-guard.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { withHeldIdempotency, type CommitCreate, type CreateOutcome, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { compileInput } from '../platform/validate.ts';
 import { CreateApprovalInput, type Workflow } from './approval.schemas.ts';
-import { downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
+import { assetUrlRefused, downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
 import { planResubmission } from './resubmission.ts';
 import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
 import { lockTask, taskAssetCount, visitOf, type ApprovalEngine } from './task-engine.ts';
 import type { ApprovalTemplateService } from './template.service.ts';
 import { requireMembers } from './workflow.ts';
+import { ACTIVE_TASK_STATUSES_SQL } from './task-statuses.ts';
+import { isUuid } from '../platform/ids.ts';
 
 const checkCreate = compileInput(CreateApprovalInput);
 
@@ -198,13 +200,10 @@ export class ApprovalTaskService {
   /** Every url is vetted before any download starts, so a bad last asset costs no download. */
   private async guardCheck(url: string, index: number): Promise<void> {
     try {
-      const parsed = await this.guard.checkUrl(url);
-      void parsed;
+      await this.guard.checkUrl(url);
     } catch (e) {
-      const reason = (e as { reason?: string }).reason;
-      if (!reason) throw e;
-      const code = reason === 'private_address' ? 'asset_url_not_public' : reason === 'host_unresolvable' ? 'asset_url_unresolvable' : 'asset_url_invalid';
-      throw invalid(`assets[${index}].url`, (e as Error).message, code);
+      if (!(e instanceof OutboundRefusedError)) throw e;
+      throw assetUrlRefused(e, `assets[${index}].url`);
     }
   }
 
@@ -217,7 +216,7 @@ export class ApprovalTaskService {
 
   /** Spec 4.8 taskStatusQuery: where the task stands; 404 task_not_found for an unknown or another team's task. */
   async status(scope: TeamScope, taskId: string): Promise<TaskStatusView> {
-    if (typeof taskId !== 'string' || !/^[0-9a-f-]{36}$/i.test(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
+    if (!isUuid(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
     const task = await queryOne<{
       id: string; status: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number;
       operator_id: number | null; operator_name: string | null; updated_at: string;
@@ -270,7 +269,7 @@ export class ApprovalTaskService {
       op,
       `select id, workflow, node_index, node_role, round, greatest(0, extract(epoch from timeout_at - now()) * 1000)::int as delay_ms
          from approval_tasks
-        where timeout_at is not null and status in ('PENDING', 'PROCESSING', 'REJECTED')
+        where timeout_at is not null and status in ${ACTIVE_TASK_STATUSES_SQL}
           and ((timer_queued_at is null and timeout_at <= now() + ? * interval '1 millisecond')
                or (timeout_at < now() - interval '30 seconds' and timer_queued_at < now() - interval '30 seconds'))
         order by timeout_at limit ?`,

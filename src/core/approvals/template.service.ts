@@ -8,6 +8,7 @@ import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { ApprovalTemplateInput, type Workflow } from './approval.schemas.ts';
 import { checkedWorkflow, requireMembers } from './workflow.ts';
+import { isUuid } from '../platform/ids.ts';
 
 const checkTemplate = compileInput(ApprovalTemplateInput);
 
@@ -91,7 +92,7 @@ export class ApprovalTemplateService {
 
   /** A template of the team; 404 template_not_found (another team's included). */
   async find(scope: TeamScope, templateId: string): Promise<ApprovalTemplateView> {
-    if (!/^[0-9a-f-]{36}$/i.test(templateId)) throw notFound('Template');
+    if (!isUuid(templateId)) throw notFound('Template');
     const row = await queryOne<ApprovalTemplateView>(scope, `select ${COLUMNS} from approval_templates where id = ?::uuid and team_id = ?`, [templateId, scope.teamId]);
     if (!row) throw notFound('Template');
     return row;

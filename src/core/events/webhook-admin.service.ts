@@ -8,6 +8,7 @@ import { inTransaction } from '../platform/tx.ts';
 import { randomUUID } from 'node:crypto';
 import { actorObject } from './outbox.ts';
 import { newSigningSecret } from './subscription.service.ts';
+import { isUuid } from '../platform/ids.ts';
 
 /** The eventType of a test delivery (sendTestEvent); receivers tell it apart also by `test: true`. */
 export const TEST_EVENT_TYPE = 'WEBHOOK_TEST';
@@ -163,7 +164,7 @@ export class WebhookAdminService {
     const from = rfc3339(input.from, 'from');
     const to = rfc3339(input.to, 'to');
     if ((input.eventId === undefined) === (from === null)) throw invalid('eventId', 'give either eventId or from (and optionally to)');
-    if (input.eventId !== undefined && !/^[0-9a-f-]{36}$/i.test(input.eventId)) throw invalid('eventId', 'must be an event id (UUID)');
+    if (input.eventId !== undefined && !isUuid(input.eventId)) throw invalid('eventId', 'must be an event id (UUID)');
     if (from !== null && Date.parse(from) < Date.now() - REPLAY_WINDOW_DAYS * 86_400_000) throw invalid('from', `may be at most ${REPLAY_WINDOW_DAYS} days back`);
     return inTransaction(scope, async (tx) => {
       await this.endpoint({ ...scope, em: tx.em }, endpointId);

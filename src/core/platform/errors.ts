@@ -101,12 +101,12 @@ export function notFound(what: string): DomainError {
   return new DomainError('not_found', `${what} not found`, undefined, { subject: what.toLowerCase().replaceAll(/[^a-z0-9]+/g, '_') });
 }
 
-/** 422 (Area A) / 400 (open areas) for one field; `reason`, when given, is the open areas' code. */
 /** `validation_failed` for the fields that make a request invalid (each adapter names them in its format). */
 export function invalidFields(issues: FieldIssue[], about: ErrorAbout = {}): DomainError {
   return new DomainError('validation_failed', 'The request is invalid', issues, about);
 }
 
+/** 422 (Area A) / 400 (open areas) for one field; `reason`, when given, is the open areas' code. */
 export function invalid(field: string, message: string, reason?: string): DomainError {
   return invalidFields([{ field, message }], reason ? { reason } : {});
 }

@@ -75,3 +75,8 @@ export const nullableTimestamp = () => p.datetime().columnType('timestamptz').nu
 export function isoSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
+
+/** SQL rendering a timestamptz as RFC 3339 in UTC with three fractional digits, as approval callbacks carry their times (docs/approvals.md). */
+export function isoMillisSql(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

@@ -43,5 +43,3 @@ export async function inTransaction<T, C extends UnitOfWork = Ctx>(ctx: C, work:
     }
   }
 }
-
-export { violatedConstraint } from './db-errors.ts';
