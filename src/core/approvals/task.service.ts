@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { objectKey } from '../assets/import.ts';
+import { objectKey } from '../assets/imports/import.ts';
 import { pinAllStoredBytes, releaseBytes } from '../assets/recycle-bin/stored-bytes.ts';
-import type { Storage } from '../assets/storage.ts';
+import type { Storage } from '../assets/storage/storage.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
 import type { OutboundGuard } from '../platform/outbound/outbound-guard.ts';

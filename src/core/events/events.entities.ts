@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ApiKey } from '../access/api-key.entity.ts';
 import { Team } from '../access/team.entity.ts';
-import { LibraryFolder } from '../assets/folder.entity.ts';
+import { LibraryFolder } from '../assets/folders/folder.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { GraphQLError, Kind, valueFromASTUntyped } from 'graphql';
-import type { FileValidityView } from '../../core/assets/file-validity.ts';
-import type { FolderView } from '../../core/assets/library.schemas.ts';
+import type { FileValidityView } from '../../core/assets/files/file-validity.ts';
+import type { FolderView } from '../../core/assets/files/library.schemas.ts';
 import type { AssetItem, TagDTO } from '../../core/assets/search/search.schemas.ts';
 import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
 import { builder } from '../builder.ts';

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Team } from '../../access/team.entity.ts';
 import { dbTimestamp } from '../../platform/timestamps.ts';
-import { LibraryFile } from '../library-file.entity.ts';
+import { LibraryFile } from '../files/library-file.entity.ts';
 import { LIBRARY_FILE_CUSTOM_VALUES_TRIGGERS } from '../search/search-triggers.ts';
 
 /**

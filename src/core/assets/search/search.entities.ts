@@ -2,10 +2,10 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Member } from '../../access/member.entity.ts';
 import { Team } from '../../access/team.entity.ts';
 import { dbTimestamp } from '../../platform/timestamps.ts';
-import { LibraryFolder } from '../folder.entity.ts';
-import { StoredObject } from '../stored-object.entity.ts';
-import { LibraryFile } from '../library-file.entity.ts';
-import { LibraryTag } from '../tag.entity.ts';
+import { LibraryFolder } from '../folders/folder.entity.ts';
+import { StoredObject } from '../storage/stored-object.entity.ts';
+import { LibraryFile } from '../files/library-file.entity.ts';
+import { LibraryTag } from '../files/tag.entity.ts';
 import { LIBRARY_FOLDER_MEMBERS_TRIGGERS, STORED_OBJECT_COLOURS_TRIGGERS } from './search-triggers.ts';
 
 /**

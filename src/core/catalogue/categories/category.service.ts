@@ -1,5 +1,5 @@
 import { requirePermission } from '../../access/roles.ts';
-import type { CategoryIconService } from '../../assets/category-icon.service.ts';
+import type { CategoryIconService } from './category-icon.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf } from '../../platform/etag.ts';

@@ -1,4 +1,4 @@
-import type { LibraryService } from '../../assets/library.service.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
 import { verifySharePassword } from '../../assets/shares/share-secrets.ts';
 import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
 import type { Ctx } from '../../platform/ctx.ts';

@@ -1,5 +1,5 @@
 import { actorMay, requirePermission } from '../../access/roles.ts';
-import type { LibraryService } from '../../assets/library.service.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
 import { etagOf } from '../../platform/etag.ts';

@@ -1,16 +1,16 @@
-import { requirePermission } from '../access/roles.ts';
-import { memberIdOf, type Ctx } from '../platform/ctx.ts';
-import { invalid, notFound } from '../platform/errors.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
-import { inTransaction } from '../platform/tx.ts';
-import { compileInput } from '../platform/validate.ts';
+import { requirePermission } from '../../access/roles.ts';
+import { memberIdOf, type Ctx } from '../../platform/ctx.ts';
+import { invalid, notFound } from '../../platform/errors.ts';
+import { queryOne, queryRows } from '../../platform/sql.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { compileInput } from '../../platform/validate.ts';
 import { normalizeLink, normalizeTags } from './file-rules.ts';
 import { lockLiveFile } from './edited-file.ts';
-import type { UnitOfWork } from './folders.ts';
-import { requireTeam } from '../access/require-team.ts';
-import { fileFacts, libraryEvents, type FileFacts } from '../events/library-events.ts';
+import type { UnitOfWork } from '../folders/folders.ts';
+import { requireTeam } from '../../access/require-team.ts';
+import { fileFacts, libraryEvents, type FileFacts } from '../../events/library-events.ts';
 import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, TransferOwnershipInput, type AnalysisInput } from './library-edit.schemas.ts';
-import type { AssetItem } from './search/search.schemas.ts';
+import type { AssetItem } from '../search/search.schemas.ts';
 
 const checkPatch = compileInput(LibraryFilePatch);
 const checkMove = compileInput(MoveFileInput);

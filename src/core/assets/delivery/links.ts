@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { linkExpiryOf, type Actor } from '../platform/ctx.ts';
-import { DomainError } from '../platform/errors.ts';
+import { linkExpiryOf, type Actor } from '../../platform/ctx.ts';
+import { DomainError } from '../../platform/errors.ts';
 
 /**
  * What a service-issued link lets its holder fetch: a derived preview, the original image as a

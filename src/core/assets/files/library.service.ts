@@ -1,16 +1,16 @@
-import { actorMay } from '../access/roles.ts';
-import type { Ctx } from '../platform/ctx.ts';
-import { isResourceId } from '../platform/ids.ts';
-import { intArray, queryOne, queryRows } from '../platform/sql.ts';
-import { isoSql } from '../platform/timestamps.ts';
-import { parseFolderPath } from './folders.ts';
-import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from './versions/visible-files.ts';
+import { actorMay } from '../../access/roles.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { isResourceId } from '../../platform/ids.ts';
+import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import { parseFolderPath } from '../folders/folders.ts';
+import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../versions/visible-files.ts';
 import { lookupAssets, type AssetLookupItem } from './asset-lookup.ts';
-import type { VersionedMemo } from '../platform/versioned-memo.ts';
-import type { Page } from '../platform/pagination.ts';
+import type { VersionedMemo } from '../../platform/versioned-memo.ts';
+import type { Page } from '../../platform/pagination.ts';
 import type { FolderView, LibraryFileView, MediaObject } from './library.schemas.ts';
-import type { LinkSigner } from './links.ts';
-import { isDerivableImage } from './previews.ts';
+import type { LinkSigner } from '../delivery/links.ts';
+import { isDerivableImage } from '../delivery/previews.ts';
 
 /** Reads scoped to one team: a caller's Ctx, or an operator's unit of work naming the team. */
 export type TeamScope = Pick<Ctx, 'em' | 'teamId'>;

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { Team } from '../access/team.entity.ts';
-import { dbTimestamp } from '../platform/timestamps.ts';
+import { Team } from '../../access/team.entity.ts';
+import { dbTimestamp } from '../../platform/timestamps.ts';
 
 /**
  * A category icon asset (spec 2.1 "Category iconAssetId"): a small image of one team, stored under

@@ -1,8 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { Member } from '../access/member.entity.ts';
-import { Team } from '../access/team.entity.ts';
-import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
-import { LIBRARY_FOLDERS_TRIGGERS } from './search/search-triggers.ts';
+import { Member } from '../../access/member.entity.ts';
+import { Team } from '../../access/team.entity.ts';
+import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
+import { LIBRARY_FOLDERS_TRIGGERS } from '../search/search-triggers.ts';
 
 /**
  * A folder of a team's library (a tree per team). `path` holds the names from the root ("/a/b")

@@ -1,15 +1,15 @@
-import { libraryVersionOf } from './search/library-version.ts';
+import { libraryVersionOf } from '../search/library-version.ts';
 import { Type, type Static } from 'typebox';
-import { requirePermission } from '../access/roles.ts';
-import type { Ctx } from '../platform/ctx.ts';
-import { invalid } from '../platform/errors.ts';
-import { MAX_RESOURCE_ID } from '../platform/ids.ts';
-import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
-import { escapeLike, queryOne, queryRows } from '../platform/sql.ts';
-import { compileInput } from '../platform/validate.ts';
-import { parseFolderPath } from './folders.ts';
+import { requirePermission } from '../../access/roles.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { invalid } from '../../platform/errors.ts';
+import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { escapeLike, queryOne, queryRows } from '../../platform/sql.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { parseFolderPath } from '../folders/folders.ts';
 import type { LibraryService } from './library.service.ts';
-import type { VersionedMemo } from '../platform/versioned-memo.ts';
+import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 
 /** `GET /v1/assets` filters (docs/products.md "Asset lookup"); unknown query parameters are ignored, as elsewhere. */
 export const AssetLookupQuery = Type.Object({

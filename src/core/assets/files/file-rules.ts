@@ -1,5 +1,5 @@
 import { basename, extname } from 'node:path';
-import { invalid } from '../platform/errors.ts';
+import { invalid } from '../../platform/errors.ts';
 import { LIBRARY_LIMITS } from './library.schemas.ts';
 
 const CONTROL = /[\u0000-\u001f\u007f]/;

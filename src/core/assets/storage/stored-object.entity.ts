@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { Member } from '../access/member.entity.ts';
-import { Team } from '../access/team.entity.ts';
-import { dbTimestamp } from '../platform/timestamps.ts';
+import { Member } from '../../access/member.entity.ts';
+import { Team } from '../../access/team.entity.ts';
+import { dbTimestamp } from '../../platform/timestamps.ts';
 
 /**
  * What an import reads from the bytes themselves and where it stores them: the columns a stored

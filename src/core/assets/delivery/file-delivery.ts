@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
-import { notFound } from '../platform/errors.ts';
-import { queryOne } from '../platform/sql.ts';
+import { notFound } from '../../platform/errors.ts';
+import { queryOne } from '../../platform/sql.ts';
 import { derivativeMimeType, parseDerivativeVariant, resolveRecipe, type DerivativeCache } from './derivatives.ts';
-import type { UnitOfWork } from './folders.ts';
+import type { UnitOfWork } from '../folders/folders.ts';
 import type { LinkParts, LinkSigner } from './links.ts';
 import { isDerivableImage, PREVIEW_FORMAT, type PreviewCache } from './previews.ts';
-import type { Storage } from './storage.ts';
+import type { Storage } from '../storage/storage.ts';
 
 /** What `/files/...` sends for a valid link. */
 export interface Delivery {

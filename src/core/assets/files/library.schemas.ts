@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { MAX_RESOURCE_ID } from '../platform/ids.ts';
+import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 
 const id = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description });
 const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f]*$';

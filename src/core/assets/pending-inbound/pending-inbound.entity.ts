@@ -1,8 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { Member } from '../access/member.entity.ts';
-import { Team } from '../access/team.entity.ts';
-import { dbTimestamp } from '../platform/timestamps.ts';
-import { probedBytesProperties } from './stored-object.entity.ts';
+import { Member } from '../../access/member.entity.ts';
+import { Team } from '../../access/team.entity.ts';
+import { dbTimestamp } from '../../platform/timestamps.ts';
+import { probedBytesProperties } from '../storage/stored-object.entity.ts';
 
 /**
  * A pending inbound (docs/library.md "Pending inbound"): an import whose bytes are

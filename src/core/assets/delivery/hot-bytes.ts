@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Opened, Storage } from './storage.ts';
+import type { Opened, Storage } from '../storage/storage.ts';
 
 /**
  * Small immutable files kept in memory, least recently used out first, within a byte budget:

@@ -1,8 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { Team } from '../access/team.entity.ts';
-import { dbTimestamp } from '../platform/timestamps.ts';
+import { Team } from '../../access/team.entity.ts';
+import { dbTimestamp } from '../../platform/timestamps.ts';
 import { LibraryFile } from './library-file.entity.ts';
-import { LIBRARY_FILE_TAGS_TRIGGERS } from './search/search-triggers.ts';
+import { LIBRARY_FILE_TAGS_TRIGGERS } from '../search/search-triggers.ts';
 
 /** A tag of a team's library (search returns TagDTO {id, name}, spec 2.6); names unique per team. */
 export const LibraryTag = defineEntity({

@@ -1,21 +1,21 @@
 import { Type } from 'typebox';
-import { requireTeam } from '../access/require-team.ts';
-import { requirePermission } from '../access/roles.ts';
-import { libraryEvents } from '../events/library-events.ts';
-import type { Actor, Ctx } from '../platform/ctx.ts';
-import { DomainError } from '../platform/errors.ts';
-import { MAX_RESOURCE_ID } from '../platform/ids.ts';
-import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
-import { intArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
-import { isoSql } from '../platform/timestamps.ts';
-import { inTransaction } from '../platform/tx.ts';
-import { pinAllStoredBytes, releaseBytes, type StoredBytes } from './recycle-bin/stored-bytes.ts';
-import type { Storage } from './storage.ts';
-import { compileInput } from '../platform/validate.ts';
-import { extensionOf } from './file-rules.ts';
-import { parseFolderPath, type UnitOfWork } from './folders.ts';
-import { objectKey, requireMember, type ImportProgress, type LibraryImportService, type PlacementPlan } from './import.ts';
-import type { PaletteColour } from './search/colour.ts';
+import { requireTeam } from '../../access/require-team.ts';
+import { requirePermission } from '../../access/roles.ts';
+import { libraryEvents } from '../../events/library-events.ts';
+import type { Actor, Ctx } from '../../platform/ctx.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { intArray, queryOne, queryRows, textArray } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { pinAllStoredBytes, releaseBytes, type StoredBytes } from '../recycle-bin/stored-bytes.ts';
+import type { Storage } from '../storage/storage.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { extensionOf } from '../files/file-rules.ts';
+import { parseFolderPath, type UnitOfWork } from '../folders/folders.ts';
+import { objectKey, requireMember, type ImportProgress, type LibraryImportService, type PlacementPlan } from '../imports/import.ts';
+import type { PaletteColour } from '../search/colour.ts';
 
 /** How many pending inbounds one confirm or discard takes: all of them are placed in one transaction. */
 export const PENDING_LIMITS = { idsPerCall: 100 } as const;

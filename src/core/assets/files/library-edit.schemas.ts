@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { MAX_RESOURCE_ID } from '../platform/ids.ts';
+import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { LIBRARY_LIMITS } from './library.schemas.ts';
 
 const id = (description?: string) => Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, ...(description ? { description } : {}) });

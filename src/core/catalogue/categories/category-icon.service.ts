@@ -1,11 +1,11 @@
-import { requireTeam } from '../access/require-team.ts';
+import { requireTeam } from '../../access/require-team.ts';
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import type { Ctx } from '../platform/ctx.ts';
-import { invalid } from '../platform/errors.ts';
-import { isResourceId } from '../platform/ids.ts';
-import { queryOne } from '../platform/sql.ts';
-import type { Storage } from './storage.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { invalid } from '../../platform/errors.ts';
+import { isResourceId } from '../../platform/ids.ts';
+import { queryOne } from '../../platform/sql.ts';
+import type { Storage } from '../../assets/storage/storage.ts';
 
 /** Icons are small: at most 1 MiB and 4096 pixels a side (docs/categories.md). */
 export const MAX_ICON_BYTES = 1_048_576;
