@@ -14,7 +14,7 @@ import { downloadAssets, localAssets, storeAssets, type DownloadedAsset } from '
 import { planResubmission } from './resubmission.ts';
 import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
 import { lockTask, taskAssetCount, visitOf, type ApprovalEngine } from './task-engine.ts';
-import type { ApprovalTemplateService } from './template.service.ts';
+import type { ApprovalTemplateService } from './approval-template.service.ts';
 import { requireMembers } from './workflow.ts';
 
 const checkCreate = compileInput(CreateApprovalInput);

@@ -1,4 +1,4 @@
-import type { ApprovalTemplateView } from '../../core/approvals/template.service.ts';
+import type { ApprovalTemplateView } from '../../core/approvals/approval-template.service.ts';
 import type { TaskStatusView } from '../../core/approvals/task.service.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';

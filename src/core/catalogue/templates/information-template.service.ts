@@ -1,14 +1,13 @@
 import { requirePermission } from '../../access/roles.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
-import { checkIfMatch, etagOf } from '../../platform/etag.ts';
+import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
-import type { Versioned } from '../brands/brand.service.ts';
 import {
   bindLibraryDefaultToNewCategory,
   checkBindingSets,
@@ -83,7 +82,7 @@ async function insertVersion(
 }
 
 /** Information templates with versioned definitions, bindings and the library default (spec 2.4, 3.2, 3.3, 4.4). */
-export class TemplateService {
+export class InformationTemplateService {
   /** listTemplates: live templates, createdAt descending then id, ordinary pagination. */
   async listPage(ctx: Ctx, query: { page?: number; pageSize?: number }): Promise<Page<TemplateView>> {
     requirePermission(ctx, 'templates:read');

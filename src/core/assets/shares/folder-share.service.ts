@@ -37,7 +37,7 @@ interface ShareRow {
  * folder and that folder's descendants only: every query below is bounded by the share's team and
  * by `path_ids @> {root}`, so neither another folder of the team nor another team is reachable.
  */
-export class ShareService {
+export class FolderShareService {
   private readonly deps: { signer: LinkSigner; limiter: AttemptLimiter };
 
   constructor(deps: { signer: LinkSigner; limiter: AttemptLimiter }) {
