@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ApprovalTemplateService } from '../../core/approvals/template.service.ts';
+import { ApprovalTemplateService } from '../../core/approvals/approval-template.service.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { asMember, teamScope } from '../command.ts';
 import type { Handlers } from '../registry.ts';
