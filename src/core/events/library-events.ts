@@ -145,9 +145,6 @@ export interface VersionChange {
   versionGroupDissolved?: boolean;
 }
 
-/** The fields of 6.2 BASIC that an edit changed, with their new values. */
-export type BasicChanges = Partial<Pick<FileFacts, 'name' | 'description' | 'score' | 'link'>>;
-
 /**
  * The events of library writes (docs/events.md has the table). Each is called by
  * the one operation that makes the change, inside its transaction, after the change.
