@@ -8,8 +8,9 @@ import { mapDatabaseError } from './db-errors.ts';
  * Hot reads go this way: STACK.md measured entity loading at less than half the throughput, and
  * bench/RESULTS-brands.md measured the EntityManager's per-query layers (Kysely executor, query
  * logging) at about a quarter of a brand read's CPU. For plain SQL text the pool path sends the very
- * text the EntityManager would (MikroORM's own parameter formatting); either way it throws the same
- * exception classes (DeadlockException, UniqueConstraintViolationException, ...).
+ * text the EntityManager would (MikroORM's own parameter formatting). Inside a transaction it throws
+ * MikroORM's exception classes (DeadlockException, ...) for inTransaction to retry or map; outside
+ * one, the domain error the database-error table gives them (throwMapped).
  */
 export async function queryRows<T>(ctx: UnitOfWork, sql: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
   const outside = outsideTransaction(ctx);
