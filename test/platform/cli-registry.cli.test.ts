@@ -108,10 +108,11 @@ describe('operator CLI usage errors: exit 2, {"error":{"code":"usage"}} on stdou
   });
 
   it('takes --flag=value, also for a value that starts with --, and repeats a repeatable flag (reaching the database only then)', async () => {
-    // the parse succeeds, so the run goes on to the database, which is not there: an internal error, not a usage error
+    // the parse succeeds, so the run goes on to the database, which is not there: service_unavailable (as every
+    // area answers an unreachable database), not a usage error
     const res = await cli('approval', 'resubmit', '--task', 't', '--user', '1', '--file', 'a', '--file=--b', '--comment=--c');
     expect(res.code).toBe(1);
-    expect(res.json.error.code).toBe('internal_error');
+    expect(res.json.error.code).toBe('service_unavailable');
   });
 });
 
