@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * What an operator command spends most of its start on is loading some 500-1,300 modules
- * (bench/RESULTS.md "CLI start"). Two caches, both beside each other in Node's compile cache
+ * (bench/RESULTS.md "CLI start"); a worker process, about 80 % of its start-up, in which the
+ * approval timers due then wait (bench/RESULTS-approvals.md). Two caches, both beside each other in Node's compile cache
  * directory (the OS temp directory; NODE_COMPILE_CACHE moves it, NODE_DISABLE_COMPILE_CACHE=1 turns
  * both off):
  *
@@ -18,12 +19,12 @@ import { fileURLToPath } from 'node:url';
  *   cannot break a run.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Resolutions by import conditions, importing module and specifier: [url, format]. URLs under the repository are kept relative to it. */
 type Entries = Record<string, Record<string, Record<string, [string, string | null | undefined]>>>;
 
-const ROOT_URL = new URL('../..', import.meta.url).href;
+const ROOT_URL = new URL('..', import.meta.url).href;
 const short = (url: string) => (url.startsWith(ROOT_URL) ? `./${url.slice(ROOT_URL.length)}` : url);
 const full = (url: string) => (url.startsWith('./') ? ROOT_URL + url.slice(2) : url);
 
@@ -54,9 +55,9 @@ function readCache(file: string, key: string): Entries {
   return {};
 }
 
-function useResolutionCache(directory: string): void {
+function useResolutionCache(directory: string, entry: string): void {
   const key = fingerprint();
-  const file = join(directory, `shelf-cli-resolve-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.json`);
+  const file = join(directory, `shelf-${entry}-resolve-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.json`);
   const entries = readCache(file, key);
   let added = false;
   registerHooks({
@@ -87,8 +88,12 @@ function useResolutionCache(directory: string): void {
   });
 }
 
-export function enableStartCaches(): void {
+/**
+ * Turns both caches on; call it before any other module loads. Each entry point (`cli`, `server`)
+ * keeps its own resolution cache, so processes of the two never overwrite each other's.
+ */
+export function enableStartCaches(entry: 'cli' | 'server'): void {
   enableCompileCache();
   const directory = getCompileCacheDir();
-  if (directory) useResolutionCache(directory);
+  if (directory) useResolutionCache(directory, entry);
 }
