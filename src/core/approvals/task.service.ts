@@ -97,10 +97,10 @@ export class ApprovalTaskService {
     const createdBy = Number(body.createdBy);
     await requireMembers(ctx, new Map([[createdBy, 'createdBy']]));
     for (const [i, asset] of body.assets.entries()) await this.guardCheck(asset.url, i);
-    const downloaded = await downloadAssets(this.guard, body.assets, this.limits);
+    const downloaded = await downloadAssets(this.guard, this.storage, body.assets, this.limits);
     let added: string[] = [];
     try {
-      added = await storeAssets(this.storage, downloaded.assets, true);
+      added = await storeAssets(this.storage, downloaded.assets);
       return await commit(async (tx) => {
         const locked = await queryOne<{ enabled: boolean; workflow: Workflow }>(
           tx,
@@ -134,7 +134,7 @@ export class ApprovalTaskService {
       await releaseBytes(ctx, this.storage, this.abandoned(downloaded.assets, added)).catch(() => undefined);
       throw e;
     } finally {
-      await downloaded.cleanup();
+      await downloaded.discard();
     }
   }
 
@@ -146,7 +146,7 @@ export class ApprovalTaskService {
     }
     const items = input.files.map((_, i) => ({ position: input.positions?.[i] }));
     const positions = planResubmission(items, await this.assetCount(ctx, input.taskId));
-    return this.resubmitWith(ctx, input, await localAssets(input.files), positions, false);
+    return this.resubmitWith(ctx, input, await localAssets(input.files), positions);
   }
 
   /** GraphQL resubmission: new versions downloaded from public URLs through the outbound guard, as createApproval does. */
@@ -157,11 +157,11 @@ export class ApprovalTaskService {
     // the plan is checked before any download: an ambiguous resubmission costs no transfer
     const positions = planResubmission(input.assets, await this.assetCount(ctx, input.taskId));
     for (const [i, asset] of input.assets.entries()) await this.guardCheck(asset.url, i);
-    const downloaded = await downloadAssets(this.guard, input.assets, this.limits);
+    const downloaded = await downloadAssets(this.guard, this.storage, input.assets, this.limits);
     try {
-      return await this.resubmitWith(ctx, input, downloaded.assets, positions, true);
+      return await this.resubmitWith(ctx, input, downloaded.assets, positions);
     } finally {
-      await downloaded.cleanup();
+      await downloaded.discard();
     }
   }
 
@@ -180,9 +180,8 @@ export class ApprovalTaskService {
     input: { taskId: string; comment?: string | null },
     assets: DownloadedAsset[],
     positions: number[],
-    owned: boolean,
   ): Promise<{ taskId: string; status: string }> {
-    const added = await storeAssets(this.storage, assets, owned);
+    const added = await storeAssets(this.storage, assets);
     try {
       return await this.engine.resubmit(ctx, {
         taskId: input.taskId,
