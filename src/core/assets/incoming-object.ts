@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { WriteStream } from 'node:fs';
-import { link, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { link, mkdir, rm } from 'node:fs/promises';
+import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 
 /**
@@ -40,10 +41,10 @@ export class LocalIncomingObject implements IncomingObject {
   /** Set once the part file is gone (placed or discarded). */
   private done = false;
 
-  private constructor(partPath: string, handle: FileHandle, pathOf: (key: string) => string) {
+  private constructor(partPath: string, file: WriteStream, pathOf: (key: string) => string) {
     this.partPath = partPath;
     this.pathOf = pathOf;
-    this.file = handle.createWriteStream({ highWaterMark: WRITE_BUFFER });
+    this.file = file;
     // an error surfaces at the next write or at place; this keeps it from being unhandled meanwhile
     this.file.on('error', () => {});
   }
@@ -51,15 +52,13 @@ export class LocalIncomingObject implements IncomingObject {
   /** Opens a new part file in `incomingDir`, creating the directory when it is missing; `pathOf` maps a key to its object's path. */
   static async create(incomingDir: string, pathOf: (key: string) => string): Promise<LocalIncomingObject> {
     const partPath = join(incomingDir, `${randomUUID()}.part`);
-    let handle: FileHandle;
-    try {
-      handle = await open(partPath, 'wx');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    // opened before the first byte arrives, so a missing directory is made here and not mid-download
+    let file = await opened(partPath);
+    if (!file) {
       await mkdir(incomingDir, { recursive: true });
-      handle = await open(partPath, 'wx');
+      file = (await opened(partPath))!;
     }
-    return new LocalIncomingObject(partPath, handle, pathOf);
+    return new LocalIncomingObject(partPath, file, pathOf);
   }
 
   write(chunk: Buffer): void | Promise<void> {
@@ -121,5 +120,17 @@ export class LocalIncomingObject implements IncomingObject {
       });
     }
     await rm(this.partPath, { force: true });
+  }
+}
+
+/** A new file's write stream once it is open; null when its directory does not exist (ENOENT). */
+async function opened(path: string): Promise<WriteStream | null> {
+  const file = createWriteStream(path, { flags: 'wx', highWaterMark: WRITE_BUFFER });
+  try {
+    await once(file, 'open');
+    return file;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
   }
 }
