@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalDiskStorage } from '../../src/core/assets/storage.ts';
+import { LocalDiskStorage } from '../../src/core/assets/storage/storage.ts';
 import { tempDir } from '../support/media-files.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -5,8 +5,8 @@ import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { invalid } from '../platform/errors.ts';
 import { OutboundFailedError, OutboundRefusedError, type OutboundGuard } from '../platform/outbound/outbound-guard.ts';
-import { objectKey } from '../assets/import.ts';
-import type { IncomingObject, Storage } from '../assets/storage.ts';
+import { objectKey } from '../assets/imports/import.ts';
+import type { IncomingObject, Storage } from '../assets/storage/storage.ts';
 
 /**
  * An asset's bytes for a task: downloaded into storage and not yet placed under its key
