@@ -1,9 +1,89 @@
+import { APPROVAL_LIMITS, type ApprovalTemplateInput, type WorkflowNode } from '../../core/approvals/approval.schemas.ts';
+import { APPROVAL_DECISIONS, APPROVAL_STATUSES, APPROVER_STATES, NODE_ROLES, SIGN_MODES, type ApprovalActionResult } from '../../core/approvals/approval-values.ts';
 import type { ApprovalTemplateView } from '../../core/approvals/template.service.ts';
 import type { TaskStatusView } from '../../core/approvals/task.service.ts';
+import { withoutNulls } from '../args.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
-import { builder, JsonObjectRef } from '../builder.ts';
+import { builder } from '../builder.ts';
+import { enumFromCore } from '../enums.ts';
 import { RFC3339_MICROS, timestampFields } from '../shapes.ts';
-import { JsonRef } from './library.ts';
+
+const APPROVALS_DOCS = 'docs/approvals.md';
+
+const StatusEnum = enumFromCore('ApprovalStatus', {
+  description: `Where an approval task stands (spec 2.7; ${APPROVALS_DOCS}).`,
+  values: APPROVAL_STATUSES,
+  describe: {
+    PENDING: 'Started; no decision on it yet.',
+    PROCESSING: 'In review: a decision was made, the flow goes on.',
+    REJECTED: 'An approver rejected it: waiting for the submitter to resubmit.',
+    APPROVED: 'Every node approved it; finished.',
+    CANCELED: 'Its submitter canceled it; finished.',
+  },
+});
+
+const DecisionEnum = enumFromCore('ApprovalDecision', {
+  description: 'What an approver decides on the current node.',
+  values: APPROVAL_DECISIONS,
+  describe: {
+    approved: 'Approve: with sign mode OR the node is approved; with AND once every approver approved.',
+    rejected: 'Reject: the node is rejected and the task goes back to its submitter to resubmit.',
+  },
+});
+
+const ApproverStatusEnum = enumFromCore('ApprovalApproverStatus', {
+  description: 'Where an approver of the current node stands.',
+  values: APPROVER_STATES,
+  describe: { pending: 'Has not decided yet.', approved: 'Approved.', rejected: 'Rejected.' },
+});
+
+const SignModeEnum = enumFromCore('ApprovalSignMode', {
+  description: 'How the approvers of a node decide together (spec 2.7).',
+  values: SIGN_MODES,
+  describe: { and: 'Every approver must approve; one rejection rejects the node.', or: 'The first decision decides the node.' },
+});
+
+const NodeRoleEnum = enumFromCore('ApprovalNodeRole', {
+  description: `The role of the node a task is at (spec 2.7; ${APPROVALS_DOCS}).`,
+  values: NODE_ROLES,
+  describe: {
+    normal: 'A node of the workflow, decided by its approvers.',
+    resubmit_submitter: 'After a rejection: the submitter resubmits new versions of the assets.',
+    resubmit_approver: 'After a resubmission: the rejecting node\'s approvers review again.',
+  },
+});
+
+const TimeoutRef = builder.objectRef<NonNullable<WorkflowNode['timeout']>>('ApprovalNodeTimeout').implement({
+  description: 'What happens when a node waits too long.',
+  fields: (t) => ({
+    hours: t.exposeFloat('hours', { description: `Hours (may be fractional) after the node starts, at most ${APPROVAL_LIMITS.maxTimeoutHours}.` }),
+    transferTo: t.exposeInt('transferTo', { nullable: true, description: 'The member the node moves to then; null: the task times out where it is.' }),
+  }),
+});
+
+const WorkflowNodeRef = builder.objectRef<WorkflowNode>('ApprovalWorkflowNode').implement({
+  description: 'One node of an approval workflow, in order.',
+  fields: (t) => ({
+    nodeId: t.exposeString('nodeId', { description: '`node-1`, `node-2`, ... by position.' }),
+    name: t.exposeString('name', { description: '1-64 characters.' }),
+    signMode: t.field({ type: SignModeEnum, description: 'How its approvers decide together.', resolve: (node) => node.signMode }),
+    approvers: t.exposeIntList('approvers', { description: `Member ids, 1-${APPROVAL_LIMITS.approversPerNode}.` }),
+    copyTo: t.exposeIntList('copyTo', { description: `Member ids told of the node, at most ${APPROVAL_LIMITS.copyToPerNode}; empty when none.` }),
+    timeout: t.field({ type: TimeoutRef, nullable: true, description: 'Null: the node waits as long as it takes.', resolve: (node) => node.timeout }),
+  }),
+});
+
+const WorkflowRef = builder.objectRef<ApprovalTemplateView['workflow']>('ApprovalWorkflow').implement({
+  description: `The nodes an approval task goes through, in order (${APPROVALS_DOCS}).`,
+  fields: (t) => ({
+    nodes: t.field({
+      type: [WorkflowNodeRef],
+      description: `1-${APPROVAL_LIMITS.nodes} nodes. ${countedAs(APPROVAL_LIMITS.nodes, `a workflow has at most ${APPROVAL_LIMITS.nodes} nodes`)}`,
+      complexity: listCost(APPROVAL_LIMITS.nodes),
+      resolve: (workflow) => workflow.nodes,
+    }),
+  }),
+});
 
 const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').implement({
   description: 'An approval template (spec 2.7; `POST /approval` listTemplates returns the same). docs/approvals.md describes the workflow.',
@@ -15,7 +95,7 @@ const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').
     usageCount: t.exposeInt('usageCount', { description: 'Tasks created from it; refused attempts are not counted.' }),
     autoImportEnabled: t.exposeBoolean('autoImportEnabled', { description: 'When true, an approved task\'s final assets are imported into targetFolder of the library.' }),
     targetFolder: t.exposeString('targetFolder', { description: 'Library folder path (`/a/b`) for auto-import; empty means the library root.' }),
-    workflow: t.field({ type: JsonRef, description: 'The nodes: `[{nodeId, name, signMode (and|or), approvers (member ids), copyTo, timeout {hours, transferTo} or null}]` under `nodes`.', resolve: (tpl) => tpl.workflow }),
+    workflow: t.field({ type: WorkflowRef, description: 'Its nodes, in order.', resolve: (tpl) => tpl.workflow }),
     createdBy: t.exposeString('createdBy', { nullable: true, description: 'The member who created it, as a decimal string; null when created by an operator without one.' }),
     ...timestampFields(t, RFC3339_MICROS),
   }),
@@ -26,7 +106,7 @@ const ApproverStateRef = builder.objectRef<TaskStatusView['currentNodeApprovers'
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Member id (decimal string).' }),
     name: t.exposeString('name', { description: 'Member name.' }),
-    state: t.exposeString('state', { description: '`pending`, `approved` or `rejected`.' }),
+    state: t.field({ type: ApproverStatusEnum, description: 'Whether they decided, and how.', resolve: (approver) => approver.state }),
   }),
 });
 
@@ -48,24 +128,27 @@ const TaskRef = builder.objectRef<TaskStatusView>('ApprovalTask').implement({
   description: 'An approval task as taskStatusQuery (spec 2.7) returns it, plus its round and current node id and role.',
   fields: (t) => ({
     taskId: t.exposeString('taskId', { description: 'Task id (a UUID).' }),
-    status: t.exposeString('status', { description: 'PENDING (no decision yet), PROCESSING, REJECTED (waiting for the submitter to resubmit), APPROVED or CANCELED (docs/approvals.md).' }),
+    status: t.field({ type: StatusEnum, description: 'Where the task stands.', resolve: (task) => task.status }),
     statusLabel: t.exposeString('statusLabel', { description: 'The status in words.' }),
     progressPercent: t.exposeInt('progressPercent', { description: 'Share of workflow nodes completed, 0-100.' }),
     currentNodeName: t.exposeString('currentNodeName', { nullable: true, description: 'Null once the task is APPROVED or CANCELED.' }),
-    currentNodeSignMode: t.exposeString('currentNodeSignMode', { nullable: true, description: '`and` or `or`; null once finished.' }),
+    currentNodeSignMode: t.field({ type: SignModeEnum, nullable: true, description: 'How the current node\'s approvers decide; null once finished.', resolve: (task) => task.currentNodeSignMode }),
     currentNodeProgress: t.field({ type: ProgressRef, description: 'Decisions on the current node.', resolve: (task) => task.currentNodeProgress }),
     currentNodeApprovers: t.field({ type: [ApproverStateRef], description: `The current node's approvers; empty once finished. ${countedAs(LIST_BOUNDS.approversPerNode, 'a node has at most 50 approvers')}`, complexity: listCost(LIST_BOUNDS.approversPerNode), resolve: (task) => task.currentNodeApprovers }),
     operator: t.field({ type: OperatorRef, nullable: true, description: 'Who acted last; null before any decision.', resolve: (task) => task.operator }),
     updatedAt: t.exposeString('updatedAt', { description: RFC3339_MICROS }),
     round: t.exposeInt('round', { description: '1, plus one for each rejection.' }),
     currentNodeId: t.exposeString('currentNodeId', { nullable: true, description: 'As in callbacks: `node-2`, `node-2-resubmit-2`, `node-2-rereview-2`.' }),
-    currentNodeRole: t.exposeString('currentNodeRole', { nullable: true, description: '`normal`, `resubmit_submitter` or `resubmit_approver`.' }),
+    currentNodeRole: t.field({ type: NodeRoleEnum, nullable: true, description: 'The current node\'s role; null once finished.', resolve: (task) => task.currentNodeRole }),
   }),
 });
 
-const DecisionResultRef = builder.objectRef<{ taskId: string; status: string }>('ApprovalActionResult').implement({
+const DecisionResultRef = builder.objectRef<ApprovalActionResult>('ApprovalActionResult').implement({
   description: 'The task after a decision, resubmission or cancel.',
-  fields: (t) => ({ taskId: t.exposeString('taskId', { description: 'Task id.' }), status: t.exposeString('status', { description: 'The task status after the action.' }) }),
+  fields: (t) => ({
+    taskId: t.exposeString('taskId', { description: 'Task id.' }),
+    status: t.field({ type: StatusEnum, description: 'The task status after the action.', resolve: (result) => result.status }),
+  }),
 });
 
 const ResubmitAssetInput = builder.inputType('ApprovalResubmitAssetInput', {
@@ -79,6 +162,66 @@ const ResubmitAssetInput = builder.inputType('ApprovalResubmitAssetInput', {
     }),
   }),
 });
+
+const TimeoutInput = builder.inputType('ApprovalNodeTimeoutInput', {
+  description: 'What happens when a node waits too long.',
+  fields: (t) => ({
+    hours: t.float({ required: true, description: `Hours after the node starts: more than 0, at most ${APPROVAL_LIMITS.maxTimeoutHours}; may be fractional (0.001 hours is 3.6 seconds).` }),
+    transferTo: t.int({ description: 'A member of the team the node moves to then (else validation_failed, reason not_a_team_member); null or omitted: the task times out where it is.' }),
+  }),
+});
+
+const WorkflowNodeInput = builder.inputType('ApprovalWorkflowNodeInput', {
+  description: 'One node of a workflow; node ids (`node-1`, ...) follow the order.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: '1-64 characters.' }),
+    signMode: t.field({ type: SignModeEnum, required: true, description: 'How its approvers decide together.' }),
+    approvers: t.intList({ required: true, description: `Member ids of the team, 1-${APPROVAL_LIMITS.approversPerNode} (repeats count once); a stranger is validation_failed (not_a_team_member) naming the field.` }),
+    copyTo: t.intList({ description: `Member ids of the team told of the node, at most ${APPROVAL_LIMITS.copyToPerNode}.` }),
+    timeout: t.field({ type: TimeoutInput, description: 'Null or omitted: the node waits as long as it takes.' }),
+  }),
+});
+
+const WorkflowInput = builder.inputType('ApprovalWorkflowInput', {
+  description: 'The nodes an approval task goes through, in order.',
+  fields: (t) => ({ nodes: t.field({ type: [WorkflowNodeInput], required: true, description: `1-${APPROVAL_LIMITS.nodes} nodes.` }) }),
+});
+
+const TemplateInput = builder.inputType('ApprovalTemplateInput', {
+  description: 'An approval template: the workflow file of CONTRACT.md as typed fields. A wrong value is validation_failed naming its path (e.g. `workflow.nodes[0].name`), and nothing is stored.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: `1-${APPROVAL_LIMITS.nameLength} characters.` }),
+    description: t.string({ description: 'At most 1024 characters; default empty.' }),
+    enabled: t.boolean({ description: 'Default true.' }),
+    autoImportEnabled: t.boolean({ description: 'Import an approved task\'s final assets into targetFolder. Default false.' }),
+    targetFolder: t.string({ description: 'Library folder path (`/a/b`), at most 1024 characters; default empty: the library root.' }),
+    createdBy: t.int({ description: 'A member of the team recorded as its creator (createApprovalTemplate only; updates keep the creator).' }),
+    workflow: t.field({ type: WorkflowInput, required: true, description: 'Its nodes.' }),
+  }),
+});
+
+type TemplateArgs = typeof TemplateInput.$inferInput;
+
+/**
+ * The typed input as the core's template input: GraphQL sends null for what a client leaves out,
+ * which the core reads as "not given" (a null timeout stays: it means none). The core validates
+ * every value, as it does the workflow file, so the rules and the error paths are the same.
+ */
+function templateInputOf(input: TemplateArgs): ApprovalTemplateInput {
+  return {
+    ...withoutNulls({ name: input.name, description: input.description, enabled: input.enabled, autoImportEnabled: input.autoImportEnabled, targetFolder: input.targetFolder, createdBy: input.createdBy }),
+    name: input.name,
+    workflow: {
+      nodes: input.workflow.nodes.map((node) => ({
+        ...withoutNulls({ copyTo: node.copyTo }),
+        name: node.name,
+        signMode: node.signMode,
+        approvers: node.approvers,
+        ...(node.timeout === undefined ? {} : { timeout: node.timeout === null ? null : { hours: node.timeout.hours, ...withoutNulls({ transferTo: node.timeout.transferTo }) } }),
+      })),
+    },
+  };
+}
 
 builder.queryFields((t) => ({
   approvalTemplates: t.field({
@@ -99,17 +242,17 @@ builder.mutationFields((t) => ({
   createApprovalTemplate: t.field({
     type: TemplateRef,
     description: 'Creates a template from the workflow structure of CONTRACT.md (manage role). Errors: forbidden, validation_failed (reason not_a_team_member names the field of a stranger).',
-    args: { input: t.arg({ type: JsonObjectRef, required: true, description: 'The workflow file\'s JSON: {name, description?, enabled?, autoImportEnabled?, targetFolder?, createdBy?, workflow: {nodes}}.' }) },
-    resolve: (_root, args, gql) => gql.core.approvals.templates.createForCaller(gql.ctx, args.input),
+    args: { input: t.arg({ type: TemplateInput, required: true, description: 'The template and its workflow.' }) },
+    resolve: (_root, args, gql) => gql.core.approvals.templates.createForCaller(gql.ctx, templateInputOf(args.input)),
   }),
   updateApprovalTemplate: t.field({
     type: TemplateRef,
     description: 'Replaces a template\'s definition (manage role); tasks already started keep their frozen copy. Errors: not_found, forbidden, validation_failed.',
     args: {
       templateId: t.arg.string({ required: true, description: 'Template id.' }),
-      input: t.arg({ type: JsonObjectRef, required: true, description: 'As createApprovalTemplate.' }),
+      input: t.arg({ type: TemplateInput, required: true, description: 'The whole new definition, as createApprovalTemplate takes it.' }),
     },
-    resolve: (_root, args, gql) => gql.core.approvals.templates.update(gql.ctx, args.templateId, args.input),
+    resolve: (_root, args, gql) => gql.core.approvals.templates.update(gql.ctx, args.templateId, templateInputOf(args.input)),
   }),
   setApprovalTemplateEnabled: t.field({
     type: TemplateRef,
@@ -122,10 +265,10 @@ builder.mutationFields((t) => ({
     description: 'The member named by the X-Shelf-Member header (key role editable or higher) approves or rejects the current node. Errors: forbidden (reasons member_required, not_a_pending_approver, task_finished), validation_failed (invalid_decision), not_found.',
     args: {
       taskId: t.arg.string({ required: true, description: 'Task id.' }),
-      decision: t.arg.string({ required: true, description: '`approved` or `rejected`.' }),
+      decision: t.arg({ type: DecisionEnum, required: true, description: 'Approve or reject.' }),
       comment: t.arg.string({ description: 'Shown in the APPROVER_SUBMITTED callback.' }),
     },
-    resolve: (_root, args, gql) => gql.core.approvals.engine.decide(gql.ctx, { taskId: args.taskId, decision: args.decision, comment: args.comment }),
+    resolve: (_root, args, gql) => gql.core.approvals.actions.decide(gql.ctx, { taskId: args.taskId, decision: args.decision, comment: args.comment }),
   }),
   resubmitApproval: t.field({
     type: DecisionResultRef,
@@ -136,12 +279,12 @@ builder.mutationFields((t) => ({
       comment: t.arg.string({ description: 'Shown in the SUBMITTER_RESUBMITTED callback.' }),
     },
     resolve: (_root, args, gql) =>
-      gql.core.approvals.tasks.resubmitUrls(gql.ctx, { taskId: args.taskId, comment: args.comment, assets: args.assets.map((a) => ({ url: a.url, name: a.name ?? undefined, position: a.position })) }),
+      gql.core.approvals.actions.resubmit(gql.ctx, { taskId: args.taskId, comment: args.comment, urls: args.assets.map((a) => ({ url: a.url, name: a.name ?? undefined, position: a.position })) }),
   }),
   cancelApproval: t.field({
     type: DecisionResultRef,
     description: 'The task\'s submitter (X-Shelf-Member) cancels an unfinished task. Errors: forbidden (not_the_submitter, task_finished), not_found.',
     args: { taskId: t.arg.string({ required: true, description: 'Task id.' }) },
-    resolve: (_root, args, gql) => gql.core.approvals.engine.cancel(gql.ctx, args.taskId),
+    resolve: (_root, args, gql) => gql.core.approvals.actions.cancel(gql.ctx, args.taskId),
   }),
 }));
