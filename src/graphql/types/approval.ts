@@ -1,6 +1,6 @@
 import { APPROVAL_LIMITS, type ApprovalTemplateInput, type WorkflowNode } from '../../core/approvals/approval.schemas.ts';
 import { APPROVAL_DECISIONS, APPROVAL_STATUSES, APPROVER_STATES, NODE_ROLES, SIGN_MODES, type ApprovalActionResult } from '../../core/approvals/approval-values.ts';
-import type { ApprovalTemplateView } from '../../core/approvals/template.service.ts';
+import type { ApprovalTemplateView } from '../../core/approvals/approval-template.service.ts';
 import type { TaskStatusView } from '../../core/approvals/task.service.ts';
 import { withoutNulls } from '../args.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
