@@ -27,3 +27,13 @@ export function enumFromCore<const Value extends string>(
   for (const value of options.values) values[enumValueName(value)] = { value, description: options.describe[value] };
   return builder.enumType(name, { description: options.description, values });
 }
+
+/**
+ * A value read back from storage as one of the core's values. Rows are written only through the
+ * core's typed operations, so anything else is a bug: it fails loudly (a masked internal error)
+ * rather than reaching a client as a value the schema does not declare.
+ */
+export function storedValue<const Value extends string>(values: readonly Value[], value: string): Value {
+  if (!(values as readonly string[]).includes(value)) throw new Error(`stored value ${JSON.stringify(value)} is not one of ${values.join(', ')}`);
+  return value as Value;
+}

@@ -92,7 +92,7 @@ describe('docs/events.md: first webhook in five minutes', () => {
     await expect.poll(async () => {
       const log = await graphql(env, key.key, step('log'), { endpointId: endpoint.id });
       return log.body.data.webhookDeliveries.items.map((d: { eventType: string; status: string; attempts: number }) => [d.eventType, d.status, d.attempts]);
-    }).toEqual([['MATERIAL_METADATA_UPDATED', 'succeeded', 1], ['WEBHOOK_TEST', 'succeeded', 1]]);
+    }).toEqual([['MATERIAL_METADATA_UPDATED', 'SUCCEEDED', 1], ['WEBHOOK_TEST', 'SUCCEEDED', 1]]);
     const replay = await graphql(env, key.key, step('replay'), { endpointId: endpoint.id, eventId: realEvent.eventId });
     expect(replay.body.data.replayWebhookEvents).toEqual({ replayed: 1 });
     const [, , replayed] = await arrivals(3);
