@@ -139,6 +139,20 @@ describe('decisions through the CLI and GraphQL', () => {
     expect(canceled.body.data.cancelApproval).toEqual({ taskId, status: 'CANCELED' });
   });
 
+  it('rejects, resubmits from a URL and approves through GraphQL, one entry point for each action, with enum values in and out', async () => {
+    const { ann, sub } = world.members;
+    const templateId = (await world.env.core.approvals.templates.create({ em: world.env.orm.em.fork(), teamId: world.team.teamId }, { name: 'Round trip', workflow: { nodes: [{ name: 'One', signMode: 'or', approvers: [ann] }] } })).id;
+    const { taskId } = (await world.approval({ service: 'createApproval', templateId, createdBy: String(sub), assets: [{ url: `${world.assets.url}/bytes/round-1` }] })).body.result;
+    const decide = 'mutation($t: String!, $d: ApprovalDecision!) { decideApproval(taskId: $t, decision: $d) { taskId status } }';
+    expect((await asMember(ann, decide, { t: taskId, d: 'REJECTED' })).body.data.decideApproval).toEqual({ taskId, status: 'REJECTED' });
+    const state = async () => (await graphql(world.env, world.key.key, 'query($t: String!) { approvalTask(taskId: $t) { status round currentNodeRole } }', { t: taskId })).body.data.approvalTask;
+    expect(await state()).toEqual({ status: 'REJECTED', round: 2, currentNodeRole: 'RESUBMIT_SUBMITTER' });
+    const resubmit = 'mutation($t: String!, $a: [ApprovalResubmitAssetInput!]!) { resubmitApproval(taskId: $t, assets: $a, comment: "v2") { taskId status } }';
+    expect((await asMember(sub, resubmit, { t: taskId, a: [{ url: `${world.assets.url}/bytes/round-2` }] })).body.data.resubmitApproval).toEqual({ taskId, status: 'PROCESSING' });
+    expect(await state()).toEqual({ status: 'PROCESSING', round: 2, currentNodeRole: 'RESUBMIT_APPROVER' });
+    expect((await asMember(ann, decide, { t: taskId, d: 'APPROVED' })).body.data.decideApproval).toEqual({ taskId, status: 'APPROVED' });
+  });
+
   it('refuses a GraphQL decision without a named member (a key is no member)', async () => {
     const res = await graphql(world.env, world.key.key, 'mutation { decideApproval(taskId: "00000000-0000-4000-8000-000000000000", decision: APPROVED) { status } }');
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'forbidden', reason: 'member_required' });
