@@ -1,89 +1,11 @@
-import { APPROVAL_LIMITS, type ApprovalTemplateInput, type WorkflowNode } from '../../core/approvals/approval.schemas.ts';
-import { APPROVAL_DECISIONS, APPROVAL_STATUSES, APPROVER_STATES, NODE_ROLES, SIGN_MODES, type ApprovalActionResult } from '../../core/approvals/approval-values.ts';
+import type { ApprovalActionResult } from '../../core/approvals/approval-values.ts';
 import type { ApprovalTemplateView } from '../../core/approvals/approval-template.service.ts';
 import type { TaskStatusView } from '../../core/approvals/task.service.ts';
-import { withoutNulls } from '../args.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
-import { enumFromCore } from '../enums.ts';
+import { ApproverStatusEnum, DecisionEnum, NodeRoleEnum, SignModeEnum, StatusEnum } from './approval-enums.ts';
+import { TemplateInput, templateInputOf, WorkflowRef } from './approval-workflow.ts';
 import { RFC3339_MICROS, timestampFields } from '../shapes.ts';
-
-const APPROVALS_DOCS = 'docs/approvals.md';
-
-const StatusEnum = enumFromCore('ApprovalStatus', {
-  description: `Where an approval task stands (spec 2.7; ${APPROVALS_DOCS}).`,
-  values: APPROVAL_STATUSES,
-  describe: {
-    PENDING: 'Started; no decision on it yet.',
-    PROCESSING: 'In review: a decision was made, the flow goes on.',
-    REJECTED: 'An approver rejected it: waiting for the submitter to resubmit.',
-    APPROVED: 'Every node approved it; finished.',
-    CANCELED: 'Its submitter canceled it; finished.',
-  },
-});
-
-const DecisionEnum = enumFromCore('ApprovalDecision', {
-  description: 'What an approver decides on the current node.',
-  values: APPROVAL_DECISIONS,
-  describe: {
-    approved: 'Approve: with sign mode OR the node is approved; with AND once every approver approved.',
-    rejected: 'Reject: the node is rejected and the task goes back to its submitter to resubmit.',
-  },
-});
-
-const ApproverStatusEnum = enumFromCore('ApprovalApproverStatus', {
-  description: 'Where an approver of the current node stands.',
-  values: APPROVER_STATES,
-  describe: { pending: 'Has not decided yet.', approved: 'Approved.', rejected: 'Rejected.' },
-});
-
-const SignModeEnum = enumFromCore('ApprovalSignMode', {
-  description: 'How the approvers of a node decide together (spec 2.7).',
-  values: SIGN_MODES,
-  describe: { and: 'Every approver must approve; one rejection rejects the node.', or: 'The first decision decides the node.' },
-});
-
-const NodeRoleEnum = enumFromCore('ApprovalNodeRole', {
-  description: `The role of the node a task is at (spec 2.7; ${APPROVALS_DOCS}).`,
-  values: NODE_ROLES,
-  describe: {
-    normal: 'A node of the workflow, decided by its approvers.',
-    resubmit_submitter: 'After a rejection: the submitter resubmits new versions of the assets.',
-    resubmit_approver: 'After a resubmission: the rejecting node\'s approvers review again.',
-  },
-});
-
-const TimeoutRef = builder.objectRef<NonNullable<WorkflowNode['timeout']>>('ApprovalNodeTimeout').implement({
-  description: 'What happens when a node waits too long.',
-  fields: (t) => ({
-    hours: t.exposeFloat('hours', { description: `Hours (may be fractional) after the node starts, at most ${APPROVAL_LIMITS.maxTimeoutHours}.` }),
-    transferTo: t.exposeInt('transferTo', { nullable: true, description: 'The member the node moves to then; null: the task times out where it is.' }),
-  }),
-});
-
-const WorkflowNodeRef = builder.objectRef<WorkflowNode>('ApprovalWorkflowNode').implement({
-  description: 'One node of an approval workflow, in order.',
-  fields: (t) => ({
-    nodeId: t.exposeString('nodeId', { description: '`node-1`, `node-2`, ... by position.' }),
-    name: t.exposeString('name', { description: '1-64 characters.' }),
-    signMode: t.field({ type: SignModeEnum, description: 'How its approvers decide together.', resolve: (node) => node.signMode }),
-    approvers: t.exposeIntList('approvers', { description: `Member ids, 1-${APPROVAL_LIMITS.approversPerNode}.` }),
-    copyTo: t.exposeIntList('copyTo', { description: `Member ids told of the node, at most ${APPROVAL_LIMITS.copyToPerNode}; empty when none.` }),
-    timeout: t.field({ type: TimeoutRef, nullable: true, description: 'Null: the node waits as long as it takes.', resolve: (node) => node.timeout }),
-  }),
-});
-
-const WorkflowRef = builder.objectRef<ApprovalTemplateView['workflow']>('ApprovalWorkflow').implement({
-  description: `The nodes an approval task goes through, in order (${APPROVALS_DOCS}).`,
-  fields: (t) => ({
-    nodes: t.field({
-      type: [WorkflowNodeRef],
-      description: `1-${APPROVAL_LIMITS.nodes} nodes. ${countedAs(APPROVAL_LIMITS.nodes, `a workflow has at most ${APPROVAL_LIMITS.nodes} nodes`)}`,
-      complexity: listCost(APPROVAL_LIMITS.nodes),
-      resolve: (workflow) => workflow.nodes,
-    }),
-  }),
-});
 
 const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').implement({
   description: 'An approval template (spec 2.7; `POST /approval` listTemplates returns the same). docs/approvals.md describes the workflow.',
@@ -162,66 +84,6 @@ const ResubmitAssetInput = builder.inputType('ApprovalResubmitAssetInput', {
     }),
   }),
 });
-
-const TimeoutInput = builder.inputType('ApprovalNodeTimeoutInput', {
-  description: 'What happens when a node waits too long.',
-  fields: (t) => ({
-    hours: t.float({ required: true, description: `Hours after the node starts: more than 0, at most ${APPROVAL_LIMITS.maxTimeoutHours}; may be fractional (0.001 hours is 3.6 seconds).` }),
-    transferTo: t.int({ description: 'A member of the team the node moves to then (else validation_failed, reason not_a_team_member); null or omitted: the task times out where it is.' }),
-  }),
-});
-
-const WorkflowNodeInput = builder.inputType('ApprovalWorkflowNodeInput', {
-  description: 'One node of a workflow; node ids (`node-1`, ...) follow the order.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: '1-64 characters.' }),
-    signMode: t.field({ type: SignModeEnum, required: true, description: 'How its approvers decide together.' }),
-    approvers: t.intList({ required: true, description: `Member ids of the team, 1-${APPROVAL_LIMITS.approversPerNode} (repeats count once); a stranger is validation_failed (not_a_team_member) naming the field.` }),
-    copyTo: t.intList({ description: `Member ids of the team told of the node, at most ${APPROVAL_LIMITS.copyToPerNode}.` }),
-    timeout: t.field({ type: TimeoutInput, description: 'Null or omitted: the node waits as long as it takes.' }),
-  }),
-});
-
-const WorkflowInput = builder.inputType('ApprovalWorkflowInput', {
-  description: 'The nodes an approval task goes through, in order.',
-  fields: (t) => ({ nodes: t.field({ type: [WorkflowNodeInput], required: true, description: `1-${APPROVAL_LIMITS.nodes} nodes.` }) }),
-});
-
-const TemplateInput = builder.inputType('ApprovalTemplateInput', {
-  description: 'An approval template: the workflow file of CONTRACT.md as typed fields. A wrong value is validation_failed naming its path (e.g. `workflow.nodes[0].name`), and nothing is stored.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: `1-${APPROVAL_LIMITS.nameLength} characters.` }),
-    description: t.string({ description: 'At most 1024 characters; default empty.' }),
-    enabled: t.boolean({ description: 'Default true.' }),
-    autoImportEnabled: t.boolean({ description: 'Import an approved task\'s final assets into targetFolder. Default false.' }),
-    targetFolder: t.string({ description: 'Library folder path (`/a/b`), at most 1024 characters; default empty: the library root.' }),
-    createdBy: t.int({ description: 'A member of the team recorded as its creator (createApprovalTemplate only; updates keep the creator).' }),
-    workflow: t.field({ type: WorkflowInput, required: true, description: 'Its nodes.' }),
-  }),
-});
-
-type TemplateArgs = typeof TemplateInput.$inferInput;
-
-/**
- * The typed input as the core's template input: GraphQL sends null for what a client leaves out,
- * which the core reads as "not given" (a null timeout stays: it means none). The core validates
- * every value, as it does the workflow file, so the rules and the error paths are the same.
- */
-function templateInputOf(input: TemplateArgs): ApprovalTemplateInput {
-  return {
-    ...withoutNulls({ name: input.name, description: input.description, enabled: input.enabled, autoImportEnabled: input.autoImportEnabled, targetFolder: input.targetFolder, createdBy: input.createdBy }),
-    name: input.name,
-    workflow: {
-      nodes: input.workflow.nodes.map((node) => ({
-        ...withoutNulls({ copyTo: node.copyTo }),
-        name: node.name,
-        signMode: node.signMode,
-        approvers: node.approvers,
-        ...(node.timeout === undefined ? {} : { timeout: node.timeout === null ? null : { hours: node.timeout.hours, ...withoutNulls({ transferTo: node.timeout.transferTo }) } }),
-      })),
-    },
-  };
-}
 
 builder.queryFields((t) => ({
   approvalTemplates: t.field({
