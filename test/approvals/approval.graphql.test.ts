@@ -96,6 +96,10 @@ describe('approval templates through the CLI and GraphQL', () => {
       expect(res.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: expect.arrayContaining([expect.objectContaining({ field })]) });
     }
     expect((await world.approval({ service: 'listTemplates' })).body.result.length).toBe(before);
+    const kept = await world.env.core.approvals.templates.create({ em: world.env.orm.em.fork(), teamId: world.team.teamId }, { name: 'Kept', workflow: { nodes: [{ name: 'Fine', signMode: 'or', approvers: [ann] }] } });
+    const update = await graphql(world.env, world.key.key, 'mutation($id: String!, $i: ApprovalTemplateInput!) { updateApprovalTemplate(templateId: $id, input: $i) { id } }', { id: kept.id, i: { name: 'Changed', workflow: { nodes: [cases[0]![0], cases[2]![0]] } } });
+    expect(update.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'workflow.nodes[1].approvers' }] });
+    expect((await world.approval({ service: 'listTemplates' })).body.result.find((tpl: { id: string }) => tpl.id === kept.id)).toMatchObject({ name: 'Kept', updatedAt: kept.updatedAt });
   });
 });
 
