@@ -3,11 +3,12 @@ import { intArray, queryRows } from '../platform/sql.ts';
 import { APPROVAL_EVENT_TYPE } from '../events/event-types.ts';
 import { recordEvent, type EventToRecord } from '../events/outbox.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
+import type { NodeRole } from './approval-values.ts';
 
 /** The node a task is at, as the callbacks name it (spec 6.3 node object). */
 export interface NodeVisit {
   index: number;
-  role: 'normal' | 'resubmit_submitter' | 'resubmit_approver';
+  role: NodeRole;
   round: number;
   node: WorkflowNode;
 }

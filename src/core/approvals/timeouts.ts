@@ -4,7 +4,7 @@ import { intArray, preparedSql, queryOne, queryRows, textArray } from '../platfo
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
 import { callbackEvent, nodeIdOf, nodeKeyOf, nodeObject, visitOf, type NodeVisit } from './callbacks.ts';
-import { ACTIVE_TASK_STATUSES_SQL } from './task-statuses.ts';
+import { ACTIVE_APPROVAL_STATUSES_SQL } from './approval-values.ts';
 import { isUuid } from '../platform/ids.ts';
 
 /*
@@ -34,8 +34,8 @@ const CATCH_UP_AFTER_MS = 250;
  */
 const ANY_DUE = preparedSql(
   'approvals.timerDue',
-  `select exists (select 1 from approval_tasks where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_TASK_STATUSES_SQL}) as own,
-          exists (select 1 from approval_tasks where timeout_at <= now() - interval '${CATCH_UP_AFTER_MS} milliseconds' and status in ${ACTIVE_TASK_STATUSES_SQL}) as overdue`,
+  `select exists (select 1 from approval_tasks where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_APPROVAL_STATUSES_SQL}) as own,
+          exists (select 1 from approval_tasks where timeout_at <= now() - interval '${CATCH_UP_AFTER_MS} milliseconds' and status in ${ACTIVE_APPROVAL_STATUSES_SQL}) as overdue`,
 );
 
 /** A task whose timer may fire, locked. `overdue`: its deadline has passed (the job's own may run up to a second early). */
@@ -57,14 +57,14 @@ const DUE_COLUMNS = 'id, team_id, workflow, node_index, node_role, round, timeou
  */
 const LOCK_DUE = `select * from (
     select ${DUE_COLUMNS} from approval_tasks
-     where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_TASK_STATUSES_SQL} for update skip locked) own
+     where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_APPROVAL_STATUSES_SQL} for update skip locked) own
   union all
   select * from (
     select ${DUE_COLUMNS} from approval_tasks
-     where timeout_at <= now() and status in ${ACTIVE_TASK_STATUSES_SQL} and id <> ?::uuid order by timeout_at limit ? for update skip locked) others`;
+     where timeout_at <= now() and status in ${ACTIVE_APPROVAL_STATUSES_SQL} and id <> ?::uuid order by timeout_at limit ? for update skip locked) others`;
 
 /** The job's own task alone, waiting for its lock. */
-const LOCK_OWN = `select ${DUE_COLUMNS} from approval_tasks where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_TASK_STATUSES_SQL} for update`;
+const LOCK_OWN = `select ${DUE_COLUMNS} from approval_tasks where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_APPROVAL_STATUSES_SQL} for update`;
 
 /**
  * Fires the locked timers: with a transfer target the node's pending approvers are skipped and the

@@ -11,6 +11,10 @@ import { compileInput } from '../../platform/validate.ts';
 export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'share', 'download', 'activity_records'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
+/** What a write did to its resource; `revoked` is a share's, `purged` the activity records' own. */
+export const ACTIVITY_ACTIONS = ['created', 'updated', 'published', 'unpublished', 'deleted', 'revoked', 'purged'] as const;
+export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
+
 export const ActivityQuery = Type.Object({
   resourceType: Type.Optional(Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` })),
   resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'One resource (with resourceType).' })),
@@ -46,7 +50,7 @@ const checkQuery = compileInput(ActivityQuery);
 const checkPurge = compileInput(ActivityPurge);
 
 /** Writes an activity record in the caller's transaction (a write and its record commit together). */
-export async function recordActivity(tx: Ctx, resourceType: ResourceType, resourceId: string | number, action: string): Promise<void> {
+export async function recordActivity(tx: Ctx, resourceType: ResourceType, resourceId: string | number, action: ActivityAction): Promise<void> {
   const key = keyOf(tx.actor);
   await queryRows(
     tx,

@@ -4,10 +4,12 @@ import { normalizePage, paginationOf, PageQuery, type Page } from '../../platfor
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { recordActivity } from '../activity/activity-records.ts';
+import { recordActivity, type ActivityAction } from '../activity/activity-records.ts';
 import type { ProductRecord } from './product-projection.ts';
 
-export type HistoryAction = 'created' | 'updated' | 'published' | 'unpublished' | 'deleted';
+/** What a change did to a product: the activity actions a product can have. */
+export const HISTORY_ACTIONS = ['created', 'updated', 'published', 'unpublished', 'deleted'] as const satisfies readonly ActivityAction[];
+export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
 
 /** One changed field: `templateFields.<fieldId>` for a template value, media lists as file-path ID arrays. */
 export interface FieldChange {
