@@ -17,7 +17,7 @@ export const ProductHistoryEntry = defineEntity({
     team: () => p.manyToOne(Team),
     product: () => p.manyToOne(Product),
     /** `created`, `updated`, `published`, `unpublished` or `deleted`. */
-    action: p.string().length(16),
+    action: p.string().length(32),
     actor: p.text(),
     actorKeyId: p.integer().nullable(),
     actorRole: p.string().length(16).nullable(),

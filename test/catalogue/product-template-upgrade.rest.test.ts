@@ -1,0 +1,262 @@
+import { describe, expect, it } from 'vitest';
+import { send } from '../support/http.ts';
+import { useTemplateUpgrade } from './product-template-upgrade.support.ts';
+
+const { world, upgradeTemplate, preview, upgrade, etagOf, snapshot, expectRefused } = useTemplateUpgrade();
+
+/** A draft of the template at v1 with a value in every custom field: blue, 5, legacy text, a .txt datasheet, a note. */
+async function productWithEveryValue(templateId: string, fields: Awaited<ReturnType<typeof upgradeTemplate>>['fields']) {
+  const datasheet = await world.gp.textFile(world.team, 'sheet.txt');
+  const product = await world.gp.product(world.keys.editable, {
+    name: 'Lamp',
+    templateId,
+    templateFields: { [fields.colour]: 'blue', [fields.weight]: 5, [fields.legacy]: 'L-1', [fields.datasheet]: [datasheet], [fields.note]: 'keep me' },
+  });
+  return { product, datasheet };
+}
+
+describe('GET /v1/products/{id}/template-upgrade: the preview', () => {
+  it('reports fields added, removed and retyped, every value dropped or failing with its reason, and publishability; changes nothing', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const { product, datasheet } = await productWithEveryValue(template.id, fields);
+    await advance(2);
+    const before = await snapshot();
+    const res = await preview(product.id);
+    expect(res.status).toBe(200);
+    expect(res.headers.etag).toBe(await etagOf(product.id));
+    const report = res.body.data;
+    expect(report).toMatchObject({ productId: product.id, status: 'draft', templateId: template.id, from: { versionId: product.templateVersionId, number: 1 }, to: { number: 2 } });
+    expect(report.fields.added).toEqual([{ id: fields.material, key: 'material', name: 'Material', type: 'text', required: true }]);
+    expect(report.fields.removed).toEqual([{ id: fields.legacy, key: 'legacy', name: 'Legacy code', type: 'text', required: false }]);
+    expect(report.fields.retyped).toEqual([{ id: fields.weight, key: 'weight', name: 'Weight', fromType: 'number', toType: 'text' }]);
+    expect(report.removedValues).toEqual([
+      { field: `templateFields.${fields.legacy}`, fieldId: fields.legacy, name: 'Legacy code', value: 'L-1', reason: expect.stringContaining('version 2 has no such field') },
+    ]);
+    const invalid = Object.fromEntries(report.invalidValues.map((v: { fieldId: string }) => [v.fieldId, v]));
+    expect(Object.keys(invalid).sort()).toEqual([fields.colour, fields.weight, fields.datasheet].sort());
+    expect(invalid[fields.colour]).toMatchObject({ value: 'blue', reason: expect.stringContaining('non-archived option') });
+    expect(invalid[fields.weight]).toMatchObject({ value: 5, reason: expect.stringContaining('must be a string') });
+    expect(invalid[fields.datasheet]).toMatchObject({ value: [datasheet], reason: expect.stringContaining('not of an accepted type (.pdf)') });
+    expect(report).toMatchObject({ publishable: false, canStayPublished: null, ready: false });
+    expect(report.missing).toEqual([{ field: `templateFields.${fields.material}`, message: expect.stringContaining('Material') }]);
+    // a draft may lack values: only the invalid values block it
+    expect(report.blocking.map((b: { field: string }) => b.field).sort()).toEqual(report.invalidValues.map((v: { field: string }) => v.field).sort());
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('reports a product whose values all fit as ready, and moves to the current version when `to` is omitted', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const product = await world.gp.product(world.keys.editable, { name: 'Chair', templateId: template.id, templateFields: { [fields.colour]: 'red', [fields.note]: 'n' } });
+    await advance(2);
+    await advance(3);
+    const res = await preview(product.id, '');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ to: { number: 3 }, removedValues: [], invalidValues: [], ready: true, blocking: [] });
+  });
+});
+
+describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
+  it('is refused with the preview\'s blocking issues while a value fails and drop does not name it; nothing changes', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const { product } = await productWithEveryValue(template.id, fields);
+    await advance(2);
+    const blocking = (await preview(product.id)).body.data.blocking;
+    const before = await snapshot();
+    const res = await upgrade(product.id, { ifMatch: await etagOf(product.id), body: { drop: [fields.colour] } });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ success: false, data: null, code: 'validation_failed' });
+    expect(res.body.details).toEqual(blocking.filter((b: { field: string }) => b.field !== `templateFields.${fields.colour}`));
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('with every failing value named in drop: re-pins, keeps valid values, drops the rest, recomputes draftReason, writes history and activity, changes the ETag', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const { product } = await productWithEveryValue(template.id, fields);
+    await advance(2);
+    const previewed = await preview(product.id);
+    const res = await upgrade(product.id, { ifMatch: previewed.headers.etag!, body: { drop: [fields.colour, fields.weight, fields.datasheet] }, query: '?to=2' });
+    expect(res.status).toBe(200);
+    const upgraded = res.body.data;
+    expect(upgraded.templateVersionId).toBe(previewed.body.data.to.versionId);
+    expect(upgraded.templateFields).toEqual({ [fields.note]: 'keep me' });
+    expect(upgraded.templateDefinition.groups[0].fields.map((f: { key: string }) => f.key)).toContain('material');
+    expect(upgraded.draftReason).toContain(`templateFields.${fields.material} ("Material")`);
+    expect(res.headers.etag).not.toBe(previewed.headers.etag);
+    expect(res.headers.etag).toBe(await etagOf(product.id));
+    expect(upgraded.updatedAt > product.updatedAt).toBe(true);
+
+    const history = await send(world.env, { url: `/v1/products/${product.id}/history`, key: world.keys.editable.key });
+    const [entry] = history.body.data;
+    expect(entry).toMatchObject({ action: 'template_upgraded', keyId: world.keys.editable.keyId, role: 'editable' });
+    const changed = Object.fromEntries(entry.changes.map((c: { field: string; before: unknown; after: unknown }) => [c.field, c]));
+    expect(changed.templateVersionId).toEqual({ field: 'templateVersionId', before: product.templateVersionId, after: upgraded.templateVersionId });
+    expect(changed[`templateFields.${fields.legacy}`]).toMatchObject({ before: 'L-1', after: null });
+    expect(changed[`templateFields.${fields.colour}`]).toMatchObject({ before: 'blue', after: null });
+    expect(changed[`templateFields.${fields.note}`]).toBeUndefined();
+    const activity = await send(world.env, { url: `/v1/activity-records?resourceType=product&resourceId=${product.id}`, key: world.keys.manage.key });
+    expect(activity.body.data[0]).toMatchObject({ action: 'template_upgraded', resourceId: String(product.id) });
+  });
+
+  it('upgrades a product whose values all fit without drop, with the ETag the preview gave', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const product = await world.gp.product(world.keys.editable, { name: 'Desk', templateId: template.id, templateFields: { [fields.colour]: 'red', [fields.weight]: 2 } });
+    await advance(2);
+    const previewed = await preview(product.id);
+    expect(previewed.body.data.invalidValues.map((v: { fieldId: string }) => v.fieldId)).toEqual([fields.weight]);
+    const dropped = await upgrade(product.id, { ifMatch: previewed.headers.etag!, body: { drop: [fields.weight] } });
+    expect(dropped.status).toBe(200);
+    expect(dropped.body.data.templateFields).toEqual({ [fields.colour]: 'red' });
+  });
+
+  it('keeps a published product published when it stays complete, and refuses one that would lack a required value until it is unpublished', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const published = await world.gp.published(world.keys.editable, { templateId: template.id, templateFields: { [fields.note]: 'n' } });
+    await advance(2);
+    const report = (await preview(published.id)).body.data;
+    expect(report).toMatchObject({ status: 'published', publishable: false, canStayPublished: false, ready: false });
+    expect(report.blocking.map((b: { field: string }) => b.field)).toEqual([`templateFields.${fields.material}`]);
+    await expectRefused(async () => upgrade(published.id, { ifMatch: await etagOf(published.id) }), 422, 'validation_failed', `templateFields.${fields.material}`);
+
+    await send(world.env, { method: 'POST', url: `/v1/products/${published.id}/unpublish`, key: world.keys.editable.key });
+    const res = await upgrade(published.id, { ifMatch: await etagOf(published.id) });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ status: 'draft', templateFields: { [fields.note]: 'n' } });
+  });
+
+  it('keeps a product published across a version that adds no requirement', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    await advance(2);
+    const published = await world.gp.published(world.keys.editable, { templateId: template.id, templateFields: { [fields.material]: 'oak' } });
+    await advance(3);
+    const res = await upgrade(published.id, { query: '?to=3', ifMatch: await etagOf(published.id) });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ status: 'published', draftReason: null, templateFields: { [fields.material]: 'oak' } });
+  });
+});
+
+describe('template upgrade: bad input answers the /v1 envelope naming the field, and changes nothing', () => {
+  it('refuses a `to` that is not a version number, not a version, or not newer; a missing or stale If-Match; a drop naming nothing to drop', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const { product } = await productWithEveryValue(template.id, fields);
+    await advance(2);
+    const etag = await etagOf(product.id);
+    const drops = { drop: [fields.colour, fields.weight, fields.datasheet] };
+    for (const query of ['?to=abc', '?to=0', '?to=1.5', '?to=99', '?to=1']) {
+      await expectRefused(() => preview(product.id, query), 422, 'validation_failed', 'to');
+      await expectRefused(() => upgrade(product.id, { query, ifMatch: etag, body: drops }), 422, 'validation_failed', 'to');
+    }
+    await expectRefused(() => upgrade(product.id, { body: drops }), 422, 'validation_failed', 'If-Match');
+    await expectRefused(() => upgrade(product.id, { body: drops, ifMatch: '"stale"' }), 412, 'precondition_failed', 'If-Match');
+    await expectRefused(() => upgrade(product.id, { ifMatch: etag, body: { drop: [...drops.drop, 'fld_nope'] } }), 422, 'validation_failed', 'drop[3]');
+    // a value that carries over is no value to drop
+    await expectRefused(() => upgrade(product.id, { ifMatch: etag, body: { drop: [fields.note, ...drops.drop] } }), 422, 'validation_failed', 'drop[0]');
+    // a field of the target version the product has no value in
+    await expectRefused(() => upgrade(product.id, { ifMatch: etag, body: { drop: [fields.material] } }), 422, 'validation_failed', 'drop[0]');
+    await expectRefused(() => upgrade(product.id, { ifMatch: etag, body: { drop: 'all' } }), 422, 'validation_failed', 'drop');
+    await expectRefused(() => upgrade(product.id, { ifMatch: etag, body: { drop: [fields.colour, fields.colour] } }), 422, 'validation_failed', 'drop');
+    await expectRefused(() => upgrade(product.id, { ifMatch: etag, body: { ...drops, force: true } }), 422, 'validation_failed', 'force');
+  });
+
+  it('refuses a version of a deleted template as retired, and a product without a template', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const product = await world.gp.product(world.keys.editable, { name: 'Old', templateId: template.id, templateFields: { [fields.note]: 'n' } });
+    await advance(2);
+    const ctx = await world.g.ctx(world.keys.manage);
+    await world.env.core.catalogue.templates.softDelete(ctx, template.id, {});
+    await expectRefused(() => preview(product.id), 422, 'validation_failed', 'to');
+    await expectRefused(async () => upgrade(product.id, { ifMatch: await etagOf(product.id) }), 422, 'validation_failed', 'to');
+    expect((await preview(product.id)).body.details[0].message).toContain('retired');
+
+    const bare = await world.gp.product(world.keys.editable, { name: 'Bare' });
+    await expectRefused(() => preview(bare.id), 422, 'validation_failed', 'to');
+  });
+});
+
+describe('template upgrade: roles and teams', () => {
+  it('lets every role that sees a product preview it (view_only: published only), and only editable and manage upgrade', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const published = await world.gp.published(world.keys.editable, { templateId: template.id, templateFields: { [fields.note]: 'n' } });
+    const draft = await world.gp.product(world.keys.editable, { name: 'Draft', templateId: template.id });
+    await advance(2);
+    await advance(3);
+    for (const role of ['view_only', 'usable'] as const) {
+      expect((await preview(published.id, '?to=3', world.keys[role])).status).toBe(200);
+      expect((await preview(draft.id, '?to=3', world.keys[role])).body.code).toBe('not_found');
+      const etag = await etagOf(draft.id);
+      const before = await snapshot();
+      const refused = await upgrade(draft.id, { query: '?to=3', ifMatch: etag, key: world.keys[role], body: { drop: 'not even valid' } });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ success: false, code: 'forbidden' });
+      expect(await snapshot()).toBe(before);
+    }
+    const byManager = await upgrade(draft.id, { query: '?to=3', ifMatch: await etagOf(draft.id), key: world.keys.manage });
+    expect(byManager.status).toBe(200);
+  });
+
+  it("answers another team's product with 404 and lists none of it in a bulk preview", async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const product = await world.gp.product(world.keys.editable, { name: 'Ours', templateId: template.id, templateFields: { [fields.note]: 'n' } });
+    await advance(2);
+    expect((await preview(product.id, '?to=2', world.stranger)).body.code).toBe('not_found');
+    const before = await snapshot();
+    const res = await upgrade(product.id, { ifMatch: await etagOf(product.id), key: world.stranger });
+    expect(res.status).toBe(404);
+    expect(await snapshot()).toBe(before);
+    const bulk = await send(world.env, { url: `/v1/products/template-upgrades?templateId=${template.id}&from=1&to=2`, key: world.stranger.key });
+    expect(bulk.status).toBe(422);
+    expect(bulk.body.details[0].field).toBe('templateId');
+  });
+});
+
+describe('GET /v1/products/template-upgrades: the bulk preview', () => {
+  it('previews every live product pinned to a version, paged by id, within the caller\'s visibility, changing nothing', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const blue = await world.gp.product(world.keys.editable, { name: 'Blue', templateId: template.id, templateFields: { [fields.colour]: 'blue' } });
+    const red = await world.gp.published(world.keys.editable, { templateId: template.id, templateFields: { [fields.colour]: 'red' } });
+    const plain = await world.gp.product(world.keys.editable, { name: 'Plain', templateId: template.id });
+    const gone = await world.gp.product(world.keys.editable, { name: 'Gone', templateId: template.id });
+    await send(world.env, { method: 'DELETE', url: `/v1/products/${gone.id}`, key: world.keys.editable.key });
+    await advance(2);
+    await world.gp.product(world.keys.editable, { name: 'Newer', templateId: template.id });
+    const bulk = (query: string, key = world.keys.editable) => send(world.env, { url: `/v1/products/template-upgrades?templateId=${template.id}&from=1${query}`, key: key.key });
+
+    const before = await snapshot();
+    const first = await bulk('&to=2&pageSize=2');
+    expect(first.status).toBe(200);
+    expect(first.headers.etag).toBeUndefined();
+    expect(first.body.pagination).toEqual({ page: 1, pageSize: 2, totalCount: 3, totalPages: 2 });
+    expect(first.body.data).toMatchObject({ templateId: template.id, from: { number: 1 }, to: { number: 2 } });
+    expect(first.body.data.fields.added.map((f: { key: string }) => f.key)).toEqual(['material']);
+    expect(first.body.data.products.map((p: { productId: number }) => p.productId)).toEqual([blue.id, red.id]);
+    expect(first.body.data.products[0]).toMatchObject({ invalidValues: [expect.objectContaining({ fieldId: fields.colour, value: 'blue' })], ready: false });
+    expect(first.body.data.products[1]).toMatchObject({ status: 'published', canStayPublished: false });
+    const second = await bulk('&to=2&pageSize=2&page=2');
+    expect(second.body.data.products.map((p: { productId: number }) => p.productId)).toEqual([plain.id]);
+    expect(await snapshot()).toBe(before);
+
+    const viewer = await bulk('', world.keys.view_only);
+    expect(viewer.body.data.products.map((p: { productId: number }) => p.productId)).toEqual([red.id]);
+    expect(viewer.body.pagination.totalCount).toBe(1);
+    expect((await bulk('&pageSize=500')).body.pagination.pageSize).toBe(100);
+  });
+
+  it('refuses an unknown template, a `from` that is no version and a `to` not newer than it', async () => {
+    const { template, advance } = await upgradeTemplate();
+    await advance(2);
+    const bulk = (query: string) => send(world.env, { url: `/v1/products/template-upgrades?${query}`, key: world.keys.editable.key });
+    const cases: Array<[string, string]> = [
+      [`templateId=${template.id}&from=99`, 'from'],
+      [`templateId=${template.id}&from=2&to=1`, 'to'],
+      [`templateId=${template.id}&from=1&to=9`, 'to'],
+      [`templateId=${template.id}&from=x`, 'from'],
+      [`templateId=tpl_missing&from=1`, 'templateId'],
+      [`from=1`, 'templateId'],
+      [`templateId=${'t'.repeat(129)}&from=1`, 'templateId'],
+    ];
+    for (const [query, field] of cases) {
+      const res = await bulk(query);
+      expect(res.status, query).toBe(422);
+      expect(res.body.details.map((d: { field: string }) => d.field), query).toContain(field);
+    }
+  });
+});
