@@ -1,4 +1,4 @@
-import type { Versioned } from '../../core/catalogue/brands/brand.service.ts';
+import type { Versioned } from '../../core/platform/etag.ts';
 import type { FieldIssue } from '../../core/platform/errors.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
 import type {
@@ -12,7 +12,7 @@ import { withoutNulls } from '../args.ts';
 import { builder, PaginationRef } from '../builder.ts';
 import { countedAs, LIST_BOUNDS, listCost, pageCost, PAGE_ITEMS_COST } from '../costs.ts';
 import { ifMatchArg, pageArgs, type ObjectFieldBuilder } from '../shapes.ts';
-import { JsonRef } from './library.ts';
+import { JsonRef } from './json.ts';
 import { ProductResultRef, recordResult } from './product.ts';
 
 /*

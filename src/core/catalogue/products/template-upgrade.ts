@@ -1,5 +1,5 @@
-import type { LibraryService } from '../../assets/library.service.ts';
-import type { LibraryFileView } from '../../assets/library.schemas.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
+import type { LibraryFileView } from '../../assets/files/library.schemas.ts';
 import { visibleFileIds } from '../../assets/versions/visible-files.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, invalidFields, isDomainError, type FieldIssue } from '../../platform/errors.ts';
@@ -7,7 +7,7 @@ import { normalizePage, paginationOf, type Pagination } from '../../platform/pag
 import { queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import type { TemplateService } from '../templates/template.service.ts';
+import type { InformationTemplateService } from '../templates/information-template.service.ts';
 import type { TemplateFieldView, TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
 import { draftReasonOf, fieldsOf, mergeCustomValues, type CustomValues } from './product-fields.ts';
 import { recordProductChange } from './product-history.ts';
@@ -174,7 +174,7 @@ function badTarget(parameter: 'to' | 'from', message: string): DomainError {
  * still live template (the versions of a deleted template are retired: kept only for the products
  * that pinned them), newer than the pinned one.
  */
-async function targetOf(ctx: Ctx, templates: TemplateService, from: TemplateVersionView, to: number | undefined, options: { lock?: boolean } = {}): Promise<UpgradeTarget> {
+async function targetOf(ctx: Ctx, templates: InformationTemplateService, from: TemplateVersionView, to: number | undefined, options: { lock?: boolean } = {}): Promise<UpgradeTarget> {
   const state = await readTemplateVersionState(ctx, from.templateId, to ?? null, options);
   if (!state || !state.live) throw badTarget('to', `the template ${from.templateId} was deleted: its versions are retired and kept only for the products that pinned them`);
   if (!state.version) throw badTarget('to', `is not a version of template ${from.templateId}: its versions are 1 to ${state.currentNumber}`);
@@ -229,9 +229,9 @@ function checkDrop(drop: readonly string[], findings: ProductUpgradeItem, target
 /** Previews and performs template upgrades; ProductService exposes them after its permission and visibility checks. */
 export class ProductTemplateUpgrades {
   private readonly library: LibraryService;
-  private readonly templates: TemplateService;
+  private readonly templates: InformationTemplateService;
 
-  constructor(deps: { library: LibraryService; templates: TemplateService }) {
+  constructor(deps: { library: LibraryService; templates: InformationTemplateService }) {
     this.library = deps.library;
     this.templates = deps.templates;
   }
