@@ -123,6 +123,20 @@ describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
     expect(res.body.data).toMatchObject({ status: 'draft', templateFields: { [fields.note]: 'n' } });
   });
 
+  it('lets one of two upgrades racing with the same If-Match win; the other gets 412 and writes nothing', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const product = await world.gp.product(world.keys.editable, { name: 'Race', templateId: template.id, templateFields: { [fields.note]: 'n' } });
+    await advance(2);
+    const etag = await etagOf(product.id);
+    const results = await Promise.all([upgrade(product.id, { ifMatch: etag }), upgrade(product.id, { ifMatch: etag })]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 412]);
+    const [row] = await world.env.orm.em.fork().execute<Array<{ n: number }>>(
+      `select count(*)::int as n from product_history where product_id = ? and action = 'template_upgraded'`,
+      [product.id],
+    );
+    expect(row!.n).toBe(1);
+  });
+
   it('keeps a product published across a version that adds no requirement', async () => {
     const { template, fields, advance } = await upgradeTemplate();
     await advance(2);

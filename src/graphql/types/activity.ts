@@ -21,7 +21,7 @@ const HistoryEntryRef = builder.objectRef<ProductHistoryItem>('ProductHistoryEnt
   description: 'One change of a product (REST: GET /v1/products/{id}/history).',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Entry id (a decimal string), increasing with time.' }),
-    action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished` or `deleted`.' }),
+    action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished`, `deleted` or `template_upgraded` (moved to a newer template version).' }),
     ...writerFields(t, 'change'),
     changes: t.field({ type: JsonRef, description: 'The changed fields: `[{field, before, after}]`, template values as `templateFields.<id>`, media as file-path ID lists.', resolve: (e) => e.changes }),
   }),
@@ -33,7 +33,7 @@ const ActivityRef = builder.objectRef<ActivityItem>('ActivityRecord').implement(
     id: t.exposeString('id', { description: 'Record id (a decimal string), increasing with time.' }),
     resourceType: t.exposeString('resourceType', { description: '`brand`, `category`, `template`, `product`, `share`, `download` or `activity_records`.' }),
     resourceId: t.exposeString('resourceId', { description: 'The resource\'s id as a string.' }),
-    action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `revoked` (shares) or `purged`.' }),
+    action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `template_upgraded` (products), `revoked` (shares) or `purged`.' }),
     ...writerFields(t, 'write'),
   }),
 });

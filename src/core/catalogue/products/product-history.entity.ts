@@ -16,7 +16,7 @@ export const ProductHistoryEntry = defineEntity({
     id: p.bigint().primary().autoincrement(),
     team: () => p.manyToOne(Team),
     product: () => p.manyToOne(Product),
-    /** `created`, `updated`, `published`, `unpublished` or `deleted`. */
+    /** `created`, `updated`, `published`, `unpublished`, `deleted` or `template_upgraded`. */
     action: p.string().length(32),
     actor: p.text(),
     actorKeyId: p.integer().nullable(),
