@@ -15,7 +15,7 @@ import { lockProductForWrite } from './product-lifecycle.ts';
 import { fieldLimitProblem, type LiveFiles } from './product-media.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { completenessIssues, draftFromRecord, updateFields } from './product-write.ts';
-import { readPinnedProductsPage, readTemplateVersionState } from './template-upgrade-read.ts';
+import { readPinnedProductsPage } from './product-read.ts';
 import {
   TemplateUpgradeQuery,
   TemplateUpgradeRequest,
@@ -175,7 +175,7 @@ function badTarget(parameter: 'to' | 'from', message: string): DomainError {
  * that pinned them), newer than the pinned one.
  */
 async function targetOf(ctx: Ctx, templates: InformationTemplateService, from: TemplateVersionView, to: number | undefined, options: { lock?: boolean } = {}): Promise<UpgradeTarget> {
-  const state = await readTemplateVersionState(ctx, from.templateId, to ?? null, options);
+  const state = await templates.versionByNumber(ctx, from.templateId, to ?? null, options);
   if (!state || !state.live) throw badTarget('to', `the template ${from.templateId} was deleted: its versions are retired and kept only for the products that pinned them`);
   if (!state.version) throw badTarget('to', `is not a version of template ${from.templateId}: its versions are 1 to ${state.currentNumber}`);
   if (state.version.number <= from.number) {
@@ -282,7 +282,7 @@ export class ProductTemplateUpgrades {
   async previewPinned(ctx: Ctx, query: unknown, publishedOnly: boolean): Promise<{ data: TemplateUpgradesPreview; pagination: Pagination }> {
     const parsed = checkBulkQuery(query ?? {});
     const page = normalizePage(parsed);
-    const fromState = await readTemplateVersionState(ctx, parsed.templateId, parsed.from);
+    const fromState = await this.templates.versionByNumber(ctx, parsed.templateId, parsed.from);
     if (!fromState) throw invalid('templateId', 'is not a template of your library');
     if (!fromState.version) throw badTarget('from', `is not a version of template ${parsed.templateId}: its versions are 1 to ${fromState.currentNumber}`);
     const target = await targetOf(ctx, this.templates, fromState.version, parsed.to);
