@@ -156,17 +156,17 @@ function blockingIssues(invalidValues: readonly ValueFinding[], missingWhilePubl
   ];
 }
 
+/** The live library files (type and size) among the references of some products, in one lookup. */
+async function libraryFilesOf(ctx: Ctx, library: LibraryService, records: readonly ProductRecord[]): Promise<Map<number, LibraryFileView>> {
+  const ids = mediaIdsOf(records);
+  return new Map(ids.length === 0 ? [] : (await library.findFilesByIds(ctx, ids)).map((f) => [f.id, f]));
+}
+
 /** The file facts of a set of products in two lookups: live files with type and size, and what each reference shows. */
 async function fileFactsOf(ctx: Ctx, library: LibraryService, records: readonly ProductRecord[]): Promise<FileFacts> {
   const ids = mediaIdsOf(records);
-  if (ids.length === 0) return { files: new Map(), live: new Map() };
-  const [files, live] = await Promise.all([library.findFilesByIds(ctx, ids), visibleFileIds(ctx, ids)]);
-  return { files: new Map(files.map((f) => [f.id, f])), live };
-}
-
-/** The 422 of a bad target, naming the parameter that chose it. */
-function badTarget(parameter: 'to' | 'from', message: string): DomainError {
-  return invalid(parameter, message);
+  const [files, live] = await Promise.all([libraryFilesOf(ctx, library, records), ids.length === 0 ? new Map<number, number>() : visibleFileIds(ctx, ids)]);
+  return { files, live };
 }
 
 /**
@@ -176,13 +176,12 @@ function badTarget(parameter: 'to' | 'from', message: string): DomainError {
  */
 async function targetOf(ctx: Ctx, templates: InformationTemplateService, from: TemplateVersionView, to: number | undefined, options: { lock?: boolean } = {}): Promise<UpgradeTarget> {
   const state = await templates.versionByNumber(ctx, from.templateId, to ?? null, options);
-  if (!state || !state.live) throw badTarget('to', `the template ${from.templateId} was deleted: its versions are retired and kept only for the products that pinned them`);
-  if (!state.version) throw badTarget('to', `is not a version of template ${from.templateId}: its versions are 1 to ${state.currentNumber}`);
+  if (!state || !state.live) throw invalid('to', `the template ${from.templateId} was deleted: its versions are retired and kept only for the products that pinned them`);
+  if (!state.version) throw invalid('to', `is not a version of template ${from.templateId}: its versions are 1 to ${state.currentNumber}`);
   if (state.version.number <= from.number) {
-    throw badTarget('to', `must be newer than the pinned version ${from.number} (the template's current version is ${state.currentNumber})`);
+    throw invalid('to', `must be newer than the pinned version ${from.number} (the template's current version is ${state.currentNumber})`);
   }
-  // the pinned definition comes from the templates service, as every product read takes it
-  return { templateId: from.templateId, from: await templates.getVersion(ctx, from.id), to: state.version };
+  return { templateId: from.templateId, from, to: state.version };
 }
 
 /** What a preview says of the versions themselves, whichever products it covers. */
@@ -238,7 +237,7 @@ export class ProductTemplateUpgrades {
 
   /** The pinned version of a product with a template; 422 on `to` without one (there is nothing to upgrade). */
   private async pinnedOf(ctx: Ctx, record: ProductRecord): Promise<TemplateVersionView> {
-    if (record.templateVersionId === null) throw badTarget('to', 'the product has no template, so there is no version to move to');
+    if (record.templateVersionId === null) throw invalid('to', 'the product has no template, so there is no version to move to');
     return this.templates.getVersion(ctx, record.templateVersionId);
   }
 
@@ -263,8 +262,8 @@ export class ProductTemplateUpgrades {
     return inTransaction(ctx, async (tx) => {
       const { current, live } = await withIfMatchNamed(() => lockProductForWrite(tx, id, ifMatch));
       const target = await targetOf(tx, this.templates, await this.pinnedOf(tx, current), to, { lock: true });
-      const facts = await fileFactsOf(tx, this.library, [current]);
-      const { findings, carried, missing } = assess(current, target, { files: facts.files, live });
+      // the lock already read which references are live
+      const { findings, carried, missing } = assess(current, target, { files: await libraryFilesOf(tx, this.library, [current]), live });
       checkDrop(drop, findings, target, current);
       const refused = blockingIssues(findings.invalidValues, current.status === 'published' ? missing : [], new Set(drop));
       if (refused.length > 0) {
@@ -284,7 +283,7 @@ export class ProductTemplateUpgrades {
     const page = normalizePage(parsed);
     const fromState = await this.templates.versionByNumber(ctx, parsed.templateId, parsed.from);
     if (!fromState) throw invalid('templateId', 'is not a template of your library');
-    if (!fromState.version) throw badTarget('from', `is not a version of template ${parsed.templateId}: its versions are 1 to ${fromState.currentNumber}`);
+    if (!fromState.version) throw invalid('from', `is not a version of template ${parsed.templateId}: its versions are 1 to ${fromState.currentNumber}`);
     const target = await targetOf(ctx, this.templates, fromState.version, parsed.to);
     const { records, total } = await readPinnedProductsPage(ctx, target.from.id, publishedOnly, page.pageSize, (page.page - 1) * page.pageSize);
     const facts = await fileFactsOf(ctx, this.library, records);
