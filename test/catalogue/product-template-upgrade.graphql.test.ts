@@ -82,6 +82,14 @@ describe('GraphQL template upgrades', () => {
       { productId: ids[0], status: 'draft', ready: true, invalidValues: [], canStayPublished: null },
       { productId: ids[1], status: 'draft', ready: false, invalidValues: [{ fieldId: fields.colour }], canStayPublished: null },
     ]);
+    // every field of the bulk preview at the largest page stays within the query cost limit
+    const everything = `query($t: String!) { productTemplateUpgrades(templateId: $t, from: 1, pageSize: 100) { templateId from { versionId number } to { versionId number }
+      fields { added { id key name type required } removed { id key name type required } retyped { id key name fromType toType } }
+      products { productId status removedValues { field fieldId name value reason } invalidValues { field fieldId name value reason }
+        publishable missing { field message } canStayPublished ready blocking { field message } } pagination { page pageSize totalCount totalPages } } }`;
+    const full = await graphql(world.env, world.keys.editable.key, everything, { t: template.id });
+    expect(full.body.errors, JSON.stringify(full.body.errors)).toBeUndefined();
+    expect(full.body.data.productTemplateUpgrades.products).toHaveLength(3);
     const bad = await graphql(world.env, world.keys.editable.key, BULK, { templateId: template.id, from: 7 });
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'from' }] });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { send } from '../support/http.ts';
+import { countingApp } from '../support/query-counter.ts';
 import { useTemplateUpgrade } from './product-template-upgrade.support.ts';
 
 const { world, upgradeTemplate, preview, upgrade, etagOf, snapshot, expectRefused } = useTemplateUpgrade();
@@ -252,6 +253,31 @@ describe('GET /v1/products/template-upgrades: the bulk preview', () => {
     expect(viewer.body.data.products.map((p: { productId: number }) => p.productId)).toEqual([red.id]);
     expect(viewer.body.pagination.totalCount).toBe(1);
     expect((await bulk('&pageSize=500')).body.pagination.pageSize).toBe(100);
+  });
+
+  it('costs the same statements for a page of 40 products as for a page of 5 (bounded work per page)', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const files = await world.gp.textFiles(world.team, 3, 'bulk');
+    for (let i = 0; i < 40; i++) {
+      await world.gp.product(world.keys.editable, { name: `B${i}`, templateId: template.id, templateFields: { [fields.colour]: i % 2 ? 'blue' : 'red', [fields.datasheet]: [files[i % 3]!] } });
+    }
+    await advance(2);
+    const counting = await countingApp(world.env);
+    try {
+      const statementsFor = async (pageSize: number) => {
+        counting.statements.length = 0;
+        const res = await counting.app.inject({ url: `/v1/products/template-upgrades?templateId=${template.id}&from=1&to=2&pageSize=${pageSize}`, headers: { authorization: `Bearer ${world.keys.editable.key}` } });
+        expect(res.json().data.products).toHaveLength(pageSize);
+        return counting.statements.length;
+      };
+      const small = await statementsFor(5);
+      const large = await statementsFor(40);
+      expect(large).toBe(small);
+      // authentication, the two versions, the count and the page, the files and their visibility
+      expect(large).toBeLessThanOrEqual(9);
+    } finally {
+      await counting.close();
+    }
   });
 
   it('refuses an unknown template, a `from` that is no version and a `to` not newer than it', async () => {

@@ -10,7 +10,8 @@ import type {
 } from '../../core/catalogue/products/template-upgrade.schemas.ts';
 import { withoutNulls } from '../args.ts';
 import { builder, PaginationRef } from '../builder.ts';
-import { countedAs, LIST_BOUNDS, listCost, pageCost, PAGE_ITEMS_COST } from '../costs.ts';
+import { MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { ifMatchArg, pageArgs, type ObjectFieldBuilder } from '../shapes.ts';
 import { JsonRef } from './json.ts';
 import { ProductResultRef, recordResult } from './product.ts';
@@ -136,7 +137,12 @@ const BulkRef = builder.objectRef<{ data: TemplateUpgradesPreview; pagination: P
     from: t.field({ type: VersionPinRef, description: 'The version the products are pinned to.', resolve: (r) => r.data.from }),
     to: t.field({ type: VersionPinRef, description: 'The version previewed.', resolve: (r) => r.data.to }),
     fields: t.field({ type: FieldDiffRef, description: 'Fields added, removed and retyped.', resolve: (r) => r.data.fields }),
-    products: t.field({ type: [ProductFindingsRef], description: 'This page of the live products pinned to `from` that you may see, by id ascending.', complexity: PAGE_ITEMS_COST, resolve: (r) => r.data.products }),
+    products: t.field({
+      type: [ProductFindingsRef],
+      description: `This page of the live products pinned to \`from\` that you may see, by id ascending. ${countedAs(MAX_PAGE_SIZE, 'the largest page; the field differences above count once')}`,
+      complexity: listCost(MAX_PAGE_SIZE),
+      resolve: (r) => r.data.products,
+    }),
     pagination: t.field({ type: PaginationRef, description: 'Ordinary paging (pageSize default 20, at most 100); totalCount counts the products pinned to `from` that you may see.', resolve: (r) => r.pagination }),
   }),
 });
@@ -172,7 +178,6 @@ builder.queryFields((t) => ({
       to: t.arg.int({ description: 'The version number to preview; omitted: the template\'s current version.' }),
       ...pageArgs(t),
     },
-    complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.catalogue.products.previewTemplateUpgrades(gql.ctx, withoutNulls(args)),
   }),
 }));
