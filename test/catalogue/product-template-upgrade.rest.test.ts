@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { send } from '../support/http.ts';
 import { countingApp } from '../support/query-counter.ts';
@@ -136,6 +137,36 @@ describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
       [product.id],
     );
     expect(row!.n).toBe(1);
+  });
+
+  it('waits for a template deletion in progress and then refuses the retired version, changing nothing', async () => {
+    const { template, fields, advance } = await upgradeTemplate();
+    const product = await world.gp.product(world.keys.editable, { name: 'Held', templateId: template.id, templateFields: { [fields.note]: 'n' } });
+    await advance(2);
+    const etag = await etagOf(product.id);
+    const before = await snapshot();
+    const holder = new pg.Client({ connectionString: world.env.config.databaseUrl });
+    await holder.connect();
+    try {
+      // a deletion holds the template row as deleteTemplate does, and has not committed yet
+      await holder.query('begin');
+      await holder.query('select 1 from product_info_templates where id = $1 for update', [template.id]);
+      const pending = upgrade(product.id, { ifMatch: etag });
+      await expect.poll(async () => {
+        const [row] = await world.env.orm.em.fork().execute<Array<{ n: number }>>(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        return row!.n;
+      }, { timeout: 10_000, interval: 20 }).toBe(1);
+      await holder.query('update product_info_templates set deleted_at = now() where id = $1', [template.id]);
+      await holder.query('commit');
+      const res = await pending;
+      expect(res.status).toBe(422);
+      expect(res.body.details).toEqual([{ field: 'to', message: expect.stringContaining('retired') }]);
+    } finally {
+      await holder.end();
+    }
+    expect(await snapshot()).toBe(before);
   });
 
   it('keeps a product published across a version that adds no requirement', async () => {
