@@ -54,16 +54,19 @@ describe('GraphQL template upgrades', () => {
     expect(reread.body.data.product).toEqual({ etag: result.etag, product: { templateVersionId: result.product.templateVersionId } });
   });
 
-  it('lets view_only preview a published product but not upgrade it, and hides another team\'s product', async () => {
+  it('refuses view_only and usable (forbidden) and hides another team\'s product (not_found)', async () => {
     const { template, fields, advance } = await upgradeTemplate();
     const published = await world.gp.published(world.keys.editable, { templateId: template.id, templateFields: { [fields.note]: 'n' } });
     await advance(2);
-    const viewer = world.keys.view_only.key;
-    const preview = await graphql(world.env, viewer, PREVIEW, { id: published.id, to: 2 });
+    const preview = await graphql(world.env, world.keys.editable.key, PREVIEW, { id: published.id, to: 2 });
     expect(preview.body.data.productTemplateUpgrade).toMatchObject({ canStayPublished: false, blocking: [{ field: `templateFields.${fields.material}` }] });
     const before = await snapshot();
-    const forbidden = await graphql(world.env, viewer, UPGRADE, { id: published.id, to: 2, ifMatch: preview.body.data.productTemplateUpgrade.etag });
-    expect(forbidden.body.errors[0].extensions.code).toBe('forbidden');
+    for (const key of [world.keys.view_only.key, world.keys.usable.key]) {
+      expect((await graphql(world.env, key, PREVIEW, { id: published.id, to: 2 })).body.errors[0].extensions.code).toBe('forbidden');
+      expect((await graphql(world.env, key, BULK, { templateId: template.id, from: 1 })).body.errors[0].extensions.code).toBe('forbidden');
+      const forbidden = await graphql(world.env, key, UPGRADE, { id: published.id, to: 2, ifMatch: preview.body.data.productTemplateUpgrade.etag });
+      expect(forbidden.body.errors[0].extensions.code).toBe('forbidden');
+    }
     const stranger = await graphql(world.env, world.stranger.key, PREVIEW, { id: published.id, to: 2 });
     expect(stranger.body.errors[0].extensions.code).toBe('not_found');
     expect(await snapshot()).toBe(before);

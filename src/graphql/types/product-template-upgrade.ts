@@ -139,11 +139,11 @@ const BulkRef = builder.objectRef<{ data: TemplateUpgradesPreview; pagination: P
     fields: t.field({ type: FieldDiffRef, description: 'Fields added, removed and retyped.', resolve: (r) => r.data.fields }),
     products: t.field({
       type: [ProductFindingsRef],
-      description: `This page of the live products pinned to \`from\` that you may see, by id ascending. ${countedAs(MAX_PAGE_SIZE, 'the largest page; the field differences above count once')}`,
+      description: `This page of the live products pinned to \`from\` (drafts included), by id ascending. ${countedAs(MAX_PAGE_SIZE, 'the largest page; the field differences above count once')}`,
       complexity: listCost(MAX_PAGE_SIZE),
       resolve: (r) => r.data.products,
     }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging (pageSize default 20, at most 100); totalCount counts the products pinned to `from` that you may see.', resolve: (r) => r.pagination }),
+    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging (pageSize default 20, at most 100); totalCount counts the live products pinned to `from`.', resolve: (r) => r.pagination }),
   }),
 });
 
@@ -159,7 +159,7 @@ const TARGET_ERRORS = 'validation_failed on `to` when it is not a version of the
 builder.queryFields((t) => ({
   productTemplateUpgrade: t.field({
     type: ReportRef,
-    description: `Previews moving a product to a newer version of its template; changes nothing (REST: GET /v1/products/{id}/template-upgrade). Any role that sees the product. Errors: not_found (a product you cannot see), ${TARGET_ERRORS}.`,
+    description: `Previews moving a product to a newer version of its template; changes nothing (REST: GET /v1/products/{id}/template-upgrade). Editable or manage (the roles that edit products). Errors: forbidden, not_found, ${TARGET_ERRORS}.`,
     args: {
       productId: t.arg.int({ required: true, description: 'Product id.' }),
       to: t.arg.int({ description: 'Version number to move to (1, 2, ...); omitted: the template\'s current version.' }),
@@ -171,7 +171,7 @@ builder.queryFields((t) => ({
   }),
   productTemplateUpgrades: t.field({
     type: BulkRef,
-    description: `Previews moving every live product pinned to one version, one page at a time, by product id; changes nothing (REST: GET /v1/products/template-upgrades). Errors: validation_failed on \`templateId\` (not a template of your library), \`from\` (not a version of it), \`to\` (not a version, not newer, or the template was deleted).`,
+    description: `Previews moving every live product pinned to one version, one page at a time, by product id; changes nothing (REST: GET /v1/products/template-upgrades). Editable or manage. Errors: forbidden, validation_failed on \`templateId\` (not a template of your library), \`from\` (not a version of it), \`to\` (not a version, not newer, or the template was deleted).`,
     args: {
       templateId: t.arg.string({ required: true, description: 'The template (1-128 characters).' }),
       from: t.arg.int({ required: true, description: 'The version number the products are pinned to.' }),

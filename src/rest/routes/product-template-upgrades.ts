@@ -35,7 +35,7 @@ const PagedPreview = Type.Object({
   pagination: Type.Object({
     page: Type.Integer({ minimum: 1 }),
     pageSize: Type.Integer({ minimum: 1, maximum: 100 }),
-    totalCount: Type.Integer({ minimum: 0, description: 'Live products pinned to `from` that you may see.' }),
+    totalCount: Type.Integer({ minimum: 0, description: 'Live products pinned to `from`, drafts included.' }),
     totalPages: Type.Integer({ minimum: 0 }),
   }),
 });
@@ -50,7 +50,7 @@ export async function productTemplateUpgradeRoutes(fastify: FastifyInstance, { c
     schema: {
       operationId: 'previewProductTemplateUpgrade',
       summary: 'Preview moving a product to a newer template version',
-      description: `Changes nothing. Says what moving the product to version \`to\` of its template would do: the fields added, removed and retyped; each current value that would be dropped (its field is gone) or that fails the new version's validation, with the reason; whether the upgraded product could be (or stay) published and what it would lack; and what POST would refuse. Any role that can see the product (a draft is 404 for view_only and usable). The ETag is the product's: send it as If-Match to upgrade exactly what was previewed. ${TARGET_ERRORS}`,
+      description: `Changes nothing. Says what moving the product to version \`to\` of its template would do: the fields added, removed and retyped; each current value that would be dropped (its field is gone) or that fails the new version's validation, with the reason; whether the upgraded product could be (or stay) published and what it would lack; and what POST would refuse. Editable or manage, the roles that edit products (view_only and usable: 403 forbidden). The ETag is the product's: send it as If-Match to upgrade exactly what was previewed. ${TARGET_ERRORS}`,
       tags,
       security,
       params: IdParams,
@@ -82,7 +82,7 @@ export async function productTemplateUpgradeRoutes(fastify: FastifyInstance, { c
     schema: {
       operationId: 'previewTemplateUpgrades',
       summary: 'Preview moving every product pinned to a version',
-      description: `Changes nothing. The preview of every live product pinned to version \`from\` of template \`templateId\` (within your visibility: view_only and usable see published products only), one page at a time, ordered by product id: the field differences once, then per product what its upgrade would drop or refuse. Bounded: pageSize default 20, values above 100 count as 100; the work per page is one read of the products and two of their files. No ETag. 422 validation_failed naming \`templateId\` (not a template of your library), \`from\` (not a version of it) or \`to\` (not a version, not newer than \`from\`, or the template was deleted).`,
+      description: `Changes nothing. The preview of every live product pinned to version \`from\` of template \`templateId\` (drafts included), one page at a time, ordered by product id: the field differences once, then per product what its upgrade would drop or refuse. Editable or manage (403 forbidden otherwise). Bounded: pageSize default 20, values above 100 count as 100; the work per page is a count, one read of the products and two of their files. No ETag. 422 validation_failed naming \`templateId\` (not a template of your library), \`from\` (not a version of it) or \`to\` (not a version, not newer than \`from\`, or the template was deleted).`,
       tags,
       security,
       querystring: TemplateUpgradesQuery,

@@ -195,11 +195,12 @@ export class ProductService {
   }
 
   /**
-   * Template upgrade preview (docs/products.md "Template upgrades"): any role that sees the product;
-   * changes nothing. The ETag is the product's: sent as If-Match, the upgrade happens only to the
-   * product as previewed.
+   * Template upgrade preview (docs/products.md "Template upgrades"): the roles that edit products
+   * (spec 5), as it plans an edit; changes nothing. The ETag is the product's: sent as If-Match,
+   * the upgrade happens only to the product as previewed.
    */
   async previewTemplateUpgrade(ctx: Ctx, id: number, query: unknown): Promise<Versioned<TemplateUpgradeReport>> {
+    requirePermission(ctx, 'products:update');
     const product = await this.getRecord(ctx, id);
     return { data: await this.upgrades.preview(ctx, product.data, query), etag: product.etag };
   }
@@ -210,9 +211,9 @@ export class ProductService {
     return this.outcome(ctx, await this.upgrades.apply(ctx, id, query, input, ifMatch));
   }
 
-  /** Bulk template upgrade preview: a page of the products pinned to one version, within the caller's visibility. */
+  /** Bulk template upgrade preview: a page of the products pinned to one version; the roles that edit products. */
   async previewTemplateUpgrades(ctx: Ctx, query: unknown): Promise<{ data: TemplateUpgradesPreview; pagination: Pagination }> {
-    requirePermission(ctx, 'products:read');
+    requirePermission(ctx, 'products:update');
     return this.upgrades.previewPinned(ctx, query, publishedOnly(ctx));
   }
 
