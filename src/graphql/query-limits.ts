@@ -3,9 +3,9 @@ import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNo
 import { FragmentCycle, QueryMeasure } from './query-cost.ts';
 
 /**
- * The limits every GraphQL operation is measured against before anything runs (README "GraphQL
- * limits"). Each sits above what the heaviest operation of the test suite and GraphiQL's
- * introspection measure (the numbers are in the README), and far below what hurts the process.
+ * The limits every GraphQL operation is measured against before anything runs (docs/graphql.md
+ * "Limits"). Each sits above what the heaviest operation of the test suite and GraphiQL's
+ * introspection measure (the numbers are in docs/graphql.md), and far below what hurts the process.
  */
 export const QUERY_LIMITS = {
   /** Lexical tokens of the document (names, punctuation, values): bounds the work of every other check. */
