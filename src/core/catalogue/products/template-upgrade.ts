@@ -4,7 +4,6 @@ import { visibleFileIds } from '../../assets/versions/visible-files.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, invalidFields, isDomainError, type FieldIssue } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
-import { queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { InformationTemplateService } from '../templates/information-template.service.ts';
@@ -14,7 +13,7 @@ import { recordProductChange } from './product-history.ts';
 import { lockProductForWrite } from './product-lifecycle.ts';
 import { fieldLimitProblem, type LiveFiles } from './product-media.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { completenessIssues, draftFromRecord, updateFields } from './product-write.ts';
+import { completenessIssues, draftFromRecord, repinTemplateVersion, updateFields } from './product-write.ts';
 import { readPinnedProductsPage } from './product-read.ts';
 import {
   TemplateUpgradeQuery,
@@ -269,7 +268,7 @@ export class ProductTemplateUpgrades {
       if (refused.length > 0) {
         throw new DomainError('validation_failed', `The product cannot move to version ${target.to.number} as it stands; see the template-upgrade preview`, refused);
       }
-      await queryRows(tx, 'update products set template_version_id = ? where id = ? and team_id = ?', [target.to.id, id, tx.teamId]);
+      await repinTemplateVersion(tx, id, target.to.id);
       const draftReason = current.status === 'draft' ? draftReasonOf(missing, target.to.groups) : null;
       const upgraded = await updateFields(tx, id, { ...draftFromRecord(current), values: carried }, draftReason);
       await recordProductChange(tx, id, 'template_upgraded', current, upgraded);
