@@ -50,7 +50,7 @@ export function limitError(limit: Limit, measured: number | null): GraphQLError 
     measured === null
       ? `The document has more than ${max} ${WHAT[limit]}, the limit.`
       : limit === 'cost'
-        ? `The query costs ${measured}, more than the limit of ${max} (README "GraphQL limits" gives the cost model).`
+        ? `The query costs ${measured}, more than the limit of ${max} (docs/graphql.md "Limits" gives the cost model).`
         : `The query has ${measured} ${WHAT[limit]}, more than the limit of ${max}.`;
   return new GraphQLError(message, {
     extensions: { code: LIMIT_CODES[limit], ...(measured === null ? {} : { measured }), limit: max, http: { spec: true, status: 400 } },
