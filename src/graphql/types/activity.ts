@@ -16,6 +16,7 @@ const ACTION_MEANINGS: Record<ActivityAction, string> = {
   published: 'A product was published.',
   unpublished: 'A product went back to draft.',
   deleted: 'Deleted (soft-deleted: its id stays reserved).',
+  template_upgraded: 'A product moved to a newer version of its template.',
   revoked: 'A share was revoked.',
   purged: 'Activity records were purged.',
 };

@@ -117,10 +117,10 @@ export const ProductRef = builder.loadableObject('Product', {
 
 const ProductPageRef = pageType('ProductPage', ProductRef, { description: 'A page of products (REST: GET /v1/products).', items: 'products' });
 
-const ProductResultRef = etagResultType('ProductResult', ProductRef, { field: 'product' });
+export const ProductResultRef = etagResultType('ProductResult', ProductRef, { field: 'product' });
 
 /** A product write's outcome as a ProductResult: the stored record (not the REST detail) and its ETag. */
-function recordResult(outcome: { record: ProductRecord; etag: string | null }): Versioned<ProductRecord> {
+export function recordResult(outcome: { record: ProductRecord; etag: string | null }): Versioned<ProductRecord> {
   return { data: outcome.record, etag: outcome.etag ?? '' };
 }
 
