@@ -110,3 +110,7 @@ export function invalidFields(issues: FieldIssue[], about: ErrorAbout = {}): Dom
 export function invalid(field: string, message: string, reason?: string): DomainError {
   return invalidFields([{ field, message }], reason ? { reason } : {});
 }
+
+export function isDomainError(e: unknown): e is DomainError {
+  return e instanceof DomainError;
+}
