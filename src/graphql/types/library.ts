@@ -2,15 +2,18 @@ import { GraphQLError, Kind, valueFromASTUntyped } from 'graphql';
 import type { FileValidityView } from '../../core/assets/file-validity.ts';
 import type { FolderView } from '../../core/assets/library.schemas.ts';
 import type { AssetItem, TagDTO } from '../../core/assets/search/search.schemas.ts';
+import { FACET_LIMITS, type FacetResult } from '../../core/assets/search/facets.ts';
 import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { describedBy } from '../schema-descriptions.ts';
 import { RFC3339_MICROS } from '../shapes.ts';
-import { AssetItem as AssetItemSchema, SearchAssetsRequest, SearchShareRequest } from '../../core/assets/search/search.schemas.ts';
+import { AssetItem as AssetItemSchema, SearchAssetsRequest, SearchFacet, SearchFacetValue, SearchShareRequest } from '../../core/assets/search/search.schemas.ts';
 
 const fromSearch = describedBy(SearchAssetsRequest);
 const fromShare = describedBy(SearchShareRequest);
 const fromItem = describedBy(AssetItemSchema);
+const fromFacet = describedBy(SearchFacet);
+const fromFacetValue = describedBy(SearchFacetValue);
 import type { GqlContext } from '../context.ts';
 
 /** Any JSON value (e.g. aiDetailedDescription, a JSON array); the core validates its content. */
@@ -128,8 +131,33 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
   }),
 });
 
+const SearchFacetValueRef = builder.objectRef<FacetResult['values'][number]>('SearchFacetValue').implement({
+  description: 'One value of a facet and how many matches of the search carry it (docs/search.md "Facets").',
+  fields: (t) => ({
+    value: t.exposeString('value', fromFacetValue('value')),
+    label: t.exposeString('label', { nullable: true, ...fromFacetValue('label') }),
+    count: t.exposeFloat('count', fromFacetValue('count')),
+  }),
+});
+
+const SearchFacetRef = builder.objectRef<FacetResult>('SearchFacet').implement({
+  description: 'Exact counts per value of one facet over the matches of searchAssets (same filters as total, currentUserId included; docs/search.md "Facets").',
+  fields: (t) => ({
+    facet: t.exposeString('facet', fromFacet('facet')),
+    values: t.field({
+      type: [SearchFacetValueRef],
+      description: `${fromFacet('values').description} ${countedAs(FACET_LIMITS.maxValues, 'facetLimit is at most 50')}`,
+      complexity: listCost(FACET_LIMITS.maxValues),
+      resolve: (facet) => facet.values,
+    }),
+    other: t.exposeFloat('other', fromFacet('other')),
+    otherValues: t.exposeInt('otherValues', fromFacet('otherValues')),
+    missing: t.exposeFloat('missing', fromFacet('missing')),
+  }),
+});
+
 const AssetSearchResultRef = builder
-  .objectRef<{ assets: AssetItem[]; total: number; folders?: Array<{ id: number }>; folderCount?: number }>('AssetSearchResult')
+  .objectRef<{ assets: AssetItem[]; total: number; folders?: Array<{ id: number }>; folderCount?: number; facets?: FacetResult[] }>('AssetSearchResult')
   .implement({
     description: 'What searchAssets answers (spec 4.6).',
     fields: (t) => ({
@@ -143,6 +171,13 @@ const AssetSearchResultRef = builder
         resolve: (r) => r.folders?.map((f) => f.id) ?? null,
       }),
       folderCount: t.exposeInt('folderCount', { nullable: true, description: 'With needChildren: how many folders `folders` holds; null otherwise.' }),
+      facets: t.field({
+        type: [SearchFacetRef],
+        nullable: true,
+        description: `With input.facets: one entry per facet, in the order asked; null otherwise. ${countedAs(FACET_LIMITS.facets, 'at most 8 facets a search')}`,
+        complexity: listCost(FACET_LIMITS.facets),
+        resolve: (r) => r.facets ?? null,
+      }),
     }),
   });
 
@@ -229,6 +264,8 @@ const SearchAssetsInput = builder.inputType('SearchAssetsInput', {
     customFieldTemplateIds: t.intList(fromSearch('customFieldTemplateIds')),
     customFieldId: t.int(fromSearch('customFieldId')),
     currentUserId: t.int(fromSearch('currentUserId')),
+    facets: t.stringList(fromSearch('facets')),
+    facetLimit: t.int(fromSearch('facetLimit')),
     w: t.int(fromSearch('w')),
     h: t.int(fromSearch('h')),
     mode: t.string({ description: 'fit (default) or crop.' }),
