@@ -99,10 +99,10 @@ export const SearchAssetsRequest = Type.Object(
     facets: opt(
       Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
         maxItems: FACET_LIMITS.facets,
-        description: `Shelf extension, opt-in: also count the matches per value of these facets (result \`facets\`, docs/search.md "Facets"). Each is one of ${BUILTIN_FACETS.join(', ')}, or customField:<id> for a custom field of type select; at most ${FACET_LIMITS.facets}, each once. Counts are exact, over the same filters as \`total\` (currentUserId included). An unknown facet, or a custom field that is not a select field of the team, is 400 invalid_parameter naming facets[i]. Omitted, null or []: no \`facets\` in the result.`,
+        description: `Shelf extension, opt-in: also count the matches per value of these facets (result \`facets\`, docs/search.md "Facets"). Each is one of ${BUILTIN_FACETS.join(', ')}, or customField:<id> for a custom field of type select; at most ${FACET_LIMITS.facets}, each once. Counts are exact, over the same filters as \`total\` (currentUserId included). An unknown facet, or a custom field that is not a select field of the team, is refused naming facets[i] (REST 400 invalid_parameter, GraphQL validation_failed). Omitted, null or []: no \`facets\` in the result.`,
       }),
     ),
-    facetLimit: opt(Type.Integer({ minimum: 1, maximum: FACET_LIMITS.maxValues, description: `With facets: how many values each facet lists, most matches first (1-${FACET_LIMITS.maxValues}, default ${FACET_LIMITS.defaultValues}); the rest are summed in \`other\`. Without facets: 400 invalid_parameter.` })),
+    facetLimit: opt(Type.Integer({ minimum: 1, maximum: FACET_LIMITS.maxValues, description: `With facets: how many values each facet lists, most matches first (1-${FACET_LIMITS.maxValues}, default ${FACET_LIMITS.defaultValues}); the rest are summed in \`other\`. Refused without facets.` })),
     ...derivativeFields,
   },
   { $id: 'SearchAssetsRequest', additionalProperties: false },
