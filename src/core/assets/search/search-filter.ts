@@ -1,5 +1,5 @@
 import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
-import type { DerivativeRequest } from '../derivatives.ts';
+import type { DerivativeRequest } from '../delivery/derivatives.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { hexToLab, type Lab } from './colour.ts';
 import { facetPlanOf, type FacetPlan } from './facets.ts';

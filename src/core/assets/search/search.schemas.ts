@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { DERIVATIVE_LIMITS } from '../derivatives.ts';
+import { DERIVATIVE_LIMITS } from '../delivery/derivatives.ts';
 import { BUILTIN_FACETS, FACET_LIMITS, type FacetResult } from './facets.ts';
 
 /**
