@@ -302,6 +302,31 @@ function facetSearches(v: Variants, facets: string[] | null): Record<string, () 
   return Object.fromEntries(Object.entries(all).map(([name, body]) => [name, facets ? () => ({ ...body(), facets }) : body]));
 }
 
+/** Every variant's filter of facetSearches (pages aside): requested once each, they fill the memo. */
+function allVariantFilters(v: Variants): Array<Record<string, unknown>> {
+  const extensionSearches = [['jpg', 'png'], ['mp4', 'mov'], ['pdf'], ['jpg']].flatMap((extensions) =>
+    [{ minSize: 1_000_000, maxSize: 5_000_000 }, { minSize: 100_000, maxSize: 400_000 }, { minSize: 20_000_000 }].map((size) => ({ extensions, ...size })),
+  );
+  return [
+    {},
+    ...v.keywords.map((keyword) => ({ keywords: [keyword] })),
+    ...extensionSearches,
+    ...v.tagPairs.map((tags) => ({ tags, tagOrAnd: true })),
+    ...v.colours.map((color) => ({ color })),
+    ...v.folders.map((parentId) => ({ parentId })),
+  ];
+}
+
+/** Requests every variant once with `facets`, four at a time, so a warm run measures memoized counts only. */
+async function prewarmFacets(server: ChildServer, key: string, v: Variants, facets: string[]): Promise<void> {
+  const started = performance.now();
+  const queue = allVariantFilters(v);
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    for (let body = queue.shift(); body; body = queue.shift()) await request(server.baseUrl, 'POST', '/open/search-assets', key, { ...body, facets });
+  }));
+  console.error(`  prewarmed ${allVariantFilters(v).length} variants in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
 /**
  * Each facet's statement alone (facet-sql.ts), as the service runs it when the memo does not hold
  * it, one at a time, over the whole library and one top-level folder: the cold cost per facet.
@@ -342,6 +367,7 @@ async function facetsPart(): Promise<void> {
     const connections = label === 'cold' ? COLD_CONNECTIONS : CONNECTIONS;
     const server = await startChildServer(`shelf (memo ${memo})`, serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: memo }, execArgv: serviceNodeFlags() });
     figures[`${label} floor`] = await measureShelf(server, facts.key, variants, facetSearches(variants, null), connections);
+    if (label === 'warm' && env.BENCH_PREWARM_FACETS === '1') await prewarmFacets(server, facts.key, variants, BENCH_FACETS);
     figures[`${label} facets`] = await measureShelf(server, facts.key, variants, facetSearches(variants, BENCH_FACETS), connections);
     await server.stop();
   }
@@ -372,7 +398,8 @@ const serverEnv = { ...env, DATABASE_URL: databaseUrl, STORAGE_DIR: facts.storag
  * BENCH_PARTS: `searches`, `derivatives` or both (the default); `memo-on` runs only the
  * "Shelf, memo on" measurement of the searches (with its CPU table), a quick check while tuning;
  * `facets` (only when named) the searches with three facets (BENCH_FACETS) against the same
- * searches without, cold and warm, and each facet's statement alone.
+ * searches without, cold and warm (BENCH_FACET_MODES; BENCH_PREWARM_FACETS=1 first counts every
+ * variant's facets, so warm means memoized), and each facet's statement alone.
  */
 const parts = new Set((env.BENCH_PARTS ?? 'searches,derivatives').split(','));
 const serverScript = new URL('./servers/search-server.ts', import.meta.url);
