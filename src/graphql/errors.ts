@@ -31,7 +31,7 @@ export function maskDomainErrors(error: unknown, message: string, isDev?: boolea
 
 /**
  * What GraphQL's and yoga's own refusals become, so every error on /graphql carries one of
- * Shelf's codes (README "GraphQL"): a syntax error, a document GraphQL's rules refuse, variables
+ * Shelf's codes (docs/graphql.md): a syntax error, a document GraphQL's rules refuse, variables
  * that do not coerce and a malformed request are the client's input, `validation_failed`; an
  * unexpected error is `internal_server_error`.
  */

@@ -11,7 +11,7 @@ async function scope(cli: Cli, flags: Flags): Promise<WebhookScope> {
 
 const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** Operator commands for webhook endpoints (README "Webhook delivery"): the same core operations GraphQL offers integrators. */
+/** Operator commands for webhook endpoints (docs/events.md "For integrators"): the same core operations GraphQL offers integrators. */
 export const handlers: Handlers<'webhook'> = {
   'webhook list': async (cli, flags) => ({ endpoints: await webhooks.listEndpoints(await scope(cli, flags)) }),
   'webhook deliveries': async (cli, flags) => {

@@ -124,8 +124,8 @@ export class AccessService {
   }
 
   /**
-   * A frontend acts for a member of its key's team (GraphQL header `X-Shelf-Member`, README
-   * "Callers"): the key must be editable or higher, and the member must belong to the key's team
+   * A frontend acts for a member of its key's team (GraphQL header `X-Shelf-Member`,
+   * docs/access.md): the key must be editable or higher, and the member must belong to the key's team
    * (403 forbidden / 404 not_found, so another team's member ids reveal nothing).
    */
   async actForMember(ctx: OperatorCtx, key: KeyActor, userId: unknown): Promise<MemberActor> {

@@ -68,7 +68,7 @@ const MEMBER_PERMISSIONS: ReadonlySet<Permission> = new Set<Permission>([
 ]);
 
 /**
- * Whether a caller holds a permission (README "Callers"): a key by its current role; a member by
+ * Whether a caller holds a permission (docs/access.md): a key by its current role; a member by
  * MEMBER_PERMISSIONS and, through a frontend, also by that key's role; the system, acting for its
  * team in a background job, holds every permission.
  */

@@ -92,39 +92,44 @@ export class ApprovalTaskService {
   }
 
   private async createTask(ctx: Ctx, body: CreateApprovalInput, commit: CommitCreate<{ taskId: string }>): Promise<CreateOutcome<{ taskId: string }>> {
-    const template = await this.templates.find(ctx, body.templateId);
-    if (!template.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
     const createdBy = Number(body.createdBy);
-    await requireMembers(ctx, new Map([[createdBy, 'createdBy']]));
+    // the template and the member are read at once (two reads, one wait); their errors keep their order
+    const [found, member] = await Promise.allSettled([this.templates.find(ctx, body.templateId), requireMembers(ctx, new Map([[createdBy, 'createdBy']]))]);
+    if (found.status === 'rejected') throw found.reason;
+    const template = found.value;
+    if (!template.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
+    if (member.status === 'rejected') throw member.reason;
     for (const [i, asset] of body.assets.entries()) await this.guardCheck(asset.url, i);
-    const downloaded = await downloadAssets(this.guard, body.assets, this.limits);
+    const downloaded = await downloadAssets(this.guard, this.storage, body.assets, this.limits);
     let added: string[] = [];
     try {
-      added = await storeAssets(this.storage, downloaded.assets, true);
+      added = await storeAssets(this.storage, downloaded.assets);
       return await commit(async (tx) => {
-        const locked = await queryOne<{ enabled: boolean; workflow: Workflow }>(
+        // counting the use locks the template and checks it is still enabled, in one statement
+        const counted = await queryOne<{ workflow: Workflow }>(
           tx,
-          'select enabled, workflow from approval_templates where id = ?::uuid and team_id = ? for update',
+          'update approval_templates set usage_count = usage_count + 1 where id = ?::uuid and team_id = ? and enabled returning workflow',
           [template.id, tx.teamId],
         );
-        if (!locked?.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
+        if (!counted) throw invalid('templateId', 'the template is disabled', 'template_disabled');
         const taskId = randomUUID();
+        const assets = downloaded.assets.map((asset, position) => ({
+          position, name: asset.name, url: asset.url, sha256: asset.sha256, storage_key: objectKey(asset.sha256), byte_size: asset.byteSize, mime_type: asset.mimeType, extension: asset.extension,
+        }));
+        // the task and its assets in one statement
         await queryRows(
           tx,
-          `insert into approval_tasks (id, team_id, template_id, workflow, status, created_by_id, reason, source_context, node_index, node_role, node_status)
-           values (?::uuid, ?, ?::uuid, ?::jsonb, 'PENDING', ?, ?, ?::jsonb, 0, 'normal', 'processing')`,
-          [taskId, tx.teamId, template.id, JSON.stringify(locked.workflow), createdBy, body.reason ?? null, body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext)],
+          `with task as (
+             insert into approval_tasks (id, team_id, template_id, workflow, status, created_by_id, reason, source_context, node_index, node_role, node_status)
+             values (?::uuid, ?, ?::uuid, ?::jsonb, 'PENDING', ?, ?, ?::jsonb, 0, 'normal', 'processing') returning id, team_id)
+           insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type, extension)
+           select task.team_id, task.id, a.position, 1, a.name, a.url, a.sha256, a.storage_key, a.byte_size, a.mime_type, a.extension
+             from task, jsonb_to_recordset(?::jsonb) as a(position int, name text, url text, sha256 text, storage_key text, byte_size bigint, mime_type text, extension text)
+            order by a.position`,
+          [taskId, tx.teamId, template.id, JSON.stringify(counted.workflow), createdBy, body.reason ?? null, body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext), JSON.stringify(assets)],
         );
-        await pinAllStoredBytes(tx, this.storage, downloaded.assets.map((asset) => objectKey(asset.sha256)));
-        for (const [position, asset] of downloaded.assets.entries()) {
-          await queryRows(
-            tx,
-            `insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type, extension)
-             values (?, ?::uuid, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
-            [tx.teamId, taskId, position, asset.name, asset.url, asset.sha256, objectKey(asset.sha256), asset.byteSize, asset.mimeType, asset.extension],
-          );
-        }
-        await queryRows(tx, 'update approval_templates set usage_count = usage_count + 1 where id = ?::uuid and team_id = ?', [template.id, tx.teamId]);
+        // the bytes are still there, and stay until commit: a release of the same bytes waits for this lock
+        await pinAllStoredBytes(tx, this.storage, assets.map((asset) => asset.storage_key));
         const task = await lockTask(tx, taskId, tx.teamId);
         await this.engine.startVisit(tx, task, visitOf(task));
         return { body: { taskId }, etag: null };
@@ -134,7 +139,7 @@ export class ApprovalTaskService {
       await releaseBytes(ctx, this.storage, this.abandoned(downloaded.assets, added)).catch(() => undefined);
       throw e;
     } finally {
-      await downloaded.cleanup();
+      await downloaded.discard();
     }
   }
 
@@ -146,7 +151,7 @@ export class ApprovalTaskService {
     }
     const items = input.files.map((_, i) => ({ position: input.positions?.[i] }));
     const positions = planResubmission(items, await this.assetCount(ctx, input.taskId));
-    return this.resubmitWith(ctx, input, await localAssets(input.files), positions, false);
+    return this.resubmitWith(ctx, input, await localAssets(input.files), positions);
   }
 
   /** GraphQL resubmission: new versions downloaded from public URLs through the outbound guard, as createApproval does. */
@@ -157,11 +162,11 @@ export class ApprovalTaskService {
     // the plan is checked before any download: an ambiguous resubmission costs no transfer
     const positions = planResubmission(input.assets, await this.assetCount(ctx, input.taskId));
     for (const [i, asset] of input.assets.entries()) await this.guardCheck(asset.url, i);
-    const downloaded = await downloadAssets(this.guard, input.assets, this.limits);
+    const downloaded = await downloadAssets(this.guard, this.storage, input.assets, this.limits);
     try {
-      return await this.resubmitWith(ctx, input, downloaded.assets, positions, true);
+      return await this.resubmitWith(ctx, input, downloaded.assets, positions);
     } finally {
-      await downloaded.cleanup();
+      await downloaded.discard();
     }
   }
 
@@ -180,9 +185,8 @@ export class ApprovalTaskService {
     input: { taskId: string; comment?: string | null },
     assets: DownloadedAsset[],
     positions: number[],
-    owned: boolean,
   ): Promise<{ taskId: string; status: string }> {
-    const added = await storeAssets(this.storage, assets, owned);
+    const added = await storeAssets(this.storage, assets);
     try {
       return await this.engine.resubmit(ctx, {
         taskId: input.taskId,

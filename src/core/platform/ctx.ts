@@ -32,7 +32,7 @@ export interface SystemActor {
   job: string;
 }
 
-/** Who is calling: a key, a member or the system (DESIGN.md; README "Callers"). */
+/** Who is calling: a key, a member or the system (DESIGN.md; docs/access.md). */
 export type Actor = KeyActor | MemberActor | SystemActor;
 
 /** What every core operation takes first: the unit of work, the team scope and the caller. */
@@ -60,7 +60,7 @@ export function linkExpiryOf(actor: Actor): number | null {
   return keyOf(actor)?.expiresAt ?? null;
 }
 
-/** How events and records name a caller (README "Callers"): `key:12`, `member:7`, `system:approval-timeout`. */
+/** How events and records name a caller (docs/access.md): `key:12`, `member:7`, `system:approval-timeout`. */
 export function actorLabel(actor: Actor): string {
   if (actor.kind === 'key') return `key:${actor.keyId}`;
   if (actor.kind === 'member') return `member:${actor.userId}`;

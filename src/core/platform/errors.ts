@@ -5,7 +5,7 @@ export interface FieldIssue {
 }
 
 /**
- * Every error code the core can raise (spec 7.1, 7.3, plus the open-API codes of README).
+ * Every error code the core can raise (spec 7.1, 7.3, plus the open-API codes of docs/search.md, docs/events.md).
  * Adapters map these once: REST to a status and envelope, GraphQL to `extensions.code`.
  */
 export type ErrorCode =
@@ -38,7 +38,7 @@ export type ErrorCode =
   /** A product share (docs/products.md "Shares") past its expiry, or revoked (or its product no longer shown): 410. */
   | 'share_expired'
   | 'share_revoked'
-  /** A request HTTP/1.1 itself refuses (no Host, an undecodable URL): 400 before any route, in every area (README "Failures a client can act on"). */
+  /** A request HTTP/1.1 itself refuses (no Host, an undecodable URL): 400 before any route, in every area (docs/api-conventions.md "Failures a client can act on"). */
   | 'bad_request'
   | 'internal_server_error';
 
