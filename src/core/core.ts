@@ -20,6 +20,7 @@ import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search-sql.ts';
 import type { FacetCounts } from './assets/search/facets.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage/storage.ts';
+import { ApprovalActions } from './approvals/approval-actions.ts';
 import { ApprovalEngine } from './approvals/task-engine.ts';
 import { ApprovalTaskService } from './approvals/task.service.ts';
 import { ApprovalTemplateService } from './approvals/approval-template.service.ts';
@@ -56,8 +57,12 @@ export interface Core {
   assets: AssetServices;
   /** Area C: subscriptions and webhook delivery (docs/events.md). */
   events: EventServices;
-  /** Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers. */
-  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine };
+  /**
+   * Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers.
+   * Adapters decide, resubmit and cancel through `actions`, the one entry point for a member's
+   * actions on a task; `engine` and `tasks` are for the workers and createApproval/taskStatusQuery.
+   */
+  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine; actions: ApprovalActions };
   /** What every area leans on: stored bytes, the way out of the machine, shared counters. */
   platform: PlatformServices;
   /** A unit of work for one request of one caller. */
@@ -226,7 +231,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       deliveries: new DeliveryService({ poster: outbound, settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs } }),
       webhooks: new WebhookAdminService(),
     },
-    approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine },
+    approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine, actions: new ApprovalActions({ engine: approvalEngine, tasks: approvalTasks }) },
     platform: { storage, outbound, attemptLimiter },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),

@@ -20,8 +20,9 @@ async function workflowFile(path: unknown): Promise<unknown> {
 
 /**
  * Operator commands of Area D (CONTRACT.md): templates from the workflow file, decisions and
- * resubmissions as a member. Templates need only their own service; the task engine is wired to
- * storage, imports and the outbound guard, so decisions take the whole core.
+ * resubmissions as a member, through the approvals' one entry point for a member's actions. Templates
+ * need only their own service; the task engine is wired to storage, imports and the outbound guard,
+ * so decisions take the whole core.
  */
 export const handlers: Handlers<'approval'> = {
   'approval-template create': async (cli, flags) => {
@@ -30,12 +31,12 @@ export const handlers: Handlers<'approval'> = {
     return { id: template.id };
   },
   'approval decide': async (cli, flags) =>
-    (await cli.core()).approvals.engine.decide(await asMember(cli, flags), { taskId: text(flags.task) ?? '', decision: text(flags.decision) ?? '', comment: text(flags.comment) }),
+    (await cli.core()).approvals.actions.decide(await asMember(cli, flags), { taskId: text(flags.task) ?? '', decision: text(flags.decision) ?? '', comment: text(flags.comment) }),
   'approval resubmit': async (cli, flags) => {
     const files = (flags.file as unknown as string[] | undefined) ?? [];
     // a position that is not a number is passed on as NaN, so the core names it out of range
     const positions = ((flags.position as unknown as string[] | undefined) ?? []).map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
-    return (await cli.core()).approvals.tasks.resubmitFiles(await asMember(cli, flags), { taskId: text(flags.task) ?? '', files, positions, comment: text(flags.comment) });
+    return (await cli.core()).approvals.actions.resubmit(await asMember(cli, flags), { taskId: text(flags.task) ?? '', files, positions, comment: text(flags.comment) });
   },
-  'approval cancel': async (cli, flags) => (await cli.core()).approvals.engine.cancel(await asMember(cli, flags), text(flags.task) ?? ''),
+  'approval cancel': async (cli, flags) => (await cli.core()).approvals.actions.cancel(await asMember(cli, flags), text(flags.task) ?? ''),
 };

@@ -3,13 +3,14 @@ import { intArray, queryRows } from '../platform/sql.ts';
 import { APPROVAL_EVENT_TYPE } from '../events/event-types.ts';
 import { recordEvent, type EventToRecord } from '../events/outbox.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
+import type { NodeRole } from './approval-values.ts';
 
 export type TaskScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
 
 /** The node a task is at, as the callbacks name it (spec 6.3 node object). */
 export interface NodeVisit {
   index: number;
-  role: 'normal' | 'resubmit_submitter' | 'resubmit_approver';
+  role: NodeRole;
   round: number;
   node: WorkflowNode;
 }

@@ -11,6 +11,7 @@ import { DomainError, notFound } from '../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
+import { ACTIVE_APPROVAL_STATUSES, APPROVAL_DECISIONS, isApprovalDecision, type ApprovalActionResult, type ApprovalStatus } from './approval-values.ts';
 import { planResubmission } from './resubmission.ts';
 import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit, type TaskScope } from './callbacks.ts';
 import { fireTimeouts } from './timeouts.ts';
@@ -23,7 +24,7 @@ export interface TaskRow {
   team_id: number;
   template_id: string;
   workflow: Workflow;
-  status: string;
+  status: ApprovalStatus;
   created_by_id: number;
   node_index: number;
   node_role: NodeVisit['role'];
@@ -33,8 +34,6 @@ export interface TaskRow {
   auto_import: boolean;
   target_folder: string;
 }
-
-const ACTIVE = ['PENDING', 'PROCESSING', 'REJECTED'];
 
 /** New bytes for one of the task's assets (`position`: its 0-based place in the task). */
 export interface ResubmittedAsset {
@@ -116,14 +115,15 @@ export class ApprovalEngine {
   }
 
   /** `approval decide` / GraphQL: a pending approver of the current node approves or rejects. */
-  async decide(ctx: Ctx, input: { taskId: string; decision: string; comment?: string | null }): Promise<{ taskId: string; status: string }> {
+  async decide(ctx: Ctx, input: { taskId: string; decision: string; comment?: string | null }): Promise<ApprovalActionResult> {
     const memberId = actingMember(ctx);
-    if (input.decision !== 'approved' && input.decision !== 'rejected') {
-      throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'decision', message: "must be 'approved' or 'rejected'" }], { reason: 'invalid_decision' });
+    const decision = input.decision;
+    if (!isApprovalDecision(decision)) {
+      throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'decision', message: `must be one of ${APPROVAL_DECISIONS.join(', ')}` }], { reason: 'invalid_decision' });
     }
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, input.taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
       if (visit.role === 'resubmit_submitter') throw refuse('not_a_pending_approver', 'The task waits for its submitter to resubmit');
       const decided = await queryOne<{ decided_at: string }>(
@@ -155,11 +155,11 @@ export class ApprovalEngine {
   async resubmit(
     ctx: Ctx,
     input: { taskId: string; comment?: string | null; assets: ResubmittedAsset[] },
-  ): Promise<{ taskId: string; status: string }> {
+  ): Promise<ApprovalActionResult> {
     const memberId = actingMember(ctx);
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, input.taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
       if (visit.role !== 'resubmit_submitter' || memberId !== task.created_by_id) throw refuse('not_the_resubmitter', 'Only the task\'s submitter may resubmit, at the resubmit step');
       planResubmission(input.assets, await taskAssetCount(tx, task.id, task.team_id));
@@ -188,11 +188,11 @@ export class ApprovalEngine {
   }
 
   /** Cancel by the task's creator (GraphQL, CLI): an unfinished task becomes CANCELED; no callback (6.3 has none). */
-  async cancel(ctx: Ctx, taskId: string): Promise<{ taskId: string; status: string }> {
+  async cancel(ctx: Ctx, taskId: string): Promise<ApprovalActionResult> {
     const memberId = actingMember(ctx);
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       if (memberId !== task.created_by_id) throw refuse('not_the_submitter', 'Only the task\'s submitter may cancel it');
       await queryRows(tx, `update approval_tasks set status = 'CANCELED', operator_id = ?, timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid`, [memberId, task.id]);
       await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and state = 'pending'`, [task.id]);

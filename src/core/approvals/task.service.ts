@@ -10,6 +10,7 @@ import { isoSql } from '../platform/timestamps.ts';
 import { withHeldIdempotency, type CommitCreate, type CreateOutcome, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { compileInput } from '../platform/validate.ts';
 import { CreateApprovalInput, type Workflow } from './approval.schemas.ts';
+import type { ApprovalActionResult, ApprovalStatus, ApproverState, NodeRole, SignMode } from './approval-values.ts';
 import { downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
 import { planResubmission } from './resubmission.ts';
 import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
@@ -26,7 +27,7 @@ const checkCreate = compileInput(CreateApprovalInput);
  */
 const CLAIM_MARGIN_MS = 60_000;
 
-const STATUS_LABELS: Record<string, string> = {
+const STATUS_LABELS: Record<ApprovalStatus, string> = {
   PENDING: 'Waiting for the first decision',
   PROCESSING: 'In review',
   REJECTED: 'Rejected: waiting for the submitter to resubmit',
@@ -37,18 +38,18 @@ const STATUS_LABELS: Record<string, string> = {
 /** taskStatusQuery (spec 2.7). */
 export interface TaskStatusView {
   taskId: string;
-  status: string;
+  status: ApprovalStatus;
   statusLabel: string;
   progressPercent: number;
   currentNodeName: string | null;
-  currentNodeSignMode: string | null;
+  currentNodeSignMode: SignMode | null;
   currentNodeProgress: { approved: number; rejected: number; pending: number };
-  currentNodeApprovers: { id: string; name: string; state: string }[];
+  currentNodeApprovers: { id: string; name: string; state: ApproverState }[];
   operator: { id: string; name: string } | null;
   updatedAt: string;
   round: number;
   currentNodeId: string | null;
-  currentNodeRole: string | null;
+  currentNodeRole: NodeRole | null;
 }
 
 /** createApproval and taskStatusQuery (spec 4.8), and the timers' due list. */
@@ -144,7 +145,7 @@ export class ApprovalTaskService {
   }
 
   /** `approval resubmit --file` (operator CLI, as the submitting member): new versions from local files. */
-  async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; positions?: number[]; comment?: string | null }): Promise<{ taskId: string; status: string }> {
+  async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; positions?: number[]; comment?: string | null }): Promise<ApprovalActionResult> {
     if (input.files.length === 0) throw invalid('file', 'give at least one file', 'assets_empty');
     if (input.positions && input.positions.length > 0 && input.positions.length !== input.files.length) {
       throw invalid('position', `give one position per file (${input.files.length} files, ${input.positions.length} positions), or none to resubmit every asset in order`, 'resubmit_positions_mixed');
@@ -158,7 +159,7 @@ export class ApprovalTaskService {
   async resubmitUrls(
     ctx: Ctx,
     input: { taskId: string; assets: { url: string; name?: string; position?: number | null }[]; comment?: string | null },
-  ): Promise<{ taskId: string; status: string }> {
+  ): Promise<ApprovalActionResult> {
     // the plan is checked before any download: an ambiguous resubmission costs no transfer
     const positions = planResubmission(input.assets, await this.assetCount(ctx, input.taskId));
     for (const [i, asset] of input.assets.entries()) await this.guardCheck(asset.url, i);
@@ -185,7 +186,7 @@ export class ApprovalTaskService {
     input: { taskId: string; comment?: string | null },
     assets: DownloadedAsset[],
     positions: number[],
-  ): Promise<{ taskId: string; status: string }> {
+  ): Promise<ApprovalActionResult> {
     const added = await storeAssets(this.storage, assets);
     try {
       return await this.engine.resubmit(ctx, {
@@ -216,7 +217,7 @@ export class ApprovalTaskService {
   async status(scope: Pick<Ctx, 'em' | 'teamId'>, taskId: string): Promise<TaskStatusView> {
     if (typeof taskId !== 'string' || !/^[0-9a-f-]{36}$/i.test(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
     const task = await queryOne<{
-      id: string; status: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number;
+      id: string; status: ApprovalStatus; workflow: Workflow; node_index: number; node_role: NodeRole; round: number;
       operator_id: number | null; operator_name: string | null; updated_at: string;
     }>(
       scope,
@@ -229,7 +230,7 @@ export class ApprovalTaskService {
     const visit = visitOf(task);
     const approvers = finished
       ? []
-      : await queryRows<{ id: number; name: string; state: string }>(
+      : await queryRows<{ id: number; name: string; state: ApproverState }>(
           scope,
           `select d.member_id as id, m.name, d.state from approval_decisions d join members m on m.id = d.member_id
             where d.task_id = ?::uuid and d.node_key = ? and d.state <> 'skipped' order by d.id`,
@@ -240,7 +241,7 @@ export class ApprovalTaskService {
     return {
       taskId: task.id,
       status: task.status,
-      statusLabel: STATUS_LABELS[task.status] ?? task.status,
+      statusLabel: STATUS_LABELS[task.status],
       progressPercent: task.status === 'APPROVED' ? 100 : Math.round((task.node_index / total) * 100),
       currentNodeName: finished ? null : visit.node.name,
       currentNodeSignMode: finished ? null : visit.node.signMode,

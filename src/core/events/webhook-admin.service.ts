@@ -11,8 +11,17 @@ import { randomUUID } from 'node:crypto';
 import { actorObject } from './outbox.ts';
 import { newSigningSecret } from './subscription.service.ts';
 
-/** The eventType of a test delivery (sendTestEvent); receivers tell it apart also by `test: true`. */
-export const TEST_EVENT_TYPE = 'WEBHOOK_TEST';
+import { TEST_EVENT_TYPE, type EventType, type SubscriptionKind } from './event-types.ts';
+
+export { TEST_EVENT_TYPE };
+
+/** Where a delivery stands: waiting or retrying, being sent, done, or given up. */
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** An endpoint's state as its owner reads it (ENDPOINT_STATE below). */
+export const ENDPOINT_STATES = ['active', 'unsubscribed', 'disabled'] as const;
+export type EndpointState = (typeof ENDPOINT_STATES)[number];
 
 /**
  * Whose endpoints an integrator tool sees: a team's, all of them (`keyId` null: manage keys and
@@ -34,23 +43,23 @@ export interface EndpointView {
   id: number;
   url: string;
   apiKeyId: number;
-  state: string;
+  state: EndpointState;
   disabledReason: string | null;
   disabledAt: string | null;
   failingSince: string | null;
   secret: string;
   previousSecretExpiresAt: string | null;
   createdAt: string;
-  subscriptions: { kind: string; eventType: string; folderId: number | null }[];
+  subscriptions: { kind: SubscriptionKind; eventType: EventType; folderId: number | null }[];
 }
 
 export interface DeliveryView {
   id: string;
   eventId: string;
-  eventType: string;
+  eventType: EventType;
   orderingKey: string;
   sequence: number;
-  status: string;
+  status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: string | null;
   lastStatus: number | null;
@@ -74,8 +83,6 @@ export const REPLAY_WINDOW_DAYS = 30;
 export const REPLAY_MAX_EVENTS = 10_000;
 /** How long a rotated-out secret keeps signing (Standard Webhooks allows an overlap). */
 const ROTATION_OVERLAP = '24 hours';
-
-const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'];
 
 /**
  * An endpoint's state as its owner reads it: `disabled` (stored), `unsubscribed` (active, but its
@@ -133,7 +140,7 @@ export class WebhookAdminService {
     filter: { status?: string; from?: string; to?: string; page?: number | null; pageSize?: number | null },
   ): Promise<Page<DeliveryView>> {
     await this.endpoint(scope, endpointId);
-    if (filter.status !== undefined && !DELIVERY_STATUSES.includes(filter.status)) throw invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    if (filter.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(filter.status)) throw invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     const from = rfc3339(filter.from, 'from');
     const to = rfc3339(filter.to, 'to');
     const page = normalizePage(filter);

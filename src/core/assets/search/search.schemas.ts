@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { DERIVATIVE_LIMITS } from '../delivery/derivatives.ts';
+import { literalUnion } from '../../platform/schema-shapes.ts';
+import { DERIVATIVE_FORMATS, DERIVATIVE_LIMITS, DERIVATIVE_MODES } from '../delivery/derivatives.ts';
 import { BUILTIN_FACETS, FACET_LIMITS, type FacetResult } from './facets.ts';
 
 /**
@@ -38,6 +39,8 @@ export const SORT_NAMES = ['CREATE_TIME', 'UPDATE_TIME', 'NAME', 'DURATION', 'SI
 export type SortName = (typeof SORT_NAMES)[number];
 export const KEYWORD_SEARCH_TYPES = ['DEEP', 'DEFAULT', 'PRECISE', 'DEEP_AND_PRECISE'] as const;
 export type KeywordSearchType = (typeof KEYWORD_SEARCH_TYPES)[number];
+export const SORT_TYPES = ['ASC', 'DESC'] as const;
+export type SortType = (typeof SORT_TYPES)[number];
 
 const HEX_COLOUR = '^#?[0-9a-fA-F]{6}$';
 
@@ -45,7 +48,7 @@ const HEX_COLOUR = '^#?[0-9a-fA-F]{6}$';
 export const SortCondition = Type.Object(
   {
     sortName: Type.Union([Type.Literal('CREATE_TIME'), Type.Literal('UPDATE_TIME'), Type.Literal('NAME'), Type.Literal('DURATION'), Type.Literal('SIZE'), Type.Literal('SCORE')], { description: 'Sort key; the tie-breaker is always the asset id in the same direction.' }),
-    sortType: opt(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')], { description: 'Default DESC.' })),
+    sortType: opt(literalUnion(SORT_TYPES, { description: 'Default DESC.' })),
   },
   { additionalProperties: false },
 );
@@ -54,9 +57,9 @@ export const SortCondition = Type.Object(
 const derivativeFields = {
   w: opt(Type.Integer({ minimum: 1, maximum: DERIVATIVE_LIMITS.maxSide, description: 'Target width in px (1-6000); larger than the original has no effect.' })),
   h: opt(Type.Integer({ minimum: 1, maximum: DERIVATIVE_LIMITS.maxSide, description: 'Target height in px (1-6000); larger than the original has no effect.' })),
-  mode: opt(Type.Union([Type.Literal('fit'), Type.Literal('crop')], { description: '`fit` (default): inside w x h keeping the aspect ratio; `crop`: cover w x h, centre crop.' })),
+  mode: opt(literalUnion(DERIVATIVE_MODES, { description: '`fit` (default): inside w x h keeping the aspect ratio; `crop`: cover w x h, centre crop.' })),
   q: opt(Type.Integer({ minimum: 1, maximum: 100, description: 'Quality 1-100 for jpg and webp (default 80); png is lossless.' })),
-  f: opt(Type.Union([Type.Literal('jpg'), Type.Literal('png'), Type.Literal('webp')], { description: 'Output format; default: the original\'s when jpg, png or webp, else webp.' })),
+  f: opt(literalUnion(DERIVATIVE_FORMATS, { description: 'Output format; default: the original\'s when jpg, png or webp, else webp.' })),
   bg: opt(Type.String({ pattern: '^[0-9a-fA-F]{6}$', description: 'Background (hex RRGGBB without #) that transparency is flattened onto; jpg defaults to white.' })),
 };
 

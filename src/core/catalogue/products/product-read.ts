@@ -277,3 +277,16 @@ export async function hasLiveProductInBrand(tx: Pick<Ctx, 'em' | 'teamId'>, bran
   const row = await queryOne(tx, 'select 1 from products where team_id = ? and brand_id = ? and deleted_at is null limit 1', [tx.teamId, brandId]);
   return row !== null;
 }
+
+/**
+ * A page of the live products pinned to one template version, by id ascending, with their total,
+ * within the caller's visibility (the bulk template-upgrade preview; index products_live_template_version).
+ */
+export async function readPinnedProductsPage(ctx: Ctx, versionId: string, publishedOnly: boolean, limit: number, offset: number): Promise<{ records: ProductRecord[]; total: number }> {
+  const where = `p.team_id = ? and p.template_version_id = ? and p.deleted_at is null${publishedOnly ? ` and p.status = 'published'` : ''}`;
+  const [count, rows] = await Promise.all([
+    queryOne<{ n: number }>(ctx, `select count(*)::int as n from products p where ${where}`, [ctx.teamId, versionId]),
+    queryRows<ProductRecord>(ctx, `select ${RECORD_COLUMNS} from products p where ${where} order by p.id limit ? offset ?`, [ctx.teamId, versionId, limit, offset]),
+  ]);
+  return { records: rows.map(recordOf), total: count!.n };
+}

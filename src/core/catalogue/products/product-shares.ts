@@ -5,6 +5,7 @@ import { actorLabel, keyOf, linkExpiryOf, type Ctx } from '../../platform/ctx.ts
 import { invalid, notFound, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
+import { literalUnion } from '../../platform/schema-shapes.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql, timestampInput } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
@@ -34,7 +35,7 @@ export const ProductShareView = Type.Object(
     id: Type.Integer({ description: 'Share id.' }),
     productId: Type.Integer({ description: 'The shared product.' }),
     url: Type.String({ format: 'uri', description: 'The page for people without an API key: `{PUBLIC_BASE_URL}/s/{token}`. Anyone with it can open the page until the share expires or is revoked (and knows the password, when set).' }),
-    status: Type.Union(SHARE_STATUSES.map((s) => Type.Literal(s)), { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
+    status: literalUnion(SHARE_STATUSES, { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
     expiresAt: Type.String({ format: 'date-time', description: 'When the link stops working (RFC 3339, UTC, microseconds).' }),
     passwordProtected: Type.Boolean({ description: 'Whether the page asks for a password.' }),
     assetIds: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'The file-path IDs shown; null: all of the product\'s media.' }),
