@@ -18,6 +18,7 @@ import { FolderShareService } from './assets/shares/folder-share.service.ts';
 import { VersionedMemo } from './platform/versioned-memo.ts';
 import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search-sql.ts';
+import type { FacetCounts } from './assets/search/facets.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage/storage.ts';
 import { ApprovalActions } from './approvals/approval-actions.ts';
 import { ApprovalEngine } from './approvals/task-engine.ts';
@@ -114,6 +115,8 @@ export interface AssetServices {
   colourMatches: VersionedMemo<ColourMatch>;
   /** How many files carry each tag, for the walk of a tags-only search (docs/search.md). */
   tagFileCounts: TagFileCounts;
+  /** The memo of search facet counts, keyed by library version like the totals (docs/search.md "Facets"). */
+  facetCounts: VersionedMemo<FacetCounts>;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: FolderShareService;
   /** Signs and verifies `/files/...` links. */
@@ -160,7 +163,9 @@ export function createCore(orm: MikroORM, config: Config): Core {
   // colour matches keep ids only when few (AssetSearchService.colourIdsMax): at most 2,000,000 in all
   const colourMatches = new VersionedMemo<ColourMatch>(200, { of: (match) => match.ids?.length ?? 0, max: 2_000_000 });
   const tagFileCounts = new TagFileCounts();
-  const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches, tagFileCounts });
+  // a facet's counts are at most 50 listed values (facetLimit): weighed by them, 1,000,000 in all
+  const facetCounts = new VersionedMemo<FacetCounts>(20_000, { of: (counts) => counts.values.length, max: 1_000_000 });
+  const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches, tagFileCounts, facetCounts });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   const library = new LibraryService({ signer: links, totals: searchTotals });
@@ -214,6 +219,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       searchTotals,
       colourMatches,
       tagFileCounts,
+      facetCounts,
       shares: new FolderShareService({ signer: links, limiter: attemptLimiter }),
       links,
       previews,

@@ -7,6 +7,8 @@ import { enumFromCore } from '../enums.ts';
 import { describedBy } from '../schema-descriptions.ts';
 import { AssetItemRef } from './asset-item.ts';
 import { LibraryFolderRef } from './library-folder.ts';
+import { SearchFacetRef } from './search-facet.ts';
+import { FACET_LIMITS, type FacetResult } from '../../core/assets/search/facets.ts';
 
 const fromSearch = describedBy(SearchAssetsRequest);
 
@@ -23,7 +25,7 @@ const ImageFormatEnum = enumFromCore('ImageFormat', {
 });
 
 const AssetSearchResultRef = builder
-  .objectRef<{ assets: AssetItem[]; total: number; folders?: Array<{ id: number }>; folderCount?: number }>('AssetSearchResult')
+  .objectRef<{ assets: AssetItem[]; total: number; folders?: Array<{ id: number }>; folderCount?: number; facets?: FacetResult[] }>('AssetSearchResult')
   .implement({
     description: 'What searchAssets answers (spec 4.6).',
     fields: (t) => ({
@@ -37,6 +39,13 @@ const AssetSearchResultRef = builder
         resolve: (r) => r.folders?.map((f) => f.id) ?? null,
       }),
       folderCount: t.exposeInt('folderCount', { nullable: true, description: 'With needChildren: how many folders `folders` holds; null otherwise.' }),
+      facets: t.field({
+        type: [SearchFacetRef],
+        nullable: true,
+        description: `With input.facets: one entry per facet, in the order asked; null otherwise. ${countedAs(FACET_LIMITS.facets, 'at most 8 facets a search')}`,
+        complexity: listCost(FACET_LIMITS.facets),
+        resolve: (r) => r.facets ?? null,
+      }),
     }),
   });
 
@@ -105,6 +114,8 @@ const SearchAssetsInput = builder.inputType('SearchAssetsInput', {
     customFieldTemplateIds: t.intList(fromSearch('customFieldTemplateIds')),
     customFieldId: t.int(fromSearch('customFieldId')),
     currentUserId: t.int(fromSearch('currentUserId')),
+    facets: t.stringList(fromSearch('facets')),
+    facetLimit: t.int(fromSearch('facetLimit')),
     w: t.int(fromSearch('w')),
     h: t.int(fromSearch('h')),
     mode: t.field({ type: ImageModeEnum, description: 'Default FIT.' }),

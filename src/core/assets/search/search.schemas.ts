@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { literalUnion } from '../../platform/schema-shapes.ts';
 import { DERIVATIVE_FORMATS, DERIVATIVE_LIMITS, DERIVATIVE_MODES } from '../delivery/derivatives.ts';
+import { BUILTIN_FACETS, FACET_LIMITS, type FacetResult } from './facets.ts';
 
 /**
  * Every optional field also accepts null, meaning "not given": clients generated from Java VOs
@@ -98,6 +99,13 @@ export const SearchAssetsRequest = Type.Object(
     customFieldTemplateIds: opt(Type.Array(id(), { maxItems: SEARCH_LIMITS.customFieldIds, description: 'Custom field template ids: files carrying a value of any of these templates. Ids of another team match nothing.' })),
     customFieldId: opt(id('Custom field id (of a template): files having a value for this custom field. An id of another team matches nothing.')),
     currentUserId: opt(id('Only assets this member may access: own files and files under their folders.')),
+    facets: opt(
+      Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+        maxItems: FACET_LIMITS.facets,
+        description: `Shelf extension, opt-in: also count the matches per value of these facets (result \`facets\`, docs/search.md "Facets"). Each is one of ${BUILTIN_FACETS.join(', ')}, or customField:<id> for a custom field of type select; at most ${FACET_LIMITS.facets}, each once. Counts are exact, over the same filters as \`total\` (currentUserId included). An unknown facet, or a custom field that is not a select field of the team, is refused naming facets[i] (REST 400 invalid_parameter, GraphQL validation_failed). Omitted, null or []: no \`facets\` in the result.`,
+      }),
+    ),
+    facetLimit: opt(Type.Integer({ minimum: 1, maximum: FACET_LIMITS.maxValues, description: `With facets: how many values each facet lists, most matches first (1-${FACET_LIMITS.maxValues}, default ${FACET_LIMITS.defaultValues}); the rest are summed in \`other\`. Refused without facets.` })),
     ...derivativeFields,
   },
   { $id: 'SearchAssetsRequest', additionalProperties: false },
@@ -175,8 +183,31 @@ export const SearchAssetsResult = Type.Object(
     total: Type.Integer({ description: 'Exact number of matching assets.' }),
     folders: Type.Optional(Type.Array(Type.Ref('FolderDTO'), { description: 'With needChildren: the child folders of parentId (or the top-level folders).' })),
     folderCount: Type.Optional(Type.Integer({ description: 'With needChildren: how many folders `folders` holds.' })),
+    facets: Type.Optional(Type.Array(Type.Ref('SearchFacet'), { description: 'Only when the request named `facets`: one entry per facet, in request order (docs/search.md "Facets").' })),
   },
   { $id: 'SearchAssetsResult', additionalProperties: false },
+);
+
+/** One value of a facet (SearchFacet.values). */
+export const SearchFacetValue = Type.Object(
+  {
+    value: Type.String({ description: 'The value as text: an extension (lower case); IMAGE, VIDEO, AUDIO, DOCUMENT or OTHER; LANDSCAPE, PORTRAIT or SQUARE; a tag id; a colour family (white, grey, black, red, orange, brown, yellow, green, cyan, blue, purple, pink); a folder id; VALID, NOT_STARTED or EXPIRED; a select option.' }),
+    label: nullable(Type.String({ description: 'The tag\'s or folder\'s name (tags, folder); null for the other facets.' })),
+    count: Type.Integer({ description: 'Matches carrying the value (exact).' }),
+  },
+  { $id: 'SearchFacetValue', additionalProperties: false },
+);
+
+/** Counts of one facet over a search's matches (Shelf extension, docs/search.md "Facets"). */
+export const SearchFacet = Type.Object(
+  {
+    facet: Type.String({ description: 'The facet as asked: extension, type, orientation, tags, colorFamily, folder, validity or customField:<id>.' }),
+    values: Type.Array(Type.Ref('SearchFacetValue'), { description: 'At most facetLimit values, most matches first, ties by value (as text) ascending.' }),
+    other: Type.Integer({ description: 'Matches counted under values not listed (tags: tag assignments, since a file counts once per tag it carries).' }),
+    otherValues: Type.Integer({ description: 'How many values are not listed.' }),
+    missing: Type.Integer({ description: 'Matches without a value: no extension, no tag, at the library root, no palette (colorFamily), no width and height (orientation), no value of the custom field.' }),
+  },
+  { $id: 'SearchFacet', additionalProperties: false },
 );
 
 export const SearchShareResult = Type.Object(
@@ -195,6 +226,8 @@ export interface AssetSearchResult {
   total: number;
   folders?: FolderDTO[];
   folderCount?: number;
+  /** Only when the request named facets. */
+  facets?: FacetResult[];
 }
 
 /** What search-share returns (SearchShareResult). */
