@@ -53,8 +53,8 @@ export function withNullableFlags<T>(schema: T, resolve: Resolve = () => undefin
 }
 
 /**
- * `anyOf: [X, T]` where T (object, or a `$ref` to one) has a required property with a `const`
- * that X does not declare, as `if T's constant then T else X`.
+ * `anyOf: [X, T]` where T (object, or a `$ref` to one) has a required property with a `const` (or
+ * a one-value `enum`) that X does not declare, as `if T's constant then T else X`.
  *
  * Why: as above, fast-json-stringify would run X's whole validator on every value to choose (the
  * sync feed's items: a ProductSummary with its media on every item of every sync page); the `if`
@@ -70,7 +70,10 @@ function taggedChoice(branches: Schema[], resolve: Resolve): Schema | null {
     const properties = object.properties;
     for (const name of object.required as string[]) {
       const property = properties[name];
-      if (isObject(property) && 'const' in property) return [name, property.const];
+      if (!isObject(property)) continue;
+      if ('const' in property) return [name, property.const];
+      // TypeBox writes a literal as a one-value enum
+      if (Array.isArray(property.enum) && property.enum.length === 1) return [name, property.enum[0]];
     }
     return null;
   };
