@@ -8,7 +8,7 @@ import { runCli } from '../support/cli.ts';
 import { adminUrl, databaseUrlFor } from '../support/databases.ts';
 
 /*
- * How the operator CLI starts: its caches (src/cli/start-cache.ts) live in Node's compile cache
+ * How the operator CLI starts: its caches (src/start-cache.ts) live in Node's compile cache
  * directory, and a stale or broken resolution cache must cost speed only, never a run; the
  * migration check reads the migrations table and migrates only when something is pending.
  */
