@@ -273,6 +273,46 @@ describe('sync feed: tombstones and order', () => {
   });
 });
 
+describe('sync feed: bound and filters', () => {
+  it('a change logged within the last 30 seconds waits for the next cycle, like a product update (spec 4.5 upper bound)', async () => {
+    const team = await g.team('Bound');
+    const manager = await g.key(team, 'manage');
+    const ctx = await g.ctx(manager);
+    const product = await gp.published(manager, { name: 'Bound' });
+    await settle(team.teamId, '1970-01-01T00:00:00Z');
+    await env.core.catalogue.products.softDelete(ctx, product.id);
+    const placed = async (seconds: number) => {
+      await db(`update product_changes set at = now() - ? * interval '1 second' where team_id = ?`, [seconds, team.teamId]);
+      return (await scan(manager, 'sync=true&changes=true')).flatMap((p) => p.body.data as Item[]);
+    };
+    expect(await placed(20)).toEqual([]);
+    expect(await placed(40)).toEqual([expect.objectContaining({ id: product.id, removed: true, reason: 'deleted' })]);
+  });
+
+  it('brandId selects the products repeated for a linked change; tombstones ignore the filter (as the visibility check does)', async () => {
+    const team = await g.team('Filters');
+    const manager = await g.key(team, 'manage');
+    const ctx = await g.ctx(manager);
+    const [x, y] = [await g.brand(manager, { name: 'X' }), await g.brand(manager, { name: 'Y' })];
+    const file = await gp.image(team, 'shared.png');
+    const inX = await gp.published(manager, { name: 'In X', brandId: x.id, imageAssetIds: [file] });
+    const inY = await gp.published(manager, { name: 'In Y', brandId: y.id, imageAssetIds: [file] });
+    const goneY = await gp.published(manager, { name: 'Gone Y', brandId: y.id });
+    await settle(team.teamId, '1970-01-01T00:00:00Z');
+    const since = await clock();
+    await env.core.assets.libraryEdit.updateFile(ctx, file, { name: 'shared-renamed.png' });
+    await env.core.catalogue.products.softDelete(ctx, goneY.id);
+    await settle(team.teamId, since);
+    // a cycle from where the step began (moved back an hour with it)
+    const items = (await scan(manager, `sync=true&changes=true&brandId=${x.id}&updatedAfter=${await anHourBefore(since)}`)).flatMap((p) => p.body.data as Item[]);
+    expect(items.map((item) => [item.id, item.removed ?? false])).toEqual([
+      [inX.id, false],
+      [goneY.id, true],
+    ]);
+    expect(items.map((item) => item.id)).not.toContain(inY.id);
+  });
+});
+
 describe('sync feed: isolation between teams', () => {
   it("team B's deletes, unpublishes, media edits and category moves never appear in team A's feed", async () => {
     const teamA = await g.team('A');
