@@ -9,6 +9,7 @@ import {
   ProductListQuery,
   ProductPatch,
   ProductSummaryView,
+  ProductTombstoneView,
   ProductVisibilityItem,
   ProductVisibilityRequest,
 } from '../../core/catalogue/products/product.schemas.ts';
@@ -45,7 +46,9 @@ const SyncPagination = Type.Object({
 
 const ListEnvelope = Type.Object({
   success: Type.Literal(true),
-  data: Type.Array(Type.Ref('ProductSummary')),
+  data: Type.Array(Type.Union([Type.Ref('ProductSummary'), Type.Ref('ProductTombstone')]), {
+    description: 'ProductSummary items; ProductTombstone items appear only in sync pages requested with changes=true.',
+  }),
   code: Type.Null(),
   message: Type.Null(),
   requestId: Type.String(),
@@ -56,7 +59,7 @@ const ListEnvelope = Type.Object({
 export async function productRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/products', {
-    schema: { operationId: 'listProducts', summary: 'List or sync products', description: 'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422).', tags, security, querystring: ProductListQuery, response: { 200: ListEnvelope, ...commonErrors } },
+    schema: { operationId: 'listProducts', summary: 'List or sync products', description: 'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422). Opt-in sync feed: with sync=true&changes=true a page may also carry ProductTombstone items (deleted, or hidden from your role) and products changed through a linked entity (a media file renamed, replaced or recycled; a category moved or renamed), in the same order and bound; without changes=true nothing differs.', tags, security, querystring: ProductListQuery, response: { 200: ListEnvelope, ...commonErrors } },
     // a repeated parameter arrives as an array; it gets its own message before type validation
     preValidation: async (request) => rejectRepeatedParameters(request.query),
   }, async (request) => {
@@ -121,7 +124,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
   });
 }
 
-const productSchemas = [ProductHistoryItem, MediaObject, ProductSummaryView, ProductDetailView, ProductCreate, ProductPatch, ProductVisibilityRequest, ProductVisibilityItem];
+const productSchemas = [ProductHistoryItem, MediaObject, ProductSummaryView, ProductTombstoneView, ProductDetailView, ProductCreate, ProductPatch, ProductVisibilityRequest, ProductVisibilityItem];
 
 /** The products resource as the app registers it (rest/resource.ts). */
 export const productResource: RestResource = { routes: productRoutes, schemas: productSchemas };

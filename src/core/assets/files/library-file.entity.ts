@@ -6,6 +6,7 @@ import { LibraryFolder } from '../folders/folder.entity.ts';
 import { StoredObject } from '../storage/stored-object.entity.ts';
 import { SEARCH_INDEXES } from '../search/search-indexes.ts';
 import { LIBRARY_FILES_TRIGGERS } from '../search/search-triggers.ts';
+import { LIBRARY_FILES_CHANGE_TRIGGER } from '../../catalogue/products/product-change-triggers.ts';
 
 /**
  * A library file: one placement of a stored object in a folder (null = the library root). Its id
@@ -32,7 +33,8 @@ export const LibraryFile = defineEntity({
       expression: 'create index "library_files_validity_index" on "library_files" ("id") where "deleted_at" is null and ("validity_start" is not null or "validity_end" is not null)',
     },
   ],
-  triggers: LIBRARY_FILES_TRIGGERS,
+  // the products sync feed logs products whose media changed (product-change-triggers.ts)
+  triggers: [...LIBRARY_FILES_TRIGGERS, LIBRARY_FILES_CHANGE_TRIGGER],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

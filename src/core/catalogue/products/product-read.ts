@@ -53,7 +53,7 @@ function containsPattern(search: string): string {
   return `%${escapeLike(search)}%`;
 }
 
-function filterSql(teamId: number, f: ProductFilters): { sql: string; params: unknown[] } {
+export function filterSql(teamId: number, f: ProductFilters): { sql: string; params: unknown[] } {
   const parts = ['p.team_id = ?', 'p.deleted_at is null'];
   const params: unknown[] = [teamId];
   if (f.publishedOnly) parts.push(`p.status = 'published'`);

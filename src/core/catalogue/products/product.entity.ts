@@ -5,6 +5,7 @@ import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
 import { Brand } from '../brands/brand.entity.ts';
 import { Category } from '../categories/category.entity.ts';
 import { PRODUCTS_VERSION_TRIGGER } from './product-version.entity.ts';
+import { PRODUCTS_CHANGE_TRIGGER } from './product-change-triggers.ts';
 import { ProductInfoTemplate } from '../templates/template.entity.ts';
 import { TemplateVersion } from '../templates/template-version.entity.ts';
 
@@ -67,8 +68,9 @@ export const Product = defineEntity({
       expression: 'create index "products_live_spu_trgm" on "products" using gin ("spu" gin_trgm_ops) where "deleted_at" is null',
     },
   ],
-  // raises product_versions at commit: the memo of exact list totals is keyed by it (product-totals.ts)
-  triggers: [PRODUCTS_VERSION_TRIGGER],
+  // raises product_versions at commit: the memo of exact list totals is keyed by it (product-totals.ts);
+  // logs deletions and unpublishes for the sync feed (product-change-triggers.ts)
+  triggers: [PRODUCTS_VERSION_TRIGGER, PRODUCTS_CHANGE_TRIGGER],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

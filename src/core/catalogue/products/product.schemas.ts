@@ -104,6 +104,12 @@ export const ProductListQuery = Type.Object({
   sync: Type.Optional(Type.String({ description: 'true or false (default).' })),
   updatedAfter: Type.Optional(Type.String({ description: 'Sync only: inclusive lower bound, RFC 3339 with Z or an offset and 0-6 fractional digits; pass the saved syncedUntil unchanged.' })),
   cursor: Type.Optional(Type.String({ description: 'Sync only: 1-8192 characters, opaque; the nextCursor of the previous page.' })),
+  changes: Type.Optional(
+    Type.String({
+      description:
+        'Sync only, opt-in: true or false (default). With true, a sync page may also carry ProductTombstone items ({id, removed: true, reason, at}) for products that were deleted (reason deleted) or left your role\'s view (reason hidden: unpublished for view_only and usable keys, or drafts after your key lost sight of drafts), and products whose media files, version lines or category path changed without the product being edited. Every item is in the same (at, id) ascending order under the same syncedUntil bound; apply them in order. Bound in the cursor like every other parameter. Not combinable with search (422). Without it, pages are exactly the plain sync pages.',
+    }),
+  ),
 });
 export type ProductListQuery = Static<typeof ProductListQuery>;
 
@@ -150,6 +156,36 @@ export const ProductDetailView = Type.Object(
   },
   { $id: 'ProductDetail', additionalProperties: false },
 );
+
+/**
+ * A sync feed entry for a product that went away from the caller (docs/products.md "Sync feed");
+ * appears only under changes=true.
+ */
+export const ProductTombstoneView = Type.Object(
+  {
+    id: Type.Integer({ description: 'The product id.' }),
+    removed: Type.Literal(true, { description: 'Always true: remove your copy of this product.' }),
+    reason: Type.Union([Type.Literal('deleted'), Type.Literal('hidden')], {
+      description: 'deleted: the product was deleted. hidden: it left your role\'s view (unpublished, for keys that see published products only; or a draft, after your key\'s role lost sight of drafts).',
+    }),
+    at: Type.String({
+      format: 'date-time',
+      description: 'When it went away, six fractional digits, UTC: the sync order position of this entry (for a role change, the cycle\'s updatedAfter).',
+    }),
+  },
+  {
+    $id: 'ProductTombstone',
+    additionalProperties: false,
+    description: 'Appears in sync pages only with changes=true: the product with this id is no longer yours to keep.',
+  },
+);
+
+export interface ProductTombstone {
+  id: number;
+  removed: true;
+  reason: 'deleted' | 'hidden';
+  at: string;
+}
 
 export interface ProductSummary {
   id: number;
