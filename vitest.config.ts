@@ -12,7 +12,10 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 3,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Timeouts only catch a hang: a test waits for what it means (expect.poll, outbox rows), never
+    // for a deadline, so these are generous enough for a two-core machine busy with other work.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    expect: { poll: { timeout: 30_000, interval: 25 } },
   },
 });

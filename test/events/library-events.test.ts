@@ -4,13 +4,19 @@ import { createEventWorld, type EventWorld } from '../support/event-world.ts';
 import { given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
+import { writtenDeliveries } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
+
+/*
+ * Library events received by a real HTTP receiver: a material subscription on `/m` and a folder
+ * subscription on `/f` for folder /a. Every test imports a file of its own into /a/b and follows
+ * only that file's events, so the tests hold in any order and alone.
+ */
 
 let world: EventWorld;
 let files: Awaited<ReturnType<typeof tempDir>>;
 let storage: Awaited<ReturnType<typeof tempDir>>;
 let member: number;
-let imported: { id: number; folderIds: number[] };
 let folderA: number;
 let folderB: number;
 let elsewhere: number;
@@ -22,7 +28,7 @@ beforeAll(async () => {
   await world.startWorkers();
   member = (await given(world.env).member(world.team, 'Ann')).userId;
   await writeImage(join(files.path, 'red.png'), { width: 40, height: 30, colour: '#ff0000', format: 'png' });
-  // folders first (an import creates them), then the subscriptions, then the import that is observed
+  // folders first (an import creates them), then the subscriptions; the tests' own imports are observed
   const setup = await given(world.env).libraryFile(world.team, { file: join(files.path, 'red.png'), folder: '/a/b', name: 'setup.png' });
   [folderA, folderB] = setup.folderIds as [number, number];
   elsewhere = (await given(world.env).libraryFile(world.team, { file: join(files.path, 'red.png'), folder: '/elsewhere', name: 'other.png' })).folderIds[0]!;
@@ -35,7 +41,6 @@ beforeAll(async () => {
   expect(material.body.code).toBe('0');
   const folder = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [folderA], callbackUrl: `${world.receiver.url}/f` } });
   expect(folder.body.code).toBe('0');
-  imported = await given(world.env).libraryFile(world.team, { file: join(files.path, 'red.png'), folder: '/a/b', name: 'red.png', user: member, tags: ['sale'], description: 'first' });
 });
 afterAll(async () => {
   await world.close();
@@ -43,19 +48,31 @@ afterAll(async () => {
   await storage.remove();
 });
 
-const on = (path: string) => world.receiver.received.filter((r) => r.path === path);
+/** Imports red.png into /a/b as the member, tagged `sale` and described `first`: a file of the test's own. */
+async function importFile(name: string): Promise<{ id: number; folderIds: number[] }> {
+  return given(world.env).libraryFile(world.team, { file: join(files.path, 'red.png'), folder: '/a/b', name, user: member, tags: ['sale'], description: 'first' });
+}
 
-async function next(path: string, count: number): Promise<Received[]> {
-  const deadline = Date.now() + 10_000;
-  while (on(path).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return on(path);
+/** Whether an event body on `path` is about the file: a material event names it first, a folder event lists it first among its assets. */
+const isAbout = (path: string, fileId: number) => (at: string, body: any) =>
+  at === path && (path === '/m' ? body.payload?.materialIds?.[0] === fileId : body.assets?.[0]?.id === fileId);
+
+/** The events about the file received on `path`, once at least `count` have arrived. */
+async function eventsAbout(path: string, fileId: number, count: number): Promise<Received[]> {
+  const about = isAbout(path, fileId);
+  const mine = () => world.receiver.received.filter((r) => about(r.path, r.body));
+  await expect.poll(() => mine().length).toBeGreaterThanOrEqual(count);
+  return mine();
 }
 
 const EDIT = 'mutation($id: Int!, $input: LibraryFilePatchInput!) { updateLibraryFile(id: $id, input: $input) { id } }';
+const MOVE = 'mutation($id: Int!, $f: Int) { moveLibraryFile(id: $id, folderId: $f) { id } }';
+const DELETE = 'mutation($id: Int!) { deleteLibraryFile(id: $id) { id } }';
 
 describe('events of an import into a folder (issue 13 item 2)', () => {
   it('sends MATERIAL_INBOUND_COMPLETED with source UPLOAD_ASSETS, uploadResults, materialIds and the initiating member', async () => {
-    const [inbound] = await next('/m', 1);
+    const imported = await importFile('inbound.png');
+    const [inbound] = await eventsAbout('/m', imported.id, 1);
     expect(inbound!.body).toEqual({
       eventId: expect.any(String),
       eventType: 'MATERIAL_INBOUND_COMPLETED',
@@ -64,7 +81,7 @@ describe('events of an import into a folder (issue 13 item 2)', () => {
       payload: {
         source: 'UPLOAD_ASSETS',
         initiatorUserId: String(member),
-        uploadResults: [{ id: imported.id, name: 'red.png', extension: 'png', size: 1, width: 40, height: 30, uploadStatus: 'SUCCESS' }],
+        uploadResults: [{ id: imported.id, name: 'inbound.png', extension: 'png', size: 1, width: 40, height: 30, uploadStatus: 'SUCCESS' }],
         materialIds: [imported.id],
       },
       sequence: 1,
@@ -72,12 +89,14 @@ describe('events of an import into a folder (issue 13 item 2)', () => {
   });
 
   it('then MATERIAL_ADDED_TO_FOLDER for the new relation, in the same line', async () => {
-    const got = await next('/m', 2);
+    const imported = await importFile('added.png');
+    const got = await eventsAbout('/m', imported.id, 2);
     expect(got[1]!.body).toMatchObject({ eventType: 'MATERIAL_ADDED_TO_FOLDER', payload: { materialIds: [imported.id], folderIds: [folderB] }, sequence: 2 });
   });
 
   it('sends FOLDER_CONTENT_UPDATE type ADD to the subscribed ancestor folder, with the MaterialCallbackDTO', async () => {
-    const [update] = await next('/f', 1);
+    const imported = await importFile('folder-add.png');
+    const [update] = await eventsAbout('/f', imported.id, 1);
     expect(update!.body).toEqual({
       eventId: expect.any(String),
       eventType: 'FOLDER_CONTENT_UPDATE',
@@ -90,7 +109,7 @@ describe('events of an import into a folder (issue 13 item 2)', () => {
           id: imported.id,
           parentIds: [folderA, folderB],
           userId: String(member),
-          name: 'red.png',
+          name: 'folder-add.png',
           downloadUrl: null,
           source: 2,
           link: null,
@@ -105,74 +124,77 @@ describe('events of an import into a folder (issue 13 item 2)', () => {
         },
       ],
       orgId: world.team.teamId,
-      sequence: 1,
+      // the folder's line holds every file's events in it, in commit order
+      sequence: expect.any(Number),
     });
   });
 });
 
 describe('events of library edits through GraphQL', () => {
-  it('sends MATERIAL_METADATA_UPDATED BASIC with only the changed fields, and folder UPDATE', async () => {
-    const before = on('/m').length;
+  it('sends MATERIAL_METADATA_UPDATED BASIC with only the changed fields, and folder UPDATE next in the folder line', async () => {
+    const imported = await importFile('rename.png');
+    const [add] = await eventsAbout('/f', imported.id, 1);
     const res = await graphql(world.env, world.key.key, EDIT, { id: imported.id, input: { name: 'crimson.png', description: 'first' } });
     expect(res.body.errors).toBeUndefined();
-    const got = await next('/m', before + 1);
-    expect(got[before]!.body).toMatchObject({
+    const got = await eventsAbout('/m', imported.id, 3);
+    expect(got[2]!.body).toMatchObject({
       eventType: 'MATERIAL_METADATA_UPDATED',
       actor: { kind: 'key', id: world.key.keyId },
       payload: { changeType: 'BASIC', materialIds: [imported.id], materials: [{ materialId: imported.id, name: 'crimson.png' }] },
     });
-    expect(got[before]!.body.payload.materials[0]).not.toHaveProperty('description');
-    const folder = await next('/f', 2);
-    expect(folder[1]!.body).toMatchObject({ type: 'UPDATE', folderId: folderA, assets: [{ id: imported.id, name: 'crimson.png' }], sequence: 2 });
+    expect(got[2]!.body.payload.materials[0]).not.toHaveProperty('description');
+    const folder = await eventsAbout('/f', imported.id, 2);
+    expect(folder[1]!.body).toMatchObject({ type: 'UPDATE', folderId: folderA, assets: [{ id: imported.id, name: 'crimson.png' }], sequence: add!.body.sequence + 1 });
   });
 
   it('sends changeType TAGS with tagIds and tagNames when tags change', async () => {
-    const before = on('/m').length;
+    const imported = await importFile('tags.png');
     await graphql(world.env, world.key.key, EDIT, { id: imported.id, input: { tags: ['sale', 'warm'] } });
-    const got = await next('/m', before + 1);
-    expect(got[before]!.body.payload).toEqual({
+    const got = await eventsAbout('/m', imported.id, 3);
+    expect(got[2]!.body.payload).toEqual({
       changeType: 'TAGS',
       materialIds: [imported.id],
       materials: [{ materialId: imported.id, tagIds: expect.any(Array), tagNames: ['sale', 'warm'] }],
     });
-    expect(got[before]!.body.payload.materials[0].tagIds).toHaveLength(2);
+    expect(got[2]!.body.payload.materials[0].tagIds).toHaveLength(2);
   });
 
   it('sends nothing for an edit that is refused', async () => {
-    // earlier edits' deliveries (the folder UPDATEs) may still be on their way: let them land first
-    const unfinished = async () => (await world.env.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from webhook_deliveries where status in ('pending', 'delivering')`))[0]!.n;
-    for (let i = 0; i < 200 && (await unfinished()) > 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(await unfinished()).toBe(0);
-    const before = world.receiver.received.length;
+    const imported = await importFile('refused.png');
+    const written = async () => (await writtenDeliveries(world.env, world.team.teamId)).filter((d) => isAbout(d.path, imported.id)(d.path, d.body));
+    const before = await written();
     const res = await graphql(world.env, world.key.key, EDIT, { id: imported.id, input: { score: 9 } });
     expect(res.body.errors[0].extensions.code).toBe('validation_failed');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(world.receiver.received.length).toBe(before);
+    // the import's own events only: the refused edit wrote none (support/outbox.ts)
+    expect(await written()).toEqual(before);
   });
 
   it('sends MATERIAL_ADDED_TO_FOLDER and folder DELETE (identifying fields only) for a move out of the subscribed subtree', async () => {
-    const before = on('/m').length;
-    const res = await graphql(world.env, world.key.key, 'mutation($id: Int!, $f: Int) { moveLibraryFile(id: $id, folderId: $f) { id } }', { id: imported.id, f: elsewhere });
+    const imported = await importFile('moved.png');
+    const [add] = await eventsAbout('/f', imported.id, 1);
+    const res = await graphql(world.env, world.key.key, MOVE, { id: imported.id, f: elsewhere });
     expect(res.body.errors).toBeUndefined();
-    const got = await next('/m', before + 1);
-    expect(got[before]!.body.payload).toEqual({ materialIds: [imported.id], folderIds: [elsewhere] });
-    // ADD (import), UPDATE (rename), UPDATE (tags), then this DELETE
-    const folder = await next('/f', 4);
-    expect(folder[3]!.body).toMatchObject({ type: 'DELETE', folderId: folderA, assets: [{ id: imported.id, parentIds: [folderA, folderB], name: 'crimson.png' }], sequence: 4 });
-    expect(Object.keys(folder[3]!.body.assets[0])).toEqual(['id', 'parentIds', 'name']);
+    // INBOUND_COMPLETED and ADDED_TO_FOLDER of the import, then this move's ADDED_TO_FOLDER
+    const got = await eventsAbout('/m', imported.id, 3);
+    expect(got[2]!.body.payload).toEqual({ materialIds: [imported.id], folderIds: [elsewhere] });
+    const folder = await eventsAbout('/f', imported.id, 2);
+    expect(folder[1]!.body).toMatchObject({ type: 'DELETE', folderId: folderA, assets: [{ id: imported.id, parentIds: [folderA, folderB], name: 'moved.png' }], sequence: add!.body.sequence + 1 });
+    expect(Object.keys(folder[1]!.body.assets[0])).toEqual(['id', 'parentIds', 'name']);
   });
 
   it('sends MATERIAL_DELETED with deleteAction RECYCLE and the snapshot before deletion', async () => {
-    const before = on('/m').length;
-    await graphql(world.env, world.key.key, 'mutation($id: Int!) { deleteLibraryFile(id: $id) { id } }', { id: imported.id });
-    const got = await next('/m', before + 1);
-    expect(got[before]!.body.payload).toEqual({
+    const imported = await importFile('deleted.png');
+    await graphql(world.env, world.key.key, EDIT, { id: imported.id, input: { tags: ['sale', 'warm'] } });
+    await graphql(world.env, world.key.key, MOVE, { id: imported.id, f: elsewhere });
+    await graphql(world.env, world.key.key, DELETE, { id: imported.id });
+    const got = await eventsAbout('/m', imported.id, 5);
+    expect(got[4]!.body.payload).toEqual({
       materialIds: [imported.id],
       deleteAction: 'RECYCLE',
       materials: [
         {
           materialId: imported.id,
-          name: 'crimson.png',
+          name: 'deleted.png',
           materialType: 'IMAGE',
           extension: 'png',
           tagIds: expect.any(Array),
@@ -185,8 +207,21 @@ describe('events of library edits through GraphQL', () => {
     });
   });
 
-  it('keeps one material line: every event of the file arrived in commit order with sequences 1, 2, 3, ...', async () => {
-    const mine = on('/m').filter((r) => r.body.payload.materialIds?.[0] === imported.id);
-    expect(mine.map((r) => r.body.sequence)).toEqual(mine.map((_r, i) => i + 1));
+  it('keeps one material line: every event of the file arrives in commit order with sequences 1, 2, 3, ...', async () => {
+    const imported = await importFile('line.png');
+    await graphql(world.env, world.key.key, EDIT, { id: imported.id, input: { name: 'line-renamed.png' } });
+    await graphql(world.env, world.key.key, EDIT, { id: imported.id, input: { tags: ['sale', 'warm'] } });
+    await graphql(world.env, world.key.key, MOVE, { id: imported.id, f: elsewhere });
+    await graphql(world.env, world.key.key, DELETE, { id: imported.id });
+    const mine = await eventsAbout('/m', imported.id, 6);
+    expect(mine.map((r) => [r.body.eventType, r.body.payload.changeType])).toEqual([
+      ['MATERIAL_INBOUND_COMPLETED', undefined],
+      ['MATERIAL_ADDED_TO_FOLDER', undefined],
+      ['MATERIAL_METADATA_UPDATED', 'BASIC'],
+      ['MATERIAL_METADATA_UPDATED', 'TAGS'],
+      ['MATERIAL_ADDED_TO_FOLDER', undefined],
+      ['MATERIAL_DELETED', undefined],
+    ]);
+    expect(mine.map((r) => r.body.sequence)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });

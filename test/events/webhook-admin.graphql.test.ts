@@ -6,6 +6,7 @@ import { runCli } from '../support/cli.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
+import { until } from '../support/wait.ts';
 
 let world: EventWorld;
 let usableKey: GivenKey;
@@ -17,15 +18,6 @@ const ENDPOINTS = '{ webhookEndpoints { id url apiKeyId state disabledReason sec
 async function emit(materialId: number, key: GivenKey = world.key): Promise<void> {
   const ctx = await given(world.env).ctx(key);
   await inTransaction(ctx, (tx) => recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: `material:${materialId}`, fields: { payload: { materialIds: [materialId] } } }));
-}
-
-async function until<T>(read: () => T | Promise<T>, accept: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 beforeAll(async () => {
