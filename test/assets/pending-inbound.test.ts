@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import type { EventWorld } from '../support/event-world.ts';
 import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
@@ -17,9 +17,6 @@ import type { Received } from '../support/webhook-receiver.ts';
  * PENDING_INBOUND_CONFIRM, received by a real HTTP receiver) or discarded, through GraphQL and the
  * operator CLI; bad ids change nothing and write no event; every team sees only its own.
  */
-
-// each CLI run is a fresh Node process; on a loaded machine that can take a while
-vi.setConfig({ testTimeout: 120_000 });
 
 let lib: LibraryEventWorld;
 let world: EventWorld;

@@ -45,6 +45,3 @@ export async function spawnCli(args: string[], env: Record<string, string>): Pro
     child.on('close', (code) => resolve({ code, stdout, stderr, json: parsed(stdout) }));
   });
 }
-
-/** How long a test that spawns Node processes may take: each start is 1-3 s on a busy two-core machine. */
-export const SPAWNING_TEST_TIMEOUT_MS = 120_000;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { expect } from 'vitest';
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -39,14 +40,14 @@ export async function privateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     async start() {
       spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--dir', '/tmp'], { stdio: 'ignore' });
-      for (let i = 0; i < 100 && !(await ping()); i++) await new Promise((r) => setTimeout(r, 50));
+      await expect.poll(ping).toBe(true);
     },
     async stop() {
       const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       client.on('error', () => {});
       await client.connect().then(() => client.call('shutdown', 'nosave')).catch(() => undefined);
       client.disconnect();
-      for (let i = 0; i < 100 && (await ping()); i++) await new Promise((r) => setTimeout(r, 50));
+      await expect.poll(ping).toBe(false);
     },
   };
   await redis.start();
