@@ -7,6 +7,7 @@ import { createEventWorld, type EventWorld } from '../support/event-world.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { privateRedis, type PrivateRedis } from '../support/private-redis.ts';
+import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -36,9 +37,9 @@ async function emit(materialId: number): Promise<void> {
 
 const on = (path: string) => world.receiver.received.filter((r) => r.path === path);
 
-/** Waits until `read` counts at least `target`. */
+/** Waits until `read` counts at least `target`; the worker processes doing the work may still be starting. */
 async function until(read: () => number, target: number): Promise<void> {
-  await expect.poll(read).toBeGreaterThanOrEqual(target);
+  await expect.poll(read, { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 }).toBeGreaterThanOrEqual(target);
 }
 
 /** The deliveries to the endpoint at `path`: how many there are in each status, and how many attempts they have taken in all. */
@@ -89,7 +90,7 @@ describe('delivery faults (private Redis and worker processes)', () => {
     expect(on('/redis').map((r) => r.body.payload.materialIds[0]).sort()).toEqual([1, 2, 3]);
     await world.workers!.close();
     world.workers = null;
-  }, 120_000);
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it('delivers again, with the same eventId, an event whose worker was killed mid-attempt', async () => {
     await subscribe('/killed');
@@ -108,7 +109,7 @@ describe('delivery faults (private Redis and worker processes)', () => {
         `select d.status, d.attempts from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.url like '%/killed'`,
       ))[0];
     await expect.poll(statusOf).toEqual({ status: 'succeeded', attempts: 2 });
-  }, 120_000);
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it('delivers each event once per success with two worker processes running', async () => {
     await subscribe('/two');
@@ -121,5 +122,5 @@ describe('delivery faults (private Redis and worker processes)', () => {
     const ids = on('/two').map((r) => r.body.eventId);
     expect(ids).toHaveLength((await deliveriesTo('/two')).attempts);
     expect(new Set(ids).size).toBe(30);
-  }, 120_000);
+  }, SPAWNING_TEST_TIMEOUT_MS);
 });
