@@ -133,7 +133,7 @@ async function openDatabase(): Promise<Facts> {
   return facts as Facts;
 }
 
-/** The route's statements (src/core/assets/asset-lookup.ts, name filter only; LibraryService.mediaFor), `$n` placeholders. */
+/** The route's statements (src/core/assets/files/asset-lookup.ts, name filter only; LibraryService.mediaFor), `$n` placeholders. */
 const FROM = `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
   where f.team_id = $1 and f.deleted_at is null and lower(f.name) like $2 escape '\\'`;
 const COUNT_SQL = `select count(*)::int as n ${FROM}`;

@@ -3,7 +3,7 @@ import type { Core } from '../src/core/core.ts';
 import { purgeExpiredActivity } from '../src/core/catalogue/activity/activity-records.ts';
 import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts';
 import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
-import type { ValidityCheckResult } from '../src/core/assets/file-validity.ts';
+import type { ValidityCheckResult } from '../src/core/assets/files/file-validity.ts';
 
 /** Housekeeping jobs: idempotency records past their 24-hour window, events past their 30-day replay window, activity records past their retention; the daily validity check. */
 export function maintenanceProcessor(core: Core) {

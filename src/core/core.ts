@@ -1,37 +1,37 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { AccessService } from './access/access.service.ts';
-import { CategoryIconService } from './assets/category-icon.service.ts';
-import { DerivativeCache } from './assets/derivatives.ts';
-import { FileDeliveryService } from './assets/file-delivery.ts';
-import { FolderEditService } from './assets/folder-edit.ts';
-import { LibraryEditService } from './assets/library-edit.ts';
+import { CategoryIconService } from './catalogue/categories/category-icon.service.ts';
+import { DerivativeCache } from './assets/delivery/derivatives.ts';
+import { FileDeliveryService } from './assets/delivery/file-delivery.ts';
+import { FolderEditService } from './assets/folders/folder-edit.ts';
+import { LibraryEditService } from './assets/files/library-edit.ts';
 import { RecycleBinService } from './assets/recycle-bin/recycle-bin.service.ts';
 import { VersionLineService } from './assets/versions/version-lines.service.ts';
-import { LibraryImportService } from './assets/import.ts';
-import { PendingInboundService } from './assets/pending-inbound.ts';
-import { LibraryService } from './assets/library.service.ts';
-import { LinkSigner } from './assets/links.ts';
-import { PreviewCache } from './assets/previews.ts';
+import { LibraryImportService } from './assets/imports/import.ts';
+import { PendingInboundService } from './assets/pending-inbound/pending-inbound.ts';
+import { LibraryService } from './assets/files/library.service.ts';
+import { LinkSigner } from './assets/delivery/links.ts';
+import { PreviewCache } from './assets/delivery/previews.ts';
 import { AssetSearchService } from './assets/search/asset-search.service.ts';
-import { ShareService } from './assets/shares/share.service.ts';
+import { FolderShareService } from './assets/shares/folder-share.service.ts';
 import { VersionedMemo } from './platform/versioned-memo.ts';
 import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search-sql.ts';
-import { LocalDiskStorage, type Storage } from './assets/storage.ts';
+import { LocalDiskStorage, type Storage } from './assets/storage/storage.ts';
 import { ApprovalEngine } from './approvals/task-engine.ts';
 import { ApprovalTaskService } from './approvals/task.service.ts';
-import { ApprovalTemplateService } from './approvals/template.service.ts';
+import { ApprovalTemplateService } from './approvals/approval-template.service.ts';
 import { activityPage, purgeActivity } from './catalogue/activity/activity-records.ts';
 import { BrandService } from './catalogue/brands/brand.service.ts';
-import { FileValidityService } from './assets/file-validity.ts';
-import { CustomFieldTemplateService } from './assets/custom-metadata/field-templates.ts';
+import { FileValidityService } from './assets/files/file-validity.ts';
+import { CustomFieldTemplateService } from './assets/custom-metadata/custom-field-templates.ts';
 import { FileCustomFieldService } from './assets/custom-metadata/file-custom-fields.ts';
 import { FileMetadataService } from './assets/custom-metadata/file-metadata.ts';
 import { MetadataFieldService } from './assets/custom-metadata/metadata-fields.ts';
 import { ProductDownloads } from './catalogue/products/product-downloads.ts';
 import { ProductSharePages } from './catalogue/products/product-share-page.ts';
-import { ProductShares } from './catalogue/products/product-shares.ts';
+import { ProductShareService } from './catalogue/products/product-shares.ts';
 import { DeliveryService } from './events/delivery.service.ts';
 import { SubscriptionService } from './events/subscription.service.ts';
 import { WebhookAdminService } from './events/webhook-admin.service.ts';
@@ -39,7 +39,7 @@ import { OutboundGuard } from './platform/outbound/outbound-guard.ts';
 import { AttemptLimiter } from './platform/attempt-limiter.ts';
 import { CategoryService } from './catalogue/categories/category.service.ts';
 import { ProductService } from './catalogue/products/product.service.ts';
-import { TemplateService } from './catalogue/templates/template.service.ts';
+import { InformationTemplateService } from './catalogue/templates/information-template.service.ts';
 import type { Actor, Ctx } from './platform/ctx.ts';
 import { withLazyUnitOfWork } from './platform/sql.ts';
 
@@ -68,7 +68,7 @@ export interface Core {
 export interface CatalogueServices {
   brands: BrandService;
   categories: CategoryService;
-  templates: TemplateService;
+  templates: InformationTemplateService;
   /** Products: drafts, media, listing, sync, lifecycle (docs/products.md). */
   products: ProductService;
   categoryIcons: CategoryIconService;
@@ -77,7 +77,7 @@ export interface CatalogueServices {
   /** Product downloads: records and the files a ZIP streams (docs/products.md). */
   downloads: ProductDownloads;
   /** Product shares: create, list, revoke (docs/products.md "Shares"). */
-  productShares: ProductShares;
+  productShares: ProductShareService;
   /** The page a product share's link opens, for people without an API key. */
   sharePages: ProductSharePages;
 }
@@ -110,7 +110,7 @@ export interface AssetServices {
   /** How many files carry each tag, for the walk of a tags-only search (docs/search.md). */
   tagFileCounts: TagFileCounts;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
-  shares: ShareService;
+  shares: FolderShareService;
   /** Signs and verifies `/files/...` links. */
   links: LinkSigner;
   /** Derived preview images, cached in storage. */
@@ -147,7 +147,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const categories = new CategoryService({ icons: categoryIcons });
   // spec 3.2: a brand with live categories is not deleted (brand_has_dependents)
   brands.addDependentCheck((tx, brandId) => categories.hasLiveInBrand(tx, brandId));
-  const templates = new TemplateService();
+  const templates = new InformationTemplateService();
   const links = new LinkSigner(config.linkSigningSecret, config.publicBaseUrl);
   const previews = new PreviewCache(storage);
   const derivatives = new DerivativeCache(storage);
@@ -179,7 +179,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const readVisibleProduct = (ctx: Ctx, id: number) => products.readVisible(ctx, id);
   const recycleBin = new RecycleBinService(storage);
   const downloads = new ProductDownloads({ storage, readVisible: readVisibleProduct });
-  const productShares = new ProductShares({ secret: config.linkSigningSecret, publicBaseUrl: config.publicBaseUrl, readVisible: readVisibleProduct });
+  const productShares = new ProductShareService({ secret: config.linkSigningSecret, publicBaseUrl: config.publicBaseUrl, readVisible: readVisibleProduct });
   return {
     orm,
     config,
@@ -209,7 +209,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       searchTotals,
       colourMatches,
       tagFileCounts,
-      shares: new ShareService({ signer: links, limiter: attemptLimiter }),
+      shares: new FolderShareService({ signer: links, limiter: attemptLimiter }),
       links,
       previews,
       derivatives,

@@ -1,5 +1,5 @@
 import type { ArgBuilder, OutputRef } from '@pothos/core';
-import type { Versioned } from '../core/catalogue/brands/brand.service.ts';
+import type { Versioned } from '../core/platform/etag.ts';
 import type { CreateOutcome } from '../core/platform/idempotency.ts';
 import type { Page } from '../core/platform/pagination.ts';
 import { withoutNulls } from './args.ts';

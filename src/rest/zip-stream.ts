@@ -1,6 +1,6 @@
 import { Readable, type Writable } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import type { ObjectReader } from '../core/assets/storage.ts';
+import type { ObjectReader } from '../core/assets/storage/storage.ts';
 
 /**
  * One entry of a streamed ZIP: its name, its exact size, and its bytes opened only when the archive

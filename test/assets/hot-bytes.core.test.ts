@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { HotBytes } from '../../src/core/assets/hot-bytes.ts';
+import { HotBytes } from '../../src/core/assets/delivery/hot-bytes.ts';
 
 const opened = (text: string) => ({ stream: Readable.from([Buffer.from(text)]), size: Buffer.byteLength(text) });
 async function read(stream: Readable): Promise<string> {

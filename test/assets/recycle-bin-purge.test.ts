@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { objectKey } from '../../src/core/assets/import.ts';
-import { previewKey } from '../../src/core/assets/previews.ts';
+import { objectKey } from '../../src/core/assets/imports/import.ts';
+import { previewKey } from '../../src/core/assets/delivery/previews.ts';
 import { runCli } from '../support/cli.ts';
 import type { EventWorld } from '../support/event-world.ts';
 import { given, type GivenKey } from '../support/given.ts';

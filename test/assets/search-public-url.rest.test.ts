@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derivativeKey, resolveRecipe } from '../../src/core/assets/derivatives.ts';
+import { derivativeKey, resolveRecipe } from '../../src/core/assets/delivery/derivatives.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';

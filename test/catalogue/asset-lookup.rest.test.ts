@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lookupAssets } from '../../src/core/assets/asset-lookup.ts';
+import { lookupAssets } from '../../src/core/assets/files/asset-lookup.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { send } from '../support/http.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';

@@ -2,7 +2,7 @@ import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
-import { objectKey } from '../../src/core/assets/import.ts';
+import { objectKey } from '../../src/core/assets/imports/import.ts';
 import { zipEntryNames } from '../../src/core/catalogue/products/product-downloads.ts';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';

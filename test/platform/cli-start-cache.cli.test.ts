@@ -9,7 +9,7 @@ import { adminUrl, databaseUrlFor } from '../support/databases.ts';
 import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 /*
- * How the operator CLI starts: its caches (src/cli/start-cache.ts) live in Node's compile cache
+ * How the operator CLI starts: its caches (src/start-cache.ts) live in Node's compile cache
  * directory, and a stale or broken resolution cache must cost speed only, never a run; the
  * migration check reads the migrations table and migrates only when something is pending.
  */

@@ -1,6 +1,6 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { describe, expect, it } from 'vitest';
-import { MediaObject } from '../../src/core/assets/library.schemas.ts';
+import { MediaObject } from '../../src/core/assets/files/library.schemas.ts';
 import { ProductSummaryView } from '../../src/core/catalogue/products/product.schemas.ts';
 import { nullableAwareSerializerFactory, withNullableFlags } from '../../src/rest/serializer.ts';
 

@@ -4,7 +4,7 @@ import { text } from 'node:stream/consumers';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
-import type { ObjectReader } from '../../src/core/assets/storage.ts';
+import type { ObjectReader } from '../../src/core/assets/storage/storage.ts';
 import { ZIP_CHUNK_BYTES, ZIP_RING_SIZE, zipArchive, zipStream, type ZipEntry } from '../../src/rest/zip-stream.ts';
 
 /** Everything a stream yields, or the error that destroyed it. */

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ApprovalTemplateService } from '../../core/approvals/template.service.ts';
+import { ApprovalTemplateService } from '../../core/approvals/approval-template.service.ts';
 import { WebhookAdminService } from '../../core/events/webhook-admin.service.ts';
 import { DomainError } from '../../core/platform/errors.ts';
 import { asMember, idFlag } from '../command.ts';

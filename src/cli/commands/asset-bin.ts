@@ -1,5 +1,5 @@
 import { RecycleBinService } from '../../core/assets/recycle-bin/recycle-bin.service.ts';
-import { LocalDiskStorage } from '../../core/assets/storage.ts';
+import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
 import { asMember, given, idFlag, idsFlag, numberFlag, type Cli } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 

@@ -1,5 +1,5 @@
-import { FileValidityService } from '../../core/assets/file-validity.ts';
-import type { LibraryEditService } from '../../core/assets/library-edit.ts';
+import { FileValidityService } from '../../core/assets/files/file-validity.ts';
+import type { LibraryEditService } from '../../core/assets/files/library-edit.ts';
 import type { AssetItem } from '../../core/assets/search/search.schemas.ts';
 import type { Ctx } from '../../core/platform/ctx.ts';
 import { asMember, idFlag, numberFlag, type Cli, type Flags } from '../command.ts';

@@ -1,4 +1,4 @@
-import { CustomFieldTemplateService } from '../../core/assets/custom-metadata/field-templates.ts';
+import { CustomFieldTemplateService } from '../../core/assets/custom-metadata/custom-field-templates.ts';
 import { FileCustomFieldService } from '../../core/assets/custom-metadata/file-custom-fields.ts';
 import { FileMetadataService } from '../../core/assets/custom-metadata/file-metadata.ts';
 import { MetadataFieldService } from '../../core/assets/custom-metadata/metadata-fields.ts';

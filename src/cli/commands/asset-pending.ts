@@ -1,6 +1,6 @@
-import { LibraryImportService } from '../../core/assets/import.ts';
-import { PendingInboundService } from '../../core/assets/pending-inbound.ts';
-import { LocalDiskStorage } from '../../core/assets/storage.ts';
+import { LibraryImportService } from '../../core/assets/imports/import.ts';
+import { PendingInboundService } from '../../core/assets/pending-inbound/pending-inbound.ts';
+import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
 import { given, idsFlag, numberFlag, type Cli, type Flags } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 

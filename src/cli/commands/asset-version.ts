@@ -1,6 +1,6 @@
-import { LibraryImportService } from '../../core/assets/import.ts';
+import { LibraryImportService } from '../../core/assets/imports/import.ts';
 import { RecycleBinService } from '../../core/assets/recycle-bin/recycle-bin.service.ts';
-import { LocalDiskStorage } from '../../core/assets/storage.ts';
+import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
 import { VersionLineService } from '../../core/assets/versions/version-lines.service.ts';
 import { asMember, idFlag, type Cli } from '../command.ts';
 import type { Handlers } from '../registry.ts';

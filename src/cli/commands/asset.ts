@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
-import { LibraryImportService } from '../../core/assets/import.ts';
-import { LocalDiskStorage } from '../../core/assets/storage.ts';
+import { LibraryImportService } from '../../core/assets/imports/import.ts';
+import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { given, idFlag, numberFlag, type Cli, type Flags } from '../command.ts';
 import type { Handlers } from '../registry.ts';
@@ -17,7 +17,7 @@ function services(cli: Cli) {
   const imports = new LibraryImportService(storage);
   return {
     imports,
-    pending: async () => new (await import('../../core/assets/pending-inbound.ts')).PendingInboundService({ imports, storage }),
+    pending: async () => new (await import('../../core/assets/pending-inbound/pending-inbound.ts')).PendingInboundService({ imports, storage }),
     versionLines: async () => {
       const [{ VersionLineService }, { RecycleBinService }] = await Promise.all([import('../../core/assets/versions/version-lines.service.ts'), import('../../core/assets/recycle-bin/recycle-bin.service.ts')]);
       return new VersionLineService({ recycleBin: new RecycleBinService(storage), imports });

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { invalid } from '../platform/errors.ts';
 import { OutboundFailedError, OutboundRefusedError, type OutboundGuard } from '../platform/outbound/outbound-guard.ts';
-import { objectKey } from '../assets/import.ts';
-import type { Storage } from '../assets/storage.ts';
+import { objectKey } from '../assets/imports/import.ts';
+import type { Storage } from '../assets/storage/storage.ts';
 
 /** A downloaded asset, in a temporary file until the task that reviews it commits. */
 export interface DownloadedAsset {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { objectKey } from '../assets/import.ts';
+import { objectKey } from '../assets/imports/import.ts';
 import { pinAllStoredBytes, releaseBytes } from '../assets/recycle-bin/stored-bytes.ts';
-import type { Storage } from '../assets/storage.ts';
+import type { Storage } from '../assets/storage/storage.ts';
 import type { Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
 import type { OutboundGuard } from '../platform/outbound/outbound-guard.ts';
@@ -14,7 +14,7 @@ import { downloadAssets, localAssets, storeAssets, type DownloadedAsset } from '
 import { planResubmission } from './resubmission.ts';
 import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
 import { lockTask, taskAssetCount, visitOf, type ApprovalEngine } from './task-engine.ts';
-import type { ApprovalTemplateService } from './template.service.ts';
+import type { ApprovalTemplateService } from './approval-template.service.ts';
 import { requireMembers } from './workflow.ts';
 
 const checkCreate = compileInput(CreateApprovalInput);

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from './errors.ts';
 
+/** A resource as a read or a write answers it, with the ETag its next If-Match must name. */
+export interface Versioned<T> {
+  data: T;
+  etag: string;
+}
+
 /**
  * A strong ETag over a resource's full representation, so any change a client could see changes it.
  * Computed in the core because If-Match is checked there, against the row locked for the write.

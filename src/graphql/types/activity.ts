@@ -4,7 +4,7 @@ import { withoutNulls } from '../args.ts';
 import { pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { pageArgs, pageQuery, pageType, type ObjectFieldBuilder } from '../shapes.ts';
-import { JsonRef } from './library.ts';
+import { JsonRef } from './json.ts';
 
 /** Who made a write and when, as a history entry and an activity record both tell it; `noun` is what the type calls the write. */
 function writerFields<Shape extends ProductHistoryItem | ActivityItem>(t: ObjectFieldBuilder<Shape>, noun: 'change' | 'write') {

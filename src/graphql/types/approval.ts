@@ -1,9 +1,9 @@
-import type { ApprovalTemplateView } from '../../core/approvals/template.service.ts';
+import type { ApprovalTemplateView } from '../../core/approvals/approval-template.service.ts';
 import type { TaskStatusView } from '../../core/approvals/task.service.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import { RFC3339_MICROS, timestampFields } from '../shapes.ts';
-import { JsonRef } from './library.ts';
+import { JsonRef } from './json.ts';
 
 const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').implement({
   description: 'An approval template (spec 2.7; `POST /approval` listTemplates returns the same). docs/approvals.md describes the workflow.',

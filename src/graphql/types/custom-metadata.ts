@@ -12,7 +12,8 @@ import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { withoutNulls } from '../args.ts';
 import { RFC3339_MICROS } from '../shapes.ts';
-import { AssetItemRef, JsonRef } from './library.ts';
+import { AssetItemRef } from './asset-item.ts';
+import { JsonRef } from './json.ts';
 
 /*
  * Custom metadata fields, custom field templates and the values files carry (docs/library.md

@@ -1,7 +1,7 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
-import type { MediaObject } from '../../core/assets/library.schemas.ts';
-import type { Versioned } from '../../core/catalogue/brands/brand.service.ts';
+import type { MediaObject } from '../../core/assets/files/library.schemas.ts';
+import type { Versioned } from '../../core/platform/etag.ts';
 import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/products/product-projection.ts';
 import type { ProductSummary } from '../../core/catalogue/products/product.schemas.ts';
 import type { TemplateVersionView } from '../../core/catalogue/templates/template.schemas.ts';

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
-import { AssetLookupItem, AssetLookupQuery } from '../../core/assets/asset-lookup.ts';
+import { AssetLookupItem, AssetLookupQuery } from '../../core/assets/files/asset-lookup.ts';
 import { listSchema, okPage } from '../envelope.ts';
 import { commonErrors } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';

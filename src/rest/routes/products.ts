@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { MediaObject } from '../../core/assets/library.schemas.ts';
+import { MediaObject } from '../../core/assets/files/library.schemas.ts';
 import { rejectRepeatedParameters } from '../../core/catalogue/products/product-query.ts';
 import {
   ProductCreate,

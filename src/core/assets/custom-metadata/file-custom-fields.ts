@@ -6,7 +6,7 @@ import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { SetFileCustomFieldsInput, type CustomValueView, type FileTemplateValuesView } from './custom-metadata.schemas.ts';
-import { lockLiveFile, markEdited } from '../edited-file.ts';
+import { lockLiveFile, markEdited } from '../files/edited-file.ts';
 import { checkValues, refuseRepeatedFields } from './value-input.ts';
 import { DEFINITION_COLUMNS, type FieldDefinition, type FieldValue } from './field-types.ts';
 

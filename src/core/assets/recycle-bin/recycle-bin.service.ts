@@ -7,7 +7,7 @@ import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import type { Storage } from '../storage.ts';
+import type { Storage } from '../storage/storage.ts';
 import {
   RECYCLE_BIN_LIMITS,
   RecycleBinPageInput,

@@ -1,10 +1,10 @@
 import { DomainError } from '../../platform/errors.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
-import { derivedImagesPrefix } from '../derivatives.ts';
-import type { UnitOfWork } from '../folders.ts';
-import { previewKey } from '../previews.ts';
-import type { Storage } from '../storage.ts';
+import { derivedImagesPrefix } from '../delivery/derivatives.ts';
+import type { UnitOfWork } from '../folders/folders.ts';
+import { previewKey } from '../delivery/previews.ts';
+import type { Storage } from '../storage/storage.ts';
 
 /**
  * Content-addressed bytes are shared: one key may be named by stored objects of several teams,

@@ -1,5 +1,5 @@
 import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
-import type { DerivativeRequest } from '../derivatives.ts';
+import type { DerivativeRequest } from '../delivery/derivatives.ts';
 import { hexToLab, type Lab } from './colour.ts';
 import { SEARCH_LIMITS, type KeywordSearchType, type SearchAssetsRequest, type SortName } from './search.schemas.ts';
 

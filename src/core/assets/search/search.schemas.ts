@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { DERIVATIVE_LIMITS } from '../derivatives.ts';
+import { DERIVATIVE_LIMITS } from '../delivery/derivatives.ts';
 
 /**
  * Every optional field also accepts null, meaning "not given": clients generated from Java VOs

@@ -8,9 +8,9 @@ import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { RecycleBinService } from '../recycle-bin/recycle-bin.service.ts';
-import { importActor, type LibraryImportService } from '../import.ts';
-import type { UnitOfWork } from '../folders.ts';
-import type { ImportedFile } from '../library.schemas.ts';
+import { importActor, type LibraryImportService } from '../imports/import.ts';
+import type { UnitOfWork } from '../folders/folders.ts';
+import type { ImportedFile } from '../files/library.schemas.ts';
 import { AddVersionInput, RemoveVersionInput, type VersionLineView, type VersionView } from './version-lines.schemas.ts';
 
 const checkAdd = compileInput(AddVersionInput);

@@ -1,7 +1,7 @@
 import { requirePermission } from '../../access/roles.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
-import { checkIfMatch, etagOf } from '../../platform/etag.ts';
+import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { randomCode } from '../../platform/ids.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
@@ -15,11 +15,6 @@ import { BrandCreate, BrandCreateExtended, BrandPatch, BrandPatchExtended, type 
 
 /** Reports whether live rows of another resource still depend on a brand (e.g. categories, products). */
 export type BrandDependentCheck = (tx: Ctx, brandId: number) => Promise<boolean>;
-
-export interface Versioned<T> {
-  data: T;
-  etag: string;
-}
 
 const BRAND_COLUMNS = `id, name, code, description, website, sort_order as "sortOrder", is_enabled as "isEnabled",
   ${isoSql('created_at')} as "createdAt", ${isoSql('updated_at')} as "updatedAt"`;

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Team } from '../../access/team.entity.ts';
-import { CategoryIcon } from '../../assets/category-icon.entity.ts';
+import { CategoryIcon } from './category-icon.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
 import { Brand } from '../brands/brand.entity.ts';
 

@@ -1,8 +1,8 @@
 import { requirePermission } from '../../access/roles.ts';
-import type { CategoryIconService } from '../../assets/category-icon.service.ts';
+import type { CategoryIconService } from './category-icon.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
-import { checkIfMatch, etagOf } from '../../platform/etag.ts';
+import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
@@ -10,7 +10,6 @@ import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
-import type { Versioned } from '../brands/brand.service.ts';
 import {
   categoryColumns,
   liveNode,

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import { objectKey } from '../../assets/import.ts';
-import type { ObjectReader, Storage } from '../../assets/storage.ts';
+import { objectKey } from '../../assets/imports/import.ts';
+import type { ObjectReader, Storage } from '../../assets/storage/storage.ts';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency } from '../../platform/idempotency.ts';

@@ -1,4 +1,4 @@
-import type { LibraryService } from '../../assets/library.service.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch } from '../../platform/etag.ts';

@@ -1,6 +1,6 @@
 import { visibleFileIds } from '../../assets/versions/visible-files.ts';
-import type { LibraryService } from '../../assets/library.service.ts';
-import type { LibraryFileView } from '../../assets/library.schemas.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
+import type { LibraryFileView } from '../../assets/files/library.schemas.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import type { MediaFieldInput } from './product-fields.ts';

@@ -1,5 +1,5 @@
 import type { LiveFiles } from './product-media.ts';
-import type { MediaObject } from '../../assets/library.schemas.ts';
+import type { MediaObject } from '../../assets/files/library.schemas.ts';
 import { etagOf } from '../../platform/etag.ts';
 import type { ProductDetail, ProductSummary } from './product.schemas.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';

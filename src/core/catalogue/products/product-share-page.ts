@@ -1,4 +1,4 @@
-import type { LibraryService } from '../../assets/library.service.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
 import { verifySharePassword } from '../../assets/shares/share-secrets.ts';
 import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
 import type { Ctx } from '../../platform/ctx.ts';
@@ -8,7 +8,7 @@ import type { FieldType } from '../templates/template.schemas.ts';
 import { isBlank, isMediaField } from './product-fields.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { readProduct } from './product-read.ts';
-import type { ProductShares, ShareAccessRow } from './product-shares.ts';
+import type { ProductShareService, ShareAccessRow } from './product-shares.ts';
 import { readPinnedVersions } from './product-template.ts';
 import { accessProof, SHARE_TOKEN_PATTERN, verifyAccessProof } from './share-links.ts';
 
@@ -88,13 +88,13 @@ const SHARE_JOB = 'product-share';
  * and client, 429 too_many_attempts).
  */
 export class ProductSharePages {
-  private readonly shares: ProductShares;
+  private readonly shares: ProductShareService;
   private readonly secret: string | null;
   private readonly library: LibraryService;
   private readonly limiter: AttemptLimiter;
   private readonly downloads: ProductDownloads;
 
-  constructor(deps: { shares: ProductShares; secret: string | null; library: LibraryService; limiter: AttemptLimiter; downloads: ProductDownloads }) {
+  constructor(deps: { shares: ProductShareService; secret: string | null; library: LibraryService; limiter: AttemptLimiter; downloads: ProductDownloads }) {
     this.shares = deps.shares;
     this.secret = deps.secret;
     this.library = deps.library;

@@ -78,7 +78,7 @@ export interface ShareAccessRow {
  * and higher with products:share; usable shares published products only (it sees no drafts).
  * The page a share's link opens is product-share-page.ts.
  */
-export class ProductShares {
+export class ProductShareService {
   private readonly secret: string | null;
   private readonly publicBaseUrl: string;
   private readonly readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord>;

@@ -1,5 +1,5 @@
 import type { LiveFiles } from './product-media.ts';
-import type { LibraryService } from '../../assets/library.service.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalid, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { intArray, queryOne } from '../../platform/sql.ts';

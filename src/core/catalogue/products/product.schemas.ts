@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import type { MediaObject } from '../../assets/library.schemas.ts';
+import type { MediaObject } from '../../assets/files/library.schemas.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';
 

@@ -1,14 +1,13 @@
 import { actorMay, requirePermission } from '../../access/roles.ts';
-import type { LibraryService } from '../../assets/library.service.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
-import { etagOf } from '../../platform/etag.ts';
+import { etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { historyPage, recordProductChange, type ProductHistoryItem } from './product-history.ts';
 import type { Page } from '../../platform/pagination.ts';
 import { paginationOf, type Pagination } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
-import type { Versioned } from '../brands/brand.service.ts';
 import { ProductLifecycle } from './product-lifecycle.ts';
 import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
@@ -34,7 +33,7 @@ import {
 } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
 import { ProductCreate, ProductVisibilityRequest, type ProductDetail, type ProductSummary, type ProductVisibilityItem, type SyncPagination } from './product.schemas.ts';
-import type { TemplateService } from '../templates/template.service.ts';
+import type { InformationTemplateService } from '../templates/information-template.service.ts';
 import type { TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
 
 const checkCreate = compileInput(ProductCreate);
@@ -53,7 +52,7 @@ export type ProductListResult =
 
 export interface ProductServiceOptions {
   library: LibraryService;
-  templates: TemplateService;
+  templates: InformationTemplateService;
   /** HMAC key of sync cursors (LINK_SIGNING_SECRET or the database-kept one). */
   cursorSecret: string | null;
   /** Rows a sync page with a search filter examines at most (docs/products.md); tests lower it. */
@@ -63,7 +62,7 @@ export interface ProductServiceOptions {
 /** Products of a team's catalogue (spec 2.5, 3.1, 3.2, 4.5, 5, 7.1, 8). */
 export class ProductService {
   private readonly library: LibraryService;
-  private readonly templates: TemplateService;
+  private readonly templates: InformationTemplateService;
   private readonly cursorSecret: string | null;
   private readonly syncScanLimit: number;
   private readonly lifecycle: ProductLifecycle;

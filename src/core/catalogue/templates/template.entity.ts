@@ -1,8 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Team } from '../../access/team.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
-import { Brand } from '../brands/brand.entity.ts';
-import { Category } from '../categories/category.entity.ts';
+import { TemplateVersion } from './template-version.entity.ts';
 
 /**
  * An information template (spec 2.4). The row holds the metadata and the library-default
@@ -44,48 +43,5 @@ export const ProductInfoTemplate = defineEntity({
     createdAt: dbTimestamp(),
     updatedAt: dbTimestamp(),
     deletedAt: nullableTimestamp(),
-  },
-});
-
-/**
- * One immutable version of a template's definition (spec 3.3, 9): written by every successful
- * create and PATCH, never updated or deleted, kept after the template is deleted because products
- * pin it. `definition` is the full snapshot `{ groups: [...] }` with fields as returned (spec 2.4).
- */
-export const TemplateVersion = defineEntity({
-  name: 'TemplateVersion',
-  tableName: 'template_versions',
-  uniques: [{ properties: ['template', 'number'] }],
-  properties: {
-    id: p.string().length(128).primary(),
-    team: () => p.manyToOne(Team),
-    template: () => p.manyToOne(ProductInfoTemplate),
-    number: p.integer(),
-    name: p.string().length(30),
-    description: p.string().length(50).nullable(),
-    definition: p.json(),
-    createdAt: dbTimestamp(),
-  },
-});
-
-/** A brand bound to a template; the primary key makes a brand bound to at most one template. */
-export const TemplateBrandBinding = defineEntity({
-  name: 'TemplateBrandBinding',
-  tableName: 'template_brand_bindings',
-  properties: {
-    brand: () => p.manyToOne(Brand).primary(),
-    team: () => p.manyToOne(Team),
-    template: () => p.manyToOne(ProductInfoTemplate).index(),
-  },
-});
-
-/** A category bound to a template; the primary key makes a category bound to at most one template. */
-export const TemplateCategoryBinding = defineEntity({
-  name: 'TemplateCategoryBinding',
-  tableName: 'template_category_bindings',
-  properties: {
-    category: () => p.manyToOne(Category).primary(),
-    team: () => p.manyToOne(Team),
-    template: () => p.manyToOne(ProductInfoTemplate).index(),
   },
 });

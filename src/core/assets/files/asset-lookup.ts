@@ -1,0 +1,155 @@
+import { libraryVersionOf } from '../search/library-version.ts';
+import { Type, type Static } from 'typebox';
+import { requirePermission } from '../../access/roles.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { invalid } from '../../platform/errors.ts';
+import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { escapeLike, queryOne, queryRows } from '../../platform/sql.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { parseFolderPath } from '../folders/folders.ts';
+import type { LibraryService } from './library.service.ts';
+import type { VersionedMemo } from '../../platform/versioned-memo.ts';
+
+/** `GET /v1/assets` filters (docs/products.md "Asset lookup"); unknown query parameters are ignored, as elsewhere. */
+export const AssetLookupQuery = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The file name contains this text, case-insensitive.' })),
+  folder: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'A folder path like /photos/summer: files in that folder (and below it with recursive=true); "/" is the library root.' })),
+  recursive: Type.Optional(Type.Boolean({ description: 'With folder: include the folder\'s whole subtree. Default false.' })),
+  extension: Type.Optional(Type.String({ pattern: '^\\.?[A-Za-z0-9]{1,32}$', description: 'File extension, with or without the dot, case-insensitive.' })),
+  sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The SHA-256 of the content (hex): every file holding exactly those bytes.' })),
+  ids: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9}){0,99}$', description: 'Up to 100 file-path IDs (each 1-2147483647), comma-separated.' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Page from 1 (default 1).' })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Items per page (default 20, values above 100 count as 100).' })),
+});
+export type AssetLookupQuery = Static<typeof AssetLookupQuery>;
+
+/** One file as asset lookup returns it: what a product's media reference needs. */
+export const AssetLookupItem = Type.Object(
+  {
+    id: Type.Integer({ description: 'The file-path ID: what product media (imageAssetIds, coverAssetId, relatedAssetIds) take.' }),
+    assetId: Type.Integer({ description: 'The stored object (the bytes), shared by every file with the same content; not for product media.' }),
+    name: Type.String({ description: 'The file name.' }),
+    folderPath: Type.String({ description: 'The folder path, "/" for the root.' }),
+    mimeType: Type.String({ description: 'MIME type by content.' }),
+    size: Type.String({ description: 'Bytes, as a decimal string (spec 2.1).' }),
+    width: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels; null for non-images.' }),
+    height: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels; null for non-images.' }),
+    duration: Type.Union([Type.Number(), Type.Null()], { description: 'Seconds, for audio and video; null otherwise.' }),
+    previewUrl: Type.Union([Type.String(), Type.Null()], { description: 'Signed, expiring preview link (as in product media); null when none.' }),
+  },
+  { $id: 'AssetLookupItem', additionalProperties: false },
+);
+export type AssetLookupItem = Static<typeof AssetLookupItem>;
+
+const checkQuery = compileInput(AssetLookupQuery);
+
+/**
+ * Up to this many name matches, a page is read by id from the narrow name table's matches; above
+ * it, by walking library_files in id order, which a common name fills within a few pages' rows.
+ */
+const FEW_NAME_MATCHES = 2_000;
+
+/** The live files of a team (first parameter) whose lower-cased name is like a pattern (second), from the narrow name table. */
+const NARROW_NAME_MATCHES = "from library_file_names n where n.team_id = ? and n.lname like ? escape '\\'";
+
+interface Row {
+  id: number;
+  assetId: number;
+  name: string;
+  folderPath: string;
+}
+
+/**
+ * Asset lookup (spec 2.1 "the id returned by asset lookup"): a sync job finds the file-path IDs its
+ * products' media must reference, by name, folder, extension, content hash or id. Any role; the
+ * team's live files only, ordered by id; the name filter uses the search's trigram index.
+ */
+export async function lookupAssets(
+  ctx: Ctx,
+  library: LibraryService,
+  totals: VersionedMemo<number> | null,
+  input: unknown,
+  fewNameMatches = FEW_NAME_MATCHES,
+): Promise<Page<AssetLookupItem>> {
+  requirePermission(ctx, 'products:read');
+  const query = checkQuery(input);
+  // the pattern bounds the digits; an id past int4 would fail the int[] cast as a 500
+  if (query.ids?.split(',').some((id) => Number(id) > MAX_RESOURCE_ID)) throw invalid('ids', `each id must be 1-${MAX_RESOURCE_ID}`);
+  const page = normalizePage(query);
+  const where: string[] = ['f.team_id = ?', 'f.deleted_at is null'];
+  const params: unknown[] = [ctx.teamId];
+  const namePattern = query.name === undefined ? null : `%${escapeLike(query.name.toLowerCase())}%`;
+  if (namePattern !== null) {
+    where.push(`lower(f.name) like ? escape '\\'`);
+    params.push(namePattern);
+  }
+  if (query.folder !== undefined) {
+    const segments = parseFolderPath(query.folder);
+    if (segments.length === 0) {
+      if (!query.recursive) where.push('f.folder_id is null');
+    } else {
+      const folder = await library.findFolderByPath(ctx, query.folder);
+      if (!folder) return { items: [], pagination: paginationOf(page, 0) };
+      if (query.recursive) {
+        where.push('f.folder_id = any(array(select id from library_folders where team_id = ? and path_ids @> array[?]::int[] and deleted_at is null))');
+        params.push(ctx.teamId, folder.id);
+      } else {
+        where.push('f.folder_id = ?');
+        params.push(folder.id);
+      }
+    }
+  }
+  if (query.extension !== undefined) {
+    where.push('f.extension = ?');
+    params.push(query.extension.replace(/^\./, '').toLowerCase());
+  }
+  if (query.sha256 !== undefined) {
+    where.push('f.object_id = (select o.id from stored_objects o where o.team_id = f.team_id and o.sha256 = ?)');
+    params.push(query.sha256.toLowerCase());
+  }
+  if (query.ids !== undefined) {
+    where.push('f.id = any(?::int[])');
+    params.push(`{${query.ids}}`);
+  }
+  const filesWhere = (conditions: string[]) => `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${conditions.join(' and ')}`;
+  const from = filesWhere(where);
+  const pageSql = (condition: string) =>
+    `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${condition} order by f.id limit ? offset ?`;
+  const pageParams = [page.pageSize, (page.page - 1) * page.pageSize];
+  // a name alone is counted on the narrow name table (its trigram rechecks read small rows), and
+  // its page chosen by that count: none, a few (read by id from the narrow table's matches: no
+  // recheck of wide rows) or many (walk library_files by id until the page is full)
+  const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
+  const countMatches = async () =>
+    nameOnly
+      ? (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n
+      : (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
+  // an exact count reads every match; it is kept per library version, so the next pages and
+  // repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
+  const version = totals ? await libraryVersionOf(ctx) : null;
+  const counted = () => (totals && version !== null ? totals.get(ctx.teamId, version, `asset-lookup|${JSON.stringify([where, params])}`, countMatches) : countMatches());
+  let count: number;
+  let rows: Row[];
+  if (nameOnly) {
+    count = await counted();
+    if (count === 0) rows = [];
+    else if (count <= fewNameMatches) {
+      const byNarrowName = filesWhere([
+        `f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`,
+        'f.team_id = ?',
+        'f.deleted_at is null',
+      ]);
+      rows = await queryRows<Row>(ctx, pageSql(byNarrowName), [ctx.teamId, namePattern, ctx.teamId, ...pageParams]);
+    } else rows = await queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams]);
+  } else {
+    [count, rows] = await Promise.all([counted(), queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams])]);
+  }
+  const media = await library.mediaFor(ctx, rows.map((r) => r.id));
+  const items = rows.flatMap((row) => {
+    const m = media.get(row.id);
+    if (!m) return [];
+    return [{ id: row.id, assetId: row.assetId, name: row.name, folderPath: row.folderPath, mimeType: m.mimeType!, size: m.size!, width: m.width ?? null, height: m.height ?? null, duration: m.duration ?? null, previewUrl: m.previewUrl ?? null }];
+  });
+  return { items, pagination: paginationOf(page, count) };
+}

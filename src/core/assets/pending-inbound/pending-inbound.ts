@@ -1,0 +1,258 @@
+import { Type } from 'typebox';
+import { requireTeam } from '../../access/require-team.ts';
+import { requirePermission } from '../../access/roles.ts';
+import { libraryEvents } from '../../events/library-events.ts';
+import type { Actor, Ctx } from '../../platform/ctx.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { intArray, queryOne, queryRows, textArray } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { pinAllStoredBytes, releaseBytes, type StoredBytes } from '../recycle-bin/stored-bytes.ts';
+import type { Storage } from '../storage/storage.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { extensionOf } from '../files/file-rules.ts';
+import { parseFolderPath, type UnitOfWork } from '../folders/folders.ts';
+import { objectKey, requireMember, type ImportProgress, type LibraryImportService, type PlacementPlan } from '../imports/import.ts';
+import type { PaletteColour } from '../search/colour.ts';
+
+/** How many pending inbounds one confirm or discard takes: all of them are placed in one transaction. */
+export const PENDING_LIMITS = { idsPerCall: 100 } as const;
+
+const id = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description });
+const ids = Type.Array(id('A pending inbound id.'), {
+  minItems: 1,
+  maxItems: PENDING_LIMITS.idsPerCall,
+  description: `Pending inbound ids of the team, 1-${PENDING_LIMITS.idsPerCall}; a repeated id counts once.`,
+});
+
+/** Input of confirm and discard (GraphQL). */
+export const PendingInboundIdsInput = Type.Object({ ids }, { $id: 'PendingInboundIdsInput', additionalProperties: false });
+
+/** Input of `asset pending confirm|discard` (keys are the CLI flag names so details name the flag). */
+export const OperatorPendingInboundIdsInput = Type.Object(
+  { team: id('The team whose pending inbounds these are.'), ids, user: Type.Optional(id('A member of the team the operator acts as.')) },
+  { $id: 'OperatorPendingInboundIdsInput', additionalProperties: false },
+);
+
+/** Input of `asset pending list`. */
+export const OperatorPendingInboundListInput = Type.Object(
+  {
+    team: id('The team whose pending inbounds are listed.'),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID })),
+  },
+  { $id: 'OperatorPendingInboundListInput', additionalProperties: false },
+);
+
+const checkIds = compileInput(PendingInboundIdsInput);
+const checkOperatorIds = compileInput(OperatorPendingInboundIdsInput);
+const checkOperatorList = compileInput(OperatorPendingInboundListInput);
+
+/** A pending inbound as the list shows it (GraphQL `PendingInbound`, `asset pending list`). */
+export interface PendingInboundView {
+  id: number;
+  /** Where it will be placed: `/a/b`, or `/` for the library root. */
+  folderPath: string;
+  name: string;
+  extension: string | null;
+  mimeType: string;
+  /** Bytes. */
+  byteSize: number;
+  width: number | null;
+  height: number | null;
+  /** Milliseconds; null when not audio or video or unknown. */
+  durationMs: number | null;
+  tags: string[];
+  description: string | null;
+  score: number | null;
+  link: string | null;
+  /** The member the import named (`--user`); null without one. */
+  userId: number | null;
+  /** RFC 3339, UTC, microseconds. */
+  createdAt: string;
+}
+
+/** What a pending import prints: the ids of the pending inbounds it created (and, for `--dir`, what failed). */
+export interface HeldInbound {
+  pendingIds: number[];
+  failed?: Array<{ path: string; error: string }>;
+}
+
+/** One confirmed pending inbound: the library file it became. */
+export interface ConfirmedInbound {
+  pendingInboundId: number;
+  /** The new file's file-path ID. */
+  materialId: number;
+  /** Folder ids from the root down to its folder; [] at the root. */
+  folderIds: number[];
+}
+
+interface PendingRow extends PendingInboundView {
+  sha256: string;
+  palette: PaletteColour[];
+}
+
+const VIEW_COLUMNS = `id, folder_path as "folderPath", name, extension, mime_type as "mimeType", byte_size::float8 as "byteSize", width, height,
+  duration_ms::float8 as "durationMs", tags, description, score, link, user_id as "userId", ${isoSql('created_at')} as "createdAt"`;
+
+/** The import plan a pending row holds, as `LibraryImportService.place` takes it. */
+function planOf(teamId: number, row: PendingRow): PlacementPlan {
+  return {
+    teamId,
+    segments: parseFolderPath(row.folderPath),
+    name: row.name,
+    tags: row.tags,
+    description: row.description,
+    score: row.score,
+    link: row.link,
+    userId: row.userId,
+    facts: { sha256: row.sha256, byteSize: row.byteSize, mimeType: row.mimeType, extension: row.extension, width: row.width, height: row.height, durationMs: row.durationMs },
+    palette: row.palette,
+    sourcePath: null,
+  };
+}
+
+/** 404 naming the ids that are not pending inbounds of the team (unknown, another team's, already confirmed or discarded). */
+function requireAll(wanted: number[], found: number[]): void {
+  const have = new Set(found);
+  const missing = wanted.filter((i) => !have.has(i)).sort((a, b) => a - b);
+  if (missing.length > 0) throw new DomainError('not_found', `Pending inbound not found: ${missing.join(', ')}`, undefined, { subject: 'pending_inbound' });
+}
+
+/**
+ * Pending inbound (docs/library.md "Pending inbound"). An import given
+ * `--pending` is validated, probed and its bytes stored exactly as `asset import` does, but it
+ * becomes a row of `library_pending_inbounds`, not a library file. Confirming places the files in
+ * one transaction and writes one MATERIAL_INBOUND_COMPLETED (source PENDING_INBOUND_CONFIRM);
+ * discarding removes the rows and writes no event. Both are all-or-nothing and need library:edit.
+ */
+export class PendingInboundService {
+  private readonly deps: { imports: LibraryImportService; storage: Storage };
+
+  constructor(deps: { imports: LibraryImportService; storage: Storage }) {
+    this.deps = deps;
+  }
+
+  /** `asset import --file F --pending`: the import's rules and probing, then a pending row instead of a placement. */
+  async holdFile(op: UnitOfWork, input: unknown): Promise<HeldInbound> {
+    const plan = await this.deps.imports.prepareFile(op, input);
+    const { facts } = plan;
+    // the row is written under the bytes' lock, so a permanent delete cannot take them in between
+    const row = await inTransaction(op, async (tx) => {
+      await this.deps.imports.pinBytes(tx, plan);
+      return queryOne<{ id: number }>(
+        tx,
+        `insert into library_pending_inbounds (team_id, folder_path, name, extension, tags, description, score, link, user_id,
+                                               sha256, storage_key, mime_type, byte_size, width, height, duration_ms, palette)
+         values (?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb) returning id`,
+        [
+          plan.teamId, `/${plan.segments.join('/')}`, plan.name, extensionOf(plan.name, facts.extension), textArray(plan.tags),
+          plan.description, plan.score, plan.link, plan.userId, facts.sha256, objectKey(facts.sha256), facts.mimeType, facts.byteSize, facts.width, facts.height,
+          facts.durationMs, JSON.stringify(plan.palette),
+        ],
+      );
+    });
+    return { pendingIds: [row!.id] };
+  }
+
+  /** `asset import --dir D --pending`: every regular file held as its own pending inbound; folders are created only at confirm. */
+  async holdDirectory(op: UnitOfWork, input: unknown, onProgress: ImportProgress = () => {}): Promise<HeldInbound> {
+    const { done, failed } = await this.deps.imports.eachFileOfDirectory(op, input, onProgress, { mirrorFolders: false }, (file) => this.holdFile(op, file));
+    return { pendingIds: done.flatMap((held) => held.pendingIds), failed };
+  }
+
+  /** The team's pending inbounds, newest first (GraphQL `pendingInbounds`); needs library:edit, as confirming does. */
+  async list(ctx: Ctx, page: { page?: number | null; pageSize?: number | null }): Promise<Page<PendingInboundView>> {
+    requirePermission(ctx, 'library:edit');
+    return this.page(ctx, ctx.teamId, page);
+  }
+
+  /** `asset pending list --team T`. */
+  async listAsOperator(op: UnitOfWork, input: unknown): Promise<Page<PendingInboundView>> {
+    const { team, ...page } = checkOperatorList(input);
+    await requireTeam(op, team);
+    return this.page(op, team, page);
+  }
+
+  /**
+   * Places the pending inbounds as library files in one transaction (folders found or created as
+   * the import does), removes them, and writes MATERIAL_INBOUND_COMPLETED with
+   * `pendingInboundIdToMaterialId`, MATERIAL_ADDED_TO_FOLDER and folder ADD. Any id that is not a
+   * pending inbound of the team: 404, nothing changed, no event.
+   */
+  async confirm(ctx: Ctx, input: unknown): Promise<{ confirmed: ConfirmedInbound[] }> {
+    requirePermission(ctx, 'library:edit');
+    const wanted = [...new Set(checkIds(input).ids)];
+    return inTransaction(ctx, async (tx) => {
+      const rows = await queryRows<PendingRow>(
+        tx,
+        `select ${VIEW_COLUMNS}, sha256, palette from library_pending_inbounds where team_id = ? and id = any(?::int[]) order by id for update`,
+        [tx.teamId, intArray(wanted)],
+      );
+      requireAll(wanted, rows.map((r) => r.id));
+      // every key's lock first, in key order, so two confirms of the same contents never deadlock
+      await pinAllStoredBytes(tx, this.deps.storage, rows.map((r) => objectKey(r.sha256)));
+      const confirmed: ConfirmedInbound[] = [];
+      for (const row of rows) {
+        const placed = await this.deps.imports.place(tx, planOf(tx.teamId, row));
+        confirmed.push({ pendingInboundId: row.id, materialId: placed.id, folderIds: placed.folderIds });
+      }
+      await queryRows(tx, 'delete from library_pending_inbounds where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(wanted)]);
+      await libraryEvents.pendingConfirmed(tx, confirmed.map((c) => ({ pendingInboundId: c.pendingInboundId, fileId: c.materialId })));
+      return { confirmed };
+    });
+  }
+
+  /** Removes pending inbounds; no event (nothing reached the library). Any id that is not the team's: 404, nothing removed. */
+  async discard(ctx: Ctx, input: unknown): Promise<{ discarded: number[] }> {
+    requirePermission(ctx, 'library:edit');
+    const wanted = [...new Set(checkIds(input).ids)];
+    const removed = await inTransaction(ctx, async (tx) => {
+      const rows = await queryRows<{ id: number } & StoredBytes>(
+        tx,
+        'delete from library_pending_inbounds where team_id = ? and id = any(?::int[]) returning id, sha256, storage_key as "storageKey"',
+        [tx.teamId, intArray(wanted)],
+      );
+      // a missing id rolls the whole transaction back
+      requireAll(wanted, rows.map((r) => r.id));
+      return rows;
+    });
+    // the held bytes go too, unless a file, another pending inbound or an approval uses them
+    await releaseBytes(ctx, this.deps.storage, removed);
+    return { discarded: removed.map((r) => r.id).sort((a, b) => a - b) };
+  }
+
+  /** `asset pending confirm --team T --ids 1,2 [--user U]`: as the member U (of team T), else as the system. */
+  async confirmAsOperator(op: UnitOfWork, input: unknown): Promise<{ confirmed: ConfirmedInbound[] }> {
+    return this.confirm(await this.operatorCtx(op, input, 'asset-pending-confirm'), { ids: (input as { ids: unknown }).ids });
+  }
+
+  /** `asset pending discard --team T --ids 1,2 [--user U]`. */
+  async discardAsOperator(op: UnitOfWork, input: unknown): Promise<{ discarded: number[] }> {
+    return this.discard(await this.operatorCtx(op, input, 'asset-pending-discard'), { ids: (input as { ids: unknown }).ids });
+  }
+
+  /** The operator's context for the team it names: the member `user` (422 when not of the team), else the system. */
+  private async operatorCtx(op: UnitOfWork, input: unknown, job: string): Promise<Ctx> {
+    const { team, user } = checkOperatorIds(input);
+    await requireTeam(op, team);
+    const userId = await requireMember(op, team, user);
+    const actor: Actor = userId === null ? { kind: 'system', teamId: team, job } : { kind: 'member', userId, teamId: team, viaKey: null };
+    return { em: op.em, teamId: team, actor, requestId: 'cli' };
+  }
+
+  private async page(op: UnitOfWork, teamId: number, input: { page?: number | null; pageSize?: number | null }): Promise<Page<PendingInboundView>> {
+    const page = normalizePage(input);
+    const [count, items] = await Promise.all([
+      queryOne<{ n: number }>(op, 'select count(*)::int as n from library_pending_inbounds where team_id = ?', [teamId]),
+      queryRows<PendingInboundView>(op, `select ${VIEW_COLUMNS} from library_pending_inbounds where team_id = ? order by id desc limit ? offset ?`, [
+        teamId,
+        page.pageSize,
+        (page.page - 1) * page.pageSize,
+      ]),
+    ]);
+    return { items, pagination: paginationOf(page, count!.n) };
+  }
+}

@@ -1,0 +1,246 @@
+import { requirePermission } from '../../access/roles.ts';
+import type { Ctx } from '../../platform/ctx.ts';
+import { DomainError, invalid, notFound } from '../../platform/errors.ts';
+import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
+import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
+import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { queryOne, queryRows } from '../../platform/sql.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { recordActivity } from '../activity/activity-records.ts';
+import {
+  bindLibraryDefaultToNewCategory,
+  checkBindingSets,
+  clearLibraryDefault,
+  distinctIds,
+  makeLibraryDefault,
+  removeAllBindings,
+  replaceBrandBindings,
+  replaceCategoryBindings,
+} from './template-bindings.ts';
+import { buildDefinition, newOpaqueId } from './template-definition.ts';
+import { readTemplate, readTemplatePage, readTemplatesByIds, readVersion, readVersionsOfTemplates } from './template-read.ts';
+import { resolveTemplateForProduct, type ResolvedTemplate, type TemplateResolutionInput } from './template-resolution.ts';
+import {
+  TEMPLATE_LIMITS,
+  TemplateCreate,
+  TemplateDelete,
+  TemplatePatch,
+  type TemplateGroupView,
+  type TemplateVersionView,
+  type TemplateView,
+} from './template.schemas.ts';
+
+const checkCreate = compileInput(TemplateCreate);
+const checkPatch = compileInput(TemplatePatch);
+const checkDelete = compileInput(TemplateDelete);
+
+function trimmedName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > TEMPLATE_LIMITS.name) throw invalid('name', 'must be 1-30 characters after trimming');
+  return trimmed;
+}
+
+/** Spec 4.4: description trimmed, at most 50 characters; a blank one is stored as null. */
+function trimmedDescription(description: string | null | undefined): string | null {
+  if (description === undefined || description === null) return null;
+  const trimmed = description.trim();
+  if (trimmed.length > TEMPLATE_LIMITS.description) throw invalid('description', 'must be at most 50 characters after trimming');
+  return trimmed === '' ? null : trimmed;
+}
+
+function versioned(template: TemplateView): Versioned<TemplateView> {
+  return { data: template, etag: etagOf(template) };
+}
+
+
+const nameInUse = () => new DomainError('name_in_use', 'A live template of this library already has this name');
+
+async function assertNameFree(tx: Ctx, name: string, exceptId: string | null): Promise<void> {
+  const taken = await queryOne(tx, 'select 1 from product_info_templates where team_id = ? and name = ? and deleted_at is null and id <> ?', [
+    tx.teamId,
+    name,
+    exceptId ?? '',
+  ]);
+  if (taken) throw nameInUse();
+}
+
+/** Writes the next immutable version of a template (spec 3.3); the caller holds the template row. */
+async function insertVersion(
+  tx: Ctx,
+  templateId: string,
+  values: { versionId?: string; name: string; description: string | null; groups: TemplateGroupView[] },
+): Promise<string> {
+  const versionId = values.versionId ?? newOpaqueId('tv');
+  await queryRows(
+    tx,
+    `insert into template_versions (id, team_id, template_id, number, name, description, definition)
+     select ?, ?, ?, coalesce(max(number), 0) + 1, ?, ?, ?::jsonb from template_versions where template_id = ?`,
+    [versionId, tx.teamId, templateId, values.name, values.description, JSON.stringify({ groups: values.groups }), templateId],
+  );
+  return versionId;
+}
+
+/** Information templates with versioned definitions, bindings and the library default (spec 2.4, 3.2, 3.3, 4.4). */
+export class InformationTemplateService {
+  /** listTemplates: live templates, createdAt descending then id, ordinary pagination. */
+  async listPage(ctx: Ctx, query: { page?: number; pageSize?: number }): Promise<Page<TemplateView>> {
+    requirePermission(ctx, 'templates:read');
+    const page = normalizePage(query);
+    const { items, total } = await readTemplatePage(ctx, page.pageSize, (page.page - 1) * page.pageSize);
+    return { items, pagination: paginationOf(page, total) };
+  }
+
+  /** getTemplate: one live template with the ETag over fields, groups, bindings and default designation. */
+  async get(ctx: Ctx, id: string): Promise<Versioned<TemplateView>> {
+    requirePermission(ctx, 'templates:read');
+    const template = await readTemplate(ctx, id);
+    if (!template) throw notFound('Template');
+    return versioned(template);
+  }
+
+  /** Batch read for dataloaders: live templates of the caller's team among `ids`. */
+  async findByIds(ctx: Ctx, ids: readonly string[]): Promise<TemplateView[]> {
+    requirePermission(ctx, 'templates:read');
+    return readTemplatesByIds(ctx, ids);
+  }
+
+  /** createTemplate: seeds the system fields, writes version 1, applies bindings and default designation; idempotent with a key. */
+  async create(ctx: Ctx, input: unknown, idempotencyKey?: string): Promise<IdempotentOutcome<TemplateView>> {
+    requirePermission(ctx, 'templates:create');
+    const body = checkCreate(input);
+    const name = trimmedName(body.name);
+    const description = trimmedDescription(body.description);
+    const groups = buildDefinition(null, body.groups);
+    const sets = { brandIds: distinctIds(body.boundBrandIds ?? []), categoryIds: distinctIds(body.boundCategoryIds ?? []) };
+    return withIdempotency(ctx, { operation: 'templates.create', key: idempotencyKey, input: body }, async (tx) => {
+        await assertNameFree(tx, name, null);
+        await checkBindingSets(tx, sets, { brands: true, categories: true });
+        const id = newOpaqueId('tpl');
+        const versionId = newOpaqueId('tv');
+        // the foreign key to the version is deferred: the version row follows in this transaction
+        await queryRows(tx, 'insert into product_info_templates (id, team_id, name, description, enabled, current_version_id) values (?, ?, ?, ?, ?, ?)', [
+          id,
+          tx.teamId,
+          name,
+          description,
+          body.enabled ?? true,
+          versionId,
+        ]);
+        await insertVersion(tx, id, { versionId, name, description, groups });
+        if (sets.brandIds.length > 0) await replaceBrandBindings(tx, id, sets.brandIds);
+        if (sets.categoryIds.length > 0) await replaceCategoryBindings(tx, id, sets.categoryIds);
+        if (body.isLibraryDefault === true) await makeLibraryDefault(tx, id);
+        const template = (await readTemplate(tx, id))!;
+        await recordActivity(tx, 'template', id, 'created');
+        return { body: template, etag: etagOf(template) };
+      });
+  }
+
+  /** updateTemplate: changes the given fields and always writes a new version (spec 3.3); If-Match is checked on the locked row. */
+  async update(ctx: Ctx, id: string, input: unknown, ifMatch?: string): Promise<Versioned<TemplateView>> {
+    requirePermission(ctx, 'templates:update');
+    const patch = checkPatch(input);
+    const newName = patch.name === undefined ? undefined : trimmedName(patch.name);
+    const newDescription = patch.description === undefined ? undefined : trimmedDescription(patch.description);
+    return inTransaction(ctx, async (tx) => {
+        const current = await this.lockForWrite(tx, id, ifMatch);
+        const groups = patch.groups ? buildDefinition(current.groups, patch.groups) : current.groups;
+        const name = newName ?? current.name;
+        const description = newDescription === undefined ? current.description : newDescription;
+        if (name !== current.name) await assertNameFree(tx, name, id);
+        const sets = {
+          brandIds: patch.boundBrandIds ? distinctIds(patch.boundBrandIds) : current.boundBrandIds,
+          categoryIds: patch.boundCategoryIds ? distinctIds(patch.boundCategoryIds) : current.boundCategoryIds,
+        };
+        const supplied = { brands: patch.boundBrandIds !== undefined, categories: patch.boundCategoryIds !== undefined };
+        await checkBindingSets(tx, sets, supplied);
+        const versionId = await insertVersion(tx, id, { name, description, groups });
+        await queryRows(
+          tx,
+          'update product_info_templates set name = ?, description = ?, enabled = ?, current_version_id = ?, updated_at = now() where id = ? and team_id = ?',
+          [name, description, patch.enabled ?? current.enabled, versionId, id, tx.teamId],
+        );
+        if (supplied.brands) await replaceBrandBindings(tx, id, sets.brandIds);
+        if (supplied.categories) await replaceCategoryBindings(tx, id, sets.categoryIds);
+        if (patch.isLibraryDefault === true && !current.isLibraryDefault) await makeLibraryDefault(tx, id);
+        if (patch.isLibraryDefault === false && current.isLibraryDefault) await clearLibraryDefault(tx, id);
+        await recordActivity(tx, 'template', id, 'updated');
+        return versioned((await readTemplate(tx, id))!);
+      });
+  }
+
+  /**
+   * deleteTemplate: soft delete that removes the bindings and keeps every version (spec 3.2). Deleting
+   * the library default needs `replacementForLibraryDefault`: another live template, or null to clear.
+   */
+  async softDelete(ctx: Ctx, id: string, input: unknown, ifMatch?: string): Promise<Versioned<{ id: string }>> {
+    requirePermission(ctx, 'templates:delete');
+    const body = checkDelete(input ?? {});
+    return inTransaction(ctx, async (tx) => {
+      const current = await this.lockForWrite(tx, id, ifMatch);
+      const replacement = body.replacementForLibraryDefault;
+      if (current.isLibraryDefault && replacement === undefined) {
+        throw invalid('replacementForLibraryDefault', 'is required when deleting the library default: another live template id, or null to leave the library without a default');
+      }
+      if (!current.isLibraryDefault && replacement !== undefined && replacement !== null) {
+        throw invalid('replacementForLibraryDefault', 'applies only when deleting the library default');
+      }
+      if (replacement !== undefined && replacement !== null) await this.lockReplacement(tx, id, replacement);
+      await removeAllBindings(tx, id);
+      await queryRows(tx, 'update product_info_templates set deleted_at = now(), updated_at = now(), is_library_default = false where id = ? and team_id = ?', [id, tx.teamId]);
+      if (replacement) await makeLibraryDefault(tx, replacement);
+      await recordActivity(tx, 'template', id, 'deleted');
+      const data = { id };
+      return { data, etag: etagOf(data) };
+    });
+  }
+
+  private async lockReplacement(tx: Ctx, deletedId: string, replacementId: string): Promise<void> {
+    if (replacementId === deletedId) throw invalid('replacementForLibraryDefault', 'must be a different template than the one deleted');
+    const found = await queryOne(tx, 'select id from product_info_templates where id = ? and team_id = ? and deleted_at is null for update', [replacementId, tx.teamId]);
+    if (!found) throw invalid('replacementForLibraryDefault', 'is not a live template of this library');
+  }
+
+  /** Locks the live template row for this transaction and checks If-Match against its full representation. */
+  private async lockForWrite(tx: Ctx, id: string, ifMatch: string | undefined): Promise<TemplateView> {
+    const current = await readTemplate(tx, id, { forUpdate: true });
+    if (!current) throw notFound('Template');
+    checkIfMatch(ifMatch, current);
+    return current;
+  }
+
+  /** A pinned definition (spec 2.5 templateDefinition): any version of the team, deleted templates included; needs no templates:read. */
+  async getVersion(ctx: Ctx, versionId: string): Promise<TemplateVersionView> {
+    const version = await readVersion(ctx, versionId);
+    if (!version) throw notFound('Template version');
+    return version;
+  }
+
+  /** The version a product created now would pin for a live template of the team, or null. */
+  async latestVersionId(ctx: Ctx, templateId: string): Promise<string | null> {
+    const row = await queryOne<{ current_version_id: string }>(
+      ctx,
+      'select current_version_id from product_info_templates where id = ? and team_id = ? and deleted_at is null',
+      [templateId, ctx.teamId],
+    );
+    return row?.current_version_id ?? null;
+  }
+
+  /** Batch read for the GraphQL versions loader: the versions of each given template, oldest first, one list per id. */
+  async versionsByTemplateIds(ctx: Ctx, templateIds: readonly string[]): Promise<TemplateVersionView[][]> {
+    requirePermission(ctx, 'templates:read');
+    const byTemplate = Map.groupBy(await readVersionsOfTemplates(ctx, templateIds), (version) => version.templateId);
+    return templateIds.map((id) => byTemplate.get(id) ?? []);
+  }
+
+  /** Spec 4.5 template resolution at product creation; products call this inside their transaction. */
+  async resolveForProduct(ctx: Ctx, input: TemplateResolutionInput): Promise<ResolvedTemplate | null> {
+    return resolveTemplateForProduct(ctx, input);
+  }
+
+  /** Spec 4.3: the category-created hook binding the library default to a new category. */
+  async onCategoryCreated(tx: Ctx, category: { id: number; brandId: number }): Promise<void> {
+    await bindLibraryDefaultToNewCategory(tx, category);
+  }
+}
