@@ -1,14 +1,15 @@
 /**
  * Approvals benchmark (approvals issue): how late approval timers fire with 10,000 pending tasks
  * due within a minute, decision-to-callback latency end to end, and createApproval with one 10 MB
- * asset against a bare download of the same file, in one run.
+ * asset against a guarded download of it through sha256 to a file (bench/support/create-approval-rounds.ts),
+ * in one run. createApproval alone: BENCH_TIMERS=0 BENCH_DECISIONS=0.
  *
  *   node_modules/node/bin/node bench/approvals.bench.ts
  *
  * BENCH_TIMERS (10,000) tasks whose node times out at a random moment of the next BENCH_TIMER_SPREAD_S
  * (60) seconds (written by SQL, as createApproval leaves them); BENCH_DECISIONS (500) decisions at
- * BENCH_DECISION_RATE (100)/s; BENCH_DOWNLOADS (11) rounds of a 10 MB asset (0 leaves a part out).
- * A real `ROLE=worker` process, spawned once the tasks are written (a restart: nothing is queued
+ * BENCH_DECISION_RATE (100)/s; BENCH_DOWNLOADS (50) rounds of a 10 MB asset from a server process of its
+ * own (0 leaves a part out). A real `ROLE=worker` process, spawned once the tasks are written (a restart: nothing is queued
  * yet), runs the relay, the timers and webhook delivery; the receiver is a local process. Timer
  * lateness is reported for the whole run, for the timers due in the worker's first 10 s, and per
  * 10 s; a timer that has not fired 8 s after the last deadline counts as never fired. Before it,
@@ -16,25 +17,25 @@
  * leaves it out). Only 127.0.0.1 is contacted.
  */
 import { fork, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { Queue } from 'bullmq';
-import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { redisConnection } from '../src/queues.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
 import { ask, sleep } from './support/child-messages.ts';
+import { createApprovalRounds } from './support/create-approval-rounds.ts';
 
 const env = process.env;
 const TIMERS = Number(env.BENCH_TIMERS ?? 10_000);
 const SPREAD_S = Number(env.BENCH_TIMER_SPREAD_S ?? 60);
 const DECISIONS = Number(env.BENCH_DECISIONS ?? 500);
 const DECISION_RATE = Number(env.BENCH_DECISION_RATE ?? 100);
-const DOWNLOADS = Number(env.BENCH_DOWNLOADS ?? 11);
+const DOWNLOADS = Number(env.BENCH_DOWNLOADS ?? 50);
+/** The size of each createApproval asset. */
+const ASSET_BYTES = 10 * 1024 * 1024;
 /** Rounds run first and not counted (JIT, connection set-up). */
 const WARMUP_DOWNLOADS = 2;
 /** BENCH_TIMER_FLOOR=0 leaves out the floor (bare BullMQ delayed jobs) run before Shelf's timers. */
@@ -53,6 +54,7 @@ const STORAGE = `/tmp/shelf-bench-approvals-${process.pid}`;
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const median = (xs: number[]) => pct(xs, 50);
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
 /** p50, p99 and max of lateness in ms; `missing` timers that never fired count as infinitely late. */
 function lateness(xs: number[], missing = 0): string {
@@ -142,13 +144,8 @@ async function main(): Promise<void> {
   await migrateUp(orm);
   const receiver = fork(new URL('./servers/webhook-receiver.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const receiverPort = await new Promise<number>((resolve) => receiver.once('message', (m: { port: number }) => resolve(m.port)));
-  const tenMb = Buffer.alloc(10 * 1024 * 1024, 7);
-  const assets = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(tenMb.length) });
-    res.end(tenMb);
-  });
-  await new Promise<void>((resolve) => assets.listen(0, '127.0.0.1', resolve));
-  const assetHost = `127.0.0.1:${(assets.address() as AddressInfo).port}`;
+  const assets = fork(new URL('./servers/asset-server.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...env, BENCH_ASSET_BYTES: String(ASSET_BYTES) } });
+  const assetHost = `127.0.0.1:${await new Promise<number>((resolve) => assets.once('message', (m: { port: number }) => resolve(m.port)))}`;
   const allow = `127.0.0.1:${receiverPort},${assetHost}`;
   const config = loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: allow, QUEUE_PREFIX: PREFIX, LINK_SIGNING_SECRET: SECRET, STORAGE_DIR: STORAGE, APPROVAL_MAX_ASSET_BYTES: String(50 * 1024 * 1024) });
   const core = createCore(orm, config);
@@ -170,25 +167,10 @@ async function main(): Promise<void> {
   };
   say(`# approvals benchmark ${new Date().toISOString()} load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
-  // createApproval with one 10 MB asset against a bare guarded-free download with sha256 of the same bytes
-  const agent = new Agent();
-  const bare: number[] = [];
-  const shelf: number[] = [];
-  for (let i = 0; i < (DOWNLOADS > 0 ? DOWNLOADS + WARMUP_DOWNLOADS : 0); i++) {
-    let t = performance.now();
-    const res = await request(`http://${assetHost}/file`, { dispatcher: agent });
-    const hash = createHash('sha256');
-    for await (const chunk of res.body) hash.update(chunk as Buffer);
-    hash.digest('hex');
-    const bareMs = performance.now() - t;
-    t = performance.now();
-    await core.approvals.tasks.create(ctx, { templateId: template.id, createdBy: String(submitter), assets: [{ name: 'big.bin', url: `http://${assetHost}/file-${i}` }] });
-    if (i >= WARMUP_DOWNLOADS) {
-      bare.push(bareMs);
-      shelf.push(performance.now() - t);
-    }
+  if (DOWNLOADS > 0) {
+    const limits = { timeoutMs: config.approvalDownloadTimeoutMs, maxBytes: config.approvalMaxAssetBytes };
+    await createApprovalRounds(say, core, ctx, { templateId: template.id, createdBy: String(submitter), assetHost, storageDir: STORAGE, rounds: DOWNLOADS, warmup: WARMUP_DOWNLOADS, limits, load });
   }
-  if (DOWNLOADS > 0) say(`createApproval, one 10 MB asset: median ${median(shelf).toFixed(0)} ms; bare download + sha256 median ${median(bare).toFixed(0)} ms; ratio ${(median(shelf) / median(bare)).toFixed(2)} (target <= 1.5)`);
 
   const floor = TIMERS > 0 && FLOOR ? await timerFloor(say) : [];
 
@@ -209,14 +191,15 @@ async function main(): Promise<void> {
   const spawnedAt = Date.now();
   // BENCH_WORKER_ARGS: node options for the worker process only (say --cpu-prof --cpu-prof-dir=/tmp/prof)
   const workerArgs = (env.BENCH_WORKER_ARGS ?? '').split(' ').filter(Boolean);
-  const worker = spawn(process.execPath, [...workerArgs, 'src/main.ts'], {
+  // without timers there are no tasks to decide on either: no worker (BENCH_TIMERS=0 measures createApproval alone)
+  const worker = TIMERS > 0 ? spawn(process.execPath, [...workerArgs, 'src/main.ts'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...env, ROLE: 'worker', DATABASE_URL: DATABASE, REDIS_URL, QUEUE_PREFIX: PREFIX, OUTBOUND_ALLOW_HOSTS: allow, LINK_SIGNING_SECRET: SECRET, STORAGE_DIR: STORAGE, LOG_LEVEL: 'info' },
-  });
+  }) : null;
   // the worker logs (pino, one JSON line each) on stdout: note when its workers and relay run
   let readyAt = 0;
   let pending = '';
-  worker.stdout!.on('data', (chunk: Buffer) => {
+  worker?.stdout!.on('data', (chunk: Buffer) => {
     if (readyAt) return;
     pending = (pending + chunk.toString()).slice(-4096);
     if (pending.includes('shelf workers running')) readyAt = Date.now();
@@ -246,13 +229,15 @@ async function main(): Promise<void> {
   const latencies = arrivals.filter(([id]) => eventIds.has(id)).map(([id, at]) => at - decidedAt.get(eventIds.get(id)!)!).filter((x) => Number.isFinite(x));
   if (taskIds.length > 0) say(`decision-to-callback at ${DECISION_RATE} decisions/s: ${latencies.length} of ${taskIds.length} received; p50 ${median(latencies)} ms, p99 ${pct(latencies, 99)} ms (target p99 < 1000 ms)`);
 
-  worker.kill('SIGTERM');
-  await new Promise((r) => worker.once('exit', r));
+  if (worker) {
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+  }
   receiver.send('stop');
-  assets.close();
+  assets.send('stop');
   await core.platform.outbound.close();
-  await agent.close();
   await orm.close();
+  await rm(STORAGE, { recursive: true, force: true });
   console.log(`\n${lines.join('\n')}`);
   process.exit(0);
 }

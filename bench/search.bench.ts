@@ -26,6 +26,7 @@ import { ASSET_ROWS } from '../src/core/assets/search/asset-items.ts';
 import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
 import { andTagIds, tagFileCountsStatement } from '../src/core/assets/search/narrow-table-sql.ts';
 import { MAX_FOLDER_BRANCHES, pageSql } from '../src/core/assets/search/search-statements.ts';
+import { facetStatement } from '../src/core/assets/search/facet-sql.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
 import { cpuMeter } from './support/cpu-time.ts';
@@ -170,16 +171,16 @@ function searches(v: Variants): Record<string, () => Record<string, unknown>> {
   };
 }
 
-async function measureShelf(server: ChildServer, key: string, v: Variants): Promise<Record<string, Figures>> {
+async function measureShelf(server: ChildServer, key: string, v: Variants, bodies: Record<string, () => Record<string, unknown>> = searches(v), connections = CONNECTIONS): Promise<Record<string, Figures>> {
   const out: Record<string, Figures> = {};
-  for (const [name, body] of Object.entries(searches(v))) {
+  for (const [name, body] of Object.entries(bodies)) {
     const once = async () => {
       const res = await request(server.baseUrl, 'POST', '/open/search-assets', key, body());
       return res.status === 200;
     };
-    await closedLoop(WARMUP_SECONDS, CONNECTIONS, once);
+    await closedLoop(WARMUP_SECONDS, connections, once);
     const meter = cpuMeter(server.child.pid!);
-    out[name] = await closedLoop(SECONDS, CONNECTIONS, once);
+    out[name] = await closedLoop(SECONDS, connections, once);
     const cpu = meter.stop();
     const perRequest = (ms: number) => (ms / out[name]!.n).toFixed(2);
     out[name]!.cpu = { server: cpu.serverMs / out[name]!.n, postgres: cpu.postgresMs / out[name]!.n, generator: cpu.generatorMs / out[name]!.n };
@@ -288,12 +289,117 @@ async function measureDerivatives(server: ChildServer, facts: Facts, bigJpegPath
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
+/** The three facets of the facet measurement: a single-valued column, a computed one and the multi-valued tags. */
+const BENCH_FACETS = (env.BENCH_FACETS ?? 'extension,type,tags').split(',');
+/** Which of the facet measurement's runs: `cold` (memo off), `warm` (memo on), or both. */
+const FACET_MODES = (env.BENCH_FACET_MODES ?? 'cold,warm').split(',');
+/** Clients of the cold run: 16 saturates 2 CPUs with multi-second statements; 1 shows what one caller waits for a new search. */
+const COLD_CONNECTIONS = Number(env.BENCH_COLD_CONNECTIONS ?? CONNECTIONS);
+
+/** The searches of the facet measurement: search()'s, plus the whole library (the broadest a facet gets). */
+function facetSearches(v: Variants, facets: string[] | null): Record<string, () => Record<string, unknown>> {
+  const all: Record<string, () => Record<string, unknown>> = { 'whole library (no filter)': () => ({ ...page() }), ...searches(v) };
+  return Object.fromEntries(Object.entries(all).map(([name, body]) => [name, facets ? () => ({ ...body(), facets }) : body]));
+}
+
+/** Every variant's filter of facetSearches (pages aside): requested once each, they fill the memo. */
+function allVariantFilters(v: Variants): Array<Record<string, unknown>> {
+  const extensionSearches = [['jpg', 'png'], ['mp4', 'mov'], ['pdf'], ['jpg']].flatMap((extensions) =>
+    [{ minSize: 1_000_000, maxSize: 5_000_000 }, { minSize: 100_000, maxSize: 400_000 }, { minSize: 20_000_000 }].map((size) => ({ extensions, ...size })),
+  );
+  return [
+    {},
+    ...v.keywords.map((keyword) => ({ keywords: [keyword] })),
+    ...extensionSearches,
+    ...v.tagPairs.map((tags) => ({ tags, tagOrAnd: true })),
+    ...v.colours.map((color) => ({ color })),
+    ...v.folders.map((parentId) => ({ parentId })),
+  ];
+}
+
+/** Requests every variant once with `facets`, four at a time, so a warm run measures memoized counts only. */
+async function prewarmFacets(server: ChildServer, key: string, v: Variants, facets: string[]): Promise<void> {
+  const started = performance.now();
+  const queue = allVariantFilters(v);
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    for (let body = queue.shift(); body; body = queue.shift()) await request(server.baseUrl, 'POST', '/open/search-assets', key, { ...body, facets });
+  }));
+  console.error(`  prewarmed ${allVariantFilters(v).length} variants in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * Each facet's statement alone (facet-sql.ts), as the service runs it when the memo does not hold
+ * it, one at a time, over the whole library and one top-level folder: the cold cost per facet.
+ */
+async function measureFacetStatements(teamId: number, v: Variants): Promise<Array<{ facet: string; scope: string; median: number; min: number }>> {
+  const out: Array<{ facet: string; scope: string; median: number; min: number }> = [];
+  const runs = Number(env.BENCH_FACET_RUNS ?? 5);
+  const scopes: Array<[string, Record<string, unknown>]> = [['whole library', {}], ['a top-level folder', { parentId: v.folders[0] }], ['keyword "campaign"', { keywords: ['campaign'] }]];
+  for (const facet of ['extension', 'type', 'orientation', 'tags', 'colorFamily', 'folder', 'validity']) {
+    for (const [scope, body] of scopes) {
+      const plan = planSearch({ ...body, facets: [facet] });
+      const statement = facetStatement(teamId, plan.filter, {}, plan.facets!.facets[0]!, plan.facets!.limit);
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const t = performance.now();
+        await pool.query(positional(statement.sql), statement.params);
+        times.push(performance.now() - t);
+      }
+      times.sort((a, b) => a - b);
+      out.push({ facet, scope, median: percentile(times, 50), min: times[0]! });
+      console.error(`  facet ${facet} over ${scope}: median ${times[Math.floor(runs / 2)]!.toFixed(1)} ms`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Searches with BENCH_FACETS against the same searches without facets (the floor), in one run:
+ * memo off (every total and facet counted: cold) and memo on (the default: warm).
+ */
+async function facetsPart(): Promise<void> {
+  const variants = await chooseVariants(pool, facts);
+  const statements = env.BENCH_FACET_RUNS === '0' ? [] : await measureFacetStatements(facts.teamId, variants);
+  const loadAfterStatements = loadavg();
+  const figures: Record<string, Record<string, Figures>> = {};
+  for (const [label, memo] of [['cold', 'off'], ['warm', 'on']] as const) {
+    if (!FACET_MODES.includes(label)) continue;
+    const connections = label === 'cold' ? COLD_CONNECTIONS : CONNECTIONS;
+    const server = await startChildServer(`shelf (memo ${memo})`, serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: memo }, execArgv: serviceNodeFlags() });
+    figures[`${label} floor`] = await measureShelf(server, facts.key, variants, facetSearches(variants, null), connections);
+    if (label === 'warm' && env.BENCH_PREWARM_FACETS === '1') await prewarmFacets(server, facts.key, variants, BENCH_FACETS);
+    figures[`${label} facets`] = await measureShelf(server, facts.key, variants, facetSearches(variants, BENCH_FACETS), connections);
+    await server.stop();
+  }
+  console.log(`Machine: ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadAfterStatements.map((l) => l.toFixed(1)).join(' / ')} before the searches, ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; ${variants.total} live files; cold ${COLD_CONNECTIONS}, warm ${CONNECTIONS} connections, ${SECONDS} s per search.\n`);
+  console.log(`Each facet's statement alone, ${Number(env.BENCH_FACET_RUNS ?? 5)} runs one at a time (the cold cost of one facet):\n`);
+  console.log('| facet | whole library median / min | a top-level folder median / min | keyword "campaign" median / min |');
+  console.log('|---|---|---|---|');
+  for (const facet of [...new Set(statements.map((s) => s.facet))]) {
+    const cells = statements.filter((s) => s.facet === facet).map((s) => `${ms(s.median)} / ${ms(s.min)}`);
+    console.log(`| ${facet} | ${cells.join(' | ')} |`);
+  }
+  console.log(`\nSearches with facets ${BENCH_FACETS.join(', ')} against the same searches without (the floor), p50 / p95:\n`);
+  console.log('| search | run | no facets p50 / p95 | 3 facets p50 / p95 | p95 ratio | requests (no facets / facets) |');
+  console.log('|---|---|---|---|---|---|');
+  for (const name of Object.keys(facetSearches(variants, null))) {
+    for (const label of FACET_MODES) {
+      const [floor, facets] = [figures[`${label} floor`]![name]!, figures[`${label} facets`]![name]!];
+      const verdict = label === 'warm' ? (facets.p95 < 100 ? ' (p95 < 100 ms: met)' : ' (p95 < 100 ms: MISSED)') : '';
+      console.log(`| ${name} | ${label} | ${ms(floor.p50)} / ${ms(floor.p95)} | ${ms(facets.p50)} / ${ms(facets.p95)}${verdict} | ${(facets.p95 / floor.p95).toFixed(2)} | ${floor.n} / ${facets.n} |`);
+    }
+  }
+}
+
 const facts = await openDatabase();
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
 const serverEnv = { ...env, DATABASE_URL: databaseUrl, STORAGE_DIR: facts.storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' };
 /**
  * BENCH_PARTS: `searches`, `derivatives` or both (the default); `memo-on` runs only the
- * "Shelf, memo on" measurement of the searches (with its CPU table), a quick check while tuning.
+ * "Shelf, memo on" measurement of the searches (with its CPU table), a quick check while tuning;
+ * `facets` (only when named) the searches with three facets (BENCH_FACETS) against the same
+ * searches without, cold and warm (BENCH_FACET_MODES; BENCH_PREWARM_FACETS=1 first counts every
+ * variant's facets, so warm means memoized), and each facet's statement alone.
  */
 const parts = new Set((env.BENCH_PARTS ?? 'searches,derivatives').split(','));
 const serverScript = new URL('./servers/search-server.ts', import.meta.url);
@@ -355,6 +461,7 @@ async function derivativesPart(): Promise<void> {
 
 try {
   if (parts.has('searches') || parts.has('memo-on')) await searchesPart();
+  if (parts.has('facets')) await facetsPart();
   if (parts.has('derivatives')) await derivativesPart();
 } finally {
   await pool.end();

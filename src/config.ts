@@ -18,7 +18,7 @@ export interface Config {
   logLevel: string;
   /** Prefix for every Redis key BullMQ writes, so several deployments or test files can share one Redis. */
   queuePrefix: string;
-  /** Waits before each webhook retry, in ms (README "Webhook delivery"). */
+  /** Waits before each webhook retry, in ms (docs/events.md "Delivery"). */
   webhookRetryScheduleMs: number[];
   /** One webhook attempt's bound, in ms (15 s). */
   webhookTimeoutMs: number;

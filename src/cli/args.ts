@@ -1,7 +1,7 @@
 import { invalidFields } from '../core/platform/errors.ts';
 import { COMMAND_NAMES, commandDef, type CommandDef, type CommandName } from './registry.ts';
 
-/** A mistake in the command line itself (README: exit 2); `flag` names the flag at fault. */
+/** A mistake in the command line itself (docs/cli.md: exit 2); `flag` names the flag at fault. */
 export class UsageError extends Error {
   /** The flag at fault and what is wrong with it, for `details` (`{"field":"colour","message":"unknown flag"}`). */
   readonly issue: { field: string; message: string } | undefined;

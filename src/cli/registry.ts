@@ -2,7 +2,7 @@ import type { Cli, Flags } from './command.ts';
 
 /**
  * Every operator command: its name, one line of help, its flags and the module that runs it.
- * The parser, `--help` and the README drift test all read this table, and it imports nothing
+ * The parser, `--help` and the docs/cli.md drift test all read this table, and it imports nothing
  * heavy: a run loads only the module of the command it runs (`MODULES`), so a usage error or a
  * help page never touches the domain core or the database.
  */

@@ -78,7 +78,11 @@ async function start(name: CommandName, config: Config): Promise<{ handler: Hand
     if (orm.status === 'fulfilled') await orm.value.close();
     throw handler.reason;
   }
-  if (orm.status === 'rejected') throw orm.reason;
+  if (orm.status === 'rejected') {
+    // opening is the command's first query: an unreachable database is service_unavailable, as for every query (db-errors.ts)
+    const { mapDatabaseError } = await import('../core/platform/db-errors.ts');
+    throw mapDatabaseError(orm.reason);
+  }
   return { handler: handler.value, orm: orm.value };
 }
 

@@ -18,7 +18,9 @@ import { FolderShareService } from './assets/shares/folder-share.service.ts';
 import { VersionedMemo } from './platform/versioned-memo.ts';
 import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search-sql.ts';
+import type { FacetCounts } from './assets/search/facets.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage/storage.ts';
+import { ApprovalActions } from './approvals/approval-actions.ts';
 import { ApprovalEngine } from './approvals/task-engine.ts';
 import { ApprovalTaskService } from './approvals/task.service.ts';
 import { ApprovalTemplateService } from './approvals/approval-template.service.ts';
@@ -40,7 +42,7 @@ import { AttemptLimiter } from './platform/attempt-limiter.ts';
 import { CategoryService } from './catalogue/categories/category.service.ts';
 import { ProductService } from './catalogue/products/product.service.ts';
 import { InformationTemplateService } from './catalogue/templates/information-template.service.ts';
-import type { Actor, Ctx } from './platform/ctx.ts';
+import type { Actor, Ctx, UnitOfWork } from './platform/ctx.ts';
 import { withLazyUnitOfWork } from './platform/sql.ts';
 
 /** The domain core as the adapters see it: one instance of each service, sharing one ORM, grouped by area. */
@@ -55,14 +57,18 @@ export interface Core {
   assets: AssetServices;
   /** Area C: subscriptions and webhook delivery (docs/events.md). */
   events: EventServices;
-  /** Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers. */
-  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine };
+  /**
+   * Approvals (Area D, docs/approvals.md): templates, tasks, the node engine and its timers.
+   * Adapters decide, resubmit and cancel through `actions`, the one entry point for a member's
+   * actions on a task; `engine` and `tasks` are for the workers and createApproval/taskStatusQuery.
+   */
+  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine; actions: ApprovalActions };
   /** What every area leans on: stored bytes, the way out of the machine, shared counters. */
   platform: PlatformServices;
   /** A unit of work for one request of one caller. */
   ctxFor(actor: Actor, requestId: string): Ctx;
   /** A unit of work for operator commands and unauthenticated lookups. */
-  operatorCtx(): Pick<Ctx, 'em'>;
+  operatorCtx(): UnitOfWork;
 }
 
 export interface CatalogueServices {
@@ -109,6 +115,8 @@ export interface AssetServices {
   colourMatches: VersionedMemo<ColourMatch>;
   /** How many files carry each tag, for the walk of a tags-only search (docs/search.md). */
   tagFileCounts: TagFileCounts;
+  /** The memo of search facet counts, keyed by library version like the totals (docs/search.md "Facets"). */
+  facetCounts: VersionedMemo<FacetCounts>;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: FolderShareService;
   /** Signs and verifies `/files/...` links. */
@@ -155,7 +163,9 @@ export function createCore(orm: MikroORM, config: Config): Core {
   // colour matches keep ids only when few (AssetSearchService.colourIdsMax): at most 2,000,000 in all
   const colourMatches = new VersionedMemo<ColourMatch>(200, { of: (match) => match.ids?.length ?? 0, max: 2_000_000 });
   const tagFileCounts = new TagFileCounts();
-  const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches, tagFileCounts });
+  // a facet's counts are at most 50 listed values (facetLimit): weighed by them, 1,000,000 in all
+  const facetCounts = new VersionedMemo<FacetCounts>(20_000, { of: (counts) => counts.values.length, max: 1_000_000 });
+  const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches, tagFileCounts, facetCounts });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   const library = new LibraryService({ signer: links, totals: searchTotals });
@@ -209,6 +219,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       searchTotals,
       colourMatches,
       tagFileCounts,
+      facetCounts,
       shares: new FolderShareService({ signer: links, limiter: attemptLimiter }),
       links,
       previews,
@@ -220,7 +231,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       deliveries: new DeliveryService({ poster: outbound, settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs } }),
       webhooks: new WebhookAdminService(),
     },
-    approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine },
+    approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine, actions: new ApprovalActions({ engine: approvalEngine, tasks: approvalTasks }) },
     platform: { storage, outbound, attemptLimiter },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),

@@ -23,7 +23,7 @@ export const builder = new SchemaBuilder<{
 });
 
 const LIMITS_TEXT =
-  `Every operation is measured before anything runs and refused past these limits (README "GraphQL limits"): ` +
+  `Every operation is measured before anything runs and refused past these limits (docs/graphql.md "Limits"): ` +
   `${QUERY_LIMITS.tokens.toLocaleString('en-US')} tokens (query_too_long), ${QUERY_LIMITS.depth} levels of nesting (query_too_deep), ` +
   `${QUERY_LIMITS.aliases} aliases (query_too_many_aliases), ${QUERY_LIMITS.directives} directives (query_too_many_directives) and a cost of ` +
   `${QUERY_LIMITS.cost.toLocaleString('en-US')} (query_too_complex): each field counts 1, and the fields below a list count once per item it can hold ` +

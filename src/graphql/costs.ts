@@ -1,7 +1,7 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/platform/pagination.ts';
 
 /*
- * The cost model's multipliers (query-cost.ts, README "GraphQL limits"), declared on the fields
+ * The cost model's multipliers (query-cost.ts, docs/graphql.md "Limits"), declared on the fields
  * through @pothos/plugin-complexity's `complexity` option. A page counts its page size; a list
  * without a page argument counts the bound its field description states.
  */

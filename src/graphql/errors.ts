@@ -1,24 +1,24 @@
 import { GraphQLError } from 'graphql';
 import { maskError, type Plugin } from 'graphql-yoga';
 import { DomainError } from '../core/platform/errors.ts';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableError } from '../core/platform/db-errors.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../core/platform/db-errors.ts';
 
 const HTTP_STATUS: Partial<Record<string, number>> = { invalid_credentials: 401, key_inactive: 401, service_unavailable: 503 };
 
 /** Maps domain errors to `extensions.code` once; everything else stays masked by yoga. */
 export function maskDomainErrors(error: unknown, message: string, isDev?: boolean): Error {
   const raw = error instanceof GraphQLError ? error.originalError : error;
-  const original = raw instanceof DomainError ? raw : (unavailableError(raw) ?? raw);
-  if (original instanceof DomainError) {
-    const status = HTTP_STATUS[original.code];
-    return new GraphQLError(original.message, {
+  // the core maps database failures to domain errors (db-errors.ts), as it does for every adapter
+  if (raw instanceof DomainError) {
+    const status = HTTP_STATUS[raw.code];
+    return new GraphQLError(raw.message, {
       nodes: error instanceof GraphQLError ? error.nodes : undefined,
       path: error instanceof GraphQLError ? error.path : undefined,
       extensions: {
-        code: original.code,
-        ...(original.details ? { details: original.details } : {}),
-        ...(original.reason ? { reason: original.reason } : {}),
-        ...(status ? { http: { status, ...(original.code === 'service_unavailable' ? { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } } : {}) } } : {}),
+        code: raw.code,
+        ...(raw.details ? { details: raw.details } : {}),
+        ...(raw.reason ? { reason: raw.reason } : {}),
+        ...(status ? { http: { status, ...(raw.code === 'service_unavailable' ? { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } } : {}) } } : {}),
       },
     });
   }
@@ -31,7 +31,7 @@ export function maskDomainErrors(error: unknown, message: string, isDev?: boolea
 
 /**
  * What GraphQL's and yoga's own refusals become, so every error on /graphql carries one of
- * Shelf's codes (README "GraphQL"): a syntax error, a document GraphQL's rules refuse, variables
+ * Shelf's codes (docs/graphql.md): a syntax error, a document GraphQL's rules refuse, variables
  * that do not coerce and a malformed request are the client's input, `validation_failed`; an
  * unexpected error is `internal_server_error`.
  */

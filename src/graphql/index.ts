@@ -20,6 +20,7 @@ import './types/webhook.ts';
 import './types/approval.ts';
 import './types/activity.ts';
 import './types/product-share.ts';
+import './types/product-template-upgrade.ts';
 
 /** The schema: every types file registers itself on the builder when imported above. */
 export const schema = builder.toSchema();

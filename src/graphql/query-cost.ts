@@ -23,8 +23,8 @@ import {
 } from 'graphql';
 
 /*
- * What an operation would cost, measured on its document before anything runs (README "GraphQL
- * limits"). Each selected field costs its `complexity` (1 unless the field says otherwise), and the
+ * What an operation would cost, measured on its document before anything runs (docs/graphql.md
+ * "Limits"). Each selected field costs its `complexity` (1 unless the field says otherwise), and the
  * fields below an object or list field count `multiplier` times: 1 for an object, the page size for
  * a page, the documented bound for other lists (their field descriptions give it). This is the
  * model of @pothos/plugin-complexity, whose `complexity` field option declares the numbers, with

@@ -3,9 +3,9 @@ import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNo
 import { FragmentCycle, QueryMeasure } from './query-cost.ts';
 
 /**
- * The limits every GraphQL operation is measured against before anything runs (README "GraphQL
- * limits"). Each sits above what the heaviest operation of the test suite and GraphiQL's
- * introspection measure (the numbers are in the README), and far below what hurts the process.
+ * The limits every GraphQL operation is measured against before anything runs (docs/graphql.md
+ * "Limits"). Each sits above what the heaviest operation of the test suite and GraphiQL's
+ * introspection measure (the numbers are in docs/graphql.md), and far below what hurts the process.
  */
 export const QUERY_LIMITS = {
   /** Lexical tokens of the document (names, punctuation, values): bounds the work of every other check. */
@@ -50,7 +50,7 @@ export function limitError(limit: Limit, measured: number | null): GraphQLError 
     measured === null
       ? `The document has more than ${max} ${WHAT[limit]}, the limit.`
       : limit === 'cost'
-        ? `The query costs ${measured}, more than the limit of ${max} (README "GraphQL limits" gives the cost model).`
+        ? `The query costs ${measured}, more than the limit of ${max} (docs/graphql.md "Limits" gives the cost model).`
         : `The query has ${measured} ${WHAT[limit]}, more than the limit of ${max}.`;
   return new GraphQLError(message, {
     extensions: { code: LIMIT_CODES[limit], ...(measured === null ? {} : { measured }), limit: max, http: { spec: true, status: 400 } },

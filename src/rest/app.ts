@@ -31,6 +31,7 @@ import { sharePageRoutes } from './routes/share-page.ts';
 import { openSearchResource } from './routes/open-search.ts';
 import { openSubscriptionResource } from './routes/open-subscriptions.ts';
 import { productResource } from './routes/products.ts';
+import { productTemplateUpgradeResource } from './routes/product-template-upgrades.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateResource } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
@@ -77,7 +78,7 @@ function finiteNumbersOnly(validate: FastifyValidationResult): FastifyValidation
 }
 
 /** The resources of each area, one line each: a new resource is a routes file and a line here. */
-const V1_RESOURCES = [brandResource, categoryResource, templateResource, productResource, assetResource, activityResource, downloadResource, productShareResource];
+const V1_RESOURCES = [brandResource, categoryResource, templateResource, productResource, assetResource, activityResource, downloadResource, productShareResource, productTemplateUpgradeResource];
 const OPEN_RESOURCES = [openSearchResource, openSubscriptionResource];
 const APPROVAL_RESOURCES = [approvalResource];
 

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode, type MutationOutcome, invalidFields } from '../core/platform/errors.ts';
 import { schemaErrorsToIssues, type SchemaError } from '../core/platform/validate.ts';
 import { failure } from './envelope.ts';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableError } from '../core/platform/db-errors.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../core/platform/db-errors.ts';
 
 /** The one table from domain code to HTTP status (spec 7.1). */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -58,10 +58,10 @@ export function fromFastifyError(error: FastifyError): DomainError | null {
   return null;
 }
 
-/** Any error as a domain error: a domain error itself, a Fastify client error, an unreachable dependency; null when unknown. */
+/** Any error as a domain error: a domain error itself (the core maps database failures, db-errors.ts) or a Fastify client error; null when unknown. */
 export function asDomainError(error: unknown): DomainError | null {
   if (error instanceof DomainError) return error;
-  return fromFastifyError(error as FastifyError) ?? unavailableError(error);
+  return fromFastifyError(error as FastifyError);
 }
 
 /** Headers a failure carries: Retry-After on write conflicts (1 s) and unavailable dependencies. */

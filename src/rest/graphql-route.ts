@@ -53,7 +53,7 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
       // an introspection-only operation reads ctx)
       if (isIntrospectionOnly(params.query, params.operationName)) return { core, ctx: null as unknown as Ctx };
       const key = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
-      // a frontend names the signed-in member it acts for (README "Callers"); without it the key acts
+      // a frontend names the signed-in member it acts for (docs/access.md); without it the key acts
       const member = req.headers['x-shelf-member'];
       const actor = member === undefined ? key : await core.access.actForMember(core.operatorCtx(), key, Array.isArray(member) ? member[0] : member);
       return { core, ctx: core.ctxFor(actor, req.id) } as GqlContext;

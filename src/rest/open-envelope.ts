@@ -28,7 +28,7 @@ export function openReplayable<T>(reply: FastifyReply, traceId: string, outcome:
 }
 
 /**
- * How the open API (spec 7.2 leaves it open; docs/search.md and README document it) differs from
+ * How the open API (spec 7.2 leaves it open; docs/search.md and docs/events.md document it) differs from
  * Area A's table (rest/errors.ts STATUS_OF), which it otherwise follows code for code: invalid
  * input is 400 `invalid_parameter` (Area A: 422 validation_failed), and an unexpected error is
  * `internal_error`. A refusal that carries a `reason` answers that reason as its code.

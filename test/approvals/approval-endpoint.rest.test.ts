@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
 import { given } from '../support/given.ts';
@@ -32,11 +33,15 @@ afterAll(async () => {
 });
 
 const db = <T>(sql: string, params: unknown[] = []) => world.env.orm.em.fork().execute<T[]>(sql, params);
-/** Tasks, reviewed assets, usage counts and stored objects: what a refused request must leave as it was. */
+/** Every file in storage: the objects, and any download not placed under its key (none may stay). */
+async function storedFiles(): Promise<string[]> {
+  const entries = await readdir(storage.path, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(storage.path.length + 1)).sort();
+}
+/** Tasks, reviewed assets, usage counts and stored files: what a refused request must leave as it was. */
 async function snapshot(): Promise<string> {
   const [row] = await db<{ s: string }>(`select (select count(*) from approval_tasks) || '/' || (select count(*) from approval_assets) || '/' || (select string_agg(usage_count::text, ',' order by id) from approval_templates) as s`);
-  const files = await readdir(`${storage.path}/objects`, { recursive: true }).catch(() => []);
-  return `${row!.s}/${files.length}`;
+  return `${row!.s}/${(await storedFiles()).join(',')}`;
 }
 const create = (assets: unknown[], extra: Record<string, unknown> = {}) =>
   world.approval({ service: 'createApproval', templateId, createdBy: String(world.members.ann), assets, ...extra });
@@ -114,6 +119,26 @@ describe('POST /approval (spec 4.8)', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code, result: null });
     expect(await snapshot()).toBe(before);
+  });
+
+  it('refuses a download that breaks midway with 400 asset_download_failed and keeps none of its bytes', async () => {
+    const before = await storedFiles();
+    const res = await create([{ url: `${world.assets.url}/cut` }]);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_payload:asset_download_failed', result: null });
+    expect(world.assets.requestsFor('/cut')).toBe(1);
+    // the download was received into storage (its directory exists) and dropped from it
+    expect(await readdir(join(storage.path, 'incoming'))).toEqual([]);
+    expect(await storedFiles()).toEqual(before);
+  });
+
+  it('stores the bytes of a task where they were downloaded: one object under their sha256, no other file', async () => {
+    const before = await storedFiles();
+    const res = await create([{ url: `${world.assets.url}/bytes/placed-once` }]);
+    expect(res.status).toBe(200);
+    const [asset] = await db<{ sha256: string; storage_key: string }>('select sha256, storage_key from approval_assets where task_id = ?', [res.body.result.taskId]);
+    expect(asset!.storage_key).toBe(`objects/${asset!.sha256.slice(0, 2)}/${asset!.sha256}`);
+    expect(await storedFiles()).toEqual([...before, asset!.storage_key].sort());
   });
 
   it("answers another team's template as template_not_found and creates nothing", async () => {

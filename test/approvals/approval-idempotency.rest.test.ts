@@ -36,7 +36,7 @@ const createWithKey = (idem: string, body: unknown, app = world.env.app) =>
   send({ ...world.env, app }, { method: 'POST', url: '/approval', key: world.key.key, body, headers: { 'idempotency-key': idem } });
 const replayedCount = (answers: Received[]) => answers.filter((a) => a.headers['idempotent-replayed'] === 'true').length;
 
-describe('Idempotency-Key on createApproval (README "Approvals")', () => {
+describe('Idempotency-Key on createApproval (docs/approvals.md "Idempotency-Key")', () => {
   it('makes 50 concurrent createApproval with one key create one task with one download, every answer naming it', async () => {
     const body = createBody('/bytes/race-50', 'race-50');
     const answers = await Promise.all(Array.from({ length: 50 }, () => createWithKey('race-50', body)));

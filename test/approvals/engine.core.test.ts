@@ -34,7 +34,7 @@ async function newTask(): Promise<string> {
   return res.body.result.taskId;
 }
 const decide = async (member: number, taskId: string, decision: string, comment?: string) =>
-  world.env.core.approvals.engine.decide(await world.as(member), { taskId, decision, comment });
+  world.env.core.approvals.actions.decide(await world.as(member), { taskId, decision, comment });
 const names = async (taskId: string) => (await world.callbacks(taskId)).map((c) => c.eventName);
 const refusal = (promise: Promise<unknown>) => promise.then(() => null, (e: { code: string; reason?: string }) => ({ code: e.code, reason: e.reason }));
 
@@ -107,8 +107,8 @@ describe('the node engine: rejection and resubmission (spec 6.3)', () => {
     expect(await refusal(decide(m.ann, taskId, 'approved'))).toEqual({ code: 'forbidden', reason: 'not_a_pending_approver' });
     const file = join(files.path, 'v2.png');
     await writeFile(file, 'new bytes v2');
-    expect(await refusal(world.env.core.approvals.tasks.resubmitFiles(await world.as(m.ann), { taskId, files: [file] }))).toEqual({ code: 'forbidden', reason: 'not_the_resubmitter' });
-    await world.env.core.approvals.tasks.resubmitFiles(await world.as(m.sub), { taskId, files: [file], comment: 'fixed' });
+    expect(await refusal(world.env.core.approvals.actions.resubmit(await world.as(m.ann), { taskId, files: [file] }))).toEqual({ code: 'forbidden', reason: 'not_the_resubmitter' });
+    await world.env.core.approvals.actions.resubmit(await world.as(m.sub), { taskId, files: [file], comment: 'fixed' });
     const resubmitted = (await world.callbacks(taskId)).slice(rejectedAt);
     expect(resubmitted.map((c) => c.eventName)).toEqual(['SUBMITTER_RESUBMITTED', 'NODE_COMPLETED', 'NODE_TRANSFERRED', 'NODE_STARTED']);
     expect(resubmitted[0]).toMatchObject({
@@ -124,7 +124,7 @@ describe('the node engine: rejection and resubmission (spec 6.3)', () => {
     await decide(m.ann, taskId, 'rejected');
     expect((await world.approval({ service: 'taskStatusQuery', taskId })).body.result).toMatchObject({ status: 'REJECTED', round: 3, currentNodeId: 'node-2-resubmit-3' });
     await writeFile(file, 'new bytes v3');
-    await world.env.core.approvals.tasks.resubmitFiles(await world.as(m.sub), { taskId, files: [file] });
+    await world.env.core.approvals.actions.resubmit(await world.as(m.sub), { taskId, files: [file] });
     await decide(m.ann, taskId, 'approved');
     await decide(m.bob, taskId, 'approved');
     const last = await world.callbacks(taskId);
@@ -135,8 +135,8 @@ describe('the node engine: rejection and resubmission (spec 6.3)', () => {
 
   it('refuses any decision on a finished task, and a cancel by anyone but the submitter', async () => {
     const taskId = await newTask();
-    expect(await refusal(world.env.core.approvals.engine.cancel(await world.as(m.cat), taskId))).toEqual({ code: 'forbidden', reason: 'not_the_submitter' });
-    expect(await world.env.core.approvals.engine.cancel(await world.as(m.sub), taskId)).toEqual({ taskId, status: 'CANCELED' });
+    expect(await refusal(world.env.core.approvals.actions.cancel(await world.as(m.cat), taskId))).toEqual({ code: 'forbidden', reason: 'not_the_submitter' });
+    expect(await world.env.core.approvals.actions.cancel(await world.as(m.sub), taskId)).toEqual({ taskId, status: 'CANCELED' });
     const before = await names(taskId);
     expect(await refusal(decide(m.cat, taskId, 'approved'))).toEqual({ code: 'forbidden', reason: 'task_finished' });
     expect(await names(taskId)).toEqual(before);

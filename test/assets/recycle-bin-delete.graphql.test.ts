@@ -52,7 +52,7 @@ describe('deleting into the recycle bin (issue 14 item 2)', () => {
     const bin = await gql(BIN);
     expect(bin.body.data.recycleBin.items[0]).toEqual({
       id: entryId,
-      kind: 'file',
+      kind: 'FILE',
       fileId: file.id,
       folderId: null,
       name: 'recycled-one.png',
@@ -108,7 +108,7 @@ describe('deleting into the recycle bin (issue 14 item 2)', () => {
     expect(await searchNames('tree-')).toEqual([]);
     expect(await db('select id from library_folders where id = any(?::int[]) and deleted_at is null', [`{${tree},${sub}}`])).toEqual([]);
     const [entry] = (await gql(BIN, { first: 1 })).body.data.recycleBin.items;
-    expect(entry).toMatchObject({ kind: 'folder', folderId: tree, fileId: null, name: 'tree', originalPath: '/bin', fileCount: 2 });
+    expect(entry).toMatchObject({ kind: 'FOLDER', folderId: tree, fileId: null, name: 'tree', originalPath: '/bin', fileCount: 2 });
   });
 });
 

@@ -65,9 +65,9 @@ describe('GET /v1/activity-records (issue 16 item 3)', () => {
 
   it('is exposed through GraphQL with product history', async () => {
     const product = await send(env, { method: 'POST', url: '/v1/products', key: editor.key, body: { name: 'G' } });
-    const res = await graphql(env, manager.key, 'query($id: Int!) { activityRecords(resourceType: "product") { items { action resourceId } } productHistory(id: $id) { items { action changes } } }', { id: product.body.data.id });
+    const res = await graphql(env, manager.key, 'query($id: Int!) { activityRecords(resourceType: PRODUCT) { items { action resourceId resourceType role } } productHistory(id: $id) { items { action changes } } }', { id: product.body.data.id });
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.activityRecords.items[0]).toEqual({ action: 'created', resourceId: String(product.body.data.id) });
-    expect(res.body.data.productHistory.items[0].action).toBe('created');
+    expect(res.body.data.activityRecords.items[0]).toEqual({ action: 'CREATED', resourceId: String(product.body.data.id), resourceType: 'PRODUCT', role: 'EDITABLE' });
+    expect(res.body.data.productHistory.items[0].action).toBe('CREATED');
   });
 });

@@ -333,12 +333,12 @@ describe('product shares over GraphQL', () => {
     const created = await graphql(env, usable.key, 'mutation($p: Int!) { createProductShare(productId: $p, input: { password: "let-me-in", allowDownload: false }) { id url status passwordProtected allowDownload assetIds } }', { p: product.id });
     expect(created.body.errors).toBeUndefined();
     const share = created.body.data.createProductShare;
-    expect(share).toMatchObject({ status: 'active', passwordProtected: true, allowDownload: false, assetIds: null });
+    expect(share).toMatchObject({ status: 'ACTIVE', passwordProtected: true, allowDownload: false, assetIds: null });
     expect((await page(pathOf(share.url))).body).toContain('Password required');
     const listed = await graphql(env, usable.key, 'query($p: Int!) { productShares(productId: $p) { items { id } pagination { totalCount } } }', { p: product.id });
     expect(listed.body.data.productShares).toEqual({ items: [{ id: share.id }], pagination: { totalCount: 1 } });
     const revoked = await graphql(env, usable.key, 'mutation($p: Int!, $s: Int!) { revokeProductShare(productId: $p, shareId: $s) { status } }', { p: product.id, s: share.id });
-    expect(revoked.body.data.revokeProductShare.status).toBe('revoked');
+    expect(revoked.body.data.revokeProductShare.status).toBe('REVOKED');
     const bad = await graphql(env, usable.key, 'mutation($p: Int!) { createProductShare(productId: $p, input: { password: "abc" }) { id } }', { p: product.id });
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'password' }] });
     const denied = await graphql(env, viewer.key, 'mutation($p: Int!) { createProductShare(productId: $p) { id } }', { p: product.id });

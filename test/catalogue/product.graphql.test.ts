@@ -29,7 +29,7 @@ const FIELDS = `id name spu description status brandId categoryId ownerUserId pu
   cover { id name size previewUrl downloadUrl } images { id } relatedAssets { id }`;
 const CREATE = `mutation($input: ProductCreateInput!, $key: String) { createProduct(input: $input, idempotencyKey: $key) { etag product { ${FIELDS} } } }`;
 const GET = `query($id: Int!) { product(id: $id) { etag product { ${FIELDS} } } }`;
-const LIST = `query($search: String, $status: String, $pageSize: Int) { products(search: $search, status: $status, pageSize: $pageSize) { items { id status } pagination { page pageSize totalCount totalPages } } }`;
+const LIST = `query($search: String, $status: ProductStatus, $pageSize: Int) { products(search: $search, status: $status, pageSize: $pageSize) { items { id status } pagination { page pageSize totalCount totalPages } } }`;
 
 describe('GraphQL product operations', () => {
   it('createProduct makes a draft with brand, category, pinned definition and media, and the ETag REST gives', async () => {
@@ -44,7 +44,7 @@ describe('GraphQL product operations', () => {
     });
     expect(res.body.errors).toBeUndefined();
     const { product, etag } = res.body.data.createProduct;
-    expect(product).toMatchObject({ name: 'Graph', status: 'draft', publishedAt: null, brand: { id: brand.id, name: 'Graph brand' }, category: { id: category.id }, images: [{ id: image }] });
+    expect(product).toMatchObject({ name: 'Graph', status: 'DRAFT', publishedAt: null, brand: { id: brand.id, name: 'Graph brand' }, category: { id: category.id }, images: [{ id: image }] });
     expect(product.cover).toMatchObject({ id: image, name: 'g.png' });
     expect(product.templateDefinition.id).toBe(product.templateVersionId);
     expect(product.templateFields[ids.size!]).toBe(42);
@@ -63,9 +63,9 @@ describe('GraphQL product operations', () => {
     const stale = await graphql(env, editor.key, `mutation($id: Int!, $ifMatch: String) { publishProduct(id: $id, ifMatch: $ifMatch) { etag } }`, { id: made.id, ifMatch: etag });
     expect(stale.body.errors[0].extensions.code).toBe('precondition_failed');
     const published = await graphql(env, editor.key, `mutation($id: Int!) { publishProduct(id: $id) { product { status publishedAt } } }`, { id: made.id });
-    expect(published.body.data.publishProduct.product.status).toBe('published');
+    expect(published.body.data.publishProduct.product.status).toBe('PUBLISHED');
     const unpublished = await graphql(env, editor.key, `mutation($id: Int!) { unpublishProduct(id: $id) { product { status publishedAt } } }`, { id: made.id });
-    expect(unpublished.body.data.unpublishProduct.product).toEqual({ status: 'draft', publishedAt: null });
+    expect(unpublished.body.data.unpublishProduct.product).toEqual({ status: 'DRAFT', publishedAt: null });
     const deleted = await graphql(env, editor.key, `mutation($id: Int!) { deleteProduct(id: $id) { id etag } }`, { id: made.id });
     expect(deleted.body.data.deleteProduct.id).toBe(made.id);
     expect((await graphql(env, editor.key, GET, { id: made.id })).body.errors[0].extensions.code).toBe('not_found');
@@ -77,16 +77,16 @@ describe('GraphQL product operations', () => {
     const viewer = await g.key(fresh, 'view_only');
     const draft = await gp.product(freshEditor, { name: 'Draft' });
     const published = await gp.published(freshEditor);
-    const list = await graphql(env, viewer.key, LIST, { status: 'draft' });
+    const list = await graphql(env, viewer.key, LIST, { status: 'DRAFT' });
     expect(list.body.data.products.items).toEqual([]);
-    expect((await graphql(env, viewer.key, LIST)).body.data.products.items).toEqual([{ id: published.id, status: 'published' }]);
+    expect((await graphql(env, viewer.key, LIST)).body.data.products.items).toEqual([{ id: published.id, status: 'PUBLISHED' }]);
     expect((await graphql(env, viewer.key, GET, { id: draft.id })).body.errors[0].extensions.code).toBe('not_found');
     const before = await gp.snapshot(fresh.teamId);
     const create = await graphql(env, viewer.key, CREATE, { input: { name: 'No' } });
     expect(create.body.errors[0].extensions.code).toBe('forbidden');
     expect(await gp.snapshot(fresh.teamId)).toBe(before);
     const cover = await graphql(env, viewer.key, `query($id: Int!) { productVisibility(ids: [$id]) { id result } }`, { id: draft.id });
-    expect(cover.body.data.productVisibility).toEqual([{ id: draft.id, result: 'not_visible' }]);
+    expect(cover.body.data.productVisibility).toEqual([{ id: draft.id, result: 'NOT_VISIBLE' }]);
   });
 
   it('gives validation_failed with details for bad input and writes nothing', async () => {

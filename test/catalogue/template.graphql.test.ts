@@ -3,6 +3,7 @@ import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { givenTemplates, templateName, textField } from '../support/given-templates.ts';
 import { graphql, send } from '../support/http.ts';
+import { enumValueName } from '../../src/graphql/enums.ts';
 
 let env: TestEnv;
 let g: ReturnType<typeof given>;
@@ -23,11 +24,19 @@ const CREATE = `mutation($input: TemplateCreateInput!, $key: String) { createTem
 const UPDATE = `mutation($id: String!, $input: TemplatePatchInput!, $ifMatch: String) { updateTemplate(id: $id, input: $input, ifMatch: $ifMatch) { etag template { ${TEMPLATE_FIELDS} } } }`;
 const DELETE = `mutation($id: String!, $input: TemplateDeleteInput, $ifMatch: String) { deleteTemplate(id: $id, input: $input, ifMatch: $ifMatch) { id etag } }`;
 
+/** A template as REST shows it, with the field types and system keys GraphQL writes as enum values. */
+function asGraphql(rest: { groups: { fields: { type: string; systemKey: string | null }[] }[] }) {
+  return {
+    ...rest,
+    groups: rest.groups.map((group) => ({ ...group, fields: group.fields.map((f) => ({ ...f, type: enumValueName(f.type), systemKey: f.systemKey === null ? null : enumValueName(f.systemKey) })) })),
+  };
+}
+
 describe('GraphQL templates', () => {
   it('createTemplate runs the same core operation as REST: seeded system fields, JSON config in and out, an ETag equal to REST getTemplate', async () => {
     const options = [{ value: 'r', label: 'Red', sortOrder: 0 }];
     const res = await graphql(env, manager.key, CREATE, {
-      input: { name: templateName(), groups: [{ name: 'Main', fields: [{ key: 'colour', name: 'Colour', type: 'select', config: { options } }] }] },
+      input: { name: templateName(), groups: [{ name: 'Main', fields: [{ key: 'colour', name: 'Colour', type: 'SELECT', config: { options } }] }] },
     });
     expect(res.body.errors).toBeUndefined();
     const { template, etag } = res.body.data.createTemplate;
@@ -35,19 +44,20 @@ describe('GraphQL templates', () => {
     expect(template.groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'colour']);
     expect(template.groups[0].fields[3].config).toEqual({ options });
     const rest = await send(env, { url: `/v1/product-info-templates/${template.id}`, key: manager.key });
-    expect(rest.body.data).toEqual(template);
+    expect(template.groups[0].fields.map((f: { type: string; systemKey: string | null }) => [f.type, f.systemKey])).toEqual([['TEXT', 'NAME'], ['TEXT', 'SKU'], ['IMAGE', 'MAIN_IMAGE'], ['SELECT', null]]);
+    expect(template).toEqual(asGraphql(rest.body.data));
     expect(rest.headers.etag).toBe(etag);
   });
 
   it('accepts a config written as a GraphQL object literal', async () => {
-    const res = await graphql(env, manager.key, `mutation { createTemplate(input: { name: "${templateName()}", groups: [{ name: "G", fields: [{ key: "price", name: "Price", type: "currency", config: { code: "EUR", symbol: "€", decimals: 2 } }] }] }) { template { groups { fields { key config } } } } }`);
+    const res = await graphql(env, manager.key, `mutation { createTemplate(input: { name: "${templateName()}", groups: [{ name: "G", fields: [{ key: "price", name: "Price", type: CURRENCY, config: { code: "EUR", symbol: "€", decimals: 2 } }] }] }) { template { groups { fields { key config } } } } }`);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.createTemplate.template.groups[0].fields[3].config).toEqual({ code: 'EUR', symbol: '€', decimals: 2 });
   });
 
   it('reports invalid config with extensions.code validation_failed and details, writing nothing', async () => {
     const before = await t.snapshot(manager.teamId);
-    const res = await graphql(env, manager.key, CREATE, { input: { name: templateName(), groups: [{ name: 'G', fields: [{ key: 'p', name: 'P', type: 'currency', config: {} }] }] } });
+    const res = await graphql(env, manager.key, CREATE, { input: { name: templateName(), groups: [{ name: 'G', fields: [{ key: 'p', name: 'P', type: 'CURRENCY', config: {} }] }] } });
     expect(res.body.errors[0].extensions.code).toBe('validation_failed');
     expect(res.body.errors[0].extensions.details.map((d: { field: string }) => d.field)).toContain('groups[0].fields[0].config.code');
     expect(await t.snapshot(manager.teamId)).toEqual(before);

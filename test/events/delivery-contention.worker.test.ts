@@ -30,7 +30,7 @@ let files: Awaited<ReturnType<typeof tempDir>>;
 let storage: Awaited<ReturnType<typeof tempDir>>;
 const children: { child: ChildProcess; output: () => string }[] = [];
 
-/** A worker process of its own (ROLE=worker, as README "Scaling out"), on this file's database and queue prefix. */
+/** A worker process of its own (ROLE=worker, as docs/operations.md "Scaling out"), on this file's database and queue prefix. */
 function workerProcess(): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: ROOT,

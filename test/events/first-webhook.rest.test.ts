@@ -71,7 +71,7 @@ describe('docs/events.md: first webhook in five minutes', () => {
     const endpoints = await graphql(env, key.key, step('endpoints'));
     expect(endpoints.body.errors).toBeUndefined();
     const [endpoint] = endpoints.body.data.webhookEndpoints;
-    expect(endpoint).toMatchObject({ url: `${receiver.url}/shelf`, state: 'active', secret: expect.stringMatching(/^whsec_/) });
+    expect(endpoint).toMatchObject({ url: `${receiver.url}/shelf`, state: 'ACTIVE', secret: expect.stringMatching(/^whsec_/) });
     const webhook = new Webhook(endpoint.secret);
 
     // 5. a test event, verified as the receiver of step 2 verifies it
@@ -92,7 +92,7 @@ describe('docs/events.md: first webhook in five minutes', () => {
     await expect.poll(async () => {
       const log = await graphql(env, key.key, step('log'), { endpointId: endpoint.id });
       return log.body.data.webhookDeliveries.items.map((d: { eventType: string; status: string; attempts: number }) => [d.eventType, d.status, d.attempts]);
-    }).toEqual([['MATERIAL_METADATA_UPDATED', 'succeeded', 1], ['WEBHOOK_TEST', 'succeeded', 1]]);
+    }).toEqual([['MATERIAL_METADATA_UPDATED', 'SUCCEEDED', 1], ['WEBHOOK_TEST', 'SUCCEEDED', 1]]);
     const replay = await graphql(env, key.key, step('replay'), { endpointId: endpoint.id, eventId: realEvent.eventId });
     expect(replay.body.data.replayWebhookEvents).toEqual({ replayed: 1 });
     const [, , replayed] = await arrivals(3);
@@ -120,8 +120,8 @@ describe('test events and endpoint states', () => {
     const body = JSON.parse(step('subscribe'));
     const state = async () => (await graphql(env, key.key, step('endpoints'))).body.data.webhookEndpoints[0].state;
     await send(env, { method: 'POST', url: '/open/material-automation-subscribe', key: key.key, body: { ...body, operation: 'DELETE' } });
-    expect(await state()).toBe('unsubscribed');
+    expect(await state()).toBe('UNSUBSCRIBED');
     await send(env, { method: 'POST', url: '/open/material-automation-subscribe', key: key.key, body });
-    expect(await state()).toBe('active');
+    expect(await state()).toBe('ACTIVE');
   });
 });

@@ -30,7 +30,7 @@ const subscriptionsAt = async (url: string) =>
 const post = (url: string, body: unknown, idem: string, k: GivenKey = key) => send(env, { method: 'POST', url, key: k.key, body, headers: { 'idempotency-key': idem } });
 const replayedCount = (answers: Received[]) => answers.filter((a) => a.headers['idempotent-replayed'] === 'true').length;
 
-describe('Idempotency-Key on /open subscription changes (README "Event subscriptions")', () => {
+describe('Idempotency-Key on /open subscription changes (docs/events.md "Idempotency-Key")', () => {
   it('makes 20 concurrent folder-subscribe with one key subscribe once, every answer true and the repeats replayed', async () => {
     const callbackUrl = `${receiver.url}/race`;
     const answers = await Promise.all(Array.from({ length: 20 }, () => post('/open/folder-subscribe', { folderIds: [folderA], callbackUrl }, 'folder-race')));
@@ -94,7 +94,7 @@ describe('Idempotency-Key on /open subscription changes (README "Event subscript
   });
 });
 
-describe('Idempotency-Key on subscriptionChange (README "Approvals")', () => {
+describe('Idempotency-Key on subscriptionChange (docs/approvals.md "Idempotency-Key")', () => {
   const change = (body: Record<string, unknown>, idem: string, k: GivenKey = key) => post('/approval', { service: 'subscriptionChange', ...body }, idem, k);
 
   it('makes 20 concurrent ADDs with one key subscribe once, every answer the same subscription', async () => {

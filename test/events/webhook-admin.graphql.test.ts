@@ -42,11 +42,11 @@ describe('webhookEndpoints', () => {
         id: endpointId,
         url: `${world.receiver.url}/k${usableKey.keyId}`,
         apiKeyId: usableKey.keyId,
-        state: 'active',
+        state: 'ACTIVE',
         disabledReason: null,
         secret: expect.stringMatching(/^whsec_/),
         previousSecretExpiresAt: null,
-        subscriptions: [{ kind: 'material', eventType: 'MATERIAL_DELETED', folderId: null }],
+        subscriptions: [{ kind: 'MATERIAL', eventType: 'MATERIAL_DELETED', folderId: null }],
       },
     ]);
     const all = await graphql(world.env, world.key.key, ENDPOINTS);
@@ -65,16 +65,16 @@ describe('deliveries, attempts and replays', () => {
     world.receiver.answer(`/k${usableKey.keyId}`, 500, 200);
     await emit(11);
     const page = await until(
-      async () => (await graphql(world.env, usableKey.key, 'query($id: Int!) { webhookDeliveries(endpointId: $id, status: "succeeded") { items { id eventId eventType sequence status attempts lastStatus } pagination { totalCount } } }', { id: endpointId })).body.data.webhookDeliveries,
+      async () => (await graphql(world.env, usableKey.key, 'query($id: Int!) { webhookDeliveries(endpointId: $id, status: SUCCEEDED) { items { id eventId eventType sequence status attempts lastStatus } pagination { totalCount } } }', { id: endpointId })).body.data.webhookDeliveries,
       (p) => p.items.length === 1,
     );
-    expect(page.items[0]).toMatchObject({ eventType: 'MATERIAL_DELETED', sequence: 1, status: 'succeeded', attempts: 2, lastStatus: 200 });
+    expect(page.items[0]).toMatchObject({ eventType: 'MATERIAL_DELETED', sequence: 1, status: 'SUCCEEDED', attempts: 2, lastStatus: 200 });
     const attempts = await graphql(world.env, usableKey.key, 'query($id: String!) { webhookAttempts(deliveryId: $id) { attempt statusCode error responseExcerpt } }', { id: page.items[0].id });
     expect(attempts.body.data.webhookAttempts).toEqual([
       { attempt: 1, statusCode: 500, error: 'HTTP 500', responseExcerpt: 'ok' },
       { attempt: 2, statusCode: 200, error: null, responseExcerpt: 'ok' },
     ]);
-    const failed = await graphql(world.env, usableKey.key, 'query($id: Int!) { webhookDeliveries(endpointId: $id, status: "failed") { items { id } } }', { id: endpointId });
+    const failed = await graphql(world.env, usableKey.key, 'query($id: Int!) { webhookDeliveries(endpointId: $id, status: FAILED) { items { id } } }', { id: endpointId });
     expect(failed.body.data.webhookDeliveries.items).toEqual([]);
   });
 

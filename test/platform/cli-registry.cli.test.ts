@@ -6,7 +6,7 @@ import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 /*
  * The operator CLI's command registry: help is generated from it, the parser checks flags against
- * it, every command module runs exactly its commands, and the README's table names only commands
+ * it, every command module runs exactly its commands, and docs/cli.md's table names only commands
  * and flags it holds. Help and usage errors run with a DATABASE_URL where nothing listens: they
  * must answer without touching a database.
  */
@@ -15,10 +15,10 @@ const NO_DATABASE = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' };
 const cli = (...args: string[]) => runCli(args, NO_DATABASE);
 const defOf = (name: string): CommandDef => (COMMANDS as Record<string, CommandDef>)[name]!;
 
-/** The commands of README's "Operator CLI" table with the flags each row shows for them. */
-async function readmeCommands(): Promise<Array<{ name: string; flags: string[]; row: string }>> {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.split('\n## Operator CLI')[1]!.split('\n## ')[0]!;
+/** The commands of docs/cli.md's table with the flags each row shows for them. */
+async function documentedCommands(): Promise<Array<{ name: string; flags: string[]; row: string }>> {
+  const page = await readFile(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+  const section = page.split('\n## Commands')[1]!.split('\n## ')[0]!;
   const found: Array<{ name: string; flags: string[]; row: string }> = [];
   for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
     const firstCell = row.split(/(?<!\\)\|/)[1]!;
@@ -109,10 +109,11 @@ describe('operator CLI usage errors: exit 2, {"error":{"code":"usage"}} on stdou
   });
 
   it('takes --flag=value, also for a value that starts with --, and repeats a repeatable flag (reaching the database only then)', async () => {
-    // the parse succeeds, so the run goes on to the database, which is not there: an internal error, not a usage error
+    // the parse succeeds, so the run goes on to the database, which is not there: service_unavailable (as every
+    // area answers an unreachable database), not a usage error
     const res = await cli('approval', 'resubmit', '--task', 't', '--user', '1', '--file', 'a', '--file=--b', '--comment=--c');
     expect(res.code).toBe(1);
-    expect(res.json.error.code).toBe('internal_error');
+    expect(res.json.error.code).toBe('service_unavailable');
   });
 });
 
@@ -124,8 +125,8 @@ describe('operator CLI registry', () => {
     }
   });
 
-  it("each command of README's Operator CLI table is registered, with the flags the row shows", async () => {
-    const rows = await readmeCommands();
+  it("each command of docs/cli.md's table is registered, with the flags the row shows", async () => {
+    const rows = await documentedCommands();
     expect(rows.length).toBeGreaterThan(40);
     for (const { name, flags, row } of rows) {
       expect(COMMAND_NAMES, row).toContain(name);
@@ -133,8 +134,8 @@ describe('operator CLI registry', () => {
     }
   });
 
-  it("every registered command has a row in README's Operator CLI table", async () => {
-    const documented = new Set((await readmeCommands()).map((r) => r.name));
+  it("every registered command has a row in docs/cli.md's table", async () => {
+    const documented = new Set((await documentedCommands()).map((r) => r.name));
     expect(COMMAND_NAMES.filter((name) => !documented.has(name))).toEqual([]);
   });
 });

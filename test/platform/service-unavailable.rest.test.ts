@@ -7,6 +7,7 @@ import { ensureDatabase, migrateUp, openOrm } from '../../src/db/orm.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { Queues } from '../../src/queues.ts';
 import { buildApp } from '../../src/rest/app.ts';
+import { runCli } from '../support/cli.ts';
 import { redisUrl } from '../support/databases.ts';
 import { privatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
 
@@ -16,10 +17,11 @@ let core: Core;
 let queues: Queues;
 let app: FastifyInstance;
 let key: string;
+let databaseUrl: string;
 
 beforeAll(async () => {
   pg = await privatePostgres();
-  const databaseUrl = pg.url('shelf');
+  databaseUrl = pg.url('shelf');
   await ensureDatabase(databaseUrl);
   orm = await openOrm({ databaseUrl, poolMax: 4 });
   await migrateUp(orm);
@@ -64,4 +66,47 @@ describe('PostgreSQL unreachable: 503 service_unavailable with Retry-After in ev
     await pg.start();
     await expect.poll(async () => (await call('GET', '/v1/brands')).statusCode).toBe(200);
   }, 60_000);
+});
+
+/** Polls until a read answers again after the private cluster restarted. */
+async function expectRecovered(): Promise<void> {
+  await expect.poll(async () => (await call('GET', '/v1/brands')).statusCode, { timeout: 30_000, interval: 100 }).toBe(200);
+}
+
+describe('PostgreSQL unreachable: every read maps database errors the same way, beyond the API envelopes', () => {
+  it('shows the share page /s/:token as its 503 page with Retry-After, not the 500 page, and recovers', async () => {
+    // a well-formed token, so the page reaches the database to look it up
+    const url = `/s/${'a'.repeat(43)}`;
+    expect((await app.inject({ method: 'GET', url })).statusCode).toBe(404);
+    await pg.stop();
+    try {
+      const page = await app.inject({ method: 'GET', url });
+      expect(page.statusCode).toBe(503);
+      expect(page.headers['retry-after']).toBe('5');
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.body).toContain('Temporarily unavailable');
+      expect(page.body).not.toContain('Something went wrong');
+    } finally {
+      await pg.start();
+    }
+    await expectRecovered();
+    expect((await app.inject({ method: 'GET', url })).statusCode).toBe(404);
+  }, 60_000);
+
+  it('answers a CLI command with {"error":{"code":"service_unavailable"}} and a non-zero exit, and changes nothing', async () => {
+    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LINK_SIGNING_SECRET: 'test-secret-test-secret-test-secret-0123' };
+    const before = await runCli(['team', 'create', '--name', 'Up'], env);
+    expect(before.json).toMatchObject({ teamId: expect.any(Number) });
+    await pg.stop();
+    try {
+      const down = await runCli(['team', 'create', '--name', 'Down'], env);
+      expect(down.code).not.toBe(0);
+      expect(down.json).toMatchObject({ error: { code: 'service_unavailable' } });
+    } finally {
+      await pg.start();
+    }
+    await expectRecovered();
+    const teams = await orm.em.fork().execute<{ name: string }[]>('select name from teams order by id');
+    expect(teams.map((t) => t.name)).toEqual(['T', 'Up']);
+  }, 90_000);
 });

@@ -50,6 +50,10 @@ export async function startAssetServer(): Promise<AssetServer> {
       res.writeHead(200);
       res.write(Buffer.alloc(3000));
       res.end(Buffer.alloc(3000));
+    } else if (path === '/cut') {
+      // a download that breaks midway: half the declared bytes, then the connection drops
+      res.writeHead(200, { 'content-length': '3000' });
+      res.write(Buffer.alloc(1500, 1), () => res.destroy());
     } else if (path === '/trickle') {
       res.writeHead(200);
       const timer = setInterval(() => res.write('x'), 50);

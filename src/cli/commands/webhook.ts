@@ -1,17 +1,17 @@
 import { WebhookAdminService, type WebhookScope } from '../../core/events/webhook-admin.service.ts';
-import { idFlag, type Cli, type Flags } from '../command.ts';
+import { asTeam, idFlag, teamScope, type Cli, type Flags } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 const webhooks = new WebhookAdminService();
 
 /** An operator sees every endpoint of the team it names (the team must exist). */
 async function scope(cli: Cli, flags: Flags): Promise<WebhookScope> {
-  return webhooks.operatorScope(cli.operatorCtx(), idFlag(flags.team));
+  return { ...(await teamScope(cli, flags)), keyId: null };
 }
 
 const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** Operator commands for webhook endpoints (README "Webhook delivery"): the same core operations GraphQL offers integrators. */
+/** Operator commands for webhook endpoints (docs/events.md "For integrators"): the same core operations GraphQL offers integrators. */
 export const handlers: Handlers<'webhook'> = {
   'webhook list': async (cli, flags) => ({ endpoints: await webhooks.listEndpoints(await scope(cli, flags)) }),
   'webhook deliveries': async (cli, flags) => {
@@ -30,7 +30,7 @@ export const handlers: Handlers<'webhook'> = {
   'webhook rotate-secret': async (cli, flags) => webhooks.rotateSecret(await scope(cli, flags), idFlag(flags.endpoint)),
   'webhook enable': async (cli, flags) => webhooks.enable(await scope(cli, flags), idFlag(flags.endpoint)),
   'webhook test': async (cli, flags) => {
-    const team = await scope(cli, flags);
-    return webhooks.sendTestEvent({ ...team, actor: { kind: 'system', teamId: team.teamId, job: 'operator-cli' } }, idFlag(flags.endpoint));
+    // as the system, so the test event names the operator's job as its actor
+    return webhooks.sendTestEvent({ ...(await asTeam(cli, flags)), keyId: null }, idFlag(flags.endpoint));
   },
 };

@@ -1,14 +1,12 @@
 import { requireTeam } from './require-team.ts';
+import { operatorAsMember, requireId } from './operator-scopes.ts';
 import { createHash } from 'node:crypto';
-import type { Ctx, KeyActor, MemberActor, SystemActor } from '../platform/ctx.ts';
+import type { KeyActor, MemberActor, UnitOfWork } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { randomSecret, isResourceId } from '../platform/ids.ts';
 import { preparedSql, queryOne } from '../platform/sql.ts';
 import { checkTimestamp } from '../platform/timestamps.ts';
 import { isRole, roleAtLeast, ROLE_TO_ACT_FOR_MEMBERS, type Role } from './roles.ts';
-
-/** Operator operations run outside any team's request, with only a unit of work. */
-export type OperatorCtx = Pick<Ctx, 'em'>;
 
 const KEY_PREFIX = 'shelf_';
 
@@ -30,23 +28,17 @@ function requireName(name: string | undefined, field: string): string {
   return trimmed;
 }
 
-function requireId(id: unknown, field: string): number {
-  if (!isResourceId(id)) throw invalid(field, 'must be a positive integer id');
-  return id;
-}
-
-
 /** Teams, members and API keys (spec 5). Keys are managed by operators only, never over the API. */
 export class AccessService {
   /** Creates a team and so its library. */
-  async createTeam(ctx: OperatorCtx, input: { name?: string }): Promise<{ teamId: number }> {
+  async createTeam(ctx: UnitOfWork, input: { name?: string }): Promise<{ teamId: number }> {
     const name = requireName(input.name, 'name');
     const row = await queryOne<{ id: number }>(ctx, 'insert into teams (name) values (?) returning id', [name]);
     return { teamId: row!.id };
   }
 
   /** Gives a team the capability to subscribe to events (spec 4.7). */
-  async enableSubscriptions(ctx: OperatorCtx, input: { teamId: number }): Promise<{ teamId: number; subscriptions: true }> {
+  async enableSubscriptions(ctx: UnitOfWork, input: { teamId: number }): Promise<{ teamId: number; subscriptions: true }> {
     const teamId = requireId(input.teamId, 'team');
     const row = await queryOne<{ id: number }>(ctx, 'update teams set subscriptions_enabled = true where id = ? returning id', [teamId]);
     if (!row) throw notFound('Team');
@@ -54,7 +46,7 @@ export class AccessService {
   }
 
   /** Adds a member (owner, creator, approver) to a team. */
-  async addMember(ctx: OperatorCtx, input: { teamId: number; name?: string }): Promise<{ userId: number }> {
+  async addMember(ctx: UnitOfWork, input: { teamId: number; name?: string }): Promise<{ userId: number }> {
     const teamId = requireId(input.teamId, 'team');
     const name = requireName(input.name, 'name');
     await requireTeam(ctx, teamId);
@@ -64,7 +56,7 @@ export class AccessService {
 
   /** Issues a key; the plain key is returned once and only its SHA-256 is stored. An expiry must be in the future. */
   async createKey(
-    ctx: OperatorCtx,
+    ctx: UnitOfWork,
     input: { teamId: number; role?: string; expiresAt?: string },
   ): Promise<{ keyId: number; key: string; role: Role; expiresAt: string | null }> {
     const teamId = requireId(input.teamId, 'team');
@@ -89,7 +81,7 @@ export class AccessService {
   }
 
   /** Changes a key's collaborator role; takes effect on the key's next request. */
-  async setKeyRole(ctx: OperatorCtx, input: { keyId: number; role?: string }): Promise<{ keyId: number; role: Role }> {
+  async setKeyRole(ctx: UnitOfWork, input: { keyId: number; role?: string }): Promise<{ keyId: number; role: Role }> {
     const keyId = requireId(input.keyId, 'keyId');
     if (!isRole(input.role)) throw invalid('role', 'must be one of view_only, usable, editable, manage');
     const row = await queryOne(ctx, 'update api_keys set role = ?, updated_at = now() where id = ? returning id', [input.role, keyId]);
@@ -98,7 +90,7 @@ export class AccessService {
   }
 
   /** Deactivates a key; its next request gets 401 key_inactive. */
-  async revokeKey(ctx: OperatorCtx, input: { keyId: number }): Promise<{ keyId: number; active: false }> {
+  async revokeKey(ctx: UnitOfWork, input: { keyId: number }): Promise<{ keyId: number; active: false }> {
     const keyId = requireId(input.keyId, 'keyId');
     const row = await queryOne(ctx, 'update api_keys set active = false, updated_at = now() where id = ? returning id', [keyId]);
     if (!row) throw notFound('API key');
@@ -109,7 +101,7 @@ export class AccessService {
    * Authenticates a bearer key afresh on every request (spec 5): one indexed lookup by hash, so a
    * revoked key or a changed role takes effect on the very next request.
    */
-  async authenticate(ctx: OperatorCtx, authorization: string | undefined): Promise<KeyActor> {
+  async authenticate(ctx: UnitOfWork, authorization: string | undefined): Promise<KeyActor> {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
     if (!match) throw new DomainError('invalid_credentials', 'Send Authorization: Bearer <API key>');
     const row = await queryOne<{ id: number; team_id: number; role: string; active: boolean; expires_ms: string | null; expired: boolean }>(
@@ -124,11 +116,11 @@ export class AccessService {
   }
 
   /**
-   * A frontend acts for a member of its key's team (GraphQL header `X-Shelf-Member`, README
-   * "Callers"): the key must be editable or higher, and the member must belong to the key's team
+   * A frontend acts for a member of its key's team (GraphQL header `X-Shelf-Member`,
+   * docs/access.md): the key must be editable or higher, and the member must belong to the key's team
    * (403 forbidden / 404 not_found, so another team's member ids reveal nothing).
    */
-  async actForMember(ctx: OperatorCtx, key: KeyActor, userId: unknown): Promise<MemberActor> {
+  async actForMember(ctx: UnitOfWork, key: KeyActor, userId: unknown): Promise<MemberActor> {
     if (!roleAtLeast(key.role, ROLE_TO_ACT_FOR_MEMBERS)) {
       throw new DomainError('forbidden', `Only keys with role ${ROLE_TO_ACT_FOR_MEMBERS} or higher may act for members`);
     }
@@ -139,18 +131,8 @@ export class AccessService {
     return { kind: 'member', userId: id, teamId: key.teamId, viaKey: key };
   }
 
-  /** An operator acts for a team as the system (CLI `--team` of team administration); 404 when the team does not exist. */
-  async teamAsOperator(ctx: OperatorCtx, teamId: unknown, job: string): Promise<SystemActor> {
-    const id = requireId(teamId, 'team');
-    await requireTeam(ctx, id);
-    return { kind: 'system', teamId: id, job };
-  }
-
-  /** An operator acts as a member (CLI `--user`): the member's own team scopes what follows. */
-  async memberAsOperator(ctx: OperatorCtx, userId: unknown): Promise<MemberActor> {
-    const id = requireId(userId, 'user');
-    const member = await queryOne<{ team_id: number }>(ctx, 'select team_id from members where id = ?', [id]);
-    if (!member) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
-    return { kind: 'member', userId: id, teamId: member.team_id, viaKey: null };
+  /** An operator acts as a member (CLI `--user`): the member's own team scopes what follows (operator-scopes.ts). */
+  async memberAsOperator(ctx: UnitOfWork, userId: unknown): Promise<MemberActor> {
+    return operatorAsMember(ctx, userId);
   }
 }

@@ -1,5 +1,5 @@
 import { DomainError } from '../platform/errors.ts';
-import type { Actor, Ctx } from '../platform/ctx.ts';
+import type { Actor, CallerScope } from '../platform/ctx.ts';
 
 /** Collaborator roles in a team's library, weakest first (spec 4.1: each includes the previous). */
 export const ROLES = ['view_only', 'usable', 'editable', 'manage'] as const;
@@ -68,7 +68,7 @@ const MEMBER_PERMISSIONS: ReadonlySet<Permission> = new Set<Permission>([
 ]);
 
 /**
- * Whether a caller holds a permission (README "Callers"): a key by its current role; a member by
+ * Whether a caller holds a permission (docs/access.md): a key by its current role; a member by
  * MEMBER_PERMISSIONS and, through a frontend, also by that key's role; the system, acting for its
  * team in a background job, holds every permission.
  */
@@ -84,7 +84,7 @@ export function actorMay(actor: Actor, permission: Permission): boolean {
 }
 
 /** Throws 403 forbidden unless the caller holds the permission. */
-export function requirePermission(ctx: Pick<Ctx, 'actor'>, permission: Permission): void {
+export function requirePermission(ctx: CallerScope, permission: Permission): void {
   if (!actorMay(ctx.actor, permission)) {
     throw new DomainError('forbidden', `Your role does not permit ${permission}`);
   }

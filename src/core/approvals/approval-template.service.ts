@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { requirePermission } from '../access/roles.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import type { Ctx, TeamScope } from '../platform/ctx.ts';
 import { notFound } from '../platform/errors.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
@@ -8,6 +8,7 @@ import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { ApprovalTemplateInput, type Workflow } from './approval.schemas.ts';
 import { checkedWorkflow, requireMembers } from './workflow.ts';
+import { isUuid } from '../platform/ids.ts';
 
 const checkTemplate = compileInput(ApprovalTemplateInput);
 
@@ -28,8 +29,6 @@ export interface ApprovalTemplateView {
 
 const COLUMNS = `id, name, description, enabled, usage_count as "usageCount", auto_import_enabled as "autoImportEnabled", target_folder as "targetFolder",
   workflow, created_by_id::text as "createdBy", ${isoSql('created_at')} as "createdAt", ${isoSql('updated_at')} as "updatedAt"`;
-
-type TeamScope = Pick<Ctx, 'em' | 'teamId'>;
 
 /**
  * Approval templates (spec 2.7; docs/approvals.md): created from the workflow file of CONTRACT.md
@@ -93,7 +92,7 @@ export class ApprovalTemplateService {
 
   /** A template of the team; 404 template_not_found (another team's included). */
   async find(scope: TeamScope, templateId: string): Promise<ApprovalTemplateView> {
-    if (!/^[0-9a-f-]{36}$/i.test(templateId)) throw notFound('Template');
+    if (!isUuid(templateId)) throw notFound('Template');
     const row = await queryOne<ApprovalTemplateView>(scope, `select ${COLUMNS} from approval_templates where id = ?::uuid and team_id = ?`, [templateId, scope.teamId]);
     if (!row) throw notFound('Template');
     return row;

@@ -1,4 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { literalUnion } from '../platform/schema-shapes.ts';
+import { SIGN_MODES, type SignMode } from './approval-values.ts';
 
 /** Limits of approval templates and tasks (docs/approvals.md). */
 export const APPROVAL_LIMITS = { nodes: 20, approversPerNode: 50, copyToPerNode: 50, assets: 50, maxTimeoutHours: 8760, nameLength: 128 } as const;
@@ -9,7 +11,7 @@ const memberId = Type.Union([Type.Integer({ minimum: 1, maximum: 2147483647 }), 
 export const WorkflowNodeInput = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 64 }),
-    signMode: Type.Union([Type.Literal('and'), Type.Literal('or')], { description: '`and`: every approver must approve; `or`: the first decision decides.' }),
+    signMode: literalUnion(SIGN_MODES, { description: '`and`: every approver must approve; `or`: the first decision decides.' }),
     approvers: Type.Array(memberId, { minItems: 1, maxItems: APPROVAL_LIMITS.approversPerNode }),
     copyTo: Type.Optional(Type.Array(memberId, { maxItems: APPROVAL_LIMITS.copyToPerNode })),
     timeout: Type.Optional(
@@ -47,7 +49,7 @@ export type ApprovalTemplateInput = Static<typeof ApprovalTemplateInput>;
 export interface WorkflowNode {
   nodeId: string;
   name: string;
-  signMode: 'and' | 'or';
+  signMode: SignMode;
   approvers: number[];
   copyTo: number[];
   timeout: { hours: number; transferTo: number | null } | null;

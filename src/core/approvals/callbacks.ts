@@ -1,15 +1,14 @@
-import type { Ctx } from '../platform/ctx.ts';
+import type { TeamScope, ActingScope } from '../platform/ctx.ts';
 import { intArray, queryRows } from '../platform/sql.ts';
 import { APPROVAL_EVENT_TYPE } from '../events/event-types.ts';
 import { recordEvent, type EventToRecord } from '../events/outbox.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
-
-export type TaskScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
+import type { NodeRole } from './approval-values.ts';
 
 /** The node a task is at, as the callbacks name it (spec 6.3 node object). */
 export interface NodeVisit {
   index: number;
-  role: 'normal' | 'resubmit_submitter' | 'resubmit_approver';
+  role: NodeRole;
   round: number;
   node: WorkflowNode;
 }
@@ -37,7 +36,7 @@ export function nodeObject(visit: NodeVisit, nodeStatus: string, approverCount: 
 }
 
 /** Member names by id, for the approver, submitter, operator and transferTo objects. */
-export async function memberNames(scope: Pick<Ctx, 'em' | 'teamId'>, ids: number[]): Promise<Map<number, string>> {
+export async function memberNames(scope: TeamScope, ids: number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();
   const rows = await queryRows<{ id: number; name: string }>(scope, 'select id, name from members where team_id = ? and id = any(?::int[])', [scope.teamId, intArray(ids)]);
   return new Map(rows.map((r) => [r.id, r.name]));
@@ -65,7 +64,7 @@ export function callbackEvent(
 
 /** Writes one approval callback (callbackEvent) to the outbox in the caller's transaction. */
 export async function recordCallback(
-  scope: TaskScope,
+  scope: ActingScope,
   task: { id: string; round: number },
   eventName: string,
   taskStatus: 'PROCESSING' | 'APPROVED' | 'TIMEOUT',

@@ -6,14 +6,17 @@ import { pipeline } from 'node:stream/promises';
 import type { LibraryImportService } from '../assets/imports/import.ts';
 import { pinAllStoredBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage/storage.ts';
-import { memberIdOf, type Ctx } from '../platform/ctx.ts';
-import { DomainError, notFound } from '../platform/errors.ts';
+import { memberIdOf, type Ctx, type UnitOfWork, type ActingScope, type CallerScope } from '../platform/ctx.ts';
+import { DomainError, notFound, invalid } from '../platform/errors.ts';
+import { isoMillisSql } from '../platform/timestamps.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
+import { ACTIVE_APPROVAL_STATUSES, APPROVAL_DECISIONS, isApprovalDecision, type ApprovalActionResult, type ApprovalStatus } from './approval-values.ts';
 import { planResubmission } from './resubmission.ts';
-import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit, type TaskScope } from './callbacks.ts';
+import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit } from './callbacks.ts';
 import { fireTimeouts } from './timeouts.ts';
+import { isUuid } from '../platform/ids.ts';
 
 export { visitOf };
 
@@ -23,7 +26,7 @@ export interface TaskRow {
   team_id: number;
   template_id: string;
   workflow: Workflow;
-  status: string;
+  status: ApprovalStatus;
   created_by_id: number;
   node_index: number;
   node_role: NodeVisit['role'];
@@ -33,8 +36,6 @@ export interface TaskRow {
   auto_import: boolean;
   target_folder: string;
 }
-
-const ACTIVE = ['PENDING', 'PROCESSING', 'REJECTED'];
 
 /** New bytes for one of the task's assets (`position`: its 0-based place in the task). */
 export interface ResubmittedAsset {
@@ -47,8 +48,8 @@ export interface ResubmittedAsset {
 }
 
 /** How many assets a task holds (0 for an unknown task or one of another team). */
-export async function taskAssetCount(tx: Pick<Ctx, 'em'>, taskId: string, teamId: number): Promise<number> {
-  if (!/^[0-9a-f-]{36}$/i.test(taskId)) return 0;
+export async function taskAssetCount(tx: UnitOfWork, taskId: string, teamId: number): Promise<number> {
+  if (!isUuid(taskId)) return 0;
   const row = await queryOne<{ count: number }>(
     tx,
     'select count(distinct position)::int as count from approval_assets where task_id = ?::uuid and team_id = ?',
@@ -57,8 +58,8 @@ export async function taskAssetCount(tx: Pick<Ctx, 'em'>, taskId: string, teamId
   return row?.count ?? 0;
 }
 
-export async function lockTask(tx: Pick<Ctx, 'em'>, taskId: string, teamId: number | null): Promise<TaskRow> {
-  if (!/^[0-9a-f-]{36}$/i.test(taskId)) throw notFound('Task');
+export async function lockTask(tx: UnitOfWork, taskId: string, teamId: number | null): Promise<TaskRow> {
+  if (!isUuid(taskId)) throw notFound('Task');
   const row = await queryOne<TaskRow>(
     tx,
     `select t.id, t.team_id, t.template_id, t.workflow, t.status, t.created_by_id, t.node_index, t.node_role, t.node_status, t.round, t.timeout_at::text,
@@ -76,7 +77,7 @@ function refuse(reason: string, message: string): DomainError {
 }
 
 /** The acting member of a decision (CLI `--user`, GraphQL X-Shelf-Member); keys and the system are refused. */
-function actingMember(ctx: Pick<Ctx, 'actor'>): number {
+function actingMember(ctx: CallerScope): number {
   const id = memberIdOf(ctx.actor);
   if (id === null) throw refuse('member_required', 'Decisions are made by team members: name one (CLI --user, GraphQL header X-Shelf-Member)');
   return id;
@@ -94,7 +95,7 @@ export class ApprovalEngine {
   }
 
   /** Starts a node visit: its approvers' decisions pending, its timeout armed, NODE_TRANSFERRED (when the flow moves) then NODE_STARTED. */
-  async startVisit(tx: TaskScope, task: TaskRow, visit: NodeVisit, transfer?: { reason: string; from: Record<string, unknown> }): Promise<void> {
+  async startVisit(tx: ActingScope, task: TaskRow, visit: NodeVisit, transfer?: { reason: string; from: Record<string, unknown> }): Promise<void> {
     const approvers = visit.role === 'resubmit_submitter' ? [task.created_by_id] : visit.node.approvers;
     await queryRows(
       tx,
@@ -106,7 +107,7 @@ export class ApprovalEngine {
       tx,
       `update approval_tasks set node_index = ?, node_role = ?, node_status = 'processing', round = ?, node_started_at = now(),
               timeout_at = case when ?::float8 is null then null else now() + ?::float8 * interval '1 hour' end, timer_queued_at = null, updated_at = now()
-        where id = ?::uuid returning to_char(node_started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as started`,
+        where id = ?::uuid returning ${isoMillisSql('node_started_at')} as started`,
       [visit.index, visit.role, visit.round, hours, hours, task.id],
     );
     Object.assign(task, { node_index: visit.index, node_role: visit.role, round: visit.round, node_status: 'processing' });
@@ -116,21 +117,22 @@ export class ApprovalEngine {
   }
 
   /** `approval decide` / GraphQL: a pending approver of the current node approves or rejects. */
-  async decide(ctx: Ctx, input: { taskId: string; decision: string; comment?: string | null }): Promise<{ taskId: string; status: string }> {
+  async decide(ctx: Ctx, input: { taskId: string; decision: string; comment?: string | null }): Promise<ApprovalActionResult> {
     const memberId = actingMember(ctx);
-    if (input.decision !== 'approved' && input.decision !== 'rejected') {
-      throw new DomainError('validation_failed', 'The request is invalid', [{ field: 'decision', message: "must be 'approved' or 'rejected'" }], { reason: 'invalid_decision' });
+    const decision = input.decision;
+    if (!isApprovalDecision(decision)) {
+      throw invalid('decision', `must be one of ${APPROVAL_DECISIONS.join(', ')}`, 'invalid_decision');
     }
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, input.taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
       if (visit.role === 'resubmit_submitter') throw refuse('not_a_pending_approver', 'The task waits for its submitter to resubmit');
       const decided = await queryOne<{ decided_at: string }>(
         tx,
         `update approval_decisions set state = ?, comment = ?, decided_at = now()
           where task_id = ?::uuid and node_key = ? and member_id = ? and state = 'pending'
-          returning to_char(decided_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as decided_at`,
+          returning ${isoMillisSql('decided_at')} as decided_at`,
         [input.decision, input.comment ?? null, task.id, nodeKeyOf(visit), memberId],
       );
       if (!decided) throw refuse('not_a_pending_approver', 'Only a pending approver of the current node may decide');
@@ -155,11 +157,11 @@ export class ApprovalEngine {
   async resubmit(
     ctx: Ctx,
     input: { taskId: string; comment?: string | null; assets: ResubmittedAsset[] },
-  ): Promise<{ taskId: string; status: string }> {
+  ): Promise<ApprovalActionResult> {
     const memberId = actingMember(ctx);
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, input.taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
       if (visit.role !== 'resubmit_submitter' || memberId !== task.created_by_id) throw refuse('not_the_resubmitter', 'Only the task\'s submitter may resubmit, at the resubmit step');
       planResubmission(input.assets, await taskAssetCount(tx, task.id, task.team_id));
@@ -167,7 +169,7 @@ export class ApprovalEngine {
       const submitted = await queryOne<{ at: string }>(
         tx,
         `update approval_decisions set state = 'approved', comment = ?, decided_at = now() where task_id = ?::uuid and node_key = ? and member_id = ?
-         returning to_char(decided_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+         returning ${isoMillisSql('decided_at')} as at`,
         [input.comment ?? null, task.id, nodeKeyOf(visit), memberId],
       );
       await queryRows(tx, `update approval_tasks set status = 'PROCESSING', operator_id = ?, updated_at = now() where id = ?::uuid`, [memberId, task.id]);
@@ -188,11 +190,11 @@ export class ApprovalEngine {
   }
 
   /** Cancel by the task's creator (GraphQL, CLI): an unfinished task becomes CANCELED; no callback (6.3 has none). */
-  async cancel(ctx: Ctx, taskId: string): Promise<{ taskId: string; status: string }> {
+  async cancel(ctx: Ctx, taskId: string): Promise<ApprovalActionResult> {
     const memberId = actingMember(ctx);
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, taskId, tx.teamId);
-      if (!ACTIVE.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
+      if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       if (memberId !== task.created_by_id) throw refuse('not_the_submitter', 'Only the task\'s submitter may cancel it');
       await queryRows(tx, `update approval_tasks set status = 'CANCELED', operator_id = ?, timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid`, [memberId, task.id]);
       await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and state = 'pending'`, [task.id]);
@@ -207,11 +209,11 @@ export class ApprovalEngine {
    * and the node waits for manual follow-up (its approvers may still decide). Other overdue timers
    * fire in the same transaction (timeouts.ts).
    */
-  async fireTimeout(op: Pick<Ctx, 'em'>, input: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
+  async fireTimeout(op: UnitOfWork, input: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
     return fireTimeouts(op, input);
   }
 
-  private async decisionsOf(tx: TaskScope, task: TaskRow, visit: NodeVisit): Promise<{ member_id: number; name: string; state: string }[]> {
+  private async decisionsOf(tx: ActingScope, task: TaskRow, visit: NodeVisit): Promise<{ member_id: number; name: string; state: string }[]> {
     return queryRows(
       tx,
       `select d.member_id, m.name, d.state from approval_decisions d join members m on m.id = d.member_id
@@ -220,7 +222,7 @@ export class ApprovalEngine {
     );
   }
 
-  private async completeNode(tx: TaskScope, task: TaskRow, visit: NodeVisit, status: 'approved' | 'rejected'): Promise<Record<string, unknown>> {
+  private async completeNode(tx: ActingScope, task: TaskRow, visit: NodeVisit, status: 'approved' | 'rejected'): Promise<Record<string, unknown>> {
     await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and node_key = ? and state = 'pending'`, [task.id, nodeKeyOf(visit)]);
     const decisions = await this.decisionsOf(tx, task, visit);
     const approvers = decisions.map((d) => ({ id: String(d.member_id), name: d.name, status: d.state }));
@@ -229,14 +231,14 @@ export class ApprovalEngine {
   }
 
   /** A rejection opens a new round at the resubmit step of the rejected node (the task shows REJECTED until the submitter resubmits). */
-  private async completeRejected(tx: TaskScope, task: TaskRow, visit: NodeVisit): Promise<void> {
+  private async completeRejected(tx: ActingScope, task: TaskRow, visit: NodeVisit): Promise<void> {
     const from = await this.completeNode(tx, task, visit, 'rejected');
     await queryRows(tx, `update approval_tasks set status = 'REJECTED' where id = ?::uuid`, [task.id]);
     task.status = 'REJECTED';
     await this.startVisit(tx, task, { ...visit, role: 'resubmit_submitter', round: visit.round + 1 }, { reason: 'RESUBMIT_SUBMITTER', from });
   }
 
-  private async completeApproved(tx: TaskScope, task: TaskRow, visit: NodeVisit, operatorId: number): Promise<void> {
+  private async completeApproved(tx: ActingScope, task: TaskRow, visit: NodeVisit, operatorId: number): Promise<void> {
     const from = await this.completeNode(tx, task, visit, 'approved');
     const nextIndex = visit.index + 1;
     if (nextIndex < task.workflow.nodes.length) {
@@ -246,7 +248,7 @@ export class ApprovalEngine {
     const finished = await queryOne<{ at: string }>(
       tx,
       `update approval_tasks set status = 'APPROVED', timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid
-       returning to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+       returning ${isoMillisSql('finished_at')} as at`,
       [task.id],
     );
     task.status = 'APPROVED';
@@ -260,7 +262,7 @@ export class ApprovalEngine {
    * through the library's import (its events fire too). The files belong to the task's submitter,
    * who supplied them; the approver who finished the task is its `operator`, not the files' owner.
    */
-  private async importApproved(tx: TaskScope, task: TaskRow): Promise<void> {
+  private async importApproved(tx: ActingScope, task: TaskRow): Promise<void> {
     const assets = await queryRows<{ name: string; storage_key: string }>(
       tx,
       `select distinct on (position) name, storage_key from approval_assets where task_id = ?::uuid order by position, version desc`,
@@ -281,7 +283,7 @@ export class ApprovalEngine {
   }
 
   /** Records a new version of each resubmitted asset (positions in order) and returns the latestAssets objects of 6.3. */
-  private async addVersions(tx: TaskScope, task: TaskRow, assets: ResubmittedAsset[]): Promise<Record<string, unknown>[]> {
+  private async addVersions(tx: ActingScope, task: TaskRow, assets: ResubmittedAsset[]): Promise<Record<string, unknown>[]> {
     const latest: Record<string, unknown>[] = [];
     await pinAllStoredBytes(tx, this.deps.storage, assets.map((asset) => asset.storageKey));
     for (const { position, ...asset } of assets) {
@@ -294,7 +296,7 @@ export class ApprovalEngine {
         tx,
         `insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type)
          values (?, ?::uuid, ?, ?, ?, null, ?, ?, ?, ?)
-         returning id, version, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+         returning id, version, ${isoMillisSql('created_at')} as at`,
         [tx.teamId, task.id, position, (previous?.version ?? 0) + 1, asset.name, asset.sha256, asset.storageKey, asset.byteSize, asset.mimeType],
       );
       latest.push({ assetId: String(row!.id), filePathId: null, version: row!.version, oldStorePath: previous?.storage_key ?? null, newStorePath: asset.storageKey, updatedAt: row!.at, sha256: asset.sha256 });

@@ -2,20 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { objectKey } from '../assets/imports/import.ts';
 import { pinAllStoredBytes, releaseBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage/storage.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import type { Ctx, UnitOfWork, TeamScope } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
-import type { OutboundGuard } from '../platform/outbound/outbound-guard.ts';
+import { OutboundRefusedError, type OutboundGuard } from '../platform/outbound/outbound-guard.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { withHeldIdempotency, type CommitCreate, type CreateOutcome, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { compileInput } from '../platform/validate.ts';
 import { CreateApprovalInput, type Workflow } from './approval.schemas.ts';
-import { downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
+import { ACTIVE_APPROVAL_STATUSES_SQL, type ApprovalActionResult, type ApprovalStatus, type ApproverState, type NodeRole, type SignMode } from './approval-values.ts';
+import { assetUrlRefused, downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
 import { planResubmission } from './resubmission.ts';
 import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
 import { lockTask, taskAssetCount, visitOf, type ApprovalEngine } from './task-engine.ts';
 import type { ApprovalTemplateService } from './approval-template.service.ts';
 import { requireMembers } from './workflow.ts';
+import { isUuid } from '../platform/ids.ts';
 
 const checkCreate = compileInput(CreateApprovalInput);
 
@@ -26,7 +28,7 @@ const checkCreate = compileInput(CreateApprovalInput);
  */
 const CLAIM_MARGIN_MS = 60_000;
 
-const STATUS_LABELS: Record<string, string> = {
+const STATUS_LABELS: Record<ApprovalStatus, string> = {
   PENDING: 'Waiting for the first decision',
   PROCESSING: 'In review',
   REJECTED: 'Rejected: waiting for the submitter to resubmit',
@@ -37,18 +39,18 @@ const STATUS_LABELS: Record<string, string> = {
 /** taskStatusQuery (spec 2.7). */
 export interface TaskStatusView {
   taskId: string;
-  status: string;
+  status: ApprovalStatus;
   statusLabel: string;
   progressPercent: number;
   currentNodeName: string | null;
-  currentNodeSignMode: string | null;
+  currentNodeSignMode: SignMode | null;
   currentNodeProgress: { approved: number; rejected: number; pending: number };
-  currentNodeApprovers: { id: string; name: string; state: string }[];
+  currentNodeApprovers: { id: string; name: string; state: ApproverState }[];
   operator: { id: string; name: string } | null;
   updatedAt: string;
   round: number;
   currentNodeId: string | null;
-  currentNodeRole: string | null;
+  currentNodeRole: NodeRole | null;
 }
 
 /** createApproval and taskStatusQuery (spec 4.8), and the timers' due list. */
@@ -92,39 +94,44 @@ export class ApprovalTaskService {
   }
 
   private async createTask(ctx: Ctx, body: CreateApprovalInput, commit: CommitCreate<{ taskId: string }>): Promise<CreateOutcome<{ taskId: string }>> {
-    const template = await this.templates.find(ctx, body.templateId);
-    if (!template.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
     const createdBy = Number(body.createdBy);
-    await requireMembers(ctx, new Map([[createdBy, 'createdBy']]));
+    // the template and the member are read at once (two reads, one wait); their errors keep their order
+    const [found, member] = await Promise.allSettled([this.templates.find(ctx, body.templateId), requireMembers(ctx, new Map([[createdBy, 'createdBy']]))]);
+    if (found.status === 'rejected') throw found.reason;
+    const template = found.value;
+    if (!template.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
+    if (member.status === 'rejected') throw member.reason;
     for (const [i, asset] of body.assets.entries()) await this.guardCheck(asset.url, i);
-    const downloaded = await downloadAssets(this.guard, body.assets, this.limits);
+    const downloaded = await downloadAssets(this.guard, this.storage, body.assets, this.limits);
     let added: string[] = [];
     try {
-      added = await storeAssets(this.storage, downloaded.assets, true);
+      added = await storeAssets(this.storage, downloaded.assets);
       return await commit(async (tx) => {
-        const locked = await queryOne<{ enabled: boolean; workflow: Workflow }>(
+        // counting the use locks the template and checks it is still enabled, in one statement
+        const counted = await queryOne<{ workflow: Workflow }>(
           tx,
-          'select enabled, workflow from approval_templates where id = ?::uuid and team_id = ? for update',
+          'update approval_templates set usage_count = usage_count + 1 where id = ?::uuid and team_id = ? and enabled returning workflow',
           [template.id, tx.teamId],
         );
-        if (!locked?.enabled) throw invalid('templateId', 'the template is disabled', 'template_disabled');
+        if (!counted) throw invalid('templateId', 'the template is disabled', 'template_disabled');
         const taskId = randomUUID();
+        const assets = downloaded.assets.map((asset, position) => ({
+          position, name: asset.name, url: asset.url, sha256: asset.sha256, storage_key: objectKey(asset.sha256), byte_size: asset.byteSize, mime_type: asset.mimeType, extension: asset.extension,
+        }));
+        // the task and its assets in one statement
         await queryRows(
           tx,
-          `insert into approval_tasks (id, team_id, template_id, workflow, status, created_by_id, reason, source_context, node_index, node_role, node_status)
-           values (?::uuid, ?, ?::uuid, ?::jsonb, 'PENDING', ?, ?, ?::jsonb, 0, 'normal', 'processing')`,
-          [taskId, tx.teamId, template.id, JSON.stringify(locked.workflow), createdBy, body.reason ?? null, body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext)],
+          `with task as (
+             insert into approval_tasks (id, team_id, template_id, workflow, status, created_by_id, reason, source_context, node_index, node_role, node_status)
+             values (?::uuid, ?, ?::uuid, ?::jsonb, 'PENDING', ?, ?, ?::jsonb, 0, 'normal', 'processing') returning id, team_id)
+           insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type, extension)
+           select task.team_id, task.id, a.position, 1, a.name, a.url, a.sha256, a.storage_key, a.byte_size, a.mime_type, a.extension
+             from task, jsonb_to_recordset(?::jsonb) as a(position int, name text, url text, sha256 text, storage_key text, byte_size bigint, mime_type text, extension text)
+            order by a.position`,
+          [taskId, tx.teamId, template.id, JSON.stringify(counted.workflow), createdBy, body.reason ?? null, body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext), JSON.stringify(assets)],
         );
-        await pinAllStoredBytes(tx, this.storage, downloaded.assets.map((asset) => objectKey(asset.sha256)));
-        for (const [position, asset] of downloaded.assets.entries()) {
-          await queryRows(
-            tx,
-            `insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type, extension)
-             values (?, ?::uuid, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
-            [tx.teamId, taskId, position, asset.name, asset.url, asset.sha256, objectKey(asset.sha256), asset.byteSize, asset.mimeType, asset.extension],
-          );
-        }
-        await queryRows(tx, 'update approval_templates set usage_count = usage_count + 1 where id = ?::uuid and team_id = ?', [template.id, tx.teamId]);
+        // the bytes are still there, and stay until commit: a release of the same bytes waits for this lock
+        await pinAllStoredBytes(tx, this.storage, assets.map((asset) => asset.storage_key));
         const task = await lockTask(tx, taskId, tx.teamId);
         await this.engine.startVisit(tx, task, visitOf(task));
         return { body: { taskId }, etag: null };
@@ -134,34 +141,34 @@ export class ApprovalTaskService {
       await releaseBytes(ctx, this.storage, this.abandoned(downloaded.assets, added)).catch(() => undefined);
       throw e;
     } finally {
-      await downloaded.cleanup();
+      await downloaded.discard();
     }
   }
 
   /** `approval resubmit --file` (operator CLI, as the submitting member): new versions from local files. */
-  async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; positions?: number[]; comment?: string | null }): Promise<{ taskId: string; status: string }> {
+  async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; positions?: number[]; comment?: string | null }): Promise<ApprovalActionResult> {
     if (input.files.length === 0) throw invalid('file', 'give at least one file', 'assets_empty');
     if (input.positions && input.positions.length > 0 && input.positions.length !== input.files.length) {
       throw invalid('position', `give one position per file (${input.files.length} files, ${input.positions.length} positions), or none to resubmit every asset in order`, 'resubmit_positions_mixed');
     }
     const items = input.files.map((_, i) => ({ position: input.positions?.[i] }));
     const positions = planResubmission(items, await this.assetCount(ctx, input.taskId));
-    return this.resubmitWith(ctx, input, await localAssets(input.files), positions, false);
+    return this.resubmitWith(ctx, input, await localAssets(input.files), positions);
   }
 
   /** GraphQL resubmission: new versions downloaded from public URLs through the outbound guard, as createApproval does. */
   async resubmitUrls(
     ctx: Ctx,
     input: { taskId: string; assets: { url: string; name?: string; position?: number | null }[]; comment?: string | null },
-  ): Promise<{ taskId: string; status: string }> {
+  ): Promise<ApprovalActionResult> {
     // the plan is checked before any download: an ambiguous resubmission costs no transfer
     const positions = planResubmission(input.assets, await this.assetCount(ctx, input.taskId));
     for (const [i, asset] of input.assets.entries()) await this.guardCheck(asset.url, i);
-    const downloaded = await downloadAssets(this.guard, input.assets, this.limits);
+    const downloaded = await downloadAssets(this.guard, this.storage, input.assets, this.limits);
     try {
-      return await this.resubmitWith(ctx, input, downloaded.assets, positions, true);
+      return await this.resubmitWith(ctx, input, downloaded.assets, positions);
     } finally {
-      await downloaded.cleanup();
+      await downloaded.discard();
     }
   }
 
@@ -171,7 +178,7 @@ export class ApprovalTaskService {
   }
 
   /** The task's asset count for checking a resubmission before any download (null: not the caller's task; the locked read answers not_found). */
-  private async assetCount(scope: Pick<Ctx, 'em' | 'teamId'>, taskId: string): Promise<number | null> {
+  private async assetCount(scope: TeamScope, taskId: string): Promise<number | null> {
     return (await taskAssetCount(scope, taskId, scope.teamId)) || null;
   }
 
@@ -180,9 +187,8 @@ export class ApprovalTaskService {
     input: { taskId: string; comment?: string | null },
     assets: DownloadedAsset[],
     positions: number[],
-    owned: boolean,
-  ): Promise<{ taskId: string; status: string }> {
-    const added = await storeAssets(this.storage, assets, owned);
+  ): Promise<ApprovalActionResult> {
+    const added = await storeAssets(this.storage, assets);
     try {
       return await this.engine.resubmit(ctx, {
         taskId: input.taskId,
@@ -198,21 +204,25 @@ export class ApprovalTaskService {
   /** Every url is vetted before any download starts, so a bad last asset costs no download. */
   private async guardCheck(url: string, index: number): Promise<void> {
     try {
-      const parsed = await this.guard.checkUrl(url);
-      void parsed;
+      await this.guard.checkUrl(url);
     } catch (e) {
-      const reason = (e as { reason?: string }).reason;
-      if (!reason) throw e;
-      const code = reason === 'private_address' ? 'asset_url_not_public' : reason === 'host_unresolvable' ? 'asset_url_unresolvable' : 'asset_url_invalid';
-      throw invalid(`assets[${index}].url`, (e as Error).message, code);
+      if (!(e instanceof OutboundRefusedError)) throw e;
+      throw assetUrlRefused(e, `assets[${index}].url`);
     }
   }
 
+  /** The /approval `taskStatusQuery` service (spec 4.8): its `taskId` is required (`missing_task_id`), then as `status`. */
+  async statusQuery(scope: TeamScope, fields: Record<string, unknown>): Promise<TaskStatusView> {
+    const { taskId } = fields;
+    if (typeof taskId !== 'string' || taskId === '') throw invalid('taskId', 'is required', 'missing_task_id');
+    return this.status(scope, taskId);
+  }
+
   /** Spec 4.8 taskStatusQuery: where the task stands; 404 task_not_found for an unknown or another team's task. */
-  async status(scope: Pick<Ctx, 'em' | 'teamId'>, taskId: string): Promise<TaskStatusView> {
-    if (typeof taskId !== 'string' || !/^[0-9a-f-]{36}$/i.test(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
+  async status(scope: TeamScope, taskId: string): Promise<TaskStatusView> {
+    if (!isUuid(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
     const task = await queryOne<{
-      id: string; status: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number;
+      id: string; status: ApprovalStatus; workflow: Workflow; node_index: number; node_role: NodeRole; round: number;
       operator_id: number | null; operator_name: string | null; updated_at: string;
     }>(
       scope,
@@ -225,7 +235,7 @@ export class ApprovalTaskService {
     const visit = visitOf(task);
     const approvers = finished
       ? []
-      : await queryRows<{ id: number; name: string; state: string }>(
+      : await queryRows<{ id: number; name: string; state: ApproverState }>(
           scope,
           `select d.member_id as id, m.name, d.state from approval_decisions d join members m on m.id = d.member_id
             where d.task_id = ?::uuid and d.node_key = ? and d.state <> 'skipped' order by d.id`,
@@ -236,7 +246,7 @@ export class ApprovalTaskService {
     return {
       taskId: task.id,
       status: task.status,
-      statusLabel: STATUS_LABELS[task.status] ?? task.status,
+      statusLabel: STATUS_LABELS[task.status],
       progressPercent: task.status === 'APPROVED' ? 100 : Math.round((task.node_index / total) * 100),
       currentNodeName: finished ? null : visit.node.name,
       currentNodeSignMode: finished ? null : visit.node.signMode,
@@ -258,12 +268,12 @@ export class ApprovalTaskService {
    * that dies in between leaves the timer to the next relay, which queues it again under the same
    * job id.
    */
-  async dueTimers(op: Pick<Ctx, 'em'>, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
+  async dueTimers(op: UnitOfWork, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
     const rows = await queryRows<{ id: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number; delay_ms: number }>(
       op,
       `select id, workflow, node_index, node_role, round, greatest(0, extract(epoch from timeout_at - now()) * 1000)::int as delay_ms
          from approval_tasks
-        where timeout_at is not null and status in ('PENDING', 'PROCESSING', 'REJECTED')
+        where timeout_at is not null and status in ${ACTIVE_APPROVAL_STATUSES_SQL}
           and ((timer_queued_at is null and timeout_at <= now() + ? * interval '1 millisecond')
                or (timeout_at < now() - interval '30 seconds' and timer_queued_at < now() - interval '30 seconds'))
         order by timeout_at limit ?`,
@@ -273,7 +283,7 @@ export class ApprovalTaskService {
   }
 
   /** Notes that these timers' delayed jobs are on the queue. */
-  async markTimersQueued(op: Pick<Ctx, 'em'>, taskIds: string[]): Promise<void> {
+  async markTimersQueued(op: UnitOfWork, taskIds: string[]): Promise<void> {
     if (taskIds.length === 0) return;
     await queryRows(op, 'update approval_tasks set timer_queued_at = now() where id = any(?::uuid[])', [`{${taskIds.join(',')}}`]);
   }

@@ -1,9 +1,11 @@
 import { recordEvents, type ScopedEvent } from '../events/outbox.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import type { UnitOfWork } from '../platform/ctx.ts';
 import { intArray, preparedSql, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import type { Workflow } from './approval.schemas.ts';
 import { callbackEvent, nodeIdOf, nodeKeyOf, nodeObject, visitOf, type NodeVisit } from './callbacks.ts';
+import { ACTIVE_APPROVAL_STATUSES_SQL } from './approval-values.ts';
+import { isUuid } from '../platform/ids.ts';
 
 /*
  * Node timeouts (docs/approvals.md "Timers"), fired in batches. A timer's job fires its own timer
@@ -17,8 +19,6 @@ import { callbackEvent, nodeIdOf, nodeKeyOf, nodeObject, visitOf, type NodeVisit
 
 /** Timers one job fires besides its own, at most: enough to catch up, few enough to hold the locks briefly. */
 const SWEEP = 50;
-
-const ACTIVE = `('PENDING', 'PROCESSING', 'REJECTED')`;
 
 /**
  * How long a timer may be overdue before any job fires it with its own: BullMQ hands a job over
@@ -34,8 +34,8 @@ const CATCH_UP_AFTER_MS = 250;
  */
 const ANY_DUE = preparedSql(
   'approvals.timerDue',
-  `select exists (select 1 from approval_tasks where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE}) as own,
-          exists (select 1 from approval_tasks where timeout_at <= now() - interval '${CATCH_UP_AFTER_MS} milliseconds' and status in ${ACTIVE}) as overdue`,
+  `select exists (select 1 from approval_tasks where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_APPROVAL_STATUSES_SQL}) as own,
+          exists (select 1 from approval_tasks where timeout_at <= now() - interval '${CATCH_UP_AFTER_MS} milliseconds' and status in ${ACTIVE_APPROVAL_STATUSES_SQL}) as overdue`,
 );
 
 /** A task whose timer may fire, locked. `overdue`: its deadline has passed (the job's own may run up to a second early). */
@@ -57,14 +57,14 @@ const DUE_COLUMNS = 'id, team_id, workflow, node_index, node_role, round, timeou
  */
 const LOCK_DUE = `select * from (
     select ${DUE_COLUMNS} from approval_tasks
-     where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE} for update skip locked) own
+     where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_APPROVAL_STATUSES_SQL} for update skip locked) own
   union all
   select * from (
     select ${DUE_COLUMNS} from approval_tasks
-     where timeout_at <= now() and status in ${ACTIVE} and id <> ?::uuid order by timeout_at limit ? for update skip locked) others`;
+     where timeout_at <= now() and status in ${ACTIVE_APPROVAL_STATUSES_SQL} and id <> ?::uuid order by timeout_at limit ? for update skip locked) others`;
 
 /** The job's own task alone, waiting for its lock. */
-const LOCK_OWN = `select ${DUE_COLUMNS} from approval_tasks where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE} for update`;
+const LOCK_OWN = `select ${DUE_COLUMNS} from approval_tasks where id = ?::uuid and timeout_at <= now() + interval '1 second' and status in ${ACTIVE_APPROVAL_STATUSES_SQL} for update`;
 
 /**
  * Fires the locked timers: with a transfer target the node's pending approvers are skipped and the
@@ -94,8 +94,8 @@ const FIRE = `with input as (
  * has come, give or take the second BullMQ may run early) and others already overdue. Returns
  * whether its own fired.
  */
-export async function fireTimeouts(op: Pick<Ctx, 'em'>, own: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
-  if (!/^[0-9a-f-]{36}$/i.test(own.taskId)) return 'skipped';
+export async function fireTimeouts(op: UnitOfWork, own: { taskId: string; nodeKey: string }): Promise<'fired' | 'skipped'> {
+  if (!isUuid(own.taskId)) return 'skipped';
   const due = await queryOne<{ own: boolean; overdue: boolean }>(op, ANY_DUE, [own.taskId]);
   if (!due?.own && !due?.overdue) return 'skipped';
   const first = await fireLocked(op, own, LOCK_DUE, [own.taskId, own.taskId, SWEEP]);
@@ -105,7 +105,7 @@ export async function fireTimeouts(op: Pick<Ctx, 'em'>, own: { taskId: string; n
 }
 
 /** Locks with `lockSql` and fires what is due; 'busy' when the own task was not among the locked rows. */
-async function fireLocked(op: Pick<Ctx, 'em'>, own: { taskId: string; nodeKey: string }, lockSql: string, params: unknown[]): Promise<'fired' | 'skipped' | 'busy'> {
+async function fireLocked(op: UnitOfWork, own: { taskId: string; nodeKey: string }, lockSql: string, params: unknown[]): Promise<'fired' | 'skipped' | 'busy'> {
   return inTransaction(op, async (tx) => {
     const locked = await queryRows<DueTask>(tx, lockSql, params);
     const ownRow = locked.find((row) => row.id === own.taskId);
@@ -118,7 +118,7 @@ async function fireLocked(op: Pick<Ctx, 'em'>, own: { taskId: string; nodeKey: s
 }
 
 /** Fires locked, due timers: one statement for the tasks and decisions, one for all their callbacks (NODE_TIMEOUT, then NODE_TRANSFERRED with a target). */
-async function fireTasks(tx: Pick<Ctx, 'em'>, tasks: DueTask[]): Promise<void> {
+async function fireTasks(tx: UnitOfWork, tasks: DueTask[]): Promise<void> {
   if (tasks.length === 0) return;
   const visits = tasks.map((task) => visitOf(task));
   const targets = visits.map((visit) => visit.node.timeout?.transferTo ?? null);

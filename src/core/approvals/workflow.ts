@@ -1,6 +1,6 @@
 import { invalid } from '../platform/errors.ts';
 import { intArray, queryRows } from '../platform/sql.ts';
-import type { Ctx } from '../platform/ctx.ts';
+import type { TeamScope } from '../platform/ctx.ts';
 import type { ApprovalTemplateInput, Workflow } from './approval.schemas.ts';
 
 const toId = (value: number | string): number => Number(value);
@@ -10,7 +10,7 @@ const toId = (value: number | string): number => Number(value);
  * that every approver, copy recipient and transfer target is a member of the team (spec 2.7,
  * CONTRACT.md: "approvers ... must be members of that team"); the first stranger is named.
  */
-export async function checkedWorkflow(scope: Pick<Ctx, 'em' | 'teamId'>, input: ApprovalTemplateInput['workflow']): Promise<Workflow> {
+export async function checkedWorkflow(scope: TeamScope, input: ApprovalTemplateInput['workflow']): Promise<Workflow> {
   const nodes = input.nodes.map((node, i) => ({
     nodeId: `node-${i + 1}`,
     name: node.name,
@@ -30,7 +30,7 @@ export async function checkedWorkflow(scope: Pick<Ctx, 'em' | 'teamId'>, input: 
 }
 
 /** Refuses the first id that is not a member of the team, naming the field it came from. */
-export async function requireMembers(scope: Pick<Ctx, 'em' | 'teamId'>, named: Map<number, string>): Promise<void> {
+export async function requireMembers(scope: TeamScope, named: Map<number, string>): Promise<void> {
   if (named.size === 0) return;
   const rows = await queryRows<{ id: number }>(scope, 'select id from members where team_id = ? and id = any(?::int[])', [scope.teamId, intArray([...named.keys()])]);
   const found = new Set(rows.map((r) => r.id));

@@ -5,7 +5,7 @@ export interface UrlChecker {
   checkUrl(url: string): Promise<URL>;
 }
 
-/** The guard's refusals (src/core/platform/outbound) as the open areas' codes (README "Event subscriptions"). */
+/** The guard's refusals (src/core/platform/outbound) as the open areas' codes (docs/events.md "The endpoints, their answers and failures"). */
 const REFUSAL_REASONS: Record<string, { reason: string; message: string }> = {
   invalid_url: { reason: 'callback_url_invalid', message: 'must be an absolute URL' },
   scheme_not_allowed: { reason: 'callback_url_invalid', message: 'must use http or https' },

@@ -1,11 +1,9 @@
 import { DeadlockException } from '@mikro-orm/core';
-import type { Ctx } from '../platform/ctx.ts';
+import type { UnitOfWork } from '../platform/ctx.ts';
 import { intArray, preparedSql, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
 import { signatureHeaders } from './signing.ts';
-
-type UnitOfWork = Pick<Ctx, 'em'>;
 
 /** What delivery needs of the outbound guard (src/core/platform/outbound): one guarded POST. */
 export interface WebhookPoster {
@@ -81,6 +79,14 @@ const CLAIM_MANY = preparedSql(
 );
 
 /**
+ * The delivery that becomes its line's head when the head finishes: the line's first pending one
+ * not yet ready (a line has one ready delivery at a time). Every statement that promotes uses this.
+ */
+function nextInLine(endpointId: string, orderingKey: string): string {
+  return `select id from webhook_deliveries where endpoint_id = ${endpointId} and ordering_key = ${orderingKey} and status = 'pending' and not ready order by sequence limit 1`;
+}
+
+/**
  * Finishes the successful deliveries of a batch in one statement, as FINISH does for one: each
  * delivery of a batch heads its own line (the relay takes heads only), so lines do not collide.
  *
@@ -122,9 +128,7 @@ const SUCCEED_MANY = preparedSql(
       where l.endpoint_id = finished.endpoint_id and l.ordering_key = finished.ordering_key returning l.endpoint_id, l.ordering_key, l.unfinished),
    next as (
      update webhook_deliveries d set ready = true where d.id in (
-       select (select p.id from webhook_deliveries p where p.endpoint_id = line.endpoint_id and p.ordering_key = line.ordering_key
-                  and p.status = 'pending' and not p.ready order by p.sequence limit 1)
-         from line where line.unfinished > 0)
+       select (${nextInLine('line.endpoint_id', 'line.ordering_key')}) from line where line.unfinished > 0)
      returning d.id, d.attempts, d.endpoint_id, d.ordering_key)
    select input.id, free.ordering_key is not null as free, finished.id is not null as finished, line.unfinished,
           next.id as next_id, next.attempts as next_attempts
@@ -151,10 +155,7 @@ const FINISH = preparedSql(
      update webhook_delivery_lines l set unfinished = l.unfinished - 1 from finished
       where l.endpoint_id = finished.endpoint_id and l.ordering_key = finished.ordering_key returning l.unfinished),
    next as (
-     update webhook_deliveries set ready = true where id = (
-       select id from webhook_deliveries where endpoint_id = ?::int and ordering_key = ?::text and status = 'pending' and not ready
-          and exists (select 1 from line where line.unfinished > 0)
-        order by sequence limit 1)
+     update webhook_deliveries set ready = true where id = (${nextInLine('?::int', '?::text')}) and exists (select 1 from line where line.unfinished > 0)
      returning id, attempts)
    select (select unfinished from line) as unfinished, (select id from next) as next_id, (select attempts from next) as next_attempts`,
 );
@@ -411,9 +412,7 @@ export class DeliveryService {
   private async promoteNext(tx: UnitOfWork, claimed: Claimed): Promise<{ id: string; attempts: number } | null> {
     return queryOne<{ id: string; attempts: number }>(
       tx,
-      `update webhook_deliveries set ready = true where id = (
-         select id from webhook_deliveries where endpoint_id = ? and ordering_key = ? and status = 'pending' order by sequence limit 1)
-       returning id, attempts`,
+      `update webhook_deliveries set ready = true where id = (${nextInLine('?', '?')}) returning id, attempts`,
       [claimed.endpoint_id, claimed.ordering_key],
     );
   }

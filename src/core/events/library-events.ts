@@ -1,12 +1,9 @@
-import type { Ctx } from '../platform/ctx.ts';
+import type { ActingScope } from '../platform/ctx.ts';
 import { memberIdOf } from '../platform/ctx.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { ASSET_ROW_COLUMNS, type AssetRow } from '../assets/search/asset-items.ts';
 import { FOLDER_EVENT_TYPE } from './event-types.ts';
 import { recordEvent } from './outbox.ts';
-
-/** A library write's transaction: the team, the caller, the unit of work. */
-export type EventScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
 
 /**
  * A file as the events describe it, read in the write's transaction: the columns an AssetItem is
@@ -26,24 +23,24 @@ const FACTS_SQL = `select ${ASSET_ROW_COLUMNS}, f.folder_id as "folderId",
  where f.team_id = ? and f.id = ?`;
 
 /** Reads a file of the scope's team as the events describe it (null when it is not the team's). */
-export async function fileFacts(scope: EventScope, fileId: number): Promise<FileFacts | null> {
+export async function fileFacts(scope: ActingScope, fileId: number): Promise<FileFacts | null> {
   const row = await queryOne<FileFacts>(scope, FACTS_SQL, [scope.teamId, fileId]);
   return row && { ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) };
 }
 
 /** Reads files of the scope's team as the events describe them, in id order (ids of other teams are left out). */
-export async function filesFacts(scope: EventScope, fileIds: readonly number[]): Promise<FileFacts[]> {
+export async function filesFacts(scope: ActingScope, fileIds: readonly number[]): Promise<FileFacts[]> {
   const rows = await queryRows<FileFacts>(scope, FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])') + ' order by f.id', [scope.teamId, intArray(fileIds)]);
   return rows.map((row) => ({ ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) }));
 }
 
 /** Whether anyone in the team subscribes to anything: when nobody does, library writes skip event work entirely. */
-async function anySubscription(scope: EventScope): Promise<boolean> {
+async function anySubscription(scope: ActingScope): Promise<boolean> {
   return (await queryOne(scope, 'select 1 from event_subscriptions where team_id = ? limit 1', [scope.teamId])) !== null;
 }
 
 /** Spec 6.1 MaterialCallbackDTO: duration in seconds and size in KB as its table says; no download link (it would expire before retries end). */
-function materialCallbackDto(scope: EventScope, file: FileFacts): Record<string, unknown> {
+function materialCallbackDto(scope: ActingScope, file: FileFacts): Record<string, unknown> {
   const userId = memberIdOf(scope.actor);
   return {
     id: file.id,
@@ -78,7 +75,7 @@ function materialType(mimeType: string): string {
 }
 
 /** 6.1: one FOLDER_CONTENT_UPDATE per subscribed folder among `folderIds` (a subscription covers its subtree). */
-async function folderUpdates(scope: EventScope, folderIds: readonly number[], type: 'ADD' | 'UPDATE' | 'DELETE', assets: Record<string, unknown>[]): Promise<void> {
+async function folderUpdates(scope: ActingScope, folderIds: readonly number[], type: 'ADD' | 'UPDATE' | 'DELETE', assets: Record<string, unknown>[]): Promise<void> {
   if (folderIds.length === 0) return;
   const subscribed = await queryRows<{ folder_id: number }>(
     scope,
@@ -96,7 +93,7 @@ async function folderUpdates(scope: EventScope, folderIds: readonly number[], ty
 }
 
 /** 6.1 for a batch: each subscribed folder on any file's path gets one update with the files under it. */
-async function folderUpdatesFor(scope: EventScope, files: readonly FileFacts[], type: 'ADD' | 'DELETE', dto: (file: FileFacts) => Record<string, unknown>): Promise<void> {
+async function folderUpdatesFor(scope: ActingScope, files: readonly FileFacts[], type: 'ADD' | 'DELETE', dto: (file: FileFacts) => Record<string, unknown>): Promise<void> {
   const onPaths = [...new Set(files.flatMap((file) => file.parentIds))];
   if (onPaths.length === 0) return;
   const subscribed = await queryRows<{ folder_id: number }>(
@@ -110,7 +107,7 @@ async function folderUpdatesFor(scope: EventScope, files: readonly FileFacts[], 
   }
 }
 
-function material(scope: EventScope, eventType: string, fileId: number, payload: Record<string, unknown>): Promise<string | null> {
+function material(scope: ActingScope, eventType: string, fileId: number, payload: Record<string, unknown>): Promise<string | null> {
   return recordEvent(scope, { eventType, audience: { kind: 'material' }, orderingKey: `material:${fileId}`, fields: { payload } });
 }
 
@@ -148,16 +145,13 @@ export interface VersionChange {
   versionGroupDissolved?: boolean;
 }
 
-/** The fields of 6.2 BASIC that an edit changed, with their new values. */
-export type BasicChanges = Partial<Pick<FileFacts, 'name' | 'description' | 'score' | 'link'>>;
-
 /**
  * The events of library writes (docs/events.md has the table). Each is called by
  * the one operation that makes the change, inside its transaction, after the change.
  */
 export const libraryEvents = {
   /** An import stored a file: MATERIAL_INBOUND_COMPLETED, MATERIAL_ADDED_TO_FOLDER when it went into a folder, folder ADD on its path. */
-  async imported(scope: EventScope, fileId: number): Promise<void> {
+  async imported(scope: ActingScope, fileId: number): Promise<void> {
     if (!(await anySubscription(scope))) return;
     const file = (await fileFacts(scope, fileId))!;
     const initiator = memberIdOf(scope.actor);
@@ -176,7 +170,7 @@ export const libraryEvents = {
    * `pendingInboundIdToMaterialId`, `materialIds`), one MATERIAL_ADDED_TO_FOLDER per folder that received files, and one folder ADD
    * per subscribed folder on their paths with the files under it. Ordering keys: the first file of the batch or of the folder.
    */
-  async pendingConfirmed(scope: EventScope, confirmed: ReadonlyArray<{ pendingInboundId: number; fileId: number }>): Promise<void> {
+  async pendingConfirmed(scope: ActingScope, confirmed: ReadonlyArray<{ pendingInboundId: number; fileId: number }>): Promise<void> {
     if (confirmed.length === 0 || !(await anySubscription(scope))) return;
     const files = await filesFacts(scope, confirmed.map((c) => c.fileId));
     const initiator = memberIdOf(scope.actor);
@@ -194,7 +188,7 @@ export const libraryEvents = {
   },
 
   /** An edit changed BASIC fields and/or tags: MATERIAL_METADATA_UPDATED per changeType with only what changed, and folder UPDATE. */
-  async edited(scope: EventScope, before: FileFacts, fileId: number): Promise<void> {
+  async edited(scope: ActingScope, before: FileFacts, fileId: number): Promise<void> {
     if (!(await anySubscription(scope))) return;
     const after = (await fileFacts(scope, fileId))!;
     const basic: Record<string, unknown> = {};
@@ -219,7 +213,7 @@ export const libraryEvents = {
    * A move: MATERIAL_ADDED_TO_FOLDER for the new relation; subscribed folders only on the old path
    * get DELETE, only on the new path ADD, and on both (a common ancestor) UPDATE.
    */
-  async moved(scope: EventScope, before: FileFacts, fileId: number): Promise<void> {
+  async moved(scope: ActingScope, before: FileFacts, fileId: number): Promise<void> {
     if (!(await anySubscription(scope))) return;
     const after = (await fileFacts(scope, fileId))!;
     if (before.folderId === after.folderId) return;
@@ -232,7 +226,7 @@ export const libraryEvents = {
   },
 
   /** A validity period set, or a status reached by the daily check: changeType VALIDITY (6.2 table), and folder UPDATE. */
-  async validityChanged(scope: EventScope, validity: ValidityFacts): Promise<void> {
+  async validityChanged(scope: ActingScope, validity: ValidityFacts): Promise<void> {
     if (!(await anySubscription(scope))) return;
     const fileId = validity.materialId;
     await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'VALIDITY', materialIds: [fileId], materials: [validity] });
@@ -241,7 +235,7 @@ export const libraryEvents = {
   },
 
   /** An ownership transfer: changeType OWNER with the (unchanged) file-path ID and the new owner, and folder UPDATE. */
-  async ownerChanged(scope: EventScope, fileId: number): Promise<void> {
+  async ownerChanged(scope: ActingScope, fileId: number): Promise<void> {
     if (!(await anySubscription(scope))) return;
     const after = (await fileFacts(scope, fileId))!;
     await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, {
@@ -253,7 +247,7 @@ export const libraryEvents = {
   },
 
   /** A file's metadata values set or cleared: changeType METADATA with the record and only the fields created or updated now, and folder UPDATE. */
-  async metadataChanged(scope: EventScope, facts: MetadataFacts): Promise<void> {
+  async metadataChanged(scope: ActingScope, facts: MetadataFacts): Promise<void> {
     if (!(await anySubscription(scope))) return;
     const fileId = facts.materialId;
     await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'METADATA', materialIds: [fileId], materials: [facts] });
@@ -262,7 +256,7 @@ export const libraryEvents = {
   },
 
   /** A file's custom field values of a template set or cleared: changeType CUSTOM_FIELD keyed by template id, and folder UPDATE. */
-  async customFieldsChanged(scope: EventScope, facts: CustomFieldFacts): Promise<void> {
+  async customFieldsChanged(scope: ActingScope, facts: CustomFieldFacts): Promise<void> {
     if (!(await anySubscription(scope))) return;
     const fileId = facts.materialId;
     await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'CUSTOM_FIELD', materialIds: [fileId], materials: [facts] });
@@ -279,7 +273,7 @@ export const libraryEvents = {
    * files had already left their folders.
    */
   async deleted(
-    scope: EventScope,
+    scope: ActingScope,
     befores: readonly FileFacts[],
     deleteAction: 'RECYCLE' | 'PERMANENT',
     folderIds: readonly number[] = [],
@@ -315,7 +309,7 @@ export const libraryEvents = {
    * what they show change: a file hidden as a version leaves its folders (DELETE), a file that
    * became visible (a new cover, a version removed as a file of its own) joins them (ADD).
    */
-  async versionChanged(scope: EventScope, change: VersionChange, shownBefore: readonly FileFacts[], shownAfterIds: readonly number[]): Promise<void> {
+  async versionChanged(scope: ActingScope, change: VersionChange, shownBefore: readonly FileFacts[], shownAfterIds: readonly number[]): Promise<void> {
     if (!(await anySubscription(scope))) return;
     await material(scope, 'MATERIAL_VERSION_CHANGED', change.coverMaterialId, { ...change });
     const shownAfter = await filesFacts(scope, shownAfterIds);
@@ -329,7 +323,7 @@ export const libraryEvents = {
    * Files came back from the recycle bin: MATERIAL_ADDED_TO_FOLDER for each file that is back in a
    * folder (a file restored to the root joins no folder), and folder ADD on their paths.
    */
-  async restored(scope: EventScope, fileIds: readonly number[]): Promise<void> {
+  async restored(scope: ActingScope, fileIds: readonly number[]): Promise<void> {
     if (fileIds.length === 0 || !(await anySubscription(scope))) return;
     const files = await filesFacts(scope, fileIds);
     for (const file of files) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { actorLabel, type Actor, type Ctx } from '../platform/ctx.ts';
+import { actorLabel, type Actor, type UnitOfWork, type ActingScope } from '../platform/ctx.ts';
 import { intArray, queryRows, textArray } from '../platform/sql.ts';
 
 /** Which subscriptions an event reaches (spec 6): a team's material subscriptions of its type, a folder's, or approval subscriptions. */
@@ -37,7 +37,7 @@ export function actorObject(actor: Actor): Record<string, unknown> {
  * another (delivery.service.ts SUCCEED_MANY). One statement's endpoints are locked in id order.
  * Returns the event id, or null when nobody subscribes.
  */
-export async function recordEvent(tx: Pick<Ctx, 'em' | 'teamId' | 'actor'>, event: EventToRecord): Promise<string | null> {
+export async function recordEvent(tx: ActingScope, event: EventToRecord): Promise<string | null> {
   const eventId = randomUUID();
   const body = { eventId, eventType: event.eventType, eventTime: String(Date.now()), actor: actorObject(tx.actor), ...event.fields };
   const folderId = event.audience.kind === 'folder' ? event.audience.folderId : null;
@@ -83,7 +83,7 @@ export interface ScopedEvent extends EventToRecord {
  * of one per event. The statement locks its lines in endpoint and key order. Returns each event's
  * id, or null when nobody subscribes to it.
  */
-export async function recordEvents(tx: Pick<Ctx, 'em'>, events: ScopedEvent[]): Promise<(string | null)[]> {
+export async function recordEvents(tx: UnitOfWork, events: ScopedEvent[]): Promise<(string | null)[]> {
   if (events.length === 0) return [];
   const ids = events.map(() => randomUUID());
   const bodies = events.map((event, i) => JSON.stringify({ eventId: ids[i], eventType: event.eventType, eventTime: String(Date.now()), actor: actorObject(event.actor), ...event.fields }));

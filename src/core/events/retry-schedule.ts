@@ -1,5 +1,5 @@
 /**
- * Waits before each retry of a webhook delivery (README "Webhook delivery"): 5 s, 30 s, 2 min,
+ * Waits before each retry of a webhook delivery (docs/events.md "Delivery"): 5 s, 30 s, 2 min,
  * 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h after the first attempt fails, about 47 hours in all.
  * `WEBHOOK_RETRY_SCHEDULE` replaces it (tests and benchmarks shorten it).
  */

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { MAX_RESOURCE_ID } from '../platform/ids.ts';
 
-/** Limits of subscription requests (README "Event subscriptions"). */
+/** Limits of subscription requests (docs/events.md "Subscriptions"). */
 export const SUBSCRIPTION_LIMITS = { folderIds: 100, eventTypes: 10, callbackUrlLength: 2048 } as const;
 
 const callbackUrl = Type.String({
@@ -61,7 +61,7 @@ export const ApprovalSubscriptionChange = Type.Object(
   { additionalProperties: false },
 );
 
-/** What `subscriptionQuery` answers (spec 4.8: "not shown"; README documents it). */
+/** What `subscriptionQuery` answers (spec 4.8: "not shown"; docs/approvals.md documents it). */
 export interface ApprovalSubscriptionView {
   subscribed: boolean;
   callbackUrl: string | null;

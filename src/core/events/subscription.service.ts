@@ -187,7 +187,7 @@ export class SubscriptionService {
   }
 
   /**
-   * A subscription change with an Idempotency-Key (README "Event subscriptions", "Approvals"): the
+   * A subscription change with an Idempotency-Key (docs/events.md and docs/approvals.md "Idempotency-Key"): the
    * key is claimed in the change's transaction, so a repeat with the same key and input, concurrent
    * or within 24 hours, answers the first result without changing anything again; other input is
    * refused. Without a key the change runs as before.

@@ -1,28 +1,32 @@
-import { requireTeam } from '../access/require-team.ts';
-import { actorLabel, requireKey, type Ctx } from '../platform/ctx.ts';
+import { actorLabel, requireKey, type Ctx, type UnitOfWork, type CallerScope, type TeamScope } from '../platform/ctx.ts';
 import { hasPermission } from '../access/roles.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { checkTimestamp, isoSql } from '../platform/timestamps.ts';
-import { isResourceId } from '../platform/ids.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { randomUUID } from 'node:crypto';
 import { actorObject } from './outbox.ts';
 import { newSigningSecret } from './subscription.service.ts';
+import { isUuid } from '../platform/ids.ts';
 
-/** The eventType of a test delivery (sendTestEvent); receivers tell it apart also by `test: true`. */
-export const TEST_EVENT_TYPE = 'WEBHOOK_TEST';
+import { TEST_EVENT_TYPE, type EventType, type SubscriptionKind } from './event-types.ts';
+
+export { TEST_EVENT_TYPE };
+
+/** Where a delivery stands: waiting or retrying, being sent, done, or given up. */
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** An endpoint's state as its owner reads it (ENDPOINT_STATE below). */
+export const ENDPOINT_STATES = ['active', 'unsubscribed', 'disabled'] as const;
+export type EndpointState = (typeof ENDPOINT_STATES)[number];
 
 /**
  * Whose endpoints an integrator tool sees: a team's, all of them (`keyId` null: manage keys and
  * operators) or one key's own.
  */
-export interface WebhookScope {
-  em: Ctx['em'];
-  teamId: number;
-  keyId: number | null;
-}
+export type WebhookScope = TeamScope & { keyId: number | null };
 
 /** A key sees its own endpoints; a manage key (and an operator naming the team) sees every endpoint of the team. */
 export function webhookScopeOf(ctx: Ctx): WebhookScope {
@@ -34,23 +38,23 @@ export interface EndpointView {
   id: number;
   url: string;
   apiKeyId: number;
-  state: string;
+  state: EndpointState;
   disabledReason: string | null;
   disabledAt: string | null;
   failingSince: string | null;
   secret: string;
   previousSecretExpiresAt: string | null;
   createdAt: string;
-  subscriptions: { kind: string; eventType: string; folderId: number | null }[];
+  subscriptions: { kind: SubscriptionKind; eventType: EventType; folderId: number | null }[];
 }
 
 export interface DeliveryView {
   id: string;
   eventId: string;
-  eventType: string;
+  eventType: EventType;
   orderingKey: string;
   sequence: number;
-  status: string;
+  status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: string | null;
   lastStatus: number | null;
@@ -74,8 +78,6 @@ export const REPLAY_WINDOW_DAYS = 30;
 export const REPLAY_MAX_EVENTS = 10_000;
 /** How long a rotated-out secret keeps signing (Standard Webhooks allows an overlap). */
 const ROTATION_OVERLAP = '24 hours';
-
-const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'];
 
 /**
  * An endpoint's state as its owner reads it: `disabled` (stored), `unsubscribed` (active, but its
@@ -101,13 +103,6 @@ function rfc3339(value: string | undefined, field: string): string | null {
  * rotation and re-enabling. Every read and change is scoped to the team (and the key, for non-manage keys).
  */
 export class WebhookAdminService {
-  /** An operator's view of a team's endpoints (CLI `webhook ...`): every endpoint of the team, which must exist. */
-  async operatorScope(op: Pick<Ctx, 'em'>, teamId: number): Promise<WebhookScope> {
-    if (!isResourceId(teamId)) throw invalid('team', 'must be a positive integer id');
-    await requireTeam(op, teamId);
-    return { em: op.em, teamId, keyId: null };
-  }
-
   async listEndpoints(scope: WebhookScope): Promise<EndpointView[]> {
     return queryRows<EndpointView>(
       scope,
@@ -133,7 +128,7 @@ export class WebhookAdminService {
     filter: { status?: string; from?: string; to?: string; page?: number | null; pageSize?: number | null },
   ): Promise<Page<DeliveryView>> {
     await this.endpoint(scope, endpointId);
-    if (filter.status !== undefined && !DELIVERY_STATUSES.includes(filter.status)) throw invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    if (filter.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(filter.status)) throw invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     const from = rfc3339(filter.from, 'from');
     const to = rfc3339(filter.to, 'to');
     const page = normalizePage(filter);
@@ -176,7 +171,7 @@ export class WebhookAdminService {
     const from = rfc3339(input.from, 'from');
     const to = rfc3339(input.to, 'to');
     if ((input.eventId === undefined) === (from === null)) throw invalid('eventId', 'give either eventId or from (and optionally to)');
-    if (input.eventId !== undefined && !/^[0-9a-f-]{36}$/i.test(input.eventId)) throw invalid('eventId', 'must be an event id (UUID)');
+    if (input.eventId !== undefined && !isUuid(input.eventId)) throw invalid('eventId', 'must be an event id (UUID)');
     if (from !== null && Date.parse(from) < Date.now() - REPLAY_WINDOW_DAYS * 86_400_000) throw invalid('from', `may be at most ${REPLAY_WINDOW_DAYS} days back`);
     return inTransaction(scope, async (tx) => {
       await this.endpoint({ ...scope, em: tx.em }, endpointId);
@@ -201,7 +196,7 @@ export class WebhookAdminService {
    * (`test:<endpointId>`) so it never holds back real events. A disabled endpoint is refused:
    * nothing would be sent until it is enabled.
    */
-  async sendTestEvent(scope: WebhookScope & Pick<Ctx, 'actor'>, endpointId: number): Promise<{ eventId: string; deliveryId: string }> {
+  async sendTestEvent(scope: WebhookScope & CallerScope, endpointId: number): Promise<{ eventId: string; deliveryId: string }> {
     return inTransaction(scope, async (tx) => {
       const endpoint = await this.endpoint({ ...scope, em: tx.em }, endpointId);
       if (endpoint.state === 'disabled') {
@@ -261,7 +256,7 @@ export class WebhookAdminService {
  * receiver sees a repeat and not a new event, and is counted so the next new event's sequence
  * follows the last one without a gap (outbox.ts gives new events `place - replayed`).
  */
-async function appendToLine(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: number, eventRowId: string, orderingKey: string, replay: boolean): Promise<string> {
+async function appendToLine(tx: UnitOfWork, teamId: number, endpointId: number, eventRowId: string, orderingKey: string, replay: boolean): Promise<string> {
   const row = await queryOne<{ id: string }>(
     tx,
     `with first as (
@@ -288,7 +283,7 @@ async function appendToLine(tx: Pick<Ctx, 'em'>, teamId: number, endpointId: num
  * carried are kept for the replay window of 30 days, then deleted in batches by the maintenance
  * worker. Pending deliveries and their events are never deleted.
  */
-export async function purgeExpiredEvents(op: Pick<Ctx, 'em'>, batch = 10_000): Promise<number> {
+export async function purgeExpiredEvents(op: UnitOfWork, batch = 10_000): Promise<number> {
   const rows = await queryRows<{ id: string }>(
     op,
     `with old as (

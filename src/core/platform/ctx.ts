@@ -32,7 +32,7 @@ export interface SystemActor {
   job: string;
 }
 
-/** Who is calling: a key, a member or the system (DESIGN.md; README "Callers"). */
+/** Who is calling: a key, a member or the system (DESIGN.md; docs/access.md). */
 export type Actor = KeyActor | MemberActor | SystemActor;
 
 /** What every core operation takes first: the unit of work, the team scope and the caller. */
@@ -42,6 +42,21 @@ export interface Ctx {
   actor: Actor;
   requestId: string;
 }
+
+// The parts of a context an operation may ask for when it needs less than the whole Ctx (so
+// workers, operators and lookups can call it): every core function takes one of these or Ctx.
+
+/** A unit of work and nothing more: operator commands, workers, and lookups that name no team yet. */
+export type UnitOfWork = Pick<Ctx, 'em'>;
+
+/** A unit of work inside one team: reads and writes of the team's rows where who acts does not matter. */
+export type TeamScope = Pick<Ctx, 'em' | 'teamId'>;
+
+/** A team scope with the caller: what records events and callbacks (they name who acted). */
+export type ActingScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
+
+/** Only who calls: what permission checks and caller-dependent parsing read. */
+export type CallerScope = Pick<Ctx, 'actor'>;
 
 /** The API key behind a caller: the key itself, or the key a frontend names a member through. */
 export function keyOf(actor: Actor): KeyActor | null {
@@ -60,7 +75,7 @@ export function linkExpiryOf(actor: Actor): number | null {
   return keyOf(actor)?.expiresAt ?? null;
 }
 
-/** How events and records name a caller (README "Callers"): `key:12`, `member:7`, `system:approval-timeout`. */
+/** How events and records name a caller (docs/access.md): `key:12`, `member:7`, `system:approval-timeout`. */
 export function actorLabel(actor: Actor): string {
   if (actor.kind === 'key') return `key:${actor.keyId}`;
   if (actor.kind === 'member') return `member:${actor.userId}`;

@@ -5,7 +5,7 @@ export interface FieldIssue {
 }
 
 /**
- * Every error code the core can raise (spec 7.1, 7.3, plus the open-API codes of README).
+ * Every error code the core can raise (spec 7.1, 7.3, plus the open-API codes of docs/search.md, docs/events.md).
  * Adapters map these once: REST to a status and envelope, GraphQL to `extensions.code`.
  */
 export type ErrorCode =
@@ -38,7 +38,7 @@ export type ErrorCode =
   /** A product share (docs/products.md "Shares") past its expiry, or revoked (or its product no longer shown): 410. */
   | 'share_expired'
   | 'share_revoked'
-  /** A request HTTP/1.1 itself refuses (no Host, an undecodable URL): 400 before any route, in every area (README "Failures a client can act on"). */
+  /** A request HTTP/1.1 itself refuses (no Host, an undecodable URL): 400 before any route, in every area (docs/api-conventions.md "Failures a client can act on"). */
   | 'bad_request'
   | 'internal_server_error';
 
@@ -101,12 +101,12 @@ export function notFound(what: string): DomainError {
   return new DomainError('not_found', `${what} not found`, undefined, { subject: what.toLowerCase().replaceAll(/[^a-z0-9]+/g, '_') });
 }
 
-/** 422 (Area A) / 400 (open areas) for one field; `reason`, when given, is the open areas' code. */
 /** `validation_failed` for the fields that make a request invalid (each adapter names them in its format). */
 export function invalidFields(issues: FieldIssue[], about: ErrorAbout = {}): DomainError {
   return new DomainError('validation_failed', 'The request is invalid', issues, about);
 }
 
+/** 422 (Area A) / 400 (open areas) for one field; `reason`, when given, is the open areas' code. */
 export function invalid(field: string, message: string, reason?: string): DomainError {
   return invalidFields([{ field, message }], reason ? { reason } : {});
 }

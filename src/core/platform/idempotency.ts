@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
-import { requireKey, type Ctx } from './ctx.ts';
+import { requireKey, type Ctx, type UnitOfWork } from './ctx.ts';
 import { DomainError, invalid } from './errors.ts';
 import { queryOne, queryRows } from './sql.ts';
 import { inTransaction } from './tx.ts';
@@ -217,7 +217,7 @@ async function runHeld<T>(ctx: Ctx, claimId: string, create: (commit: CommitCrea
 }
 
 /** Deletes records past the replay window; run periodically by the maintenance worker. */
-export async function purgeExpiredIdempotencyRecords(ctx: Pick<Ctx, 'em'>): Promise<number> {
+export async function purgeExpiredIdempotencyRecords(ctx: UnitOfWork): Promise<number> {
   const rows = await queryRows<{ id: string }>(
     ctx,
     `delete from idempotency_records where created_at < now() - ${REPLAY_WINDOW} returning id`,

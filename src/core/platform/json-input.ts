@@ -1,8 +1,8 @@
 import { type FieldIssue, invalidFields } from './errors.ts';
 
 /**
- * How deeply objects and arrays may nest in a JSON body, a query or GraphQL `variables` (README
- * "Input"): the deepest legitimate input (a template definition, a workflow, a source context)
+ * How deeply objects and arrays may nest in a JSON body, a query or GraphQL `variables`
+ * (docs/api-conventions.md "Input"): the deepest legitimate input (a template definition, a workflow, a source context)
  * stays well under it, and every walker after this check recurses at most this far.
  */
 export const MAX_INPUT_DEPTH = 64;

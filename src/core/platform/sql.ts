@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Ctx } from './ctx.ts';
+import type { UnitOfWork } from './ctx.ts';
+import { mapDatabaseError } from './db-errors.ts';
 
 /**
  * Lean SQL with `?` placeholders. Inside a transaction it runs through the transaction's
@@ -7,22 +8,34 @@ import type { Ctx } from './ctx.ts';
  * Hot reads go this way: STACK.md measured entity loading at less than half the throughput, and
  * bench/RESULTS-brands.md measured the EntityManager's per-query layers (Kysely executor, query
  * logging) at about a quarter of a brand read's CPU. For plain SQL text the pool path sends the very
- * text the EntityManager would (MikroORM's own parameter formatting); either way it throws the same
- * exception classes (DeadlockException, UniqueConstraintViolationException, ...).
+ * text the EntityManager would (MikroORM's own parameter formatting). Inside a transaction it throws
+ * MikroORM's exception classes (DeadlockException, ...) for inTransaction to retry or map; outside
+ * one, the domain error the database-error table gives them (throwMapped).
  */
-export async function queryRows<T>(ctx: Pick<Ctx, 'em'>, sql: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
+export async function queryRows<T>(ctx: UnitOfWork, sql: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
   const outside = outsideTransaction(ctx);
   if (outside) return queryPool<T>(outside, sql, params);
-  return ctx.em.execute<T[]>(typeof sql === 'string' ? sql : sql.sql, params);
+  const rows = ctx.em.execute<T[]>(typeof sql === 'string' ? sql : sql.sql, params);
+  // inside a transaction, inTransaction maps what it does not retry (deadlocks must reach it as they are)
+  return ctx.em.isInTransaction() ? rows : rows.catch(throwMapped);
 }
 
-export async function queryOne<T>(ctx: Pick<Ctx, 'em'>, sql: string | PreparedSql, params: unknown[] = []): Promise<T | null> {
+/**
+ * A failed statement outside a transaction as the domain error it means (db-errors.ts: an
+ * unreachable database is `service_unavailable`, a known constraint its code), so every read maps
+ * database errors the same way whichever adapter, page or command made it.
+ */
+function throwMapped(e: unknown): never {
+  throw mapDatabaseError(e);
+}
+
+export async function queryOne<T>(ctx: UnitOfWork, sql: string | PreparedSql, params: unknown[] = []): Promise<T | null> {
   const rows = await queryRows<T>(ctx, sql, params);
   return rows[0] ?? null;
 }
 
 /** The EntityManager whose pool may serve this context's query, or null when it must go through `ctx.em`. */
-function outsideTransaction(ctx: Pick<Ctx, 'em'>): EntityManager | null {
+function outsideTransaction(ctx: UnitOfWork): EntityManager | null {
   const lazy = (ctx as { [LAZY_UNIT]?: LazyUnit })[LAZY_UNIT];
   // a context whose unit of work was never forked cannot be in a transaction
   const em = lazy && !lazy.fork ? lazy.root : ctx.em;
@@ -32,15 +45,15 @@ function outsideTransaction(ctx: Pick<Ctx, 'em'>): EntityManager | null {
 }
 
 async function queryPool<T>(em: EntityManager, sql: string | PreparedSql, params: unknown[]): Promise<T[]> {
-  const pool = await em.getConnection().getNativeClient();
   try {
+    const pool = await em.getConnection().getNativeClient();
     const result =
       typeof sql === 'string'
         ? await pool.query(em.getPlatform().formatQuery(sql, params))
         : await pool.query({ name: sql.name, text: sql.positional, values: params });
     return result.rows as T[];
   } catch (e) {
-    throw em.getDriver().convertException(e as Error);
+    throwMapped(em.getDriver().convertException(e as Error));
   }
 }
 
@@ -126,7 +139,7 @@ const LAZY_UNIT = Symbol('lazy unit of work');
  * alone never needs a unit of work, and a fork costs about 5 µs plus garbage (two per request:
  * authentication and the operation), measured in bench/RESULTS-brands.md.
  */
-export function withLazyUnitOfWork<T extends object>(root: EntityManager, fields: T): T & Pick<Ctx, 'em'> {
+export function withLazyUnitOfWork<T extends object>(root: EntityManager, fields: T): T & UnitOfWork {
   const unit: LazyUnit = { root };
   return {
     ...fields,

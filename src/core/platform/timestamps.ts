@@ -10,7 +10,7 @@ import { invalid } from './errors.ts';
  */
 export const RFC3339_PATTERN = '^\\d{4}-\\d\\d-\\d\\d[Tt]\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?([Zz]|[+-]\\d\\d:\\d\\d)$';
 
-/** What a refused timestamp input is told (README "Input"). */
+/** What a refused timestamp input is told (docs/api-conventions.md "Input"). */
 export const TIMESTAMP_RULE =
   'must be an RFC 3339 date-time that exists, with Z or an offset (at most ±15:59) and up to 6 fractional digits, between years 0001 and 9999 in UTC, e.g. 2026-01-31T12:00:00Z';
 
@@ -74,4 +74,9 @@ export const nullableTimestamp = () => p.datetime().columnType('timestamptz').nu
 /** SQL rendering a timestamptz as RFC 3339 in UTC with exactly six fractional digits. */
 export function isoSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+/** SQL rendering a timestamptz as RFC 3339 in UTC with three fractional digits, as approval callbacks carry their times (docs/approvals.md). */
+export function isoMillisSql(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }

@@ -1,6 +1,6 @@
 import { DeadlockException } from '@mikro-orm/core';
 import { mapDatabaseError } from './db-errors.ts';
-import type { Ctx } from './ctx.ts';
+import type { Ctx, UnitOfWork } from './ctx.ts';
 import { DomainError } from './errors.ts';
 
 const MAX_ATTEMPTS = 4;
@@ -24,7 +24,7 @@ function isRetryable(e: unknown): boolean {
  * serialization failures and deadlocks from a fresh fork a bounded number of times, then gives
  * `write_conflict` (the caller sees 503 with Retry-After). Nothing is ever committed half-way.
  */
-export async function inTransaction<T, C extends Pick<Ctx, 'em'> = Ctx>(ctx: C, work: (tx: C) => Promise<T>, options: TxOptions = {}): Promise<T> {
+export async function inTransaction<T, C extends UnitOfWork = Ctx>(ctx: C, work: (tx: C) => Promise<T>, options: TxOptions = {}): Promise<T> {
   if (ctx.em.isInTransaction()) return work(ctx);
   const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
@@ -43,5 +43,3 @@ export async function inTransaction<T, C extends Pick<Ctx, 'em'> = Ctx>(ctx: C, 
     }
   }
 }
-
-export { violatedConstraint } from './db-errors.ts';

@@ -1,10 +1,43 @@
-import type { ActivityItem } from '../../core/catalogue/activity/activity-records.ts';
-import type { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
+import { ACTIVITY_ACTIONS, RESOURCE_TYPES, type ActivityAction, type ActivityItem } from '../../core/catalogue/activity/activity-records.ts';
+import { HISTORY_ACTIONS, type ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
+import { ROLES } from '../../core/access/roles.ts';
 import { withoutNulls } from '../args.ts';
 import { pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { enumFromCore, storedValue } from '../enums.ts';
+import { KeyRoleEnum } from './key-role.ts';
 import { pageArgs, pageQuery, pageType, type ObjectFieldBuilder } from '../shapes.ts';
 import { JsonRef } from './json.ts';
+
+/** What each action means, for both enums (a product's history has the product actions only). */
+const ACTION_MEANINGS: Record<ActivityAction, string> = {
+  created: 'Created.',
+  updated: 'Changed.',
+  published: 'A product was published.',
+  unpublished: 'A product went back to draft.',
+  deleted: 'Deleted (soft-deleted: its id stays reserved).',
+  template_upgraded: 'A product moved to a newer version of its template.',
+  revoked: 'A share was revoked.',
+  purged: 'Activity records were purged.',
+};
+
+const ActivityActionEnum = enumFromCore('ActivityAction', { description: 'What a catalogue write did to its resource.', values: ACTIVITY_ACTIONS, describe: ACTION_MEANINGS });
+
+const HistoryActionEnum = enumFromCore('ProductHistoryAction', { description: 'What a change did to a product.', values: HISTORY_ACTIONS, describe: ACTION_MEANINGS });
+
+const ResourceTypeEnum = enumFromCore('ActivityResourceType', {
+  description: 'The kind of resource a catalogue write touched.',
+  values: RESOURCE_TYPES,
+  describe: {
+    brand: 'A brand.',
+    category: 'A category.',
+    template: 'An information template.',
+    product: 'A product.',
+    share: 'A product share.',
+    download: 'A product download (a ZIP of its media).',
+    activity_records: 'The activity records themselves (a purge).',
+  },
+});
 
 /** Who made a write and when, as a history entry and an activity record both tell it; `noun` is what the type calls the write. */
 function writerFields<Shape extends ProductHistoryItem | ActivityItem>(t: ObjectFieldBuilder<Shape>, noun: 'change' | 'write') {
@@ -12,7 +45,7 @@ function writerFields<Shape extends ProductHistoryItem | ActivityItem>(t: Object
     at: t.string({ description: `When the ${noun} committed (RFC 3339, UTC, microseconds).`, resolve: (item) => item.at }),
     actor: t.string({ description: '`key:<id>`, `member:<id>` or `system:<job>`.', resolve: (item) => item.actor }),
     keyId: t.int({ nullable: true, description: `The API key of the ${noun}; null without one.`, resolve: (item) => item.keyId }),
-    role: t.string({ nullable: true, description: 'That key\'s role at the time.', resolve: (item) => item.role }),
+    role: t.field({ type: KeyRoleEnum, nullable: true, description: 'That key\'s role at the time.', resolve: (item) => (item.role === null ? null : storedValue(ROLES, item.role)) }),
     requestId: t.string({ nullable: true, description: 'The request id (X-Request-Id).', resolve: (item) => item.requestId }),
   };
 }
@@ -21,7 +54,7 @@ const HistoryEntryRef = builder.objectRef<ProductHistoryItem>('ProductHistoryEnt
   description: 'One change of a product (REST: GET /v1/products/{id}/history).',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Entry id (a decimal string), increasing with time.' }),
-    action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished` or `deleted`.' }),
+    action: t.field({ type: HistoryActionEnum, description: 'What the change did.', resolve: (entry) => storedValue(HISTORY_ACTIONS, entry.action) }),
     ...writerFields(t, 'change'),
     changes: t.field({ type: JsonRef, description: 'The changed fields: `[{field, before, after}]`, template values as `templateFields.<id>`, media as file-path ID lists.', resolve: (e) => e.changes }),
   }),
@@ -31,9 +64,9 @@ const ActivityRef = builder.objectRef<ActivityItem>('ActivityRecord').implement(
   description: 'One catalogue write of the team (REST: GET /v1/activity-records).',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Record id (a decimal string), increasing with time.' }),
-    resourceType: t.exposeString('resourceType', { description: '`brand`, `category`, `template`, `product`, `share`, `download` or `activity_records`.' }),
+    resourceType: t.field({ type: ResourceTypeEnum, description: 'What kind of resource was written.', resolve: (record) => storedValue(RESOURCE_TYPES, record.resourceType) }),
     resourceId: t.exposeString('resourceId', { description: 'The resource\'s id as a string.' }),
-    action: t.exposeString('action', { description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `revoked` (shares) or `purged`.' }),
+    action: t.field({ type: ActivityActionEnum, description: 'What the write did.', resolve: (record) => storedValue(ACTIVITY_ACTIONS, record.action) }),
     ...writerFields(t, 'write'),
   }),
 });
@@ -57,7 +90,7 @@ builder.queryFields((t) => ({
     type: ActivityPageRef,
     description: 'The team\'s catalogue writes, newest first (manage role; REST: GET /v1/activity-records). Errors: forbidden, validation_failed.',
     args: {
-      resourceType: t.arg.string({ description: '`brand`, `category`, `template`, `product`, `share`, `download` or `activity_records`.' }),
+      resourceType: t.arg({ type: ResourceTypeEnum, description: 'Only writes to this kind of resource.' }),
       resourceId: t.arg.string({ description: 'One resource (with resourceType).' }),
       actorKeyId: t.arg.int({ description: 'Writes made with this API key.' }),
       from: t.arg.string({ description: 'At or after this time (RFC 3339).' }),

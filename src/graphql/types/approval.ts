@@ -1,9 +1,11 @@
+import type { ApprovalActionResult } from '../../core/approvals/approval-values.ts';
 import type { ApprovalTemplateView } from '../../core/approvals/approval-template.service.ts';
 import type { TaskStatusView } from '../../core/approvals/task.service.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
-import { builder, JsonObjectRef } from '../builder.ts';
+import { builder } from '../builder.ts';
+import { ApproverStatusEnum, DecisionEnum, NodeRoleEnum, SignModeEnum, StatusEnum } from './approval-enums.ts';
+import { TemplateInput, templateInputOf, WorkflowRef } from './approval-workflow.ts';
 import { RFC3339_MICROS, timestampFields } from '../shapes.ts';
-import { JsonRef } from './json.ts';
 
 const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').implement({
   description: 'An approval template (spec 2.7; `POST /approval` listTemplates returns the same). docs/approvals.md describes the workflow.',
@@ -15,7 +17,7 @@ const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').
     usageCount: t.exposeInt('usageCount', { description: 'Tasks created from it; refused attempts are not counted.' }),
     autoImportEnabled: t.exposeBoolean('autoImportEnabled', { description: 'When true, an approved task\'s final assets are imported into targetFolder of the library.' }),
     targetFolder: t.exposeString('targetFolder', { description: 'Library folder path (`/a/b`) for auto-import; empty means the library root.' }),
-    workflow: t.field({ type: JsonRef, description: 'The nodes: `[{nodeId, name, signMode (and|or), approvers (member ids), copyTo, timeout {hours, transferTo} or null}]` under `nodes`.', resolve: (tpl) => tpl.workflow }),
+    workflow: t.field({ type: WorkflowRef, description: 'Its nodes, in order.', resolve: (tpl) => tpl.workflow }),
     createdBy: t.exposeString('createdBy', { nullable: true, description: 'The member who created it, as a decimal string; null when created by an operator without one.' }),
     ...timestampFields(t, RFC3339_MICROS),
   }),
@@ -26,7 +28,7 @@ const ApproverStateRef = builder.objectRef<TaskStatusView['currentNodeApprovers'
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Member id (decimal string).' }),
     name: t.exposeString('name', { description: 'Member name.' }),
-    state: t.exposeString('state', { description: '`pending`, `approved` or `rejected`.' }),
+    state: t.field({ type: ApproverStatusEnum, description: 'Whether they decided, and how.', resolve: (approver) => approver.state }),
   }),
 });
 
@@ -48,24 +50,27 @@ const TaskRef = builder.objectRef<TaskStatusView>('ApprovalTask').implement({
   description: 'An approval task as taskStatusQuery (spec 2.7) returns it, plus its round and current node id and role.',
   fields: (t) => ({
     taskId: t.exposeString('taskId', { description: 'Task id (a UUID).' }),
-    status: t.exposeString('status', { description: 'PENDING (no decision yet), PROCESSING, REJECTED (waiting for the submitter to resubmit), APPROVED or CANCELED (docs/approvals.md).' }),
+    status: t.field({ type: StatusEnum, description: 'Where the task stands.', resolve: (task) => task.status }),
     statusLabel: t.exposeString('statusLabel', { description: 'The status in words.' }),
     progressPercent: t.exposeInt('progressPercent', { description: 'Share of workflow nodes completed, 0-100.' }),
     currentNodeName: t.exposeString('currentNodeName', { nullable: true, description: 'Null once the task is APPROVED or CANCELED.' }),
-    currentNodeSignMode: t.exposeString('currentNodeSignMode', { nullable: true, description: '`and` or `or`; null once finished.' }),
+    currentNodeSignMode: t.field({ type: SignModeEnum, nullable: true, description: 'How the current node\'s approvers decide; null once finished.', resolve: (task) => task.currentNodeSignMode }),
     currentNodeProgress: t.field({ type: ProgressRef, description: 'Decisions on the current node.', resolve: (task) => task.currentNodeProgress }),
     currentNodeApprovers: t.field({ type: [ApproverStateRef], description: `The current node's approvers; empty once finished. ${countedAs(LIST_BOUNDS.approversPerNode, 'a node has at most 50 approvers')}`, complexity: listCost(LIST_BOUNDS.approversPerNode), resolve: (task) => task.currentNodeApprovers }),
     operator: t.field({ type: OperatorRef, nullable: true, description: 'Who acted last; null before any decision.', resolve: (task) => task.operator }),
     updatedAt: t.exposeString('updatedAt', { description: RFC3339_MICROS }),
     round: t.exposeInt('round', { description: '1, plus one for each rejection.' }),
     currentNodeId: t.exposeString('currentNodeId', { nullable: true, description: 'As in callbacks: `node-2`, `node-2-resubmit-2`, `node-2-rereview-2`.' }),
-    currentNodeRole: t.exposeString('currentNodeRole', { nullable: true, description: '`normal`, `resubmit_submitter` or `resubmit_approver`.' }),
+    currentNodeRole: t.field({ type: NodeRoleEnum, nullable: true, description: 'The current node\'s role; null once finished.', resolve: (task) => task.currentNodeRole }),
   }),
 });
 
-const DecisionResultRef = builder.objectRef<{ taskId: string; status: string }>('ApprovalActionResult').implement({
+const DecisionResultRef = builder.objectRef<ApprovalActionResult>('ApprovalActionResult').implement({
   description: 'The task after a decision, resubmission or cancel.',
-  fields: (t) => ({ taskId: t.exposeString('taskId', { description: 'Task id.' }), status: t.exposeString('status', { description: 'The task status after the action.' }) }),
+  fields: (t) => ({
+    taskId: t.exposeString('taskId', { description: 'Task id.' }),
+    status: t.field({ type: StatusEnum, description: 'The task status after the action.', resolve: (result) => result.status }),
+  }),
 });
 
 const ResubmitAssetInput = builder.inputType('ApprovalResubmitAssetInput', {
@@ -99,17 +104,17 @@ builder.mutationFields((t) => ({
   createApprovalTemplate: t.field({
     type: TemplateRef,
     description: 'Creates a template from the workflow structure of CONTRACT.md (manage role). Errors: forbidden, validation_failed (reason not_a_team_member names the field of a stranger).',
-    args: { input: t.arg({ type: JsonObjectRef, required: true, description: 'The workflow file\'s JSON: {name, description?, enabled?, autoImportEnabled?, targetFolder?, createdBy?, workflow: {nodes}}.' }) },
-    resolve: (_root, args, gql) => gql.core.approvals.templates.createForCaller(gql.ctx, args.input),
+    args: { input: t.arg({ type: TemplateInput, required: true, description: 'The template and its workflow.' }) },
+    resolve: (_root, args, gql) => gql.core.approvals.templates.createForCaller(gql.ctx, templateInputOf(args.input)),
   }),
   updateApprovalTemplate: t.field({
     type: TemplateRef,
     description: 'Replaces a template\'s definition (manage role); tasks already started keep their frozen copy. Errors: not_found, forbidden, validation_failed.',
     args: {
       templateId: t.arg.string({ required: true, description: 'Template id.' }),
-      input: t.arg({ type: JsonObjectRef, required: true, description: 'As createApprovalTemplate.' }),
+      input: t.arg({ type: TemplateInput, required: true, description: 'The whole new definition, as createApprovalTemplate takes it.' }),
     },
-    resolve: (_root, args, gql) => gql.core.approvals.templates.update(gql.ctx, args.templateId, args.input),
+    resolve: (_root, args, gql) => gql.core.approvals.templates.update(gql.ctx, args.templateId, templateInputOf(args.input)),
   }),
   setApprovalTemplateEnabled: t.field({
     type: TemplateRef,
@@ -122,10 +127,10 @@ builder.mutationFields((t) => ({
     description: 'The member named by the X-Shelf-Member header (key role editable or higher) approves or rejects the current node. Errors: forbidden (reasons member_required, not_a_pending_approver, task_finished), validation_failed (invalid_decision), not_found.',
     args: {
       taskId: t.arg.string({ required: true, description: 'Task id.' }),
-      decision: t.arg.string({ required: true, description: '`approved` or `rejected`.' }),
+      decision: t.arg({ type: DecisionEnum, required: true, description: 'Approve or reject.' }),
       comment: t.arg.string({ description: 'Shown in the APPROVER_SUBMITTED callback.' }),
     },
-    resolve: (_root, args, gql) => gql.core.approvals.engine.decide(gql.ctx, { taskId: args.taskId, decision: args.decision, comment: args.comment }),
+    resolve: (_root, args, gql) => gql.core.approvals.actions.decide(gql.ctx, { taskId: args.taskId, decision: args.decision, comment: args.comment }),
   }),
   resubmitApproval: t.field({
     type: DecisionResultRef,
@@ -136,12 +141,12 @@ builder.mutationFields((t) => ({
       comment: t.arg.string({ description: 'Shown in the SUBMITTER_RESUBMITTED callback.' }),
     },
     resolve: (_root, args, gql) =>
-      gql.core.approvals.tasks.resubmitUrls(gql.ctx, { taskId: args.taskId, comment: args.comment, assets: args.assets.map((a) => ({ url: a.url, name: a.name ?? undefined, position: a.position })) }),
+      gql.core.approvals.actions.resubmit(gql.ctx, { taskId: args.taskId, comment: args.comment, urls: args.assets.map((a) => ({ url: a.url, name: a.name ?? undefined, position: a.position })) }),
   }),
   cancelApproval: t.field({
     type: DecisionResultRef,
     description: 'The task\'s submitter (X-Shelf-Member) cancels an unfinished task. Errors: forbidden (not_the_submitter, task_finished), not_found.',
     args: { taskId: t.arg.string({ required: true, description: 'Task id.' }) },
-    resolve: (_root, args, gql) => gql.core.approvals.engine.cancel(gql.ctx, args.taskId),
+    resolve: (_root, args, gql) => gql.core.approvals.actions.cancel(gql.ctx, args.taskId),
   }),
 }));

@@ -1,15 +1,31 @@
 import type { AssetItem } from '../../core/assets/search/search.schemas.ts';
-import { SearchAssetsRequest } from '../../core/assets/search/search.schemas.ts';
+import { KEYWORD_SEARCH_TYPES, SearchAssetsRequest, SORT_NAMES, SORT_TYPES } from '../../core/assets/search/search.schemas.ts';
+import { DERIVATIVE_FORMATS, DERIVATIVE_MODES } from '../../core/assets/delivery/derivatives.ts';
 import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { enumFromCore } from '../enums.ts';
 import { describedBy } from '../schema-descriptions.ts';
 import { AssetItemRef } from './asset-item.ts';
 import { LibraryFolderRef } from './library-folder.ts';
+import { SearchFacetRef } from './search-facet.ts';
+import { FACET_LIMITS, type FacetResult } from '../../core/assets/search/facets.ts';
 
 const fromSearch = describedBy(SearchAssetsRequest);
 
+const ImageModeEnum = enumFromCore('ImageResizeMode', {
+  description: 'How a processed image (publicUrl) fits w x h.',
+  values: DERIVATIVE_MODES,
+  describe: { fit: 'Inside w x h, keeping the aspect ratio (the default).', crop: 'Covers w x h, cropped around the centre.' },
+});
+
+const ImageFormatEnum = enumFromCore('ImageFormat', {
+  description: 'The output format of a processed image (publicUrl).',
+  values: DERIVATIVE_FORMATS,
+  describe: { jpg: 'JPEG (quality q).', png: 'PNG (lossless).', webp: 'WebP (quality q).' },
+});
+
 const AssetSearchResultRef = builder
-  .objectRef<{ assets: AssetItem[]; total: number; folders?: Array<{ id: number }>; folderCount?: number }>('AssetSearchResult')
+  .objectRef<{ assets: AssetItem[]; total: number; folders?: Array<{ id: number }>; folderCount?: number; facets?: FacetResult[] }>('AssetSearchResult')
   .implement({
     description: 'What searchAssets answers (spec 4.6).',
     fields: (t) => ({
@@ -23,32 +39,38 @@ const AssetSearchResultRef = builder
         resolve: (r) => r.folders?.map((f) => f.id) ?? null,
       }),
       folderCount: t.exposeInt('folderCount', { nullable: true, description: 'With needChildren: how many folders `folders` holds; null otherwise.' }),
+      facets: t.field({
+        type: [SearchFacetRef],
+        nullable: true,
+        description: `With input.facets: one entry per facet, in the order asked; null otherwise. ${countedAs(FACET_LIMITS.facets, 'at most 8 facets a search')}`,
+        complexity: listCost(FACET_LIMITS.facets),
+        resolve: (r) => r.facets ?? null,
+      }),
     }),
   });
 
-const SortNameEnum = builder.enumType('AssetSortName', {
+const SortNameEnum = enumFromCore('AssetSortName', {
   description: 'Sort key of search-assets; ties break on the asset id in the same direction.',
-  values: {
-    CREATE_TIME: { description: 'When the file was imported.' },
-    UPDATE_TIME: { description: 'When the file last changed.' },
-    NAME: { description: 'File name.' },
-    DURATION: { description: 'Audio or video duration (files without one sort as 0).' },
-    SIZE: { description: 'Bytes.' },
-    SCORE: { description: 'Rating 0-5 (files without one sort as 0).' },
-  } as const,
+  values: SORT_NAMES,
+  describe: {
+    CREATE_TIME: 'When the file was imported.',
+    UPDATE_TIME: 'When the file last changed.',
+    NAME: 'File name.',
+    DURATION: 'Audio or video duration (files without one sort as 0).',
+    SIZE: 'Bytes.',
+    SCORE: 'Rating 0-5 (files without one sort as 0).',
+  },
 });
-const SortTypeEnum = builder.enumType('SortType', {
-  description: 'Sort direction.',
-  values: { ASC: { description: 'Ascending.' }, DESC: { description: 'Descending (the default).' } } as const,
-});
-const KeywordSearchTypeEnum = builder.enumType('KeywordSearchType', {
+const SortTypeEnum = enumFromCore('SortType', { description: 'Sort direction.', values: SORT_TYPES, describe: { ASC: 'Ascending.', DESC: 'Descending (the default).' } });
+const KeywordSearchTypeEnum = enumFromCore('KeywordSearchType', {
   description: 'How keywords match (docs/search.md).',
-  values: {
-    DEEP: { description: 'Substring of the name, description, tags and analysis text (the default).' },
-    DEFAULT: { description: 'Substring of the file name.' },
-    PRECISE: { description: 'The whole file name without its extension.' },
-    DEEP_AND_PRECISE: { description: 'Whole words in the name, description, tags and analysis text.' },
-  } as const,
+  values: KEYWORD_SEARCH_TYPES,
+  describe: {
+    DEEP: 'Substring of the name, description, tags and analysis text (the default).',
+    DEFAULT: 'Substring of the file name.',
+    PRECISE: 'The whole file name without its extension.',
+    DEEP_AND_PRECISE: 'Whole words in the name, description, tags and analysis text.',
+  },
 });
 
 const SortConditionInput = builder.inputType('AssetSortInput', {
@@ -92,11 +114,13 @@ const SearchAssetsInput = builder.inputType('SearchAssetsInput', {
     customFieldTemplateIds: t.intList(fromSearch('customFieldTemplateIds')),
     customFieldId: t.int(fromSearch('customFieldId')),
     currentUserId: t.int(fromSearch('currentUserId')),
+    facets: t.stringList(fromSearch('facets')),
+    facetLimit: t.int(fromSearch('facetLimit')),
     w: t.int(fromSearch('w')),
     h: t.int(fromSearch('h')),
-    mode: t.string({ description: 'fit (default) or crop.' }),
+    mode: t.field({ type: ImageModeEnum, description: 'Default FIT.' }),
     q: t.int(fromSearch('q')),
-    f: t.string({ description: 'jpg, png or webp.' }),
+    f: t.field({ type: ImageFormatEnum, description: 'Default: the original\'s format when JPG, PNG or WEBP, else WEBP.' }),
     bg: t.string({ description: 'Hex RRGGBB without #.' }),
   }),
 });

@@ -8,7 +8,9 @@ import type {
   MetadataValueView,
 } from '../../core/assets/custom-metadata/custom-metadata.schemas.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
+import { FIELD_TYPES } from '../../core/assets/custom-metadata/field-types.ts';
 import { builder } from '../builder.ts';
+import { enumFromCore } from '../enums.ts';
 import type { GqlContext } from '../context.ts';
 import { withoutNulls } from '../args.ts';
 import { RFC3339_MICROS } from '../shapes.ts';
@@ -22,13 +24,14 @@ import { JsonRef } from './json.ts';
 
 const VALUE_RULES = 'text: a string of at most 2000 characters; number: a finite number; date: YYYY-MM-DD, or an RFC 3339 date-time (shown in UTC with microseconds); select: one of the field\'s options, exactly.';
 
-const FieldTypeEnum = builder.enumType('CustomFieldType', {
+const FieldTypeEnum = enumFromCore('CustomFieldType', {
   description: 'The type of a custom metadata field or template custom field; it decides which values it takes.',
-  values: {
-    TEXT: { value: 'text' as const, description: 'A string of at most 2000 characters.' },
-    NUMBER: { value: 'number' as const, description: 'A finite number (JSON number).' },
-    DATE: { value: 'date' as const, description: 'YYYY-MM-DD, or an RFC 3339 date-time (kept in UTC with microseconds).' },
-    SELECT: { value: 'select' as const, description: 'One of the field\'s options, exactly.' },
+  values: FIELD_TYPES,
+  describe: {
+    text: 'A string of at most 2000 characters.',
+    number: 'A finite number (JSON number).',
+    date: 'YYYY-MM-DD, or an RFC 3339 date-time (kept in UTC with microseconds).',
+    select: 'One of the field\'s options, exactly.',
   },
 });
 

@@ -1,12 +1,19 @@
-import type { FileValidityView } from '../../core/assets/files/file-validity.ts';
+import { VALIDITY_STATUSES, type FileValidityView } from '../../core/assets/files/file-validity.ts';
 import { builder } from '../builder.ts';
+import { enumFromCore } from '../enums.ts';
+
+const ValidityStatusEnum = enumFromCore('ValidityStatus', {
+  description: 'Where a file stands in its validity period (docs/library.md "Validity").',
+  values: Object.values(VALIDITY_STATUSES),
+  describe: { VALID: 'Valid now (validityStatus 0).', NOT_STARTED: 'Before startTime (validityStatus 1).', EXPIRED: 'At or after endTime (validityStatus 2).' },
+});
 
 export const FileValidityRef = builder.objectRef<FileValidityView>('FileValidity').implement({
   description: 'A file\'s validity period and status (docs/library.md "Validity"); the fields of the spec 6.2 VALIDITY event.',
   fields: (t) => ({
     materialId: t.exposeInt('materialId', { description: 'The file-path ID.' }),
     validityStatus: t.exposeInt('validityStatus', { description: '0 valid, 1 not yet valid (before startTime), 2 expired (at or after endTime).' }),
-    validityStatusName: t.exposeString('validityStatusName', { description: 'VALID, NOT_STARTED or EXPIRED.' }),
+    validityStatusName: t.field({ type: ValidityStatusEnum, description: 'The status by name, as validityStatus.', resolve: (validity) => validity.validityStatusName }),
     daysToExpire: t.exposeInt('daysToExpire', { nullable: true, description: 'Whole days until endTime, rounded up; 0 once expired; null when permanent.' }),
     startTime: t.exposeString('startTime', { nullable: true, description: 'RFC 3339, UTC, microseconds; null: valid from the start.' }),
     endTime: t.exposeString('endTime', { nullable: true, description: 'RFC 3339, UTC, microseconds; null: permanent.' }),

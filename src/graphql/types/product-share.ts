@@ -1,7 +1,16 @@
-import type { ProductShareView } from '../../core/catalogue/products/product-shares.ts';
+import { SHARE_STATUSES, type ProductShareView } from '../../core/catalogue/products/product-shares.ts';
+import { ROLES } from '../../core/access/roles.ts';
 import { withoutNulls } from '../args.ts';
 import { pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { enumFromCore, storedValue } from '../enums.ts';
+import { KeyRoleEnum } from './key-role.ts';
+
+const ShareStatusEnum = enumFromCore('ProductShareStatus', {
+  description: 'Whether a share\'s page still opens.',
+  values: SHARE_STATUSES,
+  describe: { active: 'The page opens.', expired: 'Past expiresAt: the page answers 410.', revoked: 'Revoked: the page answers 410.' },
+});
 import { idempotencyKeyArg, pageArgs, pageQuery, pageType, RFC3339_MICROS } from '../shapes.ts';
 
 const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').implement({
@@ -10,7 +19,7 @@ const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').impl
     id: t.exposeInt('id', { description: 'Share id.' }),
     productId: t.exposeInt('productId', { description: 'The shared product.' }),
     url: t.exposeString('url', { description: 'The page: `{PUBLIC_BASE_URL}/s/{token}`; anyone with it can open it until the share expires or is revoked (and knows the password, when set).' }),
-    status: t.exposeString('status', { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
+    status: t.field({ type: ShareStatusEnum, description: 'Whether the page still opens.', resolve: (share) => share.status }),
     expiresAt: t.exposeString('expiresAt', { description: 'When the link stops working (RFC 3339, UTC, microseconds).' }),
     passwordProtected: t.exposeBoolean('passwordProtected', { description: 'Whether the page asks for a password.' }),
     assetIds: t.exposeIntList('assetIds', { nullable: true, description: 'The file-path IDs the page shows; null: all of the product\'s media.' }),
@@ -19,7 +28,7 @@ const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').impl
     revokedAt: t.exposeString('revokedAt', { nullable: true, description: 'When it was revoked (RFC 3339); null while not revoked.' }),
     actor: t.exposeString('actor', { description: 'Who created it: `key:<id>` or `member:<id>`.' }),
     keyId: t.exposeInt('keyId', { nullable: true, description: 'The API key that created it.' }),
-    role: t.exposeString('role', { nullable: true, description: 'That key\'s role at the time.' }),
+    role: t.field({ type: KeyRoleEnum, nullable: true, description: 'That key\'s role at the time.', resolve: (share) => (share.role === null ? null : storedValue(ROLES, share.role)) }),
   }),
 });
 

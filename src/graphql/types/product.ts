@@ -3,13 +3,14 @@ import DataLoader from 'dataloader';
 import type { MediaObject } from '../../core/assets/files/library.schemas.ts';
 import type { Versioned } from '../../core/platform/etag.ts';
 import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/products/product-projection.ts';
-import type { ProductSummary } from '../../core/catalogue/products/product.schemas.ts';
+import { PRODUCT_STATUSES, PRODUCT_VISIBILITIES, type ProductSummary, type ProductVisibilityItem } from '../../core/catalogue/products/product.schemas.ts';
 import type { TemplateVersionView } from '../../core/catalogue/templates/template.schemas.ts';
 import { withoutNulls } from '../args.ts';
 import { pageCost } from '../costs.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { enumFromCore } from '../enums.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
@@ -57,6 +58,18 @@ const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
   }),
 });
 
+const ProductStatusEnum = enumFromCore('ProductStatus', {
+  description: 'A product\'s lifecycle status (spec 2.5).',
+  values: PRODUCT_STATUSES,
+  describe: { draft: 'Not published: seen by editable and manage keys only; may be incomplete.', published: 'Complete and seen by every key of the team.' },
+});
+
+const VisibilityEnum = enumFromCore('ProductVisibilityResult', {
+  description: 'Whether the calling key sees a product (spec 4.5 rule 5).',
+  values: PRODUCT_VISIBILITIES,
+  describe: { visible: 'The key sees it.', not_visible: 'Deleted, of another library, nonexistent, or a draft for view_only and usable keys.' },
+});
+
 /** Product, from its stored record; brand, category, media and the pinned definition come through loaders. */
 export const ProductRef = builder.loadableObject('Product', {
   description: 'A product (spec 2.5; REST: GET /v1/products/{id}); view_only and usable keys see published products only.',
@@ -68,7 +81,7 @@ export const ProductRef = builder.loadableObject('Product', {
     name: t.exposeString('name', { description: 'At most 255 characters; may be empty on a draft.' }),
     spu: t.exposeString('spu', { nullable: true, description: 'The SKU (spec: `spu`), at most 64, unique in the library (deleted products still reserve theirs); null when none.' }),
     description: t.exposeString('description', { nullable: true, description: 'Free text; null when none.' }),
-    status: t.exposeString('status', { description: 'draft or published.' }),
+    status: t.field({ type: ProductStatusEnum, description: 'Draft or published.', resolve: (product) => product.status }),
     brandId: t.exposeInt('brandId', { nullable: true, description: 'The brand; null when none.' }),
     categoryId: t.exposeInt('categoryId', { nullable: true, description: 'A category of the brand; null when none.' }),
     ownerUserId: t.exposeInt('ownerUserId', { nullable: true, description: 'The owning member; null when none.' }),
@@ -104,18 +117,18 @@ export const ProductRef = builder.loadableObject('Product', {
 
 const ProductPageRef = pageType('ProductPage', ProductRef, { description: 'A page of products (REST: GET /v1/products).', items: 'products' });
 
-const ProductResultRef = etagResultType('ProductResult', ProductRef, { field: 'product' });
+export const ProductResultRef = etagResultType('ProductResult', ProductRef, { field: 'product' });
 
 /** A product write's outcome as a ProductResult: the stored record (not the REST detail) and its ETag. */
-function recordResult(outcome: { record: ProductRecord; etag: string | null }): Versioned<ProductRecord> {
+export function recordResult(outcome: { record: ProductRecord; etag: string | null }): Versioned<ProductRecord> {
   return { data: outcome.record, etag: outcome.etag ?? '' };
 }
 
 const DeletedProductRef = deletionType('DeletedProduct', 'Int', { noun: 'product', description: 'What a deletion answers.' });
 
-const ProductVisibilityRef = builder.objectRef<{ id: number; result: string }>('ProductVisibility').implement({
+const ProductVisibilityRef = builder.objectRef<ProductVisibilityItem>('ProductVisibility').implement({
   description: 'Whether the calling key sees a product (REST: POST /v1/products/visibility).',
-  fields: (t) => ({ id: t.exposeInt('id', { description: 'The product id asked about.' }), result: t.exposeString('result', { description: 'visible or not_visible.' }) }),
+  fields: (t) => ({ id: t.exposeInt('id', { description: 'The product id asked about.' }), result: t.field({ type: VisibilityEnum, description: 'Whether the key sees it.', resolve: (item) => item.result }) }),
 });
 
 const productInputFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
@@ -147,7 +160,7 @@ builder.queryFields((t) => ({
       search: t.arg.string({ description: 'Name or spu contains this text (case-insensitive).' }),
       brandId: t.arg.int({ description: 'Only this brand.' }),
       categoryId: t.arg.int({ description: 'Only this category and its descendants.' }),
-      status: t.arg.string({ description: 'draft or published; never widens what your role may see.' }),
+      status: t.arg({ type: ProductStatusEnum, description: 'Only products in this status; never widens what your role may see.' }),
     },
     complexity: pageCost,
     resolve: async (_root, args, gql) => {

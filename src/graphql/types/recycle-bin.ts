@@ -1,16 +1,23 @@
-import type { PurgedEntries, RecycleEntryView, RestoredEntries } from '../../core/assets/recycle-bin/recycle-bin.schemas.ts';
+import { RECYCLE_ENTRY_KINDS, type PurgedEntries, type RecycleEntryView, type RestoredEntries } from '../../core/assets/recycle-bin/recycle-bin.schemas.ts';
 import { withoutNulls } from '../args.ts';
 import { LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
 import { MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
 import { builder } from '../builder.ts';
+import { enumFromCore } from '../enums.ts';
 
 const BIN_DOCS = 'docs/library.md "Recycle bin"';
+
+const EntryKindEnum = enumFromCore('RecycleBinEntryKind', {
+  description: 'What a recycle-bin entry holds.',
+  values: RECYCLE_ENTRY_KINDS,
+  describe: { file: 'A file deleted on its own.', folder: 'A folder deleted with its live subfolders and files.' },
+});
 
 const RecycleEntryRef = builder.objectRef<RecycleEntryView>('RecycleBinEntry').implement({
   description: `One deletion in the team's recycle bin: a file deleted on its own, or a folder deleted with its subtree (${BIN_DOCS}).`,
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Entry id: what restoreRecycleBinEntries and purgeRecycleBinEntries take.' }),
-    kind: t.exposeString('kind', { description: '`file` or `folder`.' }),
+    kind: t.field({ type: EntryKindEnum, description: 'A file or a folder.', resolve: (entry) => entry.kind }),
     fileId: t.exposeInt('fileId', { nullable: true, description: 'The deleted file\'s file-path ID (kind file); null for a folder.' }),
     folderId: t.exposeInt('folderId', { nullable: true, description: 'The deleted folder\'s id (kind folder); null for a file.' }),
     name: t.exposeString('name', { description: 'The file or folder name when it was deleted.' }),

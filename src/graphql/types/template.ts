@@ -1,10 +1,53 @@
-import { FIELD_TYPES, type TemplateFieldView, type TemplateGroupView, type TemplateVersionView, type TemplateView } from '../../core/catalogue/templates/template.schemas.ts';
+import { FIELD_TYPES, SYNC_STRATEGIES, SYSTEM_KEYS, type TemplateFieldView, type TemplateGroupView, type TemplateVersionView, type TemplateView } from '../../core/catalogue/templates/template.schemas.ts';
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import { builder, JsonObjectRef } from '../builder.ts';
 import { LIST_BOUNDS, listCost, pageCost, sizeOf } from '../costs.ts';
 import type { GqlContext } from '../context.ts';
+import { enumFromCore } from '../enums.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageQuery, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
+
+const FieldTypeEnum = enumFromCore('TemplateFieldType', {
+  description: 'The type of a template field: which values products may give it and which config it takes (docs/templates.md).',
+  values: FIELD_TYPES,
+  describe: {
+    text: 'A single line of text.',
+    textarea: 'Multi-line text.',
+    email: 'An email address.',
+    phone: 'A phone number: digits, spaces, ( ) . - and an optional leading +.',
+    url: 'An absolute http(s) URL.',
+    color: 'A hex colour #RGB, #RRGGBB or #RRGGBBAA.',
+    date: 'A date YYYY-MM-DD.',
+    dateRange: 'A pair of dates ["YYYY-MM-DD", "YYYY-MM-DD"], the start not after the end.',
+    number: 'A JSON number.',
+    currency: 'An amount; config gives code, symbol and decimals.',
+    richtext: 'Rich text; config gives its mode (html or delta).',
+    select: 'One value of the config\'s options.',
+    radio: 'One value of the config\'s options, shown as radio buttons.',
+    checkbox: 'Several values of the config\'s options.',
+    image: 'Library images by file-path ID.',
+    file: 'Library files by file-path ID.',
+  },
+});
+
+const SystemKeyEnum = enumFromCore('TemplateSystemKey', {
+  description: 'Which system field a template field is (spec 2.4); only NAME, SKU and MAIN_IMAGE are ever seeded.',
+  values: SYSTEM_KEYS,
+  describe: {
+    name: 'The product name.',
+    sku: 'The product SKU (spu).',
+    brand: 'The product brand (reserved: never seeded).',
+    category: 'The product category (reserved: never seeded).',
+    description: 'The product description (reserved: never seeded).',
+    mainImage: 'The product cover image.',
+  },
+});
+
+const SyncStrategyEnum = enumFromCore('TemplateSyncStrategy', {
+  description: 'How a template change reaches products (spec 4.4).',
+  values: SYNC_STRATEGIES,
+  describe: { newOnly: 'Only new products get the new version; existing products keep the one they pinned.' },
+});
 
 const TemplateFieldRef = builder.objectRef<TemplateFieldView>('TemplateField').implement({
   description: 'A field of a template group (spec 2.4); typeChangeConfirmed is write-only.',
@@ -12,13 +55,13 @@ const TemplateFieldRef = builder.objectRef<TemplateFieldView>('TemplateField').i
     id: t.exposeString('id', { description: 'Field id (1-128 characters), stable across versions: the key of a product\'s templateFields.' }),
     key: t.exposeString('key', { description: 'Machine name, 1-64 characters, unique in the template.' }),
     name: t.exposeString('name', { description: 'Display name, 1-128 characters.' }),
-    type: t.exposeString('type', { description: `One of ${FIELD_TYPES.join(', ')}.` }),
+    type: t.field({ type: FieldTypeEnum, description: 'Which values the field takes.', resolve: (field) => field.type }),
     required: t.exposeBoolean('required', { description: 'A published product must have a value.' }),
     placeholder: t.exposeString('placeholder', { nullable: true, description: 'Up to 255 characters; null when none.' }),
     sortOrder: t.exposeInt('sortOrder', { description: 'Position in its group (then id).' }),
     config: t.field({ type: JsonObjectRef, description: 'Type-specific settings (options of a select, limits); docs/templates.md lists them per type.', resolve: (field) => field.config }),
     isSystemField: t.exposeBoolean('isSystemField', { description: 'One of the three system fields (name, sku, mainImage), present in every template.' }),
-    systemKey: t.exposeString('systemKey', { nullable: true, description: 'Which system field; null for custom fields.' }),
+    systemKey: t.field({ type: SystemKeyEnum, nullable: true, description: 'Which system field; null for custom fields.', resolve: (field) => field.systemKey }),
   }),
 });
 
@@ -108,14 +151,14 @@ const TemplateFieldInput = builder.inputType('TemplateFieldInput', {
     id: t.string({ description: 'An existing field\'s id to keep it; omitted for a new field.' }),
     key: t.string({ description: 'Machine name, 1-64 characters, unique in the template.' }),
     name: t.string({ description: 'Display name, 1-128 characters.' }),
-    type: t.string({ description: `One of ${FIELD_TYPES.join(', ')}.` }),
+    type: t.field({ type: FieldTypeEnum, description: 'Required for a new field; a change of an existing field\'s type needs typeChangeConfirmed.' }),
     required: t.boolean({ description: 'A published product must have a value.' }),
     placeholder: t.string({ description: 'Up to 255 characters.' }),
     sortOrder: t.int({ description: 'Position in its group.' }),
     config: t.field({ type: JsonObjectRef, description: 'Type-specific settings (docs/templates.md).' }),
     typeChangeConfirmed: t.boolean({ description: 'Write-only: true to change an existing field\'s type (existing values are not migrated).' }),
     isSystemField: t.boolean({ description: 'Send the system fields back as read, with this true.' }),
-    systemKey: t.string({ description: 'Which system field (name, sku, mainImage), with isSystemField.' }),
+    systemKey: t.field({ type: SystemKeyEnum, description: 'Which system field (NAME, SKU, MAIN_IMAGE), with isSystemField.' }),
   }),
 });
 
@@ -138,7 +181,7 @@ const TemplateCreateInput = builder.inputType('TemplateCreateInput', {
     boundBrandIds: t.intList({ description: 'Brands to bind (up to 10,000).' }),
     boundCategoryIds: t.intList({ description: 'Categories to bind (up to 10,000).' }),
     isLibraryDefault: t.boolean({ description: 'Make it the library default.' }),
-    syncStrategy: t.string({ description: 'Only `newOnly` (existing products keep their pinned version).' }),
+    syncStrategy: t.field({ type: SyncStrategyEnum, description: 'Default and only value NEW_ONLY.' }),
   }),
 });
 
@@ -152,7 +195,7 @@ const TemplatePatchInput = builder.inputType('TemplatePatchInput', {
     boundBrandIds: t.intList({ description: 'Replaces the brand bindings.' }),
     boundCategoryIds: t.intList({ description: 'Replaces the category bindings.' }),
     isLibraryDefault: t.boolean({ description: 'true makes it the library default.' }),
-    syncStrategy: t.string({ description: 'Only `newOnly`.' }),
+    syncStrategy: t.field({ type: SyncStrategyEnum, description: 'Only NEW_ONLY.' }),
   }),
 });
 

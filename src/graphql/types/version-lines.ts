@@ -1,6 +1,7 @@
-import type { VersionLineView, VersionView } from '../../core/assets/versions/version-lines.schemas.ts';
+import { REMOVE_TYPES, type VersionLineView, type VersionView } from '../../core/assets/versions/version-lines.schemas.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { enumFromCore } from '../enums.ts';
 
 const LINE_DOCS = 'docs/library.md "Version lines"';
 
@@ -40,12 +41,10 @@ const RemovedVersionRef = builder.objectRef<{ removed: number; recycleEntryId: n
   }),
 });
 
-const RemoveTypeEnum = builder.enumType('VersionRemoveType', {
+const RemoveTypeEnum = enumFromCore('VersionRemoveType', {
   description: 'What becomes of a removed version (6.2 removeType).',
-  values: {
-    ADD: { description: 'It stays a live file of its own in the line\'s folder.' },
-    DELETE: { description: 'It goes to the recycle bin.' },
-  } as const,
+  values: REMOVE_TYPES,
+  describe: { ADD: 'It stays a live file of its own in the line\'s folder.', DELETE: 'It goes to the recycle bin.' },
 });
 
 builder.queryFields((t) => ({

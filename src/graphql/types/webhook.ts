@@ -1,14 +1,51 @@
 import type { AttemptView, DeliveryView, EndpointView } from '../../core/events/webhook-admin.service.ts';
-import { webhookScopeOf } from '../../core/events/webhook-admin.service.ts';
+import { DELIVERY_STATUSES, ENDPOINT_STATES, webhookScopeOf } from '../../core/events/webhook-admin.service.ts';
+import { EVENT_TYPES, MATERIAL_EVENT_TYPES, SUBSCRIPTION_KINDS, type EventType } from '../../core/events/event-types.ts';
 import { countedAs, LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { enumFromCore } from '../enums.ts';
+
+const MATERIAL_EVENT_MEANINGS = Object.fromEntries(MATERIAL_EVENT_TYPES.map((t) => [t.code, `Spec 6.2: ${t.desc}`]));
+
+const EventTypeEnum = enumFromCore('WebhookEventType', {
+  description: 'The eventType of a webhook body (docs/events.md).',
+  values: EVENT_TYPES,
+  describe: {
+    ...(MATERIAL_EVENT_MEANINGS as Record<(typeof MATERIAL_EVENT_TYPES)[number]['code'], string>),
+    FOLDER_CONTENT_UPDATE: 'Spec 6.1: files were added to or removed from a subscribed folder\'s subtree.',
+    APPROVAL: 'Spec 6.3: an approval callback (its eventName says which).',
+    WEBHOOK_TEST: 'A test event sent with sendTestWebhookEvent; never subscribed to.',
+  } satisfies Record<EventType, string>,
+});
+
+const SubscriptionKindEnum = enumFromCore('WebhookSubscriptionKind', {
+  description: 'What a subscription is to.',
+  values: SUBSCRIPTION_KINDS,
+  describe: { folder: 'A folder\'s content, its whole subtree (spec 6.1).', material: 'The team\'s material events (spec 6.2).', approval: 'Approval callbacks (spec 6.3).' },
+});
+
+const EndpointStateEnum = enumFromCore('WebhookEndpointState', {
+  description: 'Whether an endpoint receives events.',
+  values: ENDPOINT_STATES,
+  describe: {
+    active: 'Subscribed: events are sent.',
+    unsubscribed: 'Its last subscription was removed: no new events, while deliveries committed before are still sent; subscribing the URL again makes it active.',
+    disabled: 'A 410 Gone answer, or five days of failed deliveries: nothing is sent; re-enable with enableWebhookEndpoint.',
+  },
+});
+
+const DeliveryStatusEnum = enumFromCore('WebhookDeliveryStatus', {
+  description: 'Where a delivery stands.',
+  values: DELIVERY_STATUSES,
+  describe: { pending: 'Waiting for its first attempt or a retry.', delivering: 'An attempt is under way.', succeeded: 'The receiver answered 2xx.', failed: 'Retries exhausted, or the receiver answered 410 Gone.' },
+});
 import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 
 const SubscriptionRef = builder.objectRef<EndpointView['subscriptions'][number]>('WebhookSubscription').implement({
   description: 'One subscription of an endpoint (spec 4.7, 4.8).',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: '`folder` (spec 6.1), `material` (6.2) or `approval` (6.3).' }),
-    eventType: t.exposeString('eventType', { description: 'FOLDER_CONTENT_UPDATE, a MATERIAL_* type of 6.2, or APPROVAL.' }),
+    kind: t.field({ type: SubscriptionKindEnum, description: 'What it is to.', resolve: (s) => s.kind }),
+    eventType: t.field({ type: EventTypeEnum, description: 'FOLDER_CONTENT_UPDATE, a MATERIAL_* type of 6.2, or APPROVAL (never WEBHOOK_TEST).', resolve: (s) => s.eventType }),
     folderId: t.exposeInt('folderId', { nullable: true, description: 'The subscribed folder (its whole subtree) for `folder` subscriptions; null otherwise.' }),
   }),
 });
@@ -19,10 +56,7 @@ const EndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement
     id: t.exposeInt('id', { description: 'Endpoint id.' }),
     url: t.exposeString('url', { description: 'The callback URL as subscribed.' }),
     apiKeyId: t.exposeInt('apiKeyId', { description: 'The key that subscribed.' }),
-    state: t.exposeString('state', {
-      description:
-        '`active`; `unsubscribed` (its last subscription was removed: no new events, while deliveries committed before are still sent; subscribing the URL again makes it active); or `disabled` (a 410 Gone answer, or five days of failed deliveries: nothing is sent; re-enable with enableWebhookEndpoint).',
-    }),
+    state: t.field({ type: EndpointStateEnum, description: 'Whether it receives events.', resolve: (e) => e.state }),
     disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why the endpoint was disabled; null while active.' }),
     disabledAt: t.exposeString('disabledAt', { nullable: true, description: 'When it was disabled (RFC 3339, UTC, microseconds); null while active.' }),
     failingSince: t.exposeString('failingSince', { nullable: true, description: 'Start of the current run of failed attempts (RFC 3339); null after a success.' }),
@@ -43,10 +77,10 @@ const DeliveryRef = builder.objectRef<DeliveryView>('WebhookDelivery').implement
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Delivery id (a decimal string: a 64-bit integer).' }),
     eventId: t.exposeString('eventId', { description: 'The event\'s id (UUID): `eventId` in the body and the `webhook-id` header, the same on every retry and replay.' }),
-    eventType: t.exposeString('eventType', { description: 'The body\'s eventType.' }),
+    eventType: t.field({ type: EventTypeEnum, description: 'The body\'s eventType.', resolve: (d) => d.eventType }),
     orderingKey: t.exposeString('orderingKey', { description: 'The key whose events arrive in commit order: `material:<id>`, `folder:<id>` or `task:<id>`.' }),
     sequence: t.exposeInt('sequence', { description: 'Position in the endpoint\'s line for the ordering key (the body\'s `sequence`); a gap tells a receiver it missed one.' }),
-    status: t.exposeString('status', { description: '`pending` (waiting or retrying), `delivering`, `succeeded` or `failed` (retries exhausted, or 410 Gone).' }),
+    status: t.field({ type: DeliveryStatusEnum, description: 'Where the delivery stands.', resolve: (d) => d.status }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     nextAttemptAt: t.exposeString('nextAttemptAt', { nullable: true, description: 'When a pending delivery is next tried (RFC 3339); null otherwise. A delivery waits behind an unfinished earlier one of its line.' }),
     lastStatus: t.exposeInt('lastStatus', { nullable: true, description: 'HTTP status of the last attempt; null when it got no answer (timeout, connection error) or none was made.' }),
@@ -100,7 +134,7 @@ builder.queryFields((t) => ({
     description: 'An endpoint\'s deliveries, newest first. Errors: not_found (not an endpoint this key may see), validation_failed (status, from, to).',
     args: {
       endpointId: t.arg.int({ required: true, description: 'A webhook endpoint id (WebhookEndpoint.id).' }),
-      status: t.arg.string({ description: 'Only deliveries in this state: pending, delivering, succeeded or failed.' }),
+      status: t.arg({ type: DeliveryStatusEnum, description: 'Only deliveries in this status.' }),
       from: t.arg.string({ description: 'Only deliveries created at or after this RFC 3339 time.' }),
       to: t.arg.string({ description: 'Only deliveries created before this RFC 3339 time.' }),
       ...pageArgs(t, 'Page number from 1 (default 1).'),

@@ -74,8 +74,7 @@ Idempotency-Key (createApproval, subscriptionChange): scope team + API key + ser
       case 'createApproval':
         return openReplayable(reply, request.id, await core.approvals.tasks.create(ctx, fieldsOf(body), header(request, 'idempotency-key')));
       case 'taskStatusQuery':
-        if (typeof body.taskId !== 'string' || body.taskId === '') throw invalid('taskId', 'is required', 'missing_task_id');
-        return openOk(request.id, await core.approvals.tasks.status(ctx, body.taskId));
+        return openOk(request.id, await core.approvals.tasks.statusQuery(ctx, fieldsOf(body)));
       case 'subscriptionQuery':
         return openOk(request.id, await core.events.subscriptions.approvalSubscription(ctx));
       case 'subscriptionChange':

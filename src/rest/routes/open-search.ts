@@ -7,6 +7,8 @@ import {
   FolderDTO,
   SearchAssetsRequest,
   SearchAssetsResult,
+  SearchFacet,
+  SearchFacetValue,
   SearchShareRequest,
   SearchShareResult,
 } from '../../core/assets/search/search.schemas.ts';
@@ -23,7 +25,7 @@ export async function openSearchRoutes(fastify: FastifyInstance, { core }: { cor
   app.post('/search-assets', {
     schema: {
       operationId: 'searchAssets',
-      description: 'Searches the team library (spec 4.6): keywords (DEFAULT, PRECISE, DEEP, DEEP_AND_PRECISE), extensions, size and duration ranges, tags, colour, folder subtree (parentId), creators, custom fields, sorting and paging by startPoint/endPoint (at most 100 per page). Any role. Results are AssetItems with signed, expiring links; publicUrl when processing parameters are given. Failures in the open envelope: 400 invalid_parameter (details[]), 400 nul_character, 401, 404 not_found (parentId), 413, 503 service_unavailable (Retry-After).',
+      description: 'Searches the team library (spec 4.6): keywords (DEFAULT, PRECISE, DEEP, DEEP_AND_PRECISE), extensions, size and duration ranges, tags, colour, folder subtree (parentId), creators, custom fields, sorting and paging by startPoint/endPoint (at most 100 per page). Any role. Results are AssetItems with signed, expiring links; publicUrl when processing parameters are given. Opt-in (Shelf extension): `facets` adds exact counts per value of up to 8 facets over the same matches as `total` (docs/search.md "Facets"); without it the result is exactly as the spec defines it. Failures in the open envelope: 400 invalid_parameter (details[]), 400 nul_character, 401, 404 not_found (parentId), 413, 503 service_unavailable (Retry-After).',
       summary: 'Search assets of the team library',
       tags,
       security,
@@ -51,6 +53,8 @@ const openSearchSchemas = [
   FolderDTO,
   AssetItem,
   SearchAssetsRequest,
+  SearchFacetValue,
+  SearchFacet,
   SearchAssetsResult,
   SearchShareRequest,
   SearchShareResult,

@@ -11,7 +11,7 @@ const tags = ['Event subscriptions'];
 const security = [{ bearerAuth: [] }];
 const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
-const FAILURES = `Failures (open envelope, README "Event subscriptions"): 400 \`invalid_parameter\` (missing or unknown field, wrong type; \`details[]\` names each),
+const FAILURES = `Failures (open envelope, docs/events.md "The endpoints, their answers and failures"): 400 \`invalid_parameter\` (missing or unknown field, wrong type; \`details[]\` names each),
 400 \`unknown_operation\`, 400 \`unknown_event_type\`, 400 \`callback_url_invalid\` (not an absolute http(s) URL, or carrying user:password),
 400 \`callback_url_unresolvable\`, 400 \`callback_url_not_allowed\` (resolves to a loopback, private, link-local, unique-local or metadata address not in OUTBOUND_ALLOW_HOSTS),
 401 \`invalid_credentials\` / \`key_inactive\`, 503 \`service_unavailable\` or \`write_conflict\` (Retry-After). Nothing is stored on any failure.

@@ -109,7 +109,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
       operationId: 'productHistory',
       summary: "List a product's history",
       description:
-        'Every change of the product, newest first, in ordinary pages: what happened (created, updated, published, unpublished, deleted), when, by which caller (key id and role) and request, and the changed fields with their values before and after (template values per field id as templateFields.<id>, media as file-path ID lists). Written in the transaction of the change. Visible to the roles that can see the product (a draft is 404 for view_only and usable; a deleted product is 404). No ETag.',
+        'Every change of the product, newest first, in ordinary pages: what happened (created, updated, published, unpublished, deleted, template_upgraded), when, by which caller (key id and role) and request, and the changed fields with their values before and after (template values per field id as templateFields.<id>, media as file-path ID lists). Written in the transaction of the change. Visible to the roles that can see the product (a draft is 404 for view_only and usable; a deleted product is 404). No ETag.',
       tags,
       security,
       params: IdParams,

@@ -150,7 +150,7 @@ interface ValueContext {
 
 /**
  * A world value for a named field, or undefined when the name says nothing. The names are those
- * of the document's parameters and bodies (see the README's area sections).
+ * of the document's parameters and bodies (see the area pages in docs/).
  */
 function hinted(name: string, c: ValueContext, type: string): unknown {
   const { world: w, rng, op } = c;

@@ -1,5 +1,5 @@
 import { requirePermission } from '../../access/roles.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { DomainError, notFound, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
@@ -50,20 +50,20 @@ export class CustomFieldTemplateService {
   }
 
   /** The team's templates by name, each with its fields in order. */
-  async list(ctx: Pick<Ctx, 'em' | 'teamId'>): Promise<CustomFieldTemplateView[]> {
+  async list(ctx: TeamScope): Promise<CustomFieldTemplateView[]> {
     const rows = await queryRows<{ id: number }>(ctx, 'select id from library_custom_field_templates where team_id = ? order by name, id', [ctx.teamId]);
     return this.byIds(ctx, rows.map((r) => r.id));
   }
 
   /** A template of the team; 404 not_found for an unknown id or another team's. */
-  async get(ctx: Pick<Ctx, 'em' | 'teamId'>, templateId: number): Promise<CustomFieldTemplateView> {
+  async get(ctx: TeamScope, templateId: number): Promise<CustomFieldTemplateView> {
     const [template] = await this.byIds(ctx, [templateId]);
     if (!template) throw notFound('Custom field template');
     return template;
   }
 
   /** The team's templates among `ids`, in the order of `ids`. */
-  private async byIds(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: number[]): Promise<CustomFieldTemplateView[]> {
+  private async byIds(ctx: TeamScope, ids: number[]): Promise<CustomFieldTemplateView[]> {
     if (ids.length === 0) return [];
     const templates = await queryRows<Omit<CustomFieldTemplateView, 'fields'>>(
       ctx,

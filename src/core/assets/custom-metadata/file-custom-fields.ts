@@ -1,6 +1,6 @@
 import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
@@ -81,7 +81,7 @@ export class FileCustomFieldService {
    * The custom field values of files of the caller's team among `ids` (GraphQL loader): per file,
    * one view per template it carries (by template name), or only `templateId`'s.
    */
-  async forFiles(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: readonly number[], templateId?: number): Promise<FileTemplateValuesView[]> {
+  async forFiles(ctx: TeamScope, ids: readonly number[], templateId?: number): Promise<FileTemplateValuesView[]> {
     const rows = await queryRows<{ fileId: number; templateId: number; templateName: string } & CustomValueView>(
       ctx,
       `select v.file_id as "fileId", t.id as "templateId", t.name as "templateName", d.id as "customFieldId", d.name, d.type, v.value
@@ -104,7 +104,7 @@ export class FileCustomFieldService {
     return views;
   }
 
-  private async emptyView(ctx: Pick<Ctx, 'em' | 'teamId'>, fileId: number, templateId: number): Promise<FileTemplateValuesView> {
+  private async emptyView(ctx: TeamScope, fileId: number, templateId: number): Promise<FileTemplateValuesView> {
     const template = (await queryOne<{ name: string }>(ctx, 'select name from library_custom_field_templates where id = ? and team_id = ?', [templateId, ctx.teamId]))!;
     return { materialId: fileId, templateId, templateName: template.name, values: [] };
   }

@@ -1,6 +1,6 @@
 import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
@@ -63,7 +63,7 @@ export class FileMetadataService {
   }
 
   /** The metadata of files of the caller's team among `ids` (GraphQL loader), one view per id, values by field name. */
-  async forFiles(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: readonly number[]): Promise<FileMetadataView[]> {
+  async forFiles(ctx: TeamScope, ids: readonly number[]): Promise<FileMetadataView[]> {
     const rows = await queryRows<{ fileId: number; recordId: number; fieldId: number | null; name: string; type: MetadataValueView['type']; value: FieldValue }>(
       ctx,
       `select r.file_id as "fileId", r.id as "recordId", d.id as "fieldId", d.name, d.type, e.value

@@ -1,5 +1,5 @@
 import { requirePermission } from '../../access/roles.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { DomainError, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
@@ -41,7 +41,7 @@ export class MetadataFieldService {
   }
 
   /** The team's metadata fields, by name. */
-  async list(ctx: Pick<Ctx, 'em' | 'teamId'>): Promise<MetadataFieldView[]> {
+  async list(ctx: TeamScope): Promise<MetadataFieldView[]> {
     return queryRows<MetadataFieldView>(ctx, `select ${COLUMNS} from library_metadata_fields where team_id = ? order by name, id`, [ctx.teamId]);
   }
 }

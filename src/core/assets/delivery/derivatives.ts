@@ -6,11 +6,15 @@ import type { Opened, Storage } from '../storage/storage.ts';
 export const DERIVATIVE_FORMATS = ['jpg', 'png', 'webp'] as const;
 export type DerivativeFormat = (typeof DERIVATIVE_FORMATS)[number];
 
+/** How a processed image fits w x h (spec 4.6 `mode`); `fit` is the default. */
+export const DERIVATIVE_MODES = ['fit', 'crop'] as const;
+export type DerivativeMode = (typeof DERIVATIVE_MODES)[number];
+
 /** What a search request asks of `publicUrl` (spec 4.6 w, h, mode, q, f, bg), already validated. */
 export interface DerivativeRequest {
   w?: number;
   h?: number;
-  mode?: 'fit' | 'crop';
+  mode?: DerivativeMode;
   q?: number;
   f?: DerivativeFormat;
   /** Six hex digits, lower-case, no '#'. */
@@ -43,7 +47,7 @@ const VARIANT = /^(?:w(\d{1,4})-)?(?:h(\d{1,4})-)?(fit|crop)(?:-q(\d{1,3}))?(?:-
 export function parseDerivativeVariant(variant: string): DerivativeRequest | null {
   const m = VARIANT.exec(variant);
   if (!m) return null;
-  const request: DerivativeRequest = { mode: m[3] as 'fit' | 'crop' };
+  const request: DerivativeRequest = { mode: m[3] as DerivativeMode };
   if (m[1] !== undefined) request.w = Number(m[1]);
   if (m[2] !== undefined) request.h = Number(m[2]);
   if (m[4] !== undefined) request.q = Number(m[4]);
@@ -71,7 +75,7 @@ export interface DerivativeSource {
 export interface DerivativeRecipe {
   width: number | undefined;
   height: number | undefined;
-  mode: 'fit' | 'crop';
+  mode: DerivativeMode;
   format: DerivativeFormat;
   quality: number;
   background: string | undefined;

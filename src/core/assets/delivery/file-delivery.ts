@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { notFound } from '../../platform/errors.ts';
 import { queryOne } from '../../platform/sql.ts';
 import { derivativeMimeType, parseDerivativeVariant, resolveRecipe, type DerivativeCache } from './derivatives.ts';
-import type { UnitOfWork } from '../folders/folders.ts';
+import type { UnitOfWork } from '../../platform/ctx.ts';
 import type { LinkParts, LinkSigner } from './links.ts';
 import { isDerivableImage, PREVIEW_FORMAT, type PreviewCache } from './previews.ts';
 import type { Storage } from '../storage/storage.ts';

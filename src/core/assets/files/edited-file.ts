@@ -1,8 +1,7 @@
-import { memberIdOf, type Ctx } from '../../platform/ctx.ts';
+import { memberIdOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
-import type { UnitOfWork } from '../folders/folders.ts';
 
 /** Locks a live file of the team for this transaction; 404 not_found when it is missing, deleted, hidden or another team's. */
 export async function lockLiveFile(tx: UnitOfWork, teamId: number, fileId: number): Promise<void> {

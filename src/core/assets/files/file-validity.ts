@@ -1,13 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql, timestampInput } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import type { UnitOfWork } from '../folders/folders.ts';
 
 
 /** A file's validity period: both bounds optional; the call replaces the whole period. */

@@ -1,14 +1,13 @@
 import { requirePermission } from '../../access/roles.ts';
-import { memberIdOf, type Ctx } from '../../platform/ctx.ts';
+import { memberIdOf, type Ctx, type UnitOfWork, type CallerScope } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { normalizeLink, normalizeTags } from './file-rules.ts';
 import { lockLiveFile } from './edited-file.ts';
-import type { UnitOfWork } from '../folders/folders.ts';
-import { requireTeam } from '../../access/require-team.ts';
 import { fileFacts, libraryEvents, type FileFacts } from '../../events/library-events.ts';
+import { operatorTeamScope } from '../../access/operator-scopes.ts';
 import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, TransferOwnershipInput, type AnalysisInput } from './library-edit.schemas.ts';
 import type { AssetItem } from '../search/search.schemas.ts';
 
@@ -37,7 +36,6 @@ function analysisAssignments(analysis: AnalysisInput, field: string): Assignment
   return sets;
 }
 
-
 /** Locks a live file of the caller's team and reads it as the events describe it, before the change. */
 async function lockFileForEdit(tx: Ctx, fileId: number): Promise<FileFacts> {
   await lockLiveFile(tx, tx.teamId, fileId);
@@ -45,7 +43,7 @@ async function lockFileForEdit(tx: Ctx, fileId: number): Promise<FileFacts> {
 }
 
 /** `update_user_id` records the member behind an edit (AssetItem updateUser); an edit by a key or the system clears it. */
-function editedBy(ctx: Pick<Ctx, 'actor'> | null): Assignment {
+function editedBy(ctx: CallerScope | null): Assignment {
   return { column: 'update_user_id', value: ctx ? memberIdOf(ctx.actor) : null };
 }
 
@@ -154,10 +152,10 @@ export class LibraryEditService {
     const { team, fileId, ...analysis } = body;
     const sets = analysisAssignments(analysis, '');
     if (sets.length === 0) throw invalid('aiTags', 'give at least one analysis field');
-    await requireTeam(op, team);
-    return inTransaction(op, async (tx) => {
-      await lockLiveFile(tx, team, fileId);
-      await applyAssignments(tx, team, fileId, sets);
+    const scope = await operatorTeamScope(op, team);
+    return inTransaction(scope, async (tx) => {
+      await lockLiveFile(tx, tx.teamId, fileId);
+      await applyAssignments(tx, tx.teamId, fileId, sets);
       return { id: fileId };
     });
   }

@@ -1,5 +1,5 @@
 import { actorMay } from '../../access/roles.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, TeamScope, CallerScope } from '../../platform/ctx.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
@@ -11,9 +11,6 @@ import type { Page } from '../../platform/pagination.ts';
 import type { FolderView, LibraryFileView, MediaObject } from './library.schemas.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { isDerivableImage } from '../delivery/previews.ts';
-
-/** Reads scoped to one team: a caller's Ctx, or an operator's unit of work naming the team. */
-export type TeamScope = Pick<Ctx, 'em' | 'teamId'>;
 
 const FILE_COLUMNS = `f.id, f.object_id as "objectId", f.folder_id as "folderId", coalesce(d.path_ids, '{}') as "folderIds",
   f.name, f.extension, f.mime_type as "mimeType", f.byte_size::text as size, f.width, f.height,
@@ -32,7 +29,7 @@ function idArray(ids: readonly number[]): string {
 }
 
 /** Spec 5: download links need usable or higher plus products:read and products:download. */
-export function mayDownload(ctx: Pick<Ctx, 'actor'>): boolean {
+export function mayDownload(ctx: CallerScope): boolean {
   return actorMay(ctx.actor, 'products:read') && actorMay(ctx.actor, 'products:download');
 }
 

@@ -1,10 +1,10 @@
 import { requirePermission } from '../../access/roles.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { checkFolderName, type UnitOfWork } from './folders.ts';
+import { checkFolderName } from './folders.ts';
 import { CreateFolderInput, FolderMemberInput, RenameFolderInput } from '../files/library-edit.schemas.ts';
 import { LIBRARY_LIMITS, type FolderView } from '../files/library.schemas.ts';
 import { isoSql } from '../../platform/timestamps.ts';

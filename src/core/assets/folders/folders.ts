@@ -1,10 +1,7 @@
-import type { Ctx } from '../../platform/ctx.ts';
+import type { UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { intArray, queryOne } from '../../platform/sql.ts';
 import { LIBRARY_LIMITS } from '../files/library.schemas.ts';
-
-/** A unit of work without a caller: operator imports name the team explicitly. */
-export type UnitOfWork = Pick<Ctx, 'em'>;
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 

@@ -1,17 +1,18 @@
 import { requireTeam } from '../../access/require-team.ts';
+import { operatorActor, requireTeamMember } from '../../access/operator-scopes.ts';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
-import type { Actor } from '../../platform/ctx.ts';
+import type { Actor, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid } from '../../platform/errors.ts';
 import { libraryEvents } from '../../events/library-events.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { extensionOf, fileNameOf, normalizeLink, normalizeTags } from '../files/file-rules.ts';
-import { ensureFolderPath, parseFolderPath, type UnitOfWork } from '../folders/folders.ts';
+import { ensureFolderPath, parseFolderPath } from '../folders/folders.ts';
 import { walkDirectory } from './directory-walk.ts';
 import { ImportDirectoryInput, ImportFileInput, type ImportedDirectory, type ImportedFile } from '../files/library.schemas.ts';
 import { probeFile, type ContentFacts } from './probe.ts';
@@ -39,16 +40,6 @@ export const SOURCE_UPLOAD = 2;
 /** Content-addressed key: identical bytes are stored once, whoever imports them. */
 export function objectKey(sha256: string): string {
   return `objects/${sha256.slice(0, 2)}/${sha256}`;
-}
-
-/** The team an operator names must exist (404 not_found otherwise). */
-
-/** The `--user` of an import must be a member of the same team (creator, owner). */
-export async function requireMember(op: UnitOfWork, teamId: number, userId: number | undefined): Promise<number | null> {
-  if (userId === undefined) return null;
-  const member = await queryOne(op, 'select id from members where id = ? and team_id = ?', [userId, teamId]);
-  if (!member) throw invalid('user', 'must be a member of the team');
-  return userId;
 }
 
 /** The path to import must name a regular file (validation_failed on `field` otherwise). */
@@ -92,7 +83,7 @@ export interface PlacementPlan {
 
 /** An operator import acts for the member it names (--user), else for the operator's CLI. */
 export function importActor(plan: Pick<PlacementPlan, 'teamId' | 'userId'>): Actor {
-  return plan.userId === null ? { kind: 'system', teamId: plan.teamId, job: 'asset-import' } : { kind: 'member', userId: plan.userId, teamId: plan.teamId, viaKey: null };
+  return operatorActor(plan.teamId, plan.userId, 'asset-import');
 }
 
 /** Operator imports into a team's library (CONTRACT.md `asset import`). */
@@ -130,7 +121,7 @@ export class LibraryImportService {
     const name = fileNameOf(body.name, body.file);
     await requireRegularFile(body.file, 'file');
     await requireTeam(op, body.team);
-    const userId = await requireMember(op, body.team, body.user);
+    const userId = await requireTeamMember(op, body.team, body.user);
     const facts = await probeFile(body.file);
     const palette = await paletteForImport(body.file, facts);
     await this.storeBytes(body.file, facts.sha256);

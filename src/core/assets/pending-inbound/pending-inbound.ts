@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
-import { requireTeam } from '../../access/require-team.ts';
 import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
-import type { Actor, Ctx } from '../../platform/ctx.ts';
+import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
@@ -13,9 +12,10 @@ import { pinAllStoredBytes, releaseBytes, type StoredBytes } from '../recycle-bi
 import type { Storage } from '../storage/storage.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { extensionOf } from '../files/file-rules.ts';
-import { parseFolderPath, type UnitOfWork } from '../folders/folders.ts';
-import { objectKey, requireMember, type ImportProgress, type LibraryImportService, type PlacementPlan } from '../imports/import.ts';
+import { parseFolderPath } from '../folders/folders.ts';
+import { objectKey, type ImportProgress, type LibraryImportService, type PlacementPlan } from '../imports/import.ts';
 import type { PaletteColour } from '../search/colour.ts';
+import { operatorInTeam, operatorTeamScope } from '../../access/operator-scopes.ts';
 
 /** How many pending inbounds one confirm or discard takes: all of them are placed in one transaction. */
 export const PENDING_LIMITS = { idsPerCall: 100 } as const;
@@ -172,8 +172,8 @@ export class PendingInboundService {
   /** `asset pending list --team T`. */
   async listAsOperator(op: UnitOfWork, input: unknown): Promise<Page<PendingInboundView>> {
     const { team, ...page } = checkOperatorList(input);
-    await requireTeam(op, team);
-    return this.page(op, team, page);
+    const scope = await operatorTeamScope(op, team);
+    return this.page(scope, scope.teamId, page);
   }
 
   /**
@@ -237,10 +237,7 @@ export class PendingInboundService {
   /** The operator's context for the team it names: the member `user` (422 when not of the team), else the system. */
   private async operatorCtx(op: UnitOfWork, input: unknown, job: string): Promise<Ctx> {
     const { team, user } = checkOperatorIds(input);
-    await requireTeam(op, team);
-    const userId = await requireMember(op, team, user);
-    const actor: Actor = userId === null ? { kind: 'system', teamId: team, job } : { kind: 'member', userId, teamId: team, viaKey: null };
-    return { em: op.em, teamId: team, actor, requestId: 'cli' };
+    return operatorInTeam(op, team, user, job);
   }
 
   private async page(op: UnitOfWork, teamId: number, input: { page?: number | null; pageSize?: number | null }): Promise<Page<PendingInboundView>> {

@@ -23,11 +23,14 @@ export const RecycleBinPageInput = Type.Object(
 );
 export type RecycleBinPageInput = Static<typeof RecycleBinPageInput>;
 
+/** What one recycle-bin entry holds: a file deleted on its own, or a folder with its subtree. */
+export const RECYCLE_ENTRY_KINDS = ['file', 'folder'] as const;
+export type RecycleEntryKind = (typeof RECYCLE_ENTRY_KINDS)[number];
+
 /** One entry of the bin as the API shows it. */
 export interface RecycleEntryView {
   id: number;
-  /** `file` or `folder`. */
-  kind: 'file' | 'folder';
+  kind: RecycleEntryKind;
   fileId: number | null;
   folderId: number | null;
   name: string;

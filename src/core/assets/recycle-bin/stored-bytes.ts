@@ -2,9 +2,9 @@ import { DomainError } from '../../platform/errors.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { derivedImagesPrefix } from '../delivery/derivatives.ts';
-import type { UnitOfWork } from '../folders/folders.ts';
 import { previewKey } from '../delivery/previews.ts';
 import type { Storage } from '../storage/storage.ts';
+import type { UnitOfWork } from '../../platform/ctx.ts';
 
 /**
  * Content-addressed bytes are shared: one key may be named by stored objects of several teams,

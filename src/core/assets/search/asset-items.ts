@@ -1,8 +1,7 @@
-import type { Actor } from '../../platform/ctx.ts';
+import type { Actor, TeamScope } from '../../platform/ctx.ts';
 import { preparedSql, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { derivativeVariant, type DerivativeRequest } from '../delivery/derivatives.ts';
-import type { TeamScope } from '../files/library.service.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { isDerivableImage } from '../delivery/previews.ts';
 import type { AssetItem, TagDTO } from './search.schemas.ts';

@@ -1,9 +1,8 @@
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { boundSql, queryOne, queryRows } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
-import type { TeamScope } from '../files/library.service.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { assetRowsInOrder, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
@@ -13,6 +12,8 @@ import { andTagIds, tagsOnlyIds } from './narrow-table-sql.ts';
 import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
 import type { TagFileCounts } from './tag-file-counts.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
+import type { FacetCounts } from './facets.ts';
+import { SearchFacets } from './search-facets.ts';
 
 export { searchStatements };
 
@@ -39,19 +40,24 @@ export class AssetSearchService {
   private readonly totals: VersionedMemo<number>;
   private readonly colourMatches: VersionedMemo<ColourMatch>;
   private readonly tagFileCounts: TagFileCounts;
+  private readonly facets: SearchFacets;
   /** COLOUR_IDS_MAX; tests lower it to exercise both kinds of colour condition on a small library. */
   colourIdsMax = COLOUR_IDS_MAX;
   /** COLLECT_MAX_MATCHES; tests lower it to exercise the walking page shapes on a small library. */
   collectMaxMatches = COLLECT_MAX_MATCHES;
 
-  constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<ColourMatch>; tagFileCounts: TagFileCounts }) {
+  constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<ColourMatch>; tagFileCounts: TagFileCounts; facetCounts: VersionedMemo<FacetCounts> }) {
     this.signer = deps.signer;
     this.totals = deps.totals;
     this.colourMatches = deps.colourMatches;
     this.tagFileCounts = deps.tagFileCounts;
+    this.facets = new SearchFacets(deps.facetCounts);
   }
 
-  /** search-assets: matching assets of the page, the exact total, and with needChildren the child folders (spec 4.6). */
+  /**
+   * search-assets: matching assets of the page, the exact total, with needChildren the child
+   * folders (spec 4.6), and with facets the counts per value of each (docs/search.md "Facets").
+   */
   async search(ctx: Ctx, input: unknown, options: SearchOptions = {}): Promise<AssetSearchResult> {
     const plan = planAssetSearch(checkSearchAssets(input === undefined ? {} : input));
     // the version is read before the count runs (versioned-memo.ts), with the reference checks
@@ -60,13 +66,14 @@ export class AssetSearchService {
     const filterKey = JSON.stringify(plan.filter);
     // a total already known chooses the page's shape, and answers a page past the end without a query
     const knownTotal = this.totals.peek(ctx.teamId, version, filterKey);
-    const resolved = await this.resolve(ctx, version, plan, preamble, knownTotal);
+    const [resolved] = await Promise.all([this.resolve(ctx, version, plan, preamble, knownTotal), plan.facets ? this.facets.checkCustomFields(ctx, plan.facets) : undefined]);
     const statements = searchStatements(ctx.teamId, plan, resolved, knownTotal, this.collectMaxMatches);
     const pageIsEmpty = plan.page.limit === 0 || (knownTotal !== undefined && plan.page.offset >= knownTotal);
-    const [rows, total, folders] = await Promise.all([
+    const [rows, total, folders, facets] = await Promise.all([
       pageIsEmpty ? Promise.resolve([]) : this.pageRows(ctx, statements.page, options.includeTags ?? true),
       this.totals.get(ctx.teamId, version, filterKey, async () => (await queryOne<{ n: number }>(ctx, boundSql(statements.count.sql), statements.count.params))!.n),
       plan.needChildren ? this.childFolders(ctx, plan.filter) : Promise.resolve(null),
+      plan.facets ? this.facets.count(ctx, version, plan.filter, resolved, plan.facets, knownTotal) : Promise.resolve(null),
     ]);
     const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: plan.derivative, nowMs: options.nowMs ?? Date.now() };
     const result: AssetSearchResult = { assets: rows.map((row) => toAssetItem(row, this.signer, links)), total };
@@ -74,6 +81,7 @@ export class AssetSearchService {
       result.folders = folders;
       result.folderCount = folders.length;
     }
+    if (facets) result.facets = facets;
     return result;
   }
 

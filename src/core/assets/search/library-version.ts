@@ -1,5 +1,5 @@
 import { queryOne } from '../../platform/sql.ts';
-import type { TeamScope } from '../files/library.service.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
 
 /**
  * The team's library version as text, 0 before its first change (triggers raise it at the commit of

@@ -1,5 +1,5 @@
 import { queryRows } from '../../platform/sql.ts';
-import type { UnitOfWork } from '../folders/folders.ts';
+import type { UnitOfWork } from '../../platform/ctx.ts';
 import { extractPalette, type PaletteColour } from './colour.ts';
 
 /** Whether a palette is computed for content: images whose dimensions sharp could read at import. */

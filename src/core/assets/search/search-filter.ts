@@ -1,6 +1,8 @@
 import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import type { DerivativeRequest } from '../delivery/derivatives.ts';
+import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { hexToLab, type Lab } from './colour.ts';
+import { facetPlanOf, type FacetPlan } from './facets.ts';
 import { SEARCH_LIMITS, type KeywordSearchType, type SearchAssetsRequest, type SortName } from './search.schemas.ts';
 
 /** An inclusive range; either end may be open. */
@@ -55,6 +57,8 @@ export interface AssetSearchPlan {
   needChildren: boolean;
   /** null when no processing parameter was given: publicUrl is then "". */
   derivative: DerivativeRequest | null;
+  /** The facets to count next to the page; null when none was asked (docs/search.md "Facets"). */
+  facets: FacetPlan | null;
 }
 
 /** Spec 4.6 defaults: areaThreshold 20, colorThreshold 20, startPoint 0, endPoint 10, DEEP keywords, tags AND. */
@@ -171,6 +175,7 @@ export function planAssetSearch(body: SearchAssetsRequest): AssetSearchPlan {
   if (given(body.customFieldId)) filter.customFieldId = body.customFieldId;
   if (given(body.currentUserId)) filter.currentUserId = body.currentUserId;
   const page = pageOf(issues, body.startPoint, body.endPoint, SEARCH_DEFAULTS.endPoint);
+  const facets = facetPlanOf(issues.list, body.facets, body.facetLimit, MAX_RESOURCE_ID);
   issues.throwIfAny();
   return {
     filter,
@@ -178,6 +183,7 @@ export function planAssetSearch(body: SearchAssetsRequest): AssetSearchPlan {
     page,
     needChildren: body.needChildren ?? false,
     derivative: derivativeOf(body),
+    facets,
   };
 }
 

@@ -1,6 +1,8 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { DERIVATIVE_LIMITS } from '../delivery/derivatives.ts';
+import { literalUnion } from '../../platform/schema-shapes.ts';
+import { DERIVATIVE_FORMATS, DERIVATIVE_LIMITS, DERIVATIVE_MODES } from '../delivery/derivatives.ts';
+import { BUILTIN_FACETS, FACET_LIMITS, type FacetResult } from './facets.ts';
 
 /**
  * Every optional field also accepts null, meaning "not given": clients generated from Java VOs
@@ -37,6 +39,8 @@ export const SORT_NAMES = ['CREATE_TIME', 'UPDATE_TIME', 'NAME', 'DURATION', 'SI
 export type SortName = (typeof SORT_NAMES)[number];
 export const KEYWORD_SEARCH_TYPES = ['DEEP', 'DEFAULT', 'PRECISE', 'DEEP_AND_PRECISE'] as const;
 export type KeywordSearchType = (typeof KEYWORD_SEARCH_TYPES)[number];
+export const SORT_TYPES = ['ASC', 'DESC'] as const;
+export type SortType = (typeof SORT_TYPES)[number];
 
 const HEX_COLOUR = '^#?[0-9a-fA-F]{6}$';
 
@@ -44,7 +48,7 @@ const HEX_COLOUR = '^#?[0-9a-fA-F]{6}$';
 export const SortCondition = Type.Object(
   {
     sortName: Type.Union([Type.Literal('CREATE_TIME'), Type.Literal('UPDATE_TIME'), Type.Literal('NAME'), Type.Literal('DURATION'), Type.Literal('SIZE'), Type.Literal('SCORE')], { description: 'Sort key; the tie-breaker is always the asset id in the same direction.' }),
-    sortType: opt(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')], { description: 'Default DESC.' })),
+    sortType: opt(literalUnion(SORT_TYPES, { description: 'Default DESC.' })),
   },
   { additionalProperties: false },
 );
@@ -53,9 +57,9 @@ export const SortCondition = Type.Object(
 const derivativeFields = {
   w: opt(Type.Integer({ minimum: 1, maximum: DERIVATIVE_LIMITS.maxSide, description: 'Target width in px (1-6000); larger than the original has no effect.' })),
   h: opt(Type.Integer({ minimum: 1, maximum: DERIVATIVE_LIMITS.maxSide, description: 'Target height in px (1-6000); larger than the original has no effect.' })),
-  mode: opt(Type.Union([Type.Literal('fit'), Type.Literal('crop')], { description: '`fit` (default): inside w x h keeping the aspect ratio; `crop`: cover w x h, centre crop.' })),
+  mode: opt(literalUnion(DERIVATIVE_MODES, { description: '`fit` (default): inside w x h keeping the aspect ratio; `crop`: cover w x h, centre crop.' })),
   q: opt(Type.Integer({ minimum: 1, maximum: 100, description: 'Quality 1-100 for jpg and webp (default 80); png is lossless.' })),
-  f: opt(Type.Union([Type.Literal('jpg'), Type.Literal('png'), Type.Literal('webp')], { description: 'Output format; default: the original\'s when jpg, png or webp, else webp.' })),
+  f: opt(literalUnion(DERIVATIVE_FORMATS, { description: 'Output format; default: the original\'s when jpg, png or webp, else webp.' })),
   bg: opt(Type.String({ pattern: '^[0-9a-fA-F]{6}$', description: 'Background (hex RRGGBB without #) that transparency is flattened onto; jpg defaults to white.' })),
 };
 
@@ -95,6 +99,13 @@ export const SearchAssetsRequest = Type.Object(
     customFieldTemplateIds: opt(Type.Array(id(), { maxItems: SEARCH_LIMITS.customFieldIds, description: 'Custom field template ids: files carrying a value of any of these templates. Ids of another team match nothing.' })),
     customFieldId: opt(id('Custom field id (of a template): files having a value for this custom field. An id of another team matches nothing.')),
     currentUserId: opt(id('Only assets this member may access: own files and files under their folders.')),
+    facets: opt(
+      Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+        maxItems: FACET_LIMITS.facets,
+        description: `Shelf extension, opt-in: also count the matches per value of these facets (result \`facets\`, docs/search.md "Facets"). Each is one of ${BUILTIN_FACETS.join(', ')}, or customField:<id> for a custom field of type select; at most ${FACET_LIMITS.facets}, each once. Counts are exact, over the same filters as \`total\` (currentUserId included). An unknown facet, or a custom field that is not a select field of the team, is refused naming facets[i] (REST 400 invalid_parameter, GraphQL validation_failed). Omitted, null or []: no \`facets\` in the result.`,
+      }),
+    ),
+    facetLimit: opt(Type.Integer({ minimum: 1, maximum: FACET_LIMITS.maxValues, description: `With facets: how many values each facet lists, most matches first (1-${FACET_LIMITS.maxValues}, default ${FACET_LIMITS.defaultValues}); the rest are summed in \`other\`. Refused without facets.` })),
     ...derivativeFields,
   },
   { $id: 'SearchAssetsRequest', additionalProperties: false },
@@ -172,8 +183,31 @@ export const SearchAssetsResult = Type.Object(
     total: Type.Integer({ description: 'Exact number of matching assets.' }),
     folders: Type.Optional(Type.Array(Type.Ref('FolderDTO'), { description: 'With needChildren: the child folders of parentId (or the top-level folders).' })),
     folderCount: Type.Optional(Type.Integer({ description: 'With needChildren: how many folders `folders` holds.' })),
+    facets: Type.Optional(Type.Array(Type.Ref('SearchFacet'), { description: 'Only when the request named `facets`: one entry per facet, in request order (docs/search.md "Facets").' })),
   },
   { $id: 'SearchAssetsResult', additionalProperties: false },
+);
+
+/** One value of a facet (SearchFacet.values). */
+export const SearchFacetValue = Type.Object(
+  {
+    value: Type.String({ description: 'The value as text: an extension (lower case); IMAGE, VIDEO, AUDIO, DOCUMENT or OTHER; LANDSCAPE, PORTRAIT or SQUARE; a tag id; a colour family (white, grey, black, red, orange, brown, yellow, green, cyan, blue, purple, pink); a folder id; VALID, NOT_STARTED or EXPIRED; a select option.' }),
+    label: nullable(Type.String({ description: 'The tag\'s or folder\'s name (tags, folder); null for the other facets.' })),
+    count: Type.Integer({ description: 'Matches carrying the value (exact).' }),
+  },
+  { $id: 'SearchFacetValue', additionalProperties: false },
+);
+
+/** Counts of one facet over a search's matches (Shelf extension, docs/search.md "Facets"). */
+export const SearchFacet = Type.Object(
+  {
+    facet: Type.String({ description: 'The facet as asked: extension, type, orientation, tags, colorFamily, folder, validity or customField:<id>.' }),
+    values: Type.Array(Type.Ref('SearchFacetValue'), { description: 'At most facetLimit values, most matches first, ties by value (as text) ascending.' }),
+    other: Type.Integer({ description: 'Matches counted under values not listed (tags: tag assignments, since a file counts once per tag it carries).' }),
+    otherValues: Type.Integer({ description: 'How many values are not listed.' }),
+    missing: Type.Integer({ description: 'Matches without a value: no extension, no tag, at the library root, no palette (colorFamily), no width and height (orientation), no value of the custom field.' }),
+  },
+  { $id: 'SearchFacet', additionalProperties: false },
 );
 
 export const SearchShareResult = Type.Object(
@@ -192,6 +226,8 @@ export interface AssetSearchResult {
   total: number;
   folders?: FolderDTO[];
   folderCount?: number;
+  /** Only when the request named facets. */
+  facets?: FacetResult[];
 }
 
 /** What search-share returns (SearchShareResult). */

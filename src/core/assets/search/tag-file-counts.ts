@@ -1,4 +1,4 @@
-import type { Ctx } from '../../platform/ctx.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
 import { queryRows } from '../../platform/sql.ts';
 import { tagFileCountsStatement } from './narrow-table-sql.ts';
 
@@ -25,7 +25,7 @@ export class TagFileCounts {
   }
 
   /** Of `tagIds` (at least one), the one the fewest live files of the team carry; the smallest id among equals. */
-  async rarest(ctx: Pick<Ctx, 'em' | 'teamId'>, tagIds: readonly number[]): Promise<number> {
+  async rarest(ctx: TeamScope, tagIds: readonly number[]): Promise<number> {
     if (tagIds.length === 1) return tagIds[0]!;
     const counts = await this.countsOf(ctx, tagIds);
     let best = tagIds[0]!;
@@ -38,7 +38,7 @@ export class TagFileCounts {
   }
 
   /** How many live files of the team carry each of `tagIds`, counting those not counted within maxAgeMs. */
-  async countsOf(ctx: Pick<Ctx, 'em' | 'teamId'>, tagIds: readonly number[]): Promise<Map<number, number>> {
+  async countsOf(ctx: TeamScope, tagIds: readonly number[]): Promise<Map<number, number>> {
     const now = this.now();
     const counts = new Map<number, number>();
     const stale: number[] = [];

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
-import { actorLabel, type Ctx } from '../../platform/ctx.ts';
+import { actorLabel, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { escapeLike, queryOne, queryRows } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { parseFolderPath, type UnitOfWork } from '../folders/folders.ts';
+import { parseFolderPath } from '../folders/folders.ts';
 import { requireTeam } from '../../access/require-team.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, toAssetItem, type AssetRow } from '../search/asset-items.ts';

@@ -5,6 +5,9 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
+import { LocalIncomingObject, type IncomingObject } from './incoming-object.ts';
+
+export type { IncomingObject } from './incoming-object.ts';
 
 /**
  * Where file bytes live. Keys are relative, slash-separated paths chosen by the core
@@ -33,10 +36,10 @@ export interface Storage {
   /** Like put, from a stream, so large files never sit in memory. */
   putStream(key: string, source: Readable): Promise<void>;
   /**
-   * Takes a local file the caller no longer needs (a finished download) as the object: moved when
-   * it can be, copied otherwise; the file is gone afterwards.
+   * A new object whose key is known only once its bytes are all written (a download hashed as it
+   * streams): written in storage as it arrives, then placed under its key without a copy.
    */
-  adopt(key: string, localPath: string): Promise<void>;
+  receive(): Promise<IncomingObject>;
   /** A stream of the object, or null when it does not exist. */
   open(key: string): Promise<Opened | null>;
   /** The object for reading into the caller's buffers, or null when it does not exist; the caller closes it. */
@@ -72,17 +75,9 @@ export class LocalDiskStorage implements Storage {
     await rename(temporary, path);
   }
 
-  async adopt(key: string, localPath: string): Promise<void> {
-    const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
-    try {
-      await rename(localPath, path);
-    } catch (e) {
-      // another file system (a temporary directory elsewhere): copy, then drop the original
-      if ((e as { code?: string }).code !== 'EXDEV') throw e;
-      await this.putStream(key, createReadStream(localPath));
-      await rm(localPath, { force: true });
-    }
+  /** Objects being received live under `incoming/`, beside the objects on the same file system (a link places them). */
+  async receive(): Promise<IncomingObject> {
+    return LocalIncomingObject.create(join(this.root, 'incoming'), (key) => this.pathOf(key));
   }
 
   async putStream(key: string, source: Readable): Promise<void> {

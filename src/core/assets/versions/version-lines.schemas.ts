@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import { literalUnion } from '../../platform/schema-shapes.ts';
 
 /** Makes a live file a new version of another file's line (6.2 ADD, or REPLACE_COVER_ON_UPLOAD with `makeCover`). */
 export const AddVersionInput = Type.Object(
@@ -11,9 +12,13 @@ export const AddVersionInput = Type.Object(
 );
 export type AddVersionInput = Static<typeof AddVersionInput>;
 
+/** What becomes of a version taken out of its line (6.2 removeType). */
+export const REMOVE_TYPES = ['ADD', 'DELETE'] as const;
+export type RemoveType = (typeof REMOVE_TYPES)[number];
+
 /** Takes a version out of its line: ADD keeps it as a file of its own in the line's folder, DELETE sends it to the recycle bin. */
 export const RemoveVersionInput = Type.Object(
-  { removeType: Type.Union([Type.Literal('ADD'), Type.Literal('DELETE')], { description: '`ADD` or `DELETE` (6.2 removeType).' }) },
+  { removeType: literalUnion(REMOVE_TYPES, { description: '`ADD` or `DELETE` (6.2 removeType).' }) },
   { $id: 'RemoveVersionInput', additionalProperties: false },
 );
 export type RemoveVersionInput = Static<typeof RemoveVersionInput>;

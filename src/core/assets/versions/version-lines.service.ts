@@ -1,6 +1,6 @@
 import { requirePermission } from '../../access/roles.ts';
 import { filesFacts, libraryEvents, type FileFacts, type VersionChange } from '../../events/library-events.ts';
-import { memberIdOf, type Ctx } from '../../platform/ctx.ts';
+import { memberIdOf, type Ctx, type UnitOfWork, type TeamScope } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
@@ -9,7 +9,6 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { RecycleBinService } from '../recycle-bin/recycle-bin.service.ts';
 import { importActor, type LibraryImportService } from '../imports/import.ts';
-import type { UnitOfWork } from '../folders/folders.ts';
 import type { ImportedFile } from '../files/library.schemas.ts';
 import { AddVersionInput, RemoveVersionInput, type VersionLineView, type VersionView } from './version-lines.schemas.ts';
 
@@ -207,7 +206,7 @@ export class VersionLineService {
     await libraryEvents.versionChanged(tx, change, shownBefore, [...new Set(shownAfterIds)]);
   }
 
-  private async view(ctx: Pick<Ctx, 'em' | 'teamId'>, lineId: number): Promise<VersionLineView> {
+  private async view(ctx: TeamScope, lineId: number): Promise<VersionLineView> {
     const versions = await queryRows<VersionView>(
       ctx,
       `select f.id as "materialId", f.version_number as version, f.id = l.cover_file_id as "isCover", f.name, f.extension,

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../platform/ctx.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
 import { intArray, queryRows } from '../../platform/sql.ts';
 
 /**
@@ -12,7 +12,7 @@ export const VISIBLE_WHERE = 'r.recycle_entry_id is null and (r.deleted_at is nu
 export const VISIBLE_ID = 'case when r.deleted_at is null then r.id else l.cover_file_id end';
 
 /** The file-path IDs among `ids` as products see them, each to the id shown for it. */
-export async function visibleFileIds(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: readonly number[]): Promise<Map<number, number>> {
+export async function visibleFileIds(ctx: TeamScope, ids: readonly number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
   const rows = await queryRows<{ requested: number; visible: number }>(
     ctx,

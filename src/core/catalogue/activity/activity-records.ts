@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
+import { actorLabel, keyOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
@@ -11,6 +11,9 @@ import { compileInput } from '../../platform/validate.ts';
 export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'share', 'download', 'activity_records'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
+/** What a write did to its resource; `revoked` is a share's, `purged` the activity records' own. */
+export const ACTIVITY_ACTIONS = ['created', 'updated', 'published', 'unpublished', 'deleted', 'template_upgraded', 'revoked', 'purged'] as const;
+export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 
 export const ActivityQuery = Type.Object({
   resourceType: Type.Optional(Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` })),
@@ -32,7 +35,7 @@ export const ActivityItem = Type.Object(
     id: Type.String({ description: 'Record id (a decimal string), increasing with time.' }),
     resourceType: Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` }),
     resourceId: Type.String({ description: 'The resource\'s id, as a string (template ids are strings).' }),
-    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `revoked` (shares) or `purged`.' }),
+    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `template_upgraded` (products), `revoked` (shares) or `purged`.' }),
     at: Type.String({ format: 'date-time', description: 'When the write committed (RFC 3339, UTC, microseconds).' }),
     actor: Type.String({ description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
     keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key of the write; null without one.' }),
@@ -47,7 +50,7 @@ const checkQuery = compileInput(ActivityQuery);
 const checkPurge = compileInput(ActivityPurge);
 
 /** Writes an activity record in the caller's transaction (a write and its record commit together). */
-export async function recordActivity(tx: Ctx, resourceType: ResourceType, resourceId: string | number, action: string): Promise<void> {
+export async function recordActivity(tx: Ctx, resourceType: ResourceType, resourceId: string | number, action: ActivityAction): Promise<void> {
   const key = keyOf(tx.actor);
   await queryRows(
     tx,
@@ -95,7 +98,7 @@ export async function purgeActivity(ctx: Ctx, input: unknown): Promise<{ purged:
 }
 
 /** The retention job (maintenance worker): every team's records older than `days` days, in batches. */
-export async function purgeExpiredActivity(op: Pick<Ctx, 'em'>, days: number, batch = 10_000): Promise<number> {
+export async function purgeExpiredActivity(op: UnitOfWork, days: number, batch = 10_000): Promise<number> {
   const rows = await queryRows(
     op,
     `delete from activity_records where id in (select id from activity_records where created_at < now() - ? * interval '1 day' limit ?) returning id`,

@@ -1,7 +1,7 @@
 import { requireTeam } from '../../access/require-team.ts';
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { UnitOfWork, TeamScope } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { queryOne } from '../../platform/sql.ts';
@@ -63,7 +63,7 @@ export class CategoryIconService {
   }
 
   /** category-icon import: validates the image by content, stores it under STORAGE_DIR and records it for the team. */
-  async importIcon(ctx: Pick<Ctx, 'em'>, input: { teamId: number; bytes: Buffer }): Promise<{ id: number }> {
+  async importIcon(ctx: UnitOfWork, input: { teamId: number; bytes: Buffer }): Promise<{ id: number }> {
     if (!isResourceId(input.teamId)) throw invalid('team', 'must be a positive integer id');
     await requireTeam(ctx, input.teamId);
     const image = await inspectIcon(input.bytes);
@@ -85,7 +85,7 @@ export class CategoryIconService {
   }
 
   /** Whether `id` is a category icon of the caller's team (spec 4.3 iconAssetId rule). */
-  async isIconOfTeam(tx: Pick<Ctx, 'em' | 'teamId'>, id: number): Promise<boolean> {
+  async isIconOfTeam(tx: TeamScope, id: number): Promise<boolean> {
     const row = await queryOne(tx, 'select 1 from category_icons where id = ? and team_id = ?', [id, tx.teamId]);
     return row !== null;
   }

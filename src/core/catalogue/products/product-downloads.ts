@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import { objectKey } from '../../assets/imports/import.ts';
 import type { ObjectReader, Storage } from '../../assets/storage/storage.ts';
-import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
+import { actorLabel, keyOf, type Ctx, type TeamScope } from '../../platform/ctx.ts';
 import { DomainError, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
@@ -204,7 +204,7 @@ export class ProductDownloads {
    * The team's live files among `ids`, in the order asked, with their stored bytes' keys; a hidden
    * version of a version line is delivered as the line's cover, as product media show it.
    */
-  private async liveFiles(scope: Pick<Ctx, 'em' | 'teamId'>, ids: number[]): Promise<DownloadFile[]> {
+  private async liveFiles(scope: TeamScope, ids: number[]): Promise<DownloadFile[]> {
     const rows = await queryRows<{ requested: number; name: string; bytes: string; sha256: string }>(
       scope,
       `select r.id as requested, f.name, f.byte_size::text as bytes, o.sha256

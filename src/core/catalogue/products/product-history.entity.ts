@@ -16,8 +16,8 @@ export const ProductHistoryEntry = defineEntity({
     id: p.bigint().primary().autoincrement(),
     team: () => p.manyToOne(Team),
     product: () => p.manyToOne(Product),
-    /** `created`, `updated`, `published`, `unpublished` or `deleted`. */
-    action: p.string().length(16),
+    /** `created`, `updated`, `published`, `unpublished`, `deleted` or `template_upgraded`. */
+    action: p.string().length(32),
     actor: p.text(),
     actorKeyId: p.integer().nullable(),
     actorRole: p.string().length(16).nullable(),

@@ -4,10 +4,15 @@ import { normalizePage, paginationOf, PageQuery, type Page } from '../../platfor
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { recordActivity } from '../activity/activity-records.ts';
+import { recordActivity, type ActivityAction } from '../activity/activity-records.ts';
 import type { ProductRecord } from './product-projection.ts';
 
-export type HistoryAction = 'created' | 'updated' | 'published' | 'unpublished' | 'deleted';
+/**
+ * What a change did to a product: the activity actions a product can have; `template_upgraded`:
+ * it moved to a newer version of its template (docs/products.md "Template upgrades").
+ */
+export const HISTORY_ACTIONS = ['created', 'updated', 'published', 'unpublished', 'deleted', 'template_upgraded'] as const satisfies readonly ActivityAction[];
+export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
 
 /** One changed field: `templateFields.<fieldId>` for a template value, media lists as file-path ID arrays. */
 export interface FieldChange {
@@ -19,7 +24,7 @@ export interface FieldChange {
 export const ProductHistoryItem = Type.Object(
   {
     id: Type.String({ description: 'Entry id (a decimal string), increasing with time.' }),
-    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished` or `deleted`.' }),
+    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished`, `deleted` or `template_upgraded`.' }),
     at: Type.String({ format: 'date-time', description: 'When the change committed (RFC 3339, UTC, microseconds).' }),
     actor: Type.String({ description: 'Who made it: `key:<id>`, `member:<id>` or `system:<job>`.' }),
     keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key behind the change; null for operators and the system.' }),

@@ -131,14 +131,18 @@ export class ProductLifecycle {
     return recordOf(row!);
   }
 
-  /** Locks the live product row and checks If-Match against its representation now (files deleted since included). */
   private async lockForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<{ current: ProductRecord; live: Map<number, number> }> {
-    const current = await readProduct(tx, id, { lock: true });
-    if (!current) throw notFound('Product');
-    const live = await liveFileIdsOf(tx, current);
-    checkIfMatch(ifMatch, productEtagRepresentation(current, live));
-    return { current, live };
+    return lockProductForWrite(tx, id, ifMatch);
   }
+}
+
+/** Locks the live product row and checks If-Match against its representation now (files deleted since included). */
+export async function lockProductForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<{ current: ProductRecord; live: Map<number, number> }> {
+  const current = await readProduct(tx, id, { lock: true });
+  if (!current) throw notFound('Product');
+  const live = await liveFileIdsOf(tx, current);
+  checkIfMatch(ifMatch, productEtagRepresentation(current, live));
+  return { current, live };
 }
 
 /** Whether a file id was supplied by this PATCH (and so was just checked live). */

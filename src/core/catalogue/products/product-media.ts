@@ -37,8 +37,8 @@ function accepts(accept: readonly string[], file: Pick<LibraryFileView, 'mimeTyp
   });
 }
 
-/** The limits of a custom image/file field (spec 2.4 config) that a file breaks, or null. */
-function fieldLimitProblem(input: MediaFieldInput, file: LibraryFileView): string | null {
+/** The limits of a custom image/file field (spec 2.4 config) that a file breaks, or null (template upgrades check kept files with it too). */
+export function fieldLimitProblem(input: MediaFieldInput, file: LibraryFileView): string | null {
   const { config, type } = input.field;
   if (type === 'image' && !file.mimeType.startsWith('image/')) return `file ${file.id} is not an image`;
   const maxSizeMB = config.maxSizeMB as number | undefined;

@@ -1,10 +1,10 @@
 import { actorMay } from '../../access/roles.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { CallerScope } from '../../platform/ctx.ts';
 import { invalid, invalidFields } from '../../platform/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { ProductFilters } from './product-read.ts';
-import { ProductListQuery } from './product.schemas.ts';
+import { PRODUCT_STATUSES, ProductListQuery } from './product.schemas.ts';
 import { isStorableTimestamp } from '../../platform/timestamps.ts';
 
 /*
@@ -45,8 +45,6 @@ export interface SyncQuery {
   sentFilters: Record<string, string | number | null>;
 }
 
-const STATUSES = ['draft', 'published'] as const;
-
 /**
  * Spec 4.5 updatedAfter: RFC 3339 with Z or an offset and 0-6 fractional digits, checked by the
  * one timestamp rule (so PostgreSQL never sees an impossible date or offset); the value itself is
@@ -58,11 +56,11 @@ export function checkUpdatedAfter(value: string): string {
 }
 
 /** Parses and checks the query of GET /products (spec 4.5) for this caller. */
-export function parseProductQuery(ctx: Pick<Ctx, 'actor'>, raw: Record<string, unknown>): OrdinaryQuery | SyncQuery {
+export function parseProductQuery(ctx: CallerScope, raw: Record<string, unknown>): OrdinaryQuery | SyncQuery {
   rejectRepeatedParameters(raw);
   const query = checkQuery(raw);
   if (query.sync !== undefined && query.sync !== 'true' && query.sync !== 'false') throw invalid('sync', "must be 'true' or 'false'");
-  if (query.status !== undefined && !(STATUSES as readonly string[]).includes(query.status)) throw invalid('status', "must be 'draft' or 'published'");
+  if (query.status !== undefined && !(PRODUCT_STATUSES as readonly string[]).includes(query.status)) throw invalid('status', "must be 'draft' or 'published'");
   const search = query.search?.trim() ? query.search.trim() : null;
   const filters: ProductFilters = {
     // spec 3.1: view_only and usable see published products only; a status filter never widens that

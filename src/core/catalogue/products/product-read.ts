@@ -1,4 +1,4 @@
-import type { Ctx } from '../../platform/ctx.ts';
+import type { UnitOfWork, TeamScope } from '../../platform/ctx.ts';
 import { escapeLike, intArray, preparedSql, queryOne, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
@@ -48,7 +48,6 @@ export interface ProductFilters {
   search: string | null;
 }
 
-
 /** LIKE pattern for "contains", with the wildcards of the search text escaped (backslash is LIKE's escape). */
 function containsPattern(search: string): string {
   return `%${escapeLike(search)}%`;
@@ -88,7 +87,7 @@ function searchSql(teamId: number, search: string): { sql: string; params: unkno
 }
 
 /** One live product of the caller's team; `lock` takes its row for the rest of the transaction. */
-export async function readProduct(ctx: Pick<Ctx, 'em' | 'teamId'>, id: number, options: { publishedOnly?: boolean; lock?: boolean } = {}): Promise<ProductRecord | null> {
+export async function readProduct(ctx: TeamScope, id: number, options: { publishedOnly?: boolean; lock?: boolean } = {}): Promise<ProductRecord | null> {
   const row = await queryOne<ProductRecord>(
     ctx,
     `select ${RECORD_COLUMNS} from products p where p.id = ? and p.team_id = ? and p.deleted_at is null
@@ -99,7 +98,7 @@ export async function readProduct(ctx: Pick<Ctx, 'em' | 'teamId'>, id: number, o
 }
 
 /** Live products of the caller's team among `ids` (within visibility), in no particular order. */
-export async function readProductsByIds(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: readonly number[], publishedOnly: boolean): Promise<ProductRecord[]> {
+export async function readProductsByIds(ctx: TeamScope, ids: readonly number[], publishedOnly: boolean): Promise<ProductRecord[]> {
   if (ids.length === 0) return [];
   const rows = await queryRows<ProductRecord>(
     ctx,
@@ -111,7 +110,7 @@ export async function readProductsByIds(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: re
 }
 
 /** The ids among `ids` the caller can see (spec 4.5 rule 5: filters do not apply). */
-export async function visibleProductIds(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: readonly number[], publishedOnly: boolean): Promise<Set<number>> {
+export async function visibleProductIds(ctx: TeamScope, ids: readonly number[], publishedOnly: boolean): Promise<Set<number>> {
   const rows = await queryRows<{ id: number }>(
     ctx,
     `select p.id from products p where p.team_id = ? and p.deleted_at is null and p.id = any(?::int[])
@@ -129,7 +128,7 @@ export async function visibleProductIds(ctx: Pick<Ctx, 'em' | 'teamId'>, ids: re
  * of the benchmark timed out). The version is read alongside the page, before any count runs.
  */
 export async function readListPage(
-  ctx: Pick<Ctx, 'em' | 'teamId'>,
+  ctx: TeamScope,
   filters: ProductFilters,
   limit: number,
   offset: number,
@@ -179,7 +178,7 @@ function statementFor(kind: string, sql: string, prepare: boolean): string | Pre
 }
 
 /** Spec 4.5 sync bounds, from the database clock: the fixed upper bound and the normalized lower bound. */
-export async function readSyncBounds(ctx: Pick<Ctx, 'em'>, updatedAfter: string | null): Promise<{ upper: string; lower: string | null }> {
+export async function readSyncBounds(ctx: UnitOfWork, updatedAfter: string | null): Promise<{ upper: string; lower: string | null }> {
   const row = await queryOne<{ upper: string; lower: string | null }>(
     ctx,
     `select ${isoSql(`(now() - interval '30 seconds')`)} as upper, ${isoSql('?::timestamptz')} as lower`,
@@ -189,7 +188,7 @@ export async function readSyncBounds(ctx: Pick<Ctx, 'em'>, updatedAfter: string 
 }
 
 /** An RFC 3339 timestamp with 0-6 fractional digits as six digits in UTC (parsed by PostgreSQL, never by Date). */
-export async function normalizeTimestamp(ctx: Pick<Ctx, 'em'>, value: string): Promise<string> {
+export async function normalizeTimestamp(ctx: UnitOfWork, value: string): Promise<string> {
   const row = await queryOne<{ t: string }>(ctx, `select ${isoSql('?::timestamptz')} as t`, [value]);
   return row!.t;
 }
@@ -214,7 +213,7 @@ export interface SyncSlice {
  * walk the whole table: a page may then come back short or empty with a cursor to continue from
  * the last row examined (hasMore true).
  */
-export async function readSyncSlice(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: ProductFilters, window: SyncWindow, pageSize: number, scanLimit: number): Promise<SyncSlice> {
+export async function readSyncSlice(ctx: TeamScope, filters: ProductFilters, window: SyncWindow, pageSize: number, scanLimit: number): Promise<SyncSlice> {
   const where = filterSql(ctx.teamId, filters);
   const parts = [where.sql, 'p.updated_at < ?::timestamptz'];
   const params = [...where.params, window.upper];
@@ -263,7 +262,7 @@ function sliceOf(records: ProductRecord[], pageSize: number, lastScanned: SyncPo
 }
 
 /** For the category deletion guard (spec 3.2): whether a live product references any of the categories. */
-export async function hasLiveProductInCategories(tx: Pick<Ctx, 'em' | 'teamId'>, categoryIds: readonly number[]): Promise<boolean> {
+export async function hasLiveProductInCategories(tx: TeamScope, categoryIds: readonly number[]): Promise<boolean> {
   if (categoryIds.length === 0) return false;
   const row = await queryOne(tx, 'select 1 from products where team_id = ? and deleted_at is null and category_id = any(?::int[]) limit 1', [
     tx.teamId,
@@ -273,7 +272,20 @@ export async function hasLiveProductInCategories(tx: Pick<Ctx, 'em' | 'teamId'>,
 }
 
 /** For the brand deletion guard (spec 3.2): whether the brand has live products. */
-export async function hasLiveProductInBrand(tx: Pick<Ctx, 'em' | 'teamId'>, brandId: number): Promise<boolean> {
+export async function hasLiveProductInBrand(tx: TeamScope, brandId: number): Promise<boolean> {
   const row = await queryOne(tx, 'select 1 from products where team_id = ? and brand_id = ? and deleted_at is null limit 1', [tx.teamId, brandId]);
   return row !== null;
+}
+
+/**
+ * A page of the live products pinned to one template version, by id ascending, with their total,
+ * within the caller's visibility (the bulk template-upgrade preview; index products_live_template_version).
+ */
+export async function readPinnedProductsPage(ctx: TeamScope, versionId: string, publishedOnly: boolean, limit: number, offset: number): Promise<{ records: ProductRecord[]; total: number }> {
+  const where = `p.team_id = ? and p.template_version_id = ? and p.deleted_at is null${publishedOnly ? ` and p.status = 'published'` : ''}`;
+  const [count, rows] = await Promise.all([
+    queryOne<{ n: number }>(ctx, `select count(*)::int as n from products p where ${where}`, [ctx.teamId, versionId]),
+    queryRows<ProductRecord>(ctx, `select ${RECORD_COLUMNS} from products p where ${where} order by p.id limit ? offset ?`, [ctx.teamId, versionId, limit, offset]),
+  ]);
+  return { records: rows.map(recordOf), total: count!.n };
 }

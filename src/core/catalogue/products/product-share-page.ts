@@ -1,7 +1,7 @@
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import { verifySharePassword } from '../../assets/shares/share-secrets.ts';
 import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 import type { PreparedDownload, ProductDownloads } from './product-downloads.ts';
 import type { FieldType } from '../templates/template.schemas.ts';
@@ -103,7 +103,7 @@ export class ProductSharePages {
   }
 
   /** The page's content; with `grant` when the visitor just gave the right password. */
-  async open(op: Pick<Ctx, 'em'>, visit: ShareVisit, nowMs = Date.now()): Promise<{ view: SharePageView; grant: ShareAccessGrant | null }> {
+  async open(op: UnitOfWork, visit: ShareVisit, nowMs = Date.now()): Promise<{ view: SharePageView; grant: ShareAccessGrant | null }> {
     const { share, ctx, grant } = await this.admit(op, visit, nowMs);
     const record = await this.product(ctx, share);
     const ids = share.fileIds ?? mediaIdsOf([record]);
@@ -123,7 +123,7 @@ export class ProductSharePages {
   }
 
   /** The share's files as one ZIP, recorded as a download made through the share (admitted by the page's proof). */
-  async download(op: Pick<Ctx, 'em'>, visit: ShareVisit, nowMs = Date.now()): Promise<PreparedDownload> {
+  async download(op: UnitOfWork, visit: ShareVisit, nowMs = Date.now()): Promise<PreparedDownload> {
     const { share, ctx } = await this.admit(op, { ...visit, password: undefined }, nowMs);
     if (!share.allowDownload) throw new DomainError('forbidden', 'This share does not offer a download');
     const record = await this.product(ctx, share);
@@ -132,7 +132,7 @@ export class ProductSharePages {
   }
 
   /** The share, a context acting for its team, and a new access grant when a password was just given. */
-  private async admit(op: Pick<Ctx, 'em'>, visit: ShareVisit, nowMs: number): Promise<{ share: ShareAccessRow; ctx: Ctx; grant: ShareAccessGrant | null }> {
+  private async admit(op: UnitOfWork, visit: ShareVisit, nowMs: number): Promise<{ share: ShareAccessRow; ctx: Ctx; grant: ShareAccessGrant | null }> {
     const share = SHARE_TOKEN_PATTERN.test(visit.token) ? await this.shares.findByToken(op, visit.token) : null;
     if (!share) throw new DomainError('share_not_found', 'No share has this link');
     if (share.revoked) throw new DomainError('share_revoked', 'This share was revoked');

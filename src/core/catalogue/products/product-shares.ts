@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import { hashSharePassword, hashShareToken } from '../../assets/shares/share-secrets.ts';
-import { actorLabel, keyOf, linkExpiryOf, type Ctx } from '../../platform/ctx.ts';
+import { actorLabel, keyOf, linkExpiryOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
+import { literalUnion } from '../../platform/schema-shapes.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql, timestampInput } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
@@ -15,7 +16,6 @@ import { newShareNonce, shareToken, shareUrl } from './share-links.ts';
 
 /** How long a share lives: 7 days unless asked, at most 365 days, never past the creating key's expiry. */
 export const SHARE_LIFETIME = { defaultDays: 7, maxDays: 365 } as const;
-
 
 export const ProductShareCreate = Type.Object(
   {
@@ -34,7 +34,7 @@ export const ProductShareView = Type.Object(
     id: Type.Integer({ description: 'Share id.' }),
     productId: Type.Integer({ description: 'The shared product.' }),
     url: Type.String({ format: 'uri', description: 'The page for people without an API key: `{PUBLIC_BASE_URL}/s/{token}`. Anyone with it can open the page until the share expires or is revoked (and knows the password, when set).' }),
-    status: Type.Union(SHARE_STATUSES.map((s) => Type.Literal(s)), { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
+    status: literalUnion(SHARE_STATUSES, { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
     expiresAt: Type.String({ format: 'date-time', description: 'When the link stops working (RFC 3339, UTC, microseconds).' }),
     passwordProtected: Type.Boolean({ description: 'Whether the page asks for a password.' }),
     assetIds: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'The file-path IDs shown; null: all of the product\'s media.' }),
@@ -156,7 +156,7 @@ export class ProductShareService {
   }
 
   /** The share behind a token, of any team (the token is the credential); null when there is none. */
-  async findByToken(op: Pick<Ctx, 'em'>, token: string): Promise<ShareAccessRow | null> {
+  async findByToken(op: UnitOfWork, token: string): Promise<ShareAccessRow | null> {
     const row = await queryOne<ShareAccessRow & { expiresAtMs: string }>(
       op,
       `select id, team_id as "teamId", product_id as "productId", password_hash as "passwordHash", file_ids as "fileIds",

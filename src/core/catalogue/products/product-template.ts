@@ -1,4 +1,4 @@
-import type { Ctx } from '../../platform/ctx.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
 import { queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { groupViews } from '../templates/template-read.ts';
@@ -9,7 +9,7 @@ import type { TemplateGroupView, TemplateVersionView } from '../templates/templa
  * one query for any number of products. Versions are immutable and kept after their template is
  * deleted, so a product's pinned definition never changes (spec 2.5, 3.3). Filters by team.
  */
-export async function readPinnedVersions(ctx: Pick<Ctx, 'em' | 'teamId'>, versionIds: readonly string[]): Promise<TemplateVersionView[]> {
+export async function readPinnedVersions(ctx: TeamScope, versionIds: readonly string[]): Promise<TemplateVersionView[]> {
   if (versionIds.length === 0) return [];
   const rows = await queryRows<Omit<TemplateVersionView, 'groups'> & { definition: { groups: TemplateGroupView[] } }>(
     ctx,

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../platform/ctx.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
 import { preparedSql, queryOne } from '../../platform/sql.ts';
 
 /*
@@ -22,7 +22,7 @@ const PRODUCT_AND_LIBRARY_VERSION = preparedSql(
 );
 
 /** What a total depends on: the products of the team, and for searches also its library's file names. */
-export async function readCountVersion(ctx: Pick<Ctx, 'em' | 'teamId'>, withLibrary: boolean): Promise<string> {
+export async function readCountVersion(ctx: TeamScope, withLibrary: boolean): Promise<string> {
   const row = withLibrary
     ? await queryOne<{ version: string }>(ctx, PRODUCT_AND_LIBRARY_VERSION, [ctx.teamId, ctx.teamId])
     : await queryOne<{ version: string }>(ctx, PRODUCT_VERSION, [ctx.teamId]);

@@ -153,6 +153,11 @@ export async function updateFields(tx: Ctx, id: number, draft: ProductDraft, dra
   return recordOf(row!);
 }
 
+/** Moves a locked product's pin to another version of its template (a template upgrade); updateFields then writes its values. */
+export async function repinTemplateVersion(tx: Ctx, id: number, versionId: string): Promise<void> {
+  await queryOne(tx, 'update products set template_version_id = ? where id = ? and team_id = ? returning id', [versionId, id, tx.teamId]);
+}
+
 /** A new draft from a validated ProductCreate body: name and spu normalized, omitted fields at their defaults. */
 export function draftFromCreate(body: ProductCreate): ProductDraft {
   return {

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import type { MediaObject } from '../../assets/files/library.schemas.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import { literalUnion } from '../../platform/schema-shapes.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';
 
 /** Spec 8 and 4.5: product limits. */
@@ -77,10 +78,14 @@ export const ProductVisibilityRequest = Type.Object(
   { $id: 'ProductVisibilityRequest', additionalProperties: false },
 );
 
+/** Whether a key sees a product (spec 4.5 rule 5). */
+export const PRODUCT_VISIBILITIES = ['visible', 'not_visible'] as const;
+export type ProductVisibility = (typeof PRODUCT_VISIBILITIES)[number];
+
 export const ProductVisibilityItem = Type.Object(
   {
     id: Type.Integer(),
-    result: Type.Union([Type.Literal('visible'), Type.Literal('not_visible')], {
+    result: literalUnion(PRODUCT_VISIBILITIES, {
       description: 'not_visible: deleted, of another library, nonexistent, or a draft for view_only and usable keys. Filters do not apply.',
     }),
   },
@@ -102,6 +107,10 @@ export const ProductListQuery = Type.Object({
 });
 export type ProductListQuery = Static<typeof ProductListQuery>;
 
+/** A product's lifecycle status (spec 2.5): always created as a draft, published when complete. */
+export const PRODUCT_STATUSES = ['draft', 'published'] as const;
+export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
+
 const timestamp = Type.String({ format: 'date-time' });
 const mediaRef = Type.Ref('MediaObject');
 
@@ -110,7 +119,7 @@ const summaryProperties = {
   name: Type.String(),
   spu: Type.Union([Type.String(), Type.Null()]),
   description: Type.Union([Type.String(), Type.Null()]),
-  status: Type.Union([Type.Literal('draft'), Type.Literal('published')]),
+  status: literalUnion(PRODUCT_STATUSES),
   brandId: Type.Union([Type.Integer(), Type.Null()]),
   categoryId: Type.Union([Type.Integer(), Type.Null()]),
   ownerUserId: Type.Union([Type.Integer(), Type.Null()]),
@@ -141,8 +150,6 @@ export const ProductDetailView = Type.Object(
   },
   { $id: 'ProductDetail', additionalProperties: false },
 );
-
-export type ProductStatus = 'draft' | 'published';
 
 export interface ProductSummary {
   id: number;

@@ -35,6 +35,8 @@ import { draftReasonOf } from './product-fields.ts';
 import { ProductCreate, ProductVisibilityRequest, type ProductDetail, type ProductSummary, type ProductVisibilityItem, type SyncPagination } from './product.schemas.ts';
 import type { InformationTemplateService } from '../templates/information-template.service.ts';
 import type { TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
+import { ProductTemplateUpgrades } from './template-upgrade.ts';
+import type { TemplateUpgradeReport, TemplateUpgradesPreview } from './template-upgrade.schemas.ts';
 
 const checkCreate = compileInput(ProductCreate);
 const checkVisibility = compileInput(ProductVisibilityRequest);
@@ -66,6 +68,7 @@ export class ProductService {
   private readonly cursorSecret: string | null;
   private readonly syncScanLimit: number;
   private readonly lifecycle: ProductLifecycle;
+  private readonly upgrades: ProductTemplateUpgrades;
   /** Exact list totals memoized by product version (product-totals.ts). */
   readonly totals = new VersionedMemo<number>(10_000);
 
@@ -75,6 +78,7 @@ export class ProductService {
     this.cursorSecret = options.cursorSecret;
     this.syncScanLimit = options.syncScanLimit ?? 5000;
     this.lifecycle = new ProductLifecycle({ library: options.library, definitionOf: (tx, record) => this.definitionOf(tx, record) });
+    this.upgrades = new ProductTemplateUpgrades({ library: options.library, templates: options.templates });
   }
 
   /** listProducts (spec 4.5): ordinary pages (updatedAt, id descending) or, with sync=true, a cursor scan. */
@@ -188,6 +192,29 @@ export class ProductService {
     await this.lifecycle.softDelete(ctx, id, ifMatch);
     const data = { id };
     return { data, etag: etagOf(data) };
+  }
+
+  /**
+   * Template upgrade preview (docs/products.md "Template upgrades"): the roles that edit products
+   * (spec 5), as it plans an edit; changes nothing. The ETag is the product's: sent as If-Match,
+   * the upgrade happens only to the product as previewed.
+   */
+  async previewTemplateUpgrade(ctx: Ctx, id: number, query: unknown): Promise<Versioned<TemplateUpgradeReport>> {
+    requirePermission(ctx, 'products:update');
+    const product = await this.getRecord(ctx, id);
+    return { data: await this.upgrades.preview(ctx, product.data, query), etag: product.etag };
+  }
+
+  /** Template upgrade: the roles that edit products; If-Match required; one transaction with history and activity. */
+  async upgradeTemplate(ctx: Ctx, id: number, query: unknown, input: unknown, ifMatch?: string): Promise<ProductOutcome> {
+    requirePermission(ctx, 'products:update');
+    return this.outcome(ctx, await this.upgrades.apply(ctx, id, query, input, ifMatch));
+  }
+
+  /** Bulk template upgrade preview: a page of the products pinned to one version; the roles that edit products. */
+  async previewTemplateUpgrades(ctx: Ctx, query: unknown): Promise<{ data: TemplateUpgradesPreview; pagination: Pagination }> {
+    requirePermission(ctx, 'products:update');
+    return this.upgrades.previewPinned(ctx, query, publishedOnly(ctx));
   }
 
   /** Spec 4.5 rule 5: visible / not_visible per id for this caller; filters do not apply. */

@@ -19,7 +19,7 @@ import {
   replaceCategoryBindings,
 } from './template-bindings.ts';
 import { buildDefinition, newOpaqueId } from './template-definition.ts';
-import { readTemplate, readTemplatePage, readTemplatesByIds, readVersion, readVersionsOfTemplates } from './template-read.ts';
+import { readTemplate, readTemplatePage, readTemplatesByIds, readVersion, readVersionState, readVersionsOfTemplates, type TemplateVersionState } from './template-read.ts';
 import { resolveTemplateForProduct, type ResolvedTemplate, type TemplateResolutionInput } from './template-resolution.ts';
 import {
   TEMPLATE_LIMITS,
@@ -225,6 +225,15 @@ export class InformationTemplateService {
       [templateId, ctx.teamId],
     );
     return row?.current_version_id ?? null;
+  }
+
+  /**
+   * A template's version by its number (null: the current one), with whether the template is still
+   * live, for template upgrades of products (docs/products.md); deleted templates included, no
+   * templates:read needed (as getVersion). `lock` holds the template FOR SHARE until the transaction ends.
+   */
+  async versionByNumber(ctx: Ctx, templateId: string, number: number | null, options: { lock?: boolean } = {}): Promise<TemplateVersionState | null> {
+    return readVersionState(ctx, templateId, number, options);
   }
 
   /** Batch read for the GraphQL versions loader: the versions of each given template, oldest first, one list per id. */

@@ -132,3 +132,35 @@ export async function readVersionsOfTemplates(ctx: Ctx, templateIds: readonly st
   );
   return rows.map(versionView);
 }
+
+/** A template as moving a product to another of its versions sees it: whether it is live, its current version's number, the version asked for. */
+export interface TemplateVersionState {
+  live: boolean;
+  currentNumber: number;
+  /** The version with the number asked for (the current one when none was asked); null when there is none. */
+  version: TemplateVersionView | null;
+}
+
+/**
+ * One template of the caller's team (deleted ones included, as products pin their versions) and
+ * its version numbered `number` (null: the current one), or null when the team has no such
+ * template. With `lock`, the template row is held FOR SHARE first, so it cannot be deleted or get
+ * a new version until the caller's transaction ends; the read after the lock sees what committed
+ * before it (a joined locking read would re-check only the locked row, as readTemplate explains).
+ */
+export async function readVersionState(ctx: Ctx, templateId: string, number: number | null, options: { lock?: boolean } = {}): Promise<TemplateVersionState | null> {
+  if (options.lock) {
+    const locked = await queryOne(ctx, 'select id from product_info_templates where id = ? and team_id = ? for share', [templateId, ctx.teamId]);
+    if (!locked) return null;
+  }
+  const row = await queryOne<{ live: boolean; currentNumber: number; version: VersionRow | null }>(
+    ctx,
+    `select t.deleted_at is null as live, cv.number as "currentNumber",
+            (select to_jsonb(x) from (${VERSION_SELECT} where v.template_id = t.id and v.number = coalesce(?::int, cv.number)) x) as version
+       from product_info_templates t join template_versions cv on cv.id = t.current_version_id
+      where t.id = ? and t.team_id = ?`,
+    [number, templateId, ctx.teamId],
+  );
+  if (!row) return null;
+  return { live: row.live, currentNumber: row.currentNumber, version: row.version ? versionView(row.version) : null };
+}

@@ -13,6 +13,10 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export const SYSTEM_KEYS = ['name', 'sku', 'brand', 'category', 'description', 'mainImage'] as const;
 export type SystemKey = (typeof SYSTEM_KEYS)[number];
 
+/** Spec 4.4 syncStrategy: how a template change reaches products; only newOnly (products keep their pinned version). */
+export const SYNC_STRATEGIES = ['newOnly'] as const;
+export type SyncStrategy = (typeof SYNC_STRATEGIES)[number];
+
 /** Spec 8: template limits. */
 export const TEMPLATE_LIMITS = {
   name: 30,
@@ -83,7 +87,7 @@ const templateFields = {
   boundBrandIds: BindingIds('brand'),
   boundCategoryIds: BindingIds('category'),
   isLibraryDefault: Type.Boolean({ description: 'true makes this the library default (the previous one loses it); false clears it on this template.' }),
-  syncStrategy: Type.Literal('newOnly', { description: 'Only newOnly: existing products keep their pinned version.' }),
+  syncStrategy: Type.Literal(SYNC_STRATEGIES[0], { description: 'Only newOnly: existing products keep their pinned version.' }),
 };
 
 /** Spec 4.4 TemplateCreate; unknown fields rejected. */

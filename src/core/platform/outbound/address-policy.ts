@@ -88,7 +88,7 @@ export function portOf(url: URL): number {
 }
 
 /**
- * Whether `OUTBOUND_ALLOW_HOSTS` exempts this URL (README "Outbound HTTP"): an entry `host:port`
+ * Whether `OUTBOUND_ALLOW_HOSTS` exempts this URL (README "Configuration"): an entry `host:port`
  * exempts exactly that host on that port, an entry `host` that host on any port. Hosts compare as
  * the URL parser writes them (lower case; IPv6 in brackets).
  */

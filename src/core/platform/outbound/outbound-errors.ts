@@ -1,4 +1,4 @@
-/** Why the guard refused a URL before any connection (README "Outbound HTTP"). */
+/** Why the guard refused a URL before any connection (docs/events.md "Which addresses are public"). */
 export type OutboundRefusal = 'invalid_url' | 'scheme_not_allowed' | 'credentials_in_url' | 'host_unresolvable' | 'private_address';
 
 /** The guard refused a URL; nothing was sent. */
