@@ -8,9 +8,17 @@ import { COMMAND_NAMES, loadHandler, type CommandName, type Handler } from './re
 
 /** The operator CLI of CONTRACT.md: prints one JSON object; on failure `{"error":{code,message}}` and a non-zero exit. */
 
-function fail(code: string, message: string, details?: unknown): never {
-  process.stdout.write(`${JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } })}\n`);
-  process.exit(code === 'usage' ? 2 : 1);
+/** The process environment a run reads its configuration from. */
+type Env = Record<string, string | undefined>;
+
+/** What one run of a command printed on stdout and the exit code it ends with. */
+export interface CliOutcome {
+  exitCode: 0 | 1 | 2;
+  stdout: string;
+}
+
+function failure(code: string, message: string, details?: unknown): CliOutcome {
+  return { exitCode: code === 'usage' ? 2 : 1, stdout: `${JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } })}\n` };
 }
 
 /** `--help` / `-h` anywhere: the page of the command, or of the group the leading words name. */
@@ -78,33 +86,41 @@ async function start(name: CommandName, config: Config): Promise<{ handler: Hand
   return { handler: handler.value, orm: orm.value };
 }
 
-async function run(argv: string[]): Promise<void> {
+async function run(argv: string[], env: Env): Promise<string> {
   const page = help(argv);
-  if (page !== null) {
-    process.stdout.write(page);
-    return;
-  }
+  if (page !== null) return page;
   const words = leadingWords(argv);
   const name = resolveCommand(words);
   if (!name) throw unknownCommand(words);
   const flags = parseFlags(name, argv.slice(name.split(' ').length));
-  const config = loadConfig();
+  const config = loadConfig(env);
   const { handler, orm } = await start(name, config);
   try {
     const result = await handler(await cliFor(orm, config), flags as Flags);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return `${JSON.stringify(result)}\n`;
   } finally {
     await orm.close();
   }
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * Runs one command with `env` as its environment and returns what it prints and its exit code,
+ * without writing or exiting: `main` does that for the process, and tests run commands in their
+ * own process this way (the same parser, handlers and core as a spawned run).
+ */
+export async function execute(argv: string[], env: Env = process.env): Promise<CliOutcome> {
   try {
-    await run(argv);
+    return { exitCode: 0, stdout: await run(argv, env) };
   } catch (e) {
-    if (e instanceof UsageError) fail('usage', e.message, e.issue && [e.issue]);
-    if (e instanceof DomainError) fail(e.code, e.message, e.details);
-    if (e instanceof ConfigError) fail('configuration_error', e.message);
-    fail('internal_error', (e as Error).message);
+    if (e instanceof UsageError) return failure('usage', e.message, e.issue && [e.issue]);
+    if (e instanceof DomainError) return failure(e.code, e.message, e.details);
+    if (e instanceof ConfigError) return failure('configuration_error', e.message);
+    return failure('internal_error', (e as Error).message);
   }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { exitCode, stdout } = await execute(argv);
+  process.stdout.write(stdout);
+  if (exitCode !== 0) process.exit(exitCode);
 }

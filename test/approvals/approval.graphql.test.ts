@@ -2,10 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
-import { runCli } from '../support/cli.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
 import { given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
+import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 let world: ApprovalWorld;
 let storage: Awaited<ReturnType<typeof tempDir>>;
@@ -31,17 +32,17 @@ const asMember = (member: number, query: string, variables: Record<string, unkno
   send(world.env, { method: 'POST', url: '/graphql', key: world.key.key, headers: { 'x-shelf-member': String(member) }, body: { query, variables } });
 
 describe('approval templates through the CLI and GraphQL', () => {
-  it('creates a template from the workflow file of CONTRACT.md with `approval-template create`', async () => {
+  it('creates a template from the workflow file of CONTRACT.md with `approval-template create` (a process of its own)', async () => {
     const { ann, bob, cat } = world.members;
     const file = join(files.path, 'workflow.json');
     await writeFile(file, JSON.stringify({
       name: 'Brand review', description: 'two steps', enabled: true, autoImportEnabled: false, targetFolder: '',
       workflow: { nodes: [{ name: 'Design', signMode: 'and', approvers: [String(ann), String(bob)], copyTo: [String(cat)], timeout: { hours: 24, transferTo: null } }, { name: 'Legal', signMode: 'or', approvers: [String(cat)] }] },
     }));
-    const res = await runCli(['approval-template', 'create', '--team', String(world.team.teamId), '--file', file], cliEnv);
+    const res = await spawnCli(['approval-template', 'create', '--team', String(world.team.teamId), '--file', file], cliEnv);
     expect(res.code).toBe(0);
     expect(res.json).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-  });
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it("refuses a workflow naming another team's member, naming the field, and stores nothing", async () => {
     const other = await given(world.env).team('Other');

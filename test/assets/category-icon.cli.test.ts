@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
+import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -34,8 +36,20 @@ interface CliRun {
   json: any;
 }
 
-/** Runs `npm run -s shelf -- ...` as an operator would, against this file's database and storage. */
-function shelf(args: string[]): Promise<CliRun> {
+function oneJsonLine(exitCode: number | null, stdout: string): CliRun {
+  const lines = stdout.trim().split('\n');
+  if (lines.length !== 1) throw new Error(`expected one JSON line, got: ${stdout}`);
+  return { exitCode, json: JSON.parse(lines[0]!) };
+}
+
+/** Runs `category-icon import` against this file's database and storage, in this process (support/cli.ts). */
+async function shelf(args: string[]): Promise<CliRun> {
+  const run = await runCli(args, { DATABASE_URL: env.config.databaseUrl, STORAGE_DIR: storageDir });
+  return oneJsonLine(run.code, run.stdout);
+}
+
+/** Runs `npm run -s shelf -- ...` as an operator would, a process of its own, against this file's database and storage. */
+function shelfProcess(args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '-s', 'shelf', '--', ...args], {
       cwd: ROOT,
@@ -45,9 +59,11 @@ function shelf(args: string[]): Promise<CliRun> {
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.on('error', reject);
     child.on('close', (exitCode) => {
-      const lines = stdout.trim().split('\n');
-      if (lines.length !== 1) return reject(new Error(`expected one JSON line, got: ${stdout}`));
-      resolve({ exitCode, json: JSON.parse(lines[0]!) });
+      try {
+        resolve(oneJsonLine(exitCode, stdout));
+      } catch (e) {
+        reject(e);
+      }
     });
   });
 }
@@ -68,19 +84,16 @@ async function storedFiles(): Promise<string[]> {
   return (await readdir(storageDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
 }
 
-// each CLI run is a process start; on a loaded shared machine a test of several runs needs room
-vi.setConfig({ testTimeout: 120_000 });
-
 describe('npm run shelf -- category-icon import', () => {
-  it('imports a PNG, prints {"id"} and exits 0; the row and the stored bytes match the file', async () => {
+  it('imports a PNG, prints {"id"} and exits 0; the row and the stored bytes match the file (a process of its own)', async () => {
     const bytes = await canvas().png().toBuffer();
-    const run = await shelf(['category-icon', 'import', '--team', String(team.teamId), '--file', await inputFile('logo.png', bytes)]);
+    const run = await shelfProcess(['category-icon', 'import', '--team', String(team.teamId), '--file', await inputFile('logo.png', bytes)]);
     expect(run.exitCode).toBe(0);
     expect(run.json).toEqual({ id: expect.any(Number) });
     const row = (await iconRows()).find((r) => r.id === run.json.id)!;
     expect(row).toMatchObject({ team_id: team.teamId, mime_type: 'image/png', byte_size: bytes.length, width: 24, height: 16 });
     expect(await readFile(join(storageDir, ...row.storage_key.split('/')))).toEqual(bytes);
-  });
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it('identifies jpeg, webp, gif and svg by their content, whatever the file is called', async () => {
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="20"><circle cx="10" cy="10" r="8"/></svg>';

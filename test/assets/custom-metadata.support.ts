@@ -5,6 +5,7 @@ import { createLibraryEventWorld, type LibraryEventWorld } from '../support/libr
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { writeImage } from '../support/media-files.ts';
+import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
@@ -85,25 +86,27 @@ export function useCustomMetadata() {
     return (await given(fixture.world.env).libraryFile(fixture.world.team, { file: join(fixture.files.path, 'blue.png'), folder: '/cm/sub', name })).id;
   }
 
-  /** The MATERIAL_METADATA_UPDATED events received for a file, waiting up to 10 s for `count` of them. */
+  const isMetadataEventOf = (fileId: number) => (path: string, body: any) => path === '/m' && (body as { payload: { materialIds: number[] } }).payload.materialIds[0] === fileId;
+
+  /** The MATERIAL_METADATA_UPDATED events received for a file, once at least `count` have arrived. */
   async function eventsFor(fileId: number, count: number): Promise<Received[]> {
-    const mine = () => fixture.world.receiver.received.filter((r) => r.path === '/m' && (r.body as { payload: { materialIds: number[] } }).payload.materialIds[0] === fileId);
-    const deadline = Date.now() + 10_000;
-    while (mine().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const about = isMetadataEventOf(fileId);
+    const mine = () => fixture.world.receiver.received.filter((r) => about(r.path, r.body));
+    await expect.poll(() => mine().length).toBeGreaterThanOrEqual(count);
     return mine();
   }
 
-  /** The folder UPDATEs received for a file (its import sent ADD), waiting up to 10 s for `count` of them. */
+  /** The MATERIAL_METADATA_UPDATED events written for a file so far: all it will ever be sent, known without waiting (support/outbox.ts). */
+  async function eventsWrittenFor(fileId: number): Promise<WrittenDelivery[]> {
+    const about = isMetadataEventOf(fileId);
+    return (await writtenDeliveries(fixture.world.env, fixture.world.team.teamId)).filter((d) => about(d.path, d.body));
+  }
+
+  /** The folder UPDATEs received for a file (its import sent ADD), once at least `count` have arrived. */
   async function folderUpdatesFor(fileId: number, count: number): Promise<Received[]> {
     const mine = () => fixture.world.receiver.received.filter((r) => r.path === '/f' && r.body.type === 'UPDATE' && (r.body as { assets: Array<{ id: number }> }).assets[0]?.id === fileId);
-    const deadline = Date.now() + 10_000;
-    while (mine().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await expect.poll(() => mine().length).toBeGreaterThanOrEqual(count);
     return mine();
-  }
-
-  /** Gives the relay time to deliver anything that would (wrongly) have been written. */
-  async function settle(): Promise<void> {
-    await new Promise((r) => setTimeout(r, 600));
   }
 
   const db = <T>(sql: string, params: unknown[] = []) => fixture.world.env.orm.em.fork().execute<T[]>(sql, params);
@@ -123,5 +126,5 @@ export function useCustomMetadata() {
     return res.body.result.assets.map((a: { id: number }) => a.id).sort((a: number, b: number) => a - b);
   }
 
-  return { fixture, gql, asAnn, newFile, eventsFor, folderUpdatesFor, settle, db, stored, search };
+  return { fixture, gql, asAnn, newFile, eventsFor, eventsWrittenFor, folderUpdatesFor, db, stored, search };
 }

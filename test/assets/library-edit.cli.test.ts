@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenTeam } from '../support/given.ts';
@@ -19,9 +19,6 @@ let ann: number;
 let outsider: number;
 let otherTeamFolder: number;
 let cliEnv: Record<string, string>;
-
-// each CLI run is a process start; on a loaded shared machine a test of several runs needs room
-vi.setConfig({ testTimeout: 120_000 });
 
 beforeAll(async () => {
   inputs = await tempDir('edit-cli-inputs');

@@ -2,16 +2,14 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenTeam } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
+import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-// each test spawns the CLI (a fresh Node process); on a loaded machine that can exceed the default
-// 30 s, so this bound only guards against a hang and asserts nothing about speed
-vi.setConfig({ testTimeout: 120_000 });
 
 let env: TestEnv;
 let g: ReturnType<typeof given>;
@@ -43,15 +41,14 @@ afterAll(async () => {
   await inputs.remove();
 });
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
+/**
+ * Runs an operator command against this file's database and storage: in this process (support/cli.ts),
+ * or as an operator would (`npm run -s shelf -- ...`, a process of its own) where the test is about
+ * the process (its stdout and stderr, npm's start).
+ */
+const shelf = (...args: string[]): Promise<CliResult> => runCli(args, { DATABASE_URL: env.config.databaseUrl, STORAGE_DIR: storage.path });
 
-/** Runs the operator CLI as an operator would, against this file's database and storage. */
-function shelf(...args: string[]): Promise<CliRun> {
+function shelfProcess(...args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '-s', 'shelf', '--', ...args], {
       cwd: repoRoot,
@@ -92,8 +89,8 @@ async function librarySnapshot() {
 }
 
 describe('asset import --file', () => {
-  it('prints {id, assetId, folderIds}, creates the folders and records every flag', async () => {
-    const run = await shelf('asset', 'import', '--team', String(team.teamId), '--file', png, '--folder', '/brand/shots', '--name', 'Hero.jpg',
+  it('prints {id, assetId, folderIds}, creates the folders and records every flag (npm run -s shelf, a process of its own)', async () => {
+    const run = await shelfProcess('asset', 'import', '--team', String(team.teamId), '--file', png, '--folder', '/brand/shots', '--name', 'Hero.jpg',
       '--tags', 'red, hero', '--description', 'Front view', '--score', '4', '--link', 'https://example.com/p/1', '--user', String(member));
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
@@ -110,7 +107,7 @@ describe('asset import --file', () => {
     expect(file!.tags.map((t) => t.name)).toEqual(['hero', 'red']);
     const [object] = await db<{ storage_key: string }>('select storage_key from stored_objects where id = ?', [run.json.assetId]);
     expect(await readFile(join(storage.path, object!.storage_key))).toEqual(pngBytes);
-  });
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it('reuses existing folders and stores identical bytes once (same assetId, a second placement)', async () => {
     const first = await shelf('asset', 'import', '--team', String(team.teamId), '--file', png, '--folder', '/reuse/a');
@@ -134,7 +131,7 @@ describe('asset import --file', () => {
 });
 
 describe('asset import --dir', () => {
-  it('mirrors the tree, reports per-file failures without stopping, and keeps stdout one JSON object with progress on stderr', async () => {
+  it('mirrors the tree, reports per-file failures without stopping, and keeps stdout one JSON object with progress on stderr (a process of its own)', async () => {
     const root = join(inputs.path, 'tree');
     await mkdir(join(root, 'docs', 'deep'), { recursive: true });
     await mkdir(join(root, 'empty'));
@@ -143,7 +140,7 @@ describe('asset import --dir', () => {
     await writeImage(join(root, 'docs', 'deep', 'pic.jpg'), { width: 40, height: 30, colour: '#00ff00', format: 'jpeg' });
     await writeFile(join(root, 'bad\u0001name.txt'), 'x');
     await symlink(join(root, 'top.png'), join(root, 'shortcut.png'));
-    const run = await shelf('asset', 'import', '--team', String(team.teamId), '--dir', root, '--folder', '/imported');
+    const run = await shelfProcess('asset', 'import', '--team', String(team.teamId), '--dir', root, '--folder', '/imported');
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
     expect(run.json.imported).toBe(3);
@@ -164,7 +161,7 @@ describe('asset import --dir', () => {
       { path: '/imported/docs', name: 'readme.txt', mime_type: 'text/plain' },
       { path: '/imported/docs/deep', name: 'pic.jpg', mime_type: 'image/jpeg' },
     ]);
-  });
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it('imports into the library root without --folder', async () => {
     const root = join(inputs.path, 'flat');
@@ -177,9 +174,8 @@ describe('asset import --dir', () => {
   });
 });
 
-// One spawned run per flag and per CLI-level rule; every variant of each rule is checked in-process
-// by test/assets/library.core.test.ts ("importFile input rules"). Runs one after another: each run
-// starts a Node process, and several at once starve a loaded 2-core machine.
+// One run per flag and per CLI-level rule; every variant of each rule is checked against the core
+// by test/assets/library.core.test.ts ("importFile input rules").
 describe('asset import input errors: {"error":{code,message}}, a non-zero exit, and nothing written', () => {
   const T = () => String(team.teamId);
   const file = () => ['--file', png];

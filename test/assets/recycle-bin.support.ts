@@ -5,6 +5,7 @@ import { createLibraryEventWorld, type LibraryEventWorld } from '../support/libr
 import { given, type GivenKey } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { writeImage } from '../support/media-files.ts';
+import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
@@ -56,17 +57,16 @@ export function useRecycleBin() {
     return path;
   }
 
-  /** The events of setting a test up (an import's MATERIAL_ADDED_TO_FOLDER and folder ADD), which the tests leave out. */
-  const setUpEvents = new Set<Received>();
+  /** The event ids of setting a test up (an import's MATERIAL_ADDED_TO_FOLDER and folder ADD), which the tests leave out. */
+  const setUpEvents = new Set<string>();
 
   /** Imports a file and waits until the events of its import have arrived, so they are not taken for the test's own. */
   async function newFile(folder: string, name: string, file?: string): Promise<{ id: number; folderIds: number[] }> {
     const { world } = bin;
     const made = await given(world.env).libraryFile(world.team, { file: file ?? (await newImage()), folder, name, user: bin.ann });
     const mine = () => world.receiver.received.filter((r) => JSON.stringify(r.body).includes(`"name":"${name}"`) || (r.body as { payload?: { materialIds?: number[] } }).payload?.materialIds?.includes(made.id));
-    const deadline = Date.now() + 10_000;
-    while (mine().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    for (const event of mine()) setUpEvents.add(event);
+    await expect.poll(() => mine().length).toBeGreaterThanOrEqual(2);
+    for (const event of mine()) setUpEvents.add(event.body.eventId);
     return made;
   }
 
@@ -76,25 +76,29 @@ export function useRecycleBin() {
    * Events received on a path that concern one of `fileIds` (material events) or list them among
    * assets (folder events), leaving out what the imports that set a test up caused.
    */
-  function eventsAbout(path: string, fileIds: number[]): Received[] {
-    return bin.world.receiver.received.filter((r) => {
-      if (r.path !== path) return false;
-      const body = r.body as { payload?: { materialIds: number[] }; assets?: { id: number }[] };
-      if (setUpEvents.has(r)) return false;
+  function isAbout(path: string, fileIds: number[]) {
+    return (at: string, body: { eventId: string; payload?: { materialIds: number[] }; assets?: { id: number }[] }) => {
+      if (at !== path || setUpEvents.has(body.eventId)) return false;
       const ids = body.payload ? body.payload.materialIds : (body.assets ?? []).map((a) => a.id);
       return ids.some((id) => fileIds.includes(id));
-    });
+    };
   }
 
+  function eventsAbout(path: string, fileIds: number[]): Received[] {
+    const about = isAbout(path, fileIds);
+    return bin.world.receiver.received.filter((r) => about(r.path, r.body));
+  }
+
+  /** The events written about `fileIds` for `path`, delivered or not: all that will ever be sent, known without waiting (support/outbox.ts). */
+  async function writtenAbout(path: string, fileIds: number[]): Promise<WrittenDelivery[]> {
+    const about = isAbout(path, fileIds);
+    return (await writtenDeliveries(bin.world.env, bin.world.team.teamId)).filter((d) => about(d.path, d.body));
+  }
+
+  /** The events received about `fileIds` on `path`, once at least `count` have arrived. */
   async function waitFor(path: string, fileIds: number[], count: number): Promise<Received[]> {
-    const deadline = Date.now() + 10_000;
-    while (eventsAbout(path, fileIds).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await expect.poll(() => eventsAbout(path, fileIds).length).toBeGreaterThanOrEqual(count);
     return eventsAbout(path, fileIds);
-  }
-
-  /** Gives the relay time to deliver anything that would (wrongly) have been written. */
-  async function settle(): Promise<void> {
-    await new Promise((r) => setTimeout(r, 600));
   }
 
   async function searchNames(keyword: string): Promise<string[]> {
@@ -117,5 +121,5 @@ export function useRecycleBin() {
     };
   }
 
-  return { bin, newImage, newFile, db, eventsAbout, waitFor, settle, searchNames, gql, libraryState };
+  return { bin, newImage, newFile, db, eventsAbout, writtenAbout, waitFor, searchNames, gql, libraryState };
 }

@@ -192,7 +192,7 @@ describe('search-assets filters', () => {
     expect(await namesOf({ desc: '100%' })).toEqual([]);
   });
 
-  it('customFieldTemplateIds and customFieldId: a template or custom field no file carries matches nothing (custom-metadata-search.test.ts has the rest)', async () => {
+  it('customFieldTemplateIds and customFieldId: a template or custom field no file carries matches nothing (custom-metadata-search.rest.test.ts has the rest)', async () => {
     const res = await search({ customFieldTemplateIds: [1] });
     expect(res.body.result).toEqual({ assets: [], total: 0 });
     expect((await search({ customFieldId: 7 })).body.result.total).toBe(0);

@@ -1,13 +1,10 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashShareToken } from '../../src/core/assets/shares/share-secrets.ts';
-import { runCli } from '../support/cli.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
 import type { TestEnv } from '../support/env.ts';
 import { send } from '../support/http.ts';
 import { useSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
-
-// each test spawns the CLI (a fresh Node process); on a loaded machine that can exceed the default
-// 30 s, so this bound only guards against a hang and asserts nothing about speed
-vi.setConfig({ testTimeout: 120_000 });
+import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 const fixture = useSearchLibrary();
 let env: TestEnv;
@@ -21,14 +18,14 @@ const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute
 const shareCount = async () => Number((await db<{ n: string }>('select count(*) as n from library_shares'))[0]!.n);
 
 describe('share create (CLI)', () => {
-  it('prints {"linkToken"} for a folder; the token opens that folder through search-share', async () => {
-    const run = await shelf('share', 'create', '--team', String(lib.teamA.teamId), '--folder', '/photos/summer');
+  it('prints {"linkToken"} for a folder (a process of its own); the token opens that folder through search-share', async () => {
+    const run = await spawnCli(['share', 'create', '--team', String(lib.teamA.teamId), '--folder', '/photos/summer'], { DATABASE_URL: env.config.databaseUrl, STORAGE_DIR: env.config.storageDir });
     expect(run.code).toBe(0);
     expect(Object.keys(run.json)).toEqual(['linkToken']);
     expect(run.json.linkToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const res = await send(env, { method: 'POST', url: '/open/search-share', key: lib.keyA.key, body: { linkToken: run.json.linkToken } });
     expect(res.body.result.assets.map((a: { name: string }) => a.name)).toEqual(['red.png']);
-  });
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it('protects the share with --password', async () => {
     const run = await shelf('share', 'create', '--team', String(lib.teamA.teamId), '--folder', '/docs', '--password', 'correct horse');

@@ -5,6 +5,8 @@ import { inTransaction } from '../../src/core/platform/tx.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
+import { writtenDeliveries } from '../support/outbox.ts';
+import { until } from '../support/wait.ts';
 
 let world: EventWorld;
 
@@ -37,14 +39,8 @@ async function emit(materialId: number, key: GivenKey = world.key, rollBack = fa
 
 const on = (path: string) => world.receiver.received.filter((r) => r.path === path);
 
-async function until<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** The materials of the events written for the endpoint at `path`, of any team: all it will ever be sent (support/outbox.ts). */
+const writtenTo = async (path: string) => (await writtenDeliveries(world.env)).filter((d) => d.path === path).map((d) => d.body.payload.materialIds);
 
 describe('webhook delivery: at least once, retried, recorded', () => {
   it('delivers an event three times with one eventId to a receiver that answers 500 twice, and records every attempt', async () => {
@@ -91,7 +87,7 @@ describe('webhook delivery: at least once, retried, recorded', () => {
     await emit(202, world.key, true);
     await emit(203);
     const got = await until(() => on('/rollback'), (r) => r.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await writtenTo('/rollback')).toEqual([[203]]);
     expect(on('/rollback').map((r) => r.body.payload.materialIds)).toEqual([[203]]);
     expect(got[0]!.body.sequence).toBe(1);
   });
@@ -104,7 +100,7 @@ describe('webhook delivery: at least once, retried, recorded', () => {
     const [endpoint] = await db<{ state: string; disabled_reason: string }>('select state, disabled_reason from webhook_endpoints where id = ?', [endpointId]);
     expect(endpoint).toEqual({ state: 'disabled', disabled_reason: 'The receiver answered 410 Gone' });
     await emit(302);
-    await new Promise((r) => setTimeout(r, 400));
+    expect(await writtenTo('/gone')).toEqual([[301]]);
     expect(on('/gone')).toHaveLength(1);
   });
 
@@ -163,7 +159,7 @@ describe('webhook delivery: isolation between teams', () => {
     await emit(701);
     await emit(702, otherKey);
     const got = await until(() => on('/other-team'), (r) => r.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await writtenTo('/other-team')).toEqual([[702]]);
     expect(got.map((r) => r.body.payload.materialIds)).toEqual([[702]]);
     expect(on('/other-team')).toHaveLength(1);
   });

@@ -2,10 +2,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/core/events/outbox.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
-import { runCli } from '../support/cli.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
+import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
 
 let world: EventWorld;
 let usableKey: GivenKey;
@@ -17,15 +18,6 @@ const ENDPOINTS = '{ webhookEndpoints { id url apiKeyId state disabledReason sec
 async function emit(materialId: number, key: GivenKey = world.key): Promise<void> {
   const ctx = await given(world.env).ctx(key);
   await inTransaction(ctx, (tx) => recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: `material:${materialId}`, fields: { payload: { materialIds: [materialId] } } }));
-}
-
-async function until<T>(read: () => T | Promise<T>, accept: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 beforeAll(async () => {
@@ -135,7 +127,6 @@ describe('secret rotation and re-enabling', () => {
       await recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: 'material:13', fields: { payload: { materialIds: [13] } } });
       await tx.em.execute(`update webhook_endpoints set state = 'disabled', disabled_reason = 'test' where id = ?`, [endpointId]);
     });
-    await new Promise((r) => setTimeout(r, 300));
     expect(mine().length).toBe(count);
     const cli = await runCli(['webhook', 'enable', '--team', String(world.team.teamId), '--endpoint', String(endpointId)], { DATABASE_URL: world.env.config.databaseUrl, OUTBOUND_ALLOW_HOSTS: world.receiver.hostPort });
     expect(cli.code).toBe(0);
@@ -144,14 +135,14 @@ describe('secret rotation and re-enabling', () => {
     expect(mine().at(-1)!.body.payload.materialIds).toEqual([13]);
   });
 
-  it('lists a team\'s endpoints through the CLI, and refuses an unknown team with not_found', async () => {
+  it('lists a team\'s endpoints through the CLI (a process of its own), and refuses an unknown team with not_found', async () => {
     const env = { DATABASE_URL: world.env.config.databaseUrl };
-    const listed = await runCli(['webhook', 'list', '--team', String(world.team.teamId)], env);
+    const listed = await spawnCli(['webhook', 'list', '--team', String(world.team.teamId)], env);
     expect(listed.json.endpoints).toHaveLength(2);
     const unknown = await runCli(['webhook', 'list', '--team', '999999'], env);
     expect(unknown.code).not.toBe(0);
     expect(unknown.json).toMatchObject({ error: { code: 'not_found' } });
-  });
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it('sends a test event through the CLI as the operator: one delivery queued on the endpoint\'s test line', async () => {
     const env = { DATABASE_URL: world.env.config.databaseUrl };

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_NAMES, COMMANDS, MODULES, type CommandDef, type ModuleName } from '../../src/cli/registry.ts';
-import { runCli } from '../support/cli.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
+import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 /*
  * The operator CLI's command registry: help is generated from it, the parser checks flags against
@@ -62,12 +63,12 @@ describe('operator CLI help, generated from the registry', () => {
     expect(flagLines[0]).not.toContain('(optional)');
   });
 
-  it('--help after other flags still shows the command page; --help for an unknown group is a usage error', async () => {
+  it('--help after other flags still shows the command page; --help for an unknown group is a usage error (exit 2 of a process of its own)', async () => {
     expect((await cli('team', 'create', '--name', 'x', '--help')).stdout).toContain('Usage: npm run -s shelf -- team create --name NAME');
-    const unknown = await cli('nothing', '--help');
+    const unknown = await spawnCli(['nothing', '--help'], NO_DATABASE);
     expect(unknown.code).toBe(2);
     expect(unknown.json.error.code).toBe('usage');
-  });
+  }, SPAWNING_TEST_TIMEOUT_MS);
 });
 
 describe('operator CLI usage errors: exit 2, {"error":{"code":"usage"}} on stdout naming the flag, no database touched', () => {

@@ -3,15 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { spawnCli as runCli } from '../support/cli.ts';
 import { adminUrl, databaseUrlFor } from '../support/databases.ts';
+import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 /*
  * How the operator CLI starts: its caches (src/start-cache.ts) live in Node's compile cache
  * directory, and a stale or broken resolution cache must cost speed only, never a run; the
  * migration check reads the migrations table and migrates only when something is pending.
  */
+
+// every test starts the CLI as a process of its own: the caches are the process's
+vi.setConfig({ testTimeout: SPAWNING_TEST_TIMEOUT_MS });
 
 let directory: string;
 const env = () => ({ NODE_COMPILE_CACHE: directory, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' });

@@ -1,6 +1,6 @@
 import { QueueEvents } from 'bullmq';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisConnection } from '../../src/queues.ts';
 import { startWorkers, type RunningWorkers } from '../../workers/index.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
@@ -16,6 +16,13 @@ beforeAll(async () => {
   workers = await startWorkers({ core: env.core, config: env.config, queues: env.queues, metrics: env.metrics, logger: pino({ level: 'silent' }) });
   events = new QueueEvents('maintenance', { connection: redisConnection(env.config), prefix: env.config.queuePrefix });
   await events.waitUntilReady();
+  // The hourly purges run once as soon as they are scheduled; on a busy machine that first run can
+  // come late enough to purge a test's rows before its own job does. Let the three finish first.
+  const queue = env.queues.get('maintenance');
+  await vi.waitUntil(async () => {
+    const counts = await queue.getJobCounts('completed', 'failed');
+    return (counts.completed ?? 0) + (counts.failed ?? 0) >= 3;
+  }, { timeout: 60_000, interval: 50 });
 });
 afterAll(async () => {
   await events.close();

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { vi } from 'vitest';
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -39,14 +40,15 @@ export async function privateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     async start() {
       spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--dir', '/tmp'], { stdio: 'ignore' });
-      for (let i = 0; i < 100 && !(await ping()); i++) await new Promise((r) => setTimeout(r, 50));
+      // vi.waitUntil, not expect.poll: this also runs in beforeAll and afterAll hooks
+      await vi.waitUntil(ping, { timeout: 30_000, interval: 50 });
     },
     async stop() {
       const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       client.on('error', () => {});
       await client.connect().then(() => client.call('shutdown', 'nosave')).catch(() => undefined);
       client.disconnect();
-      for (let i = 0; i < 100 && (await ping()); i++) await new Promise((r) => setTimeout(r, 50));
+      await vi.waitUntil(async () => !(await ping()), { timeout: 30_000, interval: 50 });
     },
   };
   await redis.start();

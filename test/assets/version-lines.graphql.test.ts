@@ -6,6 +6,7 @@ import { createLibraryEventWorld, type LibraryEventWorld } from '../support/libr
 import { given, type GivenKey } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { writeImage } from '../support/media-files.ts';
+import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
@@ -25,8 +26,8 @@ let cliEnv: Record<string, string>;
 let versionsFolder: number;
 let image = 0;
 
-/** Events of setting a test up (imports), which the tests leave out. */
-const setUpEvents = new Set<Received>();
+/** The event ids of setting a test up (imports), which the tests leave out. */
+const setUpEvents = new Set<string>();
 
 beforeAll(async () => {
   lib = await createLibraryEventWorld({ name: 'version', folder: '/ver', materialEvents: ['MATERIAL_VERSION_CHANGED', 'MATERIAL_DELETED'] });
@@ -48,28 +49,27 @@ async function newImage(): Promise<string> {
 async function newFile(folder: string, name: string): Promise<{ id: number; folderIds: number[] }> {
   const made = await given(world.env).libraryFile(world.team, { file: await newImage(), folder, name, user: ann });
   const mine = () => world.receiver.received.filter((r) => r.path === '/f' && JSON.stringify(r.body).includes(`"name":"${name}"`));
-  const deadline = Date.now() + 10_000;
-  while (mine().length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  for (const event of mine()) setUpEvents.add(event);
+  await expect.poll(() => mine().length).toBeGreaterThanOrEqual(1);
+  for (const event of mine()) setUpEvents.add(event.body.eventId);
   return made;
 }
 
 function received(path: string, about: (body: any) => boolean): Received[] {
-  return world.receiver.received.filter((r) => r.path === path && !setUpEvents.has(r) && about(r.body));
+  return world.receiver.received.filter((r) => r.path === path && !setUpEvents.has(r.body.eventId) && about(r.body));
+}
+
+/** The events written for `path` that `about` accepts, delivered or not: all that will ever be sent, known without waiting (support/outbox.ts). */
+async function written(path: string, about: (body: any) => boolean): Promise<WrittenDelivery[]> {
+  return (await writtenDeliveries(world.env, world.team.teamId)).filter((d) => d.path === path && !setUpEvents.has(d.body.eventId) && about(d.body));
 }
 
 async function waitFor(path: string, about: (body: any) => boolean, count: number): Promise<Received[]> {
-  const deadline = Date.now() + 10_000;
-  while (received(path, about).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  await expect.poll(() => received(path, about).length).toBeGreaterThanOrEqual(count);
   return received(path, about);
 }
 
 const versionEvent = (ids: number[]) => (body: any) => body.eventType === 'MATERIAL_VERSION_CHANGED' && (ids.includes(body.payload.coverMaterialId) || ids.includes(body.payload.newMaterialId));
 const folderEvent = (ids: number[]) => (body: any) => (body.assets ?? []).some((a: { id: number }) => ids.includes(a.id));
-
-async function settle(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 600));
-}
 
 async function gql(query: string, variables: Record<string, unknown> = {}, key = world.key.key) {
   return graphql(world.env, key, query, variables);
@@ -159,8 +159,7 @@ describe('adding versions (issue 14 item 1)', () => {
     expect((await gql(REMOVE, { id: c.id, type: 'ADD' })).body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'id' }] });
     expect((await gql(READ_LINE, { id: b.id }, otherKey.key)).body.errors[0].extensions.code).toBe('not_found');
     expect(await lineState()).toEqual(before);
-    await settle();
-    expect(received('/m', versionEvent([a.id, b.id, c.id]))).toHaveLength(1);
+    expect(await written('/m', versionEvent([a.id, b.id, c.id]))).toHaveLength(1);
   });
 });
 
@@ -206,8 +205,7 @@ describe('the cover (issue 14 item 1)', () => {
     ]);
     // setting the cover that already is the cover changes nothing
     await gql(COVER, { id: first.id });
-    await settle();
-    expect(received('/m', versionEvent([first.id, second.id]))).toHaveLength(3);
+    expect(await written('/m', versionEvent([first.id, second.id]))).toHaveLength(3);
   });
 });
 

@@ -15,7 +15,7 @@ import { BIN, DELETE_FILE, DELETE_FOLDER, PURGE, RESTORE, useRecycleBin, type Re
  * receiver through a material subscription and a folder subscription.
  */
 
-const { bin, newImage, newFile, db, eventsAbout, waitFor, settle, gql, libraryState } = useRecycleBin();
+const { bin, newImage, newFile, db, writtenAbout, waitFor, gql, libraryState } = useRecycleBin();
 let world: EventWorld;
 let storage: RecycleBinWorld['storage'];
 let viewer: GivenKey;
@@ -54,9 +54,8 @@ describe('deleting permanently (issue 14 item 2)', () => {
       deleteAction: 'PERMANENT',
       materials: [expect.objectContaining({ materialId: file.id, name: 'purged.png', folderIds: file.folderIds })],
     });
-    await settle();
     // the files left their folders at RECYCLE: PERMANENT tells no folder again
-    expect(eventsAbout('/f', [file.id]).map((e) => (e.body as { type: string }).type)).toEqual(['DELETE']);
+    expect((await writtenAbout('/f', [file.id])).map((e) => (e.body as { type: string }).type)).toEqual(['DELETE']);
   });
 
   it('keeps bytes another file uses: a second placement of this team, or a file of another team', async () => {
@@ -143,8 +142,7 @@ describe('recycle bin refusals (issue 14 item 2)', () => {
     expect((await gql(BIN, { first: 0 })).body.errors[0].extensions.code).toBe('validation_failed');
     expect((await gql(BIN, {}, otherKey.key)).body.data.recycleBin.items).toEqual([]);
     expect(await libraryState()).toEqual(before);
-    await settle();
-    expect(eventsAbout('/m', [file.id])).toHaveLength(1);
+    expect(await writtenAbout('/m', [file.id])).toHaveLength(1);
   });
 
   it('pages the bin newest first with nextAfter', async () => {

@@ -12,7 +12,7 @@ import { CREATE_FIELD, CREATE_TEMPLATE, LIST_FIELDS, LIST_TEMPLATES, READ, SET_C
  * values use.
  */
 
-const { fixture, gql, asAnn, newFile, eventsFor, folderUpdatesFor, settle, db, stored } = useCustomMetadata();
+const { fixture, gql, asAnn, newFile, eventsFor, folderUpdatesFor, eventsWrittenFor, db, stored } = useCustomMetadata();
 let world: EventWorld;
 let viewer: GivenKey;
 let editor: GivenKey;
@@ -172,8 +172,7 @@ describe('a file\'s metadata values (changeType METADATA)', () => {
     const same = await gql(editor, SET_METADATA, { id: fileId, values: [{ fieldId: fields.Photographer, value: 'Ann' }, { fieldId: fields.Usage, value: null }] });
     expect(same.body.errors).toBeUndefined();
     expect(await stored(fileId)).toEqual(before);
-    await settle();
-    expect(await eventsFor(fileId, 0)).toHaveLength(3);
+    expect(await eventsWrittenFor(fileId)).toHaveLength(3);
   });
 
   it('refuses a value of the wrong type, a field of no or another team, an unknown or foreign file and a view_only key: a clear error, nothing changed, no event', async () => {
@@ -206,8 +205,7 @@ describe('a file\'s metadata values (changeType METADATA)', () => {
     expect((await gql(editor, SET_METADATA, { id: other.fileId, values: [{ fieldId: fields.Budget, value: 1 }] })).body.errors[0].extensions.code).toBe('not_found');
     expect((await gql(viewer, SET_METADATA, { id: fileId, values: [{ fieldId: fields.Budget, value: 1 }] })).body.errors[0].extensions.code).toBe('forbidden');
     expect(await stored(fileId)).toEqual(before);
-    await settle();
-    expect(await eventsFor(fileId, 0)).toHaveLength(1);
+    expect(await eventsWrittenFor(fileId)).toHaveLength(1);
   });
 
   it('`asset metadata set` sets values as a member from the CLI', async () => {
@@ -286,8 +284,7 @@ describe('a file\'s custom field values (changeType CUSTOM_FIELD)', () => {
     const before = await stored(fileId);
     await gql(editor, SET_CUSTOM, { id: fileId, t: template.id, values: [{ customFieldId: template.fields.Code, value: 'A' }, { customFieldId: template.fields.Launch, value: null }] });
     expect(await stored(fileId)).toEqual(before);
-    await settle();
-    expect(await eventsFor(fileId, 0)).toHaveLength(2);
+    expect(await eventsWrittenFor(fileId)).toHaveLength(2);
   });
 
   it('refuses an unknown or foreign template, a field of another template, a wrong value and a view_only key: nothing changed, no event', async () => {
@@ -310,8 +307,7 @@ describe('a file\'s custom field values (changeType CUSTOM_FIELD)', () => {
     expect((await gql(other.key, SET_CUSTOM, { id: fileId, t: other.templateId, values: [{ customFieldId: other.customFieldId, value: 'x' }] })).body.errors[0].extensions.code).toBe('not_found');
     expect((await gql(viewer, SET_CUSTOM, { id: fileId, t: template.id, values: [{ customFieldId: template.fields.Code, value: 'x' }] })).body.errors[0].extensions.code).toBe('forbidden');
     expect(await stored(fileId)).toEqual(before);
-    await settle();
-    expect(await eventsFor(fileId, 0)).toHaveLength(1);
+    expect(await eventsWrittenFor(fileId)).toHaveLength(1);
   });
 
   it('`asset custom-fields set` sets values as a member from the CLI', async () => {

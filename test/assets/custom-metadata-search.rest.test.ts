@@ -13,7 +13,7 @@ let world: EventWorld;
 let viewer: GivenKey;
 let editor: GivenKey;
 let other: CustomMetadataWorld['other'];
-/** The custom field templates of the team: the ones the definition tests of custom-metadata-fields.test.ts make, made the same way. */
+/** The custom field templates of the team: the ones the definition tests of custom-metadata-fields.graphql.test.ts make, made the same way. */
 let template: { id: number; fields: Record<string, number> };
 let secondTemplate: { id: number; fields: Record<string, number> };
 

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import type { EventWorld } from '../support/event-world.ts';
 import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { writeImage } from '../support/media-files.ts';
+import { writtenDeliveries } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
@@ -16,9 +17,6 @@ import type { Received } from '../support/webhook-receiver.ts';
  * PENDING_INBOUND_CONFIRM, received by a real HTTP receiver) or discarded, through GraphQL and the
  * operator CLI; bad ids change nothing and write no event; every team sees only its own.
  */
-
-// each CLI run is a fresh Node process; on a loaded machine that can take a while
-vi.setConfig({ testTimeout: 120_000 });
 
 let lib: LibraryEventWorld;
 let world: EventWorld;
@@ -95,19 +93,16 @@ async function snapshot(): Promise<Record<string, number>> {
 const on = (path: string, eventType?: string) => world.receiver.received.filter((r) => r.path === path && (eventType === undefined || r.body?.eventType === eventType));
 
 async function waitFor(path: string, eventType: string, match: (r: Received) => boolean, count = 1): Promise<Received[]> {
-  const deadline = Date.now() + 10_000;
   const mine = () => on(path, eventType).filter(match);
-  while (mine().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  await expect.poll(() => mine().length).toBeGreaterThanOrEqual(count);
   return mine();
 }
 
-/** Events the receiver got that were written at or after `since` (epoch ms): late deliveries of earlier tests do not count. */
-const receivedSince = (since: number) => world.receiver.received.filter((r) => Number(r.body?.eventTime) >= since);
-
-/** Gives the relay time to deliver anything that would (wrongly) have been written. */
-async function settle(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 600));
-}
+/**
+ * Events written for the team's endpoints at or after `since` (epoch ms), delivered or not: all
+ * that the calls since then will ever send (support/outbox.ts). Earlier tests' events do not count.
+ */
+const writtenSince = async (since: number) => (await writtenDeliveries(world.env, world.team.teamId)).filter((d) => Number(d.body.eventTime) >= since);
 
 async function searchNames(key: string, keyword: string): Promise<string[]> {
   const res = await send(world.env, { method: 'POST', url: '/open/search-assets', key, body: { endPoint: 100, keywords: [keyword], keywordSearchType: 'DEFAULT' } });
@@ -265,8 +260,7 @@ describe('discarding pending inbounds', () => {
     expect(res.body.data.discardPendingInbounds).toEqual({ discarded: [pendingId] });
     expect(await db('select id from library_pending_inbounds where id = ?', [pendingId])).toEqual([]);
     expect(await db("select id from library_files where name = 'discard-me.png'")).toEqual([]);
-    await settle();
-    expect(receivedSince(since)).toEqual([]);
+    expect(await writtenSince(since)).toEqual([]);
   });
 
   it('`asset pending discard` removes them from the CLI', async () => {
@@ -293,8 +287,7 @@ describe('bad input: a clear error, nothing changed, no event', () => {
     const error = await run();
     expect(error.code).toBe(code);
     expect(await snapshot()).toEqual(before);
-    await settle();
-    expect(receivedSince(since)).toEqual([]);
+    expect(await writtenSince(since)).toEqual([]);
     return error;
   }
   const gqlError = (query: string, ids: unknown, key = world.key.key) => async () => {

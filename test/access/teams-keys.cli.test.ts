@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/core/access/access.service.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { runCli } from '../support/cli.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
 import { send } from '../support/http.ts';
+import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 let env: TestEnv;
 let cliEnv: Record<string, string>;
@@ -15,16 +16,14 @@ afterAll(async () => env.close());
 
 const cli = (...args: string[]) => runCli(args, cliEnv);
 
-// each CLI run is a process start; on a loaded shared machine a test of several runs needs room
-vi.setConfig({ testTimeout: 120_000 });
-
 describe('operator CLI: teams, members and keys (CONTRACT.md)', () => {
-  it('team create prints {"teamId"} as one JSON object and exits 0', async () => {
-    const res = await cli('team', 'create', '--name', 'Acme');
+  it('team create prints {"teamId"} as one JSON object and exits 0 (a process of its own)', async () => {
+    const res = await spawnCli(['team', 'create', '--name', 'Acme'], cliEnv);
     expect(res.code).toBe(0);
+    expect(res.stdout.trim().split('\n')).toHaveLength(1);
     expect(Object.keys(res.json)).toEqual(['teamId']);
     expect(res.json.teamId).toBeGreaterThan(0);
-  });
+  }, SPAWNING_TEST_TIMEOUT_MS);
 
   it('team enable-subscriptions prints {"teamId","subscriptions":true} and sets the capability', async () => {
     const { json: team } = await cli('team', 'create', '--name', 'Subs');

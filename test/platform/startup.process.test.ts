@@ -3,13 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadSigningSecret } from '../../src/core/platform/settings.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../../src/db/orm.ts';
 import { adminUrl, databaseUrlFor, redisUrl } from '../support/databases.ts';
+import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const created: string[] = [];
+
+// every test starts Node processes of its own
+vi.setConfig({ testTimeout: SPAWNING_TEST_TIMEOUT_MS });
 
 afterAll(async () => {
   const client = new pg.Client({ connectionString: adminUrl() });
@@ -43,16 +47,9 @@ function startShelf(env: Record<string, string>): { child: ChildProcess; output:
   return { child, output: () => output, exited };
 }
 
-async function waitFor(url: string, deadlineMs = 30_000): Promise<Response> {
-  const start = Date.now();
-  for (;;) {
-    try {
-      return await fetch(url);
-    } catch (e) {
-      if (Date.now() - start > deadlineMs) throw e;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+/** The first answer of `url`, once the process listens (its start takes tens of seconds on a busy two-core machine). */
+async function waitFor(url: string): Promise<Response> {
+  return until(() => fetch(url).catch(() => null), (res) => res !== null, { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 }) as Promise<Response>;
 }
 
 describe('start-up: database creation and migrations', () => {
@@ -130,9 +127,7 @@ describe('the service process (npm start / ROLE)', () => {
   it('ROLE=worker runs the workers without an HTTP server', async () => {
     const port = await freePort();
     const shelf = startShelf({ ROLE: 'worker', PORT: String(port), DATABASE_URL: databaseUrlFor(freshDatabaseName()), REDIS_URL: redisUrl, QUEUE_PREFIX: `shelf-worker-${port}`, LOG_LEVEL: 'info' });
-    const start = Date.now();
-    while (!shelf.output().includes('workers running') && Date.now() - start < 30_000) await new Promise((r) => setTimeout(r, 100));
-    expect(shelf.output()).toContain('workers running');
+    await expect.poll(shelf.output, { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 }).toContain('workers running');
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     shelf.child.kill('SIGTERM');
     expect(await shelf.exited).toBe(0);
