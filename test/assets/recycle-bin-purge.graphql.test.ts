@@ -64,7 +64,9 @@ describe('deleting permanently (issue 14 item 2)', () => {
     const second = await newFile('/bin/shared-bytes', 'second.png', path);
     const other = await given(world.env).team('Other bytes');
     await given(world.env).libraryFile(other, { file: path, folder: '/x', name: 'theirs.png' });
-    const [object] = await db<{ sha256: string }>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [first.id]);
+    const [object] = await db<{ sha256: string }>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [
+      first.id,
+    ]);
     const key = join(storage.path, objectKey(object!.sha256));
 
     const firstEntry = (await gql(DELETE_FILE, { id: first.id })).body.data.deleteLibraryFile.recycleEntryId;
@@ -95,7 +97,12 @@ describe('deleting permanently (issue 14 item 2)', () => {
     const folderId = file.folderIds.at(-1)!;
     const share = await runCli(['share', 'create', '--team', String(world.team.teamId), '--folder', '/bin/shared-folder'], cliEnv);
     expect(share.code, share.stdout).toBe(0);
-    const sub = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [folderId], callbackUrl: `${world.receiver.url}/g` } });
+    const sub = await send(world.env, {
+      method: 'POST',
+      url: '/open/folder-subscribe',
+      key: world.key.key,
+      body: { folderIds: [folderId], callbackUrl: `${world.receiver.url}/g` },
+    });
     expect(sub.body.code).toBe('0');
     const entry = (await gql(DELETE_FOLDER, { id: folderId })).body.data.deleteLibraryFolder.recycleEntryId;
     const res = await gql(PURGE, { ids: [entry] });
@@ -105,7 +112,7 @@ describe('deleting permanently (issue 14 item 2)', () => {
     expect(await db('select id from event_subscriptions where folder_id = ?', [folderId])).toEqual([]);
   });
 
-  it('emptying the bin deletes every entry of the team, and only the team\'s', async () => {
+  it("emptying the bin deletes every entry of the team, and only the team's", async () => {
     const other = await given(world.env).team('Other bin');
     const otherKey = await given(world.env).key(other, 'editable');
     const theirs = await given(world.env).libraryFile(other, { file: await newImage(), folder: '/t', name: 'theirs.png' });
@@ -121,7 +128,7 @@ describe('deleting permanently (issue 14 item 2)', () => {
 });
 
 describe('recycle bin refusals (issue 14 item 2)', () => {
-  it('refuses unknown ids, another team\'s entries, an empty, repeated or too long list: a clear error, nothing changed, no event', async () => {
+  it("refuses unknown ids, another team's entries, an empty, repeated or too long list: a clear error, nothing changed, no event", async () => {
     const file = await newFile('/bin/refused', 'refused.png');
     const entry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
     await waitFor('/m', [file.id], 1);

@@ -36,7 +36,8 @@ afterAll(async () => {
   await storage.remove();
 });
 
-const search = (password: string, k: GivenKey = key) => send(env, { method: 'POST', url: '/open/search-share', key: k.key, body: { linkToken: token, password } });
+const search = (password: string, k: GivenKey = key) =>
+  send(env, { method: 'POST', url: '/open/search-share', key: k.key, body: { linkToken: token, password } });
 
 describe('the attempt counter is connected when the service starts', () => {
   // first in the file: these are the limiter's first requests after the app was built

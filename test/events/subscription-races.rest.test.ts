@@ -57,7 +57,12 @@ describe('POST /approval subscriptionChange ADD sent concurrently (spec 4.8)', (
   it('keeps the subscription as it was when the same URL is added again', async () => {
     const url = `${world.receiver.url}/approvals`;
     const before = await subscriptionsOf('approval');
-    const again = await send(world.env, { method: 'POST', url: '/approval', key: world.key.key, body: { service: 'subscriptionChange', operation: 'ADD', callbackUrl: url } });
+    const again = await send(world.env, {
+      method: 'POST',
+      url: '/approval',
+      key: world.key.key,
+      body: { service: 'subscriptionChange', operation: 'ADD', callbackUrl: url },
+    });
     expect(again.body).toMatchObject({ code: '0', result: { subscribed: true, callbackUrl: url, createdAt: expect.any(String) } });
     expect(await subscriptionsOf('approval')).toEqual(before);
   });
@@ -75,7 +80,9 @@ describe('POST /approval subscriptionChange ADD sent concurrently (spec 4.8)', (
 
   it('answers concurrent ADD and DELETE 200 each and leaves at most the one subscription', async () => {
     const url = `${world.receiver.url}/approvals`;
-    const answers = await all('/approval', (i) => (i % 2 === 0 ? { service: 'subscriptionChange', operation: 'ADD', callbackUrl: url } : { service: 'subscriptionChange', operation: 'DELETE' }));
+    const answers = await all('/approval', (i) =>
+      i % 2 === 0 ? { service: 'subscriptionChange', operation: 'ADD', callbackUrl: url } : { service: 'subscriptionChange', operation: 'DELETE' },
+    );
     expect(tally(answers)).toEqual({ [`200 0`]: CONCURRENT });
     expect((await subscriptionsOf('approval')).length).toBeLessThanOrEqual(1);
   });

@@ -376,5 +376,7 @@ export function toWire(draft: Draft): { method: string; target: string; headers:
 
 /** Percent-encodes what a URL cannot carry raw, leaving '%' as it is so a mutation can send its own escapes. */
 function encodeQueryPart(value: string): string {
-  return value.replace(/[^A-Za-z0-9\-._~%!$'()*+,;:@/?]/gu, (ch) => [...Buffer.from(ch, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  return value.replace(/[^A-Za-z0-9\-._~%!$'()*+,;:@/?]/gu, (ch) =>
+    [...Buffer.from(ch, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }

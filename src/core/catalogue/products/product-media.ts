@@ -85,7 +85,10 @@ export function checkMediaTotal(result: Pick<ProductRecord, 'coverFileId' | 'ima
   const count = mediaReferenceCount(result);
   if (count > PRODUCT_LIMITS.mediaTotal) {
     throw invalidFields([
-      { field: 'media', message: `${count} media references; at most ${PRODUCT_LIMITS.mediaTotal} across cover, images, related assets and custom media fields` },
+      {
+        field: 'media',
+        message: `${count} media references; at most ${PRODUCT_LIMITS.mediaTotal} across cover, images, related assets and custom media fields`,
+      },
     ]);
   }
 }

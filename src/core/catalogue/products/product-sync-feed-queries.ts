@@ -139,8 +139,25 @@ export async function readFeedSlice(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: Pr
 
 /** The names RECORD_COLUMNS gives its columns, as the union's outer select passes them on. */
 const RECORD_NAMES = [
-  'id', 'name', 'spu', 'description', 'status', 'brandId', 'categoryId', 'ownerUserId', 'publishedAt', 'createdAt', 'updatedAt',
-  'draftReason', 'templateId', 'templateVersionId', 'templateFields', 'mediaFields', 'coverFileId', 'imageFileIds', 'relatedFileIds',
+  'id',
+  'name',
+  'spu',
+  'description',
+  'status',
+  'brandId',
+  'categoryId',
+  'ownerUserId',
+  'publishedAt',
+  'createdAt',
+  'updatedAt',
+  'draftReason',
+  'templateId',
+  'templateVersionId',
+  'templateFields',
+  'mediaFields',
+  'coverFileId',
+  'imageFileIds',
+  'relatedFileIds',
 ] as const;
 
 function recordAliases(): string {
@@ -166,11 +183,7 @@ function entryOf(row: FeedRow): FeedEntry {
  * that instant, or its current role when it has not changed since.
  */
 export async function readRoleAt(ctx: Pick<Ctx, 'em' | 'teamId'>, keyId: number, since: string): Promise<string | null> {
-  const row = await queryOne<{ role: string }>(
-    ctx,
-    ROLE_AT,
-    [ctx.teamId, keyId, since],
-  );
+  const row = await queryOne<{ role: string }>(ctx, ROLE_AT, [ctx.teamId, keyId, since]);
   return row?.role ?? null;
 }
 
