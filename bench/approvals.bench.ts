@@ -281,7 +281,7 @@ async function main(): Promise<void> {
   // the worker logs (pino, one JSON line each) on stdout: note when its workers and relay run
   let readyAt = 0;
   let pending = '';
-  worker?.stdout!.on('data', (chunk: Buffer) => {
+  worker?.stdout?.on('data', (chunk: Buffer) => {
     if (readyAt) return;
     pending = (pending + chunk.toString()).slice(-4096);
     if (pending.includes('shelf workers running')) readyAt = Date.now();

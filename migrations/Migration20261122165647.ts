@@ -71,7 +71,7 @@ export class Migration20261122165647 extends Migration {
     this.addSql(`create index "library_files_name_trgm" on "library_files" using gin (lower("name") gin_trgm_ops) where "deleted_at" is null;`);
     this.addSql(`create index "library_files_live_name" on "library_files" ("team_id", lower("name"), "id") where "deleted_at" is null;`);
     this.addSql(
-      `create index "library_files_live_stem" on "library_files" ("team_id", lower(regexp_replace("name", '\\.[^.]*\$', ''))) where "deleted_at" is null;`,
+      `create index "library_files_live_stem" on "library_files" ("team_id", lower(regexp_replace("name", '\\.[^.]*$', ''))) where "deleted_at" is null;`,
     );
     this.addSql(`create index "library_files_live_created" on "library_files" ("team_id", "created_at", "id") where "deleted_at" is null;`);
     this.addSql(`create index "library_files_live_updated" on "library_files" ("team_id", "updated_at", "id") where "deleted_at" is null;`);

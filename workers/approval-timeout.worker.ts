@@ -10,15 +10,13 @@ export function timerJobId(taskId: string, nodeKey: string): string {
 /** Puts due approval timers on their queue as delayed jobs firing at the deadline. */
 export async function queueTimers(queues: Queues, due: { taskId: string; nodeKey: string; delayMs: number }[]): Promise<void> {
   if (due.length === 0) return;
-  await queues
-    .get('approval-timeout')
-    .addBulk(
-      due.map((t) => ({
-        name: 'timeout',
-        data: { taskId: t.taskId, nodeKey: t.nodeKey },
-        opts: { jobId: timerJobId(t.taskId, t.nodeKey), delay: t.delayMs, removeOnComplete: true, removeOnFail: true },
-      })),
-    );
+  await queues.get('approval-timeout').addBulk(
+    due.map((t) => ({
+      name: 'timeout',
+      data: { taskId: t.taskId, nodeKey: t.nodeKey },
+      opts: { jobId: timerJobId(t.taskId, t.nodeKey), delay: t.delayMs, removeOnComplete: true, removeOnFail: true },
+    })),
+  );
 }
 
 /** Approval node timeouts: a thin adapter; the engine re-reads the node in a transaction and does nothing if it moved on. */

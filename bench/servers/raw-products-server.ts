@@ -77,7 +77,7 @@ async function keyOf(authorization: string | undefined): Promise<Key | null> {
     [hash],
   );
   const key = rows[0];
-  return key && key.active && !key.expired ? key : null;
+  return key?.active && !key.expired ? key : null;
 }
 
 // --- media objects with signed links (the same links Shelf issues) ---

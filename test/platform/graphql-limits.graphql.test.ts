@@ -293,7 +293,7 @@ describe('every failure on /graphql is a GraphQL answer with extensions.code and
 function measured(query: string, variables: Record<string, unknown> = {}) {
   const document = parse(query);
   const operation = document.definitions.find((d) => d.kind === 'OperationDefinition');
-  if (!operation || operation.kind !== 'OperationDefinition') throw new Error('no operation');
+  if (operation?.kind !== 'OperationDefinition') throw new Error('no operation');
   const measure = new QueryMeasure(schema, new Map(), variables, QUERY_LIMITS.cost);
   return { ...measure.shape(operation), cost: measure.cost(operation) };
 }

@@ -61,7 +61,7 @@ export async function downloadAssets(
       const object = await storage.receive();
       incoming.push(object);
       const hash = createHash('sha256');
-      let result;
+      let result: Awaited<ReturnType<OutboundGuard['download']>>;
       try {
         result = await guard.download(asset.url, {
           ...limits,

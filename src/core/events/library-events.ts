@@ -30,7 +30,7 @@ export async function fileFacts(scope: ActingScope, fileId: number): Promise<Fil
 
 /** Reads files of the scope's team as the events describe them, in id order (ids of other teams are left out). */
 export async function filesFacts(scope: ActingScope, fileIds: readonly number[]): Promise<FileFacts[]> {
-  const rows = await queryRows<FileFacts>(scope, FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])') + ' order by f.id', [scope.teamId, intArray(fileIds)]);
+  const rows = await queryRows<FileFacts>(scope, `${FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])')} order by f.id`, [scope.teamId, intArray(fileIds)]);
   return rows.map((row) => ({ ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) }));
 }
 

@@ -1,6 +1,6 @@
 import type { SharePageField, SharePageMedia } from '../../core/catalogue/products/product-share-page.ts';
 import { formatDate, formatDateRange, formatList, formatMoney, formatNumber, formatQuantity, humanBytes } from './format.ts';
-import { html, httpUrl, LINK_REL, SafeHtml } from './html.ts';
+import { html, httpUrl, LINK_REL, type SafeHtml } from './html.ts';
 import { richDeltaRemembered, richHtmlRemembered } from './rich-text-memo.ts';
 
 /*

@@ -76,7 +76,7 @@ export function deepWalkWithFilesPage(
   page: { offset: number; limit: number },
   resolved: ResolvedFilter,
 ): SqlFragment | null {
-  if (!filter.keywords || filter.keywords.mode !== 'DEEP' || order.name !== 'CREATE_TIME') return null;
+  if (filter.keywords?.mode !== 'DEEP' || order.name !== 'CREATE_TIME') return null;
   const texts = { table: 'library_search_texts', alias: 's', where: walkedTextCondition(teamId, filter.keywords.values) };
   return creationOrderPage(texts, whereOf(teamId, { ...filter, keywords: undefined }, resolved), order, page);
 }

@@ -203,7 +203,7 @@ export class ProductShareService {
          from product_shares where token_hash = ?`,
       [hashShareToken(token)],
     );
-    return row && { ...row, expiresAtMs: Number(row.expiresAtMs), fileIds: row.fileIds && row.fileIds.map(Number) };
+    return row && { ...row, expiresAtMs: Number(row.expiresAtMs), fileIds: row.fileIds === null ? null : row.fileIds.map(Number) };
   }
 
   private async read(ctx: Ctx, productId: number, shareId: number): Promise<ProductShareView> {
@@ -219,7 +219,7 @@ export class ProductShareService {
   private view(row: ShareRow): ProductShareView {
     const { teamId, nonce, ...rest } = row;
     const token = shareToken(this.requireSecret(), { teamId, id: row.id, nonce });
-    return { ...rest, url: shareUrl(this.publicBaseUrl, token), assetIds: row.assetIds && row.assetIds.map(Number) };
+    return { ...rest, url: shareUrl(this.publicBaseUrl, token), assetIds: row.assetIds === null ? null : row.assetIds.map(Number) };
   }
 
   /** The requested expiry as an instant, or the default; 422 when past, too far, or after the key's own expiry. */

@@ -181,7 +181,7 @@ async function targetOf(
   options: { lock?: boolean } = {},
 ): Promise<UpgradeTarget> {
   const state = await templates.versionByNumber(ctx, from.templateId, to ?? null, options);
-  if (!state || !state.live)
+  if (!state?.live)
     throw invalid('to', `the template ${from.templateId} was deleted: its versions are retired and kept only for the products that pinned them`);
   if (!state.version) throw invalid('to', `is not a version of template ${from.templateId}: its versions are 1 to ${state.currentNumber}`);
   if (state.version.number <= from.number) {

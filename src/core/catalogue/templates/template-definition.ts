@@ -179,10 +179,10 @@ class DefinitionBuilder {
 
   private claimKey(key: string, path: string): void {
     const folded = key.toLowerCase();
-    if (RESERVED_KEYS.has(folded)) return this.issue(`${path}.key`, `"${key}" is reserved for system fields`);
-    if (this.keysSeen.has(folded))
-      return this.issue(`${path}.key`, `"${key}" is already used by another field of the template (keys are compared ignoring case)`);
-    this.keysSeen.add(folded);
+    if (RESERVED_KEYS.has(folded)) this.issue(`${path}.key`, `"${key}" is reserved for system fields`);
+    else if (this.keysSeen.has(folded))
+      this.issue(`${path}.key`, `"${key}" is already used by another field of the template (keys are compared ignoring case)`);
+    else this.keysSeen.add(folded);
   }
 
   private newField(input: TemplateFieldInput, path: string, sortOrder: number): TemplateFieldView | null {
