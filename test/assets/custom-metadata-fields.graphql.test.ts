@@ -15,7 +15,7 @@ import {
 } from './custom-metadata.support.ts';
 
 /*
- * Issue 14 item 5: custom metadata fields and custom field templates, the values files carry, their
+ * custom metadata fields and custom field templates, the values files carry, their
  * METADATA and CUSTOM_FIELD events received by a real HTTP receiver through a material subscription
  * (and folder UPDATE through a folder subscription), and isolation between teams; through GraphQL
  * and the operator CLI. The blocks run in order: the definitions make the fields and templates the

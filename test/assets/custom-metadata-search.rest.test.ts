@@ -4,7 +4,7 @@ import type { GivenKey } from '../support/given.ts';
 import { CREATE_TEMPLATE, SET_CUSTOM, useCustomMetadata, type CustomMetadataWorld } from './custom-metadata.support.ts';
 
 /*
- * Issue 14 item 5: custom metadata fields and custom field templates: search-assets by
+ * custom metadata fields and custom field templates: search-assets by
  * customFieldTemplateIds / customFieldId, through REST and GraphQL, and isolation between teams.
  */
 

@@ -11,7 +11,7 @@ import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
- * Issue 14 items 3 and 4: validity periods (with the daily check) and ownership transfer, through
+ * validity periods (with the daily check) and ownership transfer, through
  * GraphQL, the CLI and the maintenance worker, each with its spec 6.2 event received by a real
  * HTTP receiver through a material subscription.
  */
@@ -88,7 +88,7 @@ const SET_VALIDITY =
 const TRANSFER = 'mutation($id: Int!, $owner: Int!) { transferLibraryFile(id: $id, ownerUserId: $owner) { id userId } }';
 const READ = 'query($id: Int!) { libraryFile(id: $id) { id validity { validityStatusName daysToExpire isPermanent } } }';
 
-describe('file validity (issue 14 item 3)', () => {
+describe('file validity', () => {
   it('sets a period through GraphQL and sends MATERIAL_METADATA_UPDATED changeType VALIDITY with the 6.2 fields', async () => {
     const fileId = await newFile('valid.png');
     const end = new Date(Date.now() + 10 * 86_400_000 - 3_600_000);
@@ -193,7 +193,7 @@ describe('file validity (issue 14 item 3)', () => {
   }, 90_000);
 });
 
-describe('ownership transfer (issue 14 item 4)', () => {
+describe('ownership transfer', () => {
   it('transfers a file to another member through GraphQL: the same file-path ID, and changeType OWNER with the new owner', async () => {
     const fileId = await newFile('owned.png', ann);
     const res = await graphql(world.env, world.key.key, TRANSFER, { id: fileId, owner: bob });

@@ -12,7 +12,7 @@ import { writtenDeliveries } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
- * Issue 14 item 6: pending inbound. `asset import --pending` holds imports (bytes stored, no
+ * pending inbound. `asset import --pending` holds imports (bytes stored, no
  * library file); they are listed, then confirmed (one MATERIAL_INBOUND_COMPLETED with source
  * PENDING_INBOUND_CONFIRM, received by a real HTTP receiver) or discarded, through GraphQL and the
  * operator CLI; bad ids change nothing and write no event; every team sees only its own.

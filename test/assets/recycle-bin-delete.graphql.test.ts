@@ -5,7 +5,7 @@ import { send } from '../support/http.ts';
 import { BIN, DELETE_FILE, DELETE_FOLDER, PURGE, RESTORE, useRecycleBin } from './recycle-bin.support.ts';
 
 /*
- * Issue 14 item 2: the recycle bin. Deleting files and folders into the bin and restoring them,
+ * the recycle bin. Deleting files and folders into the bin and restoring them,
  * through GraphQL, with the spec 6.2 / 6.1 events received by a real HTTP receiver through a
  * material subscription and a folder subscription.
  */
@@ -20,7 +20,7 @@ beforeAll(() => {
   ({ world, ann, binFolder } = bin);
 });
 
-describe('deleting into the recycle bin (issue 14 item 2)', () => {
+describe('deleting into the recycle bin', () => {
   it('a deleted file goes to the bin: MATERIAL_DELETED deleteAction RECYCLE with the snapshot, folder DELETE with identifying fields, and it leaves search', async () => {
     const file = await newFile('/bin/one', 'recycled-one.png');
     expect(await searchNames('recycled-one')).toEqual(['recycled-one.png']);
@@ -143,7 +143,7 @@ describe('deleting into the recycle bin (issue 14 item 2)', () => {
   });
 });
 
-describe('restoring from the recycle bin (issue 14 item 2)', () => {
+describe('restoring from the recycle bin', () => {
   it('a restored file returns to its folder and to search: MATERIAL_ADDED_TO_FOLDER and folder ADD', async () => {
     const file = await newFile('/bin/back', 'comes-back.png');
     const entry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;

@@ -10,7 +10,7 @@ import { send } from '../support/http.ts';
 import { BIN, DELETE_FILE, DELETE_FOLDER, PURGE, RESTORE, useRecycleBin, type RecycleBinWorld } from './recycle-bin.support.ts';
 
 /*
- * Issue 14 item 2: the recycle bin. Deleting permanently and emptying, the refusals of bin
+ * the recycle bin. Deleting permanently and emptying, the refusals of bin
  * operations, and the bin from the CLI, with the spec 6.2 / 6.1 events received by a real HTTP
  * receiver through a material subscription and a folder subscription.
  */
@@ -26,7 +26,7 @@ beforeAll(() => {
   ({ world, storage, viewer, ann, cliEnv } = bin);
 });
 
-describe('deleting permanently (issue 14 item 2)', () => {
+describe('deleting permanently', () => {
   it('purging an entry removes the rows, sends MATERIAL_DELETED deleteAction PERMANENT, and removes bytes no other file uses', async () => {
     const path = await newImage();
     const file = await newFile('/bin/purge', 'purged.png', path);
@@ -127,7 +127,7 @@ describe('deleting permanently (issue 14 item 2)', () => {
   });
 });
 
-describe('recycle bin refusals (issue 14 item 2)', () => {
+describe('recycle bin refusals', () => {
   it("refuses unknown ids, another team's entries, an empty, repeated or too long list: a clear error, nothing changed, no event", async () => {
     const file = await newFile('/bin/refused', 'refused.png');
     const entry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
@@ -164,7 +164,7 @@ describe('recycle bin refusals (issue 14 item 2)', () => {
   });
 });
 
-describe('recycle bin from the CLI (issue 14 item 2)', () => {
+describe('recycle bin from the CLI', () => {
   it('deletes, lists, restores and purges as the member --user, with JSON output', async () => {
     const file = await newFile('/bin/cli', 'cli.png');
     const folder = await newFile('/bin/cli/folder', 'cli-in-folder.png');

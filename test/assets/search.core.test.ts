@@ -230,7 +230,7 @@ describe('share passwords', () => {
   });
 });
 
-describe('library edits answer the committed item (issue 12 item 4)', () => {
+describe('library edits answer the committed item', () => {
   it('answers updateFile and moveFile with the file as their transaction left it, as search then shows it', async () => {
     // team B's file: its edits change none of team A's totals the tests above rely on
     const editorB = await given(env).ctx(await given(env).key(lib.teamB, 'editable'));

@@ -58,7 +58,7 @@ describe('the attempt counter is connected when the service starts', () => {
   });
 });
 
-describe('share passwords cannot be guessed without limit (issue 12 item 7)', () => {
+describe('share passwords cannot be guessed without limit', () => {
   it('answers 10 wrong passwords with 403, then 429 too_many_attempts with Retry-After, even for the right password', async () => {
     for (let i = 0; i < 10; i++) expect((await search(`wrong-${i}`)).body.code).toBe('share_password_invalid');
     const blocked = await search('wrong-11');

@@ -10,7 +10,7 @@ import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
- * Issue 14 item 1: version lines. Adding versions, setting and replacing the cover, removing
+ * version lines. Adding versions, setting and replacing the cover, removing
  * versions (ADD and DELETE, dissolving a line), through GraphQL and the CLI, with
  * MATERIAL_VERSION_CHANGED received by a real HTTP receiver; search, folders, product media and
  * the recycle bin follow the cover.
@@ -99,7 +99,7 @@ async function lineState(): Promise<unknown> {
   };
 }
 
-describe('adding versions (issue 14 item 1)', () => {
+describe('adding versions', () => {
   it("ADD: a live file becomes a hidden version of another's line; MATERIAL_VERSION_CHANGED action ADD; it leaves search and its folder", async () => {
     const first = await newFile('/ver/a', 'line-a1.png');
     const second = await newFile('/ver/b', 'line-a2.png');
@@ -178,7 +178,7 @@ describe('adding versions (issue 14 item 1)', () => {
   });
 });
 
-describe('the cover (issue 14 item 1)', () => {
+describe('the cover', () => {
   it('SET_COVER: a version becomes the cover; search, folders and a product that references the old cover show the new one', async () => {
     const first = await newFile('/ver/cover', 'cover-1.png');
     const second = await newFile('/ver/cover', 'cover-2.png');
@@ -229,7 +229,7 @@ describe('the cover (issue 14 item 1)', () => {
   });
 });
 
-describe('removing versions (issue 14 item 1)', () => {
+describe('removing versions', () => {
   it("REMOVE with removeType ADD: the version is a live file of its own in the line's folder", async () => {
     const first = await newFile('/ver/rm', 'rm-1.png');
     const second = await newFile('/ver/rm', 'rm-2.png');
@@ -301,7 +301,7 @@ describe('removing versions (issue 14 item 1)', () => {
   });
 });
 
-describe('version lines and the recycle bin (issue 14 items 1 and 2)', () => {
+describe('version lines and the recycle bin', () => {
   it('deleting a cover takes its line; a restore brings the line back with its versions still hidden; a purge removes every version and the line', async () => {
     const first = await newFile('/ver/bin', 'bin-1.png');
     const second = await newFile('/ver/bin', 'bin-2.png');
@@ -329,7 +329,7 @@ describe('version lines and the recycle bin (issue 14 items 1 and 2)', () => {
   });
 });
 
-describe('version lines from the CLI (issue 14 item 1)', () => {
+describe('version lines from the CLI', () => {
   it('adds, lists, sets the cover and removes as the member --user, with JSON output', async () => {
     const first = await newFile('/ver/cli', 'cli-1.png');
     const second = await newFile('/ver/cli', 'cli-2.png');

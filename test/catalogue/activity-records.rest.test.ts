@@ -19,7 +19,7 @@ afterAll(() => env.close());
 
 const records = (query = '', key: GivenKey = manager) => send(env, { url: `/v1/activity-records${query}`, key: key.key });
 
-describe('GET /v1/activity-records (issue 16 item 3)', () => {
+describe('GET /v1/activity-records', () => {
   it('logs every catalogue write with resource, action, actor, key, role and request id, newest first', async () => {
     const brand = await send(env, {
       method: 'POST',

@@ -319,7 +319,7 @@ describe('DELETE /v1/brands/{id} (deleteBrand)', () => {
   });
 });
 
-describe('brand bodies over REST take exactly the fields of spec 4.2 (issue 16 item 6)', () => {
+describe('brand bodies over REST take exactly the fields of spec 4.2', () => {
   it.each([
     ['website', { name: 'Site', website: 'https://acme.example.com' }],
     ['sortOrder', { name: 'Sorted', sortOrder: 3 }],

@@ -87,7 +87,7 @@ async function recordCount(teamId = team.teamId): Promise<number> {
   return row!.n;
 }
 
-describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
+describe('POST /v1/products/{id}/downloads', () => {
   it("delivers the product's media as one ZIP, byte for byte, and records who downloaded what", async () => {
     const image = await gp.image(team, 'front.png');
     const text = await gp.textFile(team, 'manual.txt');

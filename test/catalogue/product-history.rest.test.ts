@@ -19,7 +19,7 @@ beforeAll(() => {
 
 const history = (id: number, key: GivenKey = editor, query = '') => send(env, { url: `/v1/products/${id}/history${query}`, key: key.key });
 
-describe('GET /v1/products/{id}/history (issue 16 item 2)', () => {
+describe('GET /v1/products/{id}/history', () => {
   it('records every change newest first: created, updated (fields before and after), published, unpublished', async () => {
     const image = await gp.image(team);
     const created = await send(env, {

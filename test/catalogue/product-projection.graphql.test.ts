@@ -30,7 +30,7 @@ function withoutLinks(value: unknown): unknown {
 
 const MEDIA = '{ id name mimeType size width height duration }';
 
-describe('one product projection (issue 12 item 4)', () => {
+describe('one product projection', () => {
   it('gives REST and GraphQL the same templateFields, cover, images and related assets, files in the recycle bin unresolved alike', async () => {
     const [a, b, c, gone] = [await gp.image(team), await gp.image(team), await gp.textFile(team), await gp.image(team)];
     const created = await send(env, {

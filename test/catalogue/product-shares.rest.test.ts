@@ -43,7 +43,7 @@ function page(path: string, options: { method?: 'GET' | 'POST'; cookie?: string;
   });
 }
 
-describe('POST /v1/products/{id}/shares (issue 16 item 4)', () => {
+describe('POST /v1/products/{id}/shares', () => {
   it('creates a share of a published product for usable: a link, its settings, active, and an activity record; no ETag', async () => {
     const image = await gp.image(team, 'front.png');
     const product = await gp.published(editor, { imageAssetIds: [image] });

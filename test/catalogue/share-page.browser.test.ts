@@ -151,7 +151,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 const options = (...pairs: [string, string][]) => pairs.map(([value, label], sortOrder) => ({ value, label, sortOrder }));
 const NBSP = '\u00a0';
 
-describe('share page in headless Chromium (issue 16 item 4)', () => {
+describe('share page in headless Chromium', () => {
   it('shows the product on a phone: name, description, loaded previews, no sideways scrolling, and a working download button', async () => {
     const front = await gp.image(team, 'front.png', { width: 640, height: 480 });
     const back = await gp.image(team, 'back.png', { width: 480, height: 640 });

@@ -84,7 +84,7 @@ const EDIT = 'mutation($id: Int!, $input: LibraryFilePatchInput!) { updateLibrar
 const MOVE = 'mutation($id: Int!, $f: Int) { moveLibraryFile(id: $id, folderId: $f) { id } }';
 const DELETE = 'mutation($id: Int!) { deleteLibraryFile(id: $id) { id } }';
 
-describe('events of an import into a folder (issue 13 item 2)', () => {
+describe('events of an import into a folder', () => {
   it('sends MATERIAL_INBOUND_COMPLETED with source UPLOAD_ASSETS, uploadResults, materialIds and the initiating member', async () => {
     const imported = await importFile('inbound.png');
     const [inbound] = await eventsAbout('/m', imported.id, 1);

@@ -54,7 +54,7 @@ const call = (method: 'GET' | 'POST', url: string, body?: unknown) =>
     payload: body ? JSON.stringify(body) : undefined,
   });
 
-describe('PostgreSQL unreachable: 503 service_unavailable with Retry-After in every envelope (issue 12 item 7)', () => {
+describe('PostgreSQL unreachable: 503 service_unavailable with Retry-After in every envelope', () => {
   it('serves normally while the database is up', async () => {
     expect((await call('GET', '/v1/brands')).statusCode).toBe(200);
   });
