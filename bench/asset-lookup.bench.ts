@@ -107,11 +107,14 @@ let firstFailure: string | null = null;
 function get(base: string, path: string, key: string): Promise<{ status: number; text: string }> {
   const url = new URL(path, base);
   return new Promise((done, fail) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'GET', headers: { authorization: `Bearer ${key}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'GET', headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', fail);
     req.end();
   });
@@ -213,14 +216,28 @@ try {
   }
   if (firstFailure) console.error(`first failed request: ${firstFailure}`);
 
-  console.log(`Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; Node ${process.version}; ${total} live files; ${SECONDS} s per measurement after ${WARMUP_SECONDS} s warm-up.\n`);
+  console.log(
+    `Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')} at the end; Node ${process.version}; ${total} live files; ${SECONDS} s per measurement after ${WARMUP_SECONDS} s warm-up.\n`,
+  );
   console.log('Substrings and their matches (live files):\n');
   console.log('| kind | substring: files matching |');
   console.log('|---|---|');
-  for (const kind of Object.keys(KINDS)) console.log(`| ${kind} | ${matches.filter((m) => m.kind === kind).map((m) => `\`${m.name}\`: ${m.n}`).join(', ')} |`);
+  for (const kind of Object.keys(KINDS))
+    console.log(
+      `| ${kind} | ${matches
+        .filter((m) => m.kind === kind)
+        .map((m) => `\`${m.name}\`: ${m.n}`)
+        .join(', ')} |`,
+    );
   for (const { level, floor, rows } of results) {
-    console.log(`\n${level} client${level === 1 ? '' : 's'} in a closed loop. HTTP floor GET /v1/assets?ids=<one id>: p50 ${ms(floor.p50)}, p95 ${ms(floor.p95)} (${floor.rps.toFixed(0)} requests/s).\n`);
-    console.log(`| kind | Shelf p50 / p95 | requests/s | bare SQL p50 / p95 | ratio Shelf / bare SQL p50 / p95 | bare count alone p50 / p95 | Shelf p95 / HTTP floor p95 | target p95 < ${TARGET_P95_MS} ms |`);
+    console.log(
+      `\n${level} client${level === 1 ? '' : 's'} in a closed loop. HTTP floor GET /v1/assets?ids=<one id>: p50 ${ms(floor.p50)}, p95 ${ms(floor.p95)} (${floor.rps.toFixed(0)} requests/s).\n`,
+    );
+    console.log(
+      `| kind | Shelf p50 / p95 | requests/s | bare SQL p50 / p95 | ratio Shelf / bare SQL p50 / p95 | bare count alone p50 / p95 | Shelf p95 / HTTP floor p95 | target p95 < ${TARGET_P95_MS} ms |`,
+    );
     console.log('|---|---|---|---|---|---|---|---|');
     for (const { kind, shelf, bare, count } of rows) {
       const label = kind === 'mixed' ? '**overall (mixed: a kind at random per request)**' : kind;
@@ -231,7 +248,7 @@ try {
   }
 
   if (EXPLAIN) {
-    console.log('\nEXPLAIN (ANALYZE, BUFFERS) of the route\'s count and page 1 (pageSize 20), one substring per kind:\n');
+    console.log("\nEXPLAIN (ANALYZE, BUFFERS) of the route's count and page 1 (pageSize 20), one substring per kind:\n");
     for (const kind of Object.keys(KINDS)) {
       const name = KINDS[kind]![0]!;
       for (const [label, sql, params] of [
@@ -252,13 +269,15 @@ try {
       }
       return times.sort((a, b) => a - b)[2]!;
     };
-    console.log('Exact count (the route\'s) against a count capped at 1,001 rows (no folder join), median of 5, one client:\n');
+    console.log("Exact count (the route's) against a count capped at 1,001 rows (no folder join), median of 5, one client:\n");
     console.log('| substring | files matching | exact count | capped count |');
     console.log('|---|---|---|---|');
     for (const kind of Object.keys(KINDS)) {
       for (const name of KINDS[kind]!.slice(0, 2)) {
         const params = [facts.teamId, pattern(name)];
-        console.log(`| \`${name}\` (${kind}) | ${matches.find((m) => m.name === name)!.n} | ${ms(await timed(COUNT_SQL, params))} | ${ms(await timed(CAPPED_SQL, params))} |`);
+        console.log(
+          `| \`${name}\` (${kind}) | ${matches.find((m) => m.name === name)!.n} | ${ms(await timed(COUNT_SQL, params))} | ${ms(await timed(CAPPED_SQL, params))} |`,
+        );
       }
     }
   }

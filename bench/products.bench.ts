@@ -30,7 +30,10 @@
  * BENCH_WARMUP_SECONDS=3, BENCH_CONNECTIONS=32, BENCH_RAW_PREPARED=1 (adds the floor with named
  * prepared statements), BENCH_SHELF_FLAGS (see SHELF_FLAGS), BENCH_COMPARE_DIR=<another checkout with
  * this bench/>: adds its Shelf as `shelf@<dir name>` (before/after in one run), BENCH_PROFILE=1: CPU
- * profile of the Shelf process into bench/.profiles. BENCH_PRODUCTS_DB / BENCH_PRODUCT_COUNT as for the generator.
+ * profile of the Shelf process into bench/.profiles, BENCH_SYNC_CHANGES=1: adds `shelf-changes`, the same
+ * Shelf scanned with the sync feed opt-in (changes=true, docs/products.md "Sync feed") in the scan
+ * and incremental parts, over a change log holding a deletion for every soft-deleted product and a
+ * linked change for 1 % of the live ones (written once, as the triggers would have). BENCH_PRODUCTS_DB / BENCH_PRODUCT_COUNT as for the generator.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -79,6 +82,8 @@ interface Target {
   execArgv?: string[];
   /** Measured in these parts only (default: every part). */
   parts?: string[];
+  /** Appended to the first request of its sync scans. */
+  syncQuery?: string;
 }
 
 const targets: Target[] = [
@@ -93,6 +98,15 @@ const targets: Target[] = [
   // the same floor keeping exact totals by product version, as Shelf does: lists only (its scans are raw's)
   { name: 'raw-memo', script: here('./servers/raw-products-server.ts'), env: { RAW_PREPARED: '0', RAW_TOTALS: 'memo' }, parts: ['list'] },
 ];
+if (env.BENCH_SYNC_CHANGES === '1') {
+  targets.splice(1, 0, {
+    name: 'shelf-changes',
+    script: here('./servers/shelf-server.ts'),
+    execArgv: serviceNodeFlags(),
+    parts: ['scan', 'incremental'],
+    syncQuery: '&changes=true',
+  });
+}
 if (env.BENCH_RAW_PREPARED === '1') targets.push({ name: 'raw-prepared', script: here('./servers/raw-products-server.ts'), env: { RAW_PREPARED: '1' } });
 if (env.BENCH_COMPARE_DIR) {
   const dir = resolve(env.BENCH_COMPARE_DIR);
@@ -110,8 +124,38 @@ const db = new pg.Client({ connectionString: databaseUrl });
 await db.connect();
 const one = async <T>(sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows[0] as T;
 const { teamId } = await one<{ teamId: number }>(`select id as "teamId" from teams where name = 'Bench' order by id limit 1`);
-const { brandId } = await one<{ brandId: number }>(`select id as "brandId" from brands where team_id = $1 and deleted_at is null order by id offset 3 limit 1`, [teamId]);
+const { brandId } = await one<{ brandId: number }>(
+  `select id as "brandId" from brands where team_id = $1 and deleted_at is null order by id offset 3 limit 1`,
+  [teamId],
+);
 const key = await createKey(teamId);
+if (env.BENCH_SYNC_CHANGES === '1') await seedChangeLog();
+
+/**
+ * What the sync feed reads besides the products: a deletion for every soft-deleted product (at its
+ * updatedAt, as the trigger writes it) and a linked change for every 100th live product (a
+ * microsecond after its updatedAt). Idempotent: the unique feed-order key ignores repeats.
+ */
+async function seedChangeLog(): Promise<void> {
+  await db.query(
+    `insert into product_changes (team_id, product_id, kind, was_published, at)
+     select team_id, id, 1, status = 'published', updated_at from products where team_id = $1 and deleted_at is not null
+     union all
+     select team_id, id, 3, false, updated_at + interval '1 microsecond' from products where team_id = $1 and deleted_at is null and id % 100 = 0
+     on conflict do nothing`,
+    [teamId],
+  );
+}
+
+/** Entries the feed adds to a full scan: tombstones, and linked changes (each a product again). */
+async function changeLogCounts(): Promise<{ tombstones: number; linked: number }> {
+  return one<{ tombstones: number; linked: number }>(
+    `select count(*) filter (where kind = 1)::int as tombstones, count(*) filter (where kind = 3)::int as linked
+       from product_changes c where team_id = $1 and at < now() - interval '30 seconds'
+        and (kind = 1 or exists (select 1 from products p where p.id = c.product_id and p.deleted_at is null))`,
+    [teamId],
+  );
+}
 const headers = { authorization: `Bearer ${key}` };
 
 async function createKey(team: number): Promise<string> {
@@ -156,7 +200,7 @@ function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-type Page = { data: Array<{ id: number; updatedAt: string }>; pagination: { nextCursor: string | null; syncedUntil: string } };
+type Page = { data: Array<{ id: number; updatedAt: string; removed?: true; at?: string }>; pagination: { nextCursor: string | null; syncedUntil: string } };
 
 async function getPage(url: string): Promise<Page> {
   const response = await fetch(url, { headers });
@@ -170,7 +214,9 @@ async function getPage(url: string): Promise<Page> {
  * spent in this scan's own requests (fetch and JSON parse) counts. Checks strict (updatedAt, id) order.
  */
 class Scan {
+  /** Products (not tombstones) received. */
   count = 0;
+  tombstones = 0;
   seconds = 0;
   done = false;
   private url: string;
@@ -188,12 +234,15 @@ class Scan {
     this.seconds += (performance.now() - started) / 1000;
     for (const item of page.data) {
       const last = this.last;
-      if (last !== null && !(item.updatedAt > last.updatedAt || (item.updatedAt === last.updatedAt && item.id > last.id))) {
+      // the feed's entries: a tombstone sorts by its `at`; a product may come twice at one instant (updated, then linked)
+      const at = item.removed ? item.at! : item.updatedAt;
+      if (last !== null && !(at > last.updatedAt || (at === last.updatedAt && item.id >= last.id))) {
         throw new Error(`${this.server.name}: scan out of order at ${item.id} after ${last.id}`);
       }
-      this.last = item;
+      this.last = { updatedAt: at, id: item.id };
+      if (item.removed) this.tombstones++;
+      else this.count++;
     }
-    this.count += page.data.length;
     const next = page.pagination.nextCursor;
     if (next === null) this.done = true;
     else this.url = `${this.server.baseUrl}/v1/products?sync=true&cursor=${encodeURIComponent(next)}`;
@@ -208,7 +257,12 @@ async function lockstep(scans: Scan[]): Promise<void> {
 }
 
 async function liveCount(): Promise<number> {
-  return (await one<{ n: number }>(`select count(*)::int as n from products where team_id = $1 and deleted_at is null and updated_at < now() - interval '30 seconds'`, [teamId])).n;
+  return (
+    await one<{ n: number }>(
+      `select count(*)::int as n from products where team_id = $1 and deleted_at is null and updated_at < now() - interval '30 seconds'`,
+      [teamId],
+    )
+  ).n;
 }
 
 /** Full scans of every server in lockstep, with each server's peak RSS (VmHWM reset before, VmRSS polled every 100 ms). */
@@ -224,16 +278,23 @@ async function fullScans(scanned: ChildServer[]): Promise<Map<string, ScanFigure
     for (const m of memory) m.polled = Math.max(m.polled, memoryOf(m.pid).rssMb);
   }, 100);
   try {
-    const scans = scanned.map((server) => new Scan(server, '/v1/products?sync=true&pageSize=100'));
+    const scans = scanned.map((server) => new Scan(server, `/v1/products?sync=true&pageSize=100${syncQueryOf(server)}`));
+    const log = syncQueryOf(scanned[0]!) === '' && scanned.every((s) => syncQueryOf(s) === '') ? null : await changeLogCounts();
     await lockstep(scans);
     const figures = new Map<string, ScanFigures>();
     for (const [i, scan] of scans.entries()) {
-      if (scan.count !== expected) throw new Error(`${scan.server.name}: full scan returned ${scan.count} products, expected ${expected}`);
+      const feed = syncQueryOf(scan.server) !== '';
+      const wanted = feed ? expected + log!.linked : expected;
+      if (scan.count !== wanted) throw new Error(`${scan.server.name}: full scan returned ${scan.count} products, expected ${wanted}`);
+      if (feed && scan.tombstones !== log!.tombstones)
+        throw new Error(`${scan.server.name}: full scan returned ${scan.tombstones} tombstones, expected ${log!.tombstones}`);
+      if (!feed && scan.tombstones !== 0) throw new Error(`${scan.server.name}: a plain scan returned tombstones`);
       const m = memory[i]!;
       figures.set(scan.server.name, {
-        count: scan.count,
+        count: scan.count + scan.tombstones,
         seconds: scan.seconds,
-        rate: scan.count / scan.seconds,
+        // entries/s: the feed's tombstones are entries a client reads like products
+        rate: (scan.count + scan.tombstones) / scan.seconds,
         peakMb: memoryOf(m.pid).hwmMb,
         polledMb: Math.max(m.polled, memoryOf(m.pid).rssMb),
         startMb: m.startMb,
@@ -290,7 +351,7 @@ async function incremental(server: ChildServer): Promise<{ seconds: number; rate
     [teamId, CHANGED],
   );
   const started = performance.now();
-  const scan = new Scan(server, `/v1/products?sync=true&pageSize=100&updatedAfter=${t}`);
+  const scan = new Scan(server, `/v1/products?sync=true&pageSize=100&updatedAfter=${t}${syncQueryOf(server)}`);
   await lockstep([scan]);
   const seconds = (performance.now() - started) / 1000;
   if (scan.count !== CHANGED) throw new Error(`${server.name}: incremental sync returned ${scan.count} products, expected ${CHANGED}`);
@@ -312,6 +373,10 @@ async function settle(): Promise<void> {
 }
 
 // --- the run ---
+
+function syncQueryOf(server: ChildServer): string {
+  return targets.find((t) => t.name === server.name)?.syncQuery ?? '';
+}
 
 const servers: ChildServer[] = [];
 const partsOf = new Map<string, string[]>(targets.map((t) => [t.name, t.parts ?? PARTS]));
@@ -339,7 +404,9 @@ try {
     for (let round = 1; round <= SCAN_ROUNDS; round++) {
       for (const [name, figures] of await fullScans(measured('scan', round))) {
         push(scans, name, figures);
-        console.error(`scan round ${round} ${name.padEnd(20)} ${figures.rate.toFixed(0).padStart(7)} products/s  ${figures.seconds.toFixed(1)} s  RSS ${figures.startMb.toFixed(0)} MB at start, peak ${figures.peakMb.toFixed(0)} MB (polled ${figures.polledMb.toFixed(0)})`);
+        console.error(
+          `scan round ${round} ${name.padEnd(20)} ${figures.rate.toFixed(0).padStart(7)} products/s  ${figures.seconds.toFixed(1)} s  RSS ${figures.startMb.toFixed(0)} MB at start, peak ${figures.peakMb.toFixed(0)} MB (polled ${figures.polledMb.toFixed(0)})`,
+        );
       }
       const raw = await inProcessScan();
       push(scans, 'in-process SQL', raw);
@@ -396,7 +463,13 @@ async function checkSameResponses(): Promise<void> {
     if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value as Record<string, unknown>)
         .filter(([k]) => k !== 'requestId')
-        .map(([k, v]) => [k, ['previewUrl', 'downloadUrl', 'downloadUrlExpiresAt', 'nextCursor', 'syncedUntil'].includes(k) && typeof v === 'string' ? `<${k}>` : normalize(v)] as const);
+        .map(
+          ([k, v]) =>
+            [
+              k,
+              ['previewUrl', 'downloadUrl', 'downloadUrlExpiresAt', 'nextCursor', 'syncedUntil'].includes(k) && typeof v === 'string' ? `<${k}>` : normalize(v),
+            ] as const,
+        );
       return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
     }
     return value;
@@ -410,7 +483,9 @@ async function checkSameResponses(): Promise<void> {
     }
   }
   // the links themselves: the same URL shape on both (they differ only in expiry second and signature)
-  const sample = await Promise.all(servers.map(async (s) => ((await getPage(s.baseUrl + lists[0]!.path)).data[0] as unknown as { cover: { previewUrl: string } }).cover.previewUrl));
+  const sample = await Promise.all(
+    servers.map(async (s) => ((await getPage(s.baseUrl + lists[0]!.path)).data[0] as unknown as { cover: { previewUrl: string } }).cover.previewUrl),
+  );
   console.error(`every server serves the same pages (links aside: ${sample.map((u) => u.replace(/sig=.*/, 'sig=...')).join(' | ')})`);
 }
 
@@ -479,14 +554,18 @@ function printReport(): void {
         const isFloor = server.name === floor;
         lines.push(
           `| ${i === 0 ? list.label : ''} | ${server.name} | ${med(server.name, (f) => f.rps).toFixed(0)} | ${med(server.name, (f) => f.p50).toFixed(0)} | ` +
-            `${med(server.name, (f) => f.p99).toFixed(0)} | ${of(server.name).map((f) => f.rps.toFixed(0)).join(' / ')} | ` +
+            `${med(server.name, (f) => f.p99).toFixed(0)} | ${of(server.name)
+              .map((f) => f.rps.toFixed(0))
+              .join(' / ')} | ` +
             `${isFloor ? '' : `${((med(server.name, (f) => f.rps) / med(floor, (f) => f.rps)) * 100).toFixed(0)}%`} | ` +
             `${isFloor ? '' : (med(server.name, (f) => f.p99) / med(floor, (f) => f.p99)).toFixed(2)} |`,
           // ratios in this table are against raw (counting on every request); the verdicts below also give raw-memo's
         );
       }
       const failed = of(shelf).reduce((m, f) => m + f.failed, 0);
-      for (const yardstick of measured('list', 1).filter((s) => s.name.startsWith('raw')).map((s) => s.name)) {
+      for (const yardstick of measured('list', 1)
+        .filter((s) => s.name.startsWith('raw'))
+        .map((s) => s.name)) {
         const ratio = med(shelf, (f) => f.rps) / med(yardstick, (f) => f.rps);
         // no successful request has no p99: that is a miss, not a p99 of 0
         const p99 = med(shelf, (f) => f.rps) > 0 ? med(shelf, (f) => f.p99) / med(yardstick, (f) => f.p99) : Infinity;

@@ -1,4 +1,5 @@
 import { ApiKey } from './access/api-key.entity.ts';
+import { ApiKeyRoleChange } from './access/api-key-role-change.entity.ts';
 import { Member } from './access/member.entity.ts';
 import { Team } from './access/team.entity.ts';
 import { CategoryIcon } from './catalogue/categories/category-icon.entity.ts';
@@ -26,6 +27,7 @@ import { Brand } from './catalogue/brands/brand.entity.ts';
 import { Category } from './catalogue/categories/category.entity.ts';
 import { Product } from './catalogue/products/product.entity.ts';
 import { ProductVersion } from './catalogue/products/product-version.entity.ts';
+import { ProductChange } from './catalogue/products/product-change.entity.ts';
 import { ProductHistoryEntry } from './catalogue/products/product-history.entity.ts';
 import { ActivityRecord } from './catalogue/activity/activity-record.entity.ts';
 import { DownloadRecord } from './catalogue/products/download-record.entity.ts';
@@ -48,4 +50,55 @@ import { IdempotencyRecord } from './platform/idempotency.entity.ts';
 import { Setting } from './platform/setting.entity.ts';
 
 /** Every entity of every area; the ORM and the migration generator read this list. */
-export const entities = [Team, Member, ApiKey, Brand, Category, CategoryIcon, LibraryFolder, StoredObject, LibraryFile, LibraryTag, LibraryFileTag, StoredObjectColour, LibraryShare, LibraryFolderMember, LibraryVersion, LibrarySearchText, LibraryTagPosting, LibraryFileName, ProductInfoTemplate, TemplateVersion, TemplateBrandBinding, TemplateCategoryBinding, Product, ProductVersion, IdempotencyRecord, Setting, WebhookEndpoint, EventSubscription, OutboxEvent, WebhookDelivery, WebhookDeliveryLine, WebhookAttempt, ApprovalTemplate, ApprovalTask, ApprovalDecision, ApprovalAsset, ProductHistoryEntry, ActivityRecord, DownloadRecord, ProductShare, LibraryPendingInbound, RecycleEntry, LibraryMetadataField, LibraryMetadataRecord, LibraryCustomFieldTemplate, LibraryCustomField, LibraryFileCustomValue, VersionLine];
+export const entities = [
+  Team,
+  Member,
+  ApiKey,
+  Brand,
+  Category,
+  CategoryIcon,
+  LibraryFolder,
+  StoredObject,
+  LibraryFile,
+  LibraryTag,
+  LibraryFileTag,
+  StoredObjectColour,
+  LibraryShare,
+  LibraryFolderMember,
+  LibraryVersion,
+  LibrarySearchText,
+  LibraryTagPosting,
+  LibraryFileName,
+  ProductInfoTemplate,
+  TemplateVersion,
+  TemplateBrandBinding,
+  TemplateCategoryBinding,
+  Product,
+  ProductVersion,
+  IdempotencyRecord,
+  Setting,
+  WebhookEndpoint,
+  EventSubscription,
+  OutboxEvent,
+  WebhookDelivery,
+  WebhookDeliveryLine,
+  WebhookAttempt,
+  ApprovalTemplate,
+  ApprovalTask,
+  ApprovalDecision,
+  ApprovalAsset,
+  ProductHistoryEntry,
+  ActivityRecord,
+  DownloadRecord,
+  ProductShare,
+  LibraryPendingInbound,
+  RecycleEntry,
+  LibraryMetadataField,
+  LibraryMetadataRecord,
+  LibraryCustomFieldTemplate,
+  LibraryCustomField,
+  LibraryFileCustomValue,
+  VersionLine,
+  ProductChange,
+  ApiKeyRoleChange,
+];

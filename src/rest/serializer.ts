@@ -5,7 +5,8 @@ type Schema = Record<string, unknown>;
 type Resolve = (ref: string) => object | undefined;
 
 const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isNullSchema = (value: unknown): boolean => isObject(value) && value.type === 'null' && Object.keys(value).every((k) => k === 'type' || k === 'description');
+const isNullSchema = (value: unknown): boolean =>
+  isObject(value) && value.type === 'null' && Object.keys(value).every((k) => k === 'type' || k === 'description');
 
 /** The non-null branch as a schema with a `type`, `$ref`s inlined (without `$id`, which must stay unique); null when it has none. */
 function typedBranch(branch: Schema, resolve: Resolve, depth: number): Schema | null {
@@ -44,7 +45,47 @@ export function withNullableFlags<T>(schema: T, resolve: Resolve = () => undefin
       return { ...other, ...siblings, nullable: true } as T;
     }
   }
+  const tagged = Array.isArray(anyOf) && anyOf.length === 2 ? taggedChoice(anyOf as Schema[], resolve) : null;
+  if (tagged) {
+    const { anyOf: _dropped, ...siblings } = copy;
+    return { ...siblings, ...tagged } as T;
+  }
   return copy as T;
+}
+
+/**
+ * `anyOf: [X, T]` where T (object, or a `$ref` to one) has a required property with a `const` (or
+ * a one-value `enum`) that X does not declare, as `if T's constant then T else X`.
+ *
+ * Why: as above, fast-json-stringify would run X's whole validator on every value to choose (the
+ * sync feed's items: a ProductSummary with its media on every item of every sync page); the `if`
+ * checks one property.
+ */
+function taggedChoice(branches: Schema[], resolve: Resolve): Schema | null {
+  const objectOf = (branch: Schema): Schema | undefined => {
+    const target = typeof branch.$ref === 'string' ? (resolve(branch.$ref) as Schema | undefined) : branch;
+    return target && target.type === 'object' ? target : undefined;
+  };
+  const tagOf = (object: Schema | undefined): [string, unknown] | null => {
+    if (!object || !Array.isArray(object.required) || !isObject(object.properties)) return null;
+    const properties = object.properties;
+    for (const name of object.required as string[]) {
+      const property = properties[name];
+      if (!isObject(property)) continue;
+      if ('const' in property) return [name, property.const];
+      // TypeBox writes a literal as a one-value enum
+      if (Array.isArray(property.enum) && property.enum.length === 1) return [name, property.enum[0]];
+    }
+    return null;
+  };
+  for (const [index, branch] of branches.entries()) {
+    const tag = tagOf(objectOf(branch));
+    const other = branches[1 - index]!;
+    const otherObject = objectOf(other);
+    if (!tag || !otherObject || (isObject(otherObject.properties) && tag[0] in otherObject.properties)) continue;
+    return { if: { type: 'object', properties: { [tag[0]]: { const: tag[1] } }, required: [tag[0]] }, then: branch, else: other };
+  }
+  return null;
 }
 
 /**

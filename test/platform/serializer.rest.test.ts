@@ -1,7 +1,7 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { describe, expect, it } from 'vitest';
 import { MediaObject } from '../../src/core/assets/files/library.schemas.ts';
-import { ProductSummaryView } from '../../src/core/catalogue/products/product.schemas.ts';
+import { ProductSummaryView, ProductTombstoneView } from '../../src/core/catalogue/products/product.schemas.ts';
 import { nullableAwareSerializerFactory, withNullableFlags } from '../../src/rest/serializer.ts';
 
 const media = {
@@ -80,5 +80,31 @@ describe('response serializer: nullable unions become nullable flags (src/rest/s
       expect(rewritten(value)).toBe(original(value));
       expect(JSON.parse(rewritten(value))).toEqual(value);
     }
+  });
+});
+
+describe('response serializer: a tagged union is chosen by its tag (src/rest/serializer.ts)', () => {
+  const items = { type: 'array', items: { anyOf: [{ $ref: 'ProductSummary' }, { $ref: 'ProductTombstone' }] } };
+  const shared = { MediaObject, ProductSummary: ProductSummaryView, ProductTombstone: ProductTombstoneView };
+  const resolve = (ref: string) => (shared as Record<string, object>)[ref];
+  const tombstone = { id: 9, removed: true, reason: 'deleted', at: '2026-11-22T18:00:02.000000Z' };
+
+  it('rewrites the sync feed items (ProductSummary or ProductTombstone) as if removed is true then ProductTombstone else ProductSummary', () => {
+    const rewritten = withNullableFlags(items, resolve) as { items: Record<string, unknown> };
+    expect(rewritten.items.anyOf).toBeUndefined();
+    expect(rewritten.items).toEqual({
+      if: { type: 'object', properties: { removed: { const: true } }, required: ['removed'] },
+      then: { $ref: 'ProductTombstone' },
+      else: { $ref: 'ProductSummary' },
+    });
+  });
+
+  it('serializes a page mixing products and tombstones exactly as the anyOf schema does', () => {
+    const route = { schema: items, method: 'GET', url: '/products', httpStatus: '200' };
+    const original = SerializerSelector()(shared, {})(route);
+    const rewritten = nullableAwareSerializerFactory(shared, {})(route);
+    const page = [summary, tombstone, { ...summary, id: 2 }];
+    expect(rewritten(page)).toBe(original(page));
+    expect(JSON.parse(rewritten(page))).toEqual(page);
   });
 });

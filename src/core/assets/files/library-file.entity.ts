@@ -6,6 +6,7 @@ import { LibraryFolder } from '../folders/folder.entity.ts';
 import { StoredObject } from '../storage/stored-object.entity.ts';
 import { SEARCH_INDEXES } from '../search/search-indexes.ts';
 import { LIBRARY_FILES_TRIGGERS } from '../search/search-triggers.ts';
+import { LIBRARY_FILES_CHANGE_TRIGGER } from '../../catalogue/products/product-change-triggers.ts';
 
 /**
  * A library file: one placement of a stored object in a folder (null = the library root). Its id
@@ -24,15 +25,23 @@ export const LibraryFile = defineEntity({
     { properties: ['object'] },
     // asset search (spec 4.6): one index per filter and sort, chosen by measurement (docs/search.md)
     ...SEARCH_INDEXES,
-    { name: 'library_files_version_line_index', expression: 'create index "library_files_version_line_index" on "library_files" ("version_line_id") where "version_line_id" is not null' },
-    { name: 'library_files_recycle_entry_index', expression: 'create index "library_files_recycle_entry_index" on "library_files" ("recycle_entry_id") where "recycle_entry_id" is not null' },
+    {
+      name: 'library_files_version_line_index',
+      expression: 'create index "library_files_version_line_index" on "library_files" ("version_line_id") where "version_line_id" is not null',
+    },
+    {
+      name: 'library_files_recycle_entry_index',
+      expression: 'create index "library_files_recycle_entry_index" on "library_files" ("recycle_entry_id") where "recycle_entry_id" is not null',
+    },
     // the daily validity check (file-validity.ts) visits only files that have a validity period
     {
       name: 'library_files_validity_index',
-      expression: 'create index "library_files_validity_index" on "library_files" ("id") where "deleted_at" is null and ("validity_start" is not null or "validity_end" is not null)',
+      expression:
+        'create index "library_files_validity_index" on "library_files" ("id") where "deleted_at" is null and ("validity_start" is not null or "validity_end" is not null)',
     },
   ],
-  triggers: LIBRARY_FILES_TRIGGERS,
+  // the products sync feed logs products whose media changed (product-change-triggers.ts)
+  triggers: [...LIBRARY_FILES_TRIGGERS, LIBRARY_FILES_CHANGE_TRIGGER],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

@@ -3,6 +3,7 @@ import { Team } from '../../access/team.entity.ts';
 import { CategoryIcon } from './category-icon.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
 import { Brand } from '../brands/brand.entity.ts';
+import { CATEGORIES_CHANGE_TRIGGER } from '../products/product-change-triggers.ts';
 
 /**
  * A node of a brand's category tree (spec 2.3). `pathKey` holds the names from the root
@@ -32,6 +33,8 @@ export const Category = defineEntity({
         'create unique index "categories_live_sibling_name_unique" on "categories" ("team_id", "brand_id", coalesce("parent_id", 0), "name") where "deleted_at" is null',
     },
   ],
+  // the products sync feed logs products whose category moved or was renamed (product-change-triggers.ts)
+  triggers: [CATEGORIES_CHANGE_TRIGGER],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

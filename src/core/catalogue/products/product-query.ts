@@ -43,6 +43,8 @@ export interface SyncQuery {
   cursor: string | undefined;
   /** Which filters the caller sent, for "repeat equivalent values" on continuations. */
   sentFilters: Record<string, string | number | null>;
+  /** The sync feed opt-in (docs/products.md "Sync feed"); undefined when not sent (a continuation keeps the cursor's). */
+  changes: boolean | undefined;
 }
 
 /**
@@ -51,7 +53,8 @@ export interface SyncQuery {
  * parsed and normalized by PostgreSQL, keeping microseconds.
  */
 export function checkUpdatedAfter(value: string): string {
-  if (!isStorableTimestamp(value)) throw invalid('updatedAfter', 'must be an RFC 3339 timestamp with Z or an offset and 0-6 fractional digits, e.g. 2026-01-01T00:00:00.000000Z');
+  if (!isStorableTimestamp(value))
+    throw invalid('updatedAfter', 'must be an RFC 3339 timestamp with Z or an offset and 0-6 fractional digits, e.g. 2026-01-01T00:00:00.000000Z');
   return value.toUpperCase();
 }
 
@@ -74,10 +77,16 @@ export function parseProductQuery(ctx: CallerScope, raw: Record<string, unknown>
   if (query.sync !== 'true') {
     if (query.updatedAfter !== undefined) throw invalid('updatedAfter', 'is only available with sync=true');
     if (query.cursor !== undefined) throw invalid('cursor', 'is only available with sync=true');
+    if (query.changes !== undefined) throw invalid('changes', 'is only available with sync=true');
     return { mode: 'page', page: query.page ?? 1, pageSize: pageSize ?? DEFAULT_PAGE_SIZE, filters };
   }
   if (query.page !== undefined) throw invalid('page', 'is not available with sync=true; follow nextCursor instead');
   if (query.cursor !== undefined && (query.cursor.length < 1 || query.cursor.length > 8192)) throw invalid('cursor', 'must be 1-8192 characters');
+  if (query.changes !== undefined && query.changes !== 'true' && query.changes !== 'false') throw invalid('changes', "must be 'true' or 'false'");
+  const changes = query.changes === undefined ? undefined : query.changes === 'true';
+  // a feed page merges two index-ordered streams; a search would need the scan budget on both
+  if (changes === true && search !== null)
+    throw invalid('changes', 'cannot be combined with search; sync with changes=true without search, or search without changes');
   return {
     mode: 'sync',
     pageSize,
@@ -85,5 +94,6 @@ export function parseProductQuery(ctx: CallerScope, raw: Record<string, unknown>
     updatedAfter: query.updatedAfter === undefined ? undefined : checkUpdatedAfter(query.updatedAfter),
     cursor: query.cursor,
     sentFilters: { brandId: filters.brandId, categoryId: filters.categoryId, status: filters.status, search: filters.search },
+    changes,
   };
 }

@@ -1,22 +1,33 @@
+import { hasPermission, isRole } from '../../access/roles.ts';
 import { requireKey, type Ctx } from '../../platform/ctx.ts';
 import { DEFAULT_PAGE_SIZE } from '../../platform/pagination.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { SyncQuery } from './product-query.ts';
 import { normalizeTimestamp, readSyncBounds, readSyncSlice, type ProductFilters } from './product-read.ts';
-import type { SyncPagination } from './product.schemas.ts';
-import { decodeCursor, encodeCursor, requireSameScope, type SyncPosition, type SyncScope } from './sync-cursor.ts';
+import { FEED_KIND, readFeedSlice, readRoleAt, type FeedEntry, type FeedKind } from './product-sync-feed-queries.ts';
+import type { ProductTombstone, SyncPagination } from './product.schemas.ts';
+import { decodeCursor, encodeCursor, requireSameScope, type FeedView, type SyncPosition, type SyncScope } from './sync-cursor.ts';
+
+/** A sync page's item: a product as stored, or (under changes=true) a tombstone. */
+export type SyncItem = ProductRecord | ProductTombstone;
+
+export function isTombstone(item: SyncItem): item is ProductTombstone {
+  return (item as ProductTombstone).removed === true;
+}
 
 /**
  * Spec 4.5 synchronization: a scan of (updatedAt, id) ascending within [updatedAfter, upper),
  * where `upper` is fixed by the first request at the database time minus 30 seconds. Pages are
  * keyset pages; the cursor (HMAC-signed) carries the scan's scope and the last position, so a
- * continuation needs no other parameter, and a changed one is refused.
+ * continuation needs no other parameter, and a changed one is refused. With changes=true the scan
+ * is the sync feed (docs/products.md "Sync feed"): the same order and bounds, plus tombstones and
+ * linked changes from the change log.
  */
 export async function syncPage(
   ctx: Ctx,
   query: SyncQuery,
   options: { secret: string; scanLimit: number },
-): Promise<{ records: ProductRecord[]; pagination: SyncPagination }> {
+): Promise<{ items: SyncItem[]; pagination: SyncPagination }> {
   const key = requireKey(ctx.actor);
   const caller = { keyId: key.keyId, role: key.role, teamId: ctx.teamId };
   let scope: SyncScope;
@@ -24,12 +35,13 @@ export async function syncPage(
   if (query.cursor !== undefined) {
     const opened = decodeCursor(options.secret, query.cursor);
     const lower = query.updatedAfter === undefined ? undefined : await normalizeTimestamp(ctx, query.updatedAfter);
-    requireSameScope(opened.scope, caller, { pageSize: query.pageSize, lower, filters: query.sentFilters });
+    requireSameScope(opened.scope, caller, { pageSize: query.pageSize, lower, filters: query.sentFilters, changes: query.changes });
     scope = opened.scope;
     after = opened.position;
   } else {
     const bounds = await readSyncBounds(ctx, query.updatedAfter ?? null);
     scope = { ...caller, filters: query.sentFilters, pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE, lower: bounds.lower, upper: bounds.upper };
+    if (query.changes === true) scope.feed = { view: await viewSince(ctx, key.keyId, key.role, bounds.lower) };
     after = null;
   }
   const filters: ProductFilters = {
@@ -40,10 +52,65 @@ export async function syncPage(
     categoryId: scope.filters.categoryId as number | null,
     search: scope.filters.search as string | null,
   };
-  const slice = await readSyncSlice(ctx, filters, { lower: scope.lower, upper: scope.upper, after }, scope.pageSize, options.scanLimit);
-  const nextCursor = slice.next === null ? null : encodeCursor(options.secret, scope, slice.next);
+  const page = scope.feed
+    ? await feedPage(ctx, filters, scope, scope.feed.view, after)
+    : await readSyncSlice(ctx, filters, { lower: scope.lower, upper: scope.upper, after }, scope.pageSize, options.scanLimit).then((slice) => ({
+        items: slice.records as SyncItem[],
+        next: slice.next,
+      }));
+  const nextCursor = page.next === null ? null : encodeCursor(options.secret, scope, page.next);
   return {
-    records: slice.records,
+    items: page.items,
     pagination: { pageSize: scope.pageSize, syncedUntil: scope.upper, nextCursor, hasMore: nextCursor !== null },
   };
+}
+
+/** One feed page: pageSize entries at most, and where the next page starts (null at the end). */
+async function feedPage(
+  ctx: Ctx,
+  filters: ProductFilters,
+  scope: SyncScope,
+  view: FeedView,
+  after: SyncPosition | null,
+): Promise<{ items: SyncItem[]; next: SyncPosition | null }> {
+  const entries = await readFeedSlice(
+    ctx,
+    filters,
+    {
+      // a key that gained sight of drafts gets every product it may now see, as a full scan would
+      productsLower: view === 'widened' ? null : scope.lower,
+      changesLower: scope.lower,
+      upper: scope.upper,
+      after: after === null ? null : { updatedAt: after.updatedAt, id: after.id, kind: (after.kind ?? FEED_KIND.updated) as FeedKind },
+      narrowedAt: view === 'narrowed' ? scope.lower : null,
+    },
+    scope.pageSize + 1,
+  );
+  const shown = entries.slice(0, scope.pageSize);
+  const last = shown.at(-1);
+  const next = entries.length > scope.pageSize && last ? { updatedAt: last.at, id: idOf(last), kind: last.kind } : null;
+  return { items: shown.map(itemOf), next };
+}
+
+function idOf(entry: FeedEntry): number {
+  return 'record' in entry ? entry.record.id : entry.id;
+}
+
+function itemOf(entry: FeedEntry): SyncItem {
+  if ('record' in entry) return entry.record;
+  return { id: entry.id, removed: true, reason: entry.kind === FEED_KIND.deleted ? 'deleted' : 'hidden', at: entry.at };
+}
+
+/**
+ * How the key's sight of drafts changed since the cycle's lower bound: its role then was the one
+ * its first role change since then started from (a full scan, without a lower bound, has no "then").
+ */
+async function viewSince(ctx: Ctx, keyId: number, role: string, lower: string | null): Promise<FeedView> {
+  if (lower === null) return 'same';
+  const then = await readRoleAt(ctx, keyId, lower);
+  if (then === null || !isRole(then) || !isRole(role)) return 'same';
+  const sawDrafts = hasPermission(then, 'products:read_drafts');
+  const seesDrafts = hasPermission(role, 'products:read_drafts');
+  if (sawDrafts === seesDrafts) return 'same';
+  return seesDrafts ? 'widened' : 'narrowed';
 }

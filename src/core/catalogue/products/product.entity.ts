@@ -5,6 +5,7 @@ import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
 import { Brand } from '../brands/brand.entity.ts';
 import { Category } from '../categories/category.entity.ts';
 import { PRODUCTS_VERSION_TRIGGER } from './product-version.entity.ts';
+import { PRODUCTS_CHANGE_TRIGGER } from './product-change-triggers.ts';
 import { ProductInfoTemplate } from '../templates/template.entity.ts';
 import { TemplateVersion } from '../templates/template-version.entity.ts';
 
@@ -38,8 +39,7 @@ export const Product = defineEntity({
     // categoryId filter in list and sync order; the category deletion guard (category_id = any(subtree))
     {
       name: 'products_live_category_updated',
-      expression:
-        'create index "products_live_category_updated" on "products" ("team_id", "category_id", "updated_at", "id") where "deleted_at" is null',
+      expression: 'create index "products_live_category_updated" on "products" ("team_id", "category_id", "updated_at", "id") where "deleted_at" is null',
     },
     // spec 2.5: the SKU is unique in the library, soft-deleted products included (sku_in_use, also under a race)
     {
@@ -54,8 +54,7 @@ export const Product = defineEntity({
     // the bulk template-upgrade preview: live products pinned to one version, by id (product-read.ts readPinnedProductsPage)
     {
       name: 'products_live_template_version',
-      expression:
-        'create index "products_live_template_version" on "products" ("team_id", "template_version_id", "id") where "deleted_at" is null',
+      expression: 'create index "products_live_template_version" on "products" ("team_id", "template_version_id", "id") where "deleted_at" is null',
     },
     // search: case-insensitive substring of name or spu (ILIKE '%...%' uses trigram indexes)
     {
@@ -67,8 +66,9 @@ export const Product = defineEntity({
       expression: 'create index "products_live_spu_trgm" on "products" using gin ("spu" gin_trgm_ops) where "deleted_at" is null',
     },
   ],
-  // raises product_versions at commit: the memo of exact list totals is keyed by it (product-totals.ts)
-  triggers: [PRODUCTS_VERSION_TRIGGER],
+  // raises product_versions at commit: the memo of exact list totals is keyed by it (product-totals.ts);
+  // logs deletions and unpublishes for the sync feed (product-change-triggers.ts)
+  triggers: [PRODUCTS_VERSION_TRIGGER, PRODUCTS_CHANGE_TRIGGER],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

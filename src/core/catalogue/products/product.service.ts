@@ -12,27 +12,21 @@ import { ProductLifecycle } from './product-lifecycle.ts';
 import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
-import {
-  hasLiveProductInBrand,
-  hasLiveProductInCategories,
-  readListPage,
-  readProduct,
-  readProductsByIds,
-  visibleProductIds,
-} from './product-read.ts';
-import { syncPage } from './product-sync.ts';
+import { hasLiveProductInBrand, hasLiveProductInCategories, readListPage, readProduct, readProductsByIds, visibleProductIds } from './product-read.ts';
+import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
 import { readPinnedVersions } from './product-template.ts';
-import {
-  applyCustomValues,
-  checkMedia,
-  checkReferences,
-  completenessIssues,
-  draftFromCreate,
-  insertDraft,
-} from './product-write.ts';
+import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate, insertDraft } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
-import { ProductCreate, ProductVisibilityRequest, type ProductDetail, type ProductSummary, type ProductVisibilityItem, type SyncPagination } from './product.schemas.ts';
+import {
+  ProductCreate,
+  ProductVisibilityRequest,
+  type ProductDetail,
+  type ProductSummary,
+  type ProductTombstone,
+  type ProductVisibilityItem,
+  type SyncPagination,
+} from './product.schemas.ts';
 import type { InformationTemplateService } from '../templates/information-template.service.ts';
 import type { TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
 import { ProductTemplateUpgrades } from './template-upgrade.ts';
@@ -50,7 +44,7 @@ export interface ProductOutcome {
 
 export type ProductListResult =
   | { mode: 'page'; items: ProductSummary[]; pagination: Pagination }
-  | { mode: 'sync'; items: ProductSummary[]; pagination: SyncPagination };
+  | { mode: 'sync'; items: Array<ProductSummary | ProductTombstone>; pagination: SyncPagination };
 
 export interface ProductServiceOptions {
   library: LibraryService;
@@ -84,15 +78,22 @@ export class ProductService {
   /** listProducts (spec 4.5): ordinary pages (updatedAt, id descending) or, with sync=true, a cursor scan. */
   async list(ctx: Ctx, query: Record<string, unknown>): Promise<ProductListResult> {
     const records = await this.listRecords(ctx, query);
-    const media = await this.library.mediaFor(ctx, mediaIdsOf(records.items));
-    const items = records.items.map((record) => summaryOf(record, media));
-    return records.mode === 'page' ? { mode: 'page', items, pagination: records.pagination } : { mode: 'sync', items, pagination: records.pagination };
+    if (records.mode === 'page') {
+      const media = await this.library.mediaFor(ctx, mediaIdsOf(records.items));
+      return { mode: 'page', items: records.items.map((record) => summaryOf(record, media)), pagination: records.pagination };
+    }
+    // tombstones (sync feed only) carry no media and pass through as they are
+    const products = records.items.filter((item): item is ProductRecord => !isTombstone(item));
+    const media = await this.library.mediaFor(ctx, mediaIdsOf(products));
+    const items = records.items.map((item) => (isTombstone(item) ? item : summaryOf(item, media)));
+    return { mode: 'sync', items, pagination: records.pagination };
   }
 
   /** The same listing as stored records (GraphQL resolves media, brands and templates through its loaders). */
-  async listRecords(ctx: Ctx, query: Record<string, unknown>): Promise<
-    { mode: 'page'; items: ProductRecord[]; pagination: Pagination } | { mode: 'sync'; items: ProductRecord[]; pagination: SyncPagination }
-  > {
+  async listRecords(
+    ctx: Ctx,
+    query: Record<string, unknown>,
+  ): Promise<{ mode: 'page'; items: ProductRecord[]; pagination: Pagination } | { mode: 'sync'; items: SyncItem[]; pagination: SyncPagination }> {
     requirePermission(ctx, 'products:read');
     const parsed = parseProductQuery(ctx, query);
     if (parsed.mode === 'page') {
@@ -101,8 +102,8 @@ export class ProductService {
       return { mode: 'page', items: records, pagination: paginationOf(page, total) };
     }
     if (!this.cursorSecret) throw new Error('The cursor signing secret is not loaded; sync is unavailable');
-    const { records, pagination } = await syncPage(ctx, parsed, { secret: this.cursorSecret, scanLimit: this.syncScanLimit });
-    return { mode: 'sync', items: records, pagination };
+    const { items, pagination } = await syncPage(ctx, parsed, { secret: this.cursorSecret, scanLimit: this.syncScanLimit });
+    return { mode: 'sync', items, pagination };
   }
 
   /** getProduct: one product the caller may see (drafts are 404 for view_only and usable), with its ETag. */
@@ -149,7 +150,12 @@ export class ProductService {
       const pin = await this.templates.resolveForProduct(tx, { templateId: body.templateId, brandId: draft.brandId, categoryId: draft.categoryId });
       const groups = pin ? (await this.templates.getVersion(tx, pin.versionId)).groups : null;
       const mediaInputs = applyCustomValues(draft, groups, body.templateFields);
-      await checkMedia(tx, this.library, draft, { coverFileId: draft.coverFileId, imageFileIds: draft.imageFileIds, relatedFileIds: draft.relatedFileIds, fields: mediaInputs });
+      await checkMedia(tx, this.library, draft, {
+        coverFileId: draft.coverFileId,
+        imageFileIds: draft.imageFileIds,
+        relatedFileIds: draft.relatedFileIds,
+        fields: mediaInputs,
+      });
       // every reference was just checked live, so completeness may count them all
       const live = checkedLive(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }));
       const record = await insertDraft(tx, draft, pin, draftReasonOf(completenessIssues(draft, groups, live), groups));

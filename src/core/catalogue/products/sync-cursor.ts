@@ -16,12 +16,22 @@ export interface SyncScope {
   lower: string | null;
   /** Exclusive fixed upper bound: the first request's database time minus 30 seconds. */
   upper: string;
+  /**
+   * Present only under the sync feed opt-in (`changes=true`, docs/products.md "Sync feed"): how the
+   * key's view of drafts changed since `lower` (fixed by the first request, like the bounds).
+   */
+  feed?: { view: FeedView };
 }
+
+/** Whether a key's role sees drafts as it did at the cycle's lower bound, or lost or gained them since. */
+export type FeedView = 'same' | 'narrowed' | 'widened';
 
 /** The last row returned, keyset style; null before the first row. */
 export interface SyncPosition {
   updatedAt: string;
   id: number;
+  /** Under the feed opt-in: the entry's kind among entries of one product at one instant (FEED_KIND). */
+  kind?: number;
 }
 
 interface Payload {
@@ -58,12 +68,20 @@ export function decodeCursor(secret: string, cursor: string): { scope: SyncScope
 }
 
 /** Throws unless the cursor's scope belongs to this caller and the repeated parameters are equivalent. */
-export function requireSameScope(bound: SyncScope, current: Pick<SyncScope, 'keyId' | 'role' | 'teamId'>, repeated: Partial<SyncScope>): void {
+export function requireSameScope(
+  bound: SyncScope,
+  current: Pick<SyncScope, 'keyId' | 'role' | 'teamId'>,
+  repeated: Partial<SyncScope> & { changes?: boolean },
+): void {
   if (bound.keyId !== current.keyId || bound.teamId !== current.teamId || bound.role !== current.role) {
     throw invalid('cursor', 'belongs to another key or role; start a new scan');
   }
-  if (repeated.pageSize !== undefined && repeated.pageSize !== bound.pageSize) throw invalid('pageSize', 'differs from the cursor; omit it or repeat the same value');
-  if (repeated.lower !== undefined && repeated.lower !== bound.lower) throw invalid('updatedAfter', 'differs from the cursor; omit it or repeat the same value');
+  if (repeated.pageSize !== undefined && repeated.pageSize !== bound.pageSize)
+    throw invalid('pageSize', 'differs from the cursor; omit it or repeat the same value');
+  if (repeated.lower !== undefined && repeated.lower !== bound.lower)
+    throw invalid('updatedAfter', 'differs from the cursor; omit it or repeat the same value');
+  if (repeated.changes !== undefined && repeated.changes !== (bound.feed !== undefined))
+    throw invalid('changes', 'differs from the cursor; omit it or repeat the same value');
   for (const [name, value] of Object.entries(repeated.filters ?? {})) {
     if (value !== null && value !== undefined && bound.filters[name] !== value) {
       throw invalid(name, 'differs from the cursor; omit it or repeat the same value');
