@@ -42,8 +42,9 @@ export interface SqlLiteral {
 
 /**
  * Every string and template literal of a TypeScript source that holds a SQL statement. The source
- * is parsed (Oxc, through Vite), so comments, regular expressions and identifiers never count,
- * and a template's interpolations do not hide the SQL around them.
+ * is parsed (Oxc, through Vite: vitest's own parser, a devDependency), so comments, regular
+ * expressions and identifiers never count, and a template's interpolations do not hide the SQL
+ * around them.
  */
 export function sqlLiteralsIn(filename: string, source: string): SqlLiteral[] {
   const parsed = parseSync(filename, source, { lang: 'ts' });
