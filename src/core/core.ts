@@ -11,6 +11,7 @@ import { VersionLineService } from './assets/versions/version-lines.service.ts';
 import { LibraryImportService } from './assets/imports/import.ts';
 import { PendingInboundService } from './assets/pending-inbound/pending-inbound.ts';
 import { LibraryService } from './assets/files/library.service.ts';
+import type { NameMatches } from './assets/files/asset-lookup.ts';
 import { LinkSigner } from './assets/delivery/links.ts';
 import { PreviewCache } from './assets/delivery/previews.ts';
 import { AssetSearchService } from './assets/search/asset-search.service.ts';
@@ -117,6 +118,8 @@ export interface AssetServices {
   tagFileCounts: TagFileCounts;
   /** The memo of search facet counts, keyed by library version like the totals (docs/search.md "Facets"). */
   facetCounts: VersionedMemo<FacetCounts>;
+  /** The memo of asset lookup's name matches (count, and ids when few), keyed by library version (docs/products.md "Asset lookup"). */
+  lookupNameMatches: VersionedMemo<NameMatches>;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: FolderShareService;
   /** Signs and verifies `/files/...` links. */
@@ -168,7 +171,9 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches, tagFileCounts, facetCounts });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
-  const library = new LibraryService({ signer: links, totals: searchTotals });
+  // a name's match ids are kept up to 100,000 (NAME_MATCH_IDS_MAX), 4 bytes each: at most 4,000,000 in all
+  const lookupNameMatches = new VersionedMemo<NameMatches>(20_000, { of: (matches) => matches.ids?.length ?? 0, max: 4_000_000 });
+  const library = new LibraryService({ signer: links, lookupMemos: { totals: searchTotals, nameMatches: lookupNameMatches } });
   const outbound = new OutboundGuard({ allowHosts: config.outboundAllowHosts });
   const attemptLimiter = new AttemptLimiter({ redisUrl: config.redisUrl, prefix: config.queuePrefix });
   const libraryImport = new LibraryImportService(storage);
@@ -220,6 +225,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       colourMatches,
       tagFileCounts,
       facetCounts,
+      lookupNameMatches,
       shares: new FolderShareService({ signer: links, limiter: attemptLimiter }),
       links,
       previews,

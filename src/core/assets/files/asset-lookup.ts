@@ -45,13 +45,29 @@ export type AssetLookupItem = Static<typeof AssetLookupItem>;
 const checkQuery = compileInput(AssetLookupQuery);
 
 /**
- * Up to this many name matches, a page is read by id from the narrow name table's matches; above
- * it, by walking library_files in id order, which a common name fills within a few pages' rows.
+ * Up to this many name matches, a lookup by name keeps their ids (sorted, in the memo with the
+ * count), and reads any page as a slice of them: the cost of a page is then that of a lookup by
+ * ids. Above it (a name in more than a tenth of 1,000,000 files), a page walks the narrow name table
+ * in id order, which such a name fills within a few pages' rows.
  */
-const FEW_NAME_MATCHES = 2_000;
+const NAME_MATCH_IDS_MAX = 100_000;
 
 /** The live files of a team (first parameter) whose lower-cased name is like a pattern (second), from the narrow name table. */
 const NARROW_NAME_MATCHES = "from library_file_names n where n.team_id = ? and n.lname like ? escape '\\'";
+
+/** What a lookup by name alone knows of its matches at one library version: their number, and their ids (ascending) when at most the limit. */
+export interface NameMatches {
+  count: number;
+  ids: Int32Array | null;
+}
+
+/** Memos of lookup facts kept per library version; null: nothing is kept, every call reads afresh. */
+export interface LookupMemos {
+  /** Exact totals of lookups with filters other than a name alone (shared with asset search). */
+  totals: VersionedMemo<number>;
+  /** A name alone: its match count and, when few enough, ids. */
+  nameMatches: VersionedMemo<NameMatches>;
+}
 
 interface Row {
   id: number;
@@ -64,13 +80,15 @@ interface Row {
  * Asset lookup (spec 2.1 "the id returned by asset lookup"): a sync job finds the file-path IDs its
  * products' media must reference, by name, folder, extension, content hash or id. Any role; the
  * team's live files only, ordered by id; the name filter uses the search's trigram index.
+ * `nameMatchIdsMax`: up to this many matches of a name alone, their ids are read and pages sliced
+ * from them (tests compare both ways of reading a page).
  */
 export async function lookupAssets(
   ctx: Ctx,
   library: LibraryService,
-  totals: VersionedMemo<number> | null,
+  memos: LookupMemos | null,
   input: unknown,
-  fewNameMatches = FEW_NAME_MATCHES,
+  nameMatchIdsMax = NAME_MATCH_IDS_MAX,
 ): Promise<Page<AssetLookupItem>> {
   requirePermission(ctx, 'products:read');
   const query = checkQuery(input);
@@ -117,33 +135,36 @@ export async function lookupAssets(
   const pageSql = (condition: string) =>
     `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${condition} order by f.id limit ? offset ?`;
   const pageParams = [page.pageSize, (page.page - 1) * page.pageSize];
-  // a name alone is counted on the narrow name table (its trigram rechecks read small rows), and
-  // its page chosen by that count: none, a few (read by id from the narrow table's matches: no
-  // recheck of wide rows) or many (walk library_files by id until the page is full)
-  const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
-  const countMatches = async () =>
-    nameOnly
-      ? (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n
-      : (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
   // an exact count reads every match; it is kept per library version, so the next pages and
   // repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
-  const version = totals ? await libraryVersionOf(ctx) : null;
-  const counted = () => (totals && version !== null ? totals.get(ctx.teamId, version, `asset-lookup|${JSON.stringify([where, params])}`, countMatches) : countMatches());
+  const version = memos ? await libraryVersionOf(ctx) : null;
+  const remembered = <T>(memo: VersionedMemo<T> | undefined, key: string, compute: () => Promise<T>): Promise<T> =>
+    memo && version !== null ? memo.get(ctx.teamId, version, key, compute) : compute();
   let count: number;
   let rows: Row[];
+  const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
   if (nameOnly) {
-    count = await counted();
-    if (count === 0) rows = [];
-    else if (count <= fewNameMatches) {
-      const byNarrowName = filesWhere([
-        `f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`,
-        'f.team_id = ?',
-        'f.deleted_at is null',
-      ]);
-      rows = await queryRows<Row>(ctx, pageSql(byNarrowName), [ctx.teamId, namePattern, ctx.teamId, ...pageParams]);
-    } else rows = await queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams]);
+    // a name alone is counted on the narrow name table (its trigram rechecks read small rows), in the
+    // same statement that collects the matches' ids when they are few; a page is then a slice of
+    // those ids, or (many matches) the narrow table walked in id order
+    const matches = await remembered(memos?.nameMatches, `${nameMatchIdsMax}|${namePattern}`, () => nameMatchesOf(ctx, namePattern, nameMatchIdsMax));
+    count = matches.count;
+    const offset = (page.page - 1) * page.pageSize;
+    if (offset >= count) rows = [];
+    else if (matches.ids) {
+      const slice = matches.ids.subarray(offset, offset + page.pageSize);
+      const byIds = filesWhere(['f.id = any(?::int[])', 'f.team_id = ?', 'f.deleted_at is null']);
+      rows = await queryRows<Row>(ctx, pageSql(byIds), [`{${slice.join(',')}}`, ctx.teamId, page.pageSize, 0]);
+    } else {
+      const walked = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES} order by n.file_id limit ? offset ?))`, 'f.team_id = ?', 'f.deleted_at is null']);
+      rows = await queryRows<Row>(ctx, pageSql(walked), [ctx.teamId, namePattern, ...pageParams, ctx.teamId, page.pageSize, 0]);
+    }
   } else {
-    [count, rows] = await Promise.all([counted(), queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams])]);
+    const countMatches = async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
+    [count, rows] = await Promise.all([
+      remembered(memos?.totals, `asset-lookup|${JSON.stringify([where, params])}`, countMatches),
+      queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams]),
+    ]);
   }
   const media = await library.mediaFor(ctx, rows.map((r) => r.id));
   const items = rows.flatMap((row) => {
@@ -152,4 +173,16 @@ export async function lookupAssets(
     return [{ id: row.id, assetId: row.assetId, name: row.name, folderPath: row.folderPath, mimeType: m.mimeType!, size: m.size!, width: m.width ?? null, height: m.height ?? null, duration: m.duration ?? null, previewUrl: m.previewUrl ?? null }];
   });
   return { items, pagination: paginationOf(page, count) };
+}
+
+/** A name's matches on the narrow name table: their number, and their ids (ascending) when at most `idsMax`. */
+async function nameMatchesOf(ctx: Ctx, namePattern: string, idsMax: number): Promise<NameMatches> {
+  // one pass over the matches; the ids are gathered unsorted (sorting them in SQL would sort every
+  // match of a common name only to drop them) and sorted here when kept
+  const row = (await queryOne<{ n: number; ids: number[] | null }>(
+    ctx,
+    `select count(*)::int as n, case when count(*) <= ? then array_agg(n.file_id) end as ids ${NARROW_NAME_MATCHES}`,
+    [idsMax, ctx.teamId, namePattern],
+  ))!;
+  return { count: row.n, ids: row.ids ? Int32Array.from(row.ids).sort() : null };
 }
