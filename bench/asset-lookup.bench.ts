@@ -54,7 +54,8 @@ const COLD_LEVELS = (env.BENCH_COLD ?? '1').split(',').filter((v) => v !== '').m
 const EXPLAIN = env.BENCH_EXPLAIN !== '0';
 const TARGET_P95_MS = 50;
 const TARGET_FLOOR_RATIO = 1.5;
-/** The route's NAME_MATCH_IDS_MAX: up to this many matches a name's ids are kept and pages sliced from them. */
+/** The route's FEW_NAME_MATCHES and NAME_MATCH_IDS_MAX (src/core/assets/files/asset-lookup.ts). */
+const FEW_NAME_MATCHES = 2_000;
 const NAME_MATCH_IDS_MAX = 100_000;
 const SECRET = 'bench-search-secret-bench-search-secret';
 const databaseUrl = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', BENCH_DATABASE);
@@ -147,10 +148,12 @@ async function openDatabase(): Promise<Facts> {
 /** The route's statements for a name alone (src/core/assets/files/asset-lookup.ts; LibraryService.mediaFor), `$n` placeholders. */
 const VERSION_SQL = 'select coalesce((select v.version from library_versions v where v.team_id = $1), 0)::text as version';
 const NARROW = "from library_file_names n where n.team_id = $1 and n.lname like $2 escape '\\'";
-const MATCHES_SQL = `select count(*)::int as n, case when count(*) <= $3 then array_agg(n.file_id) end as ids ${NARROW}`;
+const COUNT_SQL = `select count(*)::int as n ${NARROW}`;
+const IDS_SQL = `select array_agg(n.file_id) as ids ${NARROW}`;
 const PAGE_COLUMNS = `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath"
   from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id`;
 const PAGE_BY_IDS_SQL = `${PAGE_COLUMNS} where f.id = any($1::int[]) and f.team_id = $2 and f.deleted_at is null order by f.id limit $3 offset 0`;
+const PAGE_BY_NARROW_SQL = `${PAGE_COLUMNS} where f.id = any(array(select n.file_id ${NARROW})) and f.team_id = $1 and f.deleted_at is null order by f.id limit $3 offset $4`;
 const PAGE_WALKED_SQL = `${PAGE_COLUMNS} where f.id = any(array(select n.file_id ${NARROW} order by n.file_id limit $3 offset $4)) and f.team_id = $1 and f.deleted_at is null order by f.id limit $3 offset 0`;
 const MEDIA_SQL = `select r.id as requested, f.id, f.name, f.mime_type as "mimeType", f.byte_size::text as size, f.width, f.height, f.duration_ms::float8 as "durationMs"
   from ${VISIBLE_FROM} join library_files f on f.team_id = r.team_id and f.deleted_at is null and f.id = ${VISIBLE_ID}
@@ -170,43 +173,46 @@ async function shelfOnce(server: ChildServer, key: string, kind: string): Promis
   return res.status === 200;
 }
 
-interface NameMatches {
-  count: number;
-  ids: Int32Array | null;
-}
+const countOf = async (pool: pg.Pool, teamId: number, like: string) => (await pool.query(COUNT_SQL, [teamId, like])).rows[0].n as number;
+const idsOf = async (pool: pg.Pool, teamId: number, like: string) => Int32Array.from(((await pool.query(IDS_SQL, [teamId, like])).rows[0].ids ?? []) as number[]).sort();
 
-async function nameMatchesOf(pool: pg.Pool, teamId: number, like: string): Promise<NameMatches> {
-  const row = (await pool.query(MATCHES_SQL, [teamId, like, NAME_MATCH_IDS_MAX])).rows[0];
-  return { count: row.n as number, ids: row.ids ? Int32Array.from(row.ids as number[]).sort() : null };
+/** The route's memos (platform/versioned-memo.ts): by library version and key, concurrent misses sharing one computation. */
+class BareMemo<T> {
+  private readonly kept = new Map<string, T>();
+  private readonly running = new Map<string, Promise<T>>();
+  has(key: string): boolean {
+    return this.kept.has(key);
+  }
+  async get(key: string, compute: () => Promise<T>): Promise<T> {
+    if (this.kept.has(key)) return this.kept.get(key)!;
+    let running = this.running.get(key);
+    if (!running) {
+      running = compute().then((value) => (this.kept.set(key, value), value));
+      this.running.set(key, running);
+      running.finally(() => this.running.delete(key)).catch(() => {});
+    }
+    return running;
+  }
 }
-
-/** The route's memo of a name's matches, by library version and pattern; concurrent misses share one computation (platform/versioned-memo.ts). */
-const bareMemo = new Map<string, NameMatches>();
-const bareInFlight = new Map<string, Promise<NameMatches>>();
+const bareCounts = new BareMemo<number>();
+const bareIds = new BareMemo<Int32Array>();
 
 async function bareOnce(pool: pg.Pool, teamId: number, kind: string, memo: boolean): Promise<boolean> {
   const d = drawOf(kind);
   const like = pattern(d.name);
+  // the route reads the version even with its memo switched off
   const version = (await pool.query(VERSION_SQL, [teamId])).rows[0].version as string;
-  let matches: NameMatches;
   const key = `${version}|${like}`;
-  const known = memo ? bareMemo.get(key) : undefined;
-  if (known) matches = known;
-  else if (!memo) matches = await nameMatchesOf(pool, teamId, like);
-  else {
-    let running = bareInFlight.get(key);
-    if (!running) {
-      running = nameMatchesOf(pool, teamId, like).then((m) => (bareMemo.set(key, m), m));
-      bareInFlight.set(key, running);
-      running.finally(() => bareInFlight.delete(key)).catch(() => {});
-    }
-    matches = await running;
-  }
+  const seenBefore = memo && bareCounts.has(key);
+  const count = memo ? await bareCounts.get(key, () => countOf(pool, teamId, like)) : await countOf(pool, teamId, like);
   const offset = (d.page - 1) * d.pageSize;
-  if (offset >= matches.count) return true;
-  const page = matches.ids
-    ? await pool.query(PAGE_BY_IDS_SQL, [`{${matches.ids.subarray(offset, offset + d.pageSize).join(',')}}`, teamId, d.pageSize])
-    : await pool.query(PAGE_WALKED_SQL, [teamId, like, d.pageSize, offset]);
+  if (offset >= count) return true;
+  let page: pg.QueryResult;
+  if (seenBefore && count <= NAME_MATCH_IDS_MAX) {
+    const ids = await bareIds.get(key, () => idsOf(pool, teamId, like));
+    page = await pool.query(PAGE_BY_IDS_SQL, [`{${ids.subarray(offset, offset + d.pageSize).join(',')}}`, teamId, d.pageSize]);
+  } else if (count <= FEW_NAME_MATCHES) page = await pool.query(PAGE_BY_NARROW_SQL, [teamId, like, d.pageSize, offset]);
+  else page = await pool.query(PAGE_WALKED_SQL, [teamId, like, d.pageSize, offset]);
   const ids = page.rows.map((r) => r.id as number);
   if (ids.length > 0) await pool.query(MEDIA_SQL, [teamId, `{${ids.join(',')}}`]);
   return true;
@@ -233,16 +239,16 @@ try {
   const total = counts.files;
   const matches: Array<{ kind: string; name: string; n: number }> = [];
   for (const [kind, names] of Object.entries(KINDS)) {
-    for (const name of names) matches.push({ kind, name, n: (await nameMatchesOf(pool, facts.teamId, pattern(name))).count });
+    for (const name of names) matches.push({ kind, name, n: await countOf(pool, facts.teamId, pattern(name)) });
   }
   console.error(`${total} live files; matches: ${matches.map((m) => `${m.name} ${m.n}`).join(', ')}`);
   const oneId = (await pool.query('select min(id) as id from library_files where team_id = $1 and deleted_at is null', [facts.teamId])).rows[0].id as number;
   const floorOnce = async () => (await get(server.baseUrl, `/v1/assets?ids=${oneId}`, facts.key)).status === 200;
   // the answer's shape, once per server: a full page, the bare count as the total, and the bare page's ids
   for (const s of [server, ...(cold ? [cold] : [])]) {
-    for (const [name, page, pageSize] of [['lemon', 2, 20], ['.mp4', 5, 100], ['red', 5, 100], ['sock-4', 3, 20]] as const) {
+    for (const [name, page, pageSize] of [['lemon', 2, 20], ['.mp4', 5, 100], ['red', 5, 100], ['sock-4', 3, 20], ['lemon', 3, 100], ['sock-4', 3, 20]] as const) {
       const probe = JSON.parse((await get(s.baseUrl, `/v1/assets?name=${encodeURIComponent(name)}&page=${page}&pageSize=${pageSize}`, facts.key)).text);
-      const bare = await nameMatchesOf(pool, facts.teamId, pattern(name));
+      const bare = { count: await countOf(pool, facts.teamId, pattern(name)) };
       const walked = (await pool.query(PAGE_WALKED_SQL, [facts.teamId, pattern(name), pageSize, (page - 1) * pageSize])).rows.map((r) => r.id as number);
       const got = (probe.data ?? []).map((item: { id: number }) => item.id);
       if (probe.pagination?.totalCount !== bare.count || JSON.stringify(got) !== JSON.stringify(walked) || got.length === 0) {
@@ -294,18 +300,18 @@ try {
   }
 
   if (EXPLAIN) {
-    console.log('\nEXPLAIN (ANALYZE, BUFFERS) of the route\'s count-and-ids statement and page 5 (pageSize 100), one substring per kind:\n');
+    console.log('\nEXPLAIN (ANALYZE, BUFFERS) of the route\'s statements for page 5 (pageSize 100), one substring per kind: the count, and the page as a first lookup reads it and as a repeat does (a slice of the kept ids):\n');
     for (const kind of Object.keys(KINDS)) {
       const name = KINDS[kind]![0]!;
       const like = pattern(name);
-      const found = await nameMatchesOf(pool, facts.teamId, like);
-      const statements: Array<[string, string, unknown[]]> = [['count and ids', MATCHES_SQL, [facts.teamId, like, NAME_MATCH_IDS_MAX]]];
-      if (found.count > 400) {
-        statements.push(
-          found.ids
-            ? ['page 5 (a slice of the ids)', PAGE_BY_IDS_SQL, [`{${found.ids.subarray(400, 500).join(',')}}`, facts.teamId, 100]]
-            : ['page 5 (the narrow table walked by id)', PAGE_WALKED_SQL, [facts.teamId, like, 100, 400]],
-        );
+      const n = await countOf(pool, facts.teamId, like);
+      const statements: Array<[string, string, unknown[]]> = [['count', COUNT_SQL, [facts.teamId, like]]];
+      if (n > 400) {
+        statements.push(n <= FEW_NAME_MATCHES ? ['first lookup: page by id from the narrow table\'s matches', PAGE_BY_NARROW_SQL, [facts.teamId, like, 100, 400]] : ['first lookup: the narrow table walked by id', PAGE_WALKED_SQL, [facts.teamId, like, 100, 400]]);
+        if (n <= NAME_MATCH_IDS_MAX) {
+          statements.push(['repeat: the ids, read once per version', IDS_SQL, [facts.teamId, like]]);
+          statements.push(['repeat: a slice of the kept ids', PAGE_BY_IDS_SQL, [`{${(await idsOf(pool, facts.teamId, like)).subarray(400, 500).join(',')}}`, facts.teamId, 100]]);
+        }
       }
       for (const [label, sql, params] of statements) {
         const plan = (await pool.query(`explain (analyze, buffers, costs off) ${sql}`, params)).rows.map((r) => r['QUERY PLAN'] as string);

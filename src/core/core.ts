@@ -11,7 +11,6 @@ import { VersionLineService } from './assets/versions/version-lines.service.ts';
 import { LibraryImportService } from './assets/imports/import.ts';
 import { PendingInboundService } from './assets/pending-inbound/pending-inbound.ts';
 import { LibraryService } from './assets/files/library.service.ts';
-import type { NameMatches } from './assets/files/asset-lookup.ts';
 import { LinkSigner } from './assets/delivery/links.ts';
 import { PreviewCache } from './assets/delivery/previews.ts';
 import { AssetSearchService } from './assets/search/asset-search.service.ts';
@@ -118,8 +117,8 @@ export interface AssetServices {
   tagFileCounts: TagFileCounts;
   /** The memo of search facet counts, keyed by library version like the totals (docs/search.md "Facets"). */
   facetCounts: VersionedMemo<FacetCounts>;
-  /** The memo of asset lookup's name matches (count, and ids when few), keyed by library version (docs/products.md "Asset lookup"). */
-  lookupNameMatches: VersionedMemo<NameMatches>;
+  /** The memo of the ids matching a name in asset lookup, keyed by library version (docs/products.md "Asset lookup"). */
+  lookupNameMatchIds: VersionedMemo<Int32Array>;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: FolderShareService;
   /** Signs and verifies `/files/...` links. */
@@ -172,8 +171,8 @@ export function createCore(orm: MikroORM, config: Config): Core {
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
   // a name's match ids are kept up to 100,000 (NAME_MATCH_IDS_MAX), 4 bytes each: at most 4,000,000 in all
-  const lookupNameMatches = new VersionedMemo<NameMatches>(20_000, { of: (matches) => matches.ids?.length ?? 0, max: 4_000_000 });
-  const library = new LibraryService({ signer: links, lookupMemos: { totals: searchTotals, nameMatches: lookupNameMatches } });
+  const lookupNameMatchIds = new VersionedMemo<Int32Array>(1_000, { of: (ids) => ids.length, max: 4_000_000 });
+  const library = new LibraryService({ signer: links, lookupMemos: { totals: searchTotals, nameMatchIds: lookupNameMatchIds } });
   const outbound = new OutboundGuard({ allowHosts: config.outboundAllowHosts });
   const attemptLimiter = new AttemptLimiter({ redisUrl: config.redisUrl, prefix: config.queuePrefix });
   const libraryImport = new LibraryImportService(storage);
@@ -225,7 +224,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       colourMatches,
       tagFileCounts,
       facetCounts,
-      lookupNameMatches,
+      lookupNameMatchIds,
       shares: new FolderShareService({ signer: links, limiter: attemptLimiter }),
       links,
       previews,

@@ -45,28 +45,29 @@ export type AssetLookupItem = Static<typeof AssetLookupItem>;
 const checkQuery = compileInput(AssetLookupQuery);
 
 /**
- * Up to this many name matches, a lookup by name keeps their ids (sorted, in the memo with the
- * count), and reads any page as a slice of them: the cost of a page is then that of a lookup by
- * ids. Above it (a name in more than a tenth of 1,000,000 files), a page walks the narrow name table
- * in id order, which such a name fills within a few pages' rows.
+ * A first lookup of a name (cold) with up to this many matches reads its page by id from the narrow
+ * name table's matches; with more, it walks the narrow table in id order, which a common name fills
+ * within a few pages' rows.
+ */
+const FEW_NAME_MATCHES = 2_000;
+
+/**
+ * A name looked up again at the same library version with up to this many matches gets its match
+ * ids read once and kept (sorted) in the memo; its pages are then slices of them, as cheap as a
+ * lookup by ids. The first lookup never pays for reading them: gathering 50,000 ids doubles the cost
+ * of the count (bench/RESULTS-catalogue-reads.md).
  */
 const NAME_MATCH_IDS_MAX = 100_000;
 
 /** The live files of a team (first parameter) whose lower-cased name is like a pattern (second), from the narrow name table. */
 const NARROW_NAME_MATCHES = "from library_file_names n where n.team_id = ? and n.lname like ? escape '\\'";
 
-/** What a lookup by name alone knows of its matches at one library version: their number, and their ids (ascending) when at most the limit. */
-export interface NameMatches {
-  count: number;
-  ids: Int32Array | null;
-}
-
 /** Memos of lookup facts kept per library version; null: nothing is kept, every call reads afresh. */
 export interface LookupMemos {
-  /** Exact totals of lookups with filters other than a name alone (shared with asset search). */
+  /** Exact lookup totals (shared with asset search). */
   totals: VersionedMemo<number>;
-  /** A name alone: its match count and, when few enough, ids. */
-  nameMatches: VersionedMemo<NameMatches>;
+  /** The ids, ascending, of the files matching a name looked up more than once. */
+  nameMatchIds: VersionedMemo<Int32Array>;
 }
 
 interface Row {
@@ -80,15 +81,15 @@ interface Row {
  * Asset lookup (spec 2.1 "the id returned by asset lookup"): a sync job finds the file-path IDs its
  * products' media must reference, by name, folder, extension, content hash or id. Any role; the
  * team's live files only, ordered by id; the name filter uses the search's trigram index.
- * `nameMatchIdsMax`: up to this many matches of a name alone, their ids are read and pages sliced
- * from them (tests compare both ways of reading a page).
+ * `fewNameMatches`: the most matches of a first lookup by name alone read by id from the narrow
+ * table's matches (tests compare both ways of reading a page).
  */
 export async function lookupAssets(
   ctx: Ctx,
   library: LibraryService,
   memos: LookupMemos | null,
   input: unknown,
-  nameMatchIdsMax = NAME_MATCH_IDS_MAX,
+  fewNameMatches = FEW_NAME_MATCHES,
 ): Promise<Page<AssetLookupItem>> {
   requirePermission(ctx, 'products:read');
   const query = checkQuery(input);
@@ -142,29 +143,30 @@ export async function lookupAssets(
     memo && version !== null ? memo.get(ctx.teamId, version, key, compute) : compute();
   let count: number;
   let rows: Row[];
+  const countKey = `asset-lookup|${JSON.stringify([where, params])}`;
   const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
   if (nameOnly) {
-    // a name alone is counted on the narrow name table (its trigram rechecks read small rows), in the
-    // same statement that collects the matches' ids when they are few; a page is then a slice of
-    // those ids, or (many matches) the narrow table walked in id order
-    const matches = await remembered(memos?.nameMatches, `${nameMatchIdsMax}|${namePattern}`, () => nameMatchesOf(ctx, namePattern, nameMatchIdsMax));
-    count = matches.count;
+    // a name alone is counted on the narrow name table (its trigram rechecks read small rows), and
+    // its page chosen by that count: none; a slice of the kept ids (a name looked up before at this
+    // version); a few, read by id from the narrow table's matches; many, the narrow table walked by id
+    const seenBefore = memos !== null && version !== null && memos.totals.peek(ctx.teamId, version, countKey) !== undefined;
+    count = await remembered(memos?.totals, countKey, async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n);
     const offset = (page.page - 1) * page.pageSize;
+    const byIds = filesWhere(['f.id = any(?::int[])', 'f.team_id = ?', 'f.deleted_at is null']);
     if (offset >= count) rows = [];
-    else if (matches.ids) {
-      const slice = matches.ids.subarray(offset, offset + page.pageSize);
-      const byIds = filesWhere(['f.id = any(?::int[])', 'f.team_id = ?', 'f.deleted_at is null']);
-      rows = await queryRows<Row>(ctx, pageSql(byIds), [`{${slice.join(',')}}`, ctx.teamId, page.pageSize, 0]);
+    else if (seenBefore && count <= NAME_MATCH_IDS_MAX) {
+      const ids = await remembered(memos?.nameMatchIds, namePattern, () => nameMatchIdsOf(ctx, namePattern));
+      rows = await queryRows<Row>(ctx, pageSql(byIds), [`{${ids.subarray(offset, offset + page.pageSize).join(',')}}`, ctx.teamId, page.pageSize, 0]);
+    } else if (count <= fewNameMatches) {
+      const byNarrowName = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`, 'f.team_id = ?', 'f.deleted_at is null']);
+      rows = await queryRows<Row>(ctx, pageSql(byNarrowName), [ctx.teamId, namePattern, ctx.teamId, ...pageParams]);
     } else {
       const walked = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES} order by n.file_id limit ? offset ?))`, 'f.team_id = ?', 'f.deleted_at is null']);
       rows = await queryRows<Row>(ctx, pageSql(walked), [ctx.teamId, namePattern, ...pageParams, ctx.teamId, page.pageSize, 0]);
     }
   } else {
     const countMatches = async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
-    [count, rows] = await Promise.all([
-      remembered(memos?.totals, `asset-lookup|${JSON.stringify([where, params])}`, countMatches),
-      queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams]),
-    ]);
+    [count, rows] = await Promise.all([remembered(memos?.totals, countKey, countMatches), queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams])]);
   }
   const media = await library.mediaFor(ctx, rows.map((r) => r.id));
   const items = rows.flatMap((row) => {
@@ -175,14 +177,9 @@ export async function lookupAssets(
   return { items, pagination: paginationOf(page, count) };
 }
 
-/** A name's matches on the narrow name table: their number, and their ids (ascending) when at most `idsMax`. */
-async function nameMatchesOf(ctx: Ctx, namePattern: string, idsMax: number): Promise<NameMatches> {
-  // one pass over the matches; the ids are gathered unsorted (sorting them in SQL would sort every
-  // match of a common name only to drop them) and sorted here when kept
-  const row = (await queryOne<{ n: number; ids: number[] | null }>(
-    ctx,
-    `select count(*)::int as n, case when count(*) <= ? then array_agg(n.file_id) end as ids ${NARROW_NAME_MATCHES}`,
-    [idsMax, ctx.teamId, namePattern],
-  ))!;
-  return { count: row.n, ids: row.ids ? Int32Array.from(row.ids).sort() : null };
+/** The ids, ascending, of the team's live files whose name is like the pattern (from the narrow name table). */
+async function nameMatchIdsOf(ctx: Ctx, namePattern: string): Promise<Int32Array> {
+  // gathered unsorted and sorted here: cheaper than an ordered aggregate
+  const row = (await queryOne<{ ids: number[] | null }>(ctx, `select array_agg(n.file_id) as ids ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!;
+  return Int32Array.from(row.ids ?? []).sort();
 }
