@@ -54,7 +54,10 @@ const STORAGE = `/tmp/shelf-bench-approvals-${process.pid}`;
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const median = (xs: number[]) => pct(xs, 50);
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 /** p50, p99 and max of lateness in ms; `missing` timers that never fired count as infinitely late. */
 function lateness(xs: number[], missing = 0): string {
@@ -78,7 +81,9 @@ async function timerFloor(say: (line: string) => void): Promise<number[]> {
   const start = Date.now();
   const dues = Array.from({ length: TIMERS }, () => start + (Math.random() * SPREAD_S + 5) * 1000);
   for (let i = 0; i < dues.length; i += 1000) {
-    await queue.addBulk(dues.slice(i, i + 1000).map((due) => ({ name: 'bare', data: { due }, opts: { delay: Math.max(0, due - Date.now()), removeOnComplete: true } })));
+    await queue.addBulk(
+      dues.slice(i, i + 1000).map((due) => ({ name: 'bare', data: { due }, opts: { delay: Math.max(0, due - Date.now()), removeOnComplete: true } })),
+    );
   }
   await sleep(Math.max(...dues) + SETTLE_MS - Date.now());
   const { lateness: late } = await ask<{ lateness: number[] }>(child, 'report', 'report');
@@ -86,7 +91,11 @@ async function timerFloor(say: (line: string) => void): Promise<number[]> {
   await new Promise((r) => child.once('exit', r));
   await queue.obliterate({ force: true });
   await queue.close();
-  say(`timers floor (bare BullMQ delayed jobs, concurrency ${FLOOR_CONCURRENCY}, no database): ${late.length} of ${TIMERS} ran; late by ${lateness(late, TIMERS - late.length)}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  say(
+    `timers floor (bare BullMQ delayed jobs, concurrency ${FLOOR_CONCURRENCY}, no database): ${late.length} of ${TIMERS} ran; late by ${lateness(late, TIMERS - late.length)}; load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   return [...late, ...Array<number>(TIMERS - late.length).fill(Infinity)];
 }
 
@@ -99,7 +108,9 @@ async function reportTimers(
   readyAt: number,
   floor: number[],
 ): Promise<void> {
-  const fired = (await db(`select ordering_key, (body->>'eventTime')::float8 as at from outbox_events where event_type = 'APPROVAL' and body->'payload'->>'eventName' = 'NODE_TIMEOUT'`)) as { ordering_key: string; at: number }[];
+  const fired = (await db(
+    `select ordering_key, (body->>'eventTime')::float8 as at from outbox_events where event_type = 'APPROVAL' and body->'payload'->>'eventName' = 'NODE_TIMEOUT'`,
+  )) as { ordering_key: string; at: number }[];
   const firstFire = new Map<string, number>();
   let doubled = 0;
   for (const f of fired) {
@@ -107,7 +118,13 @@ async function reportTimers(
     if (firstFire.has(task)) doubled++;
     else firstFire.set(task, f.at);
   }
-  const queued = new Map(((await db(`select id, (extract(epoch from timer_queued_at) * 1000)::float8 as at from approval_tasks where reason = 'bench-timer' and timer_queued_at is not null`)) as { id: string; at: number }[]).map((r) => [r.id, r.at]));
+  const queued = new Map(
+    (
+      (await db(
+        `select id, (extract(epoch from timer_queued_at) * 1000)::float8 as at from approval_tasks where reason = 'bench-timer' and timer_queued_at is not null`,
+      )) as { id: string; at: number }[]
+    ).map((r) => [r.id, r.at]),
+  );
   const groups = { all: [] as number[], start: [] as number[], rest: [] as number[] };
   const missing = { all: 0, start: 0, rest: 0 };
   let queuedLate = 0;
@@ -129,14 +146,26 @@ async function reportTimers(
   const startCount = groups.start.length + missing.start;
   // timers due before the worker ran at all: late by its start-up whatever it does once it runs
   const beforeReady = readyAt ? [...deadlines].filter(([, due]) => due < readyAt).map(([task, due]) => (firstFire.get(task) ?? Infinity) - due) : [];
-  say(`timers: worker ready ${readyAt ? `${((readyAt - spawnedAt) / 1000).toFixed(1)} s` : 'never'} after spawn; ${firstFire.size} of ${deadlines.size} fired, ${doubled} fired twice, ${missing.all} not fired ${SETTLE_MS / 1000} s after the last deadline; ${queuedLate} queued after their deadline`);
+  say(
+    `timers: worker ready ${readyAt ? `${((readyAt - spawnedAt) / 1000).toFixed(1)} s` : 'never'} after spawn; ${firstFire.size} of ${deadlines.size} fired, ${doubled} fired twice, ${missing.all} not fired ${SETTLE_MS / 1000} s after the last deadline; ${queuedLate} queued after their deadline`,
+  );
   const ratio = floor.length > 0 && missing.all === 0 ? `; p99 ${(pct(groups.all, 99) / pct(floor, 99)).toFixed(1)}x the floor's` : '';
   say(`timers: late by ${lateness(groups.all, missing.all)}${ratio} (target p99 < 1000 ms, every timer fires)`);
-  say(`timers due in the worker's first ${START_WINDOW_MS / 1000} s (${startCount}): late by ${lateness(groups.start, missing.start)}; later (${groups.rest.length + missing.rest}): ${lateness(groups.rest, missing.rest)}`);
-  say(`timers due before the worker was ready (${beforeReady.length}): late by ${lateness(beforeReady.filter(Number.isFinite), beforeReady.filter((x) => !Number.isFinite(x)).length)}`);
-  say(`timers p99 by deadline, s after spawn: ${[...buckets].sort((a, b) => a[0] - b[0]).map(([b, xs]) => `${b}-${b + 10}: ${pct(xs, 99).toFixed(0)} ms`).join('; ')}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  say(
+    `timers due in the worker's first ${START_WINDOW_MS / 1000} s (${startCount}): late by ${lateness(groups.start, missing.start)}; later (${groups.rest.length + missing.rest}): ${lateness(groups.rest, missing.rest)}`,
+  );
+  say(
+    `timers due before the worker was ready (${beforeReady.length}): late by ${lateness(beforeReady.filter(Number.isFinite), beforeReady.filter((x) => !Number.isFinite(x)).length)}`,
+  );
+  say(
+    `timers p99 by deadline, s after spawn: ${[...buckets]
+      .sort((a, b) => a[0] - b[0])
+      .map(([b, xs]) => `${b}-${b + 10}: ${pct(xs, 99).toFixed(0)} ms`)
+      .join('; ')}; load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 }
-
 
 async function main(): Promise<void> {
   await freshDatabase(DATABASE);
@@ -144,10 +173,21 @@ async function main(): Promise<void> {
   await migrateUp(orm);
   const receiver = fork(new URL('./servers/webhook-receiver.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const receiverPort = await new Promise<number>((resolve) => receiver.once('message', (m: { port: number }) => resolve(m.port)));
-  const assets = fork(new URL('./servers/asset-server.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...env, BENCH_ASSET_BYTES: String(ASSET_BYTES) } });
+  const assets = fork(new URL('./servers/asset-server.ts', import.meta.url), {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...env, BENCH_ASSET_BYTES: String(ASSET_BYTES) },
+  });
   const assetHost = `127.0.0.1:${await new Promise<number>((resolve) => assets.once('message', (m: { port: number }) => resolve(m.port)))}`;
   const allow = `127.0.0.1:${receiverPort},${assetHost}`;
-  const config = loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: allow, QUEUE_PREFIX: PREFIX, LINK_SIGNING_SECRET: SECRET, STORAGE_DIR: STORAGE, APPROVAL_MAX_ASSET_BYTES: String(50 * 1024 * 1024) });
+  const config = loadConfig({
+    DATABASE_URL: DATABASE,
+    REDIS_URL,
+    OUTBOUND_ALLOW_HOSTS: allow,
+    QUEUE_PREFIX: PREFIX,
+    LINK_SIGNING_SECRET: SECRET,
+    STORAGE_DIR: STORAGE,
+    APPROVAL_MAX_ASSET_BYTES: String(50 * 1024 * 1024),
+  });
   const core = createCore(orm, config);
   const op = core.operatorCtx();
   const { teamId } = await core.access.createTeam(op, { name: 'Bench' });
@@ -157,19 +197,36 @@ async function main(): Promise<void> {
   const submitter = (await core.access.addMember(op, { teamId, name: 'submitter' })).userId;
   const transferee = (await core.access.addMember(op, { teamId, name: 'transferee' })).userId;
   await core.events.subscriptions.changeApprovalSubscription(ctx, { operation: 'ADD', callbackUrl: `http://127.0.0.1:${receiverPort}/approvals` });
-  const template = await core.approvals.templates.create({ em: orm.em.fork(), teamId }, {
-    name: 'Bench', workflow: { nodes: [{ name: 'Review', signMode: 'or', approvers: [approver], timeout: { hours: 1, transferTo: transferee } }] },
-  });
+  const template = await core.approvals.templates.create(
+    { em: orm.em.fork(), teamId },
+    {
+      name: 'Bench',
+      workflow: { nodes: [{ name: 'Review', signMode: 'or', approvers: [approver], timeout: { hours: 1, transferTo: transferee } }] },
+    },
+  );
   const lines: string[] = [];
   const say = (line: string) => {
     console.log(line);
     lines.push(line);
   };
-  say(`# approvals benchmark ${new Date().toISOString()} load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  say(
+    `# approvals benchmark ${new Date().toISOString()} load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 
   if (DOWNLOADS > 0) {
     const limits = { timeoutMs: config.approvalDownloadTimeoutMs, maxBytes: config.approvalMaxAssetBytes };
-    await createApprovalRounds(say, core, ctx, { templateId: template.id, createdBy: String(submitter), assetHost, storageDir: STORAGE, rounds: DOWNLOADS, warmup: WARMUP_DOWNLOADS, limits, load });
+    await createApprovalRounds(say, core, ctx, {
+      templateId: template.id,
+      createdBy: String(submitter),
+      assetHost,
+      storageDir: STORAGE,
+      rounds: DOWNLOADS,
+      warmup: WARMUP_DOWNLOADS,
+      limits,
+      load,
+    });
   }
 
   const floor = TIMERS > 0 && FLOOR ? await timerFloor(say) : [];
@@ -183,23 +240,48 @@ async function main(): Promise<void> {
        from generate_series(1, ?) g, approval_templates t where t.id = ?::uuid`,
     [teamId, template.id, submitter, SPREAD_S, TIMERS, template.id],
   );
-  await db(`insert into approval_decisions (team_id, task_id, node_key, member_id) select team_id, id, 'node-1#1', ? from approval_tasks where reason = 'bench-timer'`, [approver]);
-  const deadlines = new Map<string, number>(
-    ((await db(`select id, (extract(epoch from timeout_at) * 1000)::float8 as at from approval_tasks where reason = 'bench-timer'`)) as { id: string; at: number }[]).map((r) => [r.id, r.at]),
+  await db(
+    `insert into approval_decisions (team_id, task_id, node_key, member_id) select team_id, id, 'node-1#1', ? from approval_tasks where reason = 'bench-timer'`,
+    [approver],
   );
-  say(`timers: ${deadlines.size} pending tasks written in ${((Date.now() - t0) / 1000).toFixed(1)} s, due over the next ${SPREAD_S} s; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const deadlines = new Map<string, number>(
+    (
+      (await db(`select id, (extract(epoch from timeout_at) * 1000)::float8 as at from approval_tasks where reason = 'bench-timer'`)) as {
+        id: string;
+        at: number;
+      }[]
+    ).map((r) => [r.id, r.at]),
+  );
+  say(
+    `timers: ${deadlines.size} pending tasks written in ${((Date.now() - t0) / 1000).toFixed(1)} s, due over the next ${SPREAD_S} s; load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const spawnedAt = Date.now();
   // BENCH_WORKER_ARGS: node options for the worker process only (say --cpu-prof --cpu-prof-dir=/tmp/prof)
   const workerArgs = (env.BENCH_WORKER_ARGS ?? '').split(' ').filter(Boolean);
   // without timers there are no tasks to decide on either: no worker (BENCH_TIMERS=0 measures createApproval alone)
-  const worker = TIMERS > 0 ? spawn(process.execPath, [...workerArgs, 'src/main.ts'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...env, ROLE: 'worker', DATABASE_URL: DATABASE, REDIS_URL, QUEUE_PREFIX: PREFIX, OUTBOUND_ALLOW_HOSTS: allow, LINK_SIGNING_SECRET: SECRET, STORAGE_DIR: STORAGE, LOG_LEVEL: 'info' },
-  }) : null;
+  const worker =
+    TIMERS > 0
+      ? spawn(process.execPath, [...workerArgs, 'src/main.ts'], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: {
+            ...env,
+            ROLE: 'worker',
+            DATABASE_URL: DATABASE,
+            REDIS_URL,
+            QUEUE_PREFIX: PREFIX,
+            OUTBOUND_ALLOW_HOSTS: allow,
+            LINK_SIGNING_SECRET: SECRET,
+            STORAGE_DIR: STORAGE,
+            LOG_LEVEL: 'info',
+          },
+        })
+      : null;
   // the worker logs (pino, one JSON line each) on stdout: note when its workers and relay run
   let readyAt = 0;
   let pending = '';
-  worker?.stdout!.on('data', (chunk: Buffer) => {
+  worker?.stdout?.on('data', (chunk: Buffer) => {
     if (readyAt) return;
     pending = (pending + chunk.toString()).slice(-4096);
     if (pending.includes('shelf workers running')) readyAt = Date.now();
@@ -222,12 +304,22 @@ async function main(): Promise<void> {
     if (wait > 0) await sleep(wait);
   }
   const eventIds = new Map(
-    ((await db(`select event_id::text as id, body->'payload'->>'taskId' as task from outbox_events where event_type = 'APPROVAL' and body->'payload'->>'eventName' = 'APPROVER_SUBMITTED'`)) as { id: string; task: string }[]).map((r) => [r.id, r.task]),
+    (
+      (await db(
+        `select event_id::text as id, body->'payload'->>'taskId' as task from outbox_events where event_type = 'APPROVAL' and body->'payload'->>'eventName' = 'APPROVER_SUBMITTED'`,
+      )) as { id: string; task: string }[]
+    ).map((r) => [r.id, r.task]),
   );
   await sleep(3000);
   const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver, 'report', 'report');
-  const latencies = arrivals.filter(([id]) => eventIds.has(id)).map(([id, at]) => at - decidedAt.get(eventIds.get(id)!)!).filter((x) => Number.isFinite(x));
-  if (taskIds.length > 0) say(`decision-to-callback at ${DECISION_RATE} decisions/s: ${latencies.length} of ${taskIds.length} received; p50 ${median(latencies)} ms, p99 ${pct(latencies, 99)} ms (target p99 < 1000 ms)`);
+  const latencies = arrivals
+    .filter(([id]) => eventIds.has(id))
+    .map(([id, at]) => at - decidedAt.get(eventIds.get(id)!)!)
+    .filter((x) => Number.isFinite(x));
+  if (taskIds.length > 0)
+    say(
+      `decision-to-callback at ${DECISION_RATE} decisions/s: ${latencies.length} of ${taskIds.length} received; p50 ${median(latencies)} ms, p99 ${pct(latencies, 99)} ms (target p99 < 1000 ms)`,
+    );
 
   if (worker) {
     worker.kill('SIGTERM');

@@ -50,7 +50,10 @@ const env = process.env;
 const SECONDS = Number(env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(env.BENCH_WARMUP_SECONDS ?? 2);
 const LEVELS = (env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
-const COLD_LEVELS = (env.BENCH_COLD ?? '1').split(',').filter((v) => v !== '').map(Number);
+const COLD_LEVELS = (env.BENCH_COLD ?? '1')
+  .split(',')
+  .filter((v) => v !== '')
+  .map(Number);
 const EXPLAIN = env.BENCH_EXPLAIN !== '0';
 const TARGET_P95_MS = 50;
 const TARGET_FLOOR_RATIO = 1.5;
@@ -119,11 +122,14 @@ let firstFailure: string | null = null;
 function get(base: string, path: string, key: string): Promise<{ status: number; text: string }> {
   const url = new URL(path, base);
   return new Promise((done, fail) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'GET', headers: { authorization: `Bearer ${key}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'GET', headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', fail);
     req.end();
   });
@@ -174,7 +180,8 @@ async function shelfOnce(server: ChildServer, key: string, kind: string): Promis
 }
 
 const countOf = async (pool: pg.Pool, teamId: number, like: string) => (await pool.query(COUNT_SQL, [teamId, like])).rows[0].n as number;
-const idsOf = async (pool: pg.Pool, teamId: number, like: string) => Int32Array.from(((await pool.query(IDS_SQL, [teamId, like])).rows[0].ids ?? []) as number[]).sort();
+const idsOf = async (pool: pg.Pool, teamId: number, like: string) =>
+  Int32Array.from(((await pool.query(IDS_SQL, [teamId, like])).rows[0].ids ?? []) as number[]).sort();
 
 /** The route's memos (platform/versioned-memo.ts): by library version and key, concurrent misses sharing one computation. */
 class BareMemo<T> {
@@ -226,15 +233,24 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
 const serverEnv = { ...env, DATABASE_URL: databaseUrl, STORAGE_DIR: facts.storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' };
 const serverScript = new URL('./servers/search-server.ts', import.meta.url);
 const server = await startChildServer('shelf', serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: 'on' }, execArgv: serviceNodeFlags() });
-const cold = COLD_LEVELS.length > 0 ? await startChildServer('shelf (memo off)', serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: 'off' }, execArgv: serviceNodeFlags() }) : null;
-const startLoad = loadavg().map((l) => l.toFixed(1)).join(' / ');
+const cold =
+  COLD_LEVELS.length > 0
+    ? await startChildServer('shelf (memo off)', serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: 'off' }, execArgv: serviceNodeFlags() })
+    : null;
+const startLoad = loadavg()
+  .map((l) => l.toFixed(1))
+  .join(' / ');
 try {
-  const counts = (await pool.query(
-    `select (select count(*)::int from library_files where team_id = $1 and deleted_at is null) as files, (select count(*)::int from library_file_names where team_id = $1) as names`,
-    [facts.teamId],
-  )).rows[0] as { files: number; names: number };
+  const counts = (
+    await pool.query(
+      `select (select count(*)::int from library_files where team_id = $1 and deleted_at is null) as files, (select count(*)::int from library_file_names where team_id = $1) as names`,
+      [facts.teamId],
+    )
+  ).rows[0] as { files: number; names: number };
   if (counts.names !== counts.files) {
-    throw new Error(`library_file_names holds ${counts.names} rows for ${counts.files} live files: the route would miss files (fill it as bench/support/search-seed.ts does)`);
+    throw new Error(
+      `library_file_names holds ${counts.names} rows for ${counts.files} live files: the route would miss files (fill it as bench/support/search-seed.ts does)`,
+    );
   }
   const total = counts.files;
   const matches: Array<{ kind: string; name: string; n: number }> = [];
@@ -246,13 +262,22 @@ try {
   const floorOnce = async () => (await get(server.baseUrl, `/v1/assets?ids=${oneId}`, facts.key)).status === 200;
   // the answer's shape, once per server: a full page, the bare count as the total, and the bare page's ids
   for (const s of [server, ...(cold ? [cold] : [])]) {
-    for (const [name, page, pageSize] of [['lemon', 2, 20], ['.mp4', 5, 100], ['red', 5, 100], ['sock-4', 3, 20], ['lemon', 3, 100], ['sock-4', 3, 20]] as const) {
+    for (const [name, page, pageSize] of [
+      ['lemon', 2, 20],
+      ['.mp4', 5, 100],
+      ['red', 5, 100],
+      ['sock-4', 3, 20],
+      ['lemon', 3, 100],
+      ['sock-4', 3, 20],
+    ] as const) {
       const probe = JSON.parse((await get(s.baseUrl, `/v1/assets?name=${encodeURIComponent(name)}&page=${page}&pageSize=${pageSize}`, facts.key)).text);
       const bare = { count: await countOf(pool, facts.teamId, pattern(name)) };
       const walked = (await pool.query(PAGE_WALKED_SQL, [facts.teamId, pattern(name), pageSize, (page - 1) * pageSize])).rows.map((r) => r.id as number);
       const got = (probe.data ?? []).map((item: { id: number }) => item.id);
       if (probe.pagination?.totalCount !== bare.count || JSON.stringify(got) !== JSON.stringify(walked) || got.length === 0) {
-        throw new Error(`${s.name}: the route's answer for "${name}" page ${page} (${JSON.stringify(probe.pagination)}, ids ${got.slice(0, 5)}...) is not the bare SQL's (${bare.count}, ${walked.slice(0, 5)}...)`);
+        throw new Error(
+          `${s.name}: the route's answer for "${name}" page ${page} (${JSON.stringify(probe.pagination)}, ids ${got.slice(0, 5)}...) is not the bare SQL's (${bare.count}, ${walked.slice(0, 5)}...)`,
+        );
       }
     }
   }
@@ -281,14 +306,26 @@ try {
   }
   if (firstFailure) console.error(`first failed request: ${firstFailure}`);
 
-  console.log(`Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${startLoad} at the start, ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; Node ${process.version}; ${total} live files; ${SECONDS} s per measurement after ${WARMUP_SECONDS} s warm-up.\n`);
+  console.log(
+    `Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${startLoad} at the start, ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')} at the end; Node ${process.version}; ${total} live files; ${SECONDS} s per measurement after ${WARMUP_SECONDS} s warm-up.\n`,
+  );
   console.log('Substrings and their matches (live files):\n');
   console.log('| kind | substring: files matching |');
   console.log('|---|---|');
-  for (const kind of Object.keys(KINDS)) console.log(`| ${kind} | ${matches.filter((m) => m.kind === kind).map((m) => `\`${m.name}\`: ${m.n}`).join(', ')} |`);
+  for (const kind of Object.keys(KINDS))
+    console.log(
+      `| ${kind} | ${matches
+        .filter((m) => m.kind === kind)
+        .map((m) => `\`${m.name}\`: ${m.n}`)
+        .join(', ')} |`,
+    );
   for (const { level, rows, cold: coldRow } of results) {
     console.log(`\n${level} client${level === 1 ? '' : 's'} in a closed loop; each kind after its own HTTP floor (GET /v1/assets?ids=<one id>):\n`);
-    console.log(`| kind | load (1 min) | HTTP floor p50 / p95 | Shelf p50 / p95 | requests/s | **Shelf p95 / floor p95** (target ${TARGET_FLOOR_RATIO}) | bare SQL p50 / p95 | Shelf / bare SQL p50 / p95 | p95 < ${TARGET_P95_MS} ms |`);
+    console.log(
+      `| kind | load (1 min) | HTTP floor p50 / p95 | Shelf p50 / p95 | requests/s | **Shelf p95 / floor p95** (target ${TARGET_FLOOR_RATIO}) | bare SQL p50 / p95 | Shelf / bare SQL p50 / p95 | p95 < ${TARGET_P95_MS} ms |`,
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const { kind, floor, shelf, bare, load: rowLoad } of [...rows, ...(coldRow ? [{ ...coldRow, kind: 'cold' }] : [])]) {
       const label = kind === 'mixed' ? '**overall (mixed: a kind at random per request)**' : kind === 'cold' ? '**memo off (cold), mixed**' : kind;
@@ -300,17 +337,27 @@ try {
   }
 
   if (EXPLAIN) {
-    console.log('\nEXPLAIN (ANALYZE, BUFFERS) of the route\'s statements for page 5 (pageSize 100), one substring per kind: the count, and the page as a first lookup reads it and as a repeat does (a slice of the kept ids):\n');
+    console.log(
+      "\nEXPLAIN (ANALYZE, BUFFERS) of the route's statements for page 5 (pageSize 100), one substring per kind: the count, and the page as a first lookup reads it and as a repeat does (a slice of the kept ids):\n",
+    );
     for (const kind of Object.keys(KINDS)) {
       const name = KINDS[kind]![0]!;
       const like = pattern(name);
       const n = await countOf(pool, facts.teamId, like);
       const statements: Array<[string, string, unknown[]]> = [['count', COUNT_SQL, [facts.teamId, like]]];
       if (n > 400) {
-        statements.push(n <= FEW_NAME_MATCHES ? ['first lookup: page by id from the narrow table\'s matches', PAGE_BY_NARROW_SQL, [facts.teamId, like, 100, 400]] : ['first lookup: the narrow table walked by id', PAGE_WALKED_SQL, [facts.teamId, like, 100, 400]]);
+        statements.push(
+          n <= FEW_NAME_MATCHES
+            ? ["first lookup: page by id from the narrow table's matches", PAGE_BY_NARROW_SQL, [facts.teamId, like, 100, 400]]
+            : ['first lookup: the narrow table walked by id', PAGE_WALKED_SQL, [facts.teamId, like, 100, 400]],
+        );
         if (n <= NAME_MATCH_IDS_MAX) {
           statements.push(['repeat: the ids, read once per version', IDS_SQL, [facts.teamId, like]]);
-          statements.push(['repeat: a slice of the kept ids', PAGE_BY_IDS_SQL, [`{${(await idsOf(pool, facts.teamId, like)).subarray(400, 500).join(',')}}`, facts.teamId, 100]]);
+          statements.push([
+            'repeat: a slice of the kept ids',
+            PAGE_BY_IDS_SQL,
+            [`{${(await idsOf(pool, facts.teamId, like)).subarray(400, 500).join(',')}}`, facts.teamId, 100],
+          ]);
         }
       }
       for (const [label, sql, params] of statements) {

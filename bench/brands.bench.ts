@@ -153,7 +153,9 @@ function printReport(figures: Map<string, LoadFigures[]>, loadAverages: number[]
     const percent = (r: number) => `${(r * 100).toFixed(0)}%`;
     const perRoundRatio = (name: string) => median(of('shelf').map((f, round) => f.rps / of(name)[round]!.rps));
     for (const [i, server] of servers.entries()) {
-      const perRound = of(server.name).map((f) => f.rps.toFixed(0)).join(' / ');
+      const perRound = of(server.name)
+        .map((f) => f.rps.toFixed(0))
+        .join(' / ');
       const isShelf = server.name === 'shelf';
       lines.push(
         `| ${i === 0 ? endpoint.label : ''} | ${server.name} | ${med(server.name, (f) => f.rps).toFixed(0)} | ` +

@@ -41,7 +41,10 @@ interface Case {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 /** Runs one process to its end; resolves with its wall time in ms (spawn to exit). */
 function timed(command: string, args: string[], env: Record<string, string>, exit: number): Promise<number> {

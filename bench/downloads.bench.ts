@@ -144,10 +144,12 @@ async function setUp(storageDir: string): Promise<Setup> {
     const ctx = core.ctxFor(await core.access.authenticate(op, `Bearer ${editable.key}`), 'bench-downloads');
     const created = await core.catalogue.products.create(ctx, { name: 'One GiB of media', relatedAssetIds: ids });
     await core.catalogue.products.publish(ctx, created.body.id);
-    const rows = await orm.em.fork().execute<Array<{ id: number; sha256: string; bytes: string }>>(
-      'select f.id, o.sha256, f.byte_size::text as bytes from library_files f join stored_objects o on o.id = f.object_id where f.id = any(?::int[])',
-      [`{${ids.join(',')}}`],
-    );
+    const rows = await orm.em
+      .fork()
+      .execute<Array<{ id: number; sha256: string; bytes: string }>>(
+        'select f.id, o.sha256, f.byte_size::text as bytes from library_files f join stored_objects o on o.id = f.object_id where f.id = any(?::int[])',
+        [`{${ids.join(',')}}`],
+      );
     const byId = new Map(rows.map((r) => [r.id, r]));
     const storageKeys = ids.map((id) => objectKey(byId.get(id)!.sha256));
     const storedPaths = storageKeys.map((key) => join(storageDir, ...key.split('/')));
@@ -188,7 +190,8 @@ class GcLog {
   constructor(server: ChildServer) {
     createInterface({ input: server.child.stdout! }).on('line', (line) => {
       // e.g. "[123:0x..]  20202 ms: Mark-Compact 77.0 (118.3) -> 76.2 (118.3) MB, pooled: 17 MB, 23.59 / 0.01 ms  (+ 110.0 ms in 163 steps ..."
-      const match = /ms: (Scavenge|Mark-Compact|[A-Z][\w -]*?)\b.*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in \d+ steps)?/.exec(line);
+      const match =
+        /ms: (Scavenge|Mark-Compact|[A-Z][\w -]*?)\b.*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in \d+ steps)?/.exec(line);
       if (!match) return;
       const kind = match[1] === 'Scavenge' ? 'scavenge' : match[1] === 'Mark-Compact' ? 'mark-compact' : 'other';
       this.events.push({ kind, ms: Number(match[2]) + Number(match[3] ?? 0) });
@@ -243,7 +246,14 @@ async function download(target: Target, setup: Setup): Promise<DownloadRun> {
   try {
     const { bytes, length } = await new Promise<{ bytes: number; length: number }>((done, fail) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { authorization: `Bearer ${setup.key}`, 'content-type': 'application/json', 'content-length': 2 } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          agent: false,
+          headers: { authorization: `Bearer ${setup.key}`, 'content-type': 'application/json', 'content-length': 2 },
+        },
         (res) => {
           if (res.statusCode !== 200) {
             const chunks: Buffer[] = [];
@@ -279,7 +289,10 @@ async function readWith(paths: string[], onChunk: (chunk: Buffer) => void): Prom
   const started = performance.now();
   for (const path of paths) {
     await new Promise<void>((done, fail) => {
-      createReadStream(path).on('data', (chunk) => onChunk(chunk as Buffer)).on('end', done).on('error', fail);
+      createReadStream(path)
+        .on('data', (chunk) => onChunk(chunk as Buffer))
+        .on('end', done)
+        .on('error', fail);
     });
   }
   return performance.now() - started;
@@ -288,7 +301,10 @@ async function readWith(paths: string[], onChunk: (chunk: Buffer) => void): Prom
 /** The app's zipArchive over the stored files through the storage's readers, in this process, written to a sink that discards. */
 async function zipInProcess(storage: LocalDiskStorage, setup: Setup): Promise<number> {
   const started = performance.now();
-  const zip = zipArchive(setup.storageKeys.map((key, i) => ({ name: `media-${i}.bin`, size: setup.sizes[i]!, open: () => storage.openReader(key) })), new Date());
+  const zip = zipArchive(
+    setup.storageKeys.map((key, i) => ({ name: `media-${i}.bin`, size: setup.sizes[i]!, open: () => storage.openReader(key) })),
+    new Date(),
+  );
   await zip.write(new Writable({ write: (_chunk, _encoding, done) => done() }));
   return performance.now() - started;
 }
@@ -296,7 +312,10 @@ async function zipInProcess(storage: LocalDiskStorage, setup: Setup): Promise<nu
 const mibps = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
 const f0 = (v: number) => v.toFixed(0);
 const f1 = (v: number) => v.toFixed(1);
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
 const slowest = (values: number[]) => Math.max(...values);
 
 const loadAtStart = load();
@@ -311,11 +330,26 @@ try {
     const server = await startChildServer(name, new URL(script, import.meta.url), { env: { ...env, ...extraEnv }, execArgv: flags, stdout: 'pipe' });
     return { name, server, pid: server.child.pid!, gc: new GcLog(server), path };
   };
-  const shelf = await start('shelf', './servers/shelf-server.ts', { DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }, `/v1/products/${setup.productId}/downloads`);
+  const shelf = await start(
+    'shelf',
+    './servers/shelf-server.ts',
+    { DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' },
+    `/v1/products/${setup.productId}/downloads`,
+  );
   const bare = await start('bare', './servers/bare-download-server.ts', { BENCH_DOWNLOAD_PATHS: JSON.stringify(setup.storedPaths) }, '/');
   const floors: Array<{ ms: number; bytes: number }> = [];
-  const runs = new Map<string, DownloadRun[]>([['bare', []], ['shelf', []]]);
-  const breakdown = new Map<string, number[]>(env.BENCH_BREAKDOWN === '0' ? [] : [['floor + zlib.crc32 (native) of every chunk', []], ['the app\'s zipArchive() in this process, storage readers, output discarded (no HTTP)', []]]);
+  const runs = new Map<string, DownloadRun[]>([
+    ['bare', []],
+    ['shelf', []],
+  ]);
+  const breakdown = new Map<string, number[]>(
+    env.BENCH_BREAKDOWN === '0'
+      ? []
+      : [
+          ['floor + zlib.crc32 (native) of every chunk', []],
+          ["the app's zipArchive() in this process, storage readers, output discarded (no HTTP)", []],
+        ],
+  );
   const loads: string[] = [];
   let idleMb = 0;
   let warmUp: DownloadRun | null = null;
@@ -331,9 +365,15 @@ try {
     await readFloor(setup.storedPaths);
     bareWarmUp = await download(bare, setup);
     warmUp = await download(shelf, setup);
-    console.error(`  idle Shelf RSS ${f1(idleMb)} MB; warm-up: bare ${f0(bareWarmUp.ms)} ms, Shelf ${f0(warmUp.ms)} ms, RSS ${f1(warmUp.rssBeforeMb)} -> ${f1(warmUp.rssPeakMb)} MB`);
+    console.error(
+      `  idle Shelf RSS ${f1(idleMb)} MB; warm-up: bare ${f0(bareWarmUp.ms)} ms, Shelf ${f0(warmUp.ms)} ms, RSS ${f1(warmUp.rssBeforeMb)} -> ${f1(warmUp.rssPeakMb)} MB`,
+    );
     await sleep(500);
-    const orders = [['floor', 'bare', 'shelf'], ['shelf', 'floor', 'bare'], ['bare', 'shelf', 'floor']];
+    const orders = [
+      ['floor', 'bare', 'shelf'],
+      ['shelf', 'floor', 'bare'],
+      ['bare', 'shelf', 'floor'],
+    ];
     for (let run = 0; run < RUNS; run++) {
       loads.push(load());
       for (const which of orders[run % orders.length]!) {
@@ -354,7 +394,17 @@ try {
         }
       }
       for (const [name, times] of breakdown) {
-        times.push(name.startsWith('floor') ? await readWith(setup.storedPaths, ((crc) => (chunk: Buffer) => void (crc = crc32(chunk, crc)))(0)) : await zipInProcess(storage, setup));
+        times.push(
+          name.startsWith('floor')
+            ? await readWith(
+                setup.storedPaths,
+                (
+                  (crc) => (chunk: Buffer) =>
+                    void (crc = crc32(chunk, crc))
+                )(0),
+              )
+            : await zipInProcess(storage, setup),
+        );
         console.error(`  run ${run + 1} ${name}: ${f0(times.at(-1)!)} ms`);
       }
     }
@@ -388,8 +438,12 @@ try {
     `Product: ${FILES} files x ${FILE_MIB} MiB = ${setup.bytes} bytes (${f1(setup.bytes / MiB)} MiB) of random bytes; ZIP ${zipBytes} bytes (stored entries); ` +
       `the app's writer reads ${ZIP_CHUNK_BYTES / 1024} KiB chunks into a ring of ${ZIP_RING_SIZE}. ${RUNS} rounds after one warm-up of each, order rotating.\n`,
   );
-  console.log(`Shelf RSS idle (after one authenticated GET and 1 s): ${f1(idleMb)} MB; warm-up downloads (unmeasured for time): bare ${f0(bareWarmUp!.ms)} ms, Shelf ${f0(warmUp!.ms)} ms, Shelf RSS ${f1(warmUp!.rssBeforeMb)} -> ${f1(warmUp!.rssPeakMb)} MB (VmHWM ${f1(warmUp!.hwmMb)} MB).\n`);
-  console.log('| run | load (1 min) | fs floor, ms (MiB/s) | bare node:http, ms (MiB/s) | Shelf, ms (MiB/s) | bare / Shelf | server CPU bare / Shelf, ms | GC during the download, bare / Shelf (MC = mark-compact, sc = scavenge; pauses + marking steps) | Shelf RSS before -> peak (rise), VmHWM rise |');
+  console.log(
+    `Shelf RSS idle (after one authenticated GET and 1 s): ${f1(idleMb)} MB; warm-up downloads (unmeasured for time): bare ${f0(bareWarmUp!.ms)} ms, Shelf ${f0(warmUp!.ms)} ms, Shelf RSS ${f1(warmUp!.rssBeforeMb)} -> ${f1(warmUp!.rssPeakMb)} MB (VmHWM ${f1(warmUp!.hwmMb)} MB).\n`,
+  );
+  console.log(
+    '| run | load (1 min) | fs floor, ms (MiB/s) | bare node:http, ms (MiB/s) | Shelf, ms (MiB/s) | bare / Shelf | server CPU bare / Shelf, ms | GC during the download, bare / Shelf (MC = mark-compact, sc = scavenge; pauses + marking steps) | Shelf RSS before -> peak (rise), VmHWM rise |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (let i = 0; i < RUNS; i++) {
     const [fl, b, d] = [floors[i]!, bareRuns[i]!, shelfRuns[i]!];
@@ -401,17 +455,33 @@ try {
   console.log('');
   console.log('| measure | median | slowest run | target | |');
   console.log('|---|---|---|---|---|');
-  console.log(`| fs floor (fs streams, discarded) | ${f0(floorMs)} ms, ${f0(mibps(setup.bytes, floorMs))} MiB/s | ${f0(slowest(floors.map((f) => f.ms)))} ms | | |`);
-  console.log(`| bare node:http floor (same files piped over loopback) | ${f0(bareMs)} ms, ${f0(mibps(setup.bytes, bareMs))} MiB/s | ${f0(slowest(bareRuns.map((d) => d.ms)))} ms | | |`);
-  console.log(`| Shelf download (loopback HTTP, discarded) | ${f0(shelfMs)} ms, ${f0(mibps(setup.bytes, shelfMs))} MiB/s | ${f0(slowest(shelfRuns.map((d) => d.ms)))} ms | | |`);
+  console.log(
+    `| fs floor (fs streams, discarded) | ${f0(floorMs)} ms, ${f0(mibps(setup.bytes, floorMs))} MiB/s | ${f0(slowest(floors.map((f) => f.ms)))} ms | | |`,
+  );
+  console.log(
+    `| bare node:http floor (same files piped over loopback) | ${f0(bareMs)} ms, ${f0(mibps(setup.bytes, bareMs))} MiB/s | ${f0(slowest(bareRuns.map((d) => d.ms)))} ms | | |`,
+  );
+  console.log(
+    `| Shelf download (loopback HTTP, discarded) | ${f0(shelfMs)} ms, ${f0(mibps(setup.bytes, shelfMs))} MiB/s | ${f0(slowest(shelfRuns.map((d) => d.ms)))} ms | | |`,
+  );
   console.log(`| bare node:http / fs floor | ${(floorMs / bareMs).toFixed(2)} | | | |`);
-  console.log(`| **Shelf / bare node:http** (ratio of the medians) | **${bareRatio.toFixed(2)}** | ${(slowest(bareRuns.map((d) => d.ms)) / slowest(shelfRuns.map((d) => d.ms))).toFixed(2)} (slowest / slowest) | >= ${TARGET_BARE_RATIO} | ${bareRatio >= TARGET_BARE_RATIO ? 'met' : 'MISSED'} |`);
-  console.log(`| **Shelf / bare node:http** (median of the per-round ratios) | **${roundRatio.toFixed(2)}** | ${Math.min(...shelfRuns.map((d, i) => bareRuns[i]!.ms / d.ms)).toFixed(2)} (lowest round) | >= ${TARGET_BARE_RATIO} | ${roundRatio >= TARGET_BARE_RATIO ? 'met' : 'MISSED'} |`);
+  console.log(
+    `| **Shelf / bare node:http** (ratio of the medians) | **${bareRatio.toFixed(2)}** | ${(slowest(bareRuns.map((d) => d.ms)) / slowest(shelfRuns.map((d) => d.ms))).toFixed(2)} (slowest / slowest) | >= ${TARGET_BARE_RATIO} | ${bareRatio >= TARGET_BARE_RATIO ? 'met' : 'MISSED'} |`,
+  );
+  console.log(
+    `| **Shelf / bare node:http** (median of the per-round ratios) | **${roundRatio.toFixed(2)}** | ${Math.min(...shelfRuns.map((d, i) => bareRuns[i]!.ms / d.ms)).toFixed(2)} (lowest round) | >= ${TARGET_BARE_RATIO} | ${roundRatio >= TARGET_BARE_RATIO ? 'met' : 'MISSED'} |`,
+  );
   console.log(`| Shelf / fs floor | ${fsRatio.toFixed(2)} | | >= ${TARGET_FS_RATIO} | ${fsRatio >= TARGET_FS_RATIO ? 'met' : 'MISSED'} |`);
   console.log(`| server CPU per download, bare / Shelf | ${f0(med(bareRuns, (d) => d.cpuMs))} / ${f0(med(shelfRuns, (d) => d.cpuMs))} ms | | | |`);
-  console.log(`| GC per download, bare / Shelf | ${f0(med(bareRuns, (d) => d.markCompacts))} / ${f0(med(shelfRuns, (d) => d.markCompacts))} mark-compacts, ${f0(med(bareRuns, (d) => d.gcMs))} / ${f0(med(shelfRuns, (d) => d.gcMs))} ms | | | |`);
-  console.log(`| Shelf RSS rise: highest during any download (50 ms samples and VmHWM) over the idle server's | +${f1(rise)} MB (${f1(idleMb)} -> ${f1(peakMb)} MB) | | < ${TARGET_RSS_MB} MB | ${rise < TARGET_RSS_MB ? 'met' : 'MISSED'} |`);
-  console.log(`| Shelf RSS rise per measured download over its own start | +${f1(median(rises))} MB (VmHWM +${f1(median(hwmRises))} MB) | +${f1(Math.max(...rises))} MB | | |`);
+  console.log(
+    `| GC per download, bare / Shelf | ${f0(med(bareRuns, (d) => d.markCompacts))} / ${f0(med(shelfRuns, (d) => d.markCompacts))} mark-compacts, ${f0(med(bareRuns, (d) => d.gcMs))} / ${f0(med(shelfRuns, (d) => d.gcMs))} ms | | | |`,
+  );
+  console.log(
+    `| Shelf RSS rise: highest during any download (50 ms samples and VmHWM) over the idle server's | +${f1(rise)} MB (${f1(idleMb)} -> ${f1(peakMb)} MB) | | < ${TARGET_RSS_MB} MB | ${rise < TARGET_RSS_MB ? 'met' : 'MISSED'} |`,
+  );
+  console.log(
+    `| Shelf RSS rise per measured download over its own start | +${f1(median(rises))} MB (VmHWM +${f1(median(hwmRises))} MB) | +${f1(Math.max(...rises))} MB | | |`,
+  );
   if (breakdown.size > 0) {
     console.log('\nIn this process, same rounds, medians (ratio = fs floor time / this time):\n');
     console.log('| step | median | MiB/s | ratio to the fs floor |');

@@ -34,7 +34,14 @@ const { values: args } = parseArgs({
   },
 });
 const seed = Number(args.seed);
-const plan = { seed, requests: Number(args.requests), graphql: Number(args.graphql), concurrency: Number(args.concurrency), only: args.only, largestArray: 100_000 };
+const plan = {
+  seed,
+  requests: Number(args.requests),
+  graphql: Number(args.graphql),
+  concurrency: Number(args.concurrency),
+  only: args.only,
+  largestArray: 100_000,
+};
 const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const name = `shelf_fuzz_${process.pid}_${Date.now().toString(36)}`;
@@ -116,7 +123,9 @@ const env: Record<string, string> = {
 let child: ChildProcess | null = null;
 let failed = false;
 try {
-  console.log(`fuzz seed ${seed}: ${plan.requests} REST requests, ${plan.graphql} GraphQL documents, concurrency ${plan.concurrency}${plan.only ? `, only ${plan.only}` : ''}`);
+  console.log(
+    `fuzz seed ${seed}: ${plan.requests} REST requests, ${plan.graphql} GraphQL documents, concurrency ${plan.concurrency}${plan.only ? `, only ${plan.only}` : ''}`,
+  );
   const world = await seedDatabase(env, inputs, peer.url);
   const log = openSync(logPath, 'a');
   child = spawn(process.execPath, [...serviceNodeFlags(), 'src/main.ts'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', log, log] });
@@ -137,10 +146,17 @@ try {
   const repro = (id: string) => `npm run -s bench:fuzz -- --seed ${seed} --only ${id}`;
   const serverErrors = report.failures.filter((f) => f.status >= 500 || f.status === 0);
   console.log(`\n${report.sent} answers to ${report.cases} cases in ${seconds.toFixed(1)} s (${(report.sent / seconds).toFixed(0)}/s)`);
-  console.log(`by status: ${Object.entries(report.byStatus).sort().map(([s, n]) => `${s}: ${n}`).join(', ')}`);
+  console.log(
+    `by status: ${Object.entries(report.byStatus)
+      .sort()
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')}`,
+  );
   console.log(`5xx or no answer: ${serverErrors.length}`);
   console.log(`peak RSS of the server: ${peak.hwmMb.toFixed(0)} MB (VmHWM), ${peak.maxRssMb.toFixed(0)} MB (largest VmRSS sampled every 100 ms)`);
-  console.log(`slowest cases: ${report.slowest.map((s) => `${s.case.id} ${s.case.operation} ${s.case.mutation} ${s.status} ${(s.ms / 1000).toFixed(1)} s`).join('; ')}`);
+  console.log(
+    `slowest cases: ${report.slowest.map((s) => `${s.case.id} ${s.case.operation} ${s.case.mutation} ${s.status} ${(s.ms / 1000).toFixed(1)} s`).join('; ')}`,
+  );
   if (crashed) console.log(crashed);
   console.log(`\n${report.failures.length} failing answers in ${classes.length} classes (server errors first):`);
   const ordered = [...classes].sort((a, b) => Number(b.first.status >= 500 || b.first.status === 0) - Number(a.first.status >= 500 || a.first.status === 0));

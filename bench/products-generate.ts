@@ -76,7 +76,11 @@ interface TeamSeed {
 }
 
 /** Team, members, brands, categories and a template through the core, as an operator and a manage key would. */
-async function seedTeamThroughCore(core: ReturnType<typeof createCore>, name: string, db: (sql: string, params?: unknown[]) => Promise<any[]>): Promise<TeamSeed> {
+async function seedTeamThroughCore(
+  core: ReturnType<typeof createCore>,
+  name: string,
+  db: (sql: string, params?: unknown[]) => Promise<any[]>,
+): Promise<TeamSeed> {
   const op = () => core.operatorCtx();
   const { teamId } = await core.access.createTeam(op(), { name });
   const memberIds: number[] = [];
@@ -86,13 +90,15 @@ async function seedTeamThroughCore(core: ReturnType<typeof createCore>, name: st
   const brandIds: number[] = [];
   const categoryIds: number[][] = [];
   for (let b = 0; b < BRANDS; b++) {
-    const brand = (await core.catalogue.brands.create(ctx, { name: `${name} brand ${b}`, description: `Brand ${b} of the products benchmark.`, sortOrder: b })).body;
+    const brand = (await core.catalogue.brands.create(ctx, { name: `${name} brand ${b}`, description: `Brand ${b} of the products benchmark.`, sortOrder: b }))
+      .body;
     brandIds.push(brand.id);
     const ids: number[] = [];
     for (let r = 0; r < ROOTS_PER_BRAND; r++) {
       const root = (await core.catalogue.categories.create(ctx, { brandId: brand.id, name: `Range ${r}` })).body;
       ids.push(root.id);
-      for (let c = 0; c < CHILDREN_PER_ROOT; c++) ids.push((await core.catalogue.categories.create(ctx, { brandId: brand.id, parentId: root.id, name: `Line ${r}.${c}` })).body.id);
+      for (let c = 0; c < CHILDREN_PER_ROOT; c++)
+        ids.push((await core.catalogue.categories.create(ctx, { brandId: brand.id, parentId: root.id, name: `Line ${r}.${c}` })).body.id);
     }
     categoryIds.push(ids);
   }
@@ -125,7 +131,11 @@ async function seedTeamThroughCore(core: ReturnType<typeof createCore>, name: st
 }
 
 /** Library files as asset import writes them (stored object + placement at the root), metadata only; returns the first file id. */
-async function insertLibraryFiles(client: pg.Client, seed: TeamSeed, count: number): Promise<{ firstImage: number; images: number; firstPdf: number; pdfs: number }> {
+async function insertLibraryFiles(
+  client: pg.Client,
+  seed: TeamSeed,
+  count: number,
+): Promise<{ firstImage: number; images: number; firstPdf: number; pdfs: number }> {
   const images = Math.floor(count * 0.9);
   const member = seed.memberIds[0]!;
   await client.query(
@@ -161,7 +171,14 @@ async function insertLibraryFiles(client: pg.Client, seed: TeamSeed, count: numb
  * `count` products of a team in one INSERT ... SELECT. Row i is deterministic: its brand, category,
  * media and timestamps are functions of i (pseudo-random through multiplicative hashing).
  */
-async function insertProducts(client: pg.Client, seed: TeamSeed, files: Awaited<ReturnType<typeof insertLibraryFiles>>, count: number, offset: number, deleted: boolean): Promise<void> {
+async function insertProducts(
+  client: pg.Client,
+  seed: TeamSeed,
+  files: Awaited<ReturnType<typeof insertLibraryFiles>>,
+  count: number,
+  offset: number,
+  deleted: boolean,
+): Promise<void> {
   const categories = `(array[${seed.categoryIds.map((ids) => `array[${ids.join(',')}]`).join(',')}])`;
   await client.query(
     `insert into products (team_id, name, spu, description, status, brand_id, category_id, owner_id, draft_reason, template_id, template_version_id,
@@ -202,8 +219,21 @@ async function insertProducts(client: pg.Client, seed: TeamSeed, files: Awaited<
                   coalesce((select array_agg(v::int) from jsonb_array_elements_text(media_fields -> $8::text) v), '{}')) m order by m) as media) mm
       order by s.i`,
     [
-      seed.teamId, seed.brandIds, seed.memberIds, seed.templateId, seed.versionId, seed.fields.material, seed.fields.weight, seed.fields.detailShots,
-      files.firstImage, files.images, files.firstPdf, deleted, files.pdfs, offset, count,
+      seed.teamId,
+      seed.brandIds,
+      seed.memberIds,
+      seed.templateId,
+      seed.versionId,
+      seed.fields.material,
+      seed.fields.weight,
+      seed.fields.detailShots,
+      files.firstImage,
+      files.images,
+      files.firstPdf,
+      deleted,
+      files.pdfs,
+      offset,
+      count,
     ],
   );
 }
@@ -253,10 +283,10 @@ async function generate(): Promise<void> {
     await insertProducts(client, other, otherFiles, Math.floor(PRODUCT_COUNT * 0.02), 0, false);
     await client.query(`reset session_replication_role`);
     // what the skipped trigger would have done: the teams' product versions exist
-    await client.query(`insert into product_versions (team_id, version) values ($1, 1), ($2, 1) on conflict (team_id) do update set version = product_versions.version + 1`, [
-      bench.teamId,
-      other.teamId,
-    ]);
+    await client.query(
+      `insert into product_versions (team_id, version) values ($1, 1), ($2, 1) on conflict (team_id) do update set version = product_versions.version + 1`,
+      [bench.teamId, other.teamId],
+    );
     step(`products: ${PRODUCT_COUNT} live + ${deletedCount} deleted (Bench), ${Math.floor(PRODUCT_COUNT * 0.02)} (Other)`, t);
 
     t = performance.now();

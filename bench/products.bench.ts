@@ -99,7 +99,13 @@ const targets: Target[] = [
   { name: 'raw-memo', script: here('./servers/raw-products-server.ts'), env: { RAW_PREPARED: '0', RAW_TOTALS: 'memo' }, parts: ['list'] },
 ];
 if (env.BENCH_SYNC_CHANGES === '1') {
-  targets.splice(1, 0, { name: 'shelf-changes', script: here('./servers/shelf-server.ts'), execArgv: serviceNodeFlags(), parts: ['scan', 'incremental'], syncQuery: '&changes=true' });
+  targets.splice(1, 0, {
+    name: 'shelf-changes',
+    script: here('./servers/shelf-server.ts'),
+    execArgv: serviceNodeFlags(),
+    parts: ['scan', 'incremental'],
+    syncQuery: '&changes=true',
+  });
 }
 if (env.BENCH_RAW_PREPARED === '1') targets.push({ name: 'raw-prepared', script: here('./servers/raw-products-server.ts'), env: { RAW_PREPARED: '1' } });
 if (env.BENCH_COMPARE_DIR) {
@@ -118,7 +124,10 @@ const db = new pg.Client({ connectionString: databaseUrl });
 await db.connect();
 const one = async <T>(sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows[0] as T;
 const { teamId } = await one<{ teamId: number }>(`select id as "teamId" from teams where name = 'Bench' order by id limit 1`);
-const { brandId } = await one<{ brandId: number }>(`select id as "brandId" from brands where team_id = $1 and deleted_at is null order by id offset 3 limit 1`, [teamId]);
+const { brandId } = await one<{ brandId: number }>(
+  `select id as "brandId" from brands where team_id = $1 and deleted_at is null order by id offset 3 limit 1`,
+  [teamId],
+);
 const key = await createKey(teamId);
 if (env.BENCH_SYNC_CHANGES === '1') await seedChangeLog();
 
@@ -248,7 +257,12 @@ async function lockstep(scans: Scan[]): Promise<void> {
 }
 
 async function liveCount(): Promise<number> {
-  return (await one<{ n: number }>(`select count(*)::int as n from products where team_id = $1 and deleted_at is null and updated_at < now() - interval '30 seconds'`, [teamId])).n;
+  return (
+    await one<{ n: number }>(
+      `select count(*)::int as n from products where team_id = $1 and deleted_at is null and updated_at < now() - interval '30 seconds'`,
+      [teamId],
+    )
+  ).n;
 }
 
 /** Full scans of every server in lockstep, with each server's peak RSS (VmHWM reset before, VmRSS polled every 100 ms). */
@@ -272,7 +286,8 @@ async function fullScans(scanned: ChildServer[]): Promise<Map<string, ScanFigure
       const feed = syncQueryOf(scan.server) !== '';
       const wanted = feed ? expected + log!.linked : expected;
       if (scan.count !== wanted) throw new Error(`${scan.server.name}: full scan returned ${scan.count} products, expected ${wanted}`);
-      if (feed && scan.tombstones !== log!.tombstones) throw new Error(`${scan.server.name}: full scan returned ${scan.tombstones} tombstones, expected ${log!.tombstones}`);
+      if (feed && scan.tombstones !== log!.tombstones)
+        throw new Error(`${scan.server.name}: full scan returned ${scan.tombstones} tombstones, expected ${log!.tombstones}`);
       if (!feed && scan.tombstones !== 0) throw new Error(`${scan.server.name}: a plain scan returned tombstones`);
       const m = memory[i]!;
       figures.set(scan.server.name, {
@@ -389,7 +404,9 @@ try {
     for (let round = 1; round <= SCAN_ROUNDS; round++) {
       for (const [name, figures] of await fullScans(measured('scan', round))) {
         push(scans, name, figures);
-        console.error(`scan round ${round} ${name.padEnd(20)} ${figures.rate.toFixed(0).padStart(7)} products/s  ${figures.seconds.toFixed(1)} s  RSS ${figures.startMb.toFixed(0)} MB at start, peak ${figures.peakMb.toFixed(0)} MB (polled ${figures.polledMb.toFixed(0)})`);
+        console.error(
+          `scan round ${round} ${name.padEnd(20)} ${figures.rate.toFixed(0).padStart(7)} products/s  ${figures.seconds.toFixed(1)} s  RSS ${figures.startMb.toFixed(0)} MB at start, peak ${figures.peakMb.toFixed(0)} MB (polled ${figures.polledMb.toFixed(0)})`,
+        );
       }
       const raw = await inProcessScan();
       push(scans, 'in-process SQL', raw);
@@ -446,7 +463,13 @@ async function checkSameResponses(): Promise<void> {
     if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value as Record<string, unknown>)
         .filter(([k]) => k !== 'requestId')
-        .map(([k, v]) => [k, ['previewUrl', 'downloadUrl', 'downloadUrlExpiresAt', 'nextCursor', 'syncedUntil'].includes(k) && typeof v === 'string' ? `<${k}>` : normalize(v)] as const);
+        .map(
+          ([k, v]) =>
+            [
+              k,
+              ['previewUrl', 'downloadUrl', 'downloadUrlExpiresAt', 'nextCursor', 'syncedUntil'].includes(k) && typeof v === 'string' ? `<${k}>` : normalize(v),
+            ] as const,
+        );
       return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
     }
     return value;
@@ -460,7 +483,9 @@ async function checkSameResponses(): Promise<void> {
     }
   }
   // the links themselves: the same URL shape on both (they differ only in expiry second and signature)
-  const sample = await Promise.all(servers.map(async (s) => ((await getPage(s.baseUrl + lists[0]!.path)).data[0] as unknown as { cover: { previewUrl: string } }).cover.previewUrl));
+  const sample = await Promise.all(
+    servers.map(async (s) => ((await getPage(s.baseUrl + lists[0]!.path)).data[0] as unknown as { cover: { previewUrl: string } }).cover.previewUrl),
+  );
   console.error(`every server serves the same pages (links aside: ${sample.map((u) => u.replace(/sig=.*/, 'sig=...')).join(' | ')})`);
 }
 
@@ -529,14 +554,18 @@ function printReport(): void {
         const isFloor = server.name === floor;
         lines.push(
           `| ${i === 0 ? list.label : ''} | ${server.name} | ${med(server.name, (f) => f.rps).toFixed(0)} | ${med(server.name, (f) => f.p50).toFixed(0)} | ` +
-            `${med(server.name, (f) => f.p99).toFixed(0)} | ${of(server.name).map((f) => f.rps.toFixed(0)).join(' / ')} | ` +
+            `${med(server.name, (f) => f.p99).toFixed(0)} | ${of(server.name)
+              .map((f) => f.rps.toFixed(0))
+              .join(' / ')} | ` +
             `${isFloor ? '' : `${((med(server.name, (f) => f.rps) / med(floor, (f) => f.rps)) * 100).toFixed(0)}%`} | ` +
             `${isFloor ? '' : (med(server.name, (f) => f.p99) / med(floor, (f) => f.p99)).toFixed(2)} |`,
           // ratios in this table are against raw (counting on every request); the verdicts below also give raw-memo's
         );
       }
       const failed = of(shelf).reduce((m, f) => m + f.failed, 0);
-      for (const yardstick of measured('list', 1).filter((s) => s.name.startsWith('raw')).map((s) => s.name)) {
+      for (const yardstick of measured('list', 1)
+        .filter((s) => s.name.startsWith('raw'))
+        .map((s) => s.name)) {
         const ratio = med(shelf, (f) => f.rps) / med(yardstick, (f) => f.rps);
         // no successful request has no p99: that is a miss, not a p99 of 0
         const p99 = med(shelf, (f) => f.rps) > 0 ? med(shelf, (f) => f.p99) / med(yardstick, (f) => f.p99) : Infinity;

@@ -28,13 +28,27 @@ export async function generateSearchDatabase(options: { files: number; realImage
   await admin.query(`create database ${BENCH_DATABASE}`);
   await admin.end();
   await mkdir(options.storageDir, { recursive: true });
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', STORAGE_DIR: options.storageDir, LINK_SIGNING_SECRET: 'bench-search-secret-bench-search-secret' });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    STORAGE_DIR: options.storageDir,
+    LINK_SIGNING_SECRET: 'bench-search-secret-bench-search-secret',
+  });
   const orm = await openOrm({ databaseUrl });
   try {
     await migrateUp(orm);
     const seed = await seedSearchLibrary(createCore(orm, config), databaseUrl, options);
     await seed.cleanup();
-    const facts = { teamId: seed.teamId, key: seed.key, folders: seed.folders, bigJpegId: seed.bigJpegId, realImageIds: seed.realImageIds, files: options.files, storageDir: options.storageDir };
+    const facts = {
+      teamId: seed.teamId,
+      key: seed.key,
+      folders: seed.folders,
+      bigJpegId: seed.bigJpegId,
+      realImageIds: seed.realImageIds,
+      files: options.files,
+      storageDir: options.storageDir,
+    };
     await orm.em.fork().execute('create table bench_seed (facts jsonb not null)');
     await orm.em.fork().execute('insert into bench_seed (facts) values (?::jsonb)', [JSON.stringify(facts)]);
     return { databaseUrl, facts };

@@ -100,7 +100,17 @@ function request(base: string, method: 'GET' | 'POST', path: string, key: string
   const url = new URL(path, base);
   return new Promise((done, fail) => {
     const req = http.request(
-      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
@@ -133,13 +143,39 @@ async function openDatabase(): Promise<Facts> {
 /** The searches' variants, chosen on the data: keywords by how many files they match, the most used tags, etc. */
 async function chooseVariants(pool: pg.Pool, facts: Facts) {
   const total = Number((await pool.query('select count(*) from library_files where team_id = $1 and deleted_at is null', [facts.teamId])).rows[0].count);
-  const candidates = ['sunset', 'campaign', 'poster', 'white', 'model', 'summer', 'watch', 'studio', 'castle', 'tailor', 'barista', 'lemon', 'guitar', 'festival', 'harbor', 'umbrella', 'wine', 'lemon-12', 'tent-777', 'sofa-4242'];
+  const candidates = [
+    'sunset',
+    'campaign',
+    'poster',
+    'white',
+    'model',
+    'summer',
+    'watch',
+    'studio',
+    'castle',
+    'tailor',
+    'barista',
+    'lemon',
+    'guitar',
+    'festival',
+    'harbor',
+    'umbrella',
+    'wine',
+    'lemon-12',
+    'tent-777',
+    'sofa-4242',
+  ];
   const fractions: Array<{ keyword: string; fraction: number }> = [];
   for (const keyword of candidates) {
-    const { rows } = await pool.query('select count(*) as n from library_search_texts s where s.team_id = $1 and s.search_text like $2', [facts.teamId, `%${keyword}%`]);
+    const { rows } = await pool.query('select count(*) as n from library_search_texts s where s.team_id = $1 and s.search_text like $2', [
+      facts.teamId,
+      `%${keyword}%`,
+    ]);
     fractions.push({ keyword, fraction: Number(rows[0].n) / total });
   }
-  const tags = (await pool.query('select tag_id from library_file_tags where team_id = $1 group by tag_id order by count(*) desc limit 8', [facts.teamId])).rows.map((r) => r.tag_id as number);
+  const tags = (
+    await pool.query('select tag_id from library_file_tags where team_id = $1 group by tag_id order by count(*) desc limit 8', [facts.teamId])
+  ).rows.map((r) => r.tag_id as number);
   const tagPairs: number[][] = [];
   for (let i = 0; i < tags.length; i++) for (let j = i + 1; j < tags.length; j++) tagPairs.push([tags[i]!, tags[j]!]);
   return {
@@ -171,7 +207,13 @@ function searches(v: Variants): Record<string, () => Record<string, unknown>> {
   };
 }
 
-async function measureShelf(server: ChildServer, key: string, v: Variants, bodies: Record<string, () => Record<string, unknown>> = searches(v), connections = CONNECTIONS): Promise<Record<string, Figures>> {
+async function measureShelf(
+  server: ChildServer,
+  key: string,
+  v: Variants,
+  bodies: Record<string, () => Record<string, unknown>> = searches(v),
+  connections = CONNECTIONS,
+): Promise<Record<string, Figures>> {
   const out: Record<string, Figures> = {};
   for (const [name, body] of Object.entries(bodies)) {
     const once = async () => {
@@ -231,7 +273,8 @@ async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<
           // the page's ids, then their rows through the same prepared statement as the service
           const page = pageSql(statements.page);
           const ids = (await pool.query({ name: page.name, text: page.positional, values: statements.page.params })).rows.map((r) => r.id as number);
-          if (ids.length > 0) await pool.query({ name: ASSET_ROWS.withTags.name, text: ASSET_ROWS.withTags.positional, values: [teamId, `{${ids.join(',')}}`] });
+          if (ids.length > 0)
+            await pool.query({ name: ASSET_ROWS.withTags.name, text: ASSET_ROWS.withTags.positional, values: [teamId, `{${ids.join(',')}}`] });
         })(),
         pool.query(positional(statements.count.sql), statements.count.params),
       ]);
@@ -267,7 +310,14 @@ async function measureDerivatives(server: ChildServer, facts: Facts, bigJpegPath
     const urls: string[] = [];
     for (let i = 0; i < runs; i++) {
       // the same transforms as the bare runs: 800x600 inside, quality 70 + i
-      const res = await request(server.baseUrl, 'POST', '/open/search-assets', facts.key, { keywords: ['big-photo.jpg'], keywordSearchType: 'PRECISE', w: 800, h: 600, f, q: 70 + i });
+      const res = await request(server.baseUrl, 'POST', '/open/search-assets', facts.key, {
+        keywords: ['big-photo.jpg'],
+        keywordSearchType: 'PRECISE',
+        w: 800,
+        h: 600,
+        f,
+        q: 70 + i,
+      });
       const url = JSON.parse(res.text).result.assets[0].publicUrl as string;
       const t = performance.now();
       const got = await request(server.baseUrl, 'GET', new URL(url).pathname + new URL(url).search, null);
@@ -321,9 +371,11 @@ function allVariantFilters(v: Variants): Array<Record<string, unknown>> {
 async function prewarmFacets(server: ChildServer, key: string, v: Variants, facets: string[]): Promise<void> {
   const started = performance.now();
   const queue = allVariantFilters(v);
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    for (let body = queue.shift(); body; body = queue.shift()) await request(server.baseUrl, 'POST', '/open/search-assets', key, { ...body, facets });
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let body = queue.shift(); body; body = queue.shift()) await request(server.baseUrl, 'POST', '/open/search-assets', key, { ...body, facets });
+    }),
+  );
   console.error(`  prewarmed ${allVariantFilters(v).length} variants in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
@@ -334,7 +386,11 @@ async function prewarmFacets(server: ChildServer, key: string, v: Variants, face
 async function measureFacetStatements(teamId: number, v: Variants): Promise<Array<{ facet: string; scope: string; median: number; min: number }>> {
   const out: Array<{ facet: string; scope: string; median: number; min: number }> = [];
   const runs = Number(env.BENCH_FACET_RUNS ?? 5);
-  const scopes: Array<[string, Record<string, unknown>]> = [['whole library', {}], ['a top-level folder', { parentId: v.folders[0] }], ['keyword "campaign"', { keywords: ['campaign'] }]];
+  const scopes: Array<[string, Record<string, unknown>]> = [
+    ['whole library', {}],
+    ['a top-level folder', { parentId: v.folders[0] }],
+    ['keyword "campaign"', { keywords: ['campaign'] }],
+  ];
   for (const facet of ['extension', 'type', 'orientation', 'tags', 'colorFamily', 'folder', 'validity']) {
     for (const [scope, body] of scopes) {
       const plan = planSearch({ ...body, facets: [facet] });
@@ -362,16 +418,26 @@ async function facetsPart(): Promise<void> {
   const statements = env.BENCH_FACET_RUNS === '0' ? [] : await measureFacetStatements(facts.teamId, variants);
   const loadAfterStatements = loadavg();
   const figures: Record<string, Record<string, Figures>> = {};
-  for (const [label, memo] of [['cold', 'off'], ['warm', 'on']] as const) {
+  for (const [label, memo] of [
+    ['cold', 'off'],
+    ['warm', 'on'],
+  ] as const) {
     if (!FACET_MODES.includes(label)) continue;
     const connections = label === 'cold' ? COLD_CONNECTIONS : CONNECTIONS;
-    const server = await startChildServer(`shelf (memo ${memo})`, serverScript, { env: { ...serverEnv, SEARCH_TOTALS_MEMO: memo }, execArgv: serviceNodeFlags() });
+    const server = await startChildServer(`shelf (memo ${memo})`, serverScript, {
+      env: { ...serverEnv, SEARCH_TOTALS_MEMO: memo },
+      execArgv: serviceNodeFlags(),
+    });
     figures[`${label} floor`] = await measureShelf(server, facts.key, variants, facetSearches(variants, null), connections);
     if (label === 'warm' && env.BENCH_PREWARM_FACETS === '1') await prewarmFacets(server, facts.key, variants, BENCH_FACETS);
     figures[`${label} facets`] = await measureShelf(server, facts.key, variants, facetSearches(variants, BENCH_FACETS), connections);
     await server.stop();
   }
-  console.log(`Machine: ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadAfterStatements.map((l) => l.toFixed(1)).join(' / ')} before the searches, ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; ${variants.total} live files; cold ${COLD_CONNECTIONS}, warm ${CONNECTIONS} connections, ${SECONDS} s per search.\n`);
+  console.log(
+    `Machine: ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadAfterStatements.map((l) => l.toFixed(1)).join(' / ')} before the searches, ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')} at the end; ${variants.total} live files; cold ${COLD_CONNECTIONS}, warm ${CONNECTIONS} connections, ${SECONDS} s per search.\n`,
+  );
   console.log(`Each facet's statement alone, ${Number(env.BENCH_FACET_RUNS ?? 5)} runs one at a time (the cold cost of one facet):\n`);
   console.log('| facet | whole library median / min | a top-level folder median / min | keyword "campaign" median / min |');
   console.log('|---|---|---|---|');
@@ -386,7 +452,9 @@ async function facetsPart(): Promise<void> {
     for (const label of FACET_MODES) {
       const [floor, facets] = [figures[`${label} floor`]![name]!, figures[`${label} facets`]![name]!];
       const verdict = label === 'warm' ? (facets.p95 < 100 ? ' (p95 < 100 ms: met)' : ' (p95 < 100 ms: MISSED)') : '';
-      console.log(`| ${name} | ${label} | ${ms(floor.p50)} / ${ms(floor.p95)} | ${ms(facets.p50)} / ${ms(facets.p95)}${verdict} | ${(facets.p95 / floor.p95).toFixed(2)} | ${floor.n} / ${facets.n} |`);
+      console.log(
+        `| ${name} | ${label} | ${ms(floor.p50)} / ${ms(floor.p95)} | ${ms(facets.p50)} / ${ms(facets.p95)}${verdict} | ${(facets.p95 / floor.p95).toFixed(2)} | ${floor.n} / ${facets.n} |`,
+      );
     }
   }
 }
@@ -421,40 +489,60 @@ async function searchesPart(): Promise<void> {
   const warm = await startChildServer('shelf (memo on)', serverScript, { env: serverEnv, execArgv: serviceNodeFlags() });
   const shelfWarm = await measureShelf(warm, facts.key, variants);
   await warm.stop();
-  console.log(`Machine: ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; ${variants.total} live files; ${CONNECTIONS} connections, ${SECONDS} s per search.\n`);
+  console.log(
+    `Machine: ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')} at the end; ${variants.total} live files; ${CONNECTIONS} connections, ${SECONDS} s per search.\n`,
+  );
   console.log(`Keyword match fractions: ${variants.fractions.map((f) => `${f.keyword} ${(100 * f.fraction).toFixed(2)} %`).join(', ')}\n`);
   console.log('| search | Shelf, totals counted (memo off) p50 / p95 | bare SQL p50 / p95 | ratio p50 / p95 | Shelf, memo on p50 / p95 | target p95 < 50 ms |');
   console.log('|---|---|---|---|---|---|');
   for (const name of Object.keys(shelfCold)) {
     const [c, b, w] = [shelfCold[name]!, bare[name]!, shelfWarm[name]!];
     const met = c.p95 < 50 ? 'met' : w.p95 < 50 ? 'met with the memo only' : 'MISSED';
-    console.log(`| ${name} | ${ms(c.p50)} / ${ms(c.p95)} | ${ms(b.p50)} / ${ms(b.p95)} | ${(c.p50 / b.p50).toFixed(2)} / ${(c.p95 / b.p95).toFixed(2)} | ${ms(w.p50)} / ${ms(w.p95)} | ${met} |`);
+    console.log(
+      `| ${name} | ${ms(c.p50)} / ${ms(c.p95)} | ${ms(b.p50)} / ${ms(b.p95)} | ${(c.p50 / b.p50).toFixed(2)} / ${(c.p95 / b.p95).toFixed(2)} | ${ms(w.p50)} / ${ms(w.p95)} | ${met} |`,
+    );
   }
   printCpu(shelfWarm);
 }
 
 function printCpu(shelfWarm: Record<string, Figures>): void {
-  console.log('\nShelf with the memo: latency and CPU per request (ms of CPU from /proc: the service process, all PostgreSQL processes, this load generator):\n');
+  console.log(
+    '\nShelf with the memo: latency and CPU per request (ms of CPU from /proc: the service process, all PostgreSQL processes, this load generator):\n',
+  );
   console.log('| search | p50 / p95 | requests/s | service | PostgreSQL | load generator |');
   console.log('|---|---|---|---|---|---|');
   for (const [name, w] of Object.entries(shelfWarm)) {
-    console.log(`| ${name} | ${ms(w.p50)} / ${ms(w.p95)} | ${w.rps.toFixed(0)} | ${w.cpu!.server.toFixed(2)} | ${w.cpu!.postgres.toFixed(2)} | ${w.cpu!.generator.toFixed(2)} |`);
+    console.log(
+      `| ${name} | ${ms(w.p50)} / ${ms(w.p95)} | ${w.rps.toFixed(0)} | ${w.cpu!.server.toFixed(2)} | ${w.cpu!.postgres.toFixed(2)} | ${w.cpu!.generator.toFixed(2)} |`,
+    );
   }
 }
 
 async function derivativesPart(): Promise<void> {
   const server = await startChildServer('shelf', serverScript, { env: serverEnv, execArgv: serviceNodeFlags() });
-  const big = (await pool.query('select o.storage_key, o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = $1', [facts.bigJpegId])).rows[0];
+  const big = (
+    await pool.query('select o.storage_key, o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = $1', [facts.bigJpegId])
+  ).rows[0];
   const derivedDir = resolve(facts.storageDir, 'derived/image-v1', big.sha256.slice(0, 2), big.sha256);
   const d = await measureDerivatives(server, facts, resolve(facts.storageDir, big.storage_key), derivedDir);
   await server.stop();
-  console.log(`\nMachine load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')}; one request at a time; ${d.bareWebp.length} runs each.\n`);
+  console.log(
+    `\nMachine load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')}; one request at a time; ${d.bareWebp.length} runs each.\n`,
+  );
   console.log('| processed image (4000x3000 JPEG to 800x600) | p50 | p95 | target |');
   console.log('|---|---|---|---|');
   console.log(`| bare sharp, WebP | ${ms(percentile(d.bareWebp, 50))} | ${ms(percentile(d.bareWebp, 95))} | |`);
-  console.log(`| first request through Shelf, WebP | ${ms(percentile(d.webp.first, 50))} | ${ms(percentile(d.webp.first, 95))} | <= 1.5 x bare: ${(percentile(d.webp.first, 50) / percentile(d.bareWebp, 50)).toFixed(2)} x |`);
+  console.log(
+    `| first request through Shelf, WebP | ${ms(percentile(d.webp.first, 50))} | ${ms(percentile(d.webp.first, 95))} | <= 1.5 x bare: ${(percentile(d.webp.first, 50) / percentile(d.bareWebp, 50)).toFixed(2)} x |`,
+  );
   console.log(`| bare sharp, JPEG | ${ms(percentile(d.bareJpeg, 50))} | ${ms(percentile(d.bareJpeg, 95))} | |`);
-  console.log(`| first request through Shelf, JPEG | ${ms(percentile(d.jpeg.first, 50))} | ${ms(percentile(d.jpeg.first, 95))} | <= 1.5 x bare: ${(percentile(d.jpeg.first, 50) / percentile(d.bareJpeg, 50)).toFixed(2)} x |`);
+  console.log(
+    `| first request through Shelf, JPEG | ${ms(percentile(d.jpeg.first, 50))} | ${ms(percentile(d.jpeg.first, 95))} | <= 1.5 x bare: ${(percentile(d.jpeg.first, 50) / percentile(d.bareJpeg, 50)).toFixed(2)} x |`,
+  );
   console.log(`| cached derivative (WebP) | ${ms(percentile(d.webp.cached, 50))} | ${ms(percentile(d.webp.cached, 95))} | < 5 ms |`);
   console.log(`| cached derivative (JPEG) | ${ms(percentile(d.jpeg.cached, 50))} | ${ms(percentile(d.jpeg.cached, 95))} | < 5 ms |`);
 }

@@ -48,10 +48,22 @@ async function admin(sql: string): Promise<void> {
 
 const options = Array.from({ length: 20 }, (_, i) => ({ value: `v${i}`, label: `Option ${i}`, sortOrder: i }));
 const CONFIGS: Array<[string, Record<string, unknown>]> = [
-  ['text', {}], ['textarea', {}], ['email', {}], ['phone', {}], ['url', {}], ['color', {}], ['date', {}], ['dateRange', {}],
-  ['number', { unit: 'kg' }], ['currency', { code: 'EUR', symbol: '€', decimals: 2 }], ['richtext', { mode: 'html' }],
-  ['select', { options }], ['radio', { options }], ['checkbox', { options }],
-  ['image', { maxCount: 5, maxSizeMB: 10, accept: ['image/png', 'image/jpeg'] }], ['file', { maxCount: 3 }],
+  ['text', {}],
+  ['textarea', {}],
+  ['email', {}],
+  ['phone', {}],
+  ['url', {}],
+  ['color', {}],
+  ['date', {}],
+  ['dateRange', {}],
+  ['number', { unit: 'kg' }],
+  ['currency', { code: 'EUR', symbol: '€', decimals: 2 }],
+  ['richtext', { mode: 'html' }],
+  ['select', { options }],
+  ['radio', { options }],
+  ['checkbox', { options }],
+  ['image', { maxCount: 5, maxSizeMB: 10, accept: ['image/png', 'image/jpeg'] }],
+  ['file', { maxCount: 3 }],
 ];
 
 /** 197 custom fields cycling through every type, spread over 4 groups (50 + 49 + 49 + 49). */
@@ -88,7 +100,13 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 await admin('drop database if exists shelf_bench_templates with (force)');
 await admin('create database shelf_bench_templates');
 const storageDir = await mkdtemp(join(tmpdir(), 'shelf-bench-templates-'));
-const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl.toString(), LOG_LEVEL: 'silent', STORAGE_DIR: storageDir, QUEUE_PREFIX: 'shelf-bench-templates' });
+const config = loadConfig({
+  ...process.env,
+  DATABASE_URL: databaseUrl.toString(),
+  LOG_LEVEL: 'silent',
+  STORAGE_DIR: storageDir,
+  QUEUE_PREFIX: 'shelf-bench-templates',
+});
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
 const queues = new Queues(config);
 try {
@@ -132,7 +150,8 @@ try {
 
   console.log(`| measure (${RUNS} runs after ${WARMUP} warm-up, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}) | median | min | max |`);
   console.log('|---|---|---|---|');
-  const row = (label: string, values: number[]) => console.log(`| ${label} | ${ms(median(values))} | ${ms(Math.min(...values))} | ${ms(Math.max(...values))} |`);
+  const row = (label: string, values: number[]) =>
+    console.log(`| ${label} | ${ms(median(values))} | ${ms(Math.min(...values))} | ${ms(Math.max(...values))} |`);
   row(`create, 197 custom fields (request ${(requestBytes / 1024).toFixed(0)} KiB)`, times.create);
   row('PATCH with If-Match replacing all 200 fields by id', times.patch);
   row(`GET the 200-field template (response ${(responseBytes / 1024).toFixed(0)} KiB)`, times.get);

@@ -56,7 +56,6 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-
 async function startReceiver(): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(new URL('./servers/webhook-receiver.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
@@ -79,10 +78,30 @@ function rssMb(pid: number): number {
 }
 
 function shelfWorker(allowHost: string, extra: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [...(env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_CPU_PROF}`] : []), '--max-semi-space-size=16', '--max-old-space-size=256', 'src/main.ts'], {
-    stdio: ['ignore', env.BENCH_WORKER_LOG ? openSync(env.BENCH_WORKER_LOG, 'w') : 'ignore', 'inherit'],
-    env: { ...env, ROLE: 'worker', DATABASE_URL: DATABASE, REDIS_URL, QUEUE_PREFIX: PREFIX, OUTBOUND_ALLOW_HOSTS: allowHost, LOG_LEVEL: 'info', ...(env.BENCH_PGOPTIONS ? { PGOPTIONS: env.BENCH_PGOPTIONS } : {}), LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret', ...extra },
-  });
+  return spawn(
+    process.execPath,
+    [
+      ...(env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_CPU_PROF}`] : []),
+      '--max-semi-space-size=16',
+      '--max-old-space-size=256',
+      'src/main.ts',
+    ],
+    {
+      stdio: ['ignore', env.BENCH_WORKER_LOG ? openSync(env.BENCH_WORKER_LOG, 'w') : 'ignore', 'inherit'],
+      env: {
+        ...env,
+        ROLE: 'worker',
+        DATABASE_URL: DATABASE,
+        REDIS_URL,
+        QUEUE_PREFIX: PREFIX,
+        OUTBOUND_ALLOW_HOSTS: allowHost,
+        LOG_LEVEL: 'info',
+        ...(env.BENCH_PGOPTIONS ? { PGOPTIONS: env.BENCH_PGOPTIONS } : {}),
+        LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret',
+        ...extra,
+      },
+    },
+  );
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -99,7 +118,13 @@ async function main(): Promise<void> {
   if (env.BENCH_EXPERIMENT_SQL) await orm.em.fork().execute(env.BENCH_EXPERIMENT_SQL);
   const receiver = await startReceiver();
   const allowHost = `127.0.0.1:${receiver.port}`;
-  const config = loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: allowHost, QUEUE_PREFIX: PREFIX, LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret' });
+  const config = loadConfig({
+    DATABASE_URL: DATABASE,
+    REDIS_URL,
+    OUTBOUND_ALLOW_HOSTS: allowHost,
+    QUEUE_PREFIX: PREFIX,
+    LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret',
+  });
   const core: Core = createCore(orm, config);
   const op = core.operatorCtx();
   const { teamId } = await core.access.createTeam(op, { name: 'Bench' });
@@ -116,7 +141,11 @@ async function main(): Promise<void> {
     console.log(line);
     lines.push(line);
   };
-  say(`# webhooks benchmark ${new Date().toISOString()} load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  say(
+    `# webhooks benchmark ${new Date().toISOString()} load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 
   // BENCH_PGSTATS=1: what PostgreSQL did for Shelf's side of a round (transactions, rows, scans)
   const tableStats = async () => {
@@ -131,7 +160,12 @@ async function main(): Promise<void> {
     const after = await tableStats();
     for (const row of after) {
       const b = before?.find((x) => x.t === row.t);
-      say(`  pgstats ${row.t}: ${Object.keys(row).filter((k) => k !== 't').map((k) => `${k} ${Number(row[k]) - Number(b?.[k] ?? 0)}`).join(', ')}`);
+      say(
+        `  pgstats ${row.t}: ${Object.keys(row)
+          .filter((k) => k !== 't')
+          .map((k) => `${k} ${Number(row[k]) - Number(b?.[k] ?? 0)}`)
+          .join(', ')}`,
+      );
     }
   };
 
@@ -148,7 +182,9 @@ async function main(): Promise<void> {
   let eventCounter = 0;
   const emit = async (eventType: string) => {
     const id = ++eventCounter;
-    return inTransaction(ctx, (tx) => recordEvent(tx, { eventType, audience: { kind: 'material' }, orderingKey: `material:${id}`, fields: { payload: { materialIds: [id], note: NOTE } } }));
+    return inTransaction(ctx, (tx) =>
+      recordEvent(tx, { eventType, audience: { kind: 'material' }, orderingKey: `material:${id}`, fields: { payload: { materialIds: [id], note: NOTE } } }),
+    );
   };
   /** Waits until a worker process just started delivers (its start-up takes seconds, many on a loaded machine). */
   const untilDelivering = async () => {
@@ -167,7 +203,10 @@ async function main(): Promise<void> {
     const shelf = shelfWorker(allowHost);
     await untilDelivering();
     const floorQueue = new Queue('bare-delivery', { connection: { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) }, prefix: PREFIX });
-    const transport = fork(new URL('./servers/undici-loop.ts', import.meta.url), { env: { ...env, CONCURRENCY: String(FLOOR_CONCURRENCY) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const transport = fork(new URL('./servers/undici-loop.ts', import.meta.url), {
+      env: { ...env, CONCURRENCY: String(FLOOR_CONCURRENCY) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     await new Promise((r) => transport.once('message', r));
     const LABELS: Record<Side, string> = { shelf: 'shelf', transport: 'transport floor (undici loop)', bullmq: 'bare BullMQ floor' };
     const timed = async (side: Side, start: () => Promise<unknown>, expected: number, cpuPid?: number) => {
@@ -185,7 +224,9 @@ async function main(): Promise<void> {
       if (env.BENCH_PGSTATS && side === 'shelf') await printTableStats(stats0);
       rates[side].push(got / seconds);
       if (cpu) cpuUs[side].push(((cpu.serverMs + cpu.postgresMs) * 1000) / got + receiverUs);
-      const cpuNote = cpu ? `; worker CPU ${(cpu.serverMs / 1000 / seconds * 100).toFixed(0)} % of a core, ${((cpu.serverMs * 1000) / got).toFixed(0)} us/delivery; its database's PostgreSQL backends ${(cpu.postgresMs / 1000 / seconds * 100).toFixed(0)} %, ${((cpu.postgresMs * 1000) / got).toFixed(0)} us/delivery; receiver ${receiverUs.toFixed(0)} us/delivery` : '';
+      const cpuNote = cpu
+        ? `; worker CPU ${((cpu.serverMs / 1000 / seconds) * 100).toFixed(0)} % of a core, ${((cpu.serverMs * 1000) / got).toFixed(0)} us/delivery; its database's PostgreSQL backends ${((cpu.postgresMs / 1000 / seconds) * 100).toFixed(0)} %, ${((cpu.postgresMs * 1000) / got).toFixed(0)} us/delivery; receiver ${receiverUs.toFixed(0)} us/delivery`
+        : '';
       return `${LABELS[side]}: ${got} in ${seconds.toFixed(2)} s = ${(got / seconds).toFixed(0)}/s (load ${load}; ${connections} new connections${cpuNote})`;
     };
     for (let round = 1; round <= ROUNDS; round++) {
@@ -196,7 +237,12 @@ async function main(): Promise<void> {
       await inTransaction(ctx, async (tx) => {
         for (let i = 0; i < EVENTS; i++) {
           const id = ++eventCounter;
-          await recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: `material:${id}`, fields: { payload: { materialIds: [id], note: NOTE } } });
+          await recordEvent(tx, {
+            eventType: 'MATERIAL_DELETED',
+            audience: { kind: 'material' },
+            orderingKey: `material:${id}`,
+            fields: { payload: { materialIds: [id], note: NOTE } },
+          });
         }
         await tx.em.execute(`update webhook_endpoints set state = 'disabled' where url like '%/e%'`);
       });
@@ -214,7 +260,13 @@ async function main(): Promise<void> {
         return {
           url: r.url,
           body,
-          headers: { 'content-type': 'application/json', 'user-agent': 'Shelf-Webhooks/1.0', 'webhook-id': r.event_id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(r.secret).sign(r.event_id, at, body) },
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Shelf-Webhooks/1.0',
+            'webhook-id': r.event_id,
+            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+            'webhook-signature': new Webhook(r.secret).sign(r.event_id, at, body),
+          },
         };
       });
       transport.send({ type: 'load', requests });
@@ -224,16 +276,35 @@ async function main(): Promise<void> {
         shelf: () => timed('shelf', () => db(`update webhook_endpoints set state = 'active' where url like '%/e%'`), pending, shelf.pid),
         transport: () => timed('transport', () => (transport.send('go'), Promise.resolve()), requests.length, transport.pid),
         bullmq: async () => {
-          const floor = fork(new URL('./servers/bare-delivery-worker.ts', import.meta.url), { env: { ...env, REDIS_URL, QUEUE_PREFIX: PREFIX, CONCURRENCY: String(config.webhookConcurrency) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+          const floor = fork(new URL('./servers/bare-delivery-worker.ts', import.meta.url), {
+            env: { ...env, REDIS_URL, QUEUE_PREFIX: PREFIX, CONCURRENCY: String(config.webhookConcurrency) },
+            stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+          });
           await new Promise((r) => floor.once('message', r));
-          const body = JSON.stringify({ eventId: 'x', eventType: 'MATERIAL_DELETED', eventTime: String(Date.now()), actor: { kind: 'key', id: 1 }, payload: { materialIds: [1], note: NOTE }, sequence: 1 });
-          const line = await timed('bullmq', async () => {
-            for (let i = 0; i < total; i += 1000) {
-              await floorQueue.addBulk(
-                Array.from({ length: Math.min(1000, total - i) }, (_x, j) => ({ name: 'post', data: { target: `http://${allowHost}/e${(i + j) % ENDPOINTS}`, body, id: String(i + j) }, opts: { removeOnComplete: true } })),
-              );
-            }
-          }, total, floor.pid);
+          const body = JSON.stringify({
+            eventId: 'x',
+            eventType: 'MATERIAL_DELETED',
+            eventTime: String(Date.now()),
+            actor: { kind: 'key', id: 1 },
+            payload: { materialIds: [1], note: NOTE },
+            sequence: 1,
+          });
+          const line = await timed(
+            'bullmq',
+            async () => {
+              for (let i = 0; i < total; i += 1000) {
+                await floorQueue.addBulk(
+                  Array.from({ length: Math.min(1000, total - i) }, (_x, j) => ({
+                    name: 'post',
+                    data: { target: `http://${allowHost}/e${(i + j) % ENDPOINTS}`, body, id: String(i + j) },
+                    opts: { removeOnComplete: true },
+                  })),
+                );
+              }
+            },
+            total,
+            floor.pid,
+          );
           floor.send('stop');
           await new Promise((r) => floor.once('exit', r));
           return line;
@@ -256,12 +327,16 @@ async function main(): Promise<void> {
     const r = median(ratios);
     say(
       `throughput median of ${ROUNDS}: shelf ${s.toFixed(0)}/s (target >= 5,000/s: ${s >= 5000 ? 'met' : 'missed'}), transport floor ${t.toFixed(0)}/s, bare BullMQ floor ${b.toFixed(0)}/s; ` +
-        `median of the rounds' shelf / transport floor ${r.toFixed(2)} (target >= 0.35: ${r >= 0.35 ? 'met' : 'missed'}); load after ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+        `median of the rounds' shelf / transport floor ${r.toFixed(2)} (target >= 0.35: ${r >= 0.35 ? 'met' : 'missed'}); load after ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
     );
     // on a busy machine the scheduler gives Shelf's several processes more CPU than the floor's one
     // client, which flatters the ratio above; CPU per delivery does not depend on who else runs
     const [sc, tc, bc] = [median(cpuUs.shelf), median(cpuUs.transport), median(cpuUs.bullmq)];
-    say(`CPU per delivery (worker or client + its PostgreSQL backends + receiver), median: shelf ${sc.toFixed(0)} us, transport floor ${tc.toFixed(0)} us (${(tc / sc).toFixed(2)} of shelf's), bare BullMQ floor ${bc.toFixed(0)} us`);
+    say(
+      `CPU per delivery (worker or client + its PostgreSQL backends + receiver), median: shelf ${sc.toFixed(0)} us, transport floor ${tc.toFixed(0)} us (${(tc / sc).toFixed(2)} of shelf's), bare BullMQ floor ${bc.toFixed(0)} us`,
+    );
   }
 
   if (PARTS.includes('latency')) {
@@ -306,7 +381,9 @@ async function main(): Promise<void> {
   if (PARTS.includes('backlog')) {
     // a receiver that is down: an allowlisted port nothing listens on
     const downHost = '127.0.0.1:9';
-    await core.events.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] }).catch(() => undefined);
+    await core.events.subscriptions
+      .changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] })
+      .catch(() => undefined);
     const config2 = createCore(orm, loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: `${allowHost},${downHost}`, QUEUE_PREFIX: PREFIX }));
     await config2.events.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] });
     const [endpoint] = (await db(`select id from webhook_endpoints where url = ?`, [`http://${downHost}/down`])) as [{ id: number }];
@@ -322,7 +399,10 @@ async function main(): Promise<void> {
        select team_id, ?, id, ordering_key, 1, true from outbox_events where event_type = 'MATERIAL_VERSION_CHANGED'`,
       [endpoint.id],
     );
-    await db(`insert into webhook_delivery_lines (endpoint_id, ordering_key, team_id, last_sequence, unfinished) select ?, ordering_key, team_id, 1, 1 from outbox_events where event_type = 'MATERIAL_VERSION_CHANGED'`, [endpoint.id]);
+    await db(
+      `insert into webhook_delivery_lines (endpoint_id, ordering_key, team_id, last_sequence, unfinished) select ?, ordering_key, team_id, 1, 1 from outbox_events where event_type = 'MATERIAL_VERSION_CHANGED'`,
+      [endpoint.id],
+    );
     say(`backlog: ${BACKLOG} undelivered events written in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     const shelf = shelfWorker(`${allowHost},${downHost}`);
     let peak = 0;
@@ -334,8 +414,13 @@ async function main(): Promise<void> {
       samples.push(rss);
       peak = Math.max(peak, rss);
     }
-    const [attempted] = (await db(`select count(*)::int as n from webhook_attempts where delivery_id in (select id from webhook_deliveries where endpoint_id = ?)`, [endpoint.id])) as [{ n: number }];
-    say(`backlog: worker RSS over ${BACKLOG_SECONDS} s: median ${median(samples).toFixed(0)} MB, peak ${peak.toFixed(0)} MB (target < 300 MB); ${attempted.n} attempts made meanwhile (receiver down)`);
+    const [attempted] = (await db(
+      `select count(*)::int as n from webhook_attempts where delivery_id in (select id from webhook_deliveries where endpoint_id = ?)`,
+      [endpoint.id],
+    )) as [{ n: number }];
+    say(
+      `backlog: worker RSS over ${BACKLOG_SECONDS} s: median ${median(samples).toFixed(0)} MB, peak ${peak.toFixed(0)} MB (target < 300 MB); ${attempted.n} attempts made meanwhile (receiver down)`,
+    );
     await stopChild(shelf);
   }
 

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122164042 extends Migration {
-
   override name = 'Migration20261122164042';
 
   override up(): void | Promise<void> {
@@ -20,9 +19,13 @@ export class Migration20261122164042 extends Migration {
         end if;
         return null;
       end $$;`);
-    this.addSql(`create constraint trigger "products_version_bump" after insert or update or delete on "products" deferrable initially deferred for each row execute function product_version_bump();`);
+    this.addSql(
+      `create constraint trigger "products_version_bump" after insert or update or delete on "products" deferrable initially deferred for each row execute function product_version_bump();`,
+    );
 
-    this.addSql(`alter table "product_versions" add constraint "product_versions_team_id_foreign" foreign key ("team_id") references "teams" ("id") on update cascade on delete cascade;`);
+    this.addSql(
+      `alter table "product_versions" add constraint "product_versions_team_id_foreign" foreign key ("team_id") references "teams" ("id") on update cascade on delete cascade;`,
+    );
   }
 
   override down(): void | Promise<void> {
@@ -30,5 +33,4 @@ export class Migration20261122164042 extends Migration {
     this.addSql(`drop function if exists product_version_bump();`);
     this.addSql(`drop table if exists "product_versions" cascade;`);
   }
-
 }

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122190855 extends Migration {
-
   override name = 'Migration20261122190855';
 
   override up(): void | Promise<void> {
@@ -11,5 +10,4 @@ export class Migration20261122190855 extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop index "library_files_live_folder_created";`);
   }
-
 }

@@ -7,7 +7,6 @@ import { Migration } from '@mikro-orm/migrations';
  * library_search_texts, so a DEEP-only page in creation order reads that narrow table alone.
  */
 export class Migration20261122201850 extends Migration {
-
   override name = 'Migration20261122201850';
 
   override up(): void | Promise<void> {
@@ -49,7 +48,9 @@ export class Migration20261122201850 extends Migration {
         return null;
       end $$;`);
     this.addSql(`drop trigger if exists "library_files_search_text_sync" on "library_files";`);
-    this.addSql(`create trigger "library_files_search_text_sync" after insert or update of "name", "description", "tag_names", "ai_tags", "ai_title", "ai_description", "ai_detailed_description", "deleted_at", "team_id", "created_at" on "library_files" for each row execute function library_search_text_sync();`);
+    this.addSql(
+      `create trigger "library_files_search_text_sync" after insert or update of "name", "description", "tag_names", "ai_tags", "ai_title", "ai_description", "ai_detailed_description", "deleted_at", "team_id", "created_at" on "library_files" for each row execute function library_search_text_sync();`,
+    );
     // INCLUDE the text: the walk tests each row's text from the index alone (no heap read per row)
     this.addSql(`create index "library_search_texts_team_created" on "library_search_texts" ("team_id", "created_at", "file_id") include ("search_text");`);
   }
@@ -78,7 +79,9 @@ export class Migration20261122201850 extends Migration {
         return null;
       end $$;`);
     this.addSql(`drop trigger if exists "library_files_search_text_sync" on "library_files";`);
-    this.addSql(`create trigger "library_files_search_text_sync" after insert or update of "name", "description", "tag_names", "ai_tags", "ai_title", "ai_description", "ai_detailed_description", "deleted_at", "team_id" on "library_files" for each row execute function library_search_text_sync();`);
+    this.addSql(
+      `create trigger "library_files_search_text_sync" after insert or update of "name", "description", "tag_names", "ai_tags", "ai_title", "ai_description", "ai_detailed_description", "deleted_at", "team_id" on "library_files" for each row execute function library_search_text_sync();`,
+    );
     this.addSql(`drop index "library_files_live_tag_ids";`);
     this.addSql(`drop index "library_files_live_created";`);
     this.addSql(`alter table "library_files" drop column "tag_ids";`);
@@ -87,5 +90,4 @@ export class Migration20261122201850 extends Migration {
     this.addSql(`drop index "library_search_texts_team_created";`);
     this.addSql(`alter table "library_search_texts" drop column "created_at";`);
   }
-
 }

@@ -6,13 +6,18 @@ import { Migration } from '@mikro-orm/migrations';
  * instead of every file. A trigger on library_files keeps them; existing files are backfilled.
  */
 export class Migration20261122222325 extends Migration {
-
   override name = 'Migration20261122222325';
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "library_tag_postings" ("file_id" int not null, "tag_id" int not null, "team_id" int not null, "created_at" timestamptz not null, "tag_ids" int[] not null, primary key ("file_id", "tag_id"));`);
-    this.addSql(`alter table "library_tag_postings" add constraint "library_tag_postings_file_id_foreign" foreign key ("file_id") references "library_files" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "library_tag_postings" add constraint "library_tag_postings_tag_id_foreign" foreign key ("tag_id") references "library_tags" ("id") on update cascade on delete cascade;`);
+    this.addSql(
+      `create table "library_tag_postings" ("file_id" int not null, "tag_id" int not null, "team_id" int not null, "created_at" timestamptz not null, "tag_ids" int[] not null, primary key ("file_id", "tag_id"));`,
+    );
+    this.addSql(
+      `alter table "library_tag_postings" add constraint "library_tag_postings_file_id_foreign" foreign key ("file_id") references "library_files" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "library_tag_postings" add constraint "library_tag_postings_tag_id_foreign" foreign key ("tag_id") references "library_tags" ("id") on update cascade on delete cascade;`,
+    );
     this.addSql(`alter table "library_tag_postings" add constraint "library_tag_postings_team_id_foreign" foreign key ("team_id") references "teams" ("id");`);
 
     // an update that leaves the four columns as they were (a rename's SET lists them all) keeps the rows
@@ -35,7 +40,9 @@ export class Migration20261122222325 extends Migration {
       select f.id, t.id, f.team_id, f.created_at, f.tag_ids from library_files f cross join unnest(f.tag_ids) t(id) where f.deleted_at is null;`);
     // built after the backfill: one sort instead of 1,800,000 insertions (1,000,000 files)
     this.addSql(`create index "library_tag_postings_walk" on "library_tag_postings" ("team_id", "tag_id", "created_at", "file_id") include ("tag_ids");`);
-    this.addSql(`create trigger "library_files_tag_postings_sync" after insert or update of "tag_ids", "deleted_at", "team_id", "created_at" on "library_files" for each row execute function library_tag_postings_sync();`);
+    this.addSql(
+      `create trigger "library_files_tag_postings_sync" after insert or update of "tag_ids", "deleted_at", "team_id", "created_at" on "library_files" for each row execute function library_tag_postings_sync();`,
+    );
   }
 
   override down(): void | Promise<void> {
@@ -43,5 +50,4 @@ export class Migration20261122222325 extends Migration {
     this.addSql(`drop function if exists library_tag_postings_sync();`);
     this.addSql(`drop table if exists "library_tag_postings" cascade;`);
   }
-
 }

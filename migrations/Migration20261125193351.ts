@@ -6,14 +6,19 @@ import { Migration } from '@mikro-orm/migrations';
  * so they can be restored or deleted permanently like any other.
  */
 export class Migration20261125193351 extends Migration {
-
   override name = 'Migration20261125193351';
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "library_recycle_entries" ("id" serial primary key, "team_id" int not null, "kind" varchar(16) not null, "file_id" int null, "folder_id" int null, "name" varchar(255) not null, "original_path" text not null, "deleted_by_id" int null, "deleted_at" timestamptz not null default now());`);
+    this.addSql(
+      `create table "library_recycle_entries" ("id" serial primary key, "team_id" int not null, "kind" varchar(16) not null, "file_id" int null, "folder_id" int null, "name" varchar(255) not null, "original_path" text not null, "deleted_by_id" int null, "deleted_at" timestamptz not null default now());`,
+    );
     this.addSql(`create index "library_recycle_entries_team_id_deleted_at_id_index" on "library_recycle_entries" ("team_id", "deleted_at", "id");`);
-    this.addSql(`alter table "library_recycle_entries" add constraint "library_recycle_entries_team_id_foreign" foreign key ("team_id") references "teams" ("id");`);
-    this.addSql(`alter table "library_recycle_entries" add constraint "library_recycle_entries_deleted_by_id_foreign" foreign key ("deleted_by_id") references "members" ("id") on delete set null;`);
+    this.addSql(
+      `alter table "library_recycle_entries" add constraint "library_recycle_entries_team_id_foreign" foreign key ("team_id") references "teams" ("id");`,
+    );
+    this.addSql(
+      `alter table "library_recycle_entries" add constraint "library_recycle_entries_deleted_by_id_foreign" foreign key ("deleted_by_id") references "members" ("id") on delete set null;`,
+    );
 
     this.addSql(`alter table "library_folders" add "recycle_entry_id" int null;`);
     this.addSql(`create index "library_folders_recycle_entry_index" on "library_folders" ("recycle_entry_id") where "recycle_entry_id" is not null;`);
@@ -35,5 +40,4 @@ export class Migration20261125193351 extends Migration {
     this.addSql(`alter table "library_folders" drop column "recycle_entry_id";`);
     this.addSql(`drop table if exists "library_recycle_entries" cascade;`);
   }
-
 }

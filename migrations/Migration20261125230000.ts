@@ -2,7 +2,6 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Indexes for the permanent delete's question "does any row still name this storage key?", and the bin's listing order. */
 export class Migration20261125230000 extends Migration {
-
   override name = 'Migration20261125230000';
 
   override up(): void | Promise<void> {
@@ -26,5 +25,4 @@ export class Migration20261125230000 extends Migration {
 
     this.addSql(`drop index "stored_objects_storage_key_index";`);
   }
-
 }

@@ -7,7 +7,6 @@ import { Migration } from '@mikro-orm/migrations';
  * old ones serve); it can be dropped in the release after this one.
  */
 export class Migration20261126000000 extends Migration {
-
   override name = 'Migration20261126000000';
 
   override up(): void | Promise<void> {
@@ -17,5 +16,4 @@ export class Migration20261126000000 extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`alter table "idempotency_records" alter column "response_status" drop default;`);
   }
-
 }

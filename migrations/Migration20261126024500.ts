@@ -7,7 +7,6 @@ import { Migration } from '@mikro-orm/migrations';
  * those of the previous release during a rolling deploy have an outcome and stay replayable.
  */
 export class Migration20261126024500 extends Migration {
-
   override name = 'Migration20261126024500';
 
   override up(): void | Promise<void> {

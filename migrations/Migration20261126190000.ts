@@ -7,7 +7,6 @@ import { Migration } from '@mikro-orm/migrations';
  * line counts its replays so the next new event's body sequence follows the last one without a gap.
  */
 export class Migration20261126190000 extends Migration {
-
   override name = 'Migration20261126190000';
 
   override up(): void | Promise<void> {
@@ -19,5 +18,4 @@ export class Migration20261126190000 extends Migration {
     this.addSql(`alter table "webhook_deliveries" drop column "body_sequence";`);
     this.addSql(`alter table "webhook_delivery_lines" drop column "replayed";`);
   }
-
 }

@@ -6,7 +6,6 @@ import { Migration } from '@mikro-orm/migrations';
  * lost with Redis); without it both read every task ever made.
  */
 export class Migration20261126210000 extends Migration {
-
   override name = 'Migration20261126210000';
 
   override up(): void | Promise<void> {
@@ -16,5 +15,4 @@ export class Migration20261126210000 extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop index "approval_tasks_timer_armed_index";`);
   }
-
 }

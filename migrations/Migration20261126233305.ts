@@ -6,7 +6,6 @@ import { Migration } from '@mikro-orm/migrations';
  * set to null before, which would have left a folder subscription without its folder).
  */
 export class Migration20261126233305 extends Migration {
-
   override name = 'Migration20261126233305';
 
   override up(): void | Promise<void> {
@@ -14,9 +13,13 @@ export class Migration20261126233305 extends Migration {
 
     this.addSql(`alter table "event_subscriptions" drop constraint "event_subscriptions_folder_id_foreign";`);
 
-    this.addSql(`alter table "library_shares" add constraint "library_shares_folder_id_foreign" foreign key ("folder_id") references "library_folders" ("id") on delete cascade;`);
+    this.addSql(
+      `alter table "library_shares" add constraint "library_shares_folder_id_foreign" foreign key ("folder_id") references "library_folders" ("id") on delete cascade;`,
+    );
 
-    this.addSql(`alter table "event_subscriptions" add constraint "event_subscriptions_folder_id_foreign" foreign key ("folder_id") references "library_folders" ("id") on delete cascade;`);
+    this.addSql(
+      `alter table "event_subscriptions" add constraint "event_subscriptions_folder_id_foreign" foreign key ("folder_id") references "library_folders" ("id") on delete cascade;`,
+    );
   }
 
   override down(): void | Promise<void> {
@@ -24,9 +27,12 @@ export class Migration20261126233305 extends Migration {
 
     this.addSql(`alter table "library_shares" drop constraint "library_shares_folder_id_foreign";`);
 
-    this.addSql(`alter table "event_subscriptions" add constraint "event_subscriptions_folder_id_foreign" foreign key ("folder_id") references "library_folders" ("id") on update no action on delete set null;`);
+    this.addSql(
+      `alter table "event_subscriptions" add constraint "event_subscriptions_folder_id_foreign" foreign key ("folder_id") references "library_folders" ("id") on update no action on delete set null;`,
+    );
 
-    this.addSql(`alter table "library_shares" add constraint "library_shares_folder_id_foreign" foreign key ("folder_id") references "library_folders" ("id") on update no action on delete no action;`);
+    this.addSql(
+      `alter table "library_shares" add constraint "library_shares_folder_id_foreign" foreign key ("folder_id") references "library_folders" ("id") on update no action on delete no action;`,
+    );
   }
-
 }

@@ -7,14 +7,17 @@ import { Migration } from '@mikro-orm/migrations';
  * Nothing is backfilled: the feed reports changes from now on (earlier ones were never logged).
  */
 export class Migration20261126234022 extends Migration {
-
   override name = 'Migration20261126234022';
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "api_key_role_changes" ("id" bigserial primary key, "team_id" int not null, "key_id" int not null, "from_role" varchar(16) not null, "to_role" varchar(16) not null, "at" timestamptz not null default now());`);
+    this.addSql(
+      `create table "api_key_role_changes" ("id" bigserial primary key, "team_id" int not null, "key_id" int not null, "from_role" varchar(16) not null, "to_role" varchar(16) not null, "at" timestamptz not null default now());`,
+    );
     this.addSql(`create index "api_key_role_changes_key_at" on "api_key_role_changes" ("team_id", "key_id", "at");`);
 
-    this.addSql(`create table "product_changes" ("id" bigserial primary key, "team_id" int not null, "product_id" int not null, "kind" smallint not null, "was_published" boolean not null default false, "at" timestamptz not null);`);
+    this.addSql(
+      `create table "product_changes" ("id" bigserial primary key, "team_id" int not null, "product_id" int not null, "kind" smallint not null, "was_published" boolean not null default false, "at" timestamptz not null);`,
+    );
     this.addSql(`create unique index "product_changes_feed_order" on "product_changes" ("team_id", "at", "product_id", "kind");`);
 
     this.addSql(`alter table "api_key_role_changes" add constraint "api_key_role_changes_team_id_foreign" foreign key ("team_id") references "teams" ("id");`);
@@ -75,10 +78,18 @@ export class Migration20261126234022 extends Migration {
         return null;
       end $$;`);
 
-    this.addSql(`create trigger "library_files_product_change_log" after update on "library_files" referencing old table as old_rows new table as new_rows for each statement execute function product_changes_from_files();`);
-    this.addSql(`create trigger "categories_product_change_log" after update on "categories" referencing old table as old_rows new table as new_rows for each statement execute function product_changes_from_categories();`);
-    this.addSql(`create trigger "api_keys_role_change_log" after update of "role" on "api_keys" for each row when (old.role is distinct from new.role) execute function api_key_role_changes_log();`);
-    this.addSql(`create trigger "products_change_log" after update of "status", "deleted_at" on "products" for each row when (old.deleted_at is null and (new.deleted_at is not null or (old.status = 'published' and new.status <> 'published'))) execute function product_changes_from_products();`);
+    this.addSql(
+      `create trigger "library_files_product_change_log" after update on "library_files" referencing old table as old_rows new table as new_rows for each statement execute function product_changes_from_files();`,
+    );
+    this.addSql(
+      `create trigger "categories_product_change_log" after update on "categories" referencing old table as old_rows new table as new_rows for each statement execute function product_changes_from_categories();`,
+    );
+    this.addSql(
+      `create trigger "api_keys_role_change_log" after update of "role" on "api_keys" for each row when (old.role is distinct from new.role) execute function api_key_role_changes_log();`,
+    );
+    this.addSql(
+      `create trigger "products_change_log" after update of "status", "deleted_at" on "products" for each row when (old.deleted_at is null and (new.deleted_at is not null or (old.status = 'published' and new.status <> 'published'))) execute function product_changes_from_products();`,
+    );
   }
 
   override down(): void | Promise<void> {
@@ -93,5 +104,4 @@ export class Migration20261126234022 extends Migration {
     this.addSql(`drop table if exists "api_key_role_changes" cascade;`);
     this.addSql(`drop table if exists "product_changes" cascade;`);
   }
-
 }

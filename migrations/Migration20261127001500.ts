@@ -7,7 +7,6 @@ import { Migration } from '@mikro-orm/migrations';
  * activity records' action; widening a varchar rewrites nothing).
  */
 export class Migration20261127001500 extends Migration {
-
   override name = 'Migration20261127001500';
 
   override up(): void | Promise<void> {
@@ -19,5 +18,4 @@ export class Migration20261127001500 extends Migration {
     this.addSql(`drop index "products_live_template_version";`);
     this.addSql(`alter table "product_history" alter column "action" type varchar(16);`);
   }
-
 }

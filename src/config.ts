@@ -64,12 +64,13 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
 
 function hostList(env: Env, name: string, allowPort: boolean): string[] {
   const raw = env[name] ?? '';
-  const entries = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   for (const entry of entries) {
     if (entry.includes('*')) throw new ConfigError(`${name} may not contain wildcards: "${entry}"`);
-    const pattern = allowPort
-      ? /^(\[[0-9a-f:]+\]|[a-z0-9.-]+)(:\d{1,5})?$/
-      : /^(\[[0-9a-f:]+\]|[a-z0-9.-]+)$/;
+    const pattern = allowPort ? /^(\[[0-9a-f:]+\]|[a-z0-9.-]+)(:\d{1,5})?$/ : /^(\[[0-9a-f:]+\]|[a-z0-9.-]+)$/;
     if (!pattern.test(entry) && !(isIP(entry) === 6 && !allowPort)) {
       throw new ConfigError(`${name} has an invalid entry "${entry}" (expected ${allowPort ? 'host[:port]' : 'host'})`);
     }

@@ -20,11 +20,13 @@ async function main(config: Config): Promise<void> {
   const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.events.deliveries.lagSeconds(core.operatorCtx()) });
 
   // a worker process never loads the HTTP and GraphQL surface: half its start-up, in which its timers wait
-  const app = config.role === 'worker' ? null : await (await import('./rest/app.ts')).buildApp({ core, queues, metrics, logger: logger.child({ component: 'http' }) });
+  const app =
+    config.role === 'worker' ? null : await (await import('./rest/app.ts')).buildApp({ core, queues, metrics, logger: logger.child({ component: 'http' }) });
   const workers = config.role === 'api' ? null : await startWorkers({ core, config, queues, metrics, logger: logger.child({ component: 'worker' }) });
   if (app) {
     // connected before the first request: share passwords need it, and /readyz reports it
-    if (!(await core.platform.attemptLimiter.connect())) logger.warn('the attempt counter (Redis) is not connected yet; password checks answer 503 until it is');
+    if (!(await core.platform.attemptLimiter.connect()))
+      logger.warn('the attempt counter (Redis) is not connected yet; password checks answer 503 until it is');
     await app.listen({ port: config.port, host: config.host });
     logger.info({ url: config.publicBaseUrl, role: config.role }, 'shelf is serving');
   } else {

@@ -11,7 +11,11 @@ export function timerJobId(taskId: string, nodeKey: string): string {
 export async function queueTimers(queues: Queues, due: { taskId: string; nodeKey: string; delayMs: number }[]): Promise<void> {
   if (due.length === 0) return;
   await queues.get('approval-timeout').addBulk(
-    due.map((t) => ({ name: 'timeout', data: { taskId: t.taskId, nodeKey: t.nodeKey }, opts: { jobId: timerJobId(t.taskId, t.nodeKey), delay: t.delayMs, removeOnComplete: true, removeOnFail: true } })),
+    due.map((t) => ({
+      name: 'timeout',
+      data: { taskId: t.taskId, nodeKey: t.nodeKey },
+      opts: { jobId: timerJobId(t.taskId, t.nodeKey), delay: t.delayMs, removeOnComplete: true, removeOnFail: true },
+    })),
   );
 }
 

@@ -64,7 +64,10 @@ export class OutboxRelay {
     try {
       await queueDeliveries(this.deps.queues, due);
     } catch (e) {
-      await this.deps.core.events.deliveries.untake(op, due.map((d) => d.id));
+      await this.deps.core.events.deliveries.untake(
+        op,
+        due.map((d) => d.id),
+      );
       throw e;
     }
     return due.length;
@@ -75,7 +78,10 @@ export class OutboxRelay {
     const op = this.deps.core.operatorCtx();
     const due = await this.deps.core.approvals.tasks.dueTimers(op, TIMER_HORIZON_MS, TIMER_BATCH);
     await queueTimers(this.deps.queues, due);
-    await this.deps.core.approvals.tasks.markTimersQueued(op, due.map((t) => t.taskId));
+    await this.deps.core.approvals.tasks.markTimersQueued(
+      op,
+      due.map((t) => t.taskId),
+    );
     return due.length;
   }
 

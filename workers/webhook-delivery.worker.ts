@@ -52,12 +52,19 @@ export function webhookDeliveryProcessor(deps: { core: Core; queues: Queues; met
       deps.metrics.webhookAttempts.labels(result.outcome).inc();
       if (result.outcome === 'skipped') continue;
       if (result.outcome === 'finish_failed') {
-        const consequence = result.stage === 'record' ? 'not recorded; sent again when its lease runs out' : 'recorded; the next delivery of its line was not made its head';
-        deps.logger.error({ deliveryId: result.deliveryId, attempt: result.attempt, status: result.statusCode, err: result.error }, `webhook attempt ${consequence}`);
+        const consequence =
+          result.stage === 'record' ? 'not recorded; sent again when its lease runs out' : 'recorded; the next delivery of its line was not made its head';
+        deps.logger.error(
+          { deliveryId: result.deliveryId, attempt: result.attempt, status: result.statusCode, err: result.error },
+          `webhook attempt ${consequence}`,
+        );
         continue;
       }
       deps.metrics.webhookAttemptDuration.labels(result.outcome).observe(result.durationMs / 1000);
-      deps.logger.info({ deliveryId: result.deliveryId, attempt: result.attempt, status: result.statusCode, durationMs: result.durationMs, outcome: result.outcome }, 'webhook attempt');
+      deps.logger.info(
+        { deliveryId: result.deliveryId, attempt: result.attempt, status: result.statusCode, durationMs: result.durationMs, outcome: result.outcome },
+        'webhook attempt',
+      );
       if (result.next) next.push(result.next);
     }
     await queueDeliveries(deps.queues, next);

@@ -17,7 +17,11 @@ const worker = new Worker(
     await response.body.dump();
     if (response.statusCode >= 300) throw new Error(`HTTP ${response.statusCode}`);
   },
-  { connection: { host: url.hostname, port: Number(url.port || 6379), maxRetriesPerRequest: null }, prefix: env.QUEUE_PREFIX, concurrency: Number(env.CONCURRENCY ?? 50) },
+  {
+    connection: { host: url.hostname, port: Number(url.port || 6379), maxRetriesPerRequest: null },
+    prefix: env.QUEUE_PREFIX,
+    concurrency: Number(env.CONCURRENCY ?? 50),
+  },
 );
 worker.on('ready', () => process.send!({ type: 'ready' }));
 process.on('message', async (message) => {

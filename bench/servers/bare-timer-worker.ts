@@ -15,7 +15,11 @@ const worker = new Worker(
   async (job) => {
     lateness.push(Date.now() - (job.data as { due: number }).due);
   },
-  { connection: { host: url.hostname, port: Number(url.port || 6379), maxRetriesPerRequest: null }, prefix: env.QUEUE_PREFIX, concurrency: Number(env.CONCURRENCY ?? 4) },
+  {
+    connection: { host: url.hostname, port: Number(url.port || 6379), maxRetriesPerRequest: null },
+    prefix: env.QUEUE_PREFIX,
+    concurrency: Number(env.CONCURRENCY ?? 4),
+  },
 );
 worker.on('ready', () => process.send!({ type: 'ready' }));
 process.on('message', async (message) => {

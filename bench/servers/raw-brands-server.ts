@@ -36,7 +36,7 @@ async function teamOfKey(authorization: string | undefined): Promise<number | nu
     values: [hash],
   });
   const key = rows[0];
-  return key && key.active && !key.expired && ROLES.has(key.role) ? key.team_id : null;
+  return key?.active && !key.expired && ROLES.has(key.role) ? key.team_id : null;
 }
 
 const app = Fastify({ logger: false, genReqId: () => randomUUID() });

@@ -77,7 +77,7 @@ async function keyOf(authorization: string | undefined): Promise<Key | null> {
     [hash],
   );
   const key = rows[0];
-  return key && key.active && !key.expired ? key : null;
+  return key?.active && !key.expired ? key : null;
 }
 
 // --- media objects with signed links (the same links Shelf issues) ---
@@ -100,7 +100,15 @@ async function mediaOf(key: Key, rows: Row[]): Promise<Map<number, unknown>> {
   }
   const media = new Map<number, unknown>();
   if (ids.size === 0) return media;
-  const files = await query<{ id: number; name: string; mime_type: string; size: string; width: number | null; height: number | null; duration_ms: number | null }>(
+  const files = await query<{
+    id: number;
+    name: string;
+    mime_type: string;
+    size: string;
+    width: number | null;
+    height: number | null;
+    duration_ms: number | null;
+  }>(
     'media',
     `select id, name, mime_type, byte_size::text as size, width, height, duration_ms::float8 as duration_ms
        from library_files where team_id = $1 and deleted_at is null and id = any($2::int[])`,
@@ -239,15 +247,16 @@ app.get('/v1/products', async (request, reply) => {
     const w = where(key, filters, values);
     const countValues = [...values];
     const countSql = `select count(*)::int as n from products p where ${w.sql}`;
-    const versionSql = search === null
-      ? 'select coalesce((select version from product_versions where team_id = $1), 0)::text as v'
-      : `select coalesce((select version from product_versions where team_id = $1), 0)::text || '.' || coalesce((select version from library_versions where team_id = $1), 0)::text as v`;
+    const versionSql =
+      search === null
+        ? 'select coalesce((select version from product_versions where team_id = $1), 0)::text as v'
+        : `select coalesce((select version from product_versions where team_id = $1), 0)::text || '.' || coalesce((select version from library_versions where team_id = $1), 0)::text as v`;
     const [rows, counted] = await Promise.all([
-      query<Row>(`list${w.name}`, `select ${COLUMNS} from products p where ${w.sql} order by p.updated_at desc, p.id desc limit $${values.length + 1} offset $${values.length + 2}`, [
-        ...values,
-        pageSize,
-        (page - 1) * pageSize,
-      ]),
+      query<Row>(
+        `list${w.name}`,
+        `select ${COLUMNS} from products p where ${w.sql} order by p.updated_at desc, p.id desc limit $${values.length + 1} offset $${values.length + 2}`,
+        [...values, pageSize, (page - 1) * pageSize],
+      ),
       memoTotals
         ? query<{ v: string }>(`version${search === null ? '' : 'q'}`, versionSql, [key.team_id]).then(async ([version]) => {
             const memoKey = `${version!.v}|${key.role}|${JSON.stringify(filters)}`;

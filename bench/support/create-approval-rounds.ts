@@ -54,7 +54,16 @@ export async function createApprovalRounds(
   say: (line: string) => void,
   core: Core,
   ctx: Ctx,
-  options: { templateId: string; createdBy: string; assetHost: string; storageDir: string; rounds: number; warmup: number; limits: { timeoutMs: number; maxBytes: number }; load: () => string },
+  options: {
+    templateId: string;
+    createdBy: string;
+    assetHost: string;
+    storageDir: string;
+    rounds: number;
+    warmup: number;
+    limits: { timeoutMs: number; maxBytes: number };
+    load: () => string;
+  },
 ): Promise<void> {
   const guard = new OutboundGuard({ allowHosts: [options.assetHost] });
   const agent = new Agent();
@@ -72,7 +81,14 @@ export async function createApprovalRounds(
   for (let i = 0; i < options.rounds + options.warmup; i++) {
     const floorFile = join(options.storageDir, `floor-${randomUUID()}`);
     const runFloor = () => timed(() => guardedDownloadToFile(guard, asset('floor', i), floorFile, options.limits));
-    const runShelf = () => timed(() => core.approvals.tasks.create(ctx, { templateId: options.templateId, createdBy: options.createdBy, assets: [{ name: 'big.bin', url: asset('shelf', i) }] }));
+    const runShelf = () =>
+      timed(() =>
+        core.approvals.tasks.create(ctx, {
+          templateId: options.templateId,
+          createdBy: options.createdBy,
+          assets: [{ name: 'big.bin', url: asset('shelf', i) }],
+        }),
+      );
     let floorMs: number;
     let shelfMs: number;
     if (i % 2 === 0) {
@@ -96,6 +112,8 @@ export async function createApprovalRounds(
   await guard.close();
   await agent.close();
   const ms = (xs: number[]) => `median ${pct(xs, 50).toFixed(0)} ms, p95 ${pct(xs, 95).toFixed(0)} ms`;
-  say(`createApproval, one 10 MB asset, ${options.rounds} rounds: ${ms(shelf)}; floor (guarded download through sha256 to a file): ${ms(floor)}; ratio p95 ${(pct(shelf, 95) / pct(floor, 95)).toFixed(2)} (target <= 1.5), median ${(pct(shelf, 50) / pct(floor, 50)).toFixed(2)}`);
+  say(
+    `createApproval, one 10 MB asset, ${options.rounds} rounds: ${ms(shelf)}; floor (guarded download through sha256 to a file): ${ms(floor)}; ratio p95 ${(pct(shelf, 95) / pct(floor, 95)).toFixed(2)} (target <= 1.5), median ${(pct(shelf, 50) / pct(floor, 50)).toFixed(2)}`,
+  );
   say(`createApproval: bare undici GET hashed in memory (no guard, no file): ${ms(memory)}; load ${options.load()}`);
 }

@@ -75,7 +75,11 @@ export function parseFlags(name: CommandName, args: string[]): ParsedFlags {
       value = arg.slice(eq + 1);
     } else {
       const next = args[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${flag} needs a value (${spec.value}); write --${flag}=VALUE for a value that starts with --`, { field: flag, message: 'needs a value' });
+      if (next === undefined || next.startsWith('--'))
+        throw new UsageError(`--${flag} needs a value (${spec.value}); write --${flag}=VALUE for a value that starts with --`, {
+          field: flag,
+          message: 'needs a value',
+        });
       value = next;
       i++;
     }

@@ -27,6 +27,8 @@ export function commandHelp(name: CommandName): string {
   const def: CommandDef = commandDef(name)!;
   const entries = Object.entries(def.flags);
   const width = Math.max(0, ...entries.map(([flag, spec]) => flagSynopsis(flag, { ...spec, required: true }).length));
-  const flags = entries.map(([flag, spec]) => `  ${flagSynopsis(flag, { ...spec, required: true }).padEnd(width)}  ${spec.required ? '' : '(optional) '}${spec.help}`);
+  const flags = entries.map(
+    ([flag, spec]) => `  ${flagSynopsis(flag, { ...spec, required: true }).padEnd(width)}  ${spec.required ? '' : '(optional) '}${spec.help}`,
+  );
   return `Usage: npm run -s shelf -- ${synopsis(name)}\n${def.help}\n\nFlags:\n${flags.join('\n')}\n`;
 }

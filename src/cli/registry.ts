@@ -40,18 +40,18 @@ export type ModuleName =
 export type Handler = (cli: Cli, flags: Flags) => Promise<object>;
 
 const TEAM = { value: 'ID', required: true, help: 'the team (its id)' } as const;
-const USER = { value: 'USERID', required: true, help: 'act as this member; the member\'s team scopes the command' } as const;
+const USER = { value: 'USERID', required: true, help: "act as this member; the member's team scopes the command" } as const;
 const FILE_ID = { value: 'ID', required: true, help: 'the file (its file-path ID)' } as const;
 const ENDPOINT = { value: 'ID', required: true, help: 'the webhook endpoint' } as const;
 const IDS = { value: '1,2', required: true, help: 'comma-separated ids' } as const;
 
 export const COMMANDS = {
-  'team create': { module: 'access', help: 'Creates a team. Prints {"teamId"}.', flags: { name: { value: 'NAME', required: true, help: 'the team\'s name' } } },
+  'team create': { module: 'access', help: 'Creates a team. Prints {"teamId"}.', flags: { name: { value: 'NAME', required: true, help: "the team's name" } } },
   'team enable-subscriptions': { module: 'access', help: 'Lets the team subscribe to events. Prints {"teamId","subscriptions":true}.', flags: { team: TEAM } },
   'member add': {
     module: 'access',
     help: 'Adds a member (owner, creator, approver) to a team. Prints {"userId"}.',
-    flags: { team: TEAM, name: { value: 'NAME', required: true, help: 'the member\'s name' } },
+    flags: { team: TEAM, name: { value: 'NAME', required: true, help: "the member's name" } },
   },
   'key create': {
     module: 'access',
@@ -65,9 +65,16 @@ export const COMMANDS = {
   'key set-role': {
     module: 'access',
     help: 'Changes a key\'s role from its next request on. Prints {"keyId","role"}.',
-    flags: { 'key-id': { value: 'ID', required: true, help: 'the key' }, role: { value: 'ROLE', required: true, help: 'view_only, usable, editable or manage' } },
+    flags: {
+      'key-id': { value: 'ID', required: true, help: 'the key' },
+      role: { value: 'ROLE', required: true, help: 'view_only, usable, editable or manage' },
+    },
   },
-  'key revoke': { module: 'access', help: 'Deactivates a key. Prints {"keyId","active":false}.', flags: { 'key-id': { value: 'ID', required: true, help: 'the key' } } },
+  'key revoke': {
+    module: 'access',
+    help: 'Deactivates a key. Prints {"keyId","active":false}.',
+    flags: { 'key-id': { value: 'ID', required: true, help: 'the key' } },
+  },
 
   'asset import': {
     module: 'asset',
@@ -77,13 +84,13 @@ export const COMMANDS = {
       file: { value: 'PATH', help: 'a file to import (exactly one of --file and --dir)' },
       dir: { value: 'PATH', help: 'a directory to import, mirroring its tree; a progress bar on stderr' },
       folder: { value: '/a/b', help: 'the folder path to import into (created as needed); default the root' },
-      name: { value: 'N', help: 'the file\'s name (--file only); default the file\'s own name' },
+      name: { value: 'N', help: "the file's name (--file only); default the file's own name" },
       tags: { value: 'a,b', help: 'comma-separated tags (--file only)' },
       description: { value: 'D', help: 'a description (--file only)' },
       score: { value: '0-5', help: 'a rating (--file only)' },
       link: { value: 'URL', help: 'an http(s) link (--file only)' },
       user: { value: 'USERID', help: 'the member who owns and created the file (--file only)' },
-      'version-of': { value: 'ID', help: 'make the bytes the newest version of this file\'s line (--file only)' },
+      'version-of': { value: 'ID', help: "make the bytes the newest version of this file's line (--file only)" },
       cover: { help: 'with --version-of: make the new version the cover' },
       pending: { help: 'hold the import as pending inbound until confirmed; prints {"pendingIds"}' },
     },
@@ -100,12 +107,12 @@ export const COMMANDS = {
   },
   'asset tags': {
     module: 'asset-edit',
-    help: 'Replaces a file\'s tags, as the member. Prints the file as search shows it.',
+    help: "Replaces a file's tags, as the member. Prints the file as search shows it.",
     flags: { user: USER, file: FILE_ID, tags: { value: 'a,b', required: true, help: 'comma-separated tags; empty clears them' } },
   },
   'asset describe': {
     module: 'asset-edit',
-    help: 'Sets a file\'s description, as the member. Prints the file as search shows it.',
+    help: "Sets a file's description, as the member. Prints the file as search shows it.",
     flags: { user: USER, file: FILE_ID, description: { value: 'D', required: true, help: 'the description; empty clears it' } },
   },
   'asset transfer': {
@@ -115,8 +122,13 @@ export const COMMANDS = {
   },
   'asset validity': {
     module: 'asset-edit',
-    help: 'Sets a file\'s validity period, as the member. Prints the file\'s validity.',
-    flags: { user: USER, file: FILE_ID, start: { value: 'RFC3339|none', help: 'valid from; none or omitted: from the start' }, end: { value: 'RFC3339|none', help: 'expires at; none or omitted: permanent' } },
+    help: "Sets a file's validity period, as the member. Prints the file's validity.",
+    flags: {
+      user: USER,
+      file: FILE_ID,
+      start: { value: 'RFC3339|none', help: 'valid from; none or omitted: from the start' },
+      end: { value: 'RFC3339|none', help: 'expires at; none or omitted: permanent' },
+    },
   },
   'asset analysis set': {
     module: 'asset-analysis',
@@ -131,7 +143,11 @@ export const COMMANDS = {
     },
   },
 
-  'asset delete': { module: 'asset-bin', help: 'Moves a file to the team\'s recycle bin, as the member. Prints {"id","recycleEntryId"}.', flags: { user: USER, file: FILE_ID } },
+  'asset delete': {
+    module: 'asset-bin',
+    help: 'Moves a file to the team\'s recycle bin, as the member. Prints {"id","recycleEntryId"}.',
+    flags: { user: USER, file: FILE_ID },
+  },
   'asset folder delete': {
     module: 'asset-bin',
     help: 'Moves a folder with its subtree to the recycle bin, as the member. Prints {"id","recycleEntryId","folderIds","fileIds"}.',
@@ -140,18 +156,30 @@ export const COMMANDS = {
   'asset bin list': {
     module: 'asset-bin',
     help: 'Lists the recycle bin, newest first. Prints {"items","nextAfter"}.',
-    flags: { user: USER, first: { value: 'N', help: 'page size (1-100, default 50)' }, after: { value: 'ENTRYID', help: 'the last entry id of the previous page' } },
+    flags: {
+      user: USER,
+      first: { value: 'N', help: 'page size (1-100, default 50)' },
+      after: { value: 'ENTRYID', help: 'the last entry id of the previous page' },
+    },
   },
   'asset bin restore': { module: 'asset-bin', help: 'Restores recycle-bin entries. Prints {"fileIds","folderIds"}.', flags: { user: USER, ids: IDS } },
-  'asset bin purge': { module: 'asset-bin', help: 'Removes recycle-bin entries for good. Prints {"entries","fileIds","folderIds","releasedObjects"}.', flags: { user: USER, ids: IDS } },
-  'asset bin empty': { module: 'asset-bin', help: 'Empties the recycle bin for good. Prints {"entries","fileIds","folderIds","releasedObjects"}.', flags: { user: USER } },
+  'asset bin purge': {
+    module: 'asset-bin',
+    help: 'Removes recycle-bin entries for good. Prints {"entries","fileIds","folderIds","releasedObjects"}.',
+    flags: { user: USER, ids: IDS },
+  },
+  'asset bin empty': {
+    module: 'asset-bin',
+    help: 'Empties the recycle bin for good. Prints {"entries","fileIds","folderIds","releasedObjects"}.',
+    flags: { user: USER },
+  },
 
   'asset metadata-field create': {
     module: 'asset-metadata',
     help: 'Defines a custom metadata field of the team. Prints the field.',
     flags: {
       team: TEAM,
-      name: { value: 'N', required: true, help: 'the field\'s name' },
+      name: { value: 'N', required: true, help: "the field's name" },
       type: { value: 'TYPE', required: true, help: 'text, number, date or select' },
       options: { value: 'a,b', help: 'the choices of a select field' },
     },
@@ -160,17 +188,21 @@ export const COMMANDS = {
   'asset field-template create': {
     module: 'asset-metadata',
     help: 'Defines a custom field template of the team. Prints the template with its fields.',
-    flags: { team: TEAM, name: { value: 'N', required: true, help: 'the template\'s name' }, fields: { value: 'JSON', required: true, help: 'a JSON array of {name, type, options?}' } },
+    flags: {
+      team: TEAM,
+      name: { value: 'N', required: true, help: "the template's name" },
+      fields: { value: 'JSON', required: true, help: 'a JSON array of {name, type, options?}' },
+    },
   },
   'asset field-template list': { module: 'asset-metadata', help: 'Lists the team\'s custom field templates. Prints {"templates"}.', flags: { team: TEAM } },
   'asset metadata set': {
     module: 'asset-metadata',
-    help: 'Sets a file\'s metadata values, as the member. Prints the file\'s metadata.',
+    help: "Sets a file's metadata values, as the member. Prints the file's metadata.",
     flags: { user: USER, file: FILE_ID, values: { value: 'JSON', required: true, help: '{"<fieldId>": value, ...}; null clears a value' } },
   },
   'asset custom-fields set': {
     module: 'asset-metadata',
-    help: 'Sets a file\'s values of a custom field template, as the member. Prints the values.',
+    help: "Sets a file's values of a custom field template, as the member. Prints the values.",
     flags: {
       user: USER,
       file: FILE_ID,
@@ -181,7 +213,7 @@ export const COMMANDS = {
 
   'asset pending list': {
     module: 'asset-pending',
-    help: 'Lists the team\'s pending inbound imports, newest first. Prints the page.',
+    help: "Lists the team's pending inbound imports, newest first. Prints the page.",
     flags: { team: TEAM, page: { value: 'N', help: 'page number from 1' }, 'page-size': { value: 'N', help: 'items per page' } },
   },
   'asset pending confirm': {
@@ -195,17 +227,30 @@ export const COMMANDS = {
     flags: { team: TEAM, ids: IDS, user: { value: 'USERID', help: 'the member discarding; without it, the system' } },
   },
 
-  'asset version list': { module: 'asset-version', help: 'Shows a file\'s version line, as the member. Prints the line.', flags: { user: USER, file: FILE_ID } },
+  'asset version list': { module: 'asset-version', help: "Shows a file's version line, as the member. Prints the line.", flags: { user: USER, file: FILE_ID } },
   'asset version add': {
     module: 'asset-version',
-    help: 'Adds a file to another file\'s version line, as the member. Prints the line.',
-    flags: { user: USER, file: FILE_ID, version: { value: 'ID', required: true, help: 'the file that becomes the newest version' }, cover: { help: 'make it the cover' } },
+    help: "Adds a file to another file's version line, as the member. Prints the line.",
+    flags: {
+      user: USER,
+      file: FILE_ID,
+      version: { value: 'ID', required: true, help: 'the file that becomes the newest version' },
+      cover: { help: 'make it the cover' },
+    },
   },
-  'asset version cover': { module: 'asset-version', help: 'Makes a version its line\'s cover, as the member. Prints the line.', flags: { user: USER, file: FILE_ID } },
+  'asset version cover': {
+    module: 'asset-version',
+    help: "Makes a version its line's cover, as the member. Prints the line.",
+    flags: { user: USER, file: FILE_ID },
+  },
   'asset version remove': {
     module: 'asset-version',
     help: 'Takes a version out of its line, as the member. Prints {"removed","recycleEntryId","line"}.',
-    flags: { user: USER, file: FILE_ID, 'remove-type': { value: 'add|delete', required: true, help: 'add: it stays a file of its own; delete: it goes to the recycle bin' } },
+    flags: {
+      user: USER,
+      file: FILE_ID,
+      'remove-type': { value: 'add|delete', required: true, help: 'add: it stays a file of its own; delete: it goes to the recycle bin' },
+    },
   },
 
   'category-icon import': {
@@ -249,8 +294,16 @@ export const COMMANDS = {
       to: { value: 'RFC3339', help: 'events before then' },
     },
   },
-  'webhook rotate-secret': { module: 'webhook', help: 'Gives an endpoint a new signing secret; the old one signs too for 24 h. Prints the endpoint.', flags: { team: TEAM, endpoint: ENDPOINT } },
-  'webhook enable': { module: 'webhook', help: 'Activates an endpoint again; its pending deliveries resume. Prints the endpoint.', flags: { team: TEAM, endpoint: ENDPOINT } },
+  'webhook rotate-secret': {
+    module: 'webhook',
+    help: 'Gives an endpoint a new signing secret; the old one signs too for 24 h. Prints the endpoint.',
+    flags: { team: TEAM, endpoint: ENDPOINT },
+  },
+  'webhook enable': {
+    module: 'webhook',
+    help: 'Activates an endpoint again; its pending deliveries resume. Prints the endpoint.',
+    flags: { team: TEAM, endpoint: ENDPOINT },
+  },
   'webhook test': {
     module: 'webhook',
     help: 'Sends a signed WEBHOOK_TEST event to an endpoint through the usual delivery (logged, retried). Prints {"eventId","deliveryId"}.',
@@ -279,7 +332,7 @@ export const COMMANDS = {
       task: { value: 'ID', required: true, help: 'the approval task' },
       user: USER,
       file: { value: 'PATH', required: true, multiple: true, help: 'a new version of an asset, in order (repeatable)' },
-      position: { value: 'N', multiple: true, help: "the 0-based position of the asset each --file replaces, one per --file; none: every asset in order" },
+      position: { value: 'N', multiple: true, help: 'the 0-based position of the asset each --file replaces, one per --file; none: every asset in order' },
       comment: { value: 'C', help: 'a comment' },
     },
   },

@@ -106,7 +106,12 @@ export interface AssetServices {
   /** File validity periods and their daily check (docs/library.md "Validity"). */
   fileValidity: FileValidityService;
   /** Custom metadata fields, custom field templates and the values files carry (docs/library.md "Custom metadata and custom fields"). */
-  customMetadata: { fields: MetadataFieldService; templates: CustomFieldTemplateService; fileMetadata: FileMetadataService; fileCustomFields: FileCustomFieldService };
+  customMetadata: {
+    fields: MetadataFieldService;
+    templates: CustomFieldTemplateService;
+    fileMetadata: FileMetadataService;
+    fileCustomFields: FileCustomFieldService;
+  };
   /** Asset search (spec 4.6 search-assets, docs/search.md). */
   assetSearch: AssetSearchService;
   /** The memo of exact search totals, keyed by library version (docs/search.md). */
@@ -218,7 +223,12 @@ export function createCore(orm: MikroORM, config: Config): Core {
       recycleBin,
       versionLines: new VersionLineService({ recycleBin, imports: libraryImport }),
       fileValidity: new FileValidityService(),
-      customMetadata: { fields: new MetadataFieldService(), templates: new CustomFieldTemplateService(), fileMetadata: new FileMetadataService(), fileCustomFields: new FileCustomFieldService() },
+      customMetadata: {
+        fields: new MetadataFieldService(),
+        templates: new CustomFieldTemplateService(),
+        fileMetadata: new FileMetadataService(),
+        fileCustomFields: new FileCustomFieldService(),
+      },
       assetSearch,
       searchTotals,
       colourMatches,
@@ -233,10 +243,18 @@ export function createCore(orm: MikroORM, config: Config): Core {
     },
     events: {
       subscriptions: new SubscriptionService({ urls: outbound }),
-      deliveries: new DeliveryService({ poster: outbound, settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs } }),
+      deliveries: new DeliveryService({
+        poster: outbound,
+        settings: { retryScheduleMs: config.webhookRetryScheduleMs, attemptTimeoutMs: config.webhookTimeoutMs },
+      }),
       webhooks: new WebhookAdminService(),
     },
-    approvals: { templates: approvalTemplates, tasks: approvalTasks, engine: approvalEngine, actions: new ApprovalActions({ engine: approvalEngine, tasks: approvalTasks }) },
+    approvals: {
+      templates: approvalTemplates,
+      tasks: approvalTasks,
+      engine: approvalEngine,
+      actions: new ApprovalActions({ engine: approvalEngine, tasks: approvalTasks }),
+    },
     platform: { storage, outbound, attemptLimiter },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),

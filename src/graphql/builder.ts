@@ -30,7 +30,9 @@ const LIMITS_TEXT =
   '(a page its pageSize, other lists the bound their descriptions give).';
 
 builder.queryType({ description: `Reads of the team the Bearer key belongs to; the same rules as the REST paths each field names. ${LIMITS_TEXT}` });
-builder.mutationType({ description: `Changes, each one core operation with the rules (roles, validation, ETags, idempotency) of its REST path; errors carry extensions.code. The query limits apply to mutations too.` });
+builder.mutationType({
+  description: `Changes, each one core operation with the rules (roles, validation, ETags, idempotency) of its REST path; errors carry extensions.code. The query limits apply to mutations too.`,
+});
 
 function jsonObject(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new GraphQLError('JSONObject must be a JSON object');
@@ -49,14 +51,12 @@ export const JsonObjectRef = builder.scalarType('JSONObject', {
 });
 
 /** Ordinary paging, as REST's `pagination` object. */
-export const PaginationRef = builder
-  .objectRef<{ page: number; pageSize: number; totalCount: number; totalPages: number }>('Pagination')
-  .implement({
-    description: 'Ordinary paging (spec 2.1): counts are taken once per request.',
-    fields: (t) => ({
-      page: t.exposeInt('page', { description: 'This page, from 1.' }),
-      pageSize: t.exposeInt('pageSize', { description: 'Items per page (default 20, at most 100).' }),
-      totalCount: t.exposeInt('totalCount', { description: 'Items in the whole list.' }),
-      totalPages: t.exposeInt('totalPages', { description: 'Pages in the whole list: ceil(totalCount / pageSize).' }),
-    }),
-  });
+export const PaginationRef = builder.objectRef<{ page: number; pageSize: number; totalCount: number; totalPages: number }>('Pagination').implement({
+  description: 'Ordinary paging (spec 2.1): counts are taken once per request.',
+  fields: (t) => ({
+    page: t.exposeInt('page', { description: 'This page, from 1.' }),
+    pageSize: t.exposeInt('pageSize', { description: 'Items per page (default 20, at most 100).' }),
+    totalCount: t.exposeInt('totalCount', { description: 'Items in the whole list.' }),
+    totalPages: t.exposeInt('totalPages', { description: 'Pages in the whole list: ceil(totalCount / pageSize).' }),
+  }),
+});

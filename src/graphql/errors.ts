@@ -18,13 +18,15 @@ export function maskDomainErrors(error: unknown, message: string, isDev?: boolea
         code: raw.code,
         ...(raw.details ? { details: raw.details } : {}),
         ...(raw.reason ? { reason: raw.reason } : {}),
-        ...(status ? { http: { status, ...(raw.code === 'service_unavailable' ? { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } } : {}) } } : {}),
+        ...(status
+          ? { http: { status, ...(raw.code === 'service_unavailable' ? { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } } : {}) } }
+          : {}),
       },
     });
   }
   // yoga reads a GET request's `variables` and `extensions` with a bare JSON.parse
   if (raw instanceof SyntaxError && !(error instanceof GraphQLError && error.path)) {
-    return new GraphQLError('The request\'s variables or extensions are not valid JSON.', { extensions: { code: 'validation_failed', http: { status: 400 } } });
+    return new GraphQLError("The request's variables or extensions are not valid JSON.", { extensions: { code: 'validation_failed', http: { status: 400 } } });
   }
   return maskError(error, message, isDev);
 }

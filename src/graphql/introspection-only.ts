@@ -19,7 +19,7 @@ export function isIntrospectionOnly(query: string | undefined, operationName: st
   }
   const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
   const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
-  if (!operation || operation.operation !== 'query') return false;
+  if (operation?.operation !== 'query') return false;
   const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d.selectionSet] as const] : [])));
   // an explicit stack, and each fragment once: a cycle or a deep nest of fragments cannot loop or recurse
   const pending: SelectionSetNode[] = [operation.selectionSet];

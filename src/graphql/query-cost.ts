@@ -40,7 +40,10 @@ import {
  */
 
 /** What @pothos/plugin-complexity stores in a field's extensions. */
-type FieldComplexity = number | { field?: number; multiplier?: number } | ((args: Record<string, unknown>, ctx: unknown, field: unknown) => number | { field?: number; multiplier?: number });
+type FieldComplexity =
+  | number
+  | { field?: number; multiplier?: number }
+  | ((args: Record<string, unknown>, ctx: unknown, field: unknown) => number | { field?: number; multiplier?: number });
 
 /** The extension a tree field carries: its chains count the multiplier once (see above). */
 export const DESCENDING_TREE = 'shelfDescendingTree';

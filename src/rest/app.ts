@@ -70,7 +70,10 @@ function finiteNumbersOnly(validate: FastifyValidationResult): FastifyValidation
     const valid = (validate as (data: unknown) => unknown)(data);
     const errors = (validate as { errors?: unknown[] | null }).errors ?? null;
     const infinite = data !== null && typeof data === 'object' ? Object.entries(data).filter(([, v]) => typeof v === 'number' && !Number.isFinite(v)) : [];
-    checked.errors = infinite.length === 0 ? errors : [...(errors ?? []), ...infinite.map(([key]) => ({ instancePath: `/${key}`, keyword: 'maximum', params: {}, message: 'must be a finite integer' }))];
+    checked.errors =
+      infinite.length === 0
+        ? errors
+        : [...(errors ?? []), ...infinite.map(([key]) => ({ instancePath: `/${key}`, keyword: 'maximum', params: {}, message: 'must be a finite integer' }))];
     return valid === true && infinite.length === 0;
   };
   checked.errors = null as unknown[] | null;
@@ -78,7 +81,17 @@ function finiteNumbersOnly(validate: FastifyValidationResult): FastifyValidation
 }
 
 /** The resources of each area, one line each: a new resource is a routes file and a line here. */
-const V1_RESOURCES = [brandResource, categoryResource, templateResource, productResource, assetResource, activityResource, downloadResource, productShareResource, productTemplateUpgradeResource];
+const V1_RESOURCES = [
+  brandResource,
+  categoryResource,
+  templateResource,
+  productResource,
+  assetResource,
+  activityResource,
+  downloadResource,
+  productShareResource,
+  productTemplateUpgradeResource,
+];
 const OPEN_RESOURCES = [openSearchResource, openSubscriptionResource];
 const APPROVAL_RESOURCES = [approvalResource];
 
@@ -135,10 +148,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Bodies are validated by the core (the same compiled check serves GraphQL and the CLI), so that
   // a caller without the role gets 403 before 422; route body schemas feed the OpenAPI document.
   // query strings and headers run the core's timestamp rule for `format: date-time`, as compileInput does
-  const compileWithAjv = ajvCompiler()({}, {
-    customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true },
-    onCreate: (ajv) => ajv.addFormat('date-time', { type: 'string', validate: isStorableTimestamp }),
-  });
+  const compileWithAjv = ajvCompiler()(
+    {},
+    {
+      customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true, useDefaults: true },
+      onCreate: (ajv) => ajv.addFormat('date-time', { type: 'string', validate: isStorableTimestamp }),
+    },
+  );
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? () => true : finiteNumbersOnly(compileWithAjv(route))));
 
   for (const schema of [...sharedSchemas, ...[...V1_RESOURCES, ...OPEN_RESOURCES, ...APPROVAL_RESOURCES].flatMap((r) => r.schemas)]) app.addSchema(schema);
@@ -180,14 +196,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    deps.metrics.httpDuration
-      .labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode))
-      .observe(reply.elapsedTime / 1000);
+    deps.metrics.httpDuration.labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode)).observe(reply.elapsedTime / 1000);
     done();
   });
 
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
-  app.setNotFoundHandler((request, reply) => sendError(new DomainError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`), request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(new DomainError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`), request, reply),
+  );
 
   await app.register(swagger, openApiInfo(deps.core.config));
   // Shelf's reference page: its own title and icon, and Swagger UI's BaseLayout (the standalone
@@ -206,14 +222,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // signed media links: the signature is the credential, so they sit outside the Bearer-authenticated /v1
   await app.register(fileRoutes, { core: deps.core });
   await app.register(sharePageRoutes, { core: deps.core });
-  await app.register(async (v1) => {
-    authenticate(v1, deps.core);
-    for (const resource of V1_RESOURCES) await v1.register(resource.routes, { core: deps.core });
-  }, { prefix: '/v1' });
+  await app.register(
+    async (v1) => {
+      authenticate(v1, deps.core);
+      for (const resource of V1_RESOURCES) await v1.register(resource.routes, { core: deps.core });
+    },
+    { prefix: '/v1' },
+  );
   // Areas B and C (CONTRACT.md {open_url}): the open envelope and its own error mapping
   await app.register(openArea(OPEN_RESOURCES.map((r) => r.routes)), { prefix: '/open', core: deps.core });
   // Area D (CONTRACT.md {approval_url}): the same Bearer key, its own envelope of spec 7.3
-  await app.register(envelopeArea({ routes: APPROVAL_RESOURCES.map((r) => r.routes), auth: 'bearer', sendError: sendApprovalError }), { prefix: '/approval', core: deps.core });
+  await app.register(envelopeArea({ routes: APPROVAL_RESOURCES.map((r) => r.routes), auth: 'bearer', sendError: sendApprovalError }), {
+    prefix: '/approval',
+    core: deps.core,
+  });
   await app.register(graphqlRoute, { core: deps.core });
 
   return app;

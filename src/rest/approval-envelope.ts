@@ -27,8 +27,9 @@ export function approvalCodeOf(error: DomainError): string {
 
 /** A body that is not JSON (or not sent as JSON) is `invalid_payload:invalid_json`. */
 function withReason(domain: DomainError | null, error: FastifyError): DomainError | null {
-  if (!domain || domain.code !== 'validation_failed') return domain;
-  const json = error instanceof SyntaxError || ['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_MEDIA_TYPE'].includes(error.code);
+  if (domain?.code !== 'validation_failed') return domain;
+  const json =
+    error instanceof SyntaxError || ['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_MEDIA_TYPE'].includes(error.code);
   return json ? new DomainError(domain.code, domain.message, domain.details, { reason: 'invalid_json' }) : domain;
 }
 

@@ -131,8 +131,19 @@ export function answerClientError(error: Error, socket: Socket): void {
  */
 export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
   const id = randomUUID();
-  const refusal: Refusal = { status: 417, code: 'expectation_failed', message: 'The request expects what Shelf does not offer', details: [{ field: 'Expect', message: 'only 100-continue is supported' }] };
+  const refusal: Refusal = {
+    status: 417,
+    code: 'expectation_failed',
+    message: 'The request expects what Shelf does not offer',
+    details: [{ field: 'Expect', message: 'only 100-continue is supported' }],
+  };
   const body = JSON.stringify(bodyOf(areaOf(request.url ?? '/'), refusal, id));
-  response.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': id, 'Cache-Control': 'no-store', Connection: 'close' });
+  response.writeHead(417, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': id,
+    'Cache-Control': 'no-store',
+    Connection: 'close',
+  });
   response.end(body);
 }

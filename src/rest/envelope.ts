@@ -14,9 +14,7 @@ export interface Envelope<T> {
 }
 
 export function ok<T>(requestId: string, data: T, pagination?: Pagination): Envelope<T> {
-  return pagination
-    ? { success: true, data, code: null, message: null, requestId, pagination }
-    : { success: true, data, code: null, message: null, requestId };
+  return pagination ? { success: true, data, code: null, message: null, requestId, pagination } : { success: true, data, code: null, message: null, requestId };
 }
 
 /** The envelope of one ordinary page of a list: its items as data, and its pagination. */
@@ -84,7 +82,10 @@ export const MutationOutcomeSchema = Type.Object(
       {
         method: Type.String({ description: 'HTTP method of the request to repeat.' }),
         path: Type.String({ description: 'Path of the request to repeat.' }),
-        idempotencyKey: Type.Union([Type.String(), Type.Null()], { description: 'Send this Idempotency-Key again to get the same result without a second record; null: the first request had none, so repeating it records again.' }),
+        idempotencyKey: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'Send this Idempotency-Key again to get the same result without a second record; null: the first request had none, so repeating it records again.',
+        }),
       },
       { description: 'How to try again without creating the resource twice.' },
     ),

@@ -44,7 +44,9 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     // GraphiQL from the installed package: its scripts, styles and icon are inlined, so the page
     // loads nothing from another origin (offline, behind a proxy, under a strict CSP)
     renderGraphiQL,
-    graphiql: core.config.graphiql ? { title: 'Shelf GraphQL', defaultQuery: GRAPHIQL_DEFAULT_QUERY, headers: '{\n  "Authorization": "Bearer <your API key>"\n}' } : false,
+    graphiql: core.config.graphiql
+      ? { title: 'Shelf GraphQL', defaultQuery: GRAPHIQL_DEFAULT_QUERY, headers: '{\n  "Authorization": "Bearer <your API key>"\n}' }
+      : false,
     context: async ({ req, params }) => {
       // variables and literals alike: a NUL character or variables nested too deep are refused before anything runs
       refuseUnsafeInput(params.variables ?? {}, 'variables');

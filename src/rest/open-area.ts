@@ -25,7 +25,11 @@ export function envelopeArea(options: EnvelopeAreaOptions) {
   return async (area: FastifyInstance, { core }: { core: Core }): Promise<void> => {
     area.setErrorHandler((error, request, reply) => options.sendError(error, request, reply));
     area.setNotFoundHandler((request, reply) =>
-      options.sendError(new DomainError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`, undefined, { subject: 'route' }), request, reply),
+      options.sendError(
+        new DomainError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`, undefined, { subject: 'route' }),
+        request,
+        reply,
+      ),
     );
     if (options.auth === 'bearer') authenticate(area, core);
     for (const register of options.routes) await area.register(register, { core });

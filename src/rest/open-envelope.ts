@@ -72,7 +72,9 @@ export function openOkSchema(result: TSchema) {
 /** The open-API failure envelope (docs/search.md lists the codes). */
 export const OpenErrorEnvelope = Type.Object(
   {
-    code: Type.String({ description: 'Stable error code, e.g. invalid_parameter, invalid_credentials, share_not_found; handle it and the HTTP status, not the message.' }),
+    code: Type.String({
+      description: 'Stable error code, e.g. invalid_parameter, invalid_credentials, share_not_found; handle it and the HTTP status, not the message.',
+    }),
     message: Type.String(),
     result: Type.Null(),
     traceId: Type.String(),
@@ -85,4 +87,13 @@ const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
 /** The failures every authenticated open-API operation can give, for the OpenAPI document (503: PostgreSQL unreachable, or a write conflict, with Retry-After). */
 /** The failures every open-API operation can give (414 and 431 from the HTTP layer, before any route). */
-export const openCommonErrors = { 400: openErrorRef, 401: openErrorRef, 404: openErrorRef, 413: openErrorRef, 414: openErrorRef, 431: openErrorRef, 500: openErrorRef, 503: openErrorRef };
+export const openCommonErrors = {
+  400: openErrorRef,
+  401: openErrorRef,
+  404: openErrorRef,
+  413: openErrorRef,
+  414: openErrorRef,
+  431: openErrorRef,
+  500: openErrorRef,
+  503: openErrorRef,
+};

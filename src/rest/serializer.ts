@@ -5,7 +5,8 @@ type Schema = Record<string, unknown>;
 type Resolve = (ref: string) => object | undefined;
 
 const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isNullSchema = (value: unknown): boolean => isObject(value) && value.type === 'null' && Object.keys(value).every((k) => k === 'type' || k === 'description');
+const isNullSchema = (value: unknown): boolean =>
+  isObject(value) && value.type === 'null' && Object.keys(value).every((k) => k === 'type' || k === 'description');
 
 /** The non-null branch as a schema with a `type`, `$ref`s inlined (without `$id`, which must stay unique); null when it has none. */
 function typedBranch(branch: Schema, resolve: Resolve, depth: number): Schema | null {

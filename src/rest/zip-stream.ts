@@ -243,7 +243,11 @@ async function* chunksOf(source: ObjectReader | Readable, buffers: BufferSource)
     }
   } finally {
     // a read still under way finishes before its file is closed; its buffer goes back unused
-    if (next) await next.then((unused) => buffers.give(unused.buffer), () => {});
+    if (next)
+      await next.then(
+        (unused) => buffers.give(unused.buffer),
+        () => {},
+      );
     await source.close();
   }
 }

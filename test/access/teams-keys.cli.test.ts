@@ -17,13 +17,17 @@ afterAll(async () => env.close());
 const cli = (...args: string[]) => runCli(args, cliEnv);
 
 describe('operator CLI: teams, members and keys (CONTRACT.md)', () => {
-  it('team create prints {"teamId"} as one JSON object and exits 0 (a process of its own)', async () => {
-    const res = await spawnCli(['team', 'create', '--name', 'Acme'], cliEnv);
-    expect(res.code).toBe(0);
-    expect(res.stdout.trim().split('\n')).toHaveLength(1);
-    expect(Object.keys(res.json)).toEqual(['teamId']);
-    expect(res.json.teamId).toBeGreaterThan(0);
-  }, SPAWNING_TEST_TIMEOUT_MS);
+  it(
+    'team create prints {"teamId"} as one JSON object and exits 0 (a process of its own)',
+    async () => {
+      const res = await spawnCli(['team', 'create', '--name', 'Acme'], cliEnv);
+      expect(res.code).toBe(0);
+      expect(res.stdout.trim().split('\n')).toHaveLength(1);
+      expect(Object.keys(res.json)).toEqual(['teamId']);
+      expect(res.json.teamId).toBeGreaterThan(0);
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 
   it('team enable-subscriptions prints {"teamId","subscriptions":true} and sets the capability', async () => {
     const { json: team } = await cli('team', 'create', '--name', 'Subs');
@@ -82,7 +86,10 @@ describe('operator CLI: teams, members and keys (CONTRACT.md)', () => {
     const { teamId } = await env.core.access.createTeam(env.core.operatorCtx(), { name: 'Clock' });
     const [clock] = await env.orm.em.fork().execute<{ ms: string }[]>('select (extract(epoch from now()) * 1000)::bigint as ms');
     const past = new Date(Number(clock!.ms) - 1000).toISOString();
-    await expect(env.core.access.createKey(env.core.operatorCtx(), { teamId, expiresAt: past })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'expiresAt' }] });
+    await expect(env.core.access.createKey(env.core.operatorCtx(), { teamId, expiresAt: past })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'expiresAt' }],
+    });
     const ahead = new Date(Date.now() + 60_000).toISOString();
     const created = await env.core.access.createKey(env.core.operatorCtx(), { teamId, expiresAt: ahead });
     expect(created.expiresAt).toBe(ahead);

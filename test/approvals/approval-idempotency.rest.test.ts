@@ -16,7 +16,12 @@ beforeAll(async () => {
   // a held download must outlast the test's looks at the waiting requests
   world = await createApprovalWorld({ STORAGE_DIR: storage.path, APPROVAL_DOWNLOAD_TIMEOUT_MS: '30000' });
   const scope = { em: world.env.orm.em.fork(), teamId: world.team.teamId };
-  templateId = (await world.env.core.approvals.templates.create(scope, { name: 'Idem review', workflow: { nodes: [{ name: 'A', signMode: 'or', approvers: [world.members.ann] }] } })).id;
+  templateId = (
+    await world.env.core.approvals.templates.create(scope, {
+      name: 'Idem review',
+      workflow: { nodes: [{ name: 'A', signMode: 'or', approvers: [world.members.ann] }] },
+    })
+  ).id;
 });
 afterAll(async () => {
   await world.close();
@@ -26,12 +31,20 @@ afterAll(async () => {
 const db = <T>(sql: string, params: unknown[] = []) => world.env.orm.em.fork().execute<T[]>(sql, params);
 /** Tasks, reviewed assets, usage counts and stored objects: what a refused request must leave as it was. */
 async function snapshot(): Promise<string> {
-  const [row] = await db<{ s: string }>(`select (select count(*) from approval_tasks) || '/' || (select count(*) from approval_assets) || '/' || (select string_agg(usage_count::text, ',' order by id) from approval_templates) as s`);
+  const [row] = await db<{ s: string }>(
+    `select (select count(*) from approval_tasks) || '/' || (select count(*) from approval_assets) || '/' || (select string_agg(usage_count::text, ',' order by id) from approval_templates) as s`,
+  );
   const files = await readdir(`${storage.path}/objects`, { recursive: true }).catch(() => []);
   return `${row!.s}/${files.length}`;
 }
 const tasksNamed = async (reason: string) => (await db<{ n: number }>('select count(*)::int as n from approval_tasks where reason = ?', [reason]))[0]!.n;
-const createBody = (path: string, reason: string) => ({ service: 'createApproval', templateId, createdBy: String(world.members.ann), assets: [{ name: 'a.png', url: `${world.assets.url}${path}` }], reason });
+const createBody = (path: string, reason: string) => ({
+  service: 'createApproval',
+  templateId,
+  createdBy: String(world.members.ann),
+  assets: [{ name: 'a.png', url: `${world.assets.url}${path}` }],
+  reason,
+});
 const createWithKey = (idem: string, body: unknown, app = world.env.app) =>
   send({ ...world.env, app }, { method: 'POST', url: '/approval', key: world.key.key, body, headers: { 'idempotency-key': idem } });
 const replayedCount = (answers: Received[]) => answers.filter((a) => a.headers['idempotent-replayed'] === 'true').length;
@@ -81,7 +94,12 @@ describe('Idempotency-Key on createApproval (docs/approvals.md "Idempotency-Key"
 
   it('replays a later repeat with Idempotent-Replayed: true and the first taskId, even after the template was disabled', async () => {
     const scope = { em: world.env.orm.em.fork(), teamId: world.team.teamId };
-    const own = (await world.env.core.approvals.templates.create(scope, { name: 'Soon off', workflow: { nodes: [{ name: 'A', signMode: 'or', approvers: [world.members.ann] }] } })).id;
+    const own = (
+      await world.env.core.approvals.templates.create(scope, {
+        name: 'Soon off',
+        workflow: { nodes: [{ name: 'A', signMode: 'or', approvers: [world.members.ann] }] },
+      })
+    ).id;
     const body = { ...createBody('/bytes/later', 'later'), templateId: own };
     const first = await createWithKey('later-1', body);
     expect(first.status).toBe(200);
@@ -126,7 +144,11 @@ describe('Idempotency-Key on createApproval (docs/approvals.md "Idempotency-Key"
     const downloads = world.assets.requests;
     const res = await createWithKey(idem, createBody('/bytes/bad-key', 'bad-key'));
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'invalid_payload:invalid_parameter', result: null, details: [{ field: 'Idempotency-Key', message: expect.any(String) }] });
+    expect(res.body).toMatchObject({
+      code: 'invalid_payload:invalid_parameter',
+      result: null,
+      details: [{ field: 'Idempotency-Key', message: expect.any(String) }],
+    });
     expect(await snapshot()).toBe(before);
     expect(world.assets.requests).toBe(downloads);
   });
@@ -169,7 +191,13 @@ describe('Idempotency-Key on createApproval (docs/approvals.md "Idempotency-Key"
   });
 
   it('ignores the key on the read services', async () => {
-    const res = await send(world.env, { method: 'POST', url: '/approval', key: world.key.key, body: { service: 'listTemplates' }, headers: { 'idempotency-key': '   ' } });
+    const res = await send(world.env, {
+      method: 'POST',
+      url: '/approval',
+      key: world.key.key,
+      body: { service: 'listTemplates' },
+      headers: { 'idempotency-key': '   ' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers['idempotent-replayed']).toBeUndefined();
   });

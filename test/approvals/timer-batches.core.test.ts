@@ -28,15 +28,20 @@ beforeAll(async () => {
   world = await createApprovalWorld({ STORAGE_DIR: storage.path, APPROVAL_DOWNLOAD_TIMEOUT_MS: '10000' });
   m = world.members;
   expect((await world.approval({ service: 'subscriptionChange', operation: 'ADD', callbackUrl: `${world.receiver.url}/approvals` })).body.code).toBe('0');
-  const create = (name: string, nodes: unknown[]) => world.env.core.approvals.templates.create({ em: world.env.orm.em.fork(), teamId: world.team.teamId }, { name, workflow: { nodes } } as never);
-  transferring = (await create('Transferring', [
-    { name: 'Both', signMode: 'and', approvers: [m.ann, m.bob], timeout: { hours: 1, transferTo: m.dan } },
-    { name: 'Last', signMode: 'or', approvers: [m.cat] },
-  ])).id;
-  single = (await create('Single', [
-    { name: 'Quick', signMode: 'or', approvers: [m.ann], timeout: { hours: 1, transferTo: m.dan } },
-    { name: 'Next', signMode: 'or', approvers: [m.bob] },
-  ])).id;
+  const create = (name: string, nodes: unknown[]) =>
+    world.env.core.approvals.templates.create({ em: world.env.orm.em.fork(), teamId: world.team.teamId }, { name, workflow: { nodes } } as never);
+  transferring = (
+    await create('Transferring', [
+      { name: 'Both', signMode: 'and', approvers: [m.ann, m.bob], timeout: { hours: 1, transferTo: m.dan } },
+      { name: 'Last', signMode: 'or', approvers: [m.cat] },
+    ])
+  ).id;
+  single = (
+    await create('Single', [
+      { name: 'Quick', signMode: 'or', approvers: [m.ann], timeout: { hours: 1, transferTo: m.dan } },
+      { name: 'Next', signMode: 'or', approvers: [m.bob] },
+    ])
+  ).id;
 });
 afterAll(async () => {
   await world.close();
@@ -44,16 +49,25 @@ afterAll(async () => {
 });
 
 async function task(templateId: string): Promise<string> {
-  const res = await world.approval({ service: 'createApproval', templateId, createdBy: String(m.sub), assets: [{ url: `${world.assets.url}/bytes/${Math.random()}` }] });
+  const res = await world.approval({
+    service: 'createApproval',
+    templateId,
+    createdBy: String(m.sub),
+    assets: [{ url: `${world.assets.url}/bytes/${Math.random()}` }],
+  });
   expect(res.body.code).toBe('0');
   return res.body.result.taskId;
 }
 const sql = <T>(text: string, params: unknown[] = []) => world.env.orm.em.fork().execute<T[]>(text, params);
 /** Moves a task's deadline to `seconds` from now (negative: overdue). */
-const dueIn = (taskId: string, seconds: number) => sql(`update approval_tasks set timeout_at = now() + ? * interval '1 second' where id = ?`, [seconds, taskId]);
+const dueIn = (taskId: string, seconds: number) =>
+  sql(`update approval_tasks set timeout_at = now() + ? * interval '1 second' where id = ?`, [seconds, taskId]);
 const fire = (taskId: string, nodeKey = 'node-1#1') => world.env.core.approvals.engine.fireTimeout(world.env.core.operatorCtx(), { taskId, nodeKey });
 const names = async (taskId: string) => (await world.callbacks(taskId)).map((c) => c.eventName);
-const approvers = async (taskId: string) => (await world.approval({ service: 'taskStatusQuery', taskId })).body.result.currentNodeApprovers.map((a: { name: string; state: string }) => `${a.name}:${a.state}`);
+const approvers = async (taskId: string) =>
+  (await world.approval({ service: 'taskStatusQuery', taskId })).body.result.currentNodeApprovers.map(
+    (a: { name: string; state: string }) => `${a.name}:${a.state}`,
+  );
 
 /** Backends of this test's database waiting for a lock. */
 async function lockWaiters(): Promise<number> {
@@ -64,7 +78,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   await expect.poll(check, { timeout: 10_000, interval: 20 }).toBe(true);
 }
 
-describe('a timer\'s job fires the overdue timers of other tasks with its own, in one transaction', () => {
+describe("a timer's job fires the overdue timers of other tasks with its own, in one transaction", () => {
   it('fires every overdue timer once: NODE_TIMEOUT then NODE_TRANSFERRED each, the transferee pending, decided approvers counted', async () => {
     const [own, other, decided, later] = [await task(transferring), await task(transferring), await task(transferring), await task(transferring)];
     await world.env.core.approvals.engine.decide(await world.as(m.ann), { taskId: decided, decision: 'approved' });
@@ -78,12 +92,21 @@ describe('a timer\'s job fires the overdue timers of other tasks with its own, i
     expect(await names(later)).toEqual(['NODE_STARTED']);
     const [, timeout, transferred] = await world.callbacks(other);
     expect(timeout).toEqual({
-      eventName: 'NODE_TIMEOUT', orgId: world.team.teamId, taskId: other, taskStatus: 'TIMEOUT', round: 1,
+      eventName: 'NODE_TIMEOUT',
+      orgId: world.team.teamId,
+      taskId: other,
+      taskStatus: 'TIMEOUT',
+      round: 1,
       node: { nodeId: 'node-1', nodeStatus: 'timeout_transferred', timeoutHours: 1 },
       timeout: { transferTo: { id: String(m.dan), name: 'dan' } },
     });
     expect(transferred).toEqual({
-      eventName: 'NODE_TRANSFERRED', orgId: world.team.teamId, taskId: other, taskStatus: 'PROCESSING', round: 1, transferReason: 'TIMEOUT_TRANSFER',
+      eventName: 'NODE_TRANSFERRED',
+      orgId: world.team.teamId,
+      taskId: other,
+      taskStatus: 'PROCESSING',
+      round: 1,
+      transferReason: 'TIMEOUT_TRANSFER',
       node: { nodeId: 'node-1', nodeOrder: 1, nodeRole: 'normal', nodeStatus: 'processing', signMode: 'and', approverCount: 1, timeoutHours: 1 },
       timeout: { transferTo: { id: String(m.dan), name: 'dan' } },
     });
@@ -97,8 +120,14 @@ describe('a timer\'s job fires the overdue timers of other tasks with its own, i
     expect(await names(other)).toEqual(['NODE_STARTED', 'NODE_TIMEOUT', 'NODE_TRANSFERRED']);
     // each task's callbacks hold consecutive places in its line, only the first one its head
     const lines = await sql<{ sequence: number; ready: boolean }>(
-      `select d.sequence::int, d.ready from webhook_deliveries d where d.ordering_key = ? order by d.id`, [`task:${other}`]);
-    expect(lines).toEqual([{ sequence: 1, ready: true }, { sequence: 2, ready: false }, { sequence: 3, ready: false }]);
+      `select d.sequence::int, d.ready from webhook_deliveries d where d.ordering_key = ? order by d.id`,
+      [`task:${other}`],
+    );
+    expect(lines).toEqual([
+      { sequence: 1, ready: true },
+      { sequence: 2, ready: false },
+      { sequence: 3, ready: false },
+    ]);
   });
 
   it('leaves alone a task whose node moved on, and the job of a timer not yet due does nothing', async () => {
@@ -111,7 +140,7 @@ describe('a timer\'s job fires the overdue timers of other tasks with its own, i
     expect(await names(movedOn)).toEqual(['NODE_STARTED', 'APPROVER_SUBMITTED', 'NODE_COMPLETED', 'NODE_TRANSFERRED', 'NODE_STARTED']);
   });
 
-  it('lets a decision that reaches the task first win: the timer\'s job waits for it, then does nothing', async () => {
+  it("lets a decision that reaches the task first win: the timer's job waits for it, then does nothing", async () => {
     const taskId = await task(single);
     await dueIn(taskId, -1);
     const holder = new pg.Client({ connectionString: world.env.config.databaseUrl });
@@ -172,7 +201,13 @@ describe('the relay and its timers', () => {
          from generate_series(1, 1500) g`,
       [world.team.teamId, single, JSON.stringify(tpl!.workflow), m.sub],
     );
-    const relay = new OutboxRelay({ core: world.env.core, queues: world.env.queues, logger: pino({ level: 'silent' }), intervalMs: 60_000, maxWaitingJobs: world.env.config.webhookConcurrency });
+    const relay = new OutboxRelay({
+      core: world.env.core,
+      queues: world.env.queues,
+      logger: pino({ level: 'silent' }),
+      intervalMs: 60_000,
+      maxWaitingJobs: world.env.config.webhookConcurrency,
+    });
     await relay.step();
     const [left] = await sql<{ n: number }>(`select count(*)::int as n from approval_tasks where reason = 'relay-batch' and timer_queued_at is null`);
     expect(left!.n).toBe(0);
@@ -197,12 +232,24 @@ describe('the relay and its timers', () => {
 describe('recordEvents: many events in one statement', () => {
   const actor: SystemActor = { kind: 'system', teamId: 0, job: 'test' };
   const event = (orderingKey: string, note: string): ScopedEvent => ({
-    teamId: world.team.teamId, actor: { ...actor, teamId: world.team.teamId }, eventType: 'APPROVAL', audience: { kind: 'approval' }, orderingKey, fields: { payload: { note } },
+    teamId: world.team.teamId,
+    actor: { ...actor, teamId: world.team.teamId },
+    eventType: 'APPROVAL',
+    audience: { kind: 'approval' },
+    orderingKey,
+    fields: { payload: { note } },
   });
-  const deliveries = (key: string) => sql<{ sequence: number; body_sequence: number | null; ready: boolean }>(
-    `select sequence::int, body_sequence::int, ready from webhook_deliveries where ordering_key = ? order by id`, [key]);
-  const line = async (key: string) => (await sql<{ last_sequence: number; unfinished: number }>(
-    `select last_sequence::int, unfinished from webhook_delivery_lines where ordering_key = ?`, [key]))[0];
+  const deliveries = (key: string) =>
+    sql<{ sequence: number; body_sequence: number | null; ready: boolean }>(
+      `select sequence::int, body_sequence::int, ready from webhook_deliveries where ordering_key = ? order by id`,
+      [key],
+    );
+  const line = async (key: string) =>
+    (
+      await sql<{ last_sequence: number; unfinished: number }>(`select last_sequence::int, unfinished from webhook_delivery_lines where ordering_key = ?`, [
+        key,
+      ])
+    )[0];
 
   it('writes the rows recordEvent writes one event at a time: consecutive places per line, one head, body sequences after a replay', async () => {
     const [one, two, three] = [`test:${randomUUID()}`, `test:${randomUUID()}`, `test:${randomUUID()}`];
@@ -213,11 +260,18 @@ describe('recordEvents: many events in one statement', () => {
       await recordEvents(tx, [event(two, 'a'), event(three, 'x'), event(two, 'b'), event(two, 'c')]);
     });
     expect(await deliveries(two)).toEqual(await deliveries(one));
-    expect(await deliveries(two)).toEqual([{ sequence: 1, body_sequence: null, ready: true }, { sequence: 2, body_sequence: null, ready: false }, { sequence: 3, body_sequence: null, ready: false }]);
+    expect(await deliveries(two)).toEqual([
+      { sequence: 1, body_sequence: null, ready: true },
+      { sequence: 2, body_sequence: null, ready: false },
+      { sequence: 3, body_sequence: null, ready: false },
+    ]);
     expect(await line(two)).toEqual(await line(one));
     expect(await deliveries(three)).toEqual([{ sequence: 1, body_sequence: null, ready: true }]);
     // after a replay took a place in each line, a new event's body sequence leaves that place out
-    await sql(`update webhook_delivery_lines set replayed = 1, last_sequence = last_sequence + 1, unfinished = unfinished + 1 where ordering_key in (?, ?)`, [one, two]);
+    await sql(`update webhook_delivery_lines set replayed = 1, last_sequence = last_sequence + 1, unfinished = unfinished + 1 where ordering_key in (?, ?)`, [
+      one,
+      two,
+    ]);
     await inTransaction(scope, async (tx) => {
       await recordEvent(tx, event(one, 'd'));
       await recordEvents(tx, [event(two, 'd')]);
@@ -232,9 +286,18 @@ describe('recordEvents: many events in one statement', () => {
     const unheard: ScopedEvent = { ...event(`test:${randomUUID()}`, 'x'), audience: { kind: 'folder', folderId: 987654 }, eventType: 'FOLDER_CONTENT_UPDATE' };
     const ids = await inTransaction({ em: world.env.orm.em.fork() }, (tx) => recordEvents(tx, [event(key, note), unheard, event(key, 'second')]));
     expect(ids[1]).toBeNull();
-    const rows = await sql<{ event_id: string; body: Record<string, any>; actor: string }>(`select event_id::text, body, actor from outbox_events where ordering_key = ? order by id`, [key]);
+    const rows = await sql<{ event_id: string; body: Record<string, any>; actor: string }>(
+      `select event_id::text, body, actor from outbox_events where ordering_key = ? order by id`,
+      [key],
+    );
     expect(rows.map((r) => r.event_id)).toEqual([ids[0], ids[2]]);
-    expect(rows[0]!.body).toMatchObject({ eventId: ids[0], eventType: 'APPROVAL', eventTime: expect.stringMatching(/^\d{13}$/), actor: { kind: 'system', job: 'test' }, payload: { note } });
+    expect(rows[0]!.body).toMatchObject({
+      eventId: ids[0],
+      eventType: 'APPROVAL',
+      eventTime: expect.stringMatching(/^\d{13}$/),
+      actor: { kind: 'system', job: 'test' },
+      payload: { note },
+    });
     expect(rows[0]!.actor).toBe('system:test');
     expect(await sql(`select 1 from outbox_events where ordering_key = ?`, [unheard.orderingKey])).toEqual([]);
   });

@@ -76,7 +76,9 @@ async function inputFile(name: string, bytes: Buffer | string): Promise<string> 
 
 const canvas = () => sharp({ create: { width: 24, height: 16, channels: 4, background: '#ff8800' } });
 
-async function iconRows(): Promise<Array<{ id: number; team_id: number; storage_key: string; mime_type: string; byte_size: number; width: number; height: number }>> {
+async function iconRows(): Promise<
+  Array<{ id: number; team_id: number; storage_key: string; mime_type: string; byte_size: number; width: number; height: number }>
+> {
   return env.orm.em.fork().execute('select id, team_id, storage_key, mime_type, byte_size, width, height from category_icons order by id');
 }
 
@@ -85,15 +87,19 @@ async function storedFiles(): Promise<string[]> {
 }
 
 describe('npm run shelf -- category-icon import', () => {
-  it('imports a PNG, prints {"id"} and exits 0; the row and the stored bytes match the file (a process of its own)', async () => {
-    const bytes = await canvas().png().toBuffer();
-    const run = await shelfProcess(['category-icon', 'import', '--team', String(team.teamId), '--file', await inputFile('logo.png', bytes)]);
-    expect(run.exitCode).toBe(0);
-    expect(run.json).toEqual({ id: expect.any(Number) });
-    const row = (await iconRows()).find((r) => r.id === run.json.id)!;
-    expect(row).toMatchObject({ team_id: team.teamId, mime_type: 'image/png', byte_size: bytes.length, width: 24, height: 16 });
-    expect(await readFile(join(storageDir, ...row.storage_key.split('/')))).toEqual(bytes);
-  }, SPAWNING_TEST_TIMEOUT_MS);
+  it(
+    'imports a PNG, prints {"id"} and exits 0; the row and the stored bytes match the file (a process of its own)',
+    async () => {
+      const bytes = await canvas().png().toBuffer();
+      const run = await shelfProcess(['category-icon', 'import', '--team', String(team.teamId), '--file', await inputFile('logo.png', bytes)]);
+      expect(run.exitCode).toBe(0);
+      expect(run.json).toEqual({ id: expect.any(Number) });
+      const row = (await iconRows()).find((r) => r.id === run.json.id)!;
+      expect(row).toMatchObject({ team_id: team.teamId, mime_type: 'image/png', byte_size: bytes.length, width: 24, height: 16 });
+      expect(await readFile(join(storageDir, ...row.storage_key.split('/')))).toEqual(bytes);
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 
   it('identifies jpeg, webp, gif and svg by their content, whatever the file is called', async () => {
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="20"><circle cx="10" cy="10" r="8"/></svg>';
@@ -146,11 +152,23 @@ describe('npm run shelf -- category-icon import', () => {
   });
 
   it('gives an id that the team can use as a category iconAssetId', async () => {
-    const run = await shelf(['category-icon', 'import', '--team', String(team.teamId), '--file', await inputFile('use-me.png', await canvas().png().toBuffer())]);
+    const run = await shelf([
+      'category-icon',
+      'import',
+      '--team',
+      String(team.teamId),
+      '--file',
+      await inputFile('use-me.png', await canvas().png().toBuffer()),
+    ]);
     const g = given(env);
     const key = await g.key(team, 'manage');
     const brand = await g.brand(key);
-    const res = await send(env, { method: 'POST', url: '/v1/categories', key: key.key, body: { brandId: brand.id, name: 'With icon', iconAssetId: run.json.id } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/v1/categories',
+      key: key.key,
+      body: { brandId: brand.id, name: 'With icon', iconAssetId: run.json.id },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.iconAssetId).toBe(run.json.id);
   });

@@ -4,7 +4,7 @@ import type { GivenKey } from '../support/given.ts';
 import { CREATE_TEMPLATE, SET_CUSTOM, useCustomMetadata, type CustomMetadataWorld } from './custom-metadata.support.ts';
 
 /*
- * Issue 14 item 5: custom metadata fields and custom field templates: search-assets by
+ * custom metadata fields and custom field templates: search-assets by
  * customFieldTemplateIds / customFieldId, through REST and GraphQL, and isolation between teams.
  */
 
@@ -23,9 +23,20 @@ beforeAll(async () => {
     const res = await gql(world.key, CREATE_TEMPLATE, { input });
     expect(res.body.errors).toBeUndefined();
     const created = res.body.data.createCustomFieldTemplate;
-    return { id: created.id as number, fields: Object.fromEntries(created.fields.map((f: { name: string; id: number }) => [f.name, f.id])) as Record<string, number> };
+    return {
+      id: created.id as number,
+      fields: Object.fromEntries(created.fields.map((f: { name: string; id: number }) => [f.name, f.id])) as Record<string, number>,
+    };
   };
-  template = await define({ name: 'Campaign', fields: [{ name: 'Code', type: 'TEXT' }, { name: 'Reach', type: 'NUMBER' }, { name: 'Launch', type: 'DATE' }, { name: 'Channel', type: 'SELECT', options: ['tv', 'social'] }] });
+  template = await define({
+    name: 'Campaign',
+    fields: [
+      { name: 'Code', type: 'TEXT' },
+      { name: 'Reach', type: 'NUMBER' },
+      { name: 'Launch', type: 'DATE' },
+      { name: 'Channel', type: 'SELECT', options: ['tv', 'social'] },
+    ],
+  });
   secondTemplate = await define({ name: 'Archive', fields: [{ name: 'Box', type: 'TEXT' }] });
 });
 
@@ -53,13 +64,17 @@ describe('search-assets by customFieldTemplateIds and customFieldId', () => {
     expect(ours(await search({ customFieldTemplateIds: [template.id, secondTemplate.id] }))).toEqual([campaignOnly, archiveOnly, both]);
     // every file found carries one of them
     const all = await search({ customFieldTemplateIds: [template.id] });
-    const carriers = await db<{ file_id: number }>('select distinct file_id from library_file_custom_values where template_id = ? order by file_id', [template.id]);
+    const carriers = await db<{ file_id: number }>('select distinct file_id from library_file_custom_values where template_id = ? order by file_id', [
+      template.id,
+    ]);
     expect(all).toEqual(carriers.map((c) => c.file_id));
   });
 
   it('customFieldId: files having a value for that custom field; with customFieldTemplateIds both must hold', async () => {
     expect(await search({ customFieldId: template.fields.Reach })).toEqual(
-      (await db<{ file_id: number }>('select file_id from library_file_custom_values where field_id = ? order by file_id', [template.fields.Reach])).map((r) => r.file_id),
+      (await db<{ file_id: number }>('select file_id from library_file_custom_values where field_id = ? order by file_id', [template.fields.Reach])).map(
+        (r) => r.file_id,
+      ),
     );
     expect(ours(await search({ customFieldId: template.fields.Reach }))).toEqual([both]);
     expect(ours(await search({ customFieldId: secondTemplate.fields.Box, customFieldTemplateIds: [template.id] }))).toEqual([both]);
@@ -90,7 +105,9 @@ describe('search-assets by customFieldTemplateIds and customFieldId', () => {
     });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.searchAssets.assets.map((a: { id: number }) => a.id)).toEqual([archiveOnly, both]);
-    expect(res.body.data.searchAssets.assets[1].customFields.map((c: { templateId: number }) => c.templateId).sort()).toEqual([template.id, secondTemplate.id].sort());
+    expect(res.body.data.searchAssets.assets[1].customFields.map((c: { templateId: number }) => c.templateId).sort()).toEqual(
+      [template.id, secondTemplate.id].sort(),
+    );
   });
 
   it('can be answered through the indexes of library_file_custom_values (a tiny table is scanned otherwise)', async () => {

@@ -29,11 +29,15 @@ export interface CustomMetadataWorld {
 
 export const CREATE_FIELD = 'mutation($input: CustomFieldDefinitionInput!) { createLibraryMetadataField(input: $input) { id name type options createdAt } }';
 export const LIST_FIELDS = '{ libraryMetadataFields { id name type options } }';
-export const CREATE_TEMPLATE = 'mutation($input: CustomFieldTemplateInput!) { createCustomFieldTemplate(input: $input) { id name fields { id templateId name type options position } } }';
+export const CREATE_TEMPLATE =
+  'mutation($input: CustomFieldTemplateInput!) { createCustomFieldTemplate(input: $input) { id name fields { id templateId name type options position } } }';
 export const LIST_TEMPLATES = '{ customFieldTemplates { id name fields { id name type options position } } }';
-export const SET_METADATA = 'mutation($id: Int!, $values: [LibraryMetadataValueInput!]!) { setLibraryFileMetadata(id: $id, values: $values) { materialId recordId values { fieldId name type value } } }';
-export const SET_CUSTOM = 'mutation($id: Int!, $t: Int!, $values: [LibraryCustomFieldValueInput!]!) { setLibraryFileCustomFields(id: $id, templateId: $t, values: $values) { materialId templateId templateName values { customFieldId name type value } } }';
-export const READ = 'query($id: Int!) { libraryFile(id: $id) { id metadata { recordId values { name value } } customFields { templateId templateName values { customFieldId value } } } }';
+export const SET_METADATA =
+  'mutation($id: Int!, $values: [LibraryMetadataValueInput!]!) { setLibraryFileMetadata(id: $id, values: $values) { materialId recordId values { fieldId name type value } } }';
+export const SET_CUSTOM =
+  'mutation($id: Int!, $t: Int!, $values: [LibraryCustomFieldValueInput!]!) { setLibraryFileCustomFields(id: $id, templateId: $t, values: $values) { materialId templateId templateName values { customFieldId name type value } } }';
+export const READ =
+  'query($id: Int!) { libraryFile(id: $id) { id metadata { recordId values { name value } } customFields { templateId templateName values { customFieldId value } } } }';
 
 /**
  * Registers the hooks that build the world above before a file's tests and close it after them,
@@ -46,7 +50,13 @@ export function useCustomMetadata() {
 
   /** A GraphQL request of the manage key acting for a member (X-Shelf-Member), as a signed-in frontend sends it. */
   function asAnn(query: string, variables: Record<string, unknown>) {
-    return send(fixture.world.env, { method: 'POST', url: '/graphql', key: fixture.world.key.key, headers: { 'x-shelf-member': String(fixture.ann) }, body: { query, variables } });
+    return send(fixture.world.env, {
+      method: 'POST',
+      url: '/graphql',
+      key: fixture.world.key.key,
+      headers: { 'x-shelf-member': String(fixture.ann) },
+      body: { query, variables },
+    });
   }
 
   beforeAll(async () => {
@@ -75,7 +85,15 @@ export function useCustomMetadata() {
     const field = await gql(key, CREATE_FIELD, { input: { name: 'Budget', type: 'NUMBER' } });
     const tpl = await gql(key, CREATE_TEMPLATE, { input: { name: 'Rights', fields: [{ name: 'Licence', type: 'TEXT' }] } });
     const theirTemplate = tpl.body.data.createCustomFieldTemplate;
-    const other = { team, key, member, fileId, fieldId: field.body.data.createLibraryMetadataField.id, templateId: theirTemplate.id, customFieldId: theirTemplate.fields[0].id };
+    const other = {
+      team,
+      key,
+      member,
+      fileId,
+      fieldId: field.body.data.createLibraryMetadataField.id,
+      templateId: theirTemplate.id,
+      customFieldId: theirTemplate.fields[0].id,
+    };
     fixture.other = other;
     const carried = await gql(key, SET_CUSTOM, { id: fileId, t: other.templateId, values: [{ customFieldId: other.customFieldId, value: 'CC-BY' }] });
     expect(carried.body.errors).toBeUndefined();
@@ -86,7 +104,8 @@ export function useCustomMetadata() {
     return (await given(fixture.world.env).libraryFile(fixture.world.team, { file: join(fixture.files.path, 'blue.png'), folder: '/cm/sub', name })).id;
   }
 
-  const isMetadataEventOf = (fileId: number) => (path: string, body: any) => path === '/m' && (body as { payload: { materialIds: number[] } }).payload.materialIds[0] === fileId;
+  const isMetadataEventOf = (fileId: number) => (path: string, body: any) =>
+    path === '/m' && (body as { payload: { materialIds: number[] } }).payload.materialIds[0] === fileId;
 
   /** The MATERIAL_METADATA_UPDATED events received for a file, once at least `count` have arrived. */
   async function eventsFor(fileId: number, count: number): Promise<Received[]> {
@@ -104,7 +123,10 @@ export function useCustomMetadata() {
 
   /** The folder UPDATEs received for a file (its import sent ADD), once at least `count` have arrived. */
   async function folderUpdatesFor(fileId: number, count: number): Promise<Received[]> {
-    const mine = () => fixture.world.receiver.received.filter((r) => r.path === '/f' && r.body.type === 'UPDATE' && (r.body as { assets: Array<{ id: number }> }).assets[0]?.id === fileId);
+    const mine = () =>
+      fixture.world.receiver.received.filter(
+        (r) => r.path === '/f' && r.body.type === 'UPDATE' && (r.body as { assets: Array<{ id: number }> }).assets[0]?.id === fileId,
+      );
     await expect.poll(() => mine().length).toBeGreaterThanOrEqual(count);
     return mine();
   }

@@ -11,7 +11,7 @@ import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
- * Issue 14 items 3 and 4: validity periods (with the daily check) and ownership transfer, through
+ * validity periods (with the daily check) and ownership transfer, through
  * GraphQL, the CLI and the maintenance worker, each with its spec 6.2 event received by a real
  * HTTP receiver through a material subscription.
  */
@@ -42,7 +42,12 @@ beforeAll(async () => {
     body: { callbackUrl: `${world.receiver.url}/m`, eventTypes: ['MATERIAL_METADATA_UPDATED'] },
   });
   expect(subscribed.body.code).toBe('0');
-  cliEnv = { DATABASE_URL: world.env.config.databaseUrl, STORAGE_DIR: storage.path, REDIS_URL: world.env.config.redisUrl, QUEUE_PREFIX: world.env.config.queuePrefix };
+  cliEnv = {
+    DATABASE_URL: world.env.config.databaseUrl,
+    STORAGE_DIR: storage.path,
+    REDIS_URL: world.env.config.redisUrl,
+    QUEUE_PREFIX: world.env.config.queuePrefix,
+  };
 });
 afterAll(async () => {
   await world.close();
@@ -54,7 +59,8 @@ async function newFile(name: string, owner?: number): Promise<number> {
   return (await given(world.env).libraryFile(world.team, { file: join(files.path, 'blue.png'), folder: '/v', name, ...(owner ? { user: owner } : {}) })).id;
 }
 
-const isEventOf = (fileId: number) => (path: string, body: any) => path === '/m' && (body as { payload: { materialIds: number[] } }).payload.materialIds[0] === fileId;
+const isEventOf = (fileId: number) => (path: string, body: any) =>
+  path === '/m' && (body as { payload: { materialIds: number[] } }).payload.materialIds[0] === fileId;
 
 /** The MATERIAL_METADATA_UPDATED events received for a file, once at least `count` have arrived. */
 async function eventsFor(fileId: number, count: number): Promise<Received[]> {
@@ -71,15 +77,18 @@ async function eventsWrittenFor(fileId: number): Promise<WrittenDelivery[]> {
 }
 
 async function fileRow(fileId: number): Promise<Record<string, unknown>> {
-  const [row] = await world.env.orm.em.fork().execute('select owner_id, validity_start, validity_end, validity_status, updated_at from library_files where id = ?', [fileId]);
+  const [row] = await world.env.orm.em
+    .fork()
+    .execute('select owner_id, validity_start, validity_end, validity_status, updated_at from library_files where id = ?', [fileId]);
   return row!;
 }
 
-const SET_VALIDITY = 'mutation($id: Int!, $input: FileValidityInput!) { setLibraryFileValidity(id: $id, input: $input) { materialId validityStatus validityStatusName daysToExpire startTime endTime isPermanent } }';
+const SET_VALIDITY =
+  'mutation($id: Int!, $input: FileValidityInput!) { setLibraryFileValidity(id: $id, input: $input) { materialId validityStatus validityStatusName daysToExpire startTime endTime isPermanent } }';
 const TRANSFER = 'mutation($id: Int!, $owner: Int!) { transferLibraryFile(id: $id, ownerUserId: $owner) { id userId } }';
 const READ = 'query($id: Int!) { libraryFile(id: $id) { id validity { validityStatusName daysToExpire isPermanent } } }';
 
-describe('file validity (issue 14 item 3)', () => {
+describe('file validity', () => {
   it('sets a period through GraphQL and sends MATERIAL_METADATA_UPDATED changeType VALIDITY with the 6.2 fields', async () => {
     const fileId = await newFile('valid.png');
     const end = new Date(Date.now() + 10 * 86_400_000 - 3_600_000);
@@ -113,8 +122,14 @@ describe('file validity (issue 14 item 3)', () => {
   it('refuses an end not after the start, a malformed time, a foreign file and a view_only caller: a clear error, nothing changed, no event', async () => {
     const fileId = await newFile('refused.png');
     const before = await fileRow(fileId);
-    const backwards = await graphql(world.env, world.key.key, SET_VALIDITY, { id: fileId, input: { startTime: '2026-12-01T00:00:00Z', endTime: '2026-11-01T00:00:00Z' } });
-    expect(backwards.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'endTime', message: 'must be after startTime' }] });
+    const backwards = await graphql(world.env, world.key.key, SET_VALIDITY, {
+      id: fileId,
+      input: { startTime: '2026-12-01T00:00:00Z', endTime: '2026-11-01T00:00:00Z' },
+    });
+    expect(backwards.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'endTime', message: 'must be after startTime' }],
+    });
     const malformed = await graphql(world.env, world.key.key, SET_VALIDITY, { id: fileId, input: { endTime: 'next week' } });
     expect(malformed.body.errors[0].extensions.code).toBe('validation_failed');
     const forbidden = await graphql(world.env, viewer.key, SET_VALIDITY, { id: fileId, input: { endTime: '2030-01-01T00:00:00Z' } });
@@ -151,10 +166,15 @@ describe('file validity (issue 14 item 3)', () => {
     const [, expired] = await eventsFor(ending, 2);
     expect(expired!.body).toMatchObject({
       actor: { kind: 'system', job: 'validity-check' },
-      payload: { changeType: 'VALIDITY', materials: [{ materialId: ending, validityStatus: 2, validityStatusName: 'EXPIRED', daysToExpire: 0, isPermanent: false }] },
+      payload: {
+        changeType: 'VALIDITY',
+        materials: [{ materialId: ending, validityStatus: 2, validityStatusName: 'EXPIRED', daysToExpire: 0, isPermanent: false }],
+      },
     });
     const [, started] = await eventsFor(starting, 2);
-    expect(started!.body).toMatchObject({ payload: { materials: [{ materialId: starting, validityStatus: 0, validityStatusName: 'VALID', isPermanent: true, daysToExpire: null }] } });
+    expect(started!.body).toMatchObject({
+      payload: { materials: [{ materialId: starting, validityStatus: 0, validityStatusName: 'VALID', isPermanent: true, daysToExpire: null }] },
+    });
     expect(await eventsWrittenFor(ending)).toHaveLength(2);
   });
 
@@ -173,7 +193,7 @@ describe('file validity (issue 14 item 3)', () => {
   }, 90_000);
 });
 
-describe('ownership transfer (issue 14 item 4)', () => {
+describe('ownership transfer', () => {
   it('transfers a file to another member through GraphQL: the same file-path ID, and changeType OWNER with the new owner', async () => {
     const fileId = await newFile('owned.png', ann);
     const res = await graphql(world.env, world.key.key, TRANSFER, { id: fileId, owner: bob });
@@ -190,7 +210,10 @@ describe('ownership transfer (issue 14 item 4)', () => {
     const fileId = await newFile('kept.png', ann);
     const before = await fileRow(fileId);
     const foreignMember = await graphql(world.env, world.key.key, TRANSFER, { id: fileId, owner: outsider });
-    expect(foreignMember.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'ownerUserId', message: 'must be a member of the team' }] });
+    expect(foreignMember.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'ownerUserId', message: 'must be a member of the team' }],
+    });
     expect((await graphql(world.env, world.key.key, TRANSFER, { id: 999_999, owner: bob })).body.errors[0].extensions.code).toBe('not_found');
     expect((await graphql(world.env, viewer.key, TRANSFER, { id: fileId, owner: bob })).body.errors[0].extensions.code).toBe('forbidden');
     const same = await graphql(world.env, world.key.key, TRANSFER, { id: fileId, owner: ann });

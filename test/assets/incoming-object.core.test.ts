@@ -18,7 +18,10 @@ afterEach(async () => {
 /** Every regular file under the storage root, relative to it. */
 async function files(): Promise<string[]> {
   const entries = await readdir(dir.path, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.path.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.path.length + 1))
+    .sort();
 }
 
 async function received(...chunks: string[]) {

@@ -47,14 +47,15 @@ async function newFile(folder = '/inbox'): Promise<{ id: number; folderIds: numb
 
 /** The file's row and tags as the database holds them. */
 async function fileState(id: number) {
-  const [row] = await env.orm.em.fork().execute<{ name: string; description: string | null; folder_id: number | null; update_user_id: number | null }[]>(
-    'select name, description, folder_id, update_user_id from library_files where id = ?',
-    [id],
-  );
-  const tags = await env.orm.em.fork().execute<{ name: string }[]>(
-    'select t.name from library_file_tags ft join library_tags t on t.id = ft.tag_id where ft.file_id = ? order by t.name',
-    [id],
-  );
+  const [row] = await env.orm.em
+    .fork()
+    .execute<{ name: string; description: string | null; folder_id: number | null; update_user_id: number | null }[]>(
+      'select name, description, folder_id, update_user_id from library_files where id = ?',
+      [id],
+    );
+  const tags = await env.orm.em
+    .fork()
+    .execute<{ name: string }[]>('select t.name from library_file_tags ft join library_tags t on t.id = ft.tag_id where ft.file_id = ? order by t.name', [id]);
   return { ...row!, tags: tags.map((t) => t.name) };
 }
 
@@ -70,7 +71,10 @@ describe('asset rename | describe | tags | move (as the member --user)', () => {
 
   it('asset describe sets the description, and an empty --description clears it', async () => {
     const { id } = await newFile();
-    expect((await shelf('asset', 'describe', '--user', String(ann), '--file', String(id), '--description', 'a red square')).json).toMatchObject({ id, description: 'a red square' });
+    expect((await shelf('asset', 'describe', '--user', String(ann), '--file', String(id), '--description', 'a red square')).json).toMatchObject({
+      id,
+      description: 'a red square',
+    });
     expect((await fileState(id)).description).toBe('a red square');
     const cleared = await shelf('asset', 'describe', '--user', String(ann), '--file', String(id), '--description', '');
     expect(cleared.json).toMatchObject({ id, description: null });
@@ -103,8 +107,18 @@ describe('asset rename | describe | tags | move (as the member --user)', () => {
     ['a name with a slash', (f) => ['rename', '--user', String(ann), '--file', String(f), '--name', 'a/b.png'], 'validation_failed', 'name'],
     ['a missing --name', (f) => ['rename', '--user', String(ann), '--file', String(f)], 'validation_failed', 'name'],
     ['an empty tag among others', (f) => ['tags', '--user', String(ann), '--file', String(f), '--tags', 'a,,b'], 'validation_failed', 'tags'],
-    ['a 1025-character description', (f) => ['describe', '--user', String(ann), '--file', String(f), '--description', 'd'.repeat(1025)], 'validation_failed', 'description'],
-    ['a --folder that is neither an id nor root', (f) => ['move', '--user', String(ann), '--file', String(f), '--folder', 'archive'], 'validation_failed', 'folderId'],
+    [
+      'a 1025-character description',
+      (f) => ['describe', '--user', String(ann), '--file', String(f), '--description', 'd'.repeat(1025)],
+      'validation_failed',
+      'description',
+    ],
+    [
+      'a --folder that is neither an id nor root',
+      (f) => ['move', '--user', String(ann), '--file', String(f), '--folder', 'archive'],
+      'validation_failed',
+      'folderId',
+    ],
     ["another team's folder", (f) => ['move', '--user', String(ann), '--file', String(f), '--folder', String(otherTeamFolder)], 'not_found', null],
     ['a member of another team', (f) => ['rename', '--user', String(outsider), '--file', String(f), '--name', 'theirs.png'], 'not_found', null],
     ['a member that does not exist', (f) => ['describe', '--user', '2147483647', '--file', String(f), '--description', 'x'], 'not_found', null],

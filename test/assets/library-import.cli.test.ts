@@ -75,7 +75,10 @@ const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute
 
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
 }
 
 /** Everything an import can change: library rows of every table, and the files in storage. */
@@ -89,25 +92,64 @@ async function librarySnapshot() {
 }
 
 describe('asset import --file', () => {
-  it('prints {id, assetId, folderIds}, creates the folders and records every flag (npm run -s shelf, a process of its own)', async () => {
-    const run = await shelfProcess('asset', 'import', '--team', String(team.teamId), '--file', png, '--folder', '/brand/shots', '--name', 'Hero.jpg',
-      '--tags', 'red, hero', '--description', 'Front view', '--score', '4', '--link', 'https://example.com/p/1', '--user', String(member));
-    expect(run.code).toBe(0);
-    expect(run.stdout.trim().split('\n')).toHaveLength(1);
-    expect(Object.keys(run.json).sort()).toEqual(['assetId', 'folderIds', 'id']);
-    const folders = await db<{ id: number; path: string }>('select id, path from library_folders where id = any(?::int[]) order by id', [`{${run.json.folderIds.join(',')}}`]);
-    expect(folders.map((f) => f.path)).toEqual(['/brand', '/brand/shots']);
-    expect(folders.map((f) => f.id)).toEqual(run.json.folderIds);
-    const [file] = await env.core.assets.library.findFilesByIds({ em: env.orm.em.fork(), teamId: team.teamId }, [run.json.id]);
-    expect(file).toMatchObject({
-      objectId: run.json.assetId, folderId: run.json.folderIds[1], name: 'Hero.jpg', extension: 'jpg', mimeType: 'image/png', size: String(pngBytes.length),
-      width: 300, height: 200, description: 'Front view', score: 4, link: 'https://example.com/p/1', source: 2,
-      ownerUserId: member, creatorUserId: member, createUserId: member, updateUserId: member,
-    });
-    expect(file!.tags.map((t) => t.name)).toEqual(['hero', 'red']);
-    const [object] = await db<{ storage_key: string }>('select storage_key from stored_objects where id = ?', [run.json.assetId]);
-    expect(await readFile(join(storage.path, object!.storage_key))).toEqual(pngBytes);
-  }, SPAWNING_TEST_TIMEOUT_MS);
+  it(
+    'prints {id, assetId, folderIds}, creates the folders and records every flag (npm run -s shelf, a process of its own)',
+    async () => {
+      const run = await shelfProcess(
+        'asset',
+        'import',
+        '--team',
+        String(team.teamId),
+        '--file',
+        png,
+        '--folder',
+        '/brand/shots',
+        '--name',
+        'Hero.jpg',
+        '--tags',
+        'red, hero',
+        '--description',
+        'Front view',
+        '--score',
+        '4',
+        '--link',
+        'https://example.com/p/1',
+        '--user',
+        String(member),
+      );
+      expect(run.code).toBe(0);
+      expect(run.stdout.trim().split('\n')).toHaveLength(1);
+      expect(Object.keys(run.json).sort()).toEqual(['assetId', 'folderIds', 'id']);
+      const folders = await db<{ id: number; path: string }>('select id, path from library_folders where id = any(?::int[]) order by id', [
+        `{${run.json.folderIds.join(',')}}`,
+      ]);
+      expect(folders.map((f) => f.path)).toEqual(['/brand', '/brand/shots']);
+      expect(folders.map((f) => f.id)).toEqual(run.json.folderIds);
+      const [file] = await env.core.assets.library.findFilesByIds({ em: env.orm.em.fork(), teamId: team.teamId }, [run.json.id]);
+      expect(file).toMatchObject({
+        objectId: run.json.assetId,
+        folderId: run.json.folderIds[1],
+        name: 'Hero.jpg',
+        extension: 'jpg',
+        mimeType: 'image/png',
+        size: String(pngBytes.length),
+        width: 300,
+        height: 200,
+        description: 'Front view',
+        score: 4,
+        link: 'https://example.com/p/1',
+        source: 2,
+        ownerUserId: member,
+        creatorUserId: member,
+        createUserId: member,
+        updateUserId: member,
+      });
+      expect(file!.tags.map((t) => t.name)).toEqual(['hero', 'red']);
+      const [object] = await db<{ storage_key: string }>('select storage_key from stored_objects where id = ?', [run.json.assetId]);
+      expect(await readFile(join(storage.path, object!.storage_key))).toEqual(pngBytes);
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 
   it('reuses existing folders and stores identical bytes once (same assetId, a second placement)', async () => {
     const first = await shelf('asset', 'import', '--team', String(team.teamId), '--file', png, '--folder', '/reuse/a');
@@ -131,37 +173,41 @@ describe('asset import --file', () => {
 });
 
 describe('asset import --dir', () => {
-  it('mirrors the tree, reports per-file failures without stopping, and keeps stdout one JSON object with progress on stderr (a process of its own)', async () => {
-    const root = join(inputs.path, 'tree');
-    await mkdir(join(root, 'docs', 'deep'), { recursive: true });
-    await mkdir(join(root, 'empty'));
-    await writeFile(join(root, 'top.png'), pngBytes);
-    await writeFile(join(root, 'docs', 'readme.txt'), 'read me\n');
-    await writeImage(join(root, 'docs', 'deep', 'pic.jpg'), { width: 40, height: 30, colour: '#00ff00', format: 'jpeg' });
-    await writeFile(join(root, 'bad\u0001name.txt'), 'x');
-    await symlink(join(root, 'top.png'), join(root, 'shortcut.png'));
-    const run = await shelfProcess('asset', 'import', '--team', String(team.teamId), '--dir', root, '--folder', '/imported');
-    expect(run.code).toBe(0);
-    expect(run.stdout.trim().split('\n')).toHaveLength(1);
-    expect(run.json.imported).toBe(3);
-    expect(run.json.failed).toEqual([
-      { path: 'shortcut.png', error: 'symbolic links are not followed' },
-      { path: 'bad\u0001name.txt', error: expect.stringMatching(/^validation_failed: .*\(name must not contain/) },
-    ]);
-    expect(run.stderr).toContain('4/4 files');
-    const folders = await db<{ path: string }>("select path from library_folders where team_id = ? and path like '/imported%' order by path", [team.teamId]);
-    expect(folders.map((f) => f.path)).toEqual(['/imported', '/imported/docs', '/imported/docs/deep', '/imported/empty']);
-    const files = await db<{ path: string; name: string; mime_type: string }>(
-      `select d.path, f.name, f.mime_type from library_files f join library_folders d on d.id = f.folder_id
+  it(
+    'mirrors the tree, reports per-file failures without stopping, and keeps stdout one JSON object with progress on stderr (a process of its own)',
+    async () => {
+      const root = join(inputs.path, 'tree');
+      await mkdir(join(root, 'docs', 'deep'), { recursive: true });
+      await mkdir(join(root, 'empty'));
+      await writeFile(join(root, 'top.png'), pngBytes);
+      await writeFile(join(root, 'docs', 'readme.txt'), 'read me\n');
+      await writeImage(join(root, 'docs', 'deep', 'pic.jpg'), { width: 40, height: 30, colour: '#00ff00', format: 'jpeg' });
+      await writeFile(join(root, 'bad\u0001name.txt'), 'x');
+      await symlink(join(root, 'top.png'), join(root, 'shortcut.png'));
+      const run = await shelfProcess('asset', 'import', '--team', String(team.teamId), '--dir', root, '--folder', '/imported');
+      expect(run.code).toBe(0);
+      expect(run.stdout.trim().split('\n')).toHaveLength(1);
+      expect(run.json.imported).toBe(3);
+      expect(run.json.failed).toEqual([
+        { path: 'shortcut.png', error: 'symbolic links are not followed' },
+        { path: 'bad\u0001name.txt', error: expect.stringMatching(/^validation_failed: .*\(name must not contain/) },
+      ]);
+      expect(run.stderr).toContain('4/4 files');
+      const folders = await db<{ path: string }>("select path from library_folders where team_id = ? and path like '/imported%' order by path", [team.teamId]);
+      expect(folders.map((f) => f.path)).toEqual(['/imported', '/imported/docs', '/imported/docs/deep', '/imported/empty']);
+      const files = await db<{ path: string; name: string; mime_type: string }>(
+        `select d.path, f.name, f.mime_type from library_files f join library_folders d on d.id = f.folder_id
         where f.team_id = ? and d.path like '/imported%' order by d.path, f.name`,
-      [team.teamId],
-    );
-    expect(files).toEqual([
-      { path: '/imported', name: 'top.png', mime_type: 'image/png' },
-      { path: '/imported/docs', name: 'readme.txt', mime_type: 'text/plain' },
-      { path: '/imported/docs/deep', name: 'pic.jpg', mime_type: 'image/jpeg' },
-    ]);
-  }, SPAWNING_TEST_TIMEOUT_MS);
+        [team.teamId],
+      );
+      expect(files).toEqual([
+        { path: '/imported', name: 'top.png', mime_type: 'image/png' },
+        { path: '/imported/docs', name: 'readme.txt', mime_type: 'text/plain' },
+        { path: '/imported/docs/deep', name: 'pic.jpg', mime_type: 'image/jpeg' },
+      ]);
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 
   it('imports into the library root without --folder', async () => {
     const root = join(inputs.path, 'flat');
@@ -169,7 +215,10 @@ describe('asset import --dir', () => {
     await writeFile(join(root, 'rootsub', 'one.txt'), 'one\n');
     const run = await shelf('asset', 'import', '--team', String(team.teamId), '--dir', root);
     expect(run.json).toEqual({ imported: 1, failed: [] });
-    const [folder] = await db<{ path: string; parent_id: number | null }>("select path, parent_id from library_folders where team_id = ? and name = 'rootsub'", [team.teamId]);
+    const [folder] = await db<{ path: string; parent_id: number | null }>(
+      "select path, parent_id from library_folders where team_id = ? and name = 'rootsub'",
+      [team.teamId],
+    );
     expect(folder).toEqual({ path: '/rootsub', parent_id: null });
   });
 });

@@ -42,7 +42,18 @@ describe('importFile (asset import --file)', () => {
     const bytes = await writeImage(input('blue.png'), { width: 640, height: 480, colour: '#0000ff', format: 'png' });
     const made = await g.libraryFile(teamA, { file: input('blue.png'), folder: '/core/images' });
     const [file] = await env.core.assets.library.findFilesByIds(scope(teamA), [made.id]);
-    expect(file).toMatchObject({ id: made.id, objectId: made.assetId, name: 'blue.png', extension: 'png', mimeType: 'image/png', size: String(bytes.length), width: 640, height: 480, durationMs: null, source: 2 });
+    expect(file).toMatchObject({
+      id: made.id,
+      objectId: made.assetId,
+      name: 'blue.png',
+      extension: 'png',
+      mimeType: 'image/png',
+      size: String(bytes.length),
+      width: 640,
+      height: 480,
+      durationMs: null,
+      source: 2,
+    });
     const [object] = await db<{ sha256: string; storage_key: string }>('select sha256, storage_key from stored_objects where id = ?', [made.assetId]);
     expect(object!.storage_key).toBe(objectKey(object!.sha256));
     expect(await readFile(join(storage.path, object!.storage_key))).toEqual(bytes);
@@ -98,7 +109,10 @@ describe('importFile (asset import --file)', () => {
     const a = await g.libraryFile(teamA, { file: input('shared.png') });
     const b = await g.libraryFile(teamB, { file: input('shared-b.png') });
     expect(b.assetId).not.toBe(a.assetId);
-    const rows = await db<{ team_id: number; storage_key: string }>('select team_id, storage_key from stored_objects where id in (?, ?) order by id', [a.assetId, b.assetId]);
+    const rows = await db<{ team_id: number; storage_key: string }>('select team_id, storage_key from stored_objects where id in (?, ?) order by id', [
+      a.assetId,
+      b.assetId,
+    ]);
     expect(rows.map((r) => r.team_id)).toEqual([teamA.teamId, teamB.teamId]);
     expect(rows[0]!.storage_key).toBe(rows[1]!.storage_key);
   });
@@ -129,12 +143,27 @@ describe('importFile (asset import --file)', () => {
   it('records tags as team rows, reused by name, and the member as owner, creator and create/update user', async () => {
     const member = await g.member(teamA, 'Ann');
     await writeImage(input('t.png'), { width: 7, height: 7, colour: '#010203', format: 'png' });
-    const one = await g.libraryFile(teamA, { file: input('t.png'), tags: ['red', ' blue ', 'red'], description: 'A swatch', score: 5, link: 'https://example.com/swatch', user: member.userId });
+    const one = await g.libraryFile(teamA, {
+      file: input('t.png'),
+      tags: ['red', ' blue ', 'red'],
+      description: 'A swatch',
+      score: 5,
+      link: 'https://example.com/swatch',
+      user: member.userId,
+    });
     const two = await g.libraryFile(teamA, { file: input('t.png'), tags: ['blue'] });
     const [first, second] = await env.core.assets.library.findFilesByIds(scope(teamA), [one.id, two.id]);
     expect(first!.tags.map((t) => t.name)).toEqual(['blue', 'red']);
     expect(second!.tags).toEqual([first!.tags[0]]);
-    expect(first).toMatchObject({ description: 'A swatch', score: 5, link: 'https://example.com/swatch', ownerUserId: member.userId, creatorUserId: member.userId, createUserId: member.userId, updateUserId: member.userId });
+    expect(first).toMatchObject({
+      description: 'A swatch',
+      score: 5,
+      link: 'https://example.com/swatch',
+      ownerUserId: member.userId,
+      creatorUserId: member.userId,
+      createUserId: member.userId,
+      updateUserId: member.userId,
+    });
     expect(second).toMatchObject({ description: null, score: null, link: null, ownerUserId: null });
   });
 });
@@ -200,7 +229,12 @@ describe('mediaFor (spec 2.5 media object, spec 8 link lifetimes)', () => {
   });
 
   describe('download links by role (usable or higher with products:read and products:download)', () => {
-    const cases: Array<[Role, boolean]> = [['view_only', false], ['usable', true], ['editable', true], ['manage', true]];
+    const cases: Array<[Role, boolean]> = [
+      ['view_only', false],
+      ['usable', true],
+      ['editable', true],
+      ['manage', true],
+    ];
     for (const [role, allowed] of cases) {
       it(`${allowed ? 'includes' : 'omits'} downloadUrl and downloadUrlExpiresAt for ${role}`, async () => {
         await writeImage(input('r.png'), { width: 3, height: 3, colour: '#330000', format: 'png' });
@@ -274,7 +308,10 @@ describe('importFile input rules (each variant; the CLI passes flags through unc
   for (const [what, build, code, field] of cases) {
     it(`rejects ${what} with ${code}${field ? ` on ${field}` : ''} and writes nothing`, async () => {
       const before = await librarySnapshot();
-      const error = await env.core.assets.libraryImport.importFile(env.core.operatorCtx(), build()).then(() => null, (e: unknown) => e);
+      const error = await env.core.assets.libraryImport.importFile(env.core.operatorCtx(), build()).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toMatchObject({ code });
       if (field) expect((error as { details: Array<{ field: string }> }).details.map((d) => d.field)).toContain(field);
       expect(await librarySnapshot()).toEqual(before);

@@ -39,7 +39,8 @@ async function librarySnapshot(): Promise<string> {
   return row!.s;
 }
 
-const ITEM = 'id name parentIds folders { id name path } tags { id name } size score description link imageContentAnalysis { aiTags aiTitle aiDescription aiDetailedDescription }';
+const ITEM =
+  'id name parentIds folders { id name path } tags { id name } size score description link imageContentAnalysis { aiTags aiTitle aiDescription aiDetailedDescription }';
 
 describe('GraphQL searchAssets', () => {
   it('returns AssetItems with their tags and folders, and the exact total', async () => {
@@ -64,8 +65,12 @@ describe('GraphQL searchAssets', () => {
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'endPoint' }] });
   });
 
-  it('returns child folders with needChildren, and never another team\'s files', async () => {
-    const res = await graphql(env, lib.keyB.key, 'query { searchAssets(input: { needChildren: true }) { total assets { name } folders { name } folderCount } }');
+  it("returns child folders with needChildren, and never another team's files", async () => {
+    const res = await graphql(
+      env,
+      lib.keyB.key,
+      'query { searchAssets(input: { needChildren: true }) { total assets { name } folders { name } folderCount } }',
+    );
     expect(res.body.data.searchAssets).toEqual({ total: 1, assets: [{ name: 'red.png' }], folders: [{ name: 'photos' }], folderCount: 1 });
   });
 
@@ -83,7 +88,10 @@ describe('GraphQL searchAssets', () => {
         method: 'POST',
         url: '/graphql',
         headers: { authorization: `Bearer ${lib.keyA.key}`, 'content-type': 'application/json' },
-        payload: JSON.stringify({ query: `query($input: SearchAssetsInput) { searchAssets(input: $input) { assets { id tags { name } folders { name } } } }`, variables: { input } }),
+        payload: JSON.stringify({
+          query: `query($input: SearchAssetsInput) { searchAssets(input: $input) { assets { id tags { name } folders { name } } } }`,
+          variables: { input },
+        }),
       });
       const body = res.json();
       expect(body.errors).toBeUndefined();
@@ -105,13 +113,18 @@ describe('GraphQL searchAssets', () => {
 describe('GraphQL searchShare and lookups', () => {
   it('searches a share with the same rules as REST', async () => {
     const { linkToken } = await env.core.assets.shares.create(env.core.operatorCtx(), { team: lib.teamA.teamId, folder: '/media' });
-    const res = await graphql(env, lib.keyA.key, 'query($t: String!) { searchShare(input: { linkToken: $t }) { totalCount assets { name } folders { name } folderCount } }', { t: linkToken });
+    const res = await graphql(
+      env,
+      lib.keyA.key,
+      'query($t: String!) { searchShare(input: { linkToken: $t }) { totalCount assets { name } folders { name } folderCount } }',
+      { t: linkToken },
+    );
     expect(res.body.data.searchShare).toEqual({ totalCount: 2, assets: [{ name: 'clip.wav' }, { name: 'long.wav' }], folders: [], folderCount: 0 });
     const wrong = await graphql(env, lib.keyB.key, 'query($t: String!) { searchShare(input: { linkToken: $t }) { totalCount } }', { t: linkToken });
     expect(wrong.body.errors[0].extensions.code).toBe('share_not_found');
   });
 
-  it('reads one file and one folder of the team, and null for another team\'s', async () => {
+  it("reads one file and one folder of the team, and null for another team's", async () => {
     const q = 'query($f: Int!, $d: Int!) { libraryFile(id: $f) { name } libraryFolder(id: $d) { name parent { name } } }';
     const mine = await graphql(env, lib.keyA.key, q, { f: lib.files['red.png'], d: lib.folders['/photos/summer'] });
     expect(mine.body.data).toEqual({ libraryFile: { name: 'red.png' }, libraryFolder: { name: 'summer', parent: { name: 'photos' } } });
@@ -137,7 +150,7 @@ describe('GraphQL library folders', () => {
     expect(row!.path_ids.map(Number)).toEqual([top.body.data.createLibraryFolder.id, child.body.data.createLibraryFolder.id]);
   });
 
-  it('refuses a sibling name in use (409 name_in_use), a bad name, and another team\'s parent, changing nothing', async () => {
+  it("refuses a sibling name in use (409 name_in_use), a bad name, and another team's parent, changing nothing", async () => {
     const before = await librarySnapshot();
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ n: 'photos' }, 'name_in_use'],
@@ -161,7 +174,9 @@ describe('GraphQL library folders', () => {
     const grandchild = (await graphql(env, keys.editable.key, CREATE_FOLDER, { p: child.id, n: 'deep' })).body.data.createLibraryFolder;
     const res = await graphql(env, keys.editable.key, RENAME_FOLDER, { id: top.id, n: 'New name' });
     expect(res.body.data.renameLibraryFolder).toEqual({ id: top.id, name: 'New name', path: '/New name' });
-    const rows = await db<{ id: number; path: string }>('select id, path from library_folders where id = any(?::int[]) order by id', [`{${child.id},${grandchild.id}}`]);
+    const rows = await db<{ id: number; path: string }>('select id, path from library_folders where id = any(?::int[]) order by id', [
+      `{${child.id},${grandchild.id}}`,
+    ]);
     expect(rows.map((r) => r.path)).toEqual(['/New name/inner', '/New name/inner/deep']);
   });
 
@@ -222,7 +237,10 @@ describe('GraphQL library files', () => {
     ];
     for (const [input, field] of cases) {
       const res = await graphql(env, keys.editable.key, UPDATE_FILE, { id: lib.files['blue.jpg'], input });
-      expect(res.body.errors?.[0]?.extensions, JSON.stringify(input)).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ field })] });
+      expect(res.body.errors?.[0]?.extensions, JSON.stringify(input)).toMatchObject({
+        code: 'validation_failed',
+        details: [expect.objectContaining({ field })],
+      });
     }
     expect(await librarySnapshot()).toBe(before);
   });
@@ -234,7 +252,7 @@ describe('GraphQL library files', () => {
     expect(back.body.data.moveLibraryFile.parentIds).toEqual([]);
   });
 
-  it('moveLibraryFile refuses another team\'s folder with not_found, changing nothing', async () => {
+  it("moveLibraryFile refuses another team's folder with not_found, changing nothing", async () => {
     const before = await librarySnapshot();
     const res = await graphql(env, keys.editable.key, MOVE_FILE, { id: lib.files['root.png'], f: lib.folderOfB });
     expect(res.body.errors[0].extensions.code).toBe('not_found');
@@ -301,4 +319,3 @@ describe('GraphQL library edits: roles and teams', () => {
     expect(await librarySnapshot()).toBe(before);
   });
 });
-

@@ -12,7 +12,7 @@ import { writtenDeliveries } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
- * Issue 14 item 6: pending inbound. `asset import --pending` holds imports (bytes stored, no
+ * pending inbound. `asset import --pending` holds imports (bytes stored, no
  * library file); they are listed, then confirmed (one MATERIAL_INBOUND_COMPLETED with source
  * PENDING_INBOUND_CONFIRM, received by a real HTTP receiver) or discarded, through GraphQL and the
  * operator CLI; bad ids change nothing and write no event; every team sees only its own.
@@ -57,7 +57,8 @@ beforeAll(async () => {
 });
 afterAll(() => lib.close());
 
-const LIST = 'query($page: Int, $pageSize: Int) { pendingInbounds(page: $page, pageSize: $pageSize) { items { id folderPath name extension mimeType byteSize width height durationMs tags description score link userId createdAt } pagination { page pageSize totalCount totalPages } } }';
+const LIST =
+  'query($page: Int, $pageSize: Int) { pendingInbounds(page: $page, pageSize: $pageSize) { items { id folderPath name extension mimeType byteSize width height durationMs tags description score link userId createdAt } pagination { page pageSize totalCount totalPages } } }';
 const CONFIRM = 'mutation($ids: [Int!]!) { confirmPendingInbounds(ids: $ids) { confirmed { pendingInboundId materialId folderIds } } }';
 const DISCARD = 'mutation($ids: [Int!]!) { discardPendingInbounds(ids: $ids) { discarded } }';
 
@@ -68,7 +69,8 @@ function asAnn(query: string, variables: Record<string, unknown>) {
 
 /** Holds one file through the core: the set-up of tests about listing, confirming and discarding (the CLI's own tests use `hold`). */
 async function held(file: string, name: string): Promise<number> {
-  return (await world.env.core.assets.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: world.team.teamId, file: join(files.path, file), name })).pendingIds[0]!;
+  return (await world.env.core.assets.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: world.team.teamId, file: join(files.path, file), name }))
+    .pendingIds[0]!;
 }
 
 async function hold(args: string[]): Promise<number[]> {
@@ -90,7 +92,8 @@ async function snapshot(): Promise<Record<string, number>> {
   return counts!;
 }
 
-const on = (path: string, eventType?: string) => world.receiver.received.filter((r) => r.path === path && (eventType === undefined || r.body?.eventType === eventType));
+const on = (path: string, eventType?: string) =>
+  world.receiver.received.filter((r) => r.path === path && (eventType === undefined || r.body?.eventType === eventType));
 
 async function waitFor(path: string, eventType: string, match: (r: Received) => boolean, count = 1): Promise<Received[]> {
   const mine = () => on(path, eventType).filter(match);
@@ -105,7 +108,12 @@ async function waitFor(path: string, eventType: string, match: (r: Received) => 
 const writtenSince = async (since: number) => (await writtenDeliveries(world.env, world.team.teamId)).filter((d) => Number(d.body.eventTime) >= since);
 
 async function searchNames(key: string, keyword: string): Promise<string[]> {
-  const res = await send(world.env, { method: 'POST', url: '/open/search-assets', key, body: { endPoint: 100, keywords: [keyword], keywordSearchType: 'DEFAULT' } });
+  const res = await send(world.env, {
+    method: 'POST',
+    url: '/open/search-assets',
+    key,
+    body: { endPoint: 100, keywords: [keyword], keywordSearchType: 'DEFAULT' },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.result.assets.map((a: { name: string }) => a.name).sort();
 }
@@ -113,7 +121,24 @@ async function searchNames(key: string, keyword: string): Promise<string[]> {
 describe('holding an import as pending (`asset import --pending`)', () => {
   it('`--file --pending` stores the bytes, creates no library file, and `asset pending list` shows it with what the import was given', async () => {
     const before = await snapshot();
-    const [pendingId] = await hold(['--file', join(files.path, 'blue.png'), '--folder', '/inbox/held', '--name', 'held-blue.png', '--tags', 'sale, warm,sale', '--description', 'waiting', '--score', '4', '--link', 'https://example.com/p', '--user', String(ann)]);
+    const [pendingId] = await hold([
+      '--file',
+      join(files.path, 'blue.png'),
+      '--folder',
+      '/inbox/held',
+      '--name',
+      'held-blue.png',
+      '--tags',
+      'sale, warm,sale',
+      '--description',
+      'waiting',
+      '--score',
+      '4',
+      '--link',
+      'https://example.com/p',
+      '--user',
+      String(ann),
+    ]);
     expect(pendingId).toEqual(expect.any(Number));
     expect(await stat(join(storage.path, 'objects', blueSha.slice(0, 2), blueSha))).toBeTruthy();
     expect(await db('select id from library_files where name = ?', ['held-blue.png'])).toEqual([]);
@@ -144,7 +169,10 @@ describe('holding an import as pending (`asset import --pending`)', () => {
     const ids = await hold(['--dir', join(files.path, 'tree'), '--folder', '/inbox/batch']);
     expect(ids).toHaveLength(2);
     expect(await db("select id from library_folders where path like '/inbox/batch%'")).toEqual([]);
-    const rows = await db<{ name: string; folder_path: string }>('select name, folder_path from library_pending_inbounds where id = any(?::int[]) order by name', [`{${ids.join(',')}}`]);
+    const rows = await db<{ name: string; folder_path: string }>(
+      'select name, folder_path from library_pending_inbounds where id = any(?::int[]) order by name',
+      [`{${ids.join(',')}}`],
+    );
     expect(rows).toEqual([
       { name: 'inner.png', folder_path: '/inbox/batch/sub' },
       { name: 'top.png', folder_path: '/inbox/batch' },
@@ -153,7 +181,10 @@ describe('holding an import as pending (`asset import --pending`)', () => {
 
   it('refuses a pending import whose --user is a member of another team, and holds nothing', async () => {
     const before = await snapshot();
-    const res = await runCli(['asset', 'import', '--team', String(world.team.teamId), '--pending', '--file', join(files.path, 'blue.png'), '--user', String(outsider)], cliEnv);
+    const res = await runCli(
+      ['asset', 'import', '--team', String(world.team.teamId), '--pending', '--file', join(files.path, 'blue.png'), '--user', String(outsider)],
+      cliEnv,
+    );
     expect(res.code).toBe(1);
     expect(res.json.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'user', message: 'must be a member of the team' }] });
     expect(await snapshot()).toEqual(before);
@@ -166,11 +197,14 @@ describe('holding an import as pending (`asset import --pending`)', () => {
 });
 
 describe('listing pending inbounds (GraphQL pendingInbounds)', () => {
-  it('lists the team\'s pending inbounds newest first, with ordinary paging', async () => {
+  it("lists the team's pending inbounds newest first, with ordinary paging", async () => {
     const res = await graphql(world.env, world.key.key, LIST, { page: 1, pageSize: 2 });
     expect(res.body.errors).toBeUndefined();
     const page = res.body.data.pendingInbounds;
-    const [rows] = await db<{ n: number; newest: number[] }>('select count(*)::int as n, (array_agg(id order by id desc))[1:2] as newest from library_pending_inbounds where team_id = ?', [world.team.teamId]);
+    const [rows] = await db<{ n: number; newest: number[] }>(
+      'select count(*)::int as n, (array_agg(id order by id desc))[1:2] as newest from library_pending_inbounds where team_id = ?',
+      [world.team.teamId],
+    );
     expect(page.pagination).toEqual({ page: 1, pageSize: 2, totalCount: rows!.n, totalPages: Math.ceil(rows!.n / 2) });
     expect(page.items.map((i: { id: number }) => i.id)).toEqual(rows!.newest);
   });
@@ -190,7 +224,9 @@ describe('listing pending inbounds (GraphQL pendingInbounds)', () => {
 
 describe('confirming pending inbounds', () => {
   it('confirmPendingInbounds places the files in one go and sends MATERIAL_INBOUND_COMPLETED with source PENDING_INBOUND_CONFIRM and pendingInboundIdToMaterialId', async () => {
-    const [top, inner] = (await db<{ id: number }>("select id from library_pending_inbounds where folder_path like '/inbox/batch%' order by folder_path")).map((r) => r.id) as [number, number];
+    const [top, inner] = (await db<{ id: number }>("select id from library_pending_inbounds where folder_path like '/inbox/batch%' order by folder_path")).map(
+      (r) => r.id,
+    ) as [number, number];
     const res = await asAnn(CONFIRM, { ids: [inner, top] });
     expect(res.body.errors).toBeUndefined();
     const confirmed = res.body.data.confirmPendingInbounds.confirmed as Array<{ pendingInboundId: number; materialId: number; folderIds: number[] }>;
@@ -204,7 +240,11 @@ describe('confirming pending inbounds', () => {
     expect(innerFile.folderIds).toEqual([inbox, batch!.id, sub!.id]);
     expect(await db('select id from library_pending_inbounds where id = any(?::int[])', [`{${top},${inner}}`])).toEqual([]);
 
-    const [inbound] = await waitFor('/m', 'MATERIAL_INBOUND_COMPLETED', (r) => r.body.payload.source === 'PENDING_INBOUND_CONFIRM' && r.body.payload.materialIds.includes(topFile.materialId));
+    const [inbound] = await waitFor(
+      '/m',
+      'MATERIAL_INBOUND_COMPLETED',
+      (r) => r.body.payload.source === 'PENDING_INBOUND_CONFIRM' && r.body.payload.materialIds.includes(topFile.materialId),
+    );
     expect(inbound!.body).toEqual({
       eventId: expect.any(String),
       eventType: 'MATERIAL_INBOUND_COMPLETED',
@@ -218,7 +258,12 @@ describe('confirming pending inbounds', () => {
       },
       sequence: 1,
     });
-    const added = await waitFor('/m', 'MATERIAL_ADDED_TO_FOLDER', (r) => r.body.payload.materialIds.some((id: number) => id === topFile.materialId || id === innerFile.materialId), 2);
+    const added = await waitFor(
+      '/m',
+      'MATERIAL_ADDED_TO_FOLDER',
+      (r) => r.body.payload.materialIds.some((id: number) => id === topFile.materialId || id === innerFile.materialId),
+      2,
+    );
     expect(added.map((r) => r.body.payload).sort((a, b) => a.folderIds[0] - b.folderIds[0])).toEqual([
       { materialIds: [topFile.materialId], folderIds: [batch!.id] },
       { materialIds: [innerFile.materialId], folderIds: [sub!.id] },
@@ -228,10 +273,16 @@ describe('confirming pending inbounds', () => {
   it('the subscribed ancestor folder gets one FOLDER_CONTENT_UPDATE ADD with both confirmed files (6.1)', async () => {
     const [update] = await waitFor('/f', 'FOLDER_CONTENT_UPDATE', (r) => r.body.assets.some((a: { name: string }) => a.name === 'top.png'));
     const files = await db<{ id: number; name: string }>("select id, name from library_files where name in ('top.png', 'inner.png') order by id");
-    expect(update!.body).toMatchObject({ eventType: 'FOLDER_CONTENT_UPDATE', folderId: inbox, type: 'ADD', orgId: world.team.teamId, actor: { kind: 'member', id: ann } });
-    expect(update!.body.assets.map((a: { id: number; name: string; source: number; userId: string; size: number }) => [a.id, a.name, a.source, a.userId])).toEqual(
-      files.map((f) => [f.id, f.name, 2, String(ann)]),
-    );
+    expect(update!.body).toMatchObject({
+      eventType: 'FOLDER_CONTENT_UPDATE',
+      folderId: inbox,
+      type: 'ADD',
+      orgId: world.team.teamId,
+      actor: { kind: 'member', id: ann },
+    });
+    expect(
+      update!.body.assets.map((a: { id: number; name: string; source: number; userId: string; size: number }) => [a.id, a.name, a.source, a.userId]),
+    ).toEqual(files.map((f) => [f.id, f.name, 2, String(ann)]));
   });
 
   it('confirmed files are found by search, with what the import was given', async () => {
@@ -242,11 +293,25 @@ describe('confirming pending inbounds', () => {
     expect(res.json).toEqual({ confirmed: [{ pendingInboundId: held!.id, materialId, folderIds: expect.any(Array) }] });
     expect(await searchNames(world.key.key, 'held-blue')).toEqual(['held-blue.png']);
     const [file] = await db('select name, description, score, link, owner_id, creator_id, source, tag_names from library_files where id = ?', [materialId]);
-    expect(file).toEqual({ name: 'held-blue.png', description: 'waiting', score: 4, link: 'https://example.com/p', owner_id: ann, creator_id: ann, source: 2, tag_names: expect.stringMatching(/sale.*warm|warm.*sale/) });
+    expect(file).toEqual({
+      name: 'held-blue.png',
+      description: 'waiting',
+      score: 4,
+      link: 'https://example.com/p',
+      owner_id: ann,
+      creator_id: ann,
+      source: 2,
+      tag_names: expect.stringMatching(/sale.*warm|warm.*sale/),
+    });
     const [inbound] = await waitFor('/m', 'MATERIAL_INBOUND_COMPLETED', (r) => r.body.payload.materialIds?.[0] === materialId);
     expect(inbound!.body).toMatchObject({
       actor: { kind: 'member', id: ann },
-      payload: { source: 'PENDING_INBOUND_CONFIRM', initiatorUserId: String(ann), pendingInboundIdToMaterialId: { [String(held!.id)]: materialId }, materialIds: [materialId] },
+      payload: {
+        source: 'PENDING_INBOUND_CONFIRM',
+        initiatorUserId: String(ann),
+        pendingInboundIdToMaterialId: { [String(held!.id)]: materialId },
+        materialIds: [materialId],
+      },
     });
   });
 });
@@ -278,10 +343,19 @@ describe('bad input: a clear error, nothing changed, no event', () => {
 
   beforeAll(async () => {
     mine = await held('blue.png', 'kept.png');
-    theirs = (await world.env.core.assets.pendingInbound.holdFile(world.env.core.operatorCtx(), { team: other.teamId, file: join(files.path, 'red.png'), name: 'theirs.png' })).pendingIds[0]!;
+    theirs = (
+      await world.env.core.assets.pendingInbound.holdFile(world.env.core.operatorCtx(), {
+        team: other.teamId,
+        file: join(files.path, 'red.png'),
+        name: 'theirs.png',
+      })
+    ).pendingIds[0]!;
   });
 
-  async function refused(run: () => Promise<{ code: string; message?: string; details?: unknown }>, code: string): Promise<{ code: string; message?: string; details?: unknown }> {
+  async function refused(
+    run: () => Promise<{ code: string; message?: string; details?: unknown }>,
+    code: string,
+  ): Promise<{ code: string; message?: string; details?: unknown }> {
     const before = await snapshot();
     const since = Date.now();
     const error = await run();
@@ -290,10 +364,12 @@ describe('bad input: a clear error, nothing changed, no event', () => {
     expect(await writtenSince(since)).toEqual([]);
     return error;
   }
-  const gqlError = (query: string, ids: unknown, key = world.key.key) => async () => {
-    const [error] = (await graphql(world.env, key, query, { ids })).body.errors;
-    return { ...error.extensions, message: error.message };
-  };
+  const gqlError =
+    (query: string, ids: unknown, key = world.key.key) =>
+    async () => {
+      const [error] = (await graphql(world.env, key, query, { ids })).body.errors;
+      return { ...error.extensions, message: error.message };
+    };
 
   it('unknown ids: not_found naming them, for confirm and discard', async () => {
     const error = await refused(gqlError(CONFIRM, [999_999, mine, 999_998]), 'not_found');
@@ -301,7 +377,7 @@ describe('bad input: a clear error, nothing changed, no event', () => {
     await refused(gqlError(DISCARD, [999_999]), 'not_found');
   });
 
-  it('another team\'s ids are not found (cross-team isolation), for confirm and discard', async () => {
+  it("another team's ids are not found (cross-team isolation), for confirm and discard", async () => {
     await refused(gqlError(CONFIRM, [theirs]), 'not_found');
     await refused(gqlError(DISCARD, [theirs]), 'not_found');
     // and the other team cannot reach ours
@@ -336,7 +412,7 @@ describe('bad input: a clear error, nothing changed, no event', () => {
     await refused(gqlError(DISCARD, [mine], viewer.key), 'forbidden');
   });
 
-  it('CLI: a --user of another team, an unknown team and another team\'s id are refused', async () => {
+  it("CLI: a --user of another team, an unknown team and another team's id are refused", async () => {
     const cli = (args: string[]) => async () => (await runCli(['asset', 'pending', ...args], cliEnv)).json.error;
     const team = String(world.team.teamId);
     const foreignUser = await refused(cli(['confirm', '--team', team, '--ids', String(mine), '--user', String(outsider)]), 'validation_failed');

@@ -5,7 +5,7 @@ import { send } from '../support/http.ts';
 import { BIN, DELETE_FILE, DELETE_FOLDER, PURGE, RESTORE, useRecycleBin } from './recycle-bin.support.ts';
 
 /*
- * Issue 14 item 2: the recycle bin. Deleting files and folders into the bin and restoring them,
+ * the recycle bin. Deleting files and folders into the bin and restoring them,
  * through GraphQL, with the spec 6.2 / 6.1 events received by a real HTTP receiver through a
  * material subscription and a folder subscription.
  */
@@ -20,7 +20,7 @@ beforeAll(() => {
   ({ world, ann, binFolder } = bin);
 });
 
-describe('deleting into the recycle bin (issue 14 item 2)', () => {
+describe('deleting into the recycle bin', () => {
   it('a deleted file goes to the bin: MATERIAL_DELETED deleteAction RECYCLE with the snapshot, folder DELETE with identifying fields, and it leaves search', async () => {
     const file = await newFile('/bin/one', 'recycled-one.png');
     expect(await searchNames('recycled-one')).toEqual(['recycled-one.png']);
@@ -42,12 +42,27 @@ describe('deleting into the recycle bin (issue 14 item 2)', () => {
         materialIds: [file.id],
         deleteAction: 'RECYCLE',
         materials: [
-          { materialId: file.id, name: 'recycled-one.png', materialType: 'IMAGE', extension: 'png', tagIds: [], tagNames: [], folderIds: file.folderIds, ownerUserId: String(ann), createUserId: String(ann) },
+          {
+            materialId: file.id,
+            name: 'recycled-one.png',
+            materialType: 'IMAGE',
+            extension: 'png',
+            tagIds: [],
+            tagNames: [],
+            folderIds: file.folderIds,
+            ownerUserId: String(ann),
+            createUserId: String(ann),
+          },
         ],
       },
     });
     const [folderUpdate] = await waitFor('/f', [file.id], 1);
-    expect(folderUpdate!.body).toMatchObject({ eventType: 'FOLDER_CONTENT_UPDATE', folderId: binFolder, type: 'DELETE', assets: [{ id: file.id, parentIds: file.folderIds, name: 'recycled-one.png' }] });
+    expect(folderUpdate!.body).toMatchObject({
+      eventType: 'FOLDER_CONTENT_UPDATE',
+      folderId: binFolder,
+      type: 'DELETE',
+      assets: [{ id: file.id, parentIds: file.folderIds, name: 'recycled-one.png' }],
+    });
 
     const bin = await gql(BIN);
     expect(bin.body.data.recycleBin.items[0]).toEqual({
@@ -80,7 +95,8 @@ describe('deleting into the recycle bin (issue 14 item 2)', () => {
     const editor = await given(world.env).key(world.team, 'editable');
     const created = await send(world.env, { method: 'POST', url: '/v1/products', key: editor.key, body: { name: 'Uses media', imageAssetIds: [file.id] } });
     expect(created.status).toBe(201);
-    const images = async () => (await send(world.env, { url: `/v1/products/${created.body.data.id}`, key: editor.key })).body.data.images.map((m: { id: number }) => m.id);
+    const images = async () =>
+      (await send(world.env, { url: `/v1/products/${created.body.data.id}`, key: editor.key })).body.data.images.map((m: { id: number }) => m.id);
     expect(await images()).toEqual([file.id]);
     const entry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
     expect(await images()).toEqual([null]);
@@ -88,18 +104,33 @@ describe('deleting into the recycle bin (issue 14 item 2)', () => {
     expect(await images()).toEqual([file.id]);
   });
 
-  it('deleting a folder takes its live subtree as one entry: MATERIAL_DELETED RECYCLE per file with the batch\'s top-level folderIds, one folder DELETE', async () => {
+  it("deleting a folder takes its live subtree as one entry: MATERIAL_DELETED RECYCLE per file with the batch's top-level folderIds, one folder DELETE", async () => {
     const a = await newFile('/bin/tree/sub', 'tree-a.png');
     const b = await newFile('/bin/tree', 'tree-b.png');
     const [, tree, sub] = a.folderIds as [number, number, number];
     const res = await gql(DELETE_FOLDER, { id: tree });
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.deleteLibraryFolder).toEqual({ id: tree, recycleEntryId: expect.any(Number), folderIds: [tree, sub], fileIds: [a.id, b.id].sort((x, y) => x - y) });
+    expect(res.body.data.deleteLibraryFolder).toEqual({
+      id: tree,
+      recycleEntryId: expect.any(Number),
+      folderIds: [tree, sub],
+      fileIds: [a.id, b.id].sort((x, y) => x - y),
+    });
     const deleted = await waitFor('/m', [a.id, b.id], 2);
     expect(deleted.map((d) => (d.body as { payload: unknown }).payload)).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ materialIds: [a.id], deleteAction: 'RECYCLE', folderIds: [tree, sub], materials: [expect.objectContaining({ materialId: a.id, folderIds: a.folderIds })] }),
-        expect.objectContaining({ materialIds: [b.id], deleteAction: 'RECYCLE', folderIds: [tree, sub], materials: [expect.objectContaining({ materialId: b.id, folderIds: b.folderIds })] }),
+        expect.objectContaining({
+          materialIds: [a.id],
+          deleteAction: 'RECYCLE',
+          folderIds: [tree, sub],
+          materials: [expect.objectContaining({ materialId: a.id, folderIds: a.folderIds })],
+        }),
+        expect.objectContaining({
+          materialIds: [b.id],
+          deleteAction: 'RECYCLE',
+          folderIds: [tree, sub],
+          materials: [expect.objectContaining({ materialId: b.id, folderIds: b.folderIds })],
+        }),
       ]),
     );
     const folderUpdates = await waitFor('/f', [a.id, b.id], 1);
@@ -112,7 +143,7 @@ describe('deleting into the recycle bin (issue 14 item 2)', () => {
   });
 });
 
-describe('restoring from the recycle bin (issue 14 item 2)', () => {
+describe('restoring from the recycle bin', () => {
   it('a restored file returns to its folder and to search: MATERIAL_ADDED_TO_FOLDER and folder ADD', async () => {
     const file = await newFile('/bin/back', 'comes-back.png');
     const entry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
@@ -135,7 +166,10 @@ describe('restoring from the recycle bin (issue 14 item 2)', () => {
     expect((await gql('mutation($id: Int!) { renameLibraryFolder(id: $id, name: "new-name") { id } }', { id: parent })).body.errors).toBeUndefined();
     const res = await gql(RESTORE, { ids: [entry] });
     expect(res.body.data.restoreRecycleBinEntries).toEqual({ fileIds: [file.id], folderIds: [kept, deeper] });
-    const rows = await db<{ id: number; path: string; path_ids: number[]; deleted_at: unknown }>('select id, path, path_ids, deleted_at from library_folders where id = any(?::int[]) order by id', [`{${kept},${deeper}}`]);
+    const rows = await db<{ id: number; path: string; path_ids: number[]; deleted_at: unknown }>(
+      'select id, path, path_ids, deleted_at from library_folders where id = any(?::int[]) order by id',
+      [`{${kept},${deeper}}`],
+    );
     expect(rows).toEqual([
       { id: kept, path: '/bin/new-name/kept', path_ids: [binFolder, parent, kept], deleted_at: null },
       { id: deeper, path: '/bin/new-name/kept/deeper', path_ids: [binFolder, parent, kept, deeper], deleted_at: null },

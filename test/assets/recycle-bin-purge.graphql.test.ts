@@ -10,7 +10,7 @@ import { send } from '../support/http.ts';
 import { BIN, DELETE_FILE, DELETE_FOLDER, PURGE, RESTORE, useRecycleBin, type RecycleBinWorld } from './recycle-bin.support.ts';
 
 /*
- * Issue 14 item 2: the recycle bin. Deleting permanently and emptying, the refusals of bin
+ * the recycle bin. Deleting permanently and emptying, the refusals of bin
  * operations, and the bin from the CLI, with the spec 6.2 / 6.1 events received by a real HTTP
  * receiver through a material subscription and a folder subscription.
  */
@@ -26,7 +26,7 @@ beforeAll(() => {
   ({ world, storage, viewer, ann, cliEnv } = bin);
 });
 
-describe('deleting permanently (issue 14 item 2)', () => {
+describe('deleting permanently', () => {
   it('purging an entry removes the rows, sends MATERIAL_DELETED deleteAction PERMANENT, and removes bytes no other file uses', async () => {
     const path = await newImage();
     const file = await newFile('/bin/purge', 'purged.png', path);
@@ -64,7 +64,9 @@ describe('deleting permanently (issue 14 item 2)', () => {
     const second = await newFile('/bin/shared-bytes', 'second.png', path);
     const other = await given(world.env).team('Other bytes');
     await given(world.env).libraryFile(other, { file: path, folder: '/x', name: 'theirs.png' });
-    const [object] = await db<{ sha256: string }>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [first.id]);
+    const [object] = await db<{ sha256: string }>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [
+      first.id,
+    ]);
     const key = join(storage.path, objectKey(object!.sha256));
 
     const firstEntry = (await gql(DELETE_FILE, { id: first.id })).body.data.deleteLibraryFile.recycleEntryId;
@@ -95,7 +97,12 @@ describe('deleting permanently (issue 14 item 2)', () => {
     const folderId = file.folderIds.at(-1)!;
     const share = await runCli(['share', 'create', '--team', String(world.team.teamId), '--folder', '/bin/shared-folder'], cliEnv);
     expect(share.code, share.stdout).toBe(0);
-    const sub = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [folderId], callbackUrl: `${world.receiver.url}/g` } });
+    const sub = await send(world.env, {
+      method: 'POST',
+      url: '/open/folder-subscribe',
+      key: world.key.key,
+      body: { folderIds: [folderId], callbackUrl: `${world.receiver.url}/g` },
+    });
     expect(sub.body.code).toBe('0');
     const entry = (await gql(DELETE_FOLDER, { id: folderId })).body.data.deleteLibraryFolder.recycleEntryId;
     const res = await gql(PURGE, { ids: [entry] });
@@ -105,7 +112,7 @@ describe('deleting permanently (issue 14 item 2)', () => {
     expect(await db('select id from event_subscriptions where folder_id = ?', [folderId])).toEqual([]);
   });
 
-  it('emptying the bin deletes every entry of the team, and only the team\'s', async () => {
+  it("emptying the bin deletes every entry of the team, and only the team's", async () => {
     const other = await given(world.env).team('Other bin');
     const otherKey = await given(world.env).key(other, 'editable');
     const theirs = await given(world.env).libraryFile(other, { file: await newImage(), folder: '/t', name: 'theirs.png' });
@@ -120,8 +127,8 @@ describe('deleting permanently (issue 14 item 2)', () => {
   });
 });
 
-describe('recycle bin refusals (issue 14 item 2)', () => {
-  it('refuses unknown ids, another team\'s entries, an empty, repeated or too long list: a clear error, nothing changed, no event', async () => {
+describe('recycle bin refusals', () => {
+  it("refuses unknown ids, another team's entries, an empty, repeated or too long list: a clear error, nothing changed, no event", async () => {
     const file = await newFile('/bin/refused', 'refused.png');
     const entry = (await gql(DELETE_FILE, { id: file.id })).body.data.deleteLibraryFile.recycleEntryId;
     await waitFor('/m', [file.id], 1);
@@ -157,7 +164,7 @@ describe('recycle bin refusals (issue 14 item 2)', () => {
   });
 });
 
-describe('recycle bin from the CLI (issue 14 item 2)', () => {
+describe('recycle bin from the CLI', () => {
   it('deletes, lists, restores and purges as the member --user, with JSON output', async () => {
     const file = await newFile('/bin/cli', 'cli.png');
     const folder = await newFile('/bin/cli/folder', 'cli-in-folder.png');

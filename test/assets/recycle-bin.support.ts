@@ -31,7 +31,8 @@ export const DELETE_FILE = 'mutation($id: Int!) { deleteLibraryFile(id: $id) { i
 export const DELETE_FOLDER = 'mutation($id: Int!) { deleteLibraryFolder(id: $id) { id recycleEntryId folderIds fileIds } }';
 export const RESTORE = 'mutation($ids: [Int!]!) { restoreRecycleBinEntries(ids: $ids) { fileIds folderIds } }';
 export const PURGE = 'mutation($ids: [Int!]!) { purgeRecycleBinEntries(ids: $ids) { entries fileIds folderIds releasedObjects } }';
-export const BIN = 'query($first: Int, $after: Int) { recycleBin(first: $first, after: $after) { items { id kind fileId folderId name originalPath fileCount deletedBy deletedAt } nextAfter } }';
+export const BIN =
+  'query($first: Int, $after: Int) { recycleBin(first: $first, after: $after) { items { id kind fileId folderId name originalPath fileCount deletedBy deletedAt } nextAfter } }';
 
 /**
  * Registers the hooks that build the world above before a file's tests and close it after them,
@@ -64,7 +65,11 @@ export function useRecycleBin() {
   async function newFile(folder: string, name: string, file?: string): Promise<{ id: number; folderIds: number[] }> {
     const { world } = bin;
     const made = await given(world.env).libraryFile(world.team, { file: file ?? (await newImage()), folder, name, user: bin.ann });
-    const mine = () => world.receiver.received.filter((r) => JSON.stringify(r.body).includes(`"name":"${name}"`) || (r.body as { payload?: { materialIds?: number[] } }).payload?.materialIds?.includes(made.id));
+    const mine = () =>
+      world.receiver.received.filter(
+        (r) =>
+          JSON.stringify(r.body).includes(`"name":"${name}"`) || (r.body as { payload?: { materialIds?: number[] } }).payload?.materialIds?.includes(made.id),
+      );
     await expect.poll(() => mine().length).toBeGreaterThanOrEqual(2);
     for (const event of mine()) setUpEvents.add(event.body.eventId);
     return made;

@@ -23,10 +23,22 @@ async function bands(path: string, parts: Array<{ colour: string; percent: numbe
   const layers = [];
   for (const part of parts) {
     const w = Math.round((width * part.percent) / 100);
-    layers.push({ input: await sharp({ create: { width: w, height, channels: 3, background: part.colour } }).png().toBuffer(), left, top: 0 });
+    layers.push({
+      input: await sharp({ create: { width: w, height, channels: 3, background: part.colour } })
+        .png()
+        .toBuffer(),
+      left,
+      top: 0,
+    });
     left += w;
   }
-  await writeFile(path, await sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).composite(layers).png().toBuffer());
+  await writeFile(
+    path,
+    await sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+      .composite(layers)
+      .png()
+      .toBuffer(),
+  );
 }
 
 beforeAll(async () => {
@@ -55,21 +67,25 @@ async function namesOf(body: Record<string, unknown>, key = lib.keyA.key): Promi
 }
 
 describe('palette extraction at import', () => {
-  it('stores each image\'s dominant colours with their share of the area', async () => {
-    const rows = await env.orm.em.fork().execute<{ rgb: string; share: number }[]>(
-      `select c.rgb, c.share from stored_object_colours c join library_files f on f.object_id = c.object_id where f.id = ? order by c.position`,
-      [lib.files['half-green.png']],
-    );
+  it("stores each image's dominant colours with their share of the area", async () => {
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ rgb: string; share: number }[]>(
+        `select c.rgb, c.share from stored_object_colours c join library_files f on f.object_id = c.object_id where f.id = ? order by c.position`,
+        [lib.files['half-green.png']],
+      );
     expect(rows.map((r) => r.rgb)).toEqual(['00c000', 'ffffff']);
     expect(rows[0]!.share).toBeCloseTo(70, 0);
     expect(rows[1]!.share).toBeCloseTo(30, 0);
   });
 
   it('stores no palette for files that are not images', async () => {
-    const rows = await env.orm.em.fork().execute<{ n: string }[]>(
-      `select count(*) as n from stored_object_colours c join library_files f on f.object_id = c.object_id where f.id = any(?::int[])`,
-      [`{${lib.files['notes.txt']},${lib.files['clip.wav']}}`],
-    );
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ n: string }[]>(
+        `select count(*) as n from stored_object_colours c join library_files f on f.object_id = c.object_id where f.id = any(?::int[])`,
+        [`{${lib.files['notes.txt']},${lib.files['clip.wav']}}`],
+      );
     expect(Number(rows[0]!.n)).toBe(0);
   });
 
@@ -77,7 +93,9 @@ describe('palette extraction at import', () => {
     // 40x40: the left half fully transparent black, the right half opaque blue
     const pixels = Buffer.alloc(40 * 40 * 4);
     for (let i = 0; i < 40 * 40; i++) if (i % 40 >= 20) pixels.set([0, 0, 255, 255], i * 4);
-    const half = await sharp(pixels, { raw: { width: 40, height: 40, channels: 4 } }).png().toBuffer();
+    const half = await sharp(pixels, { raw: { width: 40, height: 40, channels: 4 } })
+      .png()
+      .toBuffer();
     const palette = await extractPalette(half);
     expect(palette).toHaveLength(1);
     expect(palette[0]).toMatchObject({ rgb: '0000ff', share: 100 });
@@ -86,7 +104,10 @@ describe('palette extraction at import', () => {
 
 // Both ways of applying a colour (search-sql.ts colourCondition): the matching objects' ids, and,
 // when more objects match than COLOUR_IDS_MAX (lowered to 0 here), each file tested against its palette.
-for (const [mode, idsMax] of [['matching objects as ids', COLOUR_IDS_MAX], ['each file tested against its palette', 0]] as const) {
+for (const [mode, idsMax] of [
+  ['matching objects as ids', COLOUR_IDS_MAX],
+  ['each file tested against its palette', 0],
+] as const) {
   describe(`search-assets color (colour search): ${mode}`, () => {
     beforeAll(() => {
       env.core.assets.assetSearch.colourIdsMax = idsMax;
@@ -95,7 +116,7 @@ for (const [mode, idsMax] of [['matching objects as ids', COLOUR_IDS_MAX], ['eac
       env.core.assets.assetSearch.colourIdsMax = COLOUR_IDS_MAX;
     });
 
-    it('finds images containing the colour, ignoring case and an optional #, never another team\'s', async () => {
+    it("finds images containing the colour, ignoring case and an optional #, never another team's", async () => {
       expect(await namesOf({ color: 'FF0000' })).toEqual(['red.png', 'two-reds.png']);
       expect(await namesOf({ color: '#0000ff' })).toEqual(['blue.jpg']);
       expect(await namesOf({ color: 'ff0000' }, lib.keyB.key)).toEqual(['red.png']);
@@ -119,8 +140,8 @@ for (const [mode, idsMax] of [['matching objects as ids', COLOUR_IDS_MAX], ['eac
 
     it('adds up every matching colour of an image towards the area', async () => {
       // e60000 is within ΔE 20 of both reds of two-reds.png (15 % each): together 30 %
-      expect(await namesOf({ color: 'e60000', areaThreshold: 25, parentId: (await folderId('/colours')) })).toEqual(['two-reds.png']);
-      expect(await namesOf({ color: 'e60000', areaThreshold: 35, parentId: (await folderId('/colours')) })).toEqual([]);
+      expect(await namesOf({ color: 'e60000', areaThreshold: 25, parentId: await folderId('/colours') })).toEqual(['two-reds.png']);
+      expect(await namesOf({ color: 'e60000', areaThreshold: 35, parentId: await folderId('/colours') })).toEqual([]);
     });
 
     it('combines with the other filters', async () => {

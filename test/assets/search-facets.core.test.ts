@@ -28,9 +28,27 @@ async function familiesInSql(colours: Lab[]): Promise<string[]> {
 describe('colour families (colorFamily facet)', () => {
   it('names common colours as a person would', () => {
     const named: Record<string, string> = {
-      ff0000: 'red', dc143c: 'red', ffa500: 'orange', '8b4513': 'brown', ffff00: 'yellow', ffd700: 'yellow', '00ff00': 'green', '008000': 'green',
-      '00ffff': 'cyan', '008080': 'cyan', '0000ff': 'blue', '000080': 'blue', '800080': 'purple', ff00ff: 'purple', ffc0cb: 'pink', ff69b4: 'pink',
-      ffffff: 'white', f5f5f5: 'white', '808080': 'grey', '000000': 'black', '202020': 'black',
+      ff0000: 'red',
+      dc143c: 'red',
+      ffa500: 'orange',
+      '8b4513': 'brown',
+      ffff00: 'yellow',
+      ffd700: 'yellow',
+      '00ff00': 'green',
+      '008000': 'green',
+      '00ffff': 'cyan',
+      '008080': 'cyan',
+      '0000ff': 'blue',
+      '000080': 'blue',
+      '800080': 'purple',
+      ff00ff: 'purple',
+      ffc0cb: 'pink',
+      ff69b4: 'pink',
+      ffffff: 'white',
+      f5f5f5: 'white',
+      '808080': 'grey',
+      '000000': 'black',
+      '202020': 'black',
     };
     for (const [hex, family] of Object.entries(named)) expect(colourFamilyOf(hexToLab(hex)), hex).toBe(family);
   });
@@ -41,7 +59,8 @@ describe('colour families (colorFamily facet)', () => {
     // hue boundaries and the neutral and lightness edges, where a rounding difference would show
     for (const hue of [0, 19.9, 20, 50, 80, 115, 170, 240, 315, 345, 359.9]) {
       const rad = (hue * Math.PI) / 180;
-      for (const l of [24.9, 25, 49.9, 50, 84.9, 85]) grid.push({ l, a: 40 * Math.cos(rad), b: 40 * Math.sin(rad) }, { l, a: 11.9 * Math.cos(rad), b: 11.9 * Math.sin(rad) });
+      for (const l of [24.9, 25, 49.9, 50, 84.9, 85])
+        grid.push({ l, a: 40 * Math.cos(rad), b: 40 * Math.sin(rad) }, { l, a: 11.9 * Math.cos(rad), b: 11.9 * Math.sin(rad) });
     }
     const batch = 2000;
     for (let i = 0; i < grid.length; i += batch) {

@@ -47,7 +47,19 @@ const countsOf = (facet: FacetJson) => Object.fromEntries(facet.values.map((v) =
 
 /** The same counts computed in TypeScript from the matches' rows: the oracle the SQL is checked against. */
 async function expectedCounts(ids: number[]) {
-  const rows = await db<{ id: number; extension: string | null; mime_type: string; width: number | null; height: number | null; folder_id: number | null; tag_ids: number[]; validity_status: number; l: number | null; a: number | null; b: number | null }>(
+  const rows = await db<{
+    id: number;
+    extension: string | null;
+    mime_type: string;
+    width: number | null;
+    height: number | null;
+    folder_id: number | null;
+    tag_ids: number[];
+    validity_status: number;
+    l: number | null;
+    a: number | null;
+    b: number | null;
+  }>(
     `select f.id, f.extension, f.mime_type, f.width, f.height, f.folder_id, f.tag_ids, f.validity_status, c.l, c.a, c.b
        from library_files f left join stored_object_colours c on c.object_id = f.object_id and c.position = 0
       where f.id = any(?::int[])`,
@@ -62,11 +74,22 @@ async function expectedCounts(ids: number[]) {
     }
     return { counts, missing };
   };
-  const type = (mime: string) => (mime.startsWith('image/') ? 'IMAGE' : mime.startsWith('video/') ? 'VIDEO' : mime.startsWith('audio/') ? 'AUDIO' : mime.startsWith('text/') || mime === 'application/pdf' ? 'DOCUMENT' : 'OTHER');
+  const type = (mime: string) =>
+    mime.startsWith('image/')
+      ? 'IMAGE'
+      : mime.startsWith('video/')
+        ? 'VIDEO'
+        : mime.startsWith('audio/')
+          ? 'AUDIO'
+          : mime.startsWith('text/') || mime === 'application/pdf'
+            ? 'DOCUMENT'
+            : 'OTHER';
   return {
     extension: tally(rows.map((r) => r.extension)),
     type: tally(rows.map((r) => type(r.mime_type))),
-    orientation: tally(rows.map((r) => (r.width === null || r.height === null ? null : r.width > r.height ? 'LANDSCAPE' : r.width < r.height ? 'PORTRAIT' : 'SQUARE'))),
+    orientation: tally(
+      rows.map((r) => (r.width === null || r.height === null ? null : r.width > r.height ? 'LANDSCAPE' : r.width < r.height ? 'PORTRAIT' : 'SQUARE')),
+    ),
     tags: { counts: tally(rows.flatMap((r) => r.tag_ids.map(String))).counts, missing: rows.filter((r) => r.tag_ids.length === 0).length },
     colorFamily: tally(rows.map((r) => (r.l === null ? null : colourFamilyOf({ l: r.l, a: r.a!, b: r.b! })))),
     folder: tally(rows.map((r) => (r.folder_id === null ? null : String(r.folder_id)))),
@@ -80,20 +103,36 @@ beforeAll(async () => {
   ({ env, lib } = fixture);
   manageA = await given(env).key(lib.teamA, 'manage');
   editorA = await given(env).key(lib.teamA, 'editable');
-  const created = await graphql(env, manageA.key, 'mutation($input: CustomFieldTemplateInput!) { createCustomFieldTemplate(input: $input) { id fields { id name } } }', {
-    input: { name: 'Campaign', fields: [{ name: 'Channel', type: 'SELECT', options: ['tv', 'social', 'print'] }, { name: 'Code', type: 'TEXT' }] },
-  });
+  const created = await graphql(
+    env,
+    manageA.key,
+    'mutation($input: CustomFieldTemplateInput!) { createCustomFieldTemplate(input: $input) { id fields { id name } } }',
+    {
+      input: {
+        name: 'Campaign',
+        fields: [
+          { name: 'Channel', type: 'SELECT', options: ['tv', 'social', 'print'] },
+          { name: 'Code', type: 'TEXT' },
+        ],
+      },
+    },
+  );
   expect(created.body.errors).toBeUndefined();
   const t = created.body.data.createCustomFieldTemplate;
   template = t.id;
   channelField = t.fields.find((f: { name: string }) => f.name === 'Channel').id;
   codeField = t.fields.find((f: { name: string }) => f.name === 'Code').id;
   const setChannel = async (file: string, value: string) => {
-    const res = await graphql(env, editorA.key, 'mutation($id: Int!, $t: Int!, $values: [LibraryCustomFieldValueInput!]!) { setLibraryFileCustomFields(id: $id, templateId: $t, values: $values) { materialId } }', {
-      id: lib.files[file],
-      t: template,
-      values: [{ customFieldId: channelField, value }],
-    });
+    const res = await graphql(
+      env,
+      editorA.key,
+      'mutation($id: Int!, $t: Int!, $values: [LibraryCustomFieldValueInput!]!) { setLibraryFileCustomFields(id: $id, templateId: $t, values: $values) { materialId } }',
+      {
+        id: lib.files[file],
+        t: template,
+        values: [{ customFieldId: channelField, value }],
+      },
+    );
     expect(res.body.errors).toBeUndefined();
   };
   await setChannel('red.png', 'tv');
@@ -120,7 +159,7 @@ describe('search-assets facets are opt-in', () => {
   });
 });
 
-describe('facet counts are exact over the search\'s matches', () => {
+describe("facet counts are exact over the search's matches", () => {
   it('counts every built-in facet over all files as the rows say (extension, type, orientation, tags, colorFamily, folder, validity)', async () => {
     const res = await search({ endPoint: 100, facets: ALL_BUILTIN, facetLimit: 50 });
     expect(res.status, res.text).toBe(200);
@@ -134,24 +173,36 @@ describe('facet counts are exact over the search\'s matches', () => {
     }
   });
 
-  it('names the fixture\'s known values: colour families of the solid images, types, orientations, and labels of tags and folders', async () => {
+  it("names the fixture's known values: colour families of the solid images, types, orientations, and labels of tags and folders", async () => {
     const facets = await facetsOf({ facets: ALL_BUILTIN });
     // red.png #ff0000, blue.jpg #0000ff, half-green.png 70 % #00c000, root.png #ffff00, logo.webp #336699
     expect(countsOf(facets.colorFamily!)).toEqual({ red: 1, blue: 2, green: 1, yellow: 1 });
     expect(facets.colorFamily!.missing).toBe(3);
     expect(countsOf(facets.type!)).toEqual({ IMAGE: 5, AUDIO: 2, DOCUMENT: 1 });
     expect(countsOf(facets.orientation!)).toEqual({ LANDSCAPE: 3, SQUARE: 2 });
-    expect(facets.tags!.values).toEqual([
-      { value: String(lib.tags.sale), label: 'sale', count: 2 },
-      { value: String(lib.tags.warm), label: 'warm', count: 2 },
-      { value: String(lib.tags.cold), label: 'cold', count: 1 },
-    ].sort((x, y) => y.count - x.count || (x.value < y.value ? -1 : 1)));
-    expect(facets.folder!.values.find((v) => v.value === String(lib.folders['/media']))).toEqual({ value: String(lib.folders['/media']), label: 'media', count: 2 });
+    expect(facets.tags!.values).toEqual(
+      [
+        { value: String(lib.tags.sale), label: 'sale', count: 2 },
+        { value: String(lib.tags.warm), label: 'warm', count: 2 },
+        { value: String(lib.tags.cold), label: 'cold', count: 1 },
+      ].sort((x, y) => y.count - x.count || (x.value < y.value ? -1 : 1)),
+    );
+    expect(facets.folder!.values.find((v) => v.value === String(lib.folders['/media']))).toEqual({
+      value: String(lib.folders['/media']),
+      label: 'media',
+      count: 2,
+    });
     expect(facets.folder!.missing).toBe(1);
   });
 
   it('counts under the same filters as total: each single-valued facet adds up to total', async () => {
-    for (const body of [{ extensions: ['png', 'wav'] }, { tags: [lib.tags.warm] }, { parentId: lib.folders['/photos'] }, { keywords: ['red'] }, { color: 'ff0000' }]) {
+    for (const body of [
+      { extensions: ['png', 'wav'] },
+      { tags: [lib.tags.warm] },
+      { parentId: lib.folders['/photos'] },
+      { keywords: ['red'] },
+      { color: 'ff0000' },
+    ]) {
       const res = await search({ endPoint: 100, ...body, facets: ['extension', 'folder', 'orientation', 'colorFamily'] });
       expect(res.status, res.text).toBe(200);
       const { total, assets } = res.body.result;
@@ -180,7 +231,16 @@ describe('facet counts are exact over the search\'s matches', () => {
 
   it('counts the options of a select custom field, files without a value as missing', async () => {
     const facets = await facetsOf({ facets: [`customField:${channelField}`] });
-    expect(facets[`customField:${channelField}`]).toEqual({ facet: `customField:${channelField}`, values: [{ value: 'tv', label: null, count: 2 }, { value: 'social', label: null, count: 1 }], other: 0, otherValues: 0, missing: 5 });
+    expect(facets[`customField:${channelField}`]).toEqual({
+      facet: `customField:${channelField}`,
+      values: [
+        { value: 'tv', label: null, count: 2 },
+        { value: 'social', label: null, count: 1 },
+      ],
+      other: 0,
+      otherValues: 0,
+      missing: 5,
+    });
     const photos = await facetsOf({ parentId: lib.folders['/photos/summer'], facets: [`customField:${channelField}`] });
     expect(countsOf(photos[`customField:${channelField}`]!)).toEqual({ tv: 1 });
   });
@@ -189,7 +249,10 @@ describe('facet counts are exact over the search\'s matches', () => {
     const before = await facetsOf({ facets: ['validity'] });
     expect(countsOf(before.validity!)).toEqual({ VALID: 8 });
     const expire = (endTime: string | null) =>
-      graphql(env, editorA.key, 'mutation($id: Int!, $input: FileValidityInput!) { setLibraryFileValidity(id: $id, input: $input) { validityStatus } }', { id: lib.files['notes.txt'], input: { endTime } });
+      graphql(env, editorA.key, 'mutation($id: Int!, $input: FileValidityInput!) { setLibraryFileValidity(id: $id, input: $input) { validityStatus } }', {
+        id: lib.files['notes.txt'],
+        input: { endTime },
+      });
     expect((await expire('2020-01-01T00:00:00Z')).body.errors).toBeUndefined();
     try {
       expect(countsOf((await facetsOf({ facets: ['validity'] })).validity!)).toEqual({ VALID: 7, EXPIRED: 1 });
@@ -210,7 +273,7 @@ describe('facet counts are exact over the search\'s matches', () => {
 });
 
 describe('facets and visibility', () => {
-  it('never counts another team\'s files, in either direction', async () => {
+  it("never counts another team's files, in either direction", async () => {
     const a = await facetsOf({ facets: ['tags', 'extension', 'folder'] });
     const b = await facetsOf({ facets: ['tags', 'extension', 'folder'] }, lib.keyB.key);
     expect(b.tags!.values).toEqual([{ value: expect.any(String), label: 'warm', count: 1 }]);
@@ -225,7 +288,10 @@ describe('facets and visibility', () => {
     const res = await search({ endPoint: 100, currentUserId: lib.ann, facets: ['extension', 'folder', 'tags'] });
     expect(res.status, res.text).toBe(200);
     const ids = res.body.result.assets.map((a: { id: number }) => a.id);
-    const owned = await db<{ id: number }>('select id from library_files where team_id = ? and owner_id = ? and deleted_at is null', [lib.teamA.teamId, lib.ann]);
+    const owned = await db<{ id: number }>('select id from library_files where team_id = ? and owner_id = ? and deleted_at is null', [
+      lib.teamA.teamId,
+      lib.ann,
+    ]);
     expect(ids.sort()).toEqual(owned.map((r) => r.id).sort());
     const expected = await expectedCounts(ids);
     const facets = Object.fromEntries((res.body.result.facets as FacetJson[]).map((f) => [f.facet, f]));
@@ -235,9 +301,14 @@ describe('facets and visibility', () => {
   });
 
   it('refuses a custom field of another team as it refuses an unknown one, saying nothing about it', async () => {
-    const theirs = await graphql(env, (await given(env).key(lib.teamB, 'manage')).key, 'mutation($input: CustomFieldTemplateInput!) { createCustomFieldTemplate(input: $input) { fields { id } } }', {
-      input: { name: 'Theirs', fields: [{ name: 'Region', type: 'SELECT', options: ['north'] }] },
-    });
+    const theirs = await graphql(
+      env,
+      (await given(env).key(lib.teamB, 'manage')).key,
+      'mutation($input: CustomFieldTemplateInput!) { createCustomFieldTemplate(input: $input) { fields { id } } }',
+      {
+        input: { name: 'Theirs', fields: [{ name: 'Region', type: 'SELECT', options: ['north'] }] },
+      },
+    );
     const theirField = theirs.body.data.createCustomFieldTemplate.fields[0].id;
     const asked = await search({ facets: [`customField:${theirField}`] });
     const unknown = await search({ facets: ['customField:999999'] });
@@ -249,16 +320,33 @@ describe('facets and visibility', () => {
 
 describe('facets: bad input gets 400 invalid_parameter naming the field, and changes nothing', () => {
   async function libraryState(): Promise<string> {
-    const rows = await db<{ state: string }>(`select (select coalesce(max(version), 0) from library_versions) || '/' || (select count(*) from library_files) as state`);
+    const rows = await db<{ state: string }>(
+      `select (select coalesce(max(version), 0) from library_versions) || '/' || (select count(*) from library_files) as state`,
+    );
     return `${rows[0]!.state}/${env.core.assets.facetCounts.misses}`;
   }
 
   const cases: Array<[string, () => Record<string, unknown>, string, RegExp]> = [
-    ['an unknown facet name', () => ({ facets: ['extension', 'colour'] }), 'facets[1]', /is not a facet: one of extension, type, orientation, tags, colorFamily, folder, validity/],
+    [
+      'an unknown facet name',
+      () => ({ facets: ['extension', 'colour'] }),
+      'facets[1]',
+      /is not a facet: one of extension, type, orientation, tags, colorFamily, folder, validity/,
+    ],
     ['a malformed custom field facet', () => ({ facets: ['customField:abc'] }), 'facets[0]', /is not a facet/],
-    ['too many facets', () => ({ facets: ['extension', 'type', 'orientation', 'tags', 'colorFamily', 'folder', 'validity', `customField:${channelField}`, 'extension'] }), 'facets', /8/],
+    [
+      'too many facets',
+      () => ({ facets: ['extension', 'type', 'orientation', 'tags', 'colorFamily', 'folder', 'validity', `customField:${channelField}`, 'extension'] }),
+      'facets',
+      /8/,
+    ],
     ['a facet asked twice', () => ({ facets: ['tags', 'tags'] }), 'facets[1]', /asks for tags a second time/],
-    ['a facet over a text custom field', () => ({ facets: ['tags', `customField:${codeField}`] }), 'facets[1]', /is a text field: only select custom fields have facets/],
+    [
+      'a facet over a text custom field',
+      () => ({ facets: ['tags', `customField:${codeField}`] }),
+      'facets[1]',
+      /is a text field: only select custom fields have facets/,
+    ],
     ['facetLimit without facets', () => ({ facetLimit: 5 }), 'facetLimit', /allowed only with facets/],
     ['facetLimit over 50', () => ({ facets: ['tags'], facetLimit: FACET_LIMITS.maxValues + 1 }), 'facetLimit', /50/],
     ['an empty facet name', () => ({ facets: [''] }), 'facets[0]', /./],

@@ -35,7 +35,7 @@ describe('POST /open/search-assets', () => {
     expect(res.body.result.assets).toHaveLength(8);
   });
 
-  it('returns every live file of the team when no filter is given, and never another team\'s', async () => {
+  it("returns every live file of the team when no filter is given, and never another team's", async () => {
     expect(await namesOf({})).toEqual(['blue.jpg', 'clip.wav', 'half-green.png', 'logo.webp', 'long.wav', 'notes.txt', 'red.png', 'root.png']);
     expect(await namesOf({}, lib.keyB.key)).toEqual(['red.png']);
   });
@@ -93,7 +93,7 @@ describe('search-assets filters', () => {
     expect(await namesOf({ parentId: lib.folders['/photos/summer'] })).toEqual(['red.png']);
   });
 
-  it('parentId: an unknown folder or another team\'s folder is 404 not_found', async () => {
+  it("parentId: an unknown folder or another team's folder is 404 not_found", async () => {
     for (const parentId of [lib.folderOfB, 2147483647]) {
       const res = await search({ parentId });
       expect(res.status).toBe(404);
@@ -113,7 +113,10 @@ describe('search-assets filters', () => {
 
   it('minSize/maxSize: bounds the size in bytes, inclusive', async () => {
     const sizes = Object.fromEntries(
-      (await db<{ name: string; byte_size: string }>('select name, byte_size from library_files where team_id = ?', [lib.teamA.teamId])).map((r) => [r.name, Number(r.byte_size)]),
+      (await db<{ name: string; byte_size: string }>('select name, byte_size from library_files where team_id = ?', [lib.teamA.teamId])).map((r) => [
+        r.name,
+        Number(r.byte_size),
+      ]),
     );
     const sorted = Object.entries(sizes).sort((a, b) => a[1] - b[1]);
     const [smallest, second] = [sorted[0]!, sorted[1]!];
@@ -150,7 +153,10 @@ describe('search-assets filters', () => {
       [lib.teamA.teamId],
     );
     const at = Object.fromEntries(rows.map((r) => [r.name, Number(r.ms)]));
-    const between = rows.filter((r) => Number(r.ms) >= at['blue.jpg']! && Number(r.ms) <= at['notes.txt']!).map((r) => r.name).sort();
+    const between = rows
+      .filter((r) => Number(r.ms) >= at['blue.jpg']! && Number(r.ms) <= at['notes.txt']!)
+      .map((r) => r.name)
+      .sort();
     expect(between.length).toBeGreaterThanOrEqual(2);
     expect(await namesOf({ startTime: at['blue.jpg'], endTime: at['notes.txt'] })).toEqual(between);
     expect(await namesOf({ startTime: at['root.png'] })).toContain('root.png');

@@ -78,7 +78,7 @@ describe('search-assets keywords, keywordSearchType DEEP (the default)', () => {
     expect(await namesOf({ keywords: ['yellowish'] })).toEqual([]);
   });
 
-  it('never finds another team\'s files', async () => {
+  it("never finds another team's files", async () => {
     expect(await namesOf({ keywords: ['poster'] }, lib.keyB.key)).toEqual(['red.png']);
     expect(await namesOf({ keywords: ['emblem'] }, lib.keyB.key)).toEqual([]);
   });

@@ -22,7 +22,9 @@ beforeAll(async () => {
   // a 40x40 PNG whose left half is transparent, and a BMP (an image sharp cannot decode)
   const pixels = Buffer.alloc(40 * 40 * 4);
   for (let i = 0; i < 40 * 40; i++) if (i % 40 >= 20) pixels.set([0, 0, 255, 255], i * 4);
-  await sharp(pixels, { raw: { width: 40, height: 40, channels: 4 } }).png().toFile(join(inputs.path, 'glass.png'));
+  await sharp(pixels, { raw: { width: 40, height: 40, channels: 4 } })
+    .png()
+    .toFile(join(inputs.path, 'glass.png'));
   await writeBmp(join(inputs.path, 'old.bmp'), 4, 4);
   const g = given(env);
   lib.files['glass.png'] = (await g.libraryFile(lib.teamA, { file: join(inputs.path, 'glass.png'), folder: '/extra' })).id;
@@ -62,7 +64,9 @@ describe('search-assets publicUrl', () => {
 
   it('is a signed derived link for decodable images, and empty for other files and undecodable images', async () => {
     const urls = await publicUrls({ w: 100 });
-    expect(urls['blue.jpg']).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:8080/files/${lib.teamA.teamId}/${lib.files['blue.jpg']}/derived\\?v=w100-fit&exp=\\d+&sig=[\\w-]{43}$`));
+    expect(urls['blue.jpg']).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:8080/files/${lib.teamA.teamId}/${lib.files['blue.jpg']}/derived\\?v=w100-fit&exp=\\d+&sig=[\\w-]{43}$`),
+    );
     expect(urls['notes.txt']).toBe('');
     expect(urls['clip.wav']).toBe('');
     expect(urls['old.bmp']).toBe('');
@@ -103,14 +107,20 @@ describe('search-assets publicUrl', () => {
   });
 
   it('f chooses the format (jpg, png, webp) and q the quality', async () => {
-    for (const [f, mime, format] of [['webp', 'image/webp', 'webp'], ['png', 'image/png', 'png'], ['jpg', 'image/jpeg', 'jpeg']] as const) {
+    for (const [f, mime, format] of [
+      ['webp', 'image/webp', 'webp'],
+      ['png', 'image/png', 'png'],
+      ['jpg', 'image/jpeg', 'jpeg'],
+    ] as const) {
       const res = await fetchLink((await publicUrls({ w: 200, f }))['red.png']!);
       expect(res.headers['content-type']).toBe(mime);
       expect((await sharp(res.bytes).metadata()).format).toBe(format);
     }
     // a busy image shows the quality: blue.jpg is flat, so use a noisy one
     const noisy = join(inputs.path, 'noise.jpg');
-    await sharp({ create: { width: 300, height: 300, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg({ quality: 95 }).toFile(noisy);
+    await sharp({ create: { width: 300, height: 300, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } })
+      .jpeg({ quality: 95 })
+      .toFile(noisy);
     await given(env).libraryFile(lib.teamA, { file: noisy, folder: '/extra' });
     const low = await fetchLink((await publicUrls({ q: 10 }))['noise.jpg']!);
     const high = await fetchLink((await publicUrls({ q: 90 }))['noise.jpg']!);
@@ -134,7 +144,11 @@ describe('search-assets publicUrl', () => {
     for (const res of responses) expect(res.bytes.equals(responses[0]!.bytes)).toBe(true);
     await fetchLink(url);
     expect(env.core.assets.derivatives.derivations - before).toBe(1);
-    const [object] = await env.orm.em.fork().execute<{ sha256: string }[]>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [lib.files['blue.jpg']]);
+    const [object] = await env.orm.em
+      .fork()
+      .execute<{ sha256: string }[]>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [
+        lib.files['blue.jpg'],
+      ]);
     const key = derivativeKey(object!.sha256, resolveRecipe({ w: 321, f: 'webp', q: 55 }, { mimeType: 'image/jpeg', width: 1200, height: 800 }));
     expect(await readFile(join(storage.path, key))).toEqual(responses[0]!.bytes);
   });

@@ -40,7 +40,9 @@ async function shareRows(): Promise<string> {
 describe('share create (operator)', () => {
   it('issues an unguessable 43-character token and stores only its hash, and the password only as scrypt', async () => {
     expect(photos).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const rows = await env.orm.em.fork().execute<{ token_hash: string; password_hash: string | null }[]>('select token_hash, password_hash from library_shares order by id');
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ token_hash: string; password_hash: string | null }[]>('select token_hash, password_hash from library_shares order by id');
     expect(rows.map((r) => r.token_hash)).toEqual([hashShareToken(photos), hashShareToken(locked)]);
     expect(JSON.stringify(rows)).not.toContain(photos);
     expect(rows[0]!.password_hash).toBeNull();
@@ -129,7 +131,9 @@ describe('POST /open/search-share', () => {
 
 describe('search-share never reaches outside the shared folder', () => {
   it('answers every folder of the team outside the share with 404 not_found', async () => {
-    const folders = await env.orm.em.fork().execute<{ id: number; path: string }[]>('select id, path from library_folders where team_id = ?', [lib.teamA.teamId]);
+    const folders = await env.orm.em
+      .fork()
+      .execute<{ id: number; path: string }[]>('select id, path from library_folders where team_id = ?', [lib.teamA.teamId]);
     // the loop asserts nothing on an empty fixture: both kinds of folder must be there
     const inside = folders.filter((f) => f.path === '/photos' || f.path.startsWith('/photos/'));
     expect(inside.length).toBeGreaterThanOrEqual(2);
@@ -146,13 +150,16 @@ describe('search-share never reaches outside the shared folder', () => {
     }
   });
 
-  it('answers another team\'s folder with 404 not_found', async () => {
+  it("answers another team's folder with 404 not_found", async () => {
     const res = await share({ linkToken: photos, folderId: lib.folderOfB });
     expect(res.status).toBe(404);
   });
 
-  it('answers a token used with another team\'s key, and an unknown token, with 404 share_not_found', async () => {
-    for (const [token, key] of [[photos, lib.keyB.key], ['x'.repeat(43), lib.keyA.key]] as const) {
+  it("answers a token used with another team's key, and an unknown token, with 404 share_not_found", async () => {
+    for (const [token, key] of [
+      [photos, lib.keyB.key],
+      ['x'.repeat(43), lib.keyA.key],
+    ] as const) {
       const res = await share({ linkToken: token }, key);
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ code: 'share_not_found', result: null });

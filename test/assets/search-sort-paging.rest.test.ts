@@ -80,12 +80,20 @@ describe('search-assets sort', () => {
 
   it('sorts by SIZE within several extensions (one ordered branch per extension), across pages', async () => {
     const sizeOrder = (direction: 'ASC' | 'DESC') =>
-      expected(KEYS.SIZE!, direction).filter((id) => ['png', 'wav'].includes(rows.find((r) => r.id === id)!.name.split('.').pop()!));
+      expected(KEYS.SIZE!, direction).filter((id) =>
+        ['png', 'wav'].includes(
+          rows
+            .find((r) => r.id === id)!
+            .name.split('.')
+            .pop()!,
+        ),
+      );
     for (const sortType of ['ASC', 'DESC'] as const) {
       const all = (await idsOf({ extensions: ['wav', 'png'], sort: { sortName: 'SIZE', sortType } })).ids;
       expect(all).toEqual(sizeOrder(sortType));
       const pages = [];
-      for (let start = 0; start < all.length; start += 2) pages.push(...(await idsOf({ extensions: ['wav', 'png'], sort: { sortName: 'SIZE', sortType }, startPoint: start, endPoint: start + 2 })).ids);
+      for (let start = 0; start < all.length; start += 2)
+        pages.push(...(await idsOf({ extensions: ['wav', 'png'], sort: { sortName: 'SIZE', sortType }, startPoint: start, endPoint: start + 2 })).ids);
       expect(pages).toEqual(all);
     }
   });
@@ -125,29 +133,35 @@ describe('search-assets sort', () => {
       { keywords: ['e'], collectMaxMatches: 0 },
       { keywords: ['e', 'n'], collectMaxMatches: 0 },
     ];
-    for (const { keywords, collectMaxMatches } of cases) for (const sortType of ['ASC', 'DESC'] as const) {
-      env.core.assets.assetSearch.collectMaxMatches = collectMaxMatches;
-      const body = { keywords, sort: { sortName: 'CREATE_TIME', sortType } };
-      const deepOnly = await idsOf(body);
-      // minSize 0 changes no result but makes the search more than DEEP keywords: the general statement on library_files
-      const general = await idsOf({ ...body, minSize: 0 });
-      expect(deepOnly.ids.length).toBeGreaterThan(3);
-      expect(deepOnly.ids).toEqual(general.ids);
-      expect(deepOnly.ids).toEqual(expected(KEYS.CREATE_TIME!, sortType).filter((id) => general.ids.includes(id)));
-      // page by page, the total known: DEEP-only from the texts, and with the other filter through their files
-      for (const [pagedBody, all] of [[body, deepOnly.ids], [{ ...body, minSize: 0 }, general.ids]] as const) {
-        const pages = [];
-        for (let start = 0; start < all.length; start += 2) pages.push(...(await idsOf({ ...pagedBody, startPoint: start, endPoint: start + 2 })).ids);
-        expect(pages).toEqual(all);
+    for (const { keywords, collectMaxMatches } of cases)
+      for (const sortType of ['ASC', 'DESC'] as const) {
+        env.core.assets.assetSearch.collectMaxMatches = collectMaxMatches;
+        const body = { keywords, sort: { sortName: 'CREATE_TIME', sortType } };
+        const deepOnly = await idsOf(body);
+        // minSize 0 changes no result but makes the search more than DEEP keywords: the general statement on library_files
+        const general = await idsOf({ ...body, minSize: 0 });
+        expect(deepOnly.ids.length).toBeGreaterThan(3);
+        expect(deepOnly.ids).toEqual(general.ids);
+        expect(deepOnly.ids).toEqual(expected(KEYS.CREATE_TIME!, sortType).filter((id) => general.ids.includes(id)));
+        // page by page, the total known: DEEP-only from the texts, and with the other filter through their files
+        for (const [pagedBody, all] of [
+          [body, deepOnly.ids],
+          [{ ...body, minSize: 0 }, general.ids],
+        ] as const) {
+          const pages = [];
+          for (let start = 0; start < all.length; start += 2) pages.push(...(await idsOf({ ...pagedBody, startPoint: start, endPoint: start + 2 })).ids);
+          expect(pages).toEqual(all);
+        }
       }
-    }
     // an other filter that excludes some of the keyword's files, walked page by page
     env.core.assets.assetSearch.collectMaxMatches = 0;
     for (const sortType of ['ASC', 'DESC'] as const) {
       const body = { keywords: ['e'], extensions: ['png', 'wav'], sort: { sortName: 'CREATE_TIME', sortType } };
       const all = (await idsOf(body)).ids;
       const ofKeyword = (await idsOf({ keywords: ['e'], sort: body.sort })).ids;
-      const pngOrWav = Object.entries(lib.files).filter(([name]) => /\.(png|wav)$/.test(name)).map(([, id]) => id);
+      const pngOrWav = Object.entries(lib.files)
+        .filter(([name]) => /\.(png|wav)$/.test(name))
+        .map(([, id]) => id);
       expect(all).toEqual(ofKeyword.filter((id) => pngOrWav.includes(id)));
       expect(all.length).toBeGreaterThan(1);
       expect(all.length).toBeLessThan(ofKeyword.length);

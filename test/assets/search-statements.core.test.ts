@@ -16,7 +16,7 @@ describe('search statements: page shapes (docs/search.md)', () => {
     expect(count.sql).toContain('path_ids @>');
   });
 
-  it('takes a subtree\'s folders as one array in statements that read every match (the count, a collected page), but with DEEP keywords', () => {
+  it("takes a subtree's folders as one array in statements that read every match (the count, a collected page), but with DEEP keywords", () => {
     const plan = planSearch({ parentId: 5, tags: [1, 2], sort: { sortName: 'NAME' } });
     const asArray = 'f.folder_id = any(array(select d.id from library_folders d';
     const joined = 'f.folder_id in (select d.id from library_folders d';
@@ -51,12 +51,16 @@ describe('search statements: page shapes (docs/search.md)', () => {
   it('pages a DEEP-only keyword search in creation order from library_search_texts alone: collecting when few match, walking when many, else as planned', () => {
     const plan = planSearch({ keywords: ['sun'] });
     const planned = searchStatements(1, plan).page;
-    expect(planned.sql).toBe('select s.file_id as id from library_search_texts s where s.team_id = ? and s.search_text like ? order by s.created_at desc, s.file_id desc limit ? offset ?');
+    expect(planned.sql).toBe(
+      'select s.file_id as id from library_search_texts s where s.team_id = ? and s.search_text like ? order by s.created_at desc, s.file_id desc limit ? offset ?',
+    );
     expect(planned.preparable).toBe(false);
     expect(searchStatements(1, plan, {}, 10).page.sql).toContain('with m as materialized (select s.file_id, s.created_at from library_search_texts s');
     // many known matches: containment by strpos, which the planner cannot take for a few rows
     const walked = searchStatements(1, planSearch({ keywords: ['sun', '50%'] }), {}, COLLECT_MAX_MATCHES + 1).page;
-    expect(walked.sql).toBe('select s.file_id as id from library_search_texts s where s.team_id = ? and least(strpos(s.search_text, ?), strpos(s.search_text, ?)) > 0 order by s.created_at desc, s.file_id desc limit ? offset ?');
+    expect(walked.sql).toBe(
+      'select s.file_id as id from library_search_texts s where s.team_id = ? and least(strpos(s.search_text, ?), strpos(s.search_text, ?)) > 0 order by s.created_at desc, s.file_id desc limit ? offset ?',
+    );
     expect(walked.params).toEqual([1, '50%', 'sun', 10, 0]);
     expect(walked.preparable).toBe(true);
     // another sort, or another filter, pages over library_files
@@ -67,22 +71,30 @@ describe('search statements: page shapes (docs/search.md)', () => {
   it('walks the search texts in creation order and reads their files for DEEP keywords with other filters, once many matches are known', () => {
     const plan = planSearch({ keywords: ['sun'], extensions: ['png'], startPoint: 40, endPoint: 50 });
     const walked = searchStatements(1, plan, {}, COLLECT_MAX_MATCHES + 1).page;
-    expect(walked.sql).toMatch(/^select s\.file_id as id from library_search_texts s join library_files f on f\.id = s\.file_id\s+where s\.team_id = \? and least\(strpos\(s\.search_text, \?\)\) > 0 and f\.team_id = \? and f\.deleted_at is null\s+and f\.extension = any\(\?::text\[\]\)\s+order by s\.created_at desc, s\.file_id desc limit \? offset \?$/);
+    expect(walked.sql).toMatch(
+      /^select s\.file_id as id from library_search_texts s join library_files f on f\.id = s\.file_id\s+where s\.team_id = \? and least\(strpos\(s\.search_text, \?\)\) > 0 and f\.team_id = \? and f\.deleted_at is null\s+and f\.extension = any\(\?::text\[\]\)\s+order by s\.created_at desc, s\.file_id desc limit \? offset \?$/,
+    );
     expect(walked.params).toEqual([1, 'sun', 1, '{"png"}', 10, 40]);
     // not known yet, or few: the general statement on library_files
     for (const knownTotal of [undefined, COLLECT_MAX_MATCHES]) {
       expect(searchStatements(1, plan, {}, knownTotal).page.sql).not.toContain('join library_files f');
     }
     // another sort or another keyword mode: the general statement too
-    expect(searchStatements(1, planSearch({ keywords: ['sun'], extensions: ['png'], sort: { sortName: 'NAME' } }), {}, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain('join library_files f');
-    expect(searchStatements(1, planSearch({ keywords: ['sun'], keywordSearchType: 'DEFAULT', extensions: ['png'] }), {}, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain('join library_files f');
+    expect(
+      searchStatements(1, planSearch({ keywords: ['sun'], extensions: ['png'], sort: { sortName: 'NAME' } }), {}, COLLECT_MAX_MATCHES + 1).page.sql,
+    ).not.toContain('join library_files f');
+    expect(
+      searchStatements(1, planSearch({ keywords: ['sun'], keywordSearchType: 'DEFAULT', extensions: ['png'] }), {}, COLLECT_MAX_MATCHES + 1).page.sql,
+    ).not.toContain('join library_files f');
   });
 
-  it('pages an AND of tags in creation order from the walked tag\'s postings, as a named prepared statement, and counts there too', () => {
+  it("pages an AND of tags in creation order from the walked tag's postings, as a named prepared statement, and counts there too", () => {
     const plan = planSearch({ tags: [4, 3], startPoint: 40, endPoint: 50 });
     // even when the memo knows the total: the walk stops at the page's end, collecting would read every posting
     const { page, count } = searchStatements(1, plan, { walkTag: 4 }, COLLECT_MAX_MATCHES);
-    expect(page.sql).toBe('select p.file_id as id from library_tag_postings p where p.team_id = ? and p.tag_id = ? and p.tag_ids @> ?::int[] order by p.created_at desc, p.file_id desc limit ? offset ?');
+    expect(page.sql).toBe(
+      'select p.file_id as id from library_tag_postings p where p.team_id = ? and p.tag_id = ? and p.tag_ids @> ?::int[] order by p.created_at desc, p.file_id desc limit ? offset ?',
+    );
     expect(page.params).toEqual([1, 4, '{3,4}', 10, 40]);
     expect(page.preparable).toBe(true);
     expect(pageSql(page).name).toMatch(/^search\.page\./);
@@ -90,7 +102,9 @@ describe('search statements: page shapes (docs/search.md)', () => {
     // a single tag, AND or OR alike, needs no containment test
     for (const tagOrAnd of [true, false]) {
       const single = searchStatements(1, planSearch({ tags: [3], tagOrAnd, sort: { sortName: 'CREATE_TIME', sortType: 'ASC' } }), { walkTag: 3 });
-      expect(single.page.sql).toBe('select p.file_id as id from library_tag_postings p where p.team_id = ? and p.tag_id = ? order by p.created_at asc, p.file_id asc limit ? offset ?');
+      expect(single.page.sql).toBe(
+        'select p.file_id as id from library_tag_postings p where p.team_id = ? and p.tag_id = ? order by p.created_at asc, p.file_id asc limit ? offset ?',
+      );
       expect(single.count.sql).toBe('select count(*)::float8 as n from library_tag_postings p where p.team_id = ? and p.tag_id = ?');
     }
   });
@@ -99,24 +113,35 @@ describe('search statements: page shapes (docs/search.md)', () => {
     const sorted = searchStatements(1, planSearch({ tags: [3, 4], sort: { sortName: 'NAME' } }), { walkTag: 4 });
     expect(sorted.page.sql).toContain('from library_files f');
     expect(sorted.count.sql).toContain('from library_tag_postings p');
-    for (const body of [{ tags: [3, 4], tagOrAnd: false }, { tags: [3, 4], extensions: ['png'] }]) {
+    for (const body of [
+      { tags: [3, 4], tagOrAnd: false },
+      { tags: [3, 4], extensions: ['png'] },
+    ]) {
       const { page, count } = searchStatements(1, planSearch(body), { walkTag: 4 });
       expect(page.sql).not.toContain('library_tag_postings');
       expect(count.sql).not.toContain('library_tag_postings');
     }
   });
 
-  it('walks the rarest tag\'s postings and reads their files for an AND of tags with other filters, once many matches are known', () => {
+  it("walks the rarest tag's postings and reads their files for an AND of tags with other filters, once many matches are known", () => {
     const plan = planSearch({ tags: [3, 4], extensions: ['png'], startPoint: 40, endPoint: 50 });
     const { page, count } = searchStatements(1, plan, { walkTag: 4 }, COLLECT_MAX_MATCHES + 1);
-    expect(page.sql).toMatch(/^select p\.file_id as id from library_tag_postings p join library_files f on f\.id = p\.file_id\s+where p\.team_id = \? and p\.tag_id = \? and p\.tag_ids @> \?::int\[\] and f\.team_id = \? and f\.deleted_at is null\s+and f\.extension = any\(\?::text\[\]\)\s+order by p\.created_at desc, p\.file_id desc limit \? offset \?$/);
+    expect(page.sql).toMatch(
+      /^select p\.file_id as id from library_tag_postings p join library_files f on f\.id = p\.file_id\s+where p\.team_id = \? and p\.tag_id = \? and p\.tag_ids @> \?::int\[\] and f\.team_id = \? and f\.deleted_at is null\s+and f\.extension = any\(\?::text\[\]\)\s+order by p\.created_at desc, p\.file_id desc limit \? offset \?$/,
+    );
     expect(page.params).toEqual([1, 4, '{3,4}', 1, '{"png"}', 10, 40]);
     expect(count.sql).not.toContain('library_tag_postings');
     // DEEP keywords too: the texts are walked instead
-    expect(searchStatements(1, planSearch({ tags: [3, 4], keywords: ['sun'] }), { walkTag: 4 }, COLLECT_MAX_MATCHES + 1).page.sql).toContain('from library_search_texts s join library_files f');
+    expect(searchStatements(1, planSearch({ tags: [3, 4], keywords: ['sun'] }), { walkTag: 4 }, COLLECT_MAX_MATCHES + 1).page.sql).toContain(
+      'from library_search_texts s join library_files f',
+    );
     // an OR of tags, another sort, or a total not known or small: the general statement
-    expect(searchStatements(1, planSearch({ tags: [3, 4], tagOrAnd: false, extensions: ['png'] }), {}, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain('library_tag_postings');
-    expect(searchStatements(1, planSearch({ tags: [3, 4], extensions: ['png'], sort: { sortName: 'SIZE' } }), { walkTag: 4 }, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain('library_tag_postings');
+    expect(searchStatements(1, planSearch({ tags: [3, 4], tagOrAnd: false, extensions: ['png'] }), {}, COLLECT_MAX_MATCHES + 1).page.sql).not.toContain(
+      'library_tag_postings',
+    );
+    expect(
+      searchStatements(1, planSearch({ tags: [3, 4], extensions: ['png'], sort: { sortName: 'SIZE' } }), { walkTag: 4 }, COLLECT_MAX_MATCHES + 1).page.sql,
+    ).not.toContain('library_tag_postings');
     for (const knownTotal of [undefined, COLLECT_MAX_MATCHES]) {
       expect(searchStatements(1, plan, { walkTag: 4 }, knownTotal).page.sql).not.toContain('library_tag_postings');
     }

@@ -22,7 +22,11 @@ const sql = <T>(query: string, params: unknown[] = []) => env.orm.em.fork().exec
 
 async function tagFiles(tagId: number, fileIds: number[]): Promise<void> {
   // straight into library_file_tags: the triggers must carry it to tag_ids and the postings
-  await sql('insert into library_file_tags (file_id, tag_id, team_id) select unnest(?::int[]), ?, ? on conflict do nothing', [`{${fileIds.join(',')}}`, tagId, lib.teamA.teamId]);
+  await sql('insert into library_file_tags (file_id, tag_id, team_id) select unnest(?::int[]), ?, ? on conflict do nothing', [
+    `{${fileIds.join(',')}}`,
+    tagId,
+    lib.teamA.teamId,
+  ]);
 }
 
 /**
@@ -36,7 +40,13 @@ async function expectedIds(tagIds: number[], direction: 'asc' | 'desc', extensio
         and (select count(*) from library_file_tags ft where ft.file_id = f.id and ft.tag_id = any(?::int[])) = ?
         and (?::text[] is null or f.extension = any(?::text[]))
       order by f.created_at ${direction}, f.id ${direction}`,
-    [lib.teamA.teamId, `{${tagIds.join(',')}}`, tagIds.length, extensions ? `{${extensions.join(',')}}` : null, extensions ? `{${extensions.join(',')}}` : null],
+    [
+      lib.teamA.teamId,
+      `{${tagIds.join(',')}}`,
+      tagIds.length,
+      extensions ? `{${extensions.join(',')}}` : null,
+      extensions ? `{${extensions.join(',')}}` : null,
+    ],
   );
   return rows.map((r) => r.id);
 }
@@ -60,10 +70,11 @@ beforeAll(async () => {
   viewer = await given(env).ctx(lib.keyA);
   viewerB = await given(env).ctx(lib.keyB);
   editor = await given(env).ctx(await given(env).key(lib.teamA, 'manage'));
-  const made = await sql<{ id: number; name: string }>(
-    "insert into library_tags (team_id, name) values (?, 'p'), (?, 'q'), (?, 'r') returning id, name",
-    [lib.teamA.teamId, lib.teamA.teamId, lib.teamA.teamId],
-  );
+  const made = await sql<{ id: number; name: string }>("insert into library_tags (team_id, name) values (?, 'p'), (?, 'q'), (?, 'r') returning id, name", [
+    lib.teamA.teamId,
+    lib.teamA.teamId,
+    lib.teamA.teamId,
+  ]);
   for (const row of made) tag[row.name as keyof typeof tag] = row.id;
   const f = lib.files;
   await tagFiles(tag.p, Object.values(f));
@@ -92,7 +103,10 @@ async function postingsDrift(): Promise<number> {
 describe('tag postings (docs/search.md)', () => {
   it('keeps one posting per live file and tag, with its team, creation time and tag ids, through tagging, untagging, moves in time and deletion (trigger)', async () => {
     const file = lib.files['half-green.png']!;
-    const postingsOf = async (id: number) => sql<{ tagId: number; tagIds: number[] }>('select tag_id as "tagId", tag_ids as "tagIds" from library_tag_postings where file_id = ? order by tag_id', [id]);
+    const postingsOf = async (id: number) =>
+      sql<{ tagId: number; tagIds: number[] }>('select tag_id as "tagId", tag_ids as "tagIds" from library_tag_postings where file_id = ? order by tag_id', [
+        id,
+      ]);
     expect(await postingsDrift()).toBe(0);
     expect((await postingsOf(file)).map((p) => p.tagId)).toEqual([lib.tags.warm!, tag.p].sort((a, b) => a - b));
     await env.core.assets.libraryEdit.updateFile(editor, file, { tags: ['warm', 'p', 'q'] });
@@ -107,7 +121,7 @@ describe('tag postings (docs/search.md)', () => {
     expect(await postingsDrift()).toBe(0);
   });
 
-  it('leaves a file\'s postings untouched by an edit that changes none of its tags, creation time or deletion', async () => {
+  it("leaves a file's postings untouched by an edit that changes none of its tags, creation time or deletion", async () => {
     const file = lib.files['blue.jpg']!;
     const versions = () => sql<{ xmin: string }>('select xmin::text from library_tag_postings where file_id = ? order by tag_id', [file]);
     const before = await versions();
@@ -130,7 +144,7 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
     }
   });
 
-  it('pages an AND of tags with another filter by walking the rarest tag\'s postings and reading their files once many matches are known, as when it collects', async () => {
+  it("pages an AND of tags with another filter by walking the rarest tag's postings and reading their files once many matches are known, as when it collects", async () => {
     const extensions = ['png', 'jpg'];
     for (const tagIds of [[tag.p, tag.q], [tag.p, tag.r], [tag.q]]) {
       for (const sortType of ['DESC', 'ASC'] as const) {
@@ -173,7 +187,10 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
   });
 
   it('counts the tags only for a search that will walk their postings', async () => {
-    const [x, y] = await sql<{ id: number }>("insert into library_tags (team_id, name) values (?, 'x'), (?, 'y') returning id", [lib.teamA.teamId, lib.teamA.teamId]);
+    const [x, y] = await sql<{ id: number }>("insert into library_tags (team_id, name) values (?, 'x'), (?, 'y') returning id", [
+      lib.teamA.teamId,
+      lib.teamA.teamId,
+    ]);
     await tagFiles(x!.id, Object.values(lib.files));
     await tagFiles(y!.id, [lib.files['red.png']!, lib.files['root.png']!, lib.files['logo.webp']!]);
     const search = env.core.assets.assetSearch;
@@ -220,7 +237,10 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
     expect(await counts.rarest(viewer, [tag.p, tag.q])).toBe(tag.q);
     const live = await counts.countsOf(viewer, [tag.p, tag.q, tag.r]);
     for (const id of [tag.p, tag.q, tag.r]) {
-      const [row] = await sql<{ n: string }>('select count(*) as n from library_file_tags ft join library_files f on f.id = ft.file_id where ft.tag_id = ? and f.deleted_at is null', [id]);
+      const [row] = await sql<{ n: string }>(
+        'select count(*) as n from library_file_tags ft join library_files f on f.id = ft.file_id where ft.tag_id = ? and f.deleted_at is null',
+        [id],
+      );
       expect(live.get(id)).toBe(Number(row!.n));
     }
     // a tag that no file carries (or of another team) is the rarest of all
@@ -247,7 +267,7 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
     expect(counts.counted).toBe(4);
   });
 
-  it('keeps the counts of each team apart: another team counts no file for team A\'s tags', async () => {
+  it("keeps the counts of each team apart: another team counts no file for team A's tags", async () => {
     const counts = new TagFileCounts();
     const ofA = await counts.countsOf(viewer, [tag.p]);
     const ofB = await counts.countsOf(viewerB, [tag.p]);
@@ -255,7 +275,7 @@ describe('tags-only searches walk the postings of their rarest tag (docs/search.
     expect(ofB.get(tag.p)).toBe(0);
   });
 
-  it('never walks another team\'s postings: team B\'s search with team A\'s tags finds nothing', async () => {
+  it("never walks another team's postings: team B's search with team A's tags finds nothing", async () => {
     const result = await env.core.assets.assetSearch.search(viewerB, { tags: [tag.p, tag.q] });
     expect(result).toEqual({ assets: [], total: 0 });
     const single = await env.core.assets.assetSearch.search(viewerB, { tags: [tag.p] });

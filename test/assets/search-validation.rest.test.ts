@@ -104,10 +104,17 @@ describe('POST /open/search-assets with an invalid body', () => {
 
   it('says the page rule in words for an endPoint far past startPoint (a page is refused, not cut short)', async () => {
     for (const url of ['/open/search-assets', '/open/search-share']) {
-      const res = await send(env, { method: 'POST', url, key: lib.keyA.key, body: { linkToken: url.endsWith('share') ? 'x' : undefined, endPoint: 1_000_000 } });
+      const res = await send(env, {
+        method: 'POST',
+        url,
+        key: lib.keyA.key,
+        body: { linkToken: url.endsWith('share') ? 'x' : undefined, endPoint: 1_000_000 },
+      });
       expect(res.status, res.text).toBe(400);
       const endPoint = res.body.details.find((d: { field: string }) => d.field === 'endPoint');
-      expect(endPoint.message).toBe('may be at most 100 more than startPoint (0): a request returns at most 100 results; ask for [0, 100) and continue from there');
+      expect(endPoint.message).toBe(
+        'may be at most 100 more than startPoint (0): a request returns at most 100 results; ask for [0, 100) and continue from there',
+      );
     }
   });
 

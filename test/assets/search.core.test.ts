@@ -53,7 +53,11 @@ describe('exact totals and their memo (docs/search.md)', () => {
         const pages = async () => {
           const ids = [];
           for (let start = 0; start < 12; start += 3) {
-            ids.push(...(await env.core.assets.assetSearch.search(viewer, { hasDesc: false, sort: { sortName, sortType }, startPoint: start, endPoint: start + 3 })).assets.map((a) => a.id));
+            ids.push(
+              ...(
+                await env.core.assets.assetSearch.search(viewer, { hasDesc: false, sort: { sortName, sortType }, startPoint: start, endPoint: start + 3 })
+              ).assets.map((a) => a.id),
+            );
           }
           return ids;
         };
@@ -95,14 +99,16 @@ describe('exact totals and their memo (docs/search.md)', () => {
     expect((await access()).total).toBe(owned + 1);
   });
 
-  it('keeps each file\'s tag ids (tags searches) and its search text\'s creation time in step with the library (triggers)', async () => {
+  it("keeps each file's tag ids (tags searches) and its search text's creation time in step with the library (triggers)", async () => {
     const em = () => env.orm.em.fork();
     const tagIdsOf = async (fileId: number) =>
-      (await em().execute<{ onFile: number[]; fromTags: number[] }[]>(
-        `select f.tag_ids as "onFile", coalesce((select array_agg(ft.tag_id order by ft.tag_id) from library_file_tags ft where ft.file_id = f.id), '{}') as "fromTags"
+      (
+        await em().execute<{ onFile: number[]; fromTags: number[] }[]>(
+          `select f.tag_ids as "onFile", coalesce((select array_agg(ft.tag_id order by ft.tag_id) from library_file_tags ft where ft.file_id = f.id), '{}') as "fromTags"
            from library_files f where f.id = ?`,
-        [fileId],
-      ))[0]!;
+          [fileId],
+        )
+      )[0]!;
     const file = lib.files['blue.jpg']!;
     await env.core.assets.libraryEdit.updateFile(editor, file, { tags: ['warm', 'sale', 'fresh'] });
     const three = await tagIdsOf(file);
@@ -120,9 +126,13 @@ describe('exact totals and their memo (docs/search.md)', () => {
   });
 
   it('does not raise the version of another team', async () => {
-    const [b0] = await env.orm.em.fork().execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
+    const [b0] = await env.orm.em
+      .fork()
+      .execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
     await env.core.assets.libraryEdit.updateFile(editor, lib.files['notes.txt']!, { score: 2 });
-    const [b1] = await env.orm.em.fork().execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
+    const [b1] = await env.orm.em
+      .fork()
+      .execute<{ v: string }[]>('select coalesce(max(version), 0)::text as v from library_versions where team_id = ?', [lib.teamB.teamId]);
     expect(b1!.v).toBe(b0!.v);
   });
 });
@@ -133,7 +143,12 @@ describe('round trips of a search (docs/search.md)', () => {
     try {
       const search = async (body: Record<string, unknown>) => {
         counting.statements.length = 0;
-        const res = await counting.app.inject({ method: 'POST', url: '/open/search-assets', headers: { authorization: `Bearer ${lib.keyA.key}` }, payload: body });
+        const res = await counting.app.inject({
+          method: 'POST',
+          url: '/open/search-assets',
+          headers: { authorization: `Bearer ${lib.keyA.key}` },
+          payload: body,
+        });
         expect(res.statusCode, res.body).toBe(200);
         return counting.statements;
       };
@@ -190,7 +205,14 @@ describe('processed-image recipes', () => {
   });
 
   it('clamps sizes to the original (never upscales) and picks format, quality and background defaults', () => {
-    expect(resolveRecipe({ w: 5000, h: 100 }, { mimeType: 'image/png', width: 400, height: 300 })).toEqual({ width: 400, height: 100, mode: 'fit', format: 'png', quality: 80, background: undefined });
+    expect(resolveRecipe({ w: 5000, h: 100 }, { mimeType: 'image/png', width: 400, height: 300 })).toEqual({
+      width: 400,
+      height: 100,
+      mode: 'fit',
+      format: 'png',
+      quality: 80,
+      background: undefined,
+    });
     expect(resolveRecipe({ f: 'jpg' }, { mimeType: 'image/png', width: 4, height: 3 })).toMatchObject({ format: 'jpg', background: 'ffffff' });
     expect(resolveRecipe({}, { mimeType: 'image/gif', width: 4, height: 3 })).toMatchObject({ format: 'webp' });
   });
@@ -208,11 +230,15 @@ describe('share passwords', () => {
   });
 });
 
-describe('library edits answer the committed item (issue 12 item 4)', () => {
+describe('library edits answer the committed item', () => {
   it('answers updateFile and moveFile with the file as their transaction left it, as search then shows it', async () => {
     // team B's file: its edits change none of team A's totals the tests above rely on
     const editorB = await given(env).ctx(await given(env).key(lib.teamB, 'editable'));
-    const updated = await env.core.assets.libraryEdit.updateFile(editorB, lib.fileOfB, { name: 'renamed.png', description: 'Edited in one transaction', tags: ['warm', 'fresh'] });
+    const updated = await env.core.assets.libraryEdit.updateFile(editorB, lib.fileOfB, {
+      name: 'renamed.png',
+      description: 'Edited in one transaction',
+      tags: ['warm', 'fresh'],
+    });
     expect(updated).toMatchObject({ id: lib.fileOfB, name: 'renamed.png', description: 'Edited in one transaction', parentIds: [lib.folderOfB] });
     const [shown] = await env.core.assets.assetSearch.findItems(editorB, [lib.fileOfB], { includeTags: false });
     // signed links carry their own expiry, so they differ by the time between the two reads

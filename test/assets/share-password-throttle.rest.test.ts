@@ -36,7 +36,8 @@ afterAll(async () => {
   await storage.remove();
 });
 
-const search = (password: string, k: GivenKey = key) => send(env, { method: 'POST', url: '/open/search-share', key: k.key, body: { linkToken: token, password } });
+const search = (password: string, k: GivenKey = key) =>
+  send(env, { method: 'POST', url: '/open/search-share', key: k.key, body: { linkToken: token, password } });
 
 describe('the attempt counter is connected when the service starts', () => {
   // first in the file: these are the limiter's first requests after the app was built
@@ -57,7 +58,7 @@ describe('the attempt counter is connected when the service starts', () => {
   });
 });
 
-describe('share passwords cannot be guessed without limit (issue 12 item 7)', () => {
+describe('share passwords cannot be guessed without limit', () => {
   it('answers 10 wrong passwords with 403, then 429 too_many_attempts with Retry-After, even for the right password', async () => {
     for (let i = 0; i < 10; i++) expect((await search(`wrong-${i}`)).body.code).toBe('share_password_invalid');
     const blocked = await search('wrong-11');
@@ -76,6 +77,7 @@ describe('share passwords cannot be guessed without limit (issue 12 item 7)', ()
 
   it('keeps one error listener on its Redis client however many attempts it counts (no listener leak)', async () => {
     for (let i = 0; i < 15; i++) await search('wrong', otherKey);
+    // biome-ignore lint/complexity/useLiteralKeys: the limiter's Redis client is private; the test reaches it on purpose
     const client = env.core.platform.attemptLimiter['client'];
     expect(client).not.toBeNull();
     expect(client!.listenerCount('error')).toBe(1);

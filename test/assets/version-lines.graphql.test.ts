@@ -10,7 +10,7 @@ import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*
- * Issue 14 item 1: version lines. Adding versions, setting and replacing the cover, removing
+ * version lines. Adding versions, setting and replacing the cover, removing
  * versions (ADD and DELETE, dissolving a line), through GraphQL and the CLI, with
  * MATERIAL_VERSION_CHANGED received by a real HTTP receiver; search, folders, product media and
  * the recycle bin follow the cover.
@@ -68,7 +68,8 @@ async function waitFor(path: string, about: (body: any) => boolean, count: numbe
   return received(path, about);
 }
 
-const versionEvent = (ids: number[]) => (body: any) => body.eventType === 'MATERIAL_VERSION_CHANGED' && (ids.includes(body.payload.coverMaterialId) || ids.includes(body.payload.newMaterialId));
+const versionEvent = (ids: number[]) => (body: any) =>
+  body.eventType === 'MATERIAL_VERSION_CHANGED' && (ids.includes(body.payload.coverMaterialId) || ids.includes(body.payload.newMaterialId));
 const folderEvent = (ids: number[]) => (body: any) => (body.assets ?? []).some((a: { id: number }) => ids.includes(a.id));
 
 async function gql(query: string, variables: Record<string, unknown> = {}, key = world.key.key) {
@@ -89,13 +90,17 @@ async function searchNames(keyword: string): Promise<string[]> {
 
 async function lineState(): Promise<unknown> {
   return {
-    files: await world.env.orm.em.fork().execute('select id, folder_id, deleted_at, version_line_id, version_number, recycle_entry_id from library_files where team_id = ? order by id', [world.team.teamId]),
+    files: await world.env.orm.em
+      .fork()
+      .execute('select id, folder_id, deleted_at, version_line_id, version_number, recycle_entry_id from library_files where team_id = ? order by id', [
+        world.team.teamId,
+      ]),
     lines: await world.env.orm.em.fork().execute('select id, cover_file_id from library_version_lines where team_id = ? order by id', [world.team.teamId]),
   };
 }
 
-describe('adding versions (issue 14 item 1)', () => {
-  it('ADD: a live file becomes a hidden version of another\'s line; MATERIAL_VERSION_CHANGED action ADD; it leaves search and its folder', async () => {
+describe('adding versions', () => {
+  it("ADD: a live file becomes a hidden version of another's line; MATERIAL_VERSION_CHANGED action ADD; it leaves search and its folder", async () => {
     const first = await newFile('/ver/a', 'line-a1.png');
     const second = await newFile('/ver/b', 'line-a2.png');
     const res = await gql(ADD, { id: first.id, v: second.id });
@@ -119,7 +124,11 @@ describe('adding versions (issue 14 item 1)', () => {
       payload: { coverMaterialId: first.id, newMaterialId: second.id, action: 'ADD', version: 2 },
     });
     const [folder] = await waitFor('/f', folderEvent([second.id]), 1);
-    expect(folder!.body).toMatchObject({ type: 'DELETE', folderId: versionsFolder, assets: [{ id: second.id, name: 'line-a2.png', parentIds: second.folderIds }] });
+    expect(folder!.body).toMatchObject({
+      type: 'DELETE',
+      folderId: versionsFolder,
+      assets: [{ id: second.id, name: 'line-a2.png', parentIds: second.folderIds }],
+    });
     // the hidden version joined the line's folder
     const [row] = await world.env.orm.em.fork().execute<{ folder_id: number }[]>('select folder_id from library_files where id = ?', [second.id]);
     expect(row!.folder_id).toBe(first.folderIds.at(-1));
@@ -149,8 +158,14 @@ describe('adding versions (issue 14 item 1)', () => {
     const before = await lineState();
     const errorOf = async (variables: Record<string, unknown>, key?: string) => (await gql(ADD, variables, key)).body.errors[0].extensions;
     expect(await errorOf({ id: c.id, v: c.id })).toMatchObject({ code: 'validation_failed', details: [{ field: 'versionFileId' }] });
-    expect(await errorOf({ id: c.id, v: theirs.id })).toMatchObject({ code: 'validation_failed', details: [{ field: 'versionFileId', message: 'must be a live file of the team' }] });
-    expect(await errorOf({ id: c.id, v: b.id })).toMatchObject({ code: 'validation_failed', details: [{ field: 'versionFileId', message: expect.stringContaining('already a version') }] });
+    expect(await errorOf({ id: c.id, v: theirs.id })).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'versionFileId', message: 'must be a live file of the team' }],
+    });
+    expect(await errorOf({ id: c.id, v: b.id })).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'versionFileId', message: expect.stringContaining('already a version') }],
+    });
     expect(await errorOf({ id: b.id, v: c.id })).toMatchObject({ code: 'not_found' });
     expect(await errorOf({ id: 2_000_000, v: c.id })).toMatchObject({ code: 'not_found' });
     expect(await errorOf({ id: a.id, v: c.id }, otherKey.key)).toMatchObject({ code: 'not_found' });
@@ -163,12 +178,17 @@ describe('adding versions (issue 14 item 1)', () => {
   });
 });
 
-describe('the cover (issue 14 item 1)', () => {
+describe('the cover', () => {
   it('SET_COVER: a version becomes the cover; search, folders and a product that references the old cover show the new one', async () => {
     const first = await newFile('/ver/cover', 'cover-1.png');
     const second = await newFile('/ver/cover', 'cover-2.png');
     await gql(ADD, { id: first.id, v: second.id });
-    const product = await send(world.env, { method: 'POST', url: '/v1/products', key: editor.key, body: { name: 'Versioned', imageAssetIds: [first.id], coverAssetId: first.id } });
+    const product = await send(world.env, {
+      method: 'POST',
+      url: '/v1/products',
+      key: editor.key,
+      body: { name: 'Versioned', imageAssetIds: [first.id], coverAssetId: first.id },
+    });
     expect(product.status).toBe(201);
     const read = async () => send(world.env, { url: `/v1/products/${product.body.data.id}`, key: editor.key });
     const before = await read();
@@ -209,8 +229,8 @@ describe('the cover (issue 14 item 1)', () => {
   });
 });
 
-describe('removing versions (issue 14 item 1)', () => {
-  it('REMOVE with removeType ADD: the version is a live file of its own in the line\'s folder', async () => {
+describe('removing versions', () => {
+  it("REMOVE with removeType ADD: the version is a live file of its own in the line's folder", async () => {
     const first = await newFile('/ver/rm', 'rm-1.png');
     const second = await newFile('/ver/rm', 'rm-2.png');
     const third = await newFile('/ver/rm', 'rm-3.png');
@@ -218,10 +238,21 @@ describe('removing versions (issue 14 item 1)', () => {
     await gql(ADD, { id: first.id, v: third.id });
     const res = await gql(REMOVE, { id: second.id, type: 'ADD' });
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.removeLibraryFileVersion).toMatchObject({ removed: second.id, recycleEntryId: null, line: { coverMaterialId: first.id, versions: [{ materialId: first.id }, { materialId: third.id }] } });
+    expect(res.body.data.removeLibraryFileVersion).toMatchObject({
+      removed: second.id,
+      recycleEntryId: null,
+      line: { coverMaterialId: first.id, versions: [{ materialId: first.id }, { materialId: third.id }] },
+    });
     expect(await searchNames('rm-')).toEqual(['rm-1.png', 'rm-2.png']);
     const events = await waitFor('/m', versionEvent([second.id]), 2);
-    expect((events[1]!.body as any).payload).toEqual({ coverMaterialId: second.id, newMaterialId: third.id, action: 'REMOVE', version: 2, removeType: 'ADD', versionGroupDissolved: false });
+    expect((events[1]!.body as any).payload).toEqual({
+      coverMaterialId: second.id,
+      newMaterialId: third.id,
+      action: 'REMOVE',
+      version: 2,
+      removeType: 'ADD',
+      versionGroupDissolved: false,
+    });
     expect((await gql(READ_LINE, { id: second.id })).body.data.libraryFileVersions).toEqual({ lineId: null, coverMaterialId: second.id, versions: [] });
   });
 
@@ -236,7 +267,11 @@ describe('removing versions (issue 14 item 1)', () => {
     const removed = res.body.data.removeLibraryFileVersion;
     expect(removed).toMatchObject({ removed: first.id, recycleEntryId: expect.any(Number), line: { coverMaterialId: third.id } });
     expect(await searchNames('del-')).toEqual(['del-3.png']);
-    const events = await waitFor('/m', (body: any) => body.payload.action === 'REMOVE' ? body.payload.coverMaterialId === first.id : body.payload.materialIds?.includes(first.id), 2);
+    const events = await waitFor(
+      '/m',
+      (body: any) => (body.payload.action === 'REMOVE' ? body.payload.coverMaterialId === first.id : body.payload.materialIds?.includes(first.id)),
+      2,
+    );
     expect(events.map((e) => (e.body as any).payload)).toEqual([
       { coverMaterialId: first.id, newMaterialId: third.id, action: 'REMOVE', version: 1, removeType: 'DELETE', versionGroupDissolved: false },
       expect.objectContaining({ materialIds: [first.id], deleteAction: 'RECYCLE' }),
@@ -255,21 +290,29 @@ describe('removing versions (issue 14 item 1)', () => {
     const [, event] = await waitFor('/m', versionEvent([second.id]), 2);
     expect((event!.body as any).payload).toMatchObject({ action: 'REMOVE', versionGroupDissolved: true, newMaterialId: first.id });
     expect(await world.env.orm.em.fork().execute('select 1 from library_version_lines where id = ?', [lineId])).toEqual([]);
-    expect(await world.env.orm.em.fork().execute('select version_line_id, version_number from library_files where id = any(?::int[])', [`{${first.id},${second.id}}`])).toEqual([
+    expect(
+      await world.env.orm.em
+        .fork()
+        .execute('select version_line_id, version_number from library_files where id = any(?::int[])', [`{${first.id},${second.id}}`]),
+    ).toEqual([
       { version_line_id: null, version_number: null },
       { version_line_id: null, version_number: null },
     ]);
   });
 });
 
-describe('version lines and the recycle bin (issue 14 items 1 and 2)', () => {
+describe('version lines and the recycle bin', () => {
   it('deleting a cover takes its line; a restore brings the line back with its versions still hidden; a purge removes every version and the line', async () => {
     const first = await newFile('/ver/bin', 'bin-1.png');
     const second = await newFile('/ver/bin', 'bin-2.png');
     const lineId = (await gql(ADD, { id: first.id, v: second.id })).body.data.addLibraryFileVersion.lineId;
     const deleted = await gql('mutation($id: Int!) { deleteLibraryFile(id: $id) { recycleEntryId } }', { id: first.id });
     const entry = deleted.body.data.deleteLibraryFile.recycleEntryId;
-    const recycled = await waitFor('/m', (body: any) => body.eventType === 'MATERIAL_DELETED' && [first.id, second.id].includes(body.payload.materialIds[0]), 2);
+    const recycled = await waitFor(
+      '/m',
+      (body: any) => body.eventType === 'MATERIAL_DELETED' && [first.id, second.id].includes(body.payload.materialIds[0]),
+      2,
+    );
     expect(recycled.map((e) => (e.body as any).payload.materialIds[0]).sort()).toEqual([first.id, second.id].sort());
     expect((await gql(READ_LINE, { id: second.id })).body.errors[0].extensions.code).toBe('not_found');
 
@@ -278,21 +321,28 @@ describe('version lines and the recycle bin (issue 14 items 1 and 2)', () => {
     expect(await searchNames('bin-')).toEqual(['bin-1.png']);
     expect((await gql(READ_LINE, { id: second.id })).body.data.libraryFileVersions).toMatchObject({ lineId, coverMaterialId: first.id });
 
-    const again = (await gql('mutation($id: Int!) { deleteLibraryFile(id: $id) { recycleEntryId } }', { id: first.id })).body.data.deleteLibraryFile.recycleEntryId;
+    const again = (await gql('mutation($id: Int!) { deleteLibraryFile(id: $id) { recycleEntryId } }', { id: first.id })).body.data.deleteLibraryFile
+      .recycleEntryId;
     const purged = await gql('mutation($ids: [Int!]!) { purgeRecycleBinEntries(ids: $ids) { fileIds } }', { ids: [again] });
     expect(purged.body.data.purgeRecycleBinEntries.fileIds).toEqual([first.id, second.id].sort((a, b) => a - b));
     expect(await world.env.orm.em.fork().execute('select 1 from library_version_lines where id = ?', [lineId])).toEqual([]);
   });
 });
 
-describe('version lines from the CLI (issue 14 item 1)', () => {
+describe('version lines from the CLI', () => {
   it('adds, lists, sets the cover and removes as the member --user, with JSON output', async () => {
     const first = await newFile('/ver/cli', 'cli-1.png');
     const second = await newFile('/ver/cli', 'cli-2.png');
     const as = ['--user', String(ann)];
     const added = await runCli(['asset', 'version', 'add', ...as, '--file', String(first.id), '--version', String(second.id), '--cover'], cliEnv);
     expect(added.code, added.stdout).toBe(0);
-    expect(added.json).toMatchObject({ coverMaterialId: second.id, versions: [{ materialId: first.id, version: 1, isCover: false }, { materialId: second.id, version: 2, isCover: true }] });
+    expect(added.json).toMatchObject({
+      coverMaterialId: second.id,
+      versions: [
+        { materialId: first.id, version: 1, isCover: false },
+        { materialId: second.id, version: 2, isCover: true },
+      ],
+    });
     const listed = await runCli(['asset', 'version', 'list', ...as, '--file', String(first.id)], cliEnv);
     expect(listed.json).toEqual(added.json);
     const covered = await runCli(['asset', 'version', 'cover', ...as, '--file', String(first.id)], cliEnv);
@@ -308,10 +358,19 @@ describe('version lines from the CLI (issue 14 item 1)', () => {
   it('asset import --version-of imports new bytes as the newest version (REPLACE_COVER_ON_UPLOAD with --cover), in one transaction', async () => {
     const first = await newFile('/ver/upload', 'upload-1.png');
     const team = ['--team', String(world.team.teamId)];
-    const imported = await runCli(['asset', 'import', ...team, '--file', await newImage(), '--name', 'upload-2.png', '--user', String(ann), '--version-of', String(first.id), '--cover'], cliEnv);
+    const imported = await runCli(
+      ['asset', 'import', ...team, '--file', await newImage(), '--name', 'upload-2.png', '--user', String(ann), '--version-of', String(first.id), '--cover'],
+      cliEnv,
+    );
     expect(imported.code, imported.stdout).toBe(0);
     const newId = imported.json.id;
-    expect(imported.json.line).toMatchObject({ coverMaterialId: newId, versions: [{ materialId: first.id, version: 1 }, { materialId: newId, version: 2, isCover: true }] });
+    expect(imported.json.line).toMatchObject({
+      coverMaterialId: newId,
+      versions: [
+        { materialId: first.id, version: 1 },
+        { materialId: newId, version: 2, isCover: true },
+      ],
+    });
     const [event] = await waitFor('/m', versionEvent([newId]), 1);
     expect((event!.body as any).payload).toEqual({ coverMaterialId: newId, newMaterialId: newId, action: 'REPLACE_COVER_ON_UPLOAD', version: 2 });
     expect(await searchNames('upload-')).toEqual(['upload-2.png']);

@@ -14,7 +14,13 @@ describe('GET /v1/assets by name, repeated at one library version (asset lookup)
     const { env, lib } = fixture;
     const ctx = await given(env).ctx(lib.keyA);
     for (const name of ['e', '.png', 'red', 'no-such-name']) {
-      for (const [page, pageSize] of [[1, 1], [2, 2], [3, 2], [1, 100], [9, 100]] as const) {
+      for (const [page, pageSize] of [
+        [1, 1],
+        [2, 2],
+        [3, 2],
+        [1, 100],
+        [9, 100],
+      ] as const) {
         const query = `?name=${encodeURIComponent(name)}&page=${page}&pageSize=${pageSize}`;
         const first = (await lookup(query)).body;
         const repeat = (await lookup(query)).body;
@@ -30,7 +36,7 @@ describe('GET /v1/assets by name, repeated at one library version (asset lookup)
     expect((await lookup('?name=e')).body.pagination.totalCount).toBeGreaterThan(3);
   });
 
-  it('reads a name\'s match ids once per library version, and again after a change to the library', async () => {
+  it("reads a name's match ids once per library version, and again after a change to the library", async () => {
     const { env, lib } = fixture;
     const memo = env.core.assets.lookupNameMatchIds;
     const misses = memo.misses;

@@ -56,7 +56,11 @@ describe('GET /v1/assets (asset lookup, spec 2.1)', () => {
 
   it('finds files by extension (with or without the dot), by content hash and by ids, combining filters with AND', async () => {
     expect(names(await lookup('?extension=.WAV')).sort()).toEqual(['clip.wav', 'long.wav']);
-    const [row] = await env.orm.em.fork().execute<{ sha256: string }[]>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [lib.files['notes.txt']]);
+    const [row] = await env.orm.em
+      .fork()
+      .execute<{ sha256: string }[]>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [
+        lib.files['notes.txt'],
+      ]);
     expect(names(await lookup(`?sha256=${row!.sha256.toUpperCase()}`))).toEqual(['notes.txt']);
     expect(names(await lookup(`?ids=${lib.files['clip.wav']},${lib.files['root.png']}`)).sort()).toEqual(['clip.wav', 'root.png']);
     expect(names(await lookup(`?ids=${lib.files['clip.wav']},${lib.files['root.png']}&extension=png`))).toEqual(['root.png']);

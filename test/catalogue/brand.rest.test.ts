@@ -51,7 +51,12 @@ describe('POST /v1/brands (createBrand)', () => {
   });
 
   it('never echoes logoUrl, and stores it without query and fragment', async () => {
-    const res = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, body: { name: 'Logo', logoUrl: 'https://cdn.example.com/a/logo.png?v=1#top' } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/v1/brands',
+      key: manager.key,
+      body: { name: 'Logo', logoUrl: 'https://cdn.example.com/a/logo.png?v=1#top' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data).not.toHaveProperty('logoUrl');
     expect(JSON.stringify(res.body)).not.toContain('cdn.example.com');
@@ -61,7 +66,12 @@ describe('POST /v1/brands (createBrand)', () => {
   });
 
   it("allows logo hosts on the service's own storage host", async () => {
-    const res = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, body: { name: 'Own', logoUrl: 'http://127.0.0.1:8080/files/logo.png' } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/v1/brands',
+      key: manager.key,
+      body: { name: 'Own', logoUrl: 'http://127.0.0.1:8080/files/logo.png' },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -110,7 +120,13 @@ describe('POST /v1/brands (createBrand)', () => {
   });
 
   it('rejects a non-JSON content type with 422 validation_failed', async () => {
-    const res = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/v1/brands',
+      key: manager.key,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.details[0].field).toBe('Content-Type');
   });
@@ -204,7 +220,13 @@ describe('PATCH /v1/brands/{id} (updateBrand)', () => {
 
   it('applies the change when If-Match carries the current ETag', async () => {
     const created = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, body: { name: 'Tagged' } });
-    const res = await send(env, { method: 'PATCH', url: `/v1/brands/${created.body.data.id}`, key: manager.key, body: { description: 'Tagged once' }, headers: { 'if-match': created.headers.etag! } });
+    const res = await send(env, {
+      method: 'PATCH',
+      url: `/v1/brands/${created.body.data.id}`,
+      key: manager.key,
+      body: { description: 'Tagged once' },
+      headers: { 'if-match': created.headers.etag! },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.description).toBe('Tagged once');
   });
@@ -213,7 +235,13 @@ describe('PATCH /v1/brands/{id} (updateBrand)', () => {
     const created = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, body: { name: 'Stale' } });
     const id = created.body.data.id;
     await send(env, { method: 'PATCH', url: `/v1/brands/${id}`, key: manager.key, body: { name: 'Changed elsewhere' } });
-    const res = await send(env, { method: 'PATCH', url: `/v1/brands/${id}`, key: manager.key, body: { name: 'Mine' }, headers: { 'if-match': created.headers.etag! } });
+    const res = await send(env, {
+      method: 'PATCH',
+      url: `/v1/brands/${id}`,
+      key: manager.key,
+      body: { name: 'Mine' },
+      headers: { 'if-match': created.headers.etag! },
+    });
     expect(res.status).toBe(412);
     expect(res.body.code).toBe('precondition_failed');
     const read = await send(env, { url: `/v1/brands/${id}`, key: manager.key });
@@ -270,7 +298,12 @@ describe('DELETE /v1/brands/{id} (deleteBrand)', () => {
   it('refuses a stale If-Match with 412 and deletes nothing', async () => {
     const created = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, body: { name: 'Keep' } });
     await send(env, { method: 'PATCH', url: `/v1/brands/${created.body.data.id}`, key: manager.key, body: { description: 'Changed' } });
-    const res = await send(env, { method: 'DELETE', url: `/v1/brands/${created.body.data.id}`, key: manager.key, headers: { 'if-match': created.headers.etag! } });
+    const res = await send(env, {
+      method: 'DELETE',
+      url: `/v1/brands/${created.body.data.id}`,
+      key: manager.key,
+      headers: { 'if-match': created.headers.etag! },
+    });
     expect(res.status).toBe(412);
     expect((await send(env, { url: `/v1/brands/${created.body.data.id}`, key: manager.key })).status).toBe(200);
   });
@@ -286,7 +319,7 @@ describe('DELETE /v1/brands/{id} (deleteBrand)', () => {
   });
 });
 
-describe('brand bodies over REST take exactly the fields of spec 4.2 (issue 16 item 6)', () => {
+describe('brand bodies over REST take exactly the fields of spec 4.2', () => {
   it.each([
     ['website', { name: 'Site', website: 'https://acme.example.com' }],
     ['sortOrder', { name: 'Sorted', sortOrder: 3 }],
@@ -309,7 +342,10 @@ describe('brand bodies over REST take exactly the fields of spec 4.2 (issue 16 i
 
   it('keeps website, sortOrder and isEnabled settable through GraphQL for signed-in frontends', async () => {
     const key = await given(env).key(await given(env).team(), 'manage');
-    const res = await graphqlOf(key.key, 'mutation { createBrand(input: { name: "Front", website: "https://front.example.com", sortOrder: 2, isEnabled: false }) { brand { website sortOrder isEnabled } } }');
+    const res = await graphqlOf(
+      key.key,
+      'mutation { createBrand(input: { name: "Front", website: "https://front.example.com", sortOrder: 2, isEnabled: false }) { brand { website sortOrder isEnabled } } }',
+    );
     expect(res.body.data.createBrand.brand).toEqual({ website: 'https://front.example.com', sortOrder: 2, isEnabled: false });
   });
 });

@@ -20,7 +20,14 @@ beforeAll(() => {
 describe('POST /v1/categories (createCategory)', () => {
   it('creates a root with 201, the envelope, an ETag and every field of spec 2.3', async () => {
     const icon = await g.categoryIcon(team);
-    const res = await create(manager.key, { brandId: brand.id, name: 'Shoes', description: 'Footwear', iconEmoji: '👟', iconAssetId: icon.id, isEnabled: false });
+    const res = await create(manager.key, {
+      brandId: brand.id,
+      name: 'Shoes',
+      description: 'Footwear',
+      iconEmoji: '👟',
+      iconAssetId: icon.id,
+      isEnabled: false,
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ success: true, code: null, message: null });
     expect(res.body.requestId).toBe(res.headers['x-request-id']);
@@ -149,7 +156,13 @@ describe('POST /v1/categories (createCategory)', () => {
 
   it('rejects malformed JSON with 422 validation_failed and writes nothing', async () => {
     const before = await snapshot(team.teamId);
-    const res = await send(env, { method: 'POST', url: '/v1/categories', key: manager.key, rawBody: '{"brandId": ', headers: { 'content-type': 'application/json' } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/v1/categories',
+      key: manager.key,
+      rawBody: '{"brandId": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('validation_failed');
     expect(await snapshot(team.teamId)).toEqual(before);

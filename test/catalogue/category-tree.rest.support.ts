@@ -29,7 +29,9 @@ export function useCategoryTree() {
   afterAll(async () => world.env?.close());
 
   async function snapshot(brandId: number): Promise<unknown[]> {
-    return world.env.orm.em.fork().execute('select *, updated_at::text as updated, deleted_at::text as deleted from categories where brand_id = ? order by id', [brandId]);
+    return world.env.orm.em
+      .fork()
+      .execute('select *, updated_at::text as updated, deleted_at::text as deleted from categories where brand_id = ? order by id', [brandId]);
   }
 
   const create = (body: unknown) => send(world.env, { method: 'POST', url: '/v1/categories', key: world.manager.key, body });

@@ -107,11 +107,14 @@ describe('deleteBrand with categories (spec 3.2 brand_has_dependents)', () => {
     );
     for (let i = 0; i < brands.length; i++) {
       const [deleted, created] = [results[2 * i]!, results[2 * i + 1]!];
-      expect([[200, 422], [409, 201]]).toContainEqual([deleted.status, created.status]);
+      expect([
+        [200, 422],
+        [409, 201],
+      ]).toContainEqual([deleted.status, created.status]);
     }
-    const orphans = await env.orm.em.fork().execute<unknown[]>(
-      `select c.id from categories c join brands b on b.id = c.brand_id where c.deleted_at is null and b.deleted_at is not null`,
-    );
+    const orphans = await env.orm.em
+      .fork()
+      .execute<unknown[]>(`select c.id from categories c join brands b on b.id = c.brand_id where c.deleted_at is null and b.deleted_at is not null`);
     expect(orphans).toEqual([]);
   });
 });
@@ -122,7 +125,9 @@ describe('name_in_use from the live-sibling unique index (the one database-error
     await g.category(manager, { brandId: brand.id, name: 'Dup' });
     let violation: unknown;
     try {
-      await env.orm.em.fork().execute(`insert into categories (team_id, brand_id, name, path_key, depth) values (?, ?, 'Dup', '/Dup', 1)`, [team.teamId, brand.id]);
+      await env.orm.em
+        .fork()
+        .execute(`insert into categories (team_id, brand_id, name, path_key, depth) values (?, ?, 'Dup', '/Dup', 1)`, [team.teamId, brand.id]);
     } catch (e) {
       violation = e;
     }
@@ -145,7 +150,10 @@ describe('batch reads for dataloaders', () => {
     const child = await g.category(manager, { brandId: brand.id, parentId: root.id, name: 'Child' });
     const own = await g.ctx(manager);
     expect((await env.core.catalogue.categories.findByIds(own, [root.id, child.id])).map((c) => c.id).sort()).toEqual([root.id, child.id].sort());
-    expect((await env.core.catalogue.categories.findChildrenByParentIds(own, [root.id, child.id])).map((list) => list.map((c) => c.id))).toEqual([[child.id], []]);
+    expect((await env.core.catalogue.categories.findChildrenByParentIds(own, [root.id, child.id])).map((list) => list.map((c) => c.id))).toEqual([
+      [child.id],
+      [],
+    ]);
     const stranger = await g.ctx(await g.key(await g.team('Other'), 'manage'));
     expect(await env.core.catalogue.categories.findByIds(stranger, [root.id, child.id])).toEqual([]);
     expect(await env.core.catalogue.categories.findChildrenByParentIds(stranger, [root.id])).toEqual([[]]);

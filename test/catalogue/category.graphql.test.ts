@@ -59,7 +59,12 @@ describe('GraphQL category operations (same core operations as REST)', () => {
     const child = await g.category(manager, { brandId: b.id, parentId: root.id, name: 'Child' });
     const one = await graphql(env, manager.key, GET, { id: child.id });
     expect(one.body.data.category.category).toEqual(child);
-    const list = await graphql(env, manager.key, `query($b: Int) { categories(brandId: $b, pageSize: 10) { items { id } pagination { page pageSize totalCount totalPages } } }`, { b: b.id });
+    const list = await graphql(
+      env,
+      manager.key,
+      `query($b: Int) { categories(brandId: $b, pageSize: 10) { items { id } pagination { page pageSize totalCount totalPages } } }`,
+      { b: b.id },
+    );
     expect(list.body.data.categories.items.map((c: { id: number }) => c.id)).toEqual([root.id, child.id]);
     expect(list.body.data.categories.pagination).toEqual({ page: 1, pageSize: 10, totalCount: 2, totalPages: 1 });
   });

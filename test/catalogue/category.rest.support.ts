@@ -36,12 +36,17 @@ export function useCategoryRest() {
 
   /** Every category row of a team, deleted ones and timestamps included: any write changes it. */
   async function snapshot(teamId: number): Promise<unknown[]> {
-    return world.env.orm.em.fork().execute('select *, updated_at::text as updated, deleted_at::text as deleted from categories where team_id = ? order by id', [teamId]);
+    return world.env.orm.em
+      .fork()
+      .execute('select *, updated_at::text as updated, deleted_at::text as deleted from categories where team_id = ? order by id', [teamId]);
   }
 
-  const create = (key: string, body: unknown, headers?: Record<string, string>) => send(world.env, { method: 'POST', url: '/v1/categories', key, body, headers });
-  const patch = (key: string, id: number, body: unknown, headers?: Record<string, string>) => send(world.env, { method: 'PATCH', url: `/v1/categories/${id}`, key, body, headers });
-  const remove = (key: string, id: number, headers?: Record<string, string>) => send(world.env, { method: 'DELETE', url: `/v1/categories/${id}`, key, headers });
+  const create = (key: string, body: unknown, headers?: Record<string, string>) =>
+    send(world.env, { method: 'POST', url: '/v1/categories', key, body, headers });
+  const patch = (key: string, id: number, body: unknown, headers?: Record<string, string>) =>
+    send(world.env, { method: 'PATCH', url: `/v1/categories/${id}`, key, body, headers });
+  const remove = (key: string, id: number, headers?: Record<string, string>) =>
+    send(world.env, { method: 'DELETE', url: `/v1/categories/${id}`, key, headers });
   const read = (key: string, id: number) => send(world.env, { url: `/v1/categories/${id}`, key });
 
   async function freshBrand(name = 'Fresh'): Promise<BrandView> {

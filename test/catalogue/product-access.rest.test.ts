@@ -24,23 +24,48 @@ type Operation = (key: GivenKey, draftId: number, publishedId: number) => Promis
 const operations: Record<string, { run: Operation; allowed: Role[]; success: number; writes: boolean }> = {
   'GET /v1/products': { run: (k) => send(env, { url: '/v1/products', key: k.key }), allowed: [...ROLES], success: 200, writes: false },
   'GET /v1/products?sync=true': { run: (k) => send(env, { url: '/v1/products?sync=true', key: k.key }), allowed: [...ROLES], success: 200, writes: false },
-  'GET /v1/products/{published id}': { run: (k, _d, p) => send(env, { url: `/v1/products/${p}`, key: k.key }), allowed: [...ROLES], success: 200, writes: false },
+  'GET /v1/products/{published id}': {
+    run: (k, _d, p) => send(env, { url: `/v1/products/${p}`, key: k.key }),
+    allowed: [...ROLES],
+    success: 200,
+    writes: false,
+  },
   'POST /v1/products/visibility': {
     run: (k, d) => send(env, { method: 'POST', url: '/v1/products/visibility', key: k.key, body: { ids: [d] } }),
     allowed: [...ROLES],
     success: 200,
     writes: false,
   },
-  'POST /v1/products': { run: (k) => send(env, { method: 'POST', url: '/v1/products', key: k.key, body: { name: 'New' } }), allowed: ['editable', 'manage'], success: 201, writes: true },
+  'POST /v1/products': {
+    run: (k) => send(env, { method: 'POST', url: '/v1/products', key: k.key, body: { name: 'New' } }),
+    allowed: ['editable', 'manage'],
+    success: 201,
+    writes: true,
+  },
   'PATCH /v1/products/{id}': {
     run: (k, d) => send(env, { method: 'PATCH', url: `/v1/products/${d}`, key: k.key, body: { name: 'Renamed' } }),
     allowed: ['editable', 'manage'],
     success: 200,
     writes: true,
   },
-  'POST /v1/products/{id}/publish': { run: (k, d) => send(env, { method: 'POST', url: `/v1/products/${d}/publish`, key: k.key }), allowed: ['editable', 'manage'], success: 200, writes: true },
-  'POST /v1/products/{id}/unpublish': { run: (k, _d, p) => send(env, { method: 'POST', url: `/v1/products/${p}/unpublish`, key: k.key }), allowed: ['editable', 'manage'], success: 200, writes: true },
-  'DELETE /v1/products/{id}': { run: (k, d) => send(env, { method: 'DELETE', url: `/v1/products/${d}`, key: k.key }), allowed: ['editable', 'manage'], success: 200, writes: true },
+  'POST /v1/products/{id}/publish': {
+    run: (k, d) => send(env, { method: 'POST', url: `/v1/products/${d}/publish`, key: k.key }),
+    allowed: ['editable', 'manage'],
+    success: 200,
+    writes: true,
+  },
+  'POST /v1/products/{id}/unpublish': {
+    run: (k, _d, p) => send(env, { method: 'POST', url: `/v1/products/${p}/unpublish`, key: k.key }),
+    allowed: ['editable', 'manage'],
+    success: 200,
+    writes: true,
+  },
+  'DELETE /v1/products/{id}': {
+    run: (k, d) => send(env, { method: 'DELETE', url: `/v1/products/${d}`, key: k.key }),
+    allowed: ['editable', 'manage'],
+    success: 200,
+    writes: true,
+  },
 };
 
 describe('role matrix', () => {
@@ -122,7 +147,7 @@ describe('cross-team isolation', () => {
   });
 
   it("a PATCH naming another team's file is 422 and writes nothing", async () => {
-    const foreignFile = await gp.image((await g.team('C')));
+    const foreignFile = await gp.image(await g.team('C'));
     const before = await gp.snapshot(team.teamId);
     const res = await send(env, { method: 'PATCH', url: `/v1/products/${mine.draft}`, key: editor.key, body: { relatedAssetIds: [foreignFile] } });
     expect(res.status).toBe(422);

@@ -27,10 +27,38 @@ describe('POST /v1/products: the draft and its representation', () => {
     expect(res.status).toBe(201);
     expect(res.headers.etag).toMatch(/^"[^"]+"$/);
     expect(Object.keys(res.body.data).sort()).toEqual(
-      ['brandId', 'categoryId', 'cover', 'createdAt', 'description', 'draftReason', 'id', 'images', 'name', 'ownerUserId', 'publishedAt', 'relatedAssets',
-        'spu', 'status', 'templateDefinition', 'templateFields', 'templateId', 'templateVersionId', 'updatedAt'].sort(),
+      [
+        'brandId',
+        'categoryId',
+        'cover',
+        'createdAt',
+        'description',
+        'draftReason',
+        'id',
+        'images',
+        'name',
+        'ownerUserId',
+        'publishedAt',
+        'relatedAssets',
+        'spu',
+        'status',
+        'templateDefinition',
+        'templateFields',
+        'templateId',
+        'templateVersionId',
+        'updatedAt',
+      ].sort(),
     );
-    expect(res.body.data).toMatchObject({ name: 'Chair', status: 'draft', publishedAt: null, spu: null, ownerUserId: null, cover: null, images: [], relatedAssets: [] });
+    expect(res.body.data).toMatchObject({
+      name: 'Chair',
+      status: 'draft',
+      publishedAt: null,
+      spu: null,
+      ownerUserId: null,
+      cover: null,
+      images: [],
+      relatedAssets: [],
+    });
     expect(res.body.data.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(res.body.data.updatedAt).toBe(res.body.data.createdAt);
   });
@@ -108,7 +136,7 @@ describe('POST /v1/products: brand, category and owner', () => {
     await expectRefused({ categoryId: category.id }, 422, 'validation_failed', 'categoryId');
   });
 
-  it('rejects a deleted brand, a deleted category and other libraries\' brands, categories and members with 422', async () => {
+  it("rejects a deleted brand, a deleted category and other libraries' brands, categories and members with 422", async () => {
     const manager = await g.key(team, 'manage');
     const gone = await g.brand(manager);
     await send(env, { method: 'DELETE', url: `/v1/brands/${gone.id}`, key: manager.key });

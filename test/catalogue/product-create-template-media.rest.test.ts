@@ -43,7 +43,10 @@ describe('POST /v1/products: template resolution and pinning (spec 4.5)', () => 
     const child = await g.category(key, { brandId: brand.id, name: 'Child', parentId: root.id });
     return { key, brand, root, child };
   }
-  const pinned = (res: { body: { data: { templateId: string | null; templateVersionId: string | null } } }) => [res.body.data.templateId, res.body.data.templateVersionId];
+  const pinned = (res: { body: { data: { templateId: string | null; templateVersionId: string | null } } }) => [
+    res.body.data.templateId,
+    res.body.data.templateVersionId,
+  ];
 
   it('pins the explicit templateId first, even when the category is bound to another template', async () => {
     const { key, brand, root } = await library();
@@ -77,7 +80,7 @@ describe('POST /v1/products: template resolution and pinning (spec 4.5)', () => 
     expect(res.body.data.templateFields).toEqual({});
   });
 
-  it('returns the pinned version\'s groups and fields as templateDefinition', async () => {
+  it("returns the pinned version's groups and fields as templateDefinition", async () => {
     const res = await create({ templateId: template.id });
     expect(res.body.data.templateDefinition).toEqual({ groups: template.groups });
   });
@@ -178,7 +181,7 @@ describe('POST /v1/products: templateFields (keyed by stable custom field ID, va
     expect(message).not.toContain(ids.name);
   });
 
-  it('names the field\'s label and type next to a value that does not fit it', async () => {
+  it("names the field's label and type next to a value that does not fit it", async () => {
     const res = await create({ templateId: template.id, templateFields: { [ids.tNumber!]: 'eighteen' } });
     expect(res.status).toBe(422);
     expect(res.body.details).toEqual([{ field: `templateFields.${ids.tNumber}`, message: 'must be a JSON number ("Number", a number field)' }]);
@@ -213,7 +216,12 @@ describe('POST /v1/products: media (spec 4.5, 8)', () => {
     await expectRefused({ imageAssetIds: [files.png, files.foreign] }, 422, 'validation_failed', 'imageAssetIds[1]');
     await expectRefused({ coverAssetId: files.foreign }, 422, 'validation_failed', 'coverAssetId');
     await expectRefused({ relatedAssetIds: [2147483647] }, 422, 'validation_failed', 'relatedAssetIds[0]');
-    await expectRefused({ templateId: template.id, templateFields: { [ids.tFile!]: [files.foreign] } }, 422, 'validation_failed', `templateFields.${ids.tFile}[0]`);
+    await expectRefused(
+      { templateId: template.id, templateFields: { [ids.tFile!]: [files.foreign] } },
+      422,
+      'validation_failed',
+      `templateFields.${ids.tFile}[0]`,
+    );
   });
 
   it('rejects a deleted library file with 422', async () => {
@@ -224,7 +232,12 @@ describe('POST /v1/products: media (spec 4.5, 8)', () => {
 
   it('enforces the pinned field limits: maxCount, maxSizeMB, accept, and images only in image fields', async () => {
     const base = { templateId: template.id };
-    await expectRefused({ ...base, templateFields: { [ids.tImage!]: [files.png, files.png2, files.png3] } }, 422, 'validation_failed', `templateFields.${ids.tImage}`);
+    await expectRefused(
+      { ...base, templateFields: { [ids.tImage!]: [files.png, files.png2, files.png3] } },
+      422,
+      'validation_failed',
+      `templateFields.${ids.tImage}`,
+    );
     await expectRefused({ ...base, templateFields: { [ids.tTiny!]: [files.txt] } }, 422, 'validation_failed', `templateFields.${ids.tTiny}[0]`);
     await expectRefused({ ...base, templateFields: { [ids.tFile!]: [files.png] } }, 422, 'validation_failed', `templateFields.${ids.tFile}[0]`);
     await expectRefused({ ...base, templateFields: { [ids.tImage!]: [files.txt] } }, 422, 'validation_failed', `templateFields.${ids.tImage}[0]`);
@@ -249,7 +262,12 @@ describe('POST /v1/products: media (spec 4.5, 8)', () => {
       await expectRefused({ coverAssetId: hundred[0], imageAssetIds: hundred }, 422, 'validation_failed', 'media');
       await expectRefused({ imageAssetIds: hundred.slice(0, 60), relatedAssetIds: hundred.slice(59, 100) }, 422, 'validation_failed', 'media');
       await expectRefused(
-        { templateId: template.id, imageAssetIds: hundred.slice(0, 50), relatedAssetIds: hundred.slice(50, 99), templateFields: { [ids.tFile!]: [files.txt, files.txt2] } },
+        {
+          templateId: template.id,
+          imageAssetIds: hundred.slice(0, 50),
+          relatedAssetIds: hundred.slice(50, 99),
+          templateFields: { [ids.tFile!]: [files.txt, files.txt2] },
+        },
         422,
         'validation_failed',
         'media',
@@ -291,7 +309,9 @@ describe('POST /v1/products: Idempotency-Key', () => {
     expect(again.body.data.images.map((m: { id: number | null }) => m.id)).toEqual([null, keep]);
     // the cover slot held the deleted first image: it is unresolved, not refilled from another slot
     expect(again.body.data.cover).toEqual({ id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null });
-    expect(again.body.data.relatedAssets).toEqual([{ id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null }]);
+    expect(again.body.data.relatedAssets).toEqual([
+      { id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null },
+    ]);
   });
 
   it('refuses the same key with a different body with 409 idempotency_key_reused and writes nothing', async () => {

@@ -36,7 +36,12 @@ async function download(productId: number, key: GivenKey, body?: unknown, idempo
   const headers: Record<string, string> = { authorization: `Bearer ${key.key}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-  const res = await env.app.inject({ method: 'POST', url: `/v1/products/${productId}/downloads`, headers, payload: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await env.app.inject({
+    method: 'POST',
+    url: `/v1/products/${productId}/downloads`,
+    headers,
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
   let json: unknown;
   try {
     json = res.json();
@@ -71,7 +76,9 @@ async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
 
 /** The stored bytes of a library file. */
 async function storedBytes(fileId: number): Promise<Buffer> {
-  const [row] = await env.orm.em.fork().execute<{ sha256: string }[]>('select o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = ?', [fileId]);
+  const [row] = await env.orm.em
+    .fork()
+    .execute<{ sha256: string }[]>('select o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = ?', [fileId]);
   return readFile(join(storage.path, ...objectKey(row!.sha256).split('/')));
 }
 
@@ -80,7 +87,7 @@ async function recordCount(teamId = team.teamId): Promise<number> {
   return row!.n;
 }
 
-describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
+describe('POST /v1/products/{id}/downloads', () => {
   it("delivers the product's media as one ZIP, byte for byte, and records who downloaded what", async () => {
     const image = await gp.image(team, 'front.png');
     const text = await gp.textFile(team, 'manual.txt');
@@ -122,7 +129,11 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
     const before = await recordCount();
     const refused = await download(product.id, usable, { assetIds: [a, other] });
     expect(refused.status).toBe(422);
-    expect(refused.json).toMatchObject({ success: false, code: 'validation_failed', details: [{ field: 'assetIds', message: `${other} is not a media file of this product` }] });
+    expect(refused.json).toMatchObject({
+      success: false,
+      code: 'validation_failed',
+      details: [{ field: 'assetIds', message: `${other} is not a media file of this product` }],
+    });
     const unknownField = await download(product.id, usable, { assetIds: [a], format: 'tar' });
     expect(unknownField.status).toBe(422);
     expect(await recordCount()).toBe(before);
@@ -133,10 +144,10 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
     const product = await gp.published(editor, { relatedAssetIds: files });
     const em = env.orm.em.fork();
     // the API keeps a product at 100 media; the download limit still holds for a product stored with more
-    await em.execute(
-      'update products set related_file_ids = ?::int[] where id = ?',
-      [`{${[...files, ...(await gp.textFiles(team, 99, 'many'))].join(',')}}`, product.id],
-    );
+    await em.execute('update products set related_file_ids = ?::int[] where id = ?', [
+      `{${[...files, ...(await gp.textFiles(team, 99, 'many'))].join(',')}}`,
+      product.id,
+    ]);
     const before = await recordCount();
     const tooMany = await download(product.id, usable);
     expect(tooMany.status).toBe(413);
@@ -169,7 +180,9 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
   it('answers 409 mutation_response_unavailable with a mutationOutcome when the record committed but the bytes are gone, and delivers on a retry with the same key', async () => {
     const file = await gp.textFile(team, 'vanishing.txt');
     const product = await gp.published(editor, { relatedAssetIds: [file] });
-    const [row] = await env.orm.em.fork().execute<{ sha256: string }[]>('select o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = ?', [file]);
+    const [row] = await env.orm.em
+      .fork()
+      .execute<{ sha256: string }[]>('select o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = ?', [file]);
     const path = join(storage.path, ...objectKey(row!.sha256).split('/'));
     await rename(path, `${path}.away`);
     const before = await recordCount();
@@ -218,7 +231,7 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
     expect(await recordCount(stranger.teamId)).toBe(strangerBefore);
   });
 
-  it('lists the whole team\'s downloads for manage only, newest first, and records each in the activity log', async () => {
+  it("lists the whole team's downloads for manage only, newest first, and records each in the activity log", async () => {
     const file = await gp.textFile(team, 'team.txt');
     const product = await gp.published(editor, { relatedAssetIds: [file] });
     const res = await download(product.id, usable);
@@ -234,13 +247,15 @@ describe('POST /v1/products/{id}/downloads (issue 16 item 5)', () => {
 
 describe('ZIP entry names', () => {
   it('makes repeated names unique before the extension and keeps separators and dot names inside the archive', () => {
-    expect(zipEntryNames([
-      { id: 1, name: 'a.jpg' },
-      { id: 2, name: 'A.jpg' },
-      { id: 3, name: 'a.jpg' },
-      { id: 4, name: '../etc/passwd' },
-      { id: 5, name: '..' },
-      { id: 6, name: 'README' },
-    ])).toEqual(['a.jpg', 'A (2).jpg', 'a (3).jpg', '.._etc_passwd', 'file-5', 'README']);
+    expect(
+      zipEntryNames([
+        { id: 1, name: 'a.jpg' },
+        { id: 2, name: 'A.jpg' },
+        { id: 3, name: 'a.jpg' },
+        { id: 4, name: '../etc/passwd' },
+        { id: 5, name: '..' },
+        { id: 6, name: 'README' },
+      ]),
+    ).toEqual(['a.jpg', 'A (2).jpg', 'a (3).jpg', '.._etc_passwd', 'file-5', 'README']);
   });
 });

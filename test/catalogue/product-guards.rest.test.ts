@@ -21,7 +21,9 @@ beforeAll(() => {
 const deleteCategory = (id: number) => send(env, { method: 'DELETE', url: `/v1/categories/${id}`, key: manager.key });
 const deleteBrand = (id: number) => send(env, { method: 'DELETE', url: `/v1/brands/${id}`, key: manager.key });
 const liveCategories = async (brandId: number) =>
-  (await env.orm.em.fork().execute<Array<{ id: number }>>('select id from categories where brand_id = ? and deleted_at is null order by id', [brandId])).map((r) => r.id);
+  (await env.orm.em.fork().execute<Array<{ id: number }>>('select id from categories where brand_id = ? and deleted_at is null order by id', [brandId])).map(
+    (r) => r.id,
+  );
 
 async function tree() {
   const brand = await g.brand(manager);
@@ -71,10 +73,12 @@ describe('DELETE /v1/categories/{id} with products (category_has_products)', () 
       // exactly one wins: the product (and the category stays), or the deletion (and the create is refused)
       expect([created.status, removed.status].sort()).toEqual(created.status === 201 ? [201, 409] : [200, 422]);
     }
-    const orphans = await env.orm.em.fork().execute(
-      'select p.id from products p join categories c on c.id = p.category_id where p.team_id = ? and p.deleted_at is null and c.deleted_at is not null',
-      [teamId],
-    );
+    const orphans = await env.orm.em
+      .fork()
+      .execute(
+        'select p.id from products p join categories c on c.id = p.category_id where p.team_id = ? and p.deleted_at is null and c.deleted_at is not null',
+        [teamId],
+      );
     expect(orphans).toEqual([]);
   });
 });
@@ -108,10 +112,11 @@ describe('DELETE /v1/brands/{id} with products (brand_has_dependents)', () => {
       ]);
       expect([created.status, removed.status].sort()).toEqual(created.status === 201 ? [201, 409] : [200, 422]);
     }
-    const orphans = await env.orm.em.fork().execute(
-      'select p.id from products p join brands b on b.id = p.brand_id where p.team_id = ? and p.deleted_at is null and b.deleted_at is not null',
-      [teamId],
-    );
+    const orphans = await env.orm.em
+      .fork()
+      .execute('select p.id from products p join brands b on b.id = p.brand_id where p.team_id = ? and p.deleted_at is null and b.deleted_at is not null', [
+        teamId,
+      ]);
     expect(orphans).toEqual([]);
   });
 });

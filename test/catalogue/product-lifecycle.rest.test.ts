@@ -32,7 +32,8 @@ const patch = (id: number, body: unknown, headers: Record<string, string> = {}, 
   send(env, { method: 'PATCH', url: url(id), key: key.key, body, headers });
 const act = (id: number, action: 'publish' | 'unpublish', headers: Record<string, string> = {}, key: GivenKey = editor) =>
   send(env, { method: 'POST', url: url(id, `/${action}`), key: key.key, headers });
-const remove = (id: number, headers: Record<string, string> = {}, key: GivenKey = editor) => send(env, { method: 'DELETE', url: url(id), key: key.key, headers });
+const remove = (id: number, headers: Record<string, string> = {}, key: GivenKey = editor) =>
+  send(env, { method: 'DELETE', url: url(id), key: key.key, headers });
 const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);
 
 async function expectUnchanged(work: () => Promise<{ status: number; body: any }>, status: number, code: string, field?: string) {
@@ -59,7 +60,12 @@ describe('GET /v1/products/{id}', () => {
     const tpl = await gt.template(manager, { groups: [{ name: 'G', fields: [{ key: 'colour', name: 'Colour', type: 'text' }] }] });
     const product = await gp.published(editor, { templateId: tpl.id });
     const before = (await get(product.id)).body.data;
-    await send(env, { method: 'PATCH', url: `/v1/product-info-templates/${tpl.id}`, key: manager.key, body: { groups: [{ id: tpl.groups[0]!.id, name: 'Renamed', fields: tpl.groups[0]!.fields.map((f) => ({ id: f.id })) }] } });
+    await send(env, {
+      method: 'PATCH',
+      url: `/v1/product-info-templates/${tpl.id}`,
+      key: manager.key,
+      body: { groups: [{ id: tpl.groups[0]!.id, name: 'Renamed', fields: tpl.groups[0]!.fields.map((f) => ({ id: f.id })) }] },
+    });
     await send(env, { method: 'DELETE', url: `/v1/product-info-templates/${tpl.id}`, key: manager.key });
     const after = (await get(product.id)).body.data;
     expect(after.templateDefinition).toEqual(before.templateDefinition);
@@ -71,7 +77,7 @@ describe('GET /v1/products/{id}', () => {
     expect((await get(product.id, reader)).body.data.templateDefinition).toEqual(before.templateDefinition);
   });
 
-  it('gives 404 for an unknown id, a deleted product and another team\'s product', async () => {
+  it("gives 404 for an unknown id, a deleted product and another team's product", async () => {
     const product = await gp.product(editor);
     await remove(product.id);
     expect((await get(product.id)).status).toBe(404);
@@ -88,7 +94,16 @@ describe('GET /v1/products/{id}', () => {
     await db('update library_files set deleted_at = now() where id = ?', [a]);
     const after = await get(product.id);
     expect(after.body.data.images.map((m: { id: number | null }) => m.id)).toEqual([null, b]);
-    expect(after.body.data.images[0]).toEqual({ id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null });
+    expect(after.body.data.images[0]).toEqual({
+      id: null,
+      name: null,
+      mimeType: null,
+      size: null,
+      width: null,
+      height: null,
+      duration: null,
+      previewUrl: null,
+    });
     expect(after.body.data.cover).toEqual({ id: null, name: null, mimeType: null, size: null, width: null, height: null, duration: null, previewUrl: null });
     expect(after.headers.etag).not.toBe(before.headers.etag);
   });
@@ -194,7 +209,7 @@ describe('PATCH /v1/products/{id}', () => {
     });
   }
 
-  it('gives 404 for a deleted product and another team\'s product, changing nothing', async () => {
+  it("gives 404 for a deleted product and another team's product, changing nothing", async () => {
     const product = await gp.product(editor);
     await remove(product.id);
     await expectUnchanged(() => patch(product.id, { name: 'x' }), 404, 'not_found');
@@ -217,9 +232,18 @@ describe('POST /v1/products/{id}/publish and /unpublish', () => {
 
   it('accepts publish and unpublish sent as many SDKs send them: Content-Type application/json with an empty body', async () => {
     const product = await gp.product(editor, { name: 'Empty body' });
-    for (const [action, status] of [['publish', 'published'], ['unpublish', 'draft']] as const) {
+    for (const [action, status] of [
+      ['publish', 'published'],
+      ['unpublish', 'draft'],
+    ] as const) {
       for (const rawBody of ['', '  \n']) {
-        const res = await send(env, { method: 'POST', url: url(product.id, `/${action}`), key: editor.key, rawBody, headers: { 'content-type': 'application/json' } });
+        const res = await send(env, {
+          method: 'POST',
+          url: url(product.id, `/${action}`),
+          key: editor.key,
+          rawBody,
+          headers: { 'content-type': 'application/json' },
+        });
         expect(res.status, res.text).toBe(200);
         expect(res.body.data.status).toBe(status);
       }
@@ -329,7 +353,12 @@ describe('POST /v1/products/visibility (spec 4.5 rule 5)', () => {
     const deleted = await gp.product(editor, { name: 'Deleted' });
     await remove(deleted.id);
     const foreign = await gp.product(await g.key(await g.team(), 'manage'));
-    const res = await send(env, { method: 'POST', url: '/v1/products/visibility', key: editor.key, body: { ids: [live.id, deleted.id, foreign.id, 2147483647, live.id] } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/v1/products/visibility',
+      key: editor.key,
+      body: { ids: [live.id, deleted.id, foreign.id, 2147483647, live.id] },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.etag).toBeUndefined();
     expect(res.body.data).toEqual([
@@ -344,8 +373,16 @@ describe('POST /v1/products/visibility (spec 4.5 rule 5)', () => {
     const draft = await gp.product(editor, { name: 'Draft' });
     const published = await gp.published(editor);
     for (const role of ['view_only', 'usable'] as const) {
-      const res = await send(env, { method: 'POST', url: '/v1/products/visibility', key: (await g.key(team, role)).key, body: { ids: [draft.id, published.id] } });
-      expect(res.body.data).toEqual([{ id: draft.id, result: 'not_visible' }, { id: published.id, result: 'visible' }]);
+      const res = await send(env, {
+        method: 'POST',
+        url: '/v1/products/visibility',
+        key: (await g.key(team, role)).key,
+        body: { ids: [draft.id, published.id] },
+      });
+      expect(res.body.data).toEqual([
+        { id: draft.id, result: 'not_visible' },
+        { id: published.id, result: 'visible' },
+      ]);
     }
   });
 
@@ -366,7 +403,12 @@ describe('POST /v1/products/visibility (spec 4.5 rule 5)', () => {
   }
 
   it('accepts 1000 ids', async () => {
-    const res = await send(env, { method: 'POST', url: '/v1/products/visibility', key: editor.key, body: { ids: Array.from({ length: 1000 }, (_, i) => i + 1) } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/v1/products/visibility',
+      key: editor.key,
+      body: { ids: Array.from({ length: 1000 }, (_, i) => i + 1) },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(1000);
   });

@@ -43,7 +43,7 @@ function page(path: string, options: { method?: 'GET' | 'POST'; cookie?: string;
   });
 }
 
-describe('POST /v1/products/{id}/shares (issue 16 item 4)', () => {
+describe('POST /v1/products/{id}/shares', () => {
   it('creates a share of a published product for usable: a link, its settings, active, and an activity record; no ETag', async () => {
     const image = await gp.image(team, 'front.png');
     const product = await gp.published(editor, { imageAssetIds: [image] });
@@ -63,7 +63,9 @@ describe('POST /v1/products/{id}/shares (issue 16 item 4)', () => {
     });
     expect(created.body.data.url).toMatch(/^http:\/\/127\.0\.0\.1:8080\/s\/[A-Za-z0-9_-]{43}$/);
     const activity = await send(env, { url: `/v1/activity-records?resourceType=share&resourceId=${created.body.data.id}`, key: manager.key });
-    expect(activity.body.data).toMatchObject([{ resourceType: 'share', resourceId: String(created.body.data.id), action: 'created', actor: `key:${usable.keyId}` }]);
+    expect(activity.body.data).toMatchObject([
+      { resourceType: 'share', resourceId: String(created.body.data.id), action: 'created', actor: `key:${usable.keyId}` },
+    ]);
   });
 
   it('keeps no token in the database: only its SHA-256 and the nonce it is derived from with the secret', async () => {
@@ -112,7 +114,10 @@ describe('POST /v1/products/{id}/shares (issue 16 item 4)', () => {
       const res = await share(product.id, usable, body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.code).toBe('validation_failed');
-      expect(res.body.details.map((d: { field: string }) => d.field), JSON.stringify(body)).toContain(field);
+      expect(
+        res.body.details.map((d: { field: string }) => d.field),
+        JSON.stringify(body),
+      ).toContain(field);
     }
     expect(await shareRows()).toEqual(before);
   });
@@ -147,7 +152,7 @@ describe('POST /v1/products/{id}/shares (issue 16 item 4)', () => {
 });
 
 describe('GET /v1/products/{id}/shares and DELETE .../shares/{shareId}', () => {
-  it('lists a product\'s shares newest first with their status, paged, without ETag', async () => {
+  it("lists a product's shares newest first with their status, paged, without ETag", async () => {
     const product = await gp.published(editor, {});
     const one = await share(product.id, usable);
     const two = await share(product.id, editor, { password: 'secret-1' });
@@ -162,7 +167,7 @@ describe('GET /v1/products/{id}/shares and DELETE .../shares/{shareId}', () => {
     expect((await send(env, { url: `/v1/products/${product.id}/shares`, key: viewer.key })).status).toBe(403);
   });
 
-  it('revokes a share: its page answers 410 at once; revoking again changes nothing; an unknown or other product\'s share is 404', async () => {
+  it("revokes a share: its page answers 410 at once; revoking again changes nothing; an unknown or other product's share is 404", async () => {
     const product = await gp.published(editor, {});
     const other = await gp.published(editor, {});
     const created = await share(product.id, usable);
@@ -199,7 +204,16 @@ describe('the share page /s/{token}', () => {
     const image = await gp.image(team, 'side view.png');
     const manual = await gp.textFile(team, 'manual.txt');
     const template = await givenTemplates(env).template(manager, {
-      groups: [{ name: 'Specs', fields: [{ key: 'material', name: 'Material', type: 'text' }, { key: 'weight', name: 'Weight (g)', type: 'number' }, { key: 'sheet', name: 'Sheet', type: 'file' }] }],
+      groups: [
+        {
+          name: 'Specs',
+          fields: [
+            { key: 'material', name: 'Material', type: 'text' },
+            { key: 'weight', name: 'Weight (g)', type: 'number' },
+            { key: 'sheet', name: 'Sheet', type: 'file' },
+          ],
+        },
+      ],
     });
     const ids = fieldIds(template);
     const product = await gp.published(editor, {
@@ -299,7 +313,8 @@ describe('the share page /s/{token}', () => {
   it('throttles wrong passwords per share and client: 429 with Retry-After, even for the right password', async () => {
     const product = await gp.published(editor, {});
     const path = pathOf((await share(product.id, usable, { password: 'the-real-one' })).body.data.url);
-    for (let i = 0; i < env.core.platform.attemptLimiter.limit; i++) expect((await page(path, { method: 'POST', password: `guess-${i}` })).statusCode).toBe(403);
+    for (let i = 0; i < env.core.platform.attemptLimiter.limit; i++)
+      expect((await page(path, { method: 'POST', password: `guess-${i}` })).statusCode).toBe(403);
     const blocked = await page(path, { method: 'POST', password: 'the-real-one' });
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
@@ -315,7 +330,13 @@ describe('the share page /s/{token}', () => {
     expect(res.headers['content-type']).toBe('application/zip');
     expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
     const records = await send(env, { url: `/v1/products/${product.id}/download-records`, key: usable.key });
-    expect(records.body.data[0]).toMatchObject({ id: Number(res.headers['download-record-id']), shareId: created.body.data.id, actor: 'system:product-share', keyId: null, fileIds: [a, b] });
+    expect(records.body.data[0]).toMatchObject({
+      id: Number(res.headers['download-record-id']),
+      shareId: created.body.data.id,
+      actor: 'system:product-share',
+      keyId: null,
+      fileIds: [a, b],
+    });
     const closed = await share(product.id, usable, { allowDownload: false });
     const shown = await page(pathOf(closed.body.data.url));
     expect(shown.body).not.toContain('Download all');
@@ -330,16 +351,28 @@ describe('the share page /s/{token}', () => {
 describe('product shares over GraphQL', () => {
   it('creates, lists and revokes a share with the same rules as REST', async () => {
     const product = await gp.published(editor, {});
-    const created = await graphql(env, usable.key, 'mutation($p: Int!) { createProductShare(productId: $p, input: { password: "let-me-in", allowDownload: false }) { id url status passwordProtected allowDownload assetIds } }', { p: product.id });
+    const created = await graphql(
+      env,
+      usable.key,
+      'mutation($p: Int!) { createProductShare(productId: $p, input: { password: "let-me-in", allowDownload: false }) { id url status passwordProtected allowDownload assetIds } }',
+      { p: product.id },
+    );
     expect(created.body.errors).toBeUndefined();
     const share = created.body.data.createProductShare;
     expect(share).toMatchObject({ status: 'ACTIVE', passwordProtected: true, allowDownload: false, assetIds: null });
     expect((await page(pathOf(share.url))).body).toContain('Password required');
-    const listed = await graphql(env, usable.key, 'query($p: Int!) { productShares(productId: $p) { items { id } pagination { totalCount } } }', { p: product.id });
+    const listed = await graphql(env, usable.key, 'query($p: Int!) { productShares(productId: $p) { items { id } pagination { totalCount } } }', {
+      p: product.id,
+    });
     expect(listed.body.data.productShares).toEqual({ items: [{ id: share.id }], pagination: { totalCount: 1 } });
-    const revoked = await graphql(env, usable.key, 'mutation($p: Int!, $s: Int!) { revokeProductShare(productId: $p, shareId: $s) { status } }', { p: product.id, s: share.id });
+    const revoked = await graphql(env, usable.key, 'mutation($p: Int!, $s: Int!) { revokeProductShare(productId: $p, shareId: $s) { status } }', {
+      p: product.id,
+      s: share.id,
+    });
     expect(revoked.body.data.revokeProductShare.status).toBe('REVOKED');
-    const bad = await graphql(env, usable.key, 'mutation($p: Int!) { createProductShare(productId: $p, input: { password: "abc" }) { id } }', { p: product.id });
+    const bad = await graphql(env, usable.key, 'mutation($p: Int!) { createProductShare(productId: $p, input: { password: "abc" }) { id } }', {
+      p: product.id,
+    });
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'password' }] });
     const denied = await graphql(env, viewer.key, 'mutation($p: Int!) { createProductShare(productId: $p) { id } }', { p: product.id });
     expect(denied.body.errors[0].extensions.code).toBe('forbidden');

@@ -56,7 +56,9 @@ async function settle(teamId: number, since: string): Promise<void> {
 }
 
 async function anHourBefore(syncedUntil: string): Promise<string> {
-  const rows = await db<{ t: string }>(`select to_char((?::timestamptz - interval '1 hour') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`, [syncedUntil]);
+  const rows = await db<{ t: string }>(`select to_char((?::timestamptz - interval '1 hour') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`, [
+    syncedUntil,
+  ]);
   return rows[0]!.t;
 }
 
@@ -130,7 +132,12 @@ describe('sync feed (changes=true): a client replaying only the feed converges o
     const rootA = await g.category(manager, { brandId: brand.id, name: 'Root A' });
     const rootB = await g.category(manager, { brandId: brand.id, name: 'Root B' });
     const leaf = await g.category(manager, { brandId: brand.id, name: 'Leaf', parentId: rootA.id });
-    const [renamed, recycled, replaced, replacement] = [await gp.image(team, 'renamed.png'), await gp.image(team, 'recycled.png'), await gp.image(team, 'replaced.png'), await gp.image(team, 'replacement.png')];
+    const [renamed, recycled, replaced, replacement] = [
+      await gp.image(team, 'renamed.png'),
+      await gp.image(team, 'recycled.png'),
+      await gp.image(team, 'replaced.png'),
+      await gp.image(team, 'replacement.png'),
+    ];
     const withRenamed = await gp.published(manager, { name: 'With renamed', imageAssetIds: [renamed] });
     const withRecycled = await gp.published(manager, { name: 'With recycled', imageAssetIds: [recycled] });
     const withReplaced = await gp.published(manager, { name: 'With replaced', imageAssetIds: [replaced], brandId: brand.id, categoryId: leaf.id });
@@ -160,10 +167,12 @@ describe('sync feed (changes=true): a client replaying only the feed converges o
     await setRole(client, 'view_only');
     await settle(team.teamId, since);
     const step2 = await cycle(client, replica);
-    expect(step2).toEqual(expect.arrayContaining([
-      expect.objectContaining({ id: toUnpublish.id, removed: true, reason: 'hidden' }),
-      expect.objectContaining({ id: draft.id, removed: true, reason: 'hidden' }),
-    ]));
+    expect(step2).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: toUnpublish.id, removed: true, reason: 'hidden' }),
+        expect.objectContaining({ id: draft.id, removed: true, reason: 'hidden' }),
+      ]),
+    );
     await expectConverged(client, replica);
 
     // step 3: an unpublish seen by view_only, a file recycled, a file replaced by a new cover version, a publish
@@ -269,7 +278,12 @@ describe('sync feed: tombstones and order', () => {
       { id: deleted.id, reason: 'deleted' },
     ]);
     const managerItems = (await scan(manager, 'sync=true&changes=true')).flatMap((p) => p.body.data as Item[]);
-    expect(managerItems.filter((item) => item.removed).map((item) => item.id).sort()).toEqual([draft.id, deleted.id].sort());
+    expect(
+      managerItems
+        .filter((item) => item.removed)
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual([draft.id, deleted.id].sort());
   });
 });
 
@@ -304,7 +318,9 @@ describe('sync feed: bound and filters', () => {
     await env.core.catalogue.products.softDelete(ctx, goneY.id);
     await settle(team.teamId, since);
     // a cycle from where the step began (moved back an hour with it)
-    const items = (await scan(manager, `sync=true&changes=true&brandId=${x.id}&updatedAfter=${await anHourBefore(since)}`)).flatMap((p) => p.body.data as Item[]);
+    const items = (await scan(manager, `sync=true&changes=true&brandId=${x.id}&updatedAfter=${await anHourBefore(since)}`)).flatMap(
+      (p) => p.body.data as Item[],
+    );
     expect(items.map((item) => [item.id, item.removed ?? false])).toEqual([
       [inX.id, false],
       [goneY.id, true],
@@ -370,7 +386,13 @@ describe('sync feed: the opt-in', () => {
   it('refuses changes that is not true/false, changes without sync=true, and changes with search (422 naming changes)', async () => {
     const team = await g.team('Bad');
     const manager = await g.key(team, 'manage');
-    for (const query of ['sync=true&changes=yes', 'changes=true', 'sync=false&changes=false', 'sync=true&changes=true&search=x', 'sync=true&changes=true&changes=false']) {
+    for (const query of [
+      'sync=true&changes=yes',
+      'changes=true',
+      'sync=false&changes=false',
+      'sync=true&changes=true&search=x',
+      'sync=true&changes=true&changes=false',
+    ]) {
       const res = await get(manager, query);
       expect(res.status, query).toBe(422);
       expect(res.body).toMatchObject({ success: false, code: 'validation_failed' });

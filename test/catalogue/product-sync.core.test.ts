@@ -16,13 +16,20 @@ beforeAll(async () => {
   const team = await g.team();
   ctx = await g.ctx(await g.key(team, 'editable'));
   // three rows examined per page at most, so a rare term meets pages with nothing to show
-  service = new ProductService({ library: env.core.assets.library, templates: env.core.catalogue.templates, cursorSecret: env.config.linkSigningSecret, syncScanLimit: 3 });
+  service = new ProductService({
+    library: env.core.assets.library,
+    templates: env.core.catalogue.templates,
+    cursorSecret: env.config.linkSigningSecret,
+    syncScanLimit: 3,
+  });
   matching = [];
   for (let i = 0; i < 10; i++) {
     const made = await env.core.catalogue.products.create(ctx, { name: i === 1 || i === 8 ? `needle ${i}` : `hay ${i}` });
     if (i === 1 || i === 8) matching.push(made.body.id);
   }
-  await env.orm.em.fork().execute(`update products set updated_at = now() - interval '1 hour' + id * interval '1 millisecond' where team_id = ?`, [team.teamId]);
+  await env.orm.em
+    .fork()
+    .execute(`update products set updated_at = now() - interval '1 hour' + id * interval '1 millisecond' where team_id = ?`, [team.teamId]);
 });
 afterAll(async () => env.close());
 

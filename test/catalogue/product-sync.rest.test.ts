@@ -22,7 +22,8 @@ beforeAll(() => {
 
 const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);
 const sync = (key: GivenKey, query = '') => send(env, { url: `/v1/products?sync=true${query}`, key: key.key });
-const next = (key: GivenKey, cursor: string, extra = '') => send(env, { url: `/v1/products?sync=true&cursor=${encodeURIComponent(cursor)}${extra}`, key: key.key });
+const next = (key: GivenKey, cursor: string, extra = '') =>
+  send(env, { url: `/v1/products?sync=true&cursor=${encodeURIComponent(cursor)}${extra}`, key: key.key });
 const ids = (res: Received) => res.body.data.map((p: { id: number }) => p.id) as number[];
 
 async function library(): Promise<{ team: GivenTeam; editor: GivenKey }> {
@@ -53,7 +54,10 @@ describe('sync=true: a full scan', () => {
     for (let i = 0; i < 7; i++) await gp.product(lib.editor, { name: `S${i}` });
     await age(lib.team.teamId);
     // a tie on updatedAt: the id decides
-    await db(`update products set updated_at = (select min(updated_at) from products where team_id = ?) where team_id = ? and id = (select max(id) from products where team_id = ?)`, [lib.team.teamId, lib.team.teamId, lib.team.teamId]);
+    await db(
+      `update products set updated_at = (select min(updated_at) from products where team_id = ?) where team_id = ? and id = (select max(id) from products where team_id = ?)`,
+      [lib.team.teamId, lib.team.teamId, lib.team.teamId],
+    );
     const expected = (await db<{ id: number }>('select id from products where team_id = ? order by updated_at, id', [lib.team.teamId])).map((r) => r.id);
     const pages = await scan(lib.editor, '&pageSize=3');
     expect(pages.map((p) => p.body.data.length)).toEqual([3, 3, 1]);
@@ -97,7 +101,9 @@ describe('sync=true: a full scan', () => {
     expect(ids(first)).toEqual([old.id]);
     // a minute passes: rows and the saved syncedUntil move back together
     await db(`update products set updated_at = updated_at - interval '1 minute' where team_id = ?`, [lib.team.teamId]);
-    const [saved] = await db<{ t: string }>(`select to_char((?::timestamptz - interval '1 minute') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`, [first.body.pagination.syncedUntil]);
+    const [saved] = await db<{ t: string }>(`select to_char((?::timestamptz - interval '1 minute') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`, [
+      first.body.pagination.syncedUntil,
+    ]);
     const second = await sync(lib.editor, `&updatedAfter=${saved!.t}`);
     expect(ids(second)).toEqual([recent.id]);
   });
@@ -185,7 +191,11 @@ describe('sync=true: the cursor', () => {
   it('continues with the cursor alone, or with every parameter repeated with an equivalent value', async () => {
     const page1 = await first();
     const alone = await next(lib.editor, page1.body.pagination.nextCursor);
-    const repeated = await next(lib.editor, page1.body.pagination.nextCursor, `&pageSize=2&brandId=${brandId}&status=draft&search=%20c%20&updatedAfter=${encodeURIComponent('2020-01-01T01:00:00.000+01:00')}`);
+    const repeated = await next(
+      lib.editor,
+      page1.body.pagination.nextCursor,
+      `&pageSize=2&brandId=${brandId}&status=draft&search=%20c%20&updatedAfter=${encodeURIComponent('2020-01-01T01:00:00.000+01:00')}`,
+    );
     expect(alone.status).toBe(200);
     expect(repeated.status).toBe(200);
     expect(ids(repeated)).toEqual(ids(alone));
@@ -224,7 +234,11 @@ describe('sync=true: the cursor', () => {
     const page1 = await first();
     const cursor: string = page1.body.pagination.nextCursor;
     const [body, mac] = cursor.split('.');
-    const forged = Buffer.from(Buffer.from(body!, 'base64url').toString().replace(/"id":\d+/, '"id":1')).toString('base64url');
+    const forged = Buffer.from(
+      Buffer.from(body!, 'base64url')
+        .toString()
+        .replace(/"id":\d+/, '"id":1'),
+    ).toString('base64url');
     for (const bad of [`${forged}.${mac}`, cursor.slice(0, -2), 'not-a-cursor']) {
       const res = await next(lib.editor, bad);
       expect(res.status).toBe(422);
@@ -307,7 +321,10 @@ describe('sync=true: exactly once under concurrent updates', () => {
     const syncedUntil: string = pages[0]!.body.pagination.syncedUntil;
     // two minutes pass: rows and the saved syncedUntil move back together
     await db(`update products set updated_at = updated_at - interval '2 minutes' where team_id = ?`, [lib.team.teamId]);
-    const [saved] = await db<{ t: string }>(`select to_char((?::timestamptz - interval '2 minutes') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`, [syncedUntil]);
+    const [saved] = await db<{ t: string }>(
+      `select to_char((?::timestamptz - interval '2 minutes') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`,
+      [syncedUntil],
+    );
     const cycle2 = (await scan(lib.editor, `&pageSize=3&updatedAfter=${saved!.t}`)).flatMap(ids);
     expect(cycle2.sort((x, y) => x - y)).toEqual([...touched].sort((x, y) => x - y));
     // merged by id, the two cycles hold every product, the touched ones in their updated version

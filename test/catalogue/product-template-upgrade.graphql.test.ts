@@ -21,14 +21,27 @@ const BULK = `query($templateId: String!, $from: Int!, $to: Int, $page: Int, $pa
 describe('GraphQL template upgrades', () => {
   it('previews, refuses what the preview says blocks, and upgrades with drop through the same core operations as REST', async () => {
     const { template, fields, advance } = await upgradeTemplate();
-    const product = await world.gp.product(world.keys.editable, { name: 'Vase', templateId: template.id, templateFields: { [fields.colour]: 'blue', [fields.legacy]: 'x', [fields.note]: 'n' } });
+    const product = await world.gp.product(world.keys.editable, {
+      name: 'Vase',
+      templateId: template.id,
+      templateFields: { [fields.colour]: 'blue', [fields.legacy]: 'x', [fields.note]: 'n' },
+    });
     await advance(2);
     const key = world.keys.editable.key;
 
     const preview = await graphql(world.env, key, PREVIEW, { id: product.id, to: 2 });
     expect(preview.body.errors).toBeUndefined();
     const report = preview.body.data.productTemplateUpgrade;
-    expect(report).toMatchObject({ productId: product.id, status: 'draft', templateId: template.id, from: { number: 1 }, to: { number: 2 }, ready: false, canStayPublished: null, publishable: false });
+    expect(report).toMatchObject({
+      productId: product.id,
+      status: 'draft',
+      templateId: template.id,
+      from: { number: 1 },
+      to: { number: 2 },
+      ready: false,
+      canStayPublished: null,
+      publishable: false,
+    });
     expect(report.fields.added).toEqual([{ id: fields.material, key: 'material', required: true }]);
     expect(report.fields.retyped).toEqual([{ id: fields.weight, fromType: 'number', toType: 'text' }]);
     expect(report.removedValues).toEqual([expect.objectContaining({ fieldId: fields.legacy, value: 'x', name: 'Legacy code' })]);
@@ -54,7 +67,7 @@ describe('GraphQL template upgrades', () => {
     expect(reread.body.data.product).toEqual({ etag: result.etag, product: { templateVersionId: result.product.templateVersionId } });
   });
 
-  it('refuses view_only and usable (forbidden) and hides another team\'s product (not_found)', async () => {
+  it("refuses view_only and usable (forbidden) and hides another team's product (not_found)", async () => {
     const { template, fields, advance } = await upgradeTemplate();
     const published = await world.gp.published(world.keys.editable, { templateId: template.id, templateFields: { [fields.note]: 'n' } });
     await advance(2);
@@ -75,12 +88,19 @@ describe('GraphQL template upgrades', () => {
   it('previews every product pinned to a version in bounded pages', async () => {
     const { template, fields, advance } = await upgradeTemplate();
     const ids: number[] = [];
-    for (const colour of ['red', 'blue', 'red']) ids.push((await world.gp.product(world.keys.editable, { name: colour, templateId: template.id, templateFields: { [fields.colour]: colour } })).id);
+    for (const colour of ['red', 'blue', 'red'])
+      ids.push((await world.gp.product(world.keys.editable, { name: colour, templateId: template.id, templateFields: { [fields.colour]: colour } })).id);
     await advance(2);
     const res = await graphql(world.env, world.keys.editable.key, BULK, { templateId: template.id, from: 1, to: 2, pageSize: 2 });
     expect(res.body.errors).toBeUndefined();
     const page = res.body.data.productTemplateUpgrades;
-    expect(page).toMatchObject({ templateId: template.id, from: { number: 1 }, to: { number: 2 }, fields: { added: [{ key: 'material' }] }, pagination: { page: 1, pageSize: 2, totalCount: 3, totalPages: 2 } });
+    expect(page).toMatchObject({
+      templateId: template.id,
+      from: { number: 1 },
+      to: { number: 2 },
+      fields: { added: [{ key: 'material' }] },
+      pagination: { page: 1, pageSize: 2, totalCount: 3, totalPages: 2 },
+    });
     expect(page.products).toEqual([
       { productId: ids[0], status: 'draft', ready: true, invalidValues: [], canStayPublished: null },
       { productId: ids[1], status: 'draft', ready: false, invalidValues: [{ fieldId: fields.colour }], canStayPublished: null },

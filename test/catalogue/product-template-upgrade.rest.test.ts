@@ -27,12 +27,24 @@ describe('GET /v1/products/{id}/template-upgrade: the preview', () => {
     expect(res.status).toBe(200);
     expect(res.headers.etag).toBe(await etagOf(product.id));
     const report = res.body.data;
-    expect(report).toMatchObject({ productId: product.id, status: 'draft', templateId: template.id, from: { versionId: product.templateVersionId, number: 1 }, to: { number: 2 } });
+    expect(report).toMatchObject({
+      productId: product.id,
+      status: 'draft',
+      templateId: template.id,
+      from: { versionId: product.templateVersionId, number: 1 },
+      to: { number: 2 },
+    });
     expect(report.fields.added).toEqual([{ id: fields.material, key: 'material', name: 'Material', type: 'text', required: true }]);
     expect(report.fields.removed).toEqual([{ id: fields.legacy, key: 'legacy', name: 'Legacy code', type: 'text', required: false }]);
     expect(report.fields.retyped).toEqual([{ id: fields.weight, key: 'weight', name: 'Weight', fromType: 'number', toType: 'text' }]);
     expect(report.removedValues).toEqual([
-      { field: `templateFields.${fields.legacy}`, fieldId: fields.legacy, name: 'Legacy code', value: 'L-1', reason: expect.stringContaining('version 2 has no such field') },
+      {
+        field: `templateFields.${fields.legacy}`,
+        fieldId: fields.legacy,
+        name: 'Legacy code',
+        value: 'L-1',
+        reason: expect.stringContaining('version 2 has no such field'),
+      },
     ]);
     const invalid = Object.fromEntries(report.invalidValues.map((v: { fieldId: string }) => [v.fieldId, v]));
     expect(Object.keys(invalid).sort()).toEqual([fields.colour, fields.weight, fields.datasheet].sort());
@@ -48,7 +60,11 @@ describe('GET /v1/products/{id}/template-upgrade: the preview', () => {
 
   it('reports a product whose values all fit as ready, and moves to the current version when `to` is omitted', async () => {
     const { template, fields, advance } = await upgradeTemplate();
-    const product = await world.gp.product(world.keys.editable, { name: 'Chair', templateId: template.id, templateFields: { [fields.colour]: 'red', [fields.note]: 'n' } });
+    const product = await world.gp.product(world.keys.editable, {
+      name: 'Chair',
+      templateId: template.id,
+      templateFields: { [fields.colour]: 'red', [fields.note]: 'n' },
+    });
     await advance(2);
     await advance(3);
     const res = await preview(product.id, '');
@@ -58,7 +74,7 @@ describe('GET /v1/products/{id}/template-upgrade: the preview', () => {
 });
 
 describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
-  it('is refused with the preview\'s blocking issues while a value fails and drop does not name it; nothing changes', async () => {
+  it("is refused with the preview's blocking issues while a value fails and drop does not name it; nothing changes", async () => {
     const { template, fields, advance } = await upgradeTemplate();
     const { product } = await productWithEveryValue(template.id, fields);
     await advance(2);
@@ -76,7 +92,11 @@ describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
     const { product } = await productWithEveryValue(template.id, fields);
     await advance(2);
     const previewed = await preview(product.id);
-    const res = await upgrade(product.id, { ifMatch: previewed.headers.etag!, body: { drop: [fields.colour, fields.weight, fields.datasheet] }, query: '?to=2' });
+    const res = await upgrade(product.id, {
+      ifMatch: previewed.headers.etag!,
+      body: { drop: [fields.colour, fields.weight, fields.datasheet] },
+      query: '?to=2',
+    });
     expect(res.status).toBe(200);
     const upgraded = res.body.data;
     expect(upgraded.templateVersionId).toBe(previewed.body.data.to.versionId);
@@ -101,7 +121,11 @@ describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
 
   it('upgrades a product whose values all fit without drop, with the ETag the preview gave', async () => {
     const { template, fields, advance } = await upgradeTemplate();
-    const product = await world.gp.product(world.keys.editable, { name: 'Desk', templateId: template.id, templateFields: { [fields.colour]: 'red', [fields.weight]: 2 } });
+    const product = await world.gp.product(world.keys.editable, {
+      name: 'Desk',
+      templateId: template.id,
+      templateFields: { [fields.colour]: 'red', [fields.weight]: 2 },
+    });
     await advance(2);
     const previewed = await preview(product.id);
     expect(previewed.body.data.invalidValues.map((v: { fieldId: string }) => v.fieldId)).toEqual([fields.weight]);
@@ -117,7 +141,12 @@ describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
     const report = (await preview(published.id)).body.data;
     expect(report).toMatchObject({ status: 'published', publishable: false, canStayPublished: false, ready: false });
     expect(report.blocking.map((b: { field: string }) => b.field)).toEqual([`templateFields.${fields.material}`]);
-    await expectRefused(async () => upgrade(published.id, { ifMatch: await etagOf(published.id) }), 422, 'validation_failed', `templateFields.${fields.material}`);
+    await expectRefused(
+      async () => upgrade(published.id, { ifMatch: await etagOf(published.id) }),
+      422,
+      'validation_failed',
+      `templateFields.${fields.material}`,
+    );
 
     await send(world.env, { method: 'POST', url: `/v1/products/${published.id}/unpublish`, key: world.keys.editable.key });
     const res = await upgrade(published.id, { ifMatch: await etagOf(published.id) });
@@ -132,10 +161,9 @@ describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
     const etag = await etagOf(product.id);
     const results = await Promise.all([upgrade(product.id, { ifMatch: etag }), upgrade(product.id, { ifMatch: etag })]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 412]);
-    const [row] = await world.env.orm.em.fork().execute<Array<{ n: number }>>(
-      `select count(*)::int as n from product_history where product_id = ? and action = 'template_upgraded'`,
-      [product.id],
-    );
+    const [row] = await world.env.orm.em
+      .fork()
+      .execute<Array<{ n: number }>>(`select count(*)::int as n from product_history where product_id = ? and action = 'template_upgraded'`, [product.id]);
     expect(row!.n).toBe(1);
   });
 
@@ -152,12 +180,17 @@ describe('POST /v1/products/{id}/template-upgrade: the upgrade', () => {
       await holder.query('begin');
       await holder.query('select 1 from product_info_templates where id = $1 for update', [template.id]);
       const pending = upgrade(product.id, { ifMatch: etag });
-      await expect.poll(async () => {
-        const [row] = await world.env.orm.em.fork().execute<Array<{ n: number }>>(
-          `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-        );
-        return row!.n;
-      }, { timeout: 10_000, interval: 20 }).toBe(1);
+      await expect
+        .poll(
+          async () => {
+            const [row] = await world.env.orm.em
+              .fork()
+              .execute<Array<{ n: number }>>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+            return row!.n;
+          },
+          { timeout: 10_000, interval: 20 },
+        )
+        .toBe(1);
       await holder.query('update product_info_templates set deleted_at = now() where id = $1', [template.id]);
       await holder.query('commit');
       const res = await pending;
@@ -267,7 +300,8 @@ describe('GET /v1/products/template-upgrades: the bulk preview', () => {
     await send(world.env, { method: 'DELETE', url: `/v1/products/${gone.id}`, key: world.keys.editable.key });
     await advance(2);
     await world.gp.product(world.keys.editable, { name: 'Newer', templateId: template.id });
-    const bulk = (query: string, key = world.keys.editable) => send(world.env, { url: `/v1/products/template-upgrades?templateId=${template.id}&from=1${query}`, key: key.key });
+    const bulk = (query: string, key = world.keys.editable) =>
+      send(world.env, { url: `/v1/products/template-upgrades?templateId=${template.id}&from=1${query}`, key: key.key });
 
     const before = await snapshot();
     const first = await bulk('&to=2&pageSize=2');
@@ -293,14 +327,21 @@ describe('GET /v1/products/template-upgrades: the bulk preview', () => {
     const { template, fields, advance } = await upgradeTemplate();
     const files = await world.gp.textFiles(world.team, 3, 'bulk');
     for (let i = 0; i < 40; i++) {
-      await world.gp.product(world.keys.editable, { name: `B${i}`, templateId: template.id, templateFields: { [fields.colour]: i % 2 ? 'blue' : 'red', [fields.datasheet]: [files[i % 3]!] } });
+      await world.gp.product(world.keys.editable, {
+        name: `B${i}`,
+        templateId: template.id,
+        templateFields: { [fields.colour]: i % 2 ? 'blue' : 'red', [fields.datasheet]: [files[i % 3]!] },
+      });
     }
     await advance(2);
     const counting = await countingApp(world.env);
     try {
       const statementsFor = async (pageSize: number) => {
         counting.statements.length = 0;
-        const res = await counting.app.inject({ url: `/v1/products/template-upgrades?templateId=${template.id}&from=1&to=2&pageSize=${pageSize}`, headers: { authorization: `Bearer ${world.keys.editable.key}` } });
+        const res = await counting.app.inject({
+          url: `/v1/products/template-upgrades?templateId=${template.id}&from=1&to=2&pageSize=${pageSize}`,
+          headers: { authorization: `Bearer ${world.keys.editable.key}` },
+        });
         expect(res.json().data.products).toHaveLength(pageSize);
         return counting.statements.length;
       };
@@ -330,7 +371,10 @@ describe('GET /v1/products/template-upgrades: the bulk preview', () => {
     for (const [query, field] of cases) {
       const res = await bulk(query);
       expect(res.status, query).toBe(422);
-      expect(res.body.details.map((d: { field: string }) => d.field), query).toContain(field);
+      expect(
+        res.body.details.map((d: { field: string }) => d.field),
+        query,
+      ).toContain(field);
     }
   });
 });

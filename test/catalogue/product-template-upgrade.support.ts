@@ -44,7 +44,14 @@ export function useTemplateUpgrade(worldOptions: { team?: string; other?: string
       ],
     });
     const byKey = (key: string) => template.groups.flatMap((g) => g.fields).find((f) => f.key === key)!.id;
-    const fields = { colour: byKey('colour'), weight: byKey('weight'), legacy: byKey('legacy'), datasheet: byKey('datasheet'), note: byKey('note'), material: '' };
+    const fields = {
+      colour: byKey('colour'),
+      weight: byKey('weight'),
+      legacy: byKey('legacy'),
+      datasheet: byKey('datasheet'),
+      note: byKey('note'),
+      material: '',
+    };
     const group = template.groups[0]!;
     const ctx = await world.g.ctx(world.keys.manage);
     const advance = async (to: 2 | 3) => {
@@ -89,10 +96,12 @@ export function useTemplateUpgrade(worldOptions: { team?: string; other?: string
   /** Every product row and every history and activity row of team A, to prove a refused request changed nothing. */
   async function snapshot(): Promise<string> {
     const teamId = world.team.teamId;
-    const [rows] = await world.env.orm.em.fork().execute<Array<{ history: number; activity: number }>>(
-      'select (select count(*)::int from product_history where team_id = ?) as history, (select count(*)::int from activity_records where team_id = ?) as activity',
-      [teamId, teamId],
-    );
+    const [rows] = await world.env.orm.em
+      .fork()
+      .execute<Array<{ history: number; activity: number }>>(
+        'select (select count(*)::int from product_history where team_id = ?) as history, (select count(*)::int from activity_records where team_id = ?) as activity',
+        [teamId, teamId],
+      );
     return `${await world.gp.snapshot(teamId)}\n${JSON.stringify(rows)}`;
   }
 

@@ -35,16 +35,40 @@ describe('GraphQL product operations', () => {
   it('createProduct makes a draft with brand, category, pinned definition and media, and the ETag REST gives', async () => {
     const brand = await g.brand(manager, { name: 'Graph brand' });
     const category = await g.category(manager, { brandId: brand.id, name: 'Graph cat' });
-    const template = await givenTemplates(env).template(manager, { groups: [{ name: 'G', fields: [{ key: 'size', name: 'Size', type: 'number' }, { key: 'doc', name: 'Doc', type: 'file' }] }] });
+    const template = await givenTemplates(env).template(manager, {
+      groups: [
+        {
+          name: 'G',
+          fields: [
+            { key: 'size', name: 'Size', type: 'number' },
+            { key: 'doc', name: 'Doc', type: 'file' },
+          ],
+        },
+      ],
+    });
     const ids = fieldIds(template);
     const image = await gp.image(team, 'g.png');
     const doc = await gp.textFile(team, 'g.txt');
     const res = await graphql(env, editor.key, CREATE, {
-      input: { name: ' Graph ', brandId: brand.id, categoryId: category.id, templateId: template.id, imageAssetIds: [image], templateFields: { [ids.size!]: 42, [ids.doc!]: [doc] } },
+      input: {
+        name: ' Graph ',
+        brandId: brand.id,
+        categoryId: category.id,
+        templateId: template.id,
+        imageAssetIds: [image],
+        templateFields: { [ids.size!]: 42, [ids.doc!]: [doc] },
+      },
     });
     expect(res.body.errors).toBeUndefined();
     const { product, etag } = res.body.data.createProduct;
-    expect(product).toMatchObject({ name: 'Graph', status: 'DRAFT', publishedAt: null, brand: { id: brand.id, name: 'Graph brand' }, category: { id: category.id }, images: [{ id: image }] });
+    expect(product).toMatchObject({
+      name: 'Graph',
+      status: 'DRAFT',
+      publishedAt: null,
+      brand: { id: brand.id, name: 'Graph brand' },
+      category: { id: category.id },
+      images: [{ id: image }],
+    });
     expect(product.cover).toMatchObject({ id: image, name: 'g.png' });
     expect(product.templateDefinition.id).toBe(product.templateVersionId);
     expect(product.templateFields[ids.size!]).toBe(42);
@@ -58,9 +82,17 @@ describe('GraphQL product operations', () => {
   it('updateProduct, publishProduct, unpublishProduct and deleteProduct follow the REST rules, ifMatch included', async () => {
     const made = await gp.product(editor, { name: 'Life' });
     const etag = (await graphql(env, editor.key, GET, { id: made.id })).body.data.product.etag;
-    const updated = await graphql(env, editor.key, `mutation($id: Int!, $ifMatch: String) { updateProduct(id: $id, input: { description: "d", spu: null }, ifMatch: $ifMatch) { etag product { description spu } } }`, { id: made.id, ifMatch: etag });
+    const updated = await graphql(
+      env,
+      editor.key,
+      `mutation($id: Int!, $ifMatch: String) { updateProduct(id: $id, input: { description: "d", spu: null }, ifMatch: $ifMatch) { etag product { description spu } } }`,
+      { id: made.id, ifMatch: etag },
+    );
     expect(updated.body.data.updateProduct.product).toEqual({ description: 'd', spu: null });
-    const stale = await graphql(env, editor.key, `mutation($id: Int!, $ifMatch: String) { publishProduct(id: $id, ifMatch: $ifMatch) { etag } }`, { id: made.id, ifMatch: etag });
+    const stale = await graphql(env, editor.key, `mutation($id: Int!, $ifMatch: String) { publishProduct(id: $id, ifMatch: $ifMatch) { etag } }`, {
+      id: made.id,
+      ifMatch: etag,
+    });
     expect(stale.body.errors[0].extensions.code).toBe('precondition_failed');
     const published = await graphql(env, editor.key, `mutation($id: Int!) { publishProduct(id: $id) { product { status publishedAt } } }`, { id: made.id });
     expect(published.body.data.publishProduct.product.status).toBe('PUBLISHED');

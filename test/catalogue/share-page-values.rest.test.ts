@@ -17,13 +17,15 @@ const shown = (type: FieldType, value: unknown, config: Record<string, unknown> 
 
 describe('rich text in html mode', () => {
   it('keeps only attribute-free elements of its small set and http(s) links, dropping scripts, frames, images and event handlers', () => {
-    const out = richHtml([
-      '<p class="x" style="color:red" onmouseover="alert(1)">Hi <b>there</b></p>',
-      '<a href="JaVaScRiPt:alert(1)">js</a> <a href="/relative">rel</a> <a href="https://example.com/a?b=1&c=&quot;2&quot;">ok</a>',
-      '<img src="https://example.com/x.png"><script>alert(1)</script><style>p{}</style><iframe src="https://example.com"></iframe>',
-      '<svg><a href="https://example.com">in svg</a><script>alert(1)</script></svg>',
-      '&lt;script&gt;alert(1)&lt;/script&gt;',
-    ].join('')).value;
+    const out = richHtml(
+      [
+        '<p class="x" style="color:red" onmouseover="alert(1)">Hi <b>there</b></p>',
+        '<a href="JaVaScRiPt:alert(1)">js</a> <a href="/relative">rel</a> <a href="https://example.com/a?b=1&c=&quot;2&quot;">ok</a>',
+        '<img src="https://example.com/x.png"><script>alert(1)</script><style>p{}</style><iframe src="https://example.com"></iframe>',
+        '<svg><a href="https://example.com">in svg</a><script>alert(1)</script></svg>',
+        '&lt;script&gt;alert(1)&lt;/script&gt;',
+      ].join(''),
+    ).value;
     expect(out).toBe(
       '<p>Hi <strong>there</strong></p>js rel <a href="https://example.com/a?b=1&amp;c=%222%22" rel="noopener noreferrer nofollow">ok</a>&lt;script&gt;alert(1)&lt;/script&gt;',
     );
@@ -42,13 +44,24 @@ describe('rich text in delta mode', () => {
   it('writes lines by their newline attributes, one pre for consecutive code lines, and skips embeds and malformed ops', () => {
     const out = richDelta({
       ops: [
-        { insert: 'Steps' }, { insert: '\n', attributes: { header: 3 } },
-        { insert: 'Unpack' }, { insert: '\n', attributes: { list: 'ordered' } },
-        { insert: 'Plug in' }, { insert: '\n', attributes: { list: 'ordered' } },
-        { insert: 'make' }, { insert: '\n', attributes: { 'code-block': true } },
-        { insert: 'make install' }, { insert: '\n', attributes: { 'code-block': true } },
-        null, 'text', { insert: { image: 'https://example.com/x.png' } }, { retain: 3 },
-        { insert: 'H' }, { insert: '2', attributes: { script: 'sub' } }, { insert: 'O <b>', attributes: { color: '#f00', link: 'javascript:alert(1)' } }, { insert: '\n' },
+        { insert: 'Steps' },
+        { insert: '\n', attributes: { header: 3 } },
+        { insert: 'Unpack' },
+        { insert: '\n', attributes: { list: 'ordered' } },
+        { insert: 'Plug in' },
+        { insert: '\n', attributes: { list: 'ordered' } },
+        { insert: 'make' },
+        { insert: '\n', attributes: { 'code-block': true } },
+        { insert: 'make install' },
+        { insert: '\n', attributes: { 'code-block': true } },
+        null,
+        'text',
+        { insert: { image: 'https://example.com/x.png' } },
+        { retain: 3 },
+        { insert: 'H' },
+        { insert: '2', attributes: { script: 'sub' } },
+        { insert: 'O <b>', attributes: { color: '#f00', link: 'javascript:alert(1)' } },
+        { insert: '\n' },
       ],
     }).value;
     expect(out).toBe('<h4>Steps</h4><ol><li>Unpack</li><li>Plug in</li></ol><pre>make\nmake install</pre><p>H<sub>2</sub>O &lt;b&gt;</p>');
@@ -71,13 +84,13 @@ describe('template values as the share page writes them', () => {
     expect(shown('richtext', { html: '<p>x</p>' })).toBe('{&quot;html&quot;:&quot;&lt;p&gt;x&lt;/p&gt;&quot;}');
   });
 
-  it('links only http(s) web addresses, and builds mail and call links from the value\'s parts, percent-encoded', () => {
+  it("links only http(s) web addresses, and builds mail and call links from the value's parts, percent-encoded", () => {
     expect(shown('url', 'ftp://example.com/file')).toBe('ftp://example.com/file');
     expect(shown('email', 'a?cc=b@example.com')).toBe('<a href="mailto:a%3Fcc%3Db@example.com">a?cc=b@example.com</a>');
     expect(shown('phone', '(030) 123 45')).toBe('<a href="tel:03012345">(030) 123 45</a>');
   });
 
-  it('writes amounts with the template\'s symbol and decimals for any code, and units Intl knows with its spacing', () => {
+  it("writes amounts with the template's symbol and decimals for any code, and units Intl knows with its spacing", () => {
     expect(formatMoney(-5, { code: 'not a code', symbol: 'pts', decimals: 1 })).toBe('-pts\u00a05.0');
     expect(formatMoney(0.5, { code: 'JPY', symbol: '¥', decimals: 2 })).toBe('¥0.50');
     expect(formatQuantity(21, '°C')).toBe('21°C');

@@ -21,7 +21,15 @@ import { freePort } from '../support/private-redis.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // as root and on a closed network: no sandbox, and none of Chromium's background connections
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let env: TestEnv;
 let browser: Browser;
@@ -72,7 +80,13 @@ afterEach(() => {
 });
 
 async function phonePage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, acceptDownloads: true });
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    acceptDownloads: true,
+  });
   return recorded(await context.newPage());
 }
 
@@ -97,7 +111,12 @@ async function templateWith(fields: Record<string, unknown>[]): Promise<{ templa
 }
 
 /** A published product with `values` (by field key) for a template of `fields`, opened through a new share on a phone. */
-async function sharedWith(fields: Record<string, unknown>[], values: Record<string, unknown>, product: Record<string, unknown> = {}, shareBody: Record<string, unknown> = {}): Promise<Page> {
+async function sharedWith(
+  fields: Record<string, unknown>[],
+  values: Record<string, unknown>,
+  product: Record<string, unknown> = {},
+  shareBody: Record<string, unknown> = {},
+): Promise<Page> {
   const { templateId, ids } = await templateWith(fields);
   const templateFields = Object.fromEntries(Object.entries(values).map(([key, value]) => [ids[key]!, value]));
   const made = await gp.published(editor, { name: 'Bench power supply', templateId, templateFields, ...product });
@@ -109,12 +128,16 @@ async function sharedWith(fields: Record<string, unknown>[], values: Record<stri
 
 /** The page's field list: label to the value's visible text (innerText: line breaks as shown). */
 async function shownValues(page: Page): Promise<Record<string, string>> {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('dl.fields dt')].map((dt) => [dt.textContent!, (dt.nextElementSibling as HTMLElement).innerText])));
+  return page.evaluate(() =>
+    Object.fromEntries([...document.querySelectorAll('dl.fields dt')].map((dt) => [dt.textContent!, (dt.nextElementSibling as HTMLElement).innerText])),
+  );
 }
 
 /** Every link in the field list: its text, address and rel. */
 async function fieldLinks(page: Page): Promise<{ text: string; href: string; rel: string }[]> {
-  return page.locator('dl.fields a').evaluateAll((links) => links.map((a) => ({ text: a.textContent!, href: a.getAttribute('href')!, rel: a.getAttribute('rel') ?? '' })));
+  return page
+    .locator('dl.fields a')
+    .evaluateAll((links) => links.map((a) => ({ text: a.textContent!, href: a.getAttribute('href')!, rel: a.getAttribute('rel') ?? '' })));
 }
 
 /** The phone screenshot of the whole page, for a person to look at; and that nothing scrolls sideways. */
@@ -128,7 +151,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 const options = (...pairs: [string, string][]) => pairs.map(([value, label], sortOrder) => ({ value, label, sortOrder }));
 const NBSP = '\u00a0';
 
-describe('share page in headless Chromium (issue 16 item 4)', () => {
+describe('share page in headless Chromium', () => {
   it('shows the product on a phone: name, description, loaded previews, no sideways scrolling, and a working download button', async () => {
     const front = await gp.image(team, 'front.png', { width: 640, height: 480 });
     const back = await gp.image(team, 'back.png', { width: 480, height: 640 });
@@ -146,8 +169,15 @@ describe('share page in headless Chromium (issue 16 item 4)', () => {
     expect(await page.locator('.description').textContent()).toBe('Solid European oak, oiled.\nShips flat-packed.');
     // previews are derived on first request (sharp), and lazy images do not hold up the load event
     await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0), null, { timeout: 20_000 });
-    const images = await page.locator('.gallery img').evaluateAll((imgs) => imgs.map((img) => ({ alt: (img as HTMLImageElement).alt, loaded: (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0 })));
-    expect(images).toEqual([{ alt: 'front.png', loaded: true }, { alt: 'back.png', loaded: true }]);
+    const images = await page
+      .locator('.gallery img')
+      .evaluateAll((imgs) =>
+        imgs.map((img) => ({ alt: (img as HTMLImageElement).alt, loaded: (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0 })),
+      );
+    expect(images).toEqual([
+      { alt: 'front.png', loaded: true },
+      { alt: 'back.png', loaded: true },
+    ]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     const screenshot = join(tmpdir(), 'shelf-share-page-phone.png');
     await writeFile(screenshot, await page.screenshot({ fullPage: true }));
@@ -232,7 +262,7 @@ describe('template values on the share page, as a person reads them', () => {
     await page.context().close();
   });
 
-  it('shows numbers grouped and with their unit, and amounts in their currency with its decimals and the template\'s symbol', async () => {
+  it("shows numbers grouped and with their unit, and amounts in their currency with its decimals and the template's symbol", async () => {
     const page = await sharedWith(
       [
         { key: 'voltage', name: 'Output voltage', type: 'number', config: { unit: 'V' } },
@@ -257,12 +287,21 @@ describe('template values on the share page, as a person reads them', () => {
       'Loyalty price': `pts${NBSP}300`,
     });
     // the stored number stays in the markup for machines
-    expect(await page.locator('dl.fields data').evaluateAll((els) => els.map((e) => e.getAttribute('value')))).toEqual(['18', '2.75', '91.5', '5400', '129.99', '1250', '1499', '300']);
+    expect(await page.locator('dl.fields data').evaluateAll((els) => els.map((e) => e.getAttribute('value')))).toEqual([
+      '18',
+      '2.75',
+      '91.5',
+      '5400',
+      '129.99',
+      '1250',
+      '1499',
+      '300',
+    ]);
     await screenshot(page, 'number-types');
     await page.context().close();
   });
 
-  it('writes dates out with the month\'s name, and a date range as one span sharing its month and year', async () => {
+  it("writes dates out with the month's name, and a date range as one span sharing its month and year", async () => {
     const page = await sharedWith(
       [
         { key: 'launch', name: 'Launch', type: 'date' },
@@ -283,7 +322,7 @@ describe('template values on the share page, as a person reads them', () => {
     await page.context().close();
   });
 
-  it('shows the labels of chosen options, several in the template\'s order of options rather than the order they were stored in', async () => {
+  it("shows the labels of chosen options, several in the template's order of options rather than the order they were stored in", async () => {
     const page = await sharedWith(
       [
         { key: 'colour', name: 'Colour', type: 'select', config: { options: options(['red', 'Signal red'], ['blue', 'Ocean blue']) } },
@@ -320,12 +359,18 @@ describe('template values on the share page, as a person reads them', () => {
         story: stored,
         notes: {
           ops: [
-            { insert: 'In the box' }, { insert: '\n', attributes: { header: 2 } },
-            { insert: 'Power supply' }, { insert: '\n', attributes: { list: 'bullet' } },
-            { insert: 'Test leads' }, { insert: '\n', attributes: { list: 'bullet' } },
-            { insert: 'See the ' }, { insert: 'warranty', attributes: { link: 'https://example.com/warranty', bold: true } },
-            { insert: ' and ' }, { insert: 'this', attributes: { link: 'data:text/html,<script>alert(1)</script>' } },
-            { insert: { image: 'https://example.com/embed.png' } }, { insert: '.\n' },
+            { insert: 'In the box' },
+            { insert: '\n', attributes: { header: 2 } },
+            { insert: 'Power supply' },
+            { insert: '\n', attributes: { list: 'bullet' } },
+            { insert: 'Test leads' },
+            { insert: '\n', attributes: { list: 'bullet' } },
+            { insert: 'See the ' },
+            { insert: 'warranty', attributes: { link: 'https://example.com/warranty', bold: true } },
+            { insert: ' and ' },
+            { insert: 'this', attributes: { link: 'data:text/html,<script>alert(1)</script>' } },
+            { insert: { image: 'https://example.com/embed.png' } },
+            { insert: '.\n' },
           ],
         },
       },
@@ -341,12 +386,14 @@ describe('template values on the share page, as a person reads them', () => {
       { text: 'Full specs', href: 'https://example.com/specs', rel: 'noopener noreferrer nofollow' },
       { text: 'warranty', href: 'https://example.com/warranty', rel: 'noopener noreferrer nofollow' },
     ]);
-    expect(await page.evaluate(() => ({
-      scripts: document.scripts.length,
-      frames: document.querySelectorAll('iframe').length,
-      fieldImages: document.querySelectorAll('dl.fields img').length,
-      styled: document.querySelectorAll('dl.fields [style], dl.fields [onclick], dl.fields [target]').length,
-    }))).toEqual({ scripts: 0, frames: 0, fieldImages: 0, styled: 0 });
+    expect(
+      await page.evaluate(() => ({
+        scripts: document.scripts.length,
+        frames: document.querySelectorAll('iframe').length,
+        fieldImages: document.querySelectorAll('dl.fields img').length,
+        styled: document.querySelectorAll('dl.fields [style], dl.fields [onclick], dl.fields [target]').length,
+      })),
+    ).toEqual({ scripts: 0, frames: 0, fieldImages: 0, styled: 0 });
     await screenshot(page, 'richtext-types');
     await page.context().close();
   });
@@ -369,7 +416,10 @@ describe('template values on the share page, as a person reads them', () => {
     const values = await shownValues(page);
     expect(values.Views).toBe('front view.png\nside view.png');
     expect(values.Documents).toMatch(/^datasheet\.txt · \d+ B$/);
-    expect(await page.locator('dl.fields img').evaluateAll((imgs) => imgs.map((img) => (img as HTMLImageElement).alt))).toEqual(['front view.png', 'side view.png']);
+    expect(await page.locator('dl.fields img').evaluateAll((imgs) => imgs.map((img) => (img as HTMLImageElement).alt))).toEqual([
+      'front view.png',
+      'side view.png',
+    ]);
     expect(await page.content()).not.toContain('internal notes.txt');
     await screenshot(page, 'media-types');
     await page.context().close();
@@ -423,13 +473,22 @@ describe('template values on the share page, as a person reads them', () => {
       templateFields: Object.fromEntries(Object.entries(values).map(([key, value]) => [ids[key]!, value])),
     });
     const url = await shareUrl(product.id);
-    for (const [name, open] of [['all-types-phone', phonePage], ['all-types-desktop', desktopPage]] as const) {
+    for (const [name, open] of [
+      ['all-types-phone', phonePage],
+      ['all-types-desktop', desktopPage],
+    ] as const) {
       const page = await open();
       expect((await page.goto(url))?.status()).toBe(200);
       await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0), null, { timeout: 20_000 });
       const shown = await shownValues(page);
       expect(Object.keys(shown)).toHaveLength(16);
-      expect(shown).toMatchObject({ Price: '€129.99', 'Output voltage': `18${NBSP}V`, Model: 'Professional', Certificates: 'CE and RoHS', 'Launch date': '14 March 2026' });
+      expect(shown).toMatchObject({
+        Price: '€129.99',
+        'Output voltage': `18${NBSP}V`,
+        Model: 'Professional',
+        Certificates: 'CE and RoHS',
+        'Launch date': '14 March 2026',
+      });
       await screenshot(page, name);
       // the browser takes the icon the head names, from the page's origin, and probes no other
       await expect.poll(() => requested.filter((path) => path === '/favicon.svg').length).toBeGreaterThan(0);

@@ -32,7 +32,12 @@ type Operation = { name: string; write: boolean; request: (templateId: string) =
 const operations: Operation[] = [
   { name: 'listTemplates', write: false, request: () => ({ url: URL }), success: 200 },
   { name: 'getTemplate', write: false, request: (id) => ({ url: `${URL}/${id}` }), success: 200 },
-  { name: 'createTemplate', write: true, request: () => ({ method: 'POST', url: URL, body: { name: templateName('R'), groups: [{ name: 'G', fields: [] }] } }), success: 201 },
+  {
+    name: 'createTemplate',
+    write: true,
+    request: () => ({ method: 'POST', url: URL, body: { name: templateName('R'), groups: [{ name: 'G', fields: [] }] } }),
+    success: 201,
+  },
   { name: 'updateTemplate', write: true, request: (id) => ({ method: 'PATCH', url: `${URL}/${id}`, body: { description: 'changed' } }), success: 200 },
   { name: 'deleteTemplate', write: true, request: (id) => ({ method: 'DELETE', url: `${URL}/${id}` }), success: 200 },
 ];

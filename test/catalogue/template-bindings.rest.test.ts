@@ -65,7 +65,12 @@ describe('boundBrandIds / boundCategoryIds', () => {
     const b2 = await g.brand(key);
     const foreign = await c.category(key, b2.id);
     const before = await t.snapshot(key.teamId);
-    const res = await send(env, { method: 'POST', url: URL, key: key.key, body: { name: 'X', groups: [{ name: 'G', fields: [] }], boundBrandIds: [b1.id], boundCategoryIds: [foreign.id] } });
+    const res = await send(env, {
+      method: 'POST',
+      url: URL,
+      key: key.key,
+      body: { name: 'X', groups: [{ name: 'G', fields: [] }], boundBrandIds: [b1.id], boundCategoryIds: [foreign.id] },
+    });
     expect(res.status).toBe(422);
     expect(res.body.details).toEqual([{ field: 'boundCategoryIds', message: expect.stringContaining(String(foreign.id)) }]);
     expect(await t.snapshot(key.teamId)).toEqual(before);
@@ -143,10 +148,11 @@ describe('boundBrandIds / boundCategoryIds', () => {
   it('accepts the limit of 10000 brand ids in one request', async () => {
     const key = await library();
     // 10000 brands through the API would dominate the run; the rows are what matters here
-    const rows = await env.orm.em.fork().execute<{ id: number }[]>(
-      `insert into brands (team_id, name, code) select ?, 'Bulk', 'BULK' || n from generate_series(1, 10000) n returning id`,
-      [key.teamId],
-    );
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ id: number }[]>(`insert into brands (team_id, name, code) select ?, 'Bulk', 'BULK' || n from generate_series(1, 10000) n returning id`, [
+        key.teamId,
+      ]);
     const ids = rows.map((r) => r.id);
     const res = await send(env, { method: 'POST', url: URL, key: key.key, body: { name: 'Bulk', groups: [{ name: 'G', fields: [] }], boundBrandIds: ids } });
     expect(res.status).toBe(201);
@@ -165,7 +171,9 @@ describe('isLibraryDefault', () => {
     const aAfter = await read(key, a.id);
     expect(aAfter.data.isLibraryDefault).toBe(false);
     expect(aAfter.etag).not.toBe(aBefore.etag);
-    const rows = await env.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from product_info_templates where team_id = ? and is_library_default', [key.teamId]);
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ n: number }[]>('select count(*)::int as n from product_info_templates where team_id = ? and is_library_default', [key.teamId]);
     expect(rows[0]!.n).toBe(1);
   });
 
@@ -185,7 +193,9 @@ describe('isLibraryDefault', () => {
     const b = await t.template(key);
     const results = await Promise.all([patch(key, a.id, { isLibraryDefault: true }), patch(key, b.id, { isLibraryDefault: true })]);
     expect(results.map((r) => r.status)).toEqual([200, 200]);
-    const rows = await env.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from product_info_templates where team_id = ? and is_library_default', [key.teamId]);
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ n: number }[]>('select count(*)::int as n from product_info_templates where team_id = ? and is_library_default', [key.teamId]);
     expect(rows[0]!.n).toBe(1);
   });
 });
@@ -216,7 +226,9 @@ describe('DELETE and the library default (spec 3.2, 4.4 TemplateDelete)', () => 
     const key = await library();
     const tpl = await t.template(key, { isLibraryDefault: true });
     expect((await remove(key, tpl.id, { replacementForLibraryDefault: null })).status).toBe(200);
-    const rows = await env.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from product_info_templates where team_id = ? and is_library_default', [key.teamId]);
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ n: number }[]>('select count(*)::int as n from product_info_templates where team_id = ? and is_library_default', [key.teamId]);
     expect(rows[0]!.n).toBe(0);
   });
 
@@ -229,11 +241,14 @@ describe('DELETE and the library default (spec 3.2, 4.4 TemplateDelete)', () => 
   const badReplacements: Array<[string, (key: GivenKey, self: TemplateView) => Promise<unknown>]> = [
     ['the deleted template itself', async (_key, self) => self.id],
     ['an unknown template id', async () => 'tpl_unknown'],
-    ['a deleted template', async (key) => {
-      const gone = await t.template(key);
-      await remove(key, gone.id);
-      return gone.id;
-    }],
+    [
+      'a deleted template',
+      async (key) => {
+        const gone = await t.template(key);
+        await remove(key, gone.id);
+        return gone.id;
+      },
+    ],
     ["another library's template", async () => (await t.template(await library())).id],
     ['an empty string', async () => ''],
     ['a 129-character id', async () => 'x'.repeat(129)],
@@ -266,10 +281,12 @@ describe('DELETE and the library default (spec 3.2, 4.4 TemplateDelete)', () => 
     const cat = await c.category(key, brand.id);
     const tpl = await t.template(key, { boundBrandIds: [brand.id], boundCategoryIds: [cat.id] });
     await remove(key, tpl.id);
-    const rows = await env.orm.em.fork().execute<{ n: number }[]>(
-      'select (select count(*) from template_brand_bindings where template_id = ?) + (select count(*) from template_category_bindings where template_id = ?) as n',
-      [tpl.id, tpl.id],
-    );
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ n: number }[]>(
+        'select (select count(*) from template_brand_bindings where template_id = ?) + (select count(*) from template_category_bindings where template_id = ?) as n',
+        [tpl.id, tpl.id],
+      );
     expect(Number(rows[0]!.n)).toBe(0);
   });
 });

@@ -35,14 +35,53 @@ describe('POST /v1/product-info-templates (createTemplate)', () => {
   });
 
   it('seeds the three protected system fields (name, sku, mainImage) into the first group, which is the default group', async () => {
-    const res = await create({ name: templateName(), groups: [{ name: 'Basics', fields: [] }, { name: 'More', fields: [] }] });
+    const res = await create({
+      name: templateName(),
+      groups: [
+        { name: 'Basics', fields: [] },
+        { name: 'More', fields: [] },
+      ],
+    });
     const [first, second] = res.body.data.groups;
     expect(first).toMatchObject({ name: 'Basics', isDefault: true, sortOrder: 0 });
     expect(second).toMatchObject({ name: 'More', isDefault: false, sortOrder: 1, fields: [] });
     expect(first.fields).toEqual([
-      { id: expect.any(String), key: 'name', name: 'Name', type: 'text', required: true, placeholder: null, sortOrder: 0, config: {}, isSystemField: true, systemKey: 'name' },
-      { id: expect.any(String), key: 'sku', name: 'SKU', type: 'text', required: false, placeholder: null, sortOrder: 1, config: {}, isSystemField: true, systemKey: 'sku' },
-      { id: expect.any(String), key: 'mainImage', name: 'Main image', type: 'image', required: false, placeholder: null, sortOrder: 2, config: {}, isSystemField: true, systemKey: 'mainImage' },
+      {
+        id: expect.any(String),
+        key: 'name',
+        name: 'Name',
+        type: 'text',
+        required: true,
+        placeholder: null,
+        sortOrder: 0,
+        config: {},
+        isSystemField: true,
+        systemKey: 'name',
+      },
+      {
+        id: expect.any(String),
+        key: 'sku',
+        name: 'SKU',
+        type: 'text',
+        required: false,
+        placeholder: null,
+        sortOrder: 1,
+        config: {},
+        isSystemField: true,
+        systemKey: 'sku',
+      },
+      {
+        id: expect.any(String),
+        key: 'mainImage',
+        name: 'Main image',
+        type: 'image',
+        required: false,
+        placeholder: null,
+        sortOrder: 2,
+        config: {},
+        isSystemField: true,
+        systemKey: 'mainImage',
+      },
     ]);
   });
 
@@ -55,22 +94,64 @@ describe('POST /v1/product-info-templates (createTemplate)', () => {
       ],
     });
     const [first, second] = res.body.data.groups;
-    expect(first.fields.map((f: { key: string; sortOrder: number }) => [f.key, f.sortOrder])).toEqual([['name', 0], ['sku', 1], ['mainImage', 2], ['colour', 3], ['size', 4]]);
-    expect(second.fields.map((f: { key: string; sortOrder: number }) => [f.key, f.sortOrder])).toEqual([['weight', 0], ['origin', 1]]);
-    expect(first.fields[3]).toEqual({ id: expect.any(String), key: 'colour', name: 'colour', type: 'text', required: false, placeholder: null, sortOrder: 3, config: {}, isSystemField: false, systemKey: null });
+    expect(first.fields.map((f: { key: string; sortOrder: number }) => [f.key, f.sortOrder])).toEqual([
+      ['name', 0],
+      ['sku', 1],
+      ['mainImage', 2],
+      ['colour', 3],
+      ['size', 4],
+    ]);
+    expect(second.fields.map((f: { key: string; sortOrder: number }) => [f.key, f.sortOrder])).toEqual([
+      ['weight', 0],
+      ['origin', 1],
+    ]);
+    expect(first.fields[3]).toEqual({
+      id: expect.any(String),
+      key: 'colour',
+      name: 'colour',
+      type: 'text',
+      required: false,
+      placeholder: null,
+      sortOrder: 3,
+      config: {},
+      isSystemField: false,
+      systemKey: null,
+    });
     expect(res.text).not.toContain('typeChangeConfirmed');
   });
 
   it('increases an explicit sortOrder of a first-group custom field by 3 and orders fields by sortOrder then id', async () => {
-    const res = await create({ name: templateName(), groups: [{ name: 'B', fields: [textField('late', { sortOrder: 10 }), textField('early', { sortOrder: 0 })] }] });
+    const res = await create({
+      name: templateName(),
+      groups: [{ name: 'B', fields: [textField('late', { sortOrder: 10 }), textField('early', { sortOrder: 0 })] }],
+    });
     const fields = res.body.data.groups[0].fields;
-    expect(fields.map((f: { key: string; sortOrder: number }) => [f.key, f.sortOrder])).toEqual([['name', 0], ['sku', 1], ['mainImage', 2], ['early', 3], ['late', 13]]);
+    expect(fields.map((f: { key: string; sortOrder: number }) => [f.key, f.sortOrder])).toEqual([
+      ['name', 0],
+      ['sku', 1],
+      ['mainImage', 2],
+      ['early', 3],
+      ['late', 13],
+    ]);
   });
 
   it('trims name and description, stores a blank description as null, defaults enabled to true and isSystemDefault to false', async () => {
     const name = templateName();
-    const res = await create({ name: `  ${name}  `, description: '  short  ', syncStrategy: 'newOnly', groups: [{ name: '  Basics ', fields: [textField('k', { name: '  Label ' })] }] });
-    expect(res.body.data).toMatchObject({ name, description: 'short', enabled: true, isSystemDefault: false, isLibraryDefault: false, boundBrandIds: [], boundCategoryIds: [] });
+    const res = await create({
+      name: `  ${name}  `,
+      description: '  short  ',
+      syncStrategy: 'newOnly',
+      groups: [{ name: '  Basics ', fields: [textField('k', { name: '  Label ' })] }],
+    });
+    expect(res.body.data).toMatchObject({
+      name,
+      description: 'short',
+      enabled: true,
+      isSystemDefault: false,
+      isLibraryDefault: false,
+      boundBrandIds: [],
+      boundCategoryIds: [],
+    });
     expect(res.body.data.groups[0].name).toBe('Basics');
     expect(res.body.data.groups[0].fields[3].name).toBe('Label');
     const blank = await create({ name: templateName(), description: '   ', enabled: false, groups: [{ name: 'B', fields: [] }] });
@@ -78,17 +159,22 @@ describe('POST /v1/product-info-templates (createTemplate)', () => {
   });
 
   it('accepts a 30-character name, a 50-character description and a 128-character group name', async () => {
-    const res = await create({ name: `${templateName('L')}${'n'.repeat(30)}`.slice(0, 30), description: 'd'.repeat(50), groups: [{ name: 'g'.repeat(128), fields: [] }] });
+    const res = await create({
+      name: `${templateName('L')}${'n'.repeat(30)}`.slice(0, 30),
+      description: 'd'.repeat(50),
+      groups: [{ name: 'g'.repeat(128), fields: [] }],
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.name).toHaveLength(30);
   });
 
   it('writes version 1 holding the full definition', async () => {
     const res = await create({ name: templateName(), groups: [{ name: 'B', fields: [textField('a')] }] });
-    const rows = await env.orm.em.fork().execute<{ number: number; definition: { groups: unknown[] } }[]>(
-      'select number, definition from template_versions where template_id = ?',
-      [res.body.data.id],
-    );
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ number: number; definition: { groups: unknown[] } }[]>('select number, definition from template_versions where template_id = ?', [
+        res.body.data.id,
+      ]);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.number).toBe(1);
     expect(rows[0]!.definition.groups).toEqual(res.body.data.groups);
@@ -179,7 +265,17 @@ describe('POST /v1/product-info-templates (createTemplate)', () => {
     ['the reserved key sku', { name: 'x', groups: group([textField('sku')]) }, 'groups[0].fields[0].key'],
     ['the reserved key brand', { name: 'x', groups: group([textField('brand')]) }, 'groups[0].fields[0].key'],
     ['the reserved key Description in another case', { name: 'x', groups: group([textField('Description')]) }, 'groups[0].fields[0].key'],
-    ['keys that differ only in case, in two groups', { name: 'x', groups: [{ name: 'A', fields: [textField('Colour')] }, { name: 'B', fields: [textField('colour')] }] }, 'groups[1].fields[0].key'],
+    [
+      'keys that differ only in case, in two groups',
+      {
+        name: 'x',
+        groups: [
+          { name: 'A', fields: [textField('Colour')] },
+          { name: 'B', fields: [textField('colour')] },
+        ],
+      },
+      'groups[1].fields[0].key',
+    ],
     ['a blank field name', { name: 'x', groups: group([textField('a', { name: '  ' })]) }, 'groups[0].fields[0].name'],
     ['a 129-character field name', { name: 'x', groups: group([textField('a', { name: 'f'.repeat(129) })]) }, 'groups[0].fields[0].name'],
     ['a 256-character placeholder', { name: 'x', groups: group([textField('a', { placeholder: 'p'.repeat(256) })]) }, 'groups[0].fields[0].placeholder'],
@@ -189,7 +285,11 @@ describe('POST /v1/product-info-templates (createTemplate)', () => {
     ['isSystemField true on a new field', { name: 'x', groups: group([textField('a', { isSystemField: true })]) }, 'groups[0].fields[0].isSystemField'],
     ['a systemKey on a new field', { name: 'x', groups: group([textField('a', { systemKey: 'name' })]) }, 'groups[0].fields[0].systemKey'],
     ['a non-object config', { name: 'x', groups: group([textField('a', { config: [] })]) }, 'groups[0].fields[0].config'],
-    ['198 custom fields (201 with the system fields)', { name: 'x', groups: [{ name: 'A', fields: Array.from({ length: 198 }, (_, i) => textField(`f${i}`)) }] }, 'groups'],
+    [
+      '198 custom fields (201 with the system fields)',
+      { name: 'x', groups: [{ name: 'A', fields: Array.from({ length: 198 }, (_, i) => textField(`f${i}`)) }] },
+      'groups',
+    ],
     ['a syncStrategy other than newOnly', { name: 'x', syncStrategy: 'all', groups: group() }, 'syncStrategy'],
     ['10001 boundBrandIds', { name: 'x', groups: group(), boundBrandIds: Array.from({ length: 10001 }, (_, i) => i + 1) }, 'boundBrandIds'],
     ['10001 boundCategoryIds', { name: 'x', groups: group(), boundCategoryIds: Array.from({ length: 10001 }, (_, i) => i + 1) }, 'boundCategoryIds'],

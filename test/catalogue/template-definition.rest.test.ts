@@ -44,29 +44,34 @@ const systemRefs = (group: TemplateGroupView) => group.fields.filter((f) => f.is
 
 describe('field types and config (spec 2.4)', () => {
   it('accepts every field type with a valid config and returns the config', async () => {
-    const options = [{ value: 'a', label: 'A', sortOrder: 0 }, { value: 'b', label: 'B', sortOrder: 1, archived: true }];
-    const tpl = await create([{
-      name: 'All',
-      fields: [
-        textField('f_text'),
-        textField('f_textarea', { type: 'textarea' }),
-        textField('f_email', { type: 'email' }),
-        textField('f_phone', { type: 'phone' }),
-        textField('f_url', { type: 'url' }),
-        textField('f_color', { type: 'color', config: {} }),
-        textField('f_date', { type: 'date' }),
-        textField('f_range', { type: 'dateRange' }),
-        textField('f_number', { type: 'number', config: { unit: 'kg' } }),
-        textField('f_number_plain', { type: 'number' }),
-        textField('f_currency', { type: 'currency', config: { code: 'EUR', symbol: '€', decimals: 2 } }),
-        textField('f_rich', { type: 'richtext', config: { mode: 'delta' } }),
-        textField('f_select', { type: 'select', config: { options } }),
-        textField('f_radio', { type: 'radio', config: { options } }),
-        textField('f_checkbox', { type: 'checkbox', config: { options } }),
-        textField('f_image', { type: 'image', config: { maxCount: 3, maxSizeMB: 2.5, accept: ['image/png'] } }),
-        textField('f_file', { type: 'file' }),
-      ],
-    }]);
+    const options = [
+      { value: 'a', label: 'A', sortOrder: 0 },
+      { value: 'b', label: 'B', sortOrder: 1, archived: true },
+    ];
+    const tpl = await create([
+      {
+        name: 'All',
+        fields: [
+          textField('f_text'),
+          textField('f_textarea', { type: 'textarea' }),
+          textField('f_email', { type: 'email' }),
+          textField('f_phone', { type: 'phone' }),
+          textField('f_url', { type: 'url' }),
+          textField('f_color', { type: 'color', config: {} }),
+          textField('f_date', { type: 'date' }),
+          textField('f_range', { type: 'dateRange' }),
+          textField('f_number', { type: 'number', config: { unit: 'kg' } }),
+          textField('f_number_plain', { type: 'number' }),
+          textField('f_currency', { type: 'currency', config: { code: 'EUR', symbol: '€', decimals: 2 } }),
+          textField('f_rich', { type: 'richtext', config: { mode: 'delta' } }),
+          textField('f_select', { type: 'select', config: { options } }),
+          textField('f_radio', { type: 'radio', config: { options } }),
+          textField('f_checkbox', { type: 'checkbox', config: { options } }),
+          textField('f_image', { type: 'image', config: { maxCount: 3, maxSizeMB: 2.5, accept: ['image/png'] } }),
+          textField('f_file', { type: 'file' }),
+        ],
+      },
+    ]);
     expect(field(tpl, 'f_number').config).toEqual({ unit: 'kg' });
     expect(field(tpl, 'f_currency').config).toEqual({ code: 'EUR', symbol: '€', decimals: 2 });
     expect(field(tpl, 'f_rich').config).toEqual({ mode: 'delta' });
@@ -77,16 +82,18 @@ describe('field types and config (spec 2.4)', () => {
   });
 
   it('strips unknown properties from number, currency, richtext, choice, option and media configs', async () => {
-    const tpl = await create([{
-      name: 'Strip',
-      fields: [
-        textField('n', { type: 'number', config: { unit: 'cm', precision: 2 } }),
-        textField('c', { type: 'currency', config: { code: 'USD', symbol: '$', decimals: 0, rate: 1 } }),
-        textField('r', { type: 'richtext', config: { mode: 'html', toolbar: true } }),
-        textField('s', { type: 'select', config: { options: [{ value: 'x', label: 'X', sortOrder: 0, colour: 'red' }], multiple: true } }),
-        textField('i', { type: 'image', config: { maxCount: 1, crop: 'square' } }),
-      ],
-    }]);
+    const tpl = await create([
+      {
+        name: 'Strip',
+        fields: [
+          textField('n', { type: 'number', config: { unit: 'cm', precision: 2 } }),
+          textField('c', { type: 'currency', config: { code: 'USD', symbol: '$', decimals: 0, rate: 1 } }),
+          textField('r', { type: 'richtext', config: { mode: 'html', toolbar: true } }),
+          textField('s', { type: 'select', config: { options: [{ value: 'x', label: 'X', sortOrder: 0, colour: 'red' }], multiple: true } }),
+          textField('i', { type: 'image', config: { maxCount: 1, crop: 'square' } }),
+        ],
+      },
+    ]);
     expect(field(tpl, 'n').config).toEqual({ unit: 'cm' });
     expect(field(tpl, 'c').config).toEqual({ code: 'USD', symbol: '$', decimals: 0 });
     expect(field(tpl, 'r').config).toEqual({ mode: 'html' });
@@ -127,7 +134,12 @@ describe('field types and config (spec 2.4)', () => {
   for (const [label, type, config, path] of badConfigs) {
     it(`rejects ${label} with 422 validation_failed naming ${path}, and writes nothing`, async () => {
       const before = await t.snapshot(manager.teamId);
-      const res = await send(env, { method: 'POST', url: URL, key: manager.key, body: { name: templateName(), groups: [{ name: 'G', fields: [textField('f', { type, config })] }] } });
+      const res = await send(env, {
+        method: 'POST',
+        url: URL,
+        key: manager.key,
+        body: { name: templateName(), groups: [{ name: 'G', fields: [textField('f', { type, config })] }] },
+      });
       expect(res.status).toBe(422);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.details.map((d: { field: string }) => d.field)).toContain(`groups[0].fields[0].${path}`);
@@ -138,9 +150,12 @@ describe('field types and config (spec 2.4)', () => {
 
 describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
   it('deletes omitted groups and fields, keeps stable ids, and renames in place', async () => {
-    const tpl = await create([{ name: 'Main', fields: [textField('a'), textField('b')] }, { name: 'Gone', fields: [textField('c')] }]);
+    const tpl = await create([
+      { name: 'Main', fields: [textField('a'), textField('b')] },
+      { name: 'Gone', fields: [textField('c')] },
+    ]);
     const [main] = tpl.groups;
-    const res = await patch(tpl.id, { groups: [keepGroup(main!, [...systemRefs(main!), { id: field(tpl, 'a').id, name: 'Renamed' }]) ] });
+    const res = await patch(tpl.id, { groups: [keepGroup(main!, [...systemRefs(main!), { id: field(tpl, 'a').id, name: 'Renamed' }])] });
     expect(res.status).toBe(200);
     expect(res.body.data.groups).toHaveLength(1);
     expect(res.body.data.groups[0].id).toBe(main!.id);
@@ -149,7 +164,10 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
   });
 
   it('keeps existing groups in their stored order and appends new groups in the supplied order', async () => {
-    const tpl = await create([{ name: 'Main', fields: [] }, { name: 'Second', fields: [] }]);
+    const tpl = await create([
+      { name: 'Main', fields: [] },
+      { name: 'Second', fields: [] },
+    ]);
     const [main, second] = tpl.groups;
     const res = await patch(tpl.id, { groups: [{ name: 'New1', fields: [] }, keepGroup(second!), { name: 'New2', fields: [] }, keepGroup(main!)] });
     expect(res.body.data.groups.map((grp: TemplateGroupView) => [grp.name, grp.sortOrder, grp.isDefault])).toEqual([
@@ -161,13 +179,13 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
   });
 
   it('keeps omitted field properties when the type is unchanged, but sortOrder follows the array position', async () => {
-    const tpl = await create([{ name: 'G', fields: [] }, {
-      name: 'Other',
-      fields: [
-        textField('x', { required: true, placeholder: 'px', type: 'number', config: { unit: 'kg' } }),
-        textField('y'),
-      ],
-    }]);
+    const tpl = await create([
+      { name: 'G', fields: [] },
+      {
+        name: 'Other',
+        fields: [textField('x', { required: true, placeholder: 'px', type: 'number', config: { unit: 'kg' } }), textField('y')],
+      },
+    ]);
     const [main, other] = tpl.groups;
     const res = await patch(tpl.id, { groups: [keepGroup(main!), keepGroup(other!, [{ id: field(tpl, 'y').id }, { id: field(tpl, 'x').id }])] });
     expect(field(res.body.data, 'x')).toMatchObject({ required: true, placeholder: 'px', type: 'number', config: { unit: 'kg' }, name: 'x', sortOrder: 1 });
@@ -178,8 +196,16 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
   it('adds 3 to the sortOrder or array position of custom fields in the first group, wherever the system fields appear in the array', async () => {
     const tpl = await create([{ name: 'G', fields: [textField('a'), textField('b')] }]);
     const [main] = tpl.groups;
-    const res = await patch(tpl.id, { groups: [keepGroup(main!, [{ id: field(tpl, 'b').id }, ...systemRefs(main!), { id: field(tpl, 'a').id, sortOrder: 7 }])] });
-    expect(res.body.data.groups[0].fields.map((f: TemplateFieldView) => [f.key, f.sortOrder])).toEqual([['name', 0], ['sku', 1], ['mainImage', 2], ['b', 3], ['a', 10]]);
+    const res = await patch(tpl.id, {
+      groups: [keepGroup(main!, [{ id: field(tpl, 'b').id }, ...systemRefs(main!), { id: field(tpl, 'a').id, sortOrder: 7 }])],
+    });
+    expect(res.body.data.groups[0].fields.map((f: TemplateFieldView) => [f.key, f.sortOrder])).toEqual([
+      ['name', 0],
+      ['sku', 1],
+      ['mainImage', 2],
+      ['b', 3],
+      ['a', 10],
+    ]);
   });
 
   it('lets a PATCH add a field with the key of a field it deletes', async () => {
@@ -193,7 +219,14 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
     const tpl = await create([{ name: 'G', fields: [] }]);
     const [main] = tpl.groups;
     const sku = field(tpl, 'sku');
-    const res = await patch(tpl.id, { groups: [keepGroup(main!, main!.fields.map((f) => (f.id === sku.id ? { ...f, name: 'Article no.', placeholder: 'e.g. A-1' } : { id: f.id })))] });
+    const res = await patch(tpl.id, {
+      groups: [
+        keepGroup(
+          main!,
+          main!.fields.map((f) => (f.id === sku.id ? { ...f, name: 'Article no.', placeholder: 'e.g. A-1' } : { id: f.id })),
+        ),
+      ],
+    });
     expect(res.status).toBe(200);
     expect(field(res.body.data, 'sku')).toEqual({ ...sku, name: 'Article no.', placeholder: 'e.g. A-1' });
   });
@@ -201,10 +234,12 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
   it('writes a new version per PATCH and leaves earlier versions unchanged', async () => {
     const tpl = await create([{ name: 'G', fields: [textField('a')] }]);
     await patch(tpl.id, { groups: [keepGroup(tpl.groups[0]!, [...systemRefs(tpl.groups[0]!)])] });
-    const rows = await env.orm.em.fork().execute<{ number: number; definition: { groups: TemplateGroupView[] } }[]>(
-      'select number, definition from template_versions where template_id = ? order by number',
-      [tpl.id],
-    );
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ number: number; definition: { groups: TemplateGroupView[] } }[]>(
+        'select number, definition from template_versions where template_id = ? order by number',
+        [tpl.id],
+      );
     expect(rows.map((r) => r.number)).toEqual([1, 2]);
     expect(rows[0]!.definition.groups).toEqual(tpl.groups);
     expect(rows[1]!.definition.groups[0]!.fields.map((f) => f.key)).toEqual(['name', 'sku', 'mainImage']);
@@ -214,24 +249,51 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
     const tpl = await create([{ name: 'G', fields: [] }]);
     const [main] = tpl.groups;
     const customs = (n: number) => Array.from({ length: n }, (_, i) => textField(`c${i}`));
-    const over = await patch(tpl.id, { groups: [keepGroup(main!, [...systemRefs(main!), ...customs(100)]), { name: 'More', fields: customs(98).map((f, i) => ({ ...f, key: `d${i}` })) }] });
+    const over = await patch(tpl.id, {
+      groups: [keepGroup(main!, [...systemRefs(main!), ...customs(100)]), { name: 'More', fields: customs(98).map((f, i) => ({ ...f, key: `d${i}` })) }],
+    });
     expect(over.status).toBe(422);
     expect(over.body.details.map((d: { field: string }) => d.field)).toContain('groups');
-    const full = await patch(tpl.id, { groups: [keepGroup(main!, [...systemRefs(main!), ...customs(100)]), { name: 'More', fields: customs(97).map((f, i) => ({ ...f, key: `d${i}` })) }] });
+    const full = await patch(tpl.id, {
+      groups: [keepGroup(main!, [...systemRefs(main!), ...customs(100)]), { name: 'More', fields: customs(97).map((f, i) => ({ ...f, key: `d${i}` })) }],
+    });
     expect(full.status).toBe(200);
   });
 
-  const withSystem = (tpl: TemplateView, fields: unknown[]) => ({ groups: [keepGroup(tpl.groups[0]!, [...systemRefs(tpl.groups[0]!), ...fields]), ...tpl.groups.slice(1).map((grp) => keepGroup(grp))] });
+  const withSystem = (tpl: TemplateView, fields: unknown[]) => ({
+    groups: [keepGroup(tpl.groups[0]!, [...systemRefs(tpl.groups[0]!), ...fields]), ...tpl.groups.slice(1).map((grp) => keepGroup(grp))],
+  });
   const systemOverride = (tpl: TemplateView, key: string, change: Record<string, unknown>) => ({
-    groups: [keepGroup(tpl.groups[0]!, tpl.groups[0]!.fields.map((f) => (f.key === key ? { id: f.id, ...change } : { id: f.id })))],
+    groups: [
+      keepGroup(
+        tpl.groups[0]!,
+        tpl.groups[0]!.fields.map((f) => (f.key === key ? { id: f.id, ...change } : { id: f.id })),
+      ),
+    ],
   });
   const badPatches: Array<[string, (tpl: TemplateView) => unknown, string]> = [
     ['omitting the default group', (tpl) => ({ groups: [keepGroup(tpl.groups[1]!)] }), 'groups'],
-    ['omitting a system field', (tpl) => ({ groups: [keepGroup(tpl.groups[0]!, tpl.groups[0]!.fields.filter((f) => f.key !== 'sku').map((f) => ({ id: f.id }))), keepGroup(tpl.groups[1]!)] }), 'groups[0].fields'],
+    [
+      'omitting a system field',
+      (tpl) => ({
+        groups: [
+          keepGroup(
+            tpl.groups[0]!,
+            tpl.groups[0]!.fields.filter((f) => f.key !== 'sku').map((f) => ({ id: f.id })),
+          ),
+          keepGroup(tpl.groups[1]!),
+        ],
+      }),
+      'groups[0].fields',
+    ],
     ['changing a system field type', (tpl) => systemOverride(tpl, 'sku', { type: 'textarea' }), 'groups[0].fields[1].type'],
     ['changing a system field required flag', (tpl) => systemOverride(tpl, 'name', { required: false }), 'groups[0].fields[0].required'],
     ['changing a system field config', (tpl) => systemOverride(tpl, 'mainImage', { config: { customPlaceholder: 'Drop here' } }), 'groups[0].fields[2].config'],
-    ['an unknown property in a system field config', (tpl) => systemOverride(tpl, 'mainImage', { config: { maxCount: 2 } }), 'groups[0].fields[2].config.maxCount'],
+    [
+      'an unknown property in a system field config',
+      (tpl) => systemOverride(tpl, 'mainImage', { config: { maxCount: 2 } }),
+      'groups[0].fields[2].config.maxCount',
+    ],
     ['changing a system field key', (tpl) => systemOverride(tpl, 'name', { key: 'title' }), 'groups[0].fields[0].key'],
     ['moving a system field', (tpl) => systemOverride(tpl, 'sku', { sortOrder: 5 }), 'groups[0].fields[1].sortOrder'],
     ['isSystemField false on a system field', (tpl) => systemOverride(tpl, 'sku', { isSystemField: false }), 'groups[0].fields[1].isSystemField'],
@@ -239,20 +301,39 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
     ['isSystemField true on a custom field', (tpl) => withSystem(tpl, [{ id: field(tpl, 'a').id, isSystemField: true }]), 'groups[0].fields[3].isSystemField'],
     ['a systemKey on a custom field', (tpl) => withSystem(tpl, [{ id: field(tpl, 'a').id, systemKey: 'description' }]), 'groups[0].fields[3].systemKey'],
     ['changing a field key', (tpl) => withSystem(tpl, [{ id: field(tpl, 'a').id, key: 'b2' }]), 'groups[0].fields[3].key'],
-    ['moving a field to another group', (tpl) => ({ groups: [keepGroup(tpl.groups[0]!, [...systemRefs(tpl.groups[0]!), { id: field(tpl, 'other').id }]), keepGroup(tpl.groups[1]!, [])] }), 'groups[0].fields[3].id'],
-    ['an existing field in a new group', (tpl) => ({ groups: [...withSystem(tpl, []).groups, { name: 'N', fields: [{ id: field(tpl, 'a').id }] }] }), 'groups[2].fields[0].id'],
+    [
+      'moving a field to another group',
+      (tpl) => ({ groups: [keepGroup(tpl.groups[0]!, [...systemRefs(tpl.groups[0]!), { id: field(tpl, 'other').id }]), keepGroup(tpl.groups[1]!, [])] }),
+      'groups[0].fields[3].id',
+    ],
+    [
+      'an existing field in a new group',
+      (tpl) => ({ groups: [...withSystem(tpl, []).groups, { name: 'N', fields: [{ id: field(tpl, 'a').id }] }] }),
+      'groups[2].fields[0].id',
+    ],
     ['an unknown field id', (tpl) => withSystem(tpl, [{ id: 'fld_nope' }]), 'groups[0].fields[3].id'],
     ['an unknown group id', (tpl) => ({ groups: [...withSystem(tpl, []).groups, { id: 'grp_nope', name: 'X', fields: [] }] }), 'groups[2].id'],
     ['the same group twice', (tpl) => ({ groups: [...withSystem(tpl, []).groups, keepGroup(tpl.groups[1]!)] }), 'groups[2].id'],
     ['the same field twice', (tpl) => withSystem(tpl, [{ id: field(tpl, 'a').id }, { id: field(tpl, 'a').id }]), 'groups[0].fields[4].id'],
     ['a new field reusing a kept key', (tpl) => withSystem(tpl, [{ id: field(tpl, 'a').id }, textField('a')]), 'groups[0].fields[4].key'],
     ['a group with sortOrder', (tpl) => ({ groups: [{ ...keepGroup(tpl.groups[0]!), sortOrder: 0 }, keepGroup(tpl.groups[1]!)] }), 'groups[0].sortOrder'],
-    ['an invalid config for an unchanged type', (tpl) => withSystem(tpl, [{ id: field(tpl, 'a').id, config: { maxLength: 3 } }]), 'groups[0].fields[3].config.maxLength'],
-    ['a duplicate sortOrder', (tpl) => ({ groups: [keepGroup(tpl.groups[0]!), keepGroup(tpl.groups[1]!, [{ id: field(tpl, 'other').id, sortOrder: 1 }, textField('z')])] }), 'groups[1].fields'],
+    [
+      'an invalid config for an unchanged type',
+      (tpl) => withSystem(tpl, [{ id: field(tpl, 'a').id, config: { maxLength: 3 } }]),
+      'groups[0].fields[3].config.maxLength',
+    ],
+    [
+      'a duplicate sortOrder',
+      (tpl) => ({ groups: [keepGroup(tpl.groups[0]!), keepGroup(tpl.groups[1]!, [{ id: field(tpl, 'other').id, sortOrder: 1 }, textField('z')])] }),
+      'groups[1].fields',
+    ],
   ];
   for (const [label, body, path] of badPatches) {
     it(`rejects ${label} with 422 validation_failed naming ${path}, and changes nothing`, async () => {
-      const tpl = await create([{ name: 'G', fields: [textField('a')] }, { name: 'H', fields: [textField('other')] }]);
+      const tpl = await create([
+        { name: 'G', fields: [textField('a')] },
+        { name: 'H', fields: [textField('other')] },
+      ]);
       const before = await t.snapshot(manager.teamId);
       const res = await patch(tpl.id, body(tpl));
       expect(res.status).toBe(422);
@@ -265,7 +346,14 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
   it('accepts round-tripped system fields (same key, type, required, config, isSystemField, systemKey and sortOrder)', async () => {
     const tpl = await create([{ name: 'G', fields: [] }]);
     const [main] = tpl.groups;
-    const res = await patch(tpl.id, { groups: [keepGroup(main!, main!.fields.map((f) => ({ ...f, typeChangeConfirmed: false })))] });
+    const res = await patch(tpl.id, {
+      groups: [
+        keepGroup(
+          main!,
+          main!.fields.map((f) => ({ ...f, typeChangeConfirmed: false })),
+        ),
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.groups).toEqual(tpl.groups);
   });
@@ -273,7 +361,10 @@ describe('PATCH groups: replacement of the definition (spec 4.4)', () => {
 
 describe('PATCH groups: type changes (spec 4.4)', () => {
   async function changeType(fieldInput: Record<string, unknown>, change: Record<string, unknown>) {
-    const tpl = await create([{ name: 'G', fields: [] }, { name: 'H', fields: [fieldInput] }]);
+    const tpl = await create([
+      { name: 'G', fields: [] },
+      { name: 'H', fields: [fieldInput] },
+    ]);
     const before = await t.snapshot(manager.teamId);
     const res = await patch(tpl.id, { groups: [keepGroup(tpl.groups[0]!), keepGroup(tpl.groups[1]!, [{ id: tpl.groups[1]!.fields[0]!.id, ...change }])] });
     return { tpl, res, before };
@@ -309,17 +400,27 @@ describe('PATCH groups: type changes (spec 4.4)', () => {
 
   for (const [label, from, to] of [
     ['select to text (drops options)', textField('f', { type: 'select', config: { options } }), { type: 'text' }],
-    ['number with a unit to currency (drops unit)', textField('f', { type: 'number', config: { unit: 'kg' } }), { type: 'currency', config: { code: 'EUR', symbol: '€', decimals: 2 } }],
+    [
+      'number with a unit to currency (drops unit)',
+      textField('f', { type: 'number', config: { unit: 'kg' } }),
+      { type: 'currency', config: { code: 'EUR', symbol: '€', decimals: 2 } },
+    ],
     ['richtext to textarea (drops mode)', textField('f', { type: 'richtext', config: { mode: 'delta' } }), { type: 'textarea' }],
     ['image with limits to text (drops media limits)', textField('f', { type: 'image', config: { maxCount: 1 } }), { type: 'text' }],
-    ['currency to number (drops code, symbol, decimals)', textField('f', { type: 'currency', config: { code: 'EUR', symbol: '€', decimals: 2 } }), { type: 'number' }],
+    [
+      'currency to number (drops code, symbol, decimals)',
+      textField('f', { type: 'currency', config: { code: 'EUR', symbol: '€', decimals: 2 } }),
+      { type: 'number' },
+    ],
   ] as const) {
     it(`requires typeChangeConfirmed for ${label}: 422 without it, changing nothing; 200 with it`, async () => {
       const { tpl, res, before } = await changeType({ ...from }, { ...to });
       expect(res.status).toBe(422);
       expect(res.body.details.map((d: { field: string }) => d.field)).toContain('groups[1].fields[0].typeChangeConfirmed');
       expect(await t.snapshot(manager.teamId)).toEqual(before);
-      const confirmed = await patch(tpl.id, { groups: [keepGroup(tpl.groups[0]!), keepGroup(tpl.groups[1]!, [{ id: tpl.groups[1]!.fields[0]!.id, ...to, typeChangeConfirmed: true }])] });
+      const confirmed = await patch(tpl.id, {
+        groups: [keepGroup(tpl.groups[0]!), keepGroup(tpl.groups[1]!, [{ id: tpl.groups[1]!.fields[0]!.id, ...to, typeChangeConfirmed: true }])],
+      });
       expect(confirmed.status).toBe(200);
       expect(confirmed.body.data.groups[1].fields[0].type).toBe(to.type);
       expect(confirmed.text).not.toContain('typeChangeConfirmed');
@@ -328,7 +429,9 @@ describe('PATCH groups: type changes (spec 4.4)', () => {
 
   it('drops the options when a confirmed change turns a select into text', async () => {
     const { tpl } = await changeType(textField('f', { type: 'select', config: { options } }), {});
-    const res = await patch(tpl.id, { groups: [keepGroup(tpl.groups[0]!), keepGroup(tpl.groups[1]!, [{ id: tpl.groups[1]!.fields[0]!.id, type: 'text', typeChangeConfirmed: true }])] });
+    const res = await patch(tpl.id, {
+      groups: [keepGroup(tpl.groups[0]!), keepGroup(tpl.groups[1]!, [{ id: tpl.groups[1]!.fields[0]!.id, type: 'text', typeChangeConfirmed: true }])],
+    });
     expect(res.body.data.groups[1].fields[0].config).toEqual({});
   });
 

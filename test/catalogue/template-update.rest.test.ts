@@ -68,7 +68,13 @@ describe('PATCH /v1/product-info-templates/{id} (updateTemplate)', () => {
 
   it('applies the change when If-Match carries the current ETag', async () => {
     const created = await create({ name: templateName(), groups: [{ name: 'B', fields: [] }] });
-    const res = await send(env, { method: 'PATCH', url: `${URL}/${created.body.data.id}`, key: manager.key, body: { enabled: false }, headers: { 'if-match': created.headers.etag! } });
+    const res = await send(env, {
+      method: 'PATCH',
+      url: `${URL}/${created.body.data.id}`,
+      key: manager.key,
+      body: { enabled: false },
+      headers: { 'if-match': created.headers.etag! },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -77,7 +83,13 @@ describe('PATCH /v1/product-info-templates/{id} (updateTemplate)', () => {
     const id = created.body.data.id;
     await send(env, { method: 'PATCH', url: `${URL}/${id}`, key: manager.key, body: { description: 'elsewhere' } });
     const before = await t.snapshot(manager.teamId);
-    const res = await send(env, { method: 'PATCH', url: `${URL}/${id}`, key: manager.key, body: { description: 'mine' }, headers: { 'if-match': created.headers.etag! } });
+    const res = await send(env, {
+      method: 'PATCH',
+      url: `${URL}/${id}`,
+      key: manager.key,
+      body: { description: 'mine' },
+      headers: { 'if-match': created.headers.etag! },
+    });
     expect(res.status).toBe(412);
     expect(res.body.code).toBe('precondition_failed');
     expect(await t.snapshot(manager.teamId)).toEqual(before);
@@ -95,7 +107,9 @@ describe('PATCH /v1/product-info-templates/{id} (updateTemplate)', () => {
     const id = created.body.data.id;
     const etag = created.headers.etag!;
     const results = await Promise.all(
-      ['one', 'two'].map((description) => send(env, { method: 'PATCH', url: `${URL}/${id}`, key: manager.key, body: { description }, headers: { 'if-match': etag } })),
+      ['one', 'two'].map((description) =>
+        send(env, { method: 'PATCH', url: `${URL}/${id}`, key: manager.key, body: { description }, headers: { 'if-match': etag } }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 412]);
     const winner = results.find((r) => r.status === 200)!;

@@ -30,7 +30,10 @@ async function latest(ctx: Ctx, templateId: string): Promise<string> {
 }
 
 async function rejection(work: Promise<unknown>): Promise<DomainError> {
-  const error = await work.then(() => null, (e: unknown) => e);
+  const error = await work.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(DomainError);
   return error as DomainError;
 }
@@ -67,7 +70,10 @@ describe('resolveForProduct (spec 4.5 template resolution at creation)', () => {
     await t.template(key, { boundCategoryIds: [parent.id] });
     const own = await t.template(key, { boundCategoryIds: [child.id] });
     await t.template(key, { boundBrandIds: [brand.id], isLibraryDefault: true });
-    expect(await env.core.catalogue.templates.resolveForProduct(ctx, { categoryId: child.id })).toEqual({ templateId: own.id, versionId: await latest(ctx, own.id) });
+    expect(await env.core.catalogue.templates.resolveForProduct(ctx, { categoryId: child.id })).toEqual({
+      templateId: own.id,
+      versionId: await latest(ctx, own.id),
+    });
   });
 
   it('uses the nearest bound ancestor when the category itself is unbound', async () => {
@@ -99,7 +105,10 @@ describe('resolveForProduct (spec 4.5 template resolution at creation)', () => {
     const brand = await g.brand(key);
     const fallback = await t.template(key, { isLibraryDefault: true, boundBrandIds: [(await g.brand(key)).id] });
     const cat = await c.category(key, brand.id);
-    expect(await env.core.catalogue.templates.resolveForProduct(ctx, { categoryId: cat.id })).toEqual({ templateId: fallback.id, versionId: await latest(ctx, fallback.id) });
+    expect(await env.core.catalogue.templates.resolveForProduct(ctx, { categoryId: cat.id })).toEqual({
+      templateId: fallback.id,
+      versionId: await latest(ctx, fallback.id),
+    });
   });
 
   it('resolves to null when a category has no binding anywhere and the library has no default', async () => {
@@ -153,7 +162,10 @@ describe('getVersion / latestVersionId (pinned definitions, spec 2.5, 3.3)', () 
     const { key, ctx } = await library();
     const tpl = await t.template(key, { groups: [{ name: 'G', fields: [textField('a')] }] });
     const v1 = await latest(ctx, tpl.id);
-    await env.core.catalogue.templates.update(ctx, tpl.id, { name: 'Renamed', groups: [{ id: tpl.groups[0]!.id, name: 'G', fields: tpl.groups[0]!.fields.filter((f) => f.isSystemField).map((f) => ({ id: f.id })) }] });
+    await env.core.catalogue.templates.update(ctx, tpl.id, {
+      name: 'Renamed',
+      groups: [{ id: tpl.groups[0]!.id, name: 'G', fields: tpl.groups[0]!.fields.filter((f) => f.isSystemField).map((f) => ({ id: f.id })) }],
+    });
     const v2 = await latest(ctx, tpl.id);
     expect(v2).not.toBe(v1);
     const first = await env.core.catalogue.templates.getVersion(ctx, v1);
@@ -178,10 +190,11 @@ describe('getVersion / latestVersionId (pinned definitions, spec 2.5, 3.3)', () 
     const { key, ctx } = await library();
     const tpl = await t.template(key);
     for (let i = 0; i < 3; i++) await env.core.catalogue.templates.update(ctx, tpl.id, { description: `d${i}` });
-    const rows = await env.orm.em.fork().execute<{ number: number; description: string | null }[]>(
-      'select number, description from template_versions where template_id = ? order by number',
-      [tpl.id],
-    );
+    const rows = await env.orm.em
+      .fork()
+      .execute<{ number: number; description: string | null }[]>('select number, description from template_versions where template_id = ? order by number', [
+        tpl.id,
+      ]);
     expect(rows).toEqual([
       { number: 1, description: null },
       { number: 2, description: 'd0' },

@@ -28,7 +28,10 @@ const DELETE = `mutation($id: String!, $input: TemplateDeleteInput, $ifMatch: St
 function asGraphql(rest: { groups: { fields: { type: string; systemKey: string | null }[] }[] }) {
   return {
     ...rest,
-    groups: rest.groups.map((group) => ({ ...group, fields: group.fields.map((f) => ({ ...f, type: enumValueName(f.type), systemKey: f.systemKey === null ? null : enumValueName(f.systemKey) })) })),
+    groups: rest.groups.map((group) => ({
+      ...group,
+      fields: group.fields.map((f) => ({ ...f, type: enumValueName(f.type), systemKey: f.systemKey === null ? null : enumValueName(f.systemKey) })),
+    })),
   };
 }
 
@@ -44,20 +47,31 @@ describe('GraphQL templates', () => {
     expect(template.groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'colour']);
     expect(template.groups[0].fields[3].config).toEqual({ options });
     const rest = await send(env, { url: `/v1/product-info-templates/${template.id}`, key: manager.key });
-    expect(template.groups[0].fields.map((f: { type: string; systemKey: string | null }) => [f.type, f.systemKey])).toEqual([['TEXT', 'NAME'], ['TEXT', 'SKU'], ['IMAGE', 'MAIN_IMAGE'], ['SELECT', null]]);
+    expect(template.groups[0].fields.map((f: { type: string; systemKey: string | null }) => [f.type, f.systemKey])).toEqual([
+      ['TEXT', 'NAME'],
+      ['TEXT', 'SKU'],
+      ['IMAGE', 'MAIN_IMAGE'],
+      ['SELECT', null],
+    ]);
     expect(template).toEqual(asGraphql(rest.body.data));
     expect(rest.headers.etag).toBe(etag);
   });
 
   it('accepts a config written as a GraphQL object literal', async () => {
-    const res = await graphql(env, manager.key, `mutation { createTemplate(input: { name: "${templateName()}", groups: [{ name: "G", fields: [{ key: "price", name: "Price", type: CURRENCY, config: { code: "EUR", symbol: "€", decimals: 2 } }] }] }) { template { groups { fields { key config } } } } }`);
+    const res = await graphql(
+      env,
+      manager.key,
+      `mutation { createTemplate(input: { name: "${templateName()}", groups: [{ name: "G", fields: [{ key: "price", name: "Price", type: CURRENCY, config: { code: "EUR", symbol: "€", decimals: 2 } }] }] }) { template { groups { fields { key config } } } } }`,
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.createTemplate.template.groups[0].fields[3].config).toEqual({ code: 'EUR', symbol: '€', decimals: 2 });
   });
 
   it('reports invalid config with extensions.code validation_failed and details, writing nothing', async () => {
     const before = await t.snapshot(manager.teamId);
-    const res = await graphql(env, manager.key, CREATE, { input: { name: templateName(), groups: [{ name: 'G', fields: [{ key: 'p', name: 'P', type: 'CURRENCY', config: {} }] }] } });
+    const res = await graphql(env, manager.key, CREATE, {
+      input: { name: templateName(), groups: [{ name: 'G', fields: [{ key: 'p', name: 'P', type: 'CURRENCY', config: {} }] }] },
+    });
     expect(res.body.errors[0].extensions.code).toBe('validation_failed');
     expect(res.body.errors[0].extensions.details.map((d: { field: string }) => d.field)).toContain('groups[0].fields[0].config.code');
     expect(await t.snapshot(manager.teamId)).toEqual(before);
@@ -76,12 +90,19 @@ describe('GraphQL templates', () => {
       return original(c, ids);
     };
     try {
-      const res = await graphql(env, key.key, `{ templates(pageSize: 10) { items { id versions { id number templateId description groups { fields { key } } } } pagination { totalCount } } }`);
+      const res = await graphql(
+        env,
+        key.key,
+        `{ templates(pageSize: 10) { items { id versions { id number templateId description groups { fields { key } } } } pagination { totalCount } } }`,
+      );
       expect(res.body.errors).toBeUndefined();
       expect(batches).toBe(1);
       const items = res.body.data.templates.items;
       expect(items.map((x: { id: string }) => x.id)).toEqual([b.id, a.id]);
-      expect(items[0].versions.map((v: { number: number; description: string | null }) => [v.number, v.description])).toEqual([[1, null], [2, 'second version']]);
+      expect(items[0].versions.map((v: { number: number; description: string | null }) => [v.number, v.description])).toEqual([
+        [1, null],
+        [2, 'second version'],
+      ]);
       expect(items[1].versions).toHaveLength(1);
       expect(items[1].versions[0].groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'a']);
     } finally {
@@ -89,7 +110,9 @@ describe('GraphQL templates', () => {
     }
     const one = await graphql(env, key.key, `query($id: String!) { template(id: $id) { etag template { id versions { id } } } }`, { id: b.id });
     expect(one.body.data.template.template.versions).toHaveLength(2);
-    const version = await graphql(env, key.key, `query($id: String!) { templateVersion(id: $id) { number templateId } }`, { id: one.body.data.template.template.versions[0].id });
+    const version = await graphql(env, key.key, `query($id: String!) { templateVersion(id: $id) { number templateId } }`, {
+      id: one.body.data.template.template.versions[0].id,
+    });
     expect(version.body.data.templateVersion).toEqual({ number: 1, templateId: b.id });
   });
 

@@ -80,7 +80,12 @@ async function subscribe(path: string, body: Record<string, unknown>, url = '/op
 }
 
 function emit(tx: Ctx, materialId: number): Promise<string | null> {
-  return recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: `material:${materialId}`, fields: { payload: { materialIds: [materialId] } } });
+  return recordEvent(tx, {
+    eventType: 'MATERIAL_DELETED',
+    audience: { kind: 'material' },
+    orderingKey: `material:${materialId}`,
+    fields: { payload: { materialIds: [materialId] } },
+  });
 }
 
 /** Deliveries to the endpoint at `path`, by line and place in it. */
@@ -101,7 +106,7 @@ async function waitingForLocks(): Promise<number> {
 }
 
 describe('finishing a batch while other transactions hold its rows', () => {
-  it('finishes the lines nobody holds at once and waits for a writer\'s line alone, so a writer then taking the other lines commits', async () => {
+  it("finishes the lines nobody holds at once and waits for a writer's line alone, so a writer then taking the other lines commits", async () => {
     const ctx = await given(world.env).ctx(world.key);
     await subscribe('/held', { eventTypes: ['MATERIAL_DELETED'] });
     for (const id of [1, 2, 3, 4]) await inTransaction(ctx, (tx) => emit(tx, id));
@@ -112,7 +117,10 @@ describe('finishing a batch while other transactions hold its rows', () => {
     let finishing: Promise<unknown> | null = null;
     const writer = inTransaction(ctx, async (tx) => {
       await emit(tx, 4);
-      finishing ??= world.env.core.events.deliveries.attemptMany(world.env.core.operatorCtx(), heads.map((d) => d.id));
+      finishing ??= world.env.core.events.deliveries.attemptMany(
+        world.env.core.operatorCtx(),
+        heads.map((d) => d.id),
+      );
       await expect.poll(waitingForLocks, { timeout: 20_000, interval: 20 }).toBeGreaterThan(0);
       for (const id of [1, 2, 3]) await emit(tx, id);
     });
@@ -133,7 +141,8 @@ describe('finishing a batch while other transactions hold its rows', () => {
       ['material:4', 2, 'pending', true, 0, []],
     ]);
     // lines 1-3 were finished before the writer added to them (its events there were heads at once); line 4 after it committed
-    const nextOf = (key: string) => outcomes.find((o) => o.deliveryId === after.find((d) => d.ordering_key === key && d.sequence === '1')!.id)!.next?.id ?? null;
+    const nextOf = (key: string) =>
+      outcomes.find((o) => o.deliveryId === after.find((d) => d.ordering_key === key && d.sequence === '1')!.id)!.next?.id ?? null;
     expect(['material:1', 'material:2', 'material:3', 'material:4'].map(nextOf)).toEqual([null, null, null, after.at(-1)!.id]);
   }, 60_000);
 
@@ -149,7 +158,9 @@ describe('finishing a batch while other transactions hold its rows', () => {
     // while the receiver answers, another transaction takes the second delivery's row; the finish locks
     // both lines, then waits for that row; the transaction then asks for the first line: a deadlock,
     // which PostgreSQL breaks by failing the finish (it waited first)
-    await expect.poll(async () => (await deliveriesOf('/deadlock')).map((d) => d.status), { timeout: 20_000, interval: 20 }).toEqual(['delivering', 'delivering']);
+    await expect
+      .poll(async () => (await deliveriesOf('/deadlock')).map((d) => d.status), { timeout: 20_000, interval: 20 })
+      .toEqual(['delivering', 'delivering']);
     const other = new pg.Client({ connectionString: world.env.config.databaseUrl });
     await other.connect();
     try {

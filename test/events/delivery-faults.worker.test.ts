@@ -26,13 +26,25 @@ afterAll(async () => {
 });
 
 async function subscribe(path: string): Promise<void> {
-  const res = await send(world.env, { method: 'POST', url: '/open/material-automation-subscribe', key: world.key.key, body: { callbackUrl: `${world.receiver.url}${path}`, eventTypes: ['MATERIAL_DELETED'] } });
+  const res = await send(world.env, {
+    method: 'POST',
+    url: '/open/material-automation-subscribe',
+    key: world.key.key,
+    body: { callbackUrl: `${world.receiver.url}${path}`, eventTypes: ['MATERIAL_DELETED'] },
+  });
   expect(res.body.code).toBe('0');
 }
 
 async function emit(materialId: number): Promise<void> {
   const ctx = await given(world.env).ctx(world.key);
-  await inTransaction(ctx, (tx) => recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: `material:${materialId}`, fields: { payload: { materialIds: [materialId] } } }));
+  await inTransaction(ctx, (tx) =>
+    recordEvent(tx, {
+      eventType: 'MATERIAL_DELETED',
+      audience: { kind: 'material' },
+      orderingKey: `material:${materialId}`,
+      fields: { payload: { materialIds: [materialId] } },
+    }),
+  );
 }
 
 const on = (path: string) => world.receiver.received.filter((r) => r.path === path);
@@ -44,10 +56,12 @@ async function until(read: () => number, target: number): Promise<void> {
 
 /** The deliveries to the endpoint at `path`: how many there are in each status, and how many attempts they have taken in all. */
 async function deliveriesTo(path: string): Promise<{ statuses: Record<string, number>; attempts: number }> {
-  const rows = await world.env.orm.em.fork().execute<{ status: string; n: number; attempts: number }[]>(
-    `select d.status, count(*)::int as n, sum(d.attempts)::int as attempts from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.url like ? group by d.status`,
-    [`%${path}`],
-  );
+  const rows = await world.env.orm.em
+    .fork()
+    .execute<{ status: string; n: number; attempts: number }[]>(
+      `select d.status, count(*)::int as n, sum(d.attempts)::int as attempts from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.url like ? group by d.status`,
+      [`%${path}`],
+    );
   return { statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])), attempts: rows.reduce((sum, r) => sum + r.attempts, 0) };
 }
 
@@ -75,52 +89,72 @@ function workerProcess(): ChildProcess {
 }
 
 describe('delivery faults (private Redis and worker processes)', () => {
-  it('delivers every event committed while Redis was down, once Redis is back', async () => {
-    await subscribe('/redis');
-    await world.startWorkers();
-    await redis.stop();
-    await emit(1);
-    await emit(2);
-    await emit(3);
-    // committed, not lost: three deliveries wait for the relay, which cannot queue them without Redis
-    expect(await deliveriesTo('/redis')).toEqual({ statuses: { pending: 3 }, attempts: 0 });
-    expect(on('/redis')).toHaveLength(0);
-    await redis.start();
-    await until(() => on('/redis').length, 3);
-    expect(on('/redis').map((r) => r.body.payload.materialIds[0]).sort()).toEqual([1, 2, 3]);
-    await world.workers!.close();
-    world.workers = null;
-  }, SPAWNING_TEST_TIMEOUT_MS);
+  it(
+    'delivers every event committed while Redis was down, once Redis is back',
+    async () => {
+      await subscribe('/redis');
+      await world.startWorkers();
+      await redis.stop();
+      await emit(1);
+      await emit(2);
+      await emit(3);
+      // committed, not lost: three deliveries wait for the relay, which cannot queue them without Redis
+      expect(await deliveriesTo('/redis')).toEqual({ statuses: { pending: 3 }, attempts: 0 });
+      expect(on('/redis')).toHaveLength(0);
+      await redis.start();
+      await until(() => on('/redis').length, 3);
+      expect(
+        on('/redis')
+          .map((r) => r.body.payload.materialIds[0])
+          .sort(),
+      ).toEqual([1, 2, 3]);
+      await world.workers!.close();
+      world.workers = null;
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 
-  it('delivers again, with the same eventId, an event whose worker was killed mid-attempt', async () => {
-    await subscribe('/killed');
-    world.receiver.answer('/killed', 'hang');
-    const doomed = workerProcess();
-    await emit(10);
-    await until(() => on('/killed').length, 1);
-    expect(on('/killed')).toHaveLength(1);
-    doomed.kill('SIGKILL');
-    workerProcess();
-    await until(() => on('/killed').length, 2);
-    const [first, second] = on('/killed');
-    expect(second!.body.eventId).toBe(first!.body.eventId);
-    const statusOf = async () =>
-      (await world.env.orm.em.fork().execute<{ status: string; attempts: number }[]>(
-        `select d.status, d.attempts from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.url like '%/killed'`,
-      ))[0];
-    await expect.poll(statusOf).toEqual({ status: 'succeeded', attempts: 2 });
-  }, SPAWNING_TEST_TIMEOUT_MS);
+  it(
+    'delivers again, with the same eventId, an event whose worker was killed mid-attempt',
+    async () => {
+      await subscribe('/killed');
+      world.receiver.answer('/killed', 'hang');
+      const doomed = workerProcess();
+      await emit(10);
+      await until(() => on('/killed').length, 1);
+      expect(on('/killed')).toHaveLength(1);
+      doomed.kill('SIGKILL');
+      workerProcess();
+      await until(() => on('/killed').length, 2);
+      const [first, second] = on('/killed');
+      expect(second!.body.eventId).toBe(first!.body.eventId);
+      const statusOf = async () =>
+        (
+          await world.env.orm.em
+            .fork()
+            .execute<{ status: string; attempts: number }[]>(
+              `select d.status, d.attempts from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.url like '%/killed'`,
+            )
+        )[0];
+      await expect.poll(statusOf).toEqual({ status: 'succeeded', attempts: 2 });
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 
-  it('delivers each event once per success with two worker processes running', async () => {
-    await subscribe('/two');
-    workerProcess();
-    for (let i = 0; i < 30; i++) await emit(100 + (i % 7));
-    await until(() => on('/two').length, 30);
-    // once every delivery has succeeded none is claimed again; a claim counts its attempt before it
-    // sends, so the receiver got one request per attempt (30 unless a loaded machine timed one out)
-    await expect.poll(async () => (await deliveriesTo('/two')).statuses).toEqual({ succeeded: 30 });
-    const ids = on('/two').map((r) => r.body.eventId);
-    expect(ids).toHaveLength((await deliveriesTo('/two')).attempts);
-    expect(new Set(ids).size).toBe(30);
-  }, SPAWNING_TEST_TIMEOUT_MS);
+  it(
+    'delivers each event once per success with two worker processes running',
+    async () => {
+      await subscribe('/two');
+      workerProcess();
+      for (let i = 0; i < 30; i++) await emit(100 + (i % 7));
+      await until(() => on('/two').length, 30);
+      // once every delivery has succeeded none is claimed again; a claim counts its attempt before it
+      // sends, so the receiver got one request per attempt (30 unless a loaded machine timed one out)
+      await expect.poll(async () => (await deliveriesTo('/two')).statuses).toEqual({ succeeded: 30 });
+      const ids = on('/two').map((r) => r.body.eventId);
+      expect(ids).toHaveLength((await deliveriesTo('/two')).attempts);
+      expect(new Set(ids).size).toBe(30);
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 });

@@ -20,9 +20,17 @@ const db = <T>(sql: string, params: unknown[] = []) => world.env.orm.em.fork().e
 
 /** Subscribes `key` at `path` of the receiver to MATERIAL_DELETED; returns the endpoint id and secret. */
 async function subscribe(path: string, key: GivenKey = world.key): Promise<{ endpointId: number; secret: string }> {
-  const res = await send(world.env, { method: 'POST', url: '/open/material-automation-subscribe', key: key.key, body: { callbackUrl: `${world.receiver.url}${path}`, eventTypes: ['MATERIAL_DELETED'] } });
+  const res = await send(world.env, {
+    method: 'POST',
+    url: '/open/material-automation-subscribe',
+    key: key.key,
+    body: { callbackUrl: `${world.receiver.url}${path}`, eventTypes: ['MATERIAL_DELETED'] },
+  });
   expect(res.body.code).toBe('0');
-  const [row] = await db<{ id: number; secret: string }>('select id, secret from webhook_endpoints where url = ? and api_key_id = ?', [`${world.receiver.url}${path}`, key.keyId]);
+  const [row] = await db<{ id: number; secret: string }>('select id, secret from webhook_endpoints where url = ? and api_key_id = ?', [
+    `${world.receiver.url}${path}`,
+    key.keyId,
+  ]);
   return { endpointId: row!.id, secret: row!.secret };
 }
 
@@ -30,7 +38,12 @@ async function subscribe(path: string, key: GivenKey = world.key): Promise<{ end
 async function emit(materialId: number, key: GivenKey = world.key, rollBack = false): Promise<void> {
   const ctx = await given(world.env).ctx(key);
   await inTransaction(ctx, async (tx) => {
-    await recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: `material:${materialId}`, fields: { payload: { materialIds: [materialId], deleteAction: 'RECYCLE' } } });
+    await recordEvent(tx, {
+      eventType: 'MATERIAL_DELETED',
+      audience: { kind: 'material' },
+      orderingKey: `material:${materialId}`,
+      fields: { payload: { materialIds: [materialId], deleteAction: 'RECYCLE' } },
+    });
     if (rollBack) throw new Error('roll back');
   }).catch((e: Error) => {
     if (!rollBack) throw e;
@@ -47,15 +60,23 @@ describe('webhook delivery: at least once, retried, recorded', () => {
     await subscribe('/flaky');
     world.receiver.answer('/flaky', 500, 500, 200);
     await emit(101);
-    const got = await until(() => on('/flaky'), (r) => r.length >= 3);
+    const got = await until(
+      () => on('/flaky'),
+      (r) => r.length >= 3,
+    );
     expect(got).toHaveLength(3);
     expect(new Set(got.map((r) => r.body.eventId)).size).toBe(1);
     expect(got.map((r) => r.headers['webhook-id'])).toEqual(got.map((r) => r.body.eventId));
     const attempts = await until(
-      () => db<{ attempt: number; status_code: number; error: string | null }>(`select a.attempt, a.status_code, a.error from webhook_attempts a order by a.id`),
+      () =>
+        db<{ attempt: number; status_code: number; error: string | null }>(`select a.attempt, a.status_code, a.error from webhook_attempts a order by a.id`),
       (rows) => rows.length >= 3,
     );
-    expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 500], [3, 200]]);
+    expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 200],
+    ]);
     const [delivery] = await db<{ status: string; attempts: number }>(`select status, attempts from webhook_deliveries`);
     expect(delivery).toEqual({ status: 'succeeded', attempts: 3 });
   });
@@ -79,14 +100,19 @@ describe('webhook delivery: at least once, retried, recorded', () => {
     for (const request of on('/flaky')) {
       expect(receiver.verify(request.raw, request.headers as Record<string, string>)).toEqual(request.body);
     }
-    expect(() => new Webhook(`whsec_${Buffer.from('x'.repeat(24)).toString('base64')}`).verify(on('/flaky')[0]!.raw, on('/flaky')[0]!.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.from('x'.repeat(24)).toString('base64')}`).verify(on('/flaky')[0]!.raw, on('/flaky')[0]!.headers as Record<string, string>),
+    ).toThrow();
   });
 
   it('never sends an event whose change rolled back', async () => {
     await subscribe('/rollback');
     await emit(202, world.key, true);
     await emit(203);
-    const got = await until(() => on('/rollback'), (r) => r.length >= 1);
+    const got = await until(
+      () => on('/rollback'),
+      (r) => r.length >= 1,
+    );
     expect(await writtenTo('/rollback')).toEqual([[203]]);
     expect(on('/rollback').map((r) => r.body.payload.materialIds)).toEqual([[203]]);
     expect(got[0]!.body.sequence).toBe(1);
@@ -96,7 +122,10 @@ describe('webhook delivery: at least once, retried, recorded', () => {
     const { endpointId } = await subscribe('/gone');
     world.receiver.answer('/gone', 410);
     await emit(301);
-    await until(() => db<{ state: string }>('select state from webhook_endpoints where id = ?', [endpointId]), (r) => r[0]!.state === 'disabled');
+    await until(
+      () => db<{ state: string }>('select state from webhook_endpoints where id = ?', [endpointId]),
+      (r) => r[0]!.state === 'disabled',
+    );
     const [endpoint] = await db<{ state: string; disabled_reason: string }>('select state, disabled_reason from webhook_endpoints where id = ?', [endpointId]);
     expect(endpoint).toEqual({ state: 'disabled', disabled_reason: 'The receiver answered 410 Gone' });
     await emit(302);
@@ -108,7 +137,10 @@ describe('webhook delivery: at least once, retried, recorded', () => {
     await subscribe('/busy');
     world.receiver.answer('/busy', { status: 503, headers: { 'retry-after': '1' } }, 200);
     await emit(401);
-    const got = await until(() => on('/busy'), (r) => r.length >= 2);
+    const got = await until(
+      () => on('/busy'),
+      (r) => r.length >= 2,
+    );
     expect(got).toHaveLength(2);
     // the schedule alone would retry after 160-240 ms
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(950);
@@ -118,9 +150,15 @@ describe('webhook delivery: at least once, retried, recorded', () => {
     await subscribe('/slow');
     world.receiver.answer('/slow', { status: 200, delayMs: 2_000 }, 200);
     await emit(501);
-    await until(() => on('/slow'), (r) => r.length >= 2);
+    await until(
+      () => on('/slow'),
+      (r) => r.length >= 2,
+    );
     const attempts = await until(
-      () => db<{ attempt: number; status_code: number | null; error: string | null }>(`select a.attempt, a.status_code, a.error from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id join webhook_endpoints e on e.id = d.endpoint_id where e.url like '%/slow' order by a.attempt`),
+      () =>
+        db<{ attempt: number; status_code: number | null; error: string | null }>(
+          `select a.attempt, a.status_code, a.error from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id join webhook_endpoints e on e.id = d.endpoint_id where e.url like '%/slow' order by a.attempt`,
+        ),
       (rows) => rows.length >= 2,
     );
     expect(attempts[0]).toMatchObject({ attempt: 1, status_code: null, error: expect.stringMatching(/timeout/i) });
@@ -137,9 +175,15 @@ describe('webhook delivery: order per key', () => {
     world.receiver.answer('/order', { status: 503, headers: { 'retry-after': '3' } });
     await emit(601);
     await emit(601);
-    await until(() => on('/order'), (r) => r.length >= 1);
+    await until(
+      () => on('/order'),
+      (r) => r.length >= 1,
+    );
     await emit(602);
-    const got = await until(() => on('/order'), (r) => r.length >= 4);
+    const got = await until(
+      () => on('/order'),
+      (r) => r.length >= 4,
+    );
     const sequenceOf = (material: number) => got.filter((r) => r.body.payload.materialIds[0] === material).map((r) => r.body.sequence);
     expect(sequenceOf(601)).toEqual([1, 1, 2]);
     expect(sequenceOf(602)).toEqual([1]);
@@ -158,7 +202,10 @@ describe('webhook delivery: isolation between teams', () => {
     await subscribe('/other-team', otherKey);
     await emit(701);
     await emit(702, otherKey);
-    const got = await until(() => on('/other-team'), (r) => r.length >= 1);
+    const got = await until(
+      () => on('/other-team'),
+      (r) => r.length >= 1,
+    );
     expect(await writtenTo('/other-team')).toEqual([[702]]);
     expect(got.map((r) => r.body.payload.materialIds)).toEqual([[702]]);
     expect(on('/other-team')).toHaveLength(1);

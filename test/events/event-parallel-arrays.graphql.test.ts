@@ -25,7 +25,10 @@ beforeAll(async () => {
     method: 'POST',
     url: '/open/material-automation-subscribe',
     key: world.key.key,
-    body: { callbackUrl: `${world.receiver.url}/m`, eventTypes: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_ADDED_TO_FOLDER', 'MATERIAL_METADATA_UPDATED', 'MATERIAL_DELETED'] },
+    body: {
+      callbackUrl: `${world.receiver.url}/m`,
+      eventTypes: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_ADDED_TO_FOLDER', 'MATERIAL_METADATA_UPDATED', 'MATERIAL_DELETED'],
+    },
   });
   expect(subscribed.body.code).toBe('0');
 });
@@ -37,16 +40,20 @@ afterAll(async () => {
 
 /** The team's tag names by id, as stored. */
 async function tagNamesById(): Promise<Map<number, string>> {
-  const rows = await world.env.orm.em.fork().execute<{ id: number; name: string }[]>('select id, name from library_tags where team_id = ?', [world.team.teamId]);
+  const rows = await world.env.orm.em
+    .fork()
+    .execute<{ id: number; name: string }[]>('select id, name from library_tags where team_id = ?', [world.team.teamId]);
   return new Map(rows.map((r) => [Number(r.id), r.name]));
 }
 
 /** The committed payloads of one event type, in commit order. */
 async function payloads(eventType: string): Promise<Record<string, any>[]> {
-  const rows = await world.env.orm.em.fork().execute<{ body: { payload: Record<string, any> } }[]>(
-    'select body from outbox_events where team_id = ? and event_type = ? order by id',
-    [world.team.teamId, eventType],
-  );
+  const rows = await world.env.orm.em
+    .fork()
+    .execute<{ body: { payload: Record<string, any> } }[]>('select body from outbox_events where team_id = ? and event_type = ? order by id', [
+      world.team.teamId,
+      eventType,
+    ]);
   return rows.map((r) => r.body.payload);
 }
 
@@ -61,10 +68,15 @@ describe('parallel arrays in 6.2 payloads pair by position', () => {
   it('pairs tagIds with tagNames in MATERIAL_METADATA_UPDATED (TAGS) and MATERIAL_DELETED, for tags whose id order is not their name order', async () => {
     // zeta is created first (the smaller id), alpha second: sorting ids and names apart would cross them
     const file = await given(world.env).libraryFile(world.team, { file: image, folder: '/pairs', name: 'pairs.png', tags: ['zeta', 'alpha'] });
-    const edited = await graphql(world.env, world.key.key, 'mutation($id: Int!, $input: LibraryFilePatchInput!) { updateLibraryFile(id: $id, input: $input) { id } }', {
-      id: file.id,
-      input: { tags: ['mid', 'zeta', 'alpha'] },
-    });
+    const edited = await graphql(
+      world.env,
+      world.key.key,
+      'mutation($id: Int!, $input: LibraryFilePatchInput!) { updateLibraryFile(id: $id, input: $input) { id } }',
+      {
+        id: file.id,
+        input: { tags: ['mid', 'zeta', 'alpha'] },
+      },
+    );
     expect(edited.body.errors).toBeUndefined();
     const deleted = await graphql(world.env, world.key.key, 'mutation($id: Int!) { deleteLibraryFile(id: $id) { id } }', { id: file.id });
     expect(deleted.body.errors).toBeUndefined();

@@ -79,7 +79,13 @@ describe('docs/events.md: first webhook in five minutes', () => {
     expect(test.body.errors).toBeUndefined();
     const [testArrival] = await arrivals(1);
     const testEvent = webhook.verify(testArrival!.raw, testArrival!.headers as Record<string, string>) as Record<string, any>;
-    expect(testEvent).toMatchObject({ eventId: test.body.data.sendTestWebhookEvent.eventId, eventType: 'WEBHOOK_TEST', test: true, sequence: 1, payload: { endpointId: endpoint.id } });
+    expect(testEvent).toMatchObject({
+      eventId: test.body.data.sendTestWebhookEvent.eventId,
+      eventType: 'WEBHOOK_TEST',
+      test: true,
+      sequence: 1,
+      payload: { endpointId: endpoint.id },
+    });
 
     // 6. a real event
     const renamed = await graphql(env, key.key, step('rename'), { id: file.id });
@@ -89,10 +95,15 @@ describe('docs/events.md: first webhook in five minutes', () => {
     expect(realEvent).toMatchObject({ eventType: 'MATERIAL_METADATA_UPDATED', sequence: 1, payload: { changeType: 'BASIC', materialIds: [file.id] } });
 
     // 7. the log, and a replay
-    await expect.poll(async () => {
-      const log = await graphql(env, key.key, step('log'), { endpointId: endpoint.id });
-      return log.body.data.webhookDeliveries.items.map((d: { eventType: string; status: string; attempts: number }) => [d.eventType, d.status, d.attempts]);
-    }).toEqual([['MATERIAL_METADATA_UPDATED', 'SUCCEEDED', 1], ['WEBHOOK_TEST', 'SUCCEEDED', 1]]);
+    await expect
+      .poll(async () => {
+        const log = await graphql(env, key.key, step('log'), { endpointId: endpoint.id });
+        return log.body.data.webhookDeliveries.items.map((d: { eventType: string; status: string; attempts: number }) => [d.eventType, d.status, d.attempts]);
+      })
+      .toEqual([
+        ['MATERIAL_METADATA_UPDATED', 'SUCCEEDED', 1],
+        ['WEBHOOK_TEST', 'SUCCEEDED', 1],
+      ]);
     const replay = await graphql(env, key.key, step('replay'), { endpointId: endpoint.id, eventId: realEvent.eventId });
     expect(replay.body.data.replayWebhookEvents).toEqual({ replayed: 1 });
     const [, , replayed] = await arrivals(3);
@@ -101,7 +112,7 @@ describe('docs/events.md: first webhook in five minutes', () => {
 });
 
 describe('test events and endpoint states', () => {
-  it('refuses a test event for a disabled endpoint, and another team\'s endpoint is not_found; nothing is queued', async () => {
+  it("refuses a test event for a disabled endpoint, and another team's endpoint is not_found; nothing is queued", async () => {
     const endpoints = await graphql(env, key.key, step('endpoints'));
     const endpointId = endpoints.body.data.webhookEndpoints[0].id;
     const deliveries = async () => (await env.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from webhook_deliveries'))[0]!.n;

@@ -36,10 +36,18 @@ beforeAll(async () => {
     method: 'POST',
     url: '/open/material-automation-subscribe',
     key: world.key.key,
-    body: { callbackUrl: `${world.receiver.url}/m`, eventTypes: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_ADDED_TO_FOLDER', 'MATERIAL_METADATA_UPDATED', 'MATERIAL_DELETED'] },
+    body: {
+      callbackUrl: `${world.receiver.url}/m`,
+      eventTypes: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_ADDED_TO_FOLDER', 'MATERIAL_METADATA_UPDATED', 'MATERIAL_DELETED'],
+    },
   });
   expect(material.body.code).toBe('0');
-  const folder = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [folderA], callbackUrl: `${world.receiver.url}/f` } });
+  const folder = await send(world.env, {
+    method: 'POST',
+    url: '/open/folder-subscribe',
+    key: world.key.key,
+    body: { folderIds: [folderA], callbackUrl: `${world.receiver.url}/f` },
+  });
   expect(folder.body.code).toBe('0');
 });
 afterAll(async () => {
@@ -50,7 +58,14 @@ afterAll(async () => {
 
 /** Imports red.png into /a/b as the member, tagged `sale` and described `first`: a file of the test's own. */
 async function importFile(name: string): Promise<{ id: number; folderIds: number[] }> {
-  return given(world.env).libraryFile(world.team, { file: join(files.path, 'red.png'), folder: '/a/b', name, user: member, tags: ['sale'], description: 'first' });
+  return given(world.env).libraryFile(world.team, {
+    file: join(files.path, 'red.png'),
+    folder: '/a/b',
+    name,
+    user: member,
+    tags: ['sale'],
+    description: 'first',
+  });
 }
 
 /** Whether an event body on `path` is about the file: a material event names it first, a folder event lists it first among its assets. */
@@ -69,7 +84,7 @@ const EDIT = 'mutation($id: Int!, $input: LibraryFilePatchInput!) { updateLibrar
 const MOVE = 'mutation($id: Int!, $f: Int) { moveLibraryFile(id: $id, folderId: $f) { id } }';
 const DELETE = 'mutation($id: Int!) { deleteLibraryFile(id: $id) { id } }';
 
-describe('events of an import into a folder (issue 13 item 2)', () => {
+describe('events of an import into a folder', () => {
   it('sends MATERIAL_INBOUND_COMPLETED with source UPLOAD_ASSETS, uploadResults, materialIds and the initiating member', async () => {
     const imported = await importFile('inbound.png');
     const [inbound] = await eventsAbout('/m', imported.id, 1);
@@ -144,7 +159,12 @@ describe('events of library edits through GraphQL', () => {
     });
     expect(got[2]!.body.payload.materials[0]).not.toHaveProperty('description');
     const folder = await eventsAbout('/f', imported.id, 2);
-    expect(folder[1]!.body).toMatchObject({ type: 'UPDATE', folderId: folderA, assets: [{ id: imported.id, name: 'crimson.png' }], sequence: add!.body.sequence + 1 });
+    expect(folder[1]!.body).toMatchObject({
+      type: 'UPDATE',
+      folderId: folderA,
+      assets: [{ id: imported.id, name: 'crimson.png' }],
+      sequence: add!.body.sequence + 1,
+    });
   });
 
   it('sends changeType TAGS with tagIds and tagNames when tags change', async () => {
@@ -178,7 +198,12 @@ describe('events of library edits through GraphQL', () => {
     const got = await eventsAbout('/m', imported.id, 3);
     expect(got[2]!.body.payload).toEqual({ materialIds: [imported.id], folderIds: [elsewhere] });
     const folder = await eventsAbout('/f', imported.id, 2);
-    expect(folder[1]!.body).toMatchObject({ type: 'DELETE', folderId: folderA, assets: [{ id: imported.id, parentIds: [folderA, folderB], name: 'moved.png' }], sequence: add!.body.sequence + 1 });
+    expect(folder[1]!.body).toMatchObject({
+      type: 'DELETE',
+      folderId: folderA,
+      assets: [{ id: imported.id, parentIds: [folderA, folderB], name: 'moved.png' }],
+      sequence: add!.body.sequence + 1,
+    });
     expect(Object.keys(folder[1]!.body.assets[0])).toEqual(['id', 'parentIds', 'name']);
   });
 

@@ -19,13 +19,26 @@ const db = <T>(sql: string, params: unknown[] = []) => world.env.orm.em.fork().e
 
 describe('the outbox relay (docs/events.md "Delivery")', () => {
   it('takes no deliveries while WEBHOOK_CONCURRENCY jobs wait in the queue, and takes them once fewer wait', async () => {
-    const res = await send(world.env, { method: 'POST', url: '/open/material-automation-subscribe', key: world.key.key, body: { callbackUrl: `${world.receiver.url}/relay`, eventTypes: ['MATERIAL_DELETED'] } });
+    const res = await send(world.env, {
+      method: 'POST',
+      url: '/open/material-automation-subscribe',
+      key: world.key.key,
+      body: { callbackUrl: `${world.receiver.url}/relay`, eventTypes: ['MATERIAL_DELETED'] },
+    });
     expect(res.body.code).toBe('0');
     const ctx = await given(world.env).ctx(world.key);
-    await inTransaction(ctx, (tx) => recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: 'material:1', fields: { payload: { materialIds: [1] } } }));
+    await inTransaction(ctx, (tx) =>
+      recordEvent(tx, { eventType: 'MATERIAL_DELETED', audience: { kind: 'material' }, orderingKey: 'material:1', fields: { payload: { materialIds: [1] } } }),
+    );
     const queue = world.env.queues.get('webhook-delivery');
     await queue.addBulk([1, 2].map((i) => ({ name: 'deliver', data: { deliveryIds: [] }, opts: { jobId: `waiting-${i}` } })));
-    const relay = new OutboxRelay({ core: world.env.core, queues: world.env.queues, logger: pino({ level: 'silent' }), intervalMs: 50, maxWaitingJobs: world.env.config.webhookConcurrency });
+    const relay = new OutboxRelay({
+      core: world.env.core,
+      queues: world.env.queues,
+      logger: pino({ level: 'silent' }),
+      intervalMs: 50,
+      maxWaitingJobs: world.env.config.webhookConcurrency,
+    });
     const queued = async () => (await db<{ queued: boolean }>(`select queued_at is not null as queued from webhook_deliveries`)).map((r) => r.queued);
 
     expect(await relay.step()).toBe(0);

@@ -24,10 +24,13 @@ afterAll(async () => {
 
 const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);
 /** Subscriptions and endpoints: what a refused request must leave as it was. */
-const stored = async () => (await db<{ s: string }>(`select (select count(*) from event_subscriptions) || '/' || (select count(*) from webhook_endpoints) as s`))[0]!.s;
+const stored = async () =>
+  (await db<{ s: string }>(`select (select count(*) from event_subscriptions) || '/' || (select count(*) from webhook_endpoints) as s`))[0]!.s;
 const subscriptionsAt = async (url: string) =>
-  (await db<{ n: number }>('select count(*)::int as n from event_subscriptions s join webhook_endpoints e on e.id = s.endpoint_id where e.url = ?', [url]))[0]!.n;
-const post = (url: string, body: unknown, idem: string, k: GivenKey = key) => send(env, { method: 'POST', url, key: k.key, body, headers: { 'idempotency-key': idem } });
+  (await db<{ n: number }>('select count(*)::int as n from event_subscriptions s join webhook_endpoints e on e.id = s.endpoint_id where e.url = ?', [url]))[0]!
+    .n;
+const post = (url: string, body: unknown, idem: string, k: GivenKey = key) =>
+  send(env, { method: 'POST', url, key: k.key, body, headers: { 'idempotency-key': idem } });
 const replayedCount = (answers: Received[]) => answers.filter((a) => a.headers['idempotent-replayed'] === 'true').length;
 
 describe('Idempotency-Key on /open subscription changes (docs/events.md "Idempotency-Key")', () => {
@@ -105,7 +108,10 @@ describe('Idempotency-Key on subscriptionChange (docs/approvals.md "Idempotency-
     expect(answers[0]!.body.result).toMatchObject({ subscribed: true, callbackUrl, state: 'active', createdAt: expect.any(String) });
     expect(answers.map((a) => a.body.result)).toEqual(Array(20).fill(answers[0]!.body.result));
     expect(replayedCount(answers)).toBe(19);
-    const rows = await db<{ n: number }>(`select count(*)::int as n from event_subscriptions s join webhook_endpoints e on e.id = s.endpoint_id where e.api_key_id = ? and s.kind = 'approval'`, [own.keyId]);
+    const rows = await db<{ n: number }>(
+      `select count(*)::int as n from event_subscriptions s join webhook_endpoints e on e.id = s.endpoint_id where e.api_key_id = ? and s.kind = 'approval'`,
+      [own.keyId],
+    );
     expect(rows[0]!.n).toBe(1);
   });
 

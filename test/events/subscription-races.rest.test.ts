@@ -48,7 +48,7 @@ describe('POST /approval subscriptionChange ADD sent concurrently (spec 4.8)', (
   it('answers all 50 requests with the same URL 200 and stores one subscription at one endpoint', async () => {
     const url = `${world.receiver.url}/approvals`;
     const answers = await all('/approval', () => ({ service: 'subscriptionChange', operation: 'ADD', callbackUrl: url }));
-    expect(tally(answers)).toEqual({ [`200 0`]: CONCURRENT });
+    expect(tally(answers)).toEqual({ '200 0': CONCURRENT });
     expect(answers.every((a) => a.body.result.subscribed === true && a.body.result.callbackUrl === url)).toBe(true);
     expect((await subscriptionsOf('approval')).map((s) => s.url)).toEqual([url]);
     expect(await db('select url from webhook_endpoints where api_key_id = ?', [world.key.keyId])).toEqual([{ url }]);
@@ -57,7 +57,12 @@ describe('POST /approval subscriptionChange ADD sent concurrently (spec 4.8)', (
   it('keeps the subscription as it was when the same URL is added again', async () => {
     const url = `${world.receiver.url}/approvals`;
     const before = await subscriptionsOf('approval');
-    const again = await send(world.env, { method: 'POST', url: '/approval', key: world.key.key, body: { service: 'subscriptionChange', operation: 'ADD', callbackUrl: url } });
+    const again = await send(world.env, {
+      method: 'POST',
+      url: '/approval',
+      key: world.key.key,
+      body: { service: 'subscriptionChange', operation: 'ADD', callbackUrl: url },
+    });
     expect(again.body).toMatchObject({ code: '0', result: { subscribed: true, callbackUrl: url, createdAt: expect.any(String) } });
     expect(await subscriptionsOf('approval')).toEqual(before);
   });
@@ -65,7 +70,7 @@ describe('POST /approval subscriptionChange ADD sent concurrently (spec 4.8)', (
   it('keeps one approval URL per key when two URLs are added concurrently: every request 200, the last committed wins', async () => {
     const urls = [`${world.receiver.url}/approvals-a`, `${world.receiver.url}/approvals-b`];
     const answers = await all('/approval', (i) => ({ service: 'subscriptionChange', operation: 'ADD', callbackUrl: urls[i % 2] }));
-    expect(tally(answers)).toEqual({ [`200 0`]: CONCURRENT });
+    expect(tally(answers)).toEqual({ '200 0': CONCURRENT });
     const stored = await subscriptionsOf('approval');
     expect(stored).toHaveLength(1);
     expect(urls).toContain(stored[0]!.url);
@@ -75,8 +80,10 @@ describe('POST /approval subscriptionChange ADD sent concurrently (spec 4.8)', (
 
   it('answers concurrent ADD and DELETE 200 each and leaves at most the one subscription', async () => {
     const url = `${world.receiver.url}/approvals`;
-    const answers = await all('/approval', (i) => (i % 2 === 0 ? { service: 'subscriptionChange', operation: 'ADD', callbackUrl: url } : { service: 'subscriptionChange', operation: 'DELETE' }));
-    expect(tally(answers)).toEqual({ [`200 0`]: CONCURRENT });
+    const answers = await all('/approval', (i) =>
+      i % 2 === 0 ? { service: 'subscriptionChange', operation: 'ADD', callbackUrl: url } : { service: 'subscriptionChange', operation: 'DELETE' },
+    );
+    expect(tally(answers)).toEqual({ '200 0': CONCURRENT });
     expect((await subscriptionsOf('approval')).length).toBeLessThanOrEqual(1);
   });
 });
@@ -85,7 +92,7 @@ describe('POST /open subscriptions sent concurrently (spec 4.7)', () => {
   it('answers 50 equal folder-subscribe requests 200 and stores the folder subscription once', async () => {
     const url = `${world.receiver.url}/folders`;
     const answers = await all('/open/folder-subscribe', () => ({ folderIds: [folderId], callbackUrl: url }));
-    expect(tally(answers)).toEqual({ [`200 0`]: CONCURRENT });
+    expect(tally(answers)).toEqual({ '200 0': CONCURRENT });
     expect((await subscriptionsOf('folder')).map((s) => [s.url, s.folder_id])).toEqual([[url, folderId]]);
   });
 
@@ -93,7 +100,7 @@ describe('POST /open subscriptions sent concurrently (spec 4.7)', () => {
     const url = `${world.receiver.url}/materials`;
     const types = ['MATERIAL_DELETED', 'MATERIAL_METADATA_UPDATED', 'MATERIAL_ADDED_TO_FOLDER'];
     const answers = await all('/open/material-automation-subscribe', (i) => ({ eventTypes: i % 2 === 0 ? types : [...types].reverse(), callbackUrl: url }));
-    expect(tally(answers)).toEqual({ [`200 0`]: CONCURRENT });
+    expect(tally(answers)).toEqual({ '200 0': CONCURRENT });
     expect((await subscriptionsOf('material')).map((s) => [s.url, s.event_type])).toEqual([...types].sort().map((t) => [url, t]));
   });
 });

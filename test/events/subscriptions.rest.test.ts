@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);
-const stored = async () => (await db<{ s: string }>(`select (select count(*) from event_subscriptions) || '/' || (select count(*) from webhook_endpoints) as s`))[0]!.s;
+const stored = async () =>
+  (await db<{ s: string }>(`select (select count(*) from event_subscriptions) || '/' || (select count(*) from webhook_endpoints) as s`))[0]!.s;
 const post = (url: string, body: unknown, k: GivenKey = key) => send(env, { method: 'POST', url, key: k.key, body });
 
 describe('POST /open/folder-subscribe (spec 4.7)', () => {
@@ -47,12 +48,23 @@ describe('POST /open/folder-subscribe (spec 4.7)', () => {
     const rows = await db<{ kind: string; event_type: string; folder_id: number; api_key_id: number; secret: string; team_id: number }>(
       `select s.kind, s.event_type, s.folder_id, e.api_key_id, e.secret, s.team_id from event_subscriptions s join webhook_endpoints e on e.id = s.endpoint_id`,
     );
-    expect(rows).toEqual([{ kind: 'folder', event_type: 'FOLDER_CONTENT_UPDATE', folder_id: folderA, api_key_id: key.keyId, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{32}$/), team_id: team.teamId }]);
+    expect(rows).toEqual([
+      {
+        kind: 'folder',
+        event_type: 'FOLDER_CONTENT_UPDATE',
+        folder_id: folderA,
+        api_key_id: key.keyId,
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{32}$/),
+        team_id: team.teamId,
+      },
+    ]);
   });
 
   it('is a no-op when subscribed again, and DELETE cancels the subscription', async () => {
     const before = await stored();
-    expect((await post('/open/folder-subscribe', { folderIds: [folderA, folderA], callbackUrl: `${receiver.url}/folders`, operation: 'ADD' })).status).toBe(200);
+    expect((await post('/open/folder-subscribe', { folderIds: [folderA, folderA], callbackUrl: `${receiver.url}/folders`, operation: 'ADD' })).status).toBe(
+      200,
+    );
     expect(await stored()).toBe(before);
     const res = await post('/open/folder-subscribe', { folderIds: [folderA], callbackUrl: `${receiver.url}/folders`, operation: 'DELETE' });
     expect(res.body).toMatchObject({ code: '0', result: true });
@@ -63,7 +75,11 @@ describe('POST /open/folder-subscribe (spec 4.7)', () => {
     const before = await stored();
     const res = await post('/open/folder-subscribe', { folderIds: [folderA, folderOfOther], callbackUrl: `${receiver.url}/x` });
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ code: 'folder_not_found', result: null, details: [{ field: 'folderIds', message: `${folderOfOther} is not a folder of this team` }] });
+    expect(res.body).toMatchObject({
+      code: 'folder_not_found',
+      result: null,
+      details: [{ field: 'folderIds', message: `${folderOfOther} is not a folder of this team` }],
+    });
     expect(await stored()).toBe(before);
   });
 
@@ -144,10 +160,16 @@ describe('material automation subscriptions (spec 4.7)', () => {
 
   it('subscribes several types once the capability is on, and shows them subscribed for the calling key only', async () => {
     await env.core.access.enableSubscriptions(env.core.operatorCtx(), { teamId: team.teamId });
-    const res = await post('/open/material-automation-subscribe', { callbackUrl: `${receiver.url}/m`, eventTypes: ['MATERIAL_DELETED', 'MATERIAL_ADDED_TO_FOLDER'] });
+    const res = await post('/open/material-automation-subscribe', {
+      callbackUrl: `${receiver.url}/m`,
+      eventTypes: ['MATERIAL_DELETED', 'MATERIAL_ADDED_TO_FOLDER'],
+    });
     expect(res.body).toMatchObject({ code: '0', result: true });
     const mine = await send(env, { url: '/open/material-automation-event-types', key: key.key });
-    expect(mine.body.result.filter((t: { subscribed: boolean }) => t.subscribed).map((t: { code: string }) => t.code)).toEqual(['MATERIAL_ADDED_TO_FOLDER', 'MATERIAL_DELETED']);
+    expect(mine.body.result.filter((t: { subscribed: boolean }) => t.subscribed).map((t: { code: string }) => t.code)).toEqual([
+      'MATERIAL_ADDED_TO_FOLDER',
+      'MATERIAL_DELETED',
+    ]);
     const theirs = await send(env, { url: '/open/material-automation-event-types', key: secondKey.key });
     expect(theirs.body.result.some((t: { subscribed: boolean }) => t.subscribed)).toBe(false);
   });

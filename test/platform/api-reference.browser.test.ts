@@ -13,7 +13,15 @@ import { freePort } from '../support/private-redis.ts';
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let env: TestEnv;
 let browser: Browser;
@@ -75,11 +83,14 @@ describe('the API reference in headless Chromium', () => {
     await page.close();
   });
 
-  it('GraphiQL\'s Docs panel shows the schema on first load, before a key is entered', async () => {
+  it("GraphiQL's Docs panel shows the schema on first load, before a key is entered", async () => {
     const { page, errors } = await recordingPage();
     await page.goto(`${origin}/graphql`);
     await page.locator('.graphiql-container').first().waitFor({ timeout: 20_000 });
-    await page.getByRole('button', { name: /documentation explorer/i }).first().click();
+    await page
+      .getByRole('button', { name: /documentation explorer/i })
+      .first()
+      .click();
     await page.locator('.graphiql-doc-explorer').getByText('Query', { exact: true }).first().waitFor({ timeout: 20_000 });
     expect(await page.getByText('Error fetching schema').count()).toBe(0);
     expect(errors).toEqual([]);

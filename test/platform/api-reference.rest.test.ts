@@ -27,7 +27,7 @@ describe('the GraphQL schema is public; its data is not', () => {
   const introspect = (authorization?: string, query = '{ __schema { queryType { name } } }') =>
     send(env, { method: 'POST', url: '/graphql', body: { query }, headers: authorization ? { authorization } : {} });
 
-  it('answers an introspection-only query without a key, and with GraphiQL\'s placeholder key', async () => {
+  it("answers an introspection-only query without a key, and with GraphiQL's placeholder key", async () => {
     for (const authorization of [undefined, 'Bearer <your API key>']) {
       const res = await introspect(authorization);
       expect(res.status, res.text).toBe(200);
@@ -38,7 +38,11 @@ describe('the GraphQL schema is public; its data is not', () => {
   });
 
   it('still refuses without a key any operation that reads data, also next to introspection, with invalid_credentials', async () => {
-    for (const query of ['{ brands { items { id } } }', '{ __typename brands { items { id } } }', 'query A { __typename } query B { brands { items { id } } }']) {
+    for (const query of [
+      '{ brands { items { id } } }',
+      '{ __typename brands { items { id } } }',
+      'query A { __typename } query B { brands { items { id } } }',
+    ]) {
       const res = await send(env, { method: 'POST', url: '/graphql', body: { query, operationName: query.includes('query B') ? 'B' : undefined } });
       expect(res.body.errors?.[0]?.extensions?.code, query).toBe('invalid_credentials');
       expect(res.body.data ?? null).toBeNull();

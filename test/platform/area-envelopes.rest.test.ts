@@ -51,7 +51,10 @@ describe('the /approval envelope maps a domain error once (spec 7.3)', () => {
   });
   it('answers invalid input as 400 invalid_payload:<reason>', async () => {
     expect(await get('/approval-like/reason')).toMatchObject({ status: 400, body: { code: 'invalid_payload:callback_url_not_allowed' } });
-    expect(await get('/approval-like/plain-invalid')).toMatchObject({ status: 400, body: { code: 'invalid_payload:invalid_parameter', details: [{ field: 'assets' }] } });
+    expect(await get('/approval-like/plain-invalid')).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_payload:invalid_parameter', details: [{ field: 'assets' }] },
+    });
   });
   it('answers an unknown route as 404 route_not_found and an unknown error as 500 internal_error without internals', async () => {
     expect(await get('/approval-like/nothing-here')).toMatchObject({ status: 404, body: { code: 'route_not_found' } });

@@ -47,10 +47,18 @@ describe('operator CLI help, generated from the registry', () => {
   it('<group> --help lists exactly the commands of that group', async () => {
     const res = await cli('webhook', '--help');
     expect(res.code).toBe(0);
-    const listed = res.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split(' ').slice(0, 2).join(' '));
+    const listed = res.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .map((l) => l.trim().split(' ').slice(0, 2).join(' '));
     expect(listed).toEqual(COMMAND_NAMES.filter((name) => name.startsWith('webhook ')));
     const bin = await cli('asset', 'bin', '--help');
-    expect(bin.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split(' ').slice(0, 3).join(' '))).toEqual(['asset bin list', 'asset bin restore', 'asset bin purge', 'asset bin empty']);
+    expect(
+      bin.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('  '))
+        .map((l) => l.trim().split(' ').slice(0, 3).join(' ')),
+    ).toEqual(['asset bin list', 'asset bin restore', 'asset bin purge', 'asset bin empty']);
   });
 
   it('<command> --help shows its synopsis and one line per flag, optional ones marked', async () => {
@@ -63,12 +71,16 @@ describe('operator CLI help, generated from the registry', () => {
     expect(flagLines[0]).not.toContain('(optional)');
   });
 
-  it('--help after other flags still shows the command page; --help for an unknown group is a usage error (exit 2 of a process of its own)', async () => {
-    expect((await cli('team', 'create', '--name', 'x', '--help')).stdout).toContain('Usage: npm run -s shelf -- team create --name NAME');
-    const unknown = await spawnCli(['nothing', '--help'], NO_DATABASE);
-    expect(unknown.code).toBe(2);
-    expect(unknown.json.error.code).toBe('usage');
-  }, SPAWNING_TEST_TIMEOUT_MS);
+  it(
+    '--help after other flags still shows the command page; --help for an unknown group is a usage error (exit 2 of a process of its own)',
+    async () => {
+      expect((await cli('team', 'create', '--name', 'x', '--help')).stdout).toContain('Usage: npm run -s shelf -- team create --name NAME');
+      const unknown = await spawnCli(['nothing', '--help'], NO_DATABASE);
+      expect(unknown.code).toBe(2);
+      expect(unknown.json.error.code).toBe('usage');
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('operator CLI usage errors: exit 2, {"error":{"code":"usage"}} on stdout naming the flag, no database touched', () => {
@@ -76,7 +88,12 @@ describe('operator CLI usage errors: exit 2, {"error":{"code":"usage"}} on stdou
     ['an unknown flag', ['team', 'create', '--name', 'x', '--colour', 'red'], 'colour', /unknown flag --colour for "team create"; its flags: --name/],
     ['a flag without its value', ['member', 'add', '--team', '1', '--name'], 'name', /--name needs a value/],
     ['a flag followed by another flag instead of its value', ['member', 'add', '--team', '--name', 'x'], 'team', /--team needs a value/],
-    ['a value given to a switch', ['asset', 'version', 'add', '--user', '1', '--file', '2', '--version', '3', '--cover=yes'], 'cover', /--cover takes no value/],
+    [
+      'a value given to a switch',
+      ['asset', 'version', 'add', '--user', '1', '--file', '2', '--version', '3', '--cover=yes'],
+      'cover',
+      /--cover takes no value/,
+    ],
     ['a flag given twice', ['team', 'create', '--name', 'a', '--name', 'b'], 'name', /--name is given more than once/],
     ['a stray argument', ['team', 'create', 'Acme'], null, /unexpected argument "Acme"/],
     ['an unknown command of a known group', ['team', 'delete'], null, /unknown command "team delete"; "team" commands: team create, team enable-subscriptions/],

@@ -34,7 +34,7 @@ function raw(request: string): Promise<{ status: number; headers: string; body: 
   });
 }
 
-describe('a request head over Node\'s limit is answered in its area\'s envelope', () => {
+describe("a request head over Node's limit is answered in its area's envelope", () => {
   it('answers a 40 KB query string on /v1 with 414 in the Area A envelope', async () => {
     const res = await raw(`GET /v1/products?search=${'a'.repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(res.status).toBe(414);
@@ -67,7 +67,7 @@ describe('a request head over Node\'s limit is answered in its area\'s envelope'
   });
 });
 
-describe('a request Node\'s HTTP parser refuses is a 400 in its area\'s envelope, with an X-Request-Id, and nothing is stored', () => {
+describe("a request Node's HTTP parser refuses is a 400 in its area's envelope, with an X-Request-Id, and nothing is stored", () => {
   const json = (body: string) => `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
   it('answers a control byte in a header value on /v1 with 400 bad_request naming the header, and creates no brand', async () => {
@@ -91,7 +91,11 @@ describe('a request Node\'s HTTP parser refuses is a 400 in its area\'s envelope
     ['a Content-Length that is not a number', 'Content-Length: abc\r\n\r\n', 'Content-Length'],
     ['two Content-Lengths', 'Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 'Content-Length'],
     ['Content-Length with Transfer-Encoding', 'Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 'Transfer-Encoding'],
-    ['a chunk size that is not hex', `Authorization: Bearer KEY\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{"name":"Chunk"}\r\n0\r\n\r\n`, '(body)'],
+    [
+      'a chunk size that is not hex',
+      `Authorization: Bearer KEY\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{"name":"Chunk"}\r\n0\r\n\r\n`,
+      '(body)',
+    ],
   ])('answers %s with 400 bad_request naming %s, and creates no brand', async (_what, rest, field) => {
     const before = await brandCount();
     const res = await raw(`POST /v1/brands HTTP/1.1\r\nHost: x\r\n${rest.replace('KEY', key.key)}`);
@@ -113,7 +117,7 @@ describe('a request Node\'s HTTP parser refuses is a 400 in its area\'s envelope
     expect(res).toMatchObject({ status: 400, body: { success: false, code: 'bad_request', requestId: expect.any(String) } });
   });
 
-  it('answers an HTTP/1.1 request without Host with 400 bad_request naming Host, in the area\'s envelope, and creates no brand', async () => {
+  it("answers an HTTP/1.1 request without Host with 400 bad_request naming Host, in the area's envelope, and creates no brand", async () => {
     const before = await brandCount();
     const v1 = await raw(`POST /v1/brands HTTP/1.1\r\nAuthorization: Bearer ${key.key}\r\nConnection: close\r\n${json('{"name":"NoHost"}')}`);
     expect(v1).toMatchObject({ status: 400, body: { success: false, code: 'bad_request', details: [{ field: 'Host' }] } });
@@ -126,11 +130,13 @@ describe('a request Node\'s HTTP parser refuses is a 400 in its area\'s envelope
   });
 });
 
-describe('what Fastify answers before routing stays in the area\'s envelope', () => {
-  it('answers an Expect other than 100-continue with 417 expectation_failed in the area\'s envelope, and creates no brand', async () => {
+describe("what Fastify answers before routing stays in the area's envelope", () => {
+  it("answers an Expect other than 100-continue with 417 expectation_failed in the area's envelope, and creates no brand", async () => {
     const before = await brandCount();
     const body = '{"name":"Tea"}';
-    const res = await raw(`POST /v1/brands HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.key}\r\nExpect: tea\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const res = await raw(
+      `POST /v1/brands HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.key}\r\nExpect: tea\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     expect(res).toMatchObject({ status: 417, body: { success: false, code: 'expectation_failed', details: [{ field: 'Expect' }] } });
     expect(res.headers).toContain(`X-Request-Id: ${res.body.requestId}`);
     expect(await brandCount()).toBe(before);
@@ -139,9 +145,18 @@ describe('what Fastify answers before routing stays in the area\'s envelope', ()
   });
 
   it('answers an undecodable path (%zz) in the envelope of its area', async () => {
-    expect(await send(env, { url: '/v1/brands/%zz', key: key.key })).toMatchObject({ status: 422, body: { success: false, code: 'validation_failed', details: [{ field: '(url)' }] } });
-    expect(await send(env, { method: 'POST', url: '/open/%zz', key: key.key })).toMatchObject({ status: 400, body: { code: 'invalid_parameter', result: null, details: [{ field: '(url)' }] } });
-    expect(await send(env, { method: 'POST', url: '/approval/%zz', key: key.key })).toMatchObject({ status: 400, body: { code: 'invalid_payload:invalid_parameter', result: null } });
+    expect(await send(env, { url: '/v1/brands/%zz', key: key.key })).toMatchObject({
+      status: 422,
+      body: { success: false, code: 'validation_failed', details: [{ field: '(url)' }] },
+    });
+    expect(await send(env, { method: 'POST', url: '/open/%zz', key: key.key })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_parameter', result: null, details: [{ field: '(url)' }] },
+    });
+    expect(await send(env, { method: 'POST', url: '/approval/%zz', key: key.key })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_payload:invalid_parameter', result: null },
+    });
   });
 
   it('takes an undecodable query value (%zz) as its literal text', async () => {
@@ -149,16 +164,27 @@ describe('what Fastify answers before routing stays in the area\'s envelope', ()
     expect(res.status).toBe(200);
   });
 
-  it('answers a method no route has with 404 not_found in the area\'s envelope', async () => {
+  it("answers a method no route has with 404 not_found in the area's envelope", async () => {
     expect(await send(env, { method: 'PUT', url: '/v1/brands', key: key.key })).toMatchObject({ status: 404, body: { success: false, code: 'not_found' } });
-    expect(await send(env, { method: 'PUT', url: '/open/search-assets', key: key.key })).toMatchObject({ status: 404, body: { code: 'not_found', result: null } });
+    expect(await send(env, { method: 'PUT', url: '/open/search-assets', key: key.key })).toMatchObject({
+      status: 404,
+      body: { code: 'not_found', result: null },
+    });
   });
 
   it('takes a JSON body that starts with a byte order mark, and the first of two Content-Types', async () => {
-    const bom = await send(env, { method: 'POST', url: '/v1/brands', key: key.key, rawBody: '\ufeff{"name":"Bom"}', headers: { 'content-type': 'application/json' } });
+    const bom = await send(env, {
+      method: 'POST',
+      url: '/v1/brands',
+      key: key.key,
+      rawBody: '\ufeff{"name":"Bom"}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bom).toMatchObject({ status: 201, body: { data: { name: 'Bom' } } });
     const body = '{"name":"Twice"}';
-    const twice = await raw(`POST /v1/brands HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.key}\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    const twice = await raw(
+      `POST /v1/brands HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.key}\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
     expect(twice).toMatchObject({ status: 201, body: { data: { name: 'Twice' } } });
   });
 });

@@ -91,7 +91,12 @@ describe('the 1 MiB body limit on every request (spec 8)', () => {
     const chunks = (async function* () {
       for (let i = 0; i < 20; i++) yield Buffer.alloc(65_536, 97);
     })();
-    const res = await env.app.inject({ method: 'GET', url: '/v1/brands', headers: { authorization: `Bearer ${manager.key}`, 'transfer-encoding': 'chunked' }, payload: (await import('node:stream')).Readable.from(chunks) });
+    const res = await env.app.inject({
+      method: 'GET',
+      url: '/v1/brands',
+      headers: { authorization: `Bearer ${manager.key}`, 'transfer-encoding': 'chunked' },
+      payload: (await import('node:stream')).Readable.from(chunks),
+    });
     expect(res.statusCode).toBe(413);
     expect(res.json().code).toBe('payload_too_large');
   });

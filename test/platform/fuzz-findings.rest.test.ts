@@ -30,7 +30,13 @@ describe('numbers that are not finite', () => {
 
   it('refuses 1e999 in a JSON body (JSON.parse makes it Infinity) with 422 naming the field, writing nothing', async () => {
     const before = await brands();
-    const res = await send(env, { method: 'POST', url: '/v1/brands', key: key.key, rawBody: '{"name":"x","sortOrder":1e999}', headers: { 'content-type': 'application/json' } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/v1/brands',
+      key: key.key,
+      rawBody: '{"name":"x","sortOrder":1e999}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.details).toEqual([{ field: 'sortOrder', message: expect.stringContaining('finite') }]);
     expect(await brands()).toBe(before);

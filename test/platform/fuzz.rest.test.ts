@@ -47,20 +47,34 @@ afterAll(async () => {
 function failuresOf(report: FuzzReport): string[] {
   const classes = failureClasses(report.failures);
   if (classes.length > 0) {
-    console.log(`fuzz seed ${report.seed}: ${report.failures.length} failing answers of ${report.sent}, ${classes.length} classes\n${classes.map((c) => describeClass(c, repro)).join('\n')}`);
+    console.log(
+      `fuzz seed ${report.seed}: ${report.failures.length} failing answers of ${report.sent}, ${classes.length} classes\n${classes.map((c) => describeClass(c, repro)).join('\n')}`,
+    );
   }
   return classes.map((c) => `${c.key} (repro: ${repro(c.first.case.id)})`);
 }
 
 const only = (kind: 'rest' | 'graphql') => (ONLY === undefined ? undefined : ONLY.startsWith(`${kind}:`) ? ONLY : 'none');
 /** A replayed case is shown in full. */
-const hooks = ONLY === undefined ? {} : { onAnswer: (c: Parameters<typeof showExchange>[0], answer: Parameters<typeof showExchange>[1]) => console.log(showExchange(c, answer)) };
+const hooks =
+  ONLY === undefined
+    ? {}
+    : { onAnswer: (c: Parameters<typeof showExchange>[0], answer: Parameters<typeof showExchange>[1]) => console.log(showExchange(c, answer)) };
 
 describe('the fuzzer aims at every documented operation', () => {
   it('finds the /open and /approval operations in /v1/openapi.json and sends every operation a valid request first', async () => {
     const doc = await fetchDocument(target);
     const ops = operationsOf(doc);
-    expect(ops.map((op) => `${op.method} ${op.path}`)).toEqual(expect.arrayContaining(['POST /open/search-assets', 'POST /open/search-share', 'POST /open/folder-subscribe', 'GET /open/material-automation-event-types', 'POST /open/material-automation-subscribe', 'POST /approval']));
+    expect(ops.map((op) => `${op.method} ${op.path}`)).toEqual(
+      expect.arrayContaining([
+        'POST /open/search-assets',
+        'POST /open/search-share',
+        'POST /open/folder-subscribe',
+        'GET /open/material-automation-event-types',
+        'POST /open/material-automation-subscribe',
+        'POST /approval',
+      ]),
+    );
     const first = restCases(doc, world, SEED, ops.length);
     expect(first.map((c) => c.operation)).toEqual(ops.map((op) => op.id));
     expect(new Set(first.map((c) => c.mutation))).toEqual(new Set(['valid']));
@@ -70,13 +84,22 @@ describe('the fuzzer aims at every documented operation', () => {
     const doc = await fetchDocument(target);
     const checker = new AnswerChecker(doc);
     const getBrand = operationsOf(doc).find((op) => op.id === 'getBrand')!;
-    const json = (status: number, body: unknown, headers: Record<string, string> = { 'x-request-id': 'r1', 'content-type': 'application/json' }) => ({ status, headers, body: Buffer.from(JSON.stringify(body)) });
+    const json = (status: number, body: unknown, headers: Record<string, string> = { 'x-request-id': 'r1', 'content-type': 'application/json' }) => ({
+      status,
+      headers,
+      body: Buffer.from(JSON.stringify(body)),
+    });
     const good = { success: false, data: null, code: 'not_found', message: 'gone', requestId: 'r1' };
     expect(checker.check('/v1/brands/1', getBrand, json(404, good))).toEqual([]);
     expect(checker.check('/v1/brands/1', getBrand, json(500, { ...good, code: 'internal_server_error' })).map((p) => p.kind)).toEqual(['server-error']);
     expect(checker.check('/v1/brands/1', getBrand, json(404, good, { 'content-type': 'application/json' })).map((p) => p.kind)).toEqual(['no-request-id']);
-    expect(checker.check('/v1/brands/1', getBrand, json(404, { code: 'not_found', message: 'gone', result: null, traceId: 'r1' })).map((p) => p.kind)).toEqual(['envelope', 'schema']);
-    expect(checker.check('/v1/brands/1', getBrand, json(200, { success: true, data: { id: 'one' }, code: null, message: null, requestId: 'r1' })).map((p) => p.kind)).toEqual(['schema']);
+    expect(checker.check('/v1/brands/1', getBrand, json(404, { code: 'not_found', message: 'gone', result: null, traceId: 'r1' })).map((p) => p.kind)).toEqual([
+      'envelope',
+      'schema',
+    ]);
+    expect(
+      checker.check('/v1/brands/1', getBrand, json(200, { success: true, data: { id: 'one' }, code: null, message: null, requestId: 'r1' })).map((p) => p.kind),
+    ).toEqual(['schema']);
     expect(checker.check('/open/search-assets', null, json(400, good)).map((p) => p.kind)).toEqual(['envelope']);
     expect(checker.check('/v1/brands', null, { status: 400, headers: {}, body: Buffer.alloc(0) }).map((p) => p.kind)).toEqual(['no-request-id', 'not-json']);
   });

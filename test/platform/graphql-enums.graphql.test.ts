@@ -50,21 +50,36 @@ const ENUMS: Record<string, readonly string[]> = {
   WebhookDeliveryStatus: DELIVERY_STATUSES,
 };
 
-describe('GraphQL enums are the core\'s value lists', () => {
+describe("GraphQL enums are the core's value lists", () => {
   it('names each value in upper snake case', () => {
-    expect(['dateRange', 'mainImage', 'view_only', 'not_visible', 'newOnly', 'PENDING', 'DEEP_AND_PRECISE', 'and'].map(enumValueName))
-      .toEqual(['DATE_RANGE', 'MAIN_IMAGE', 'VIEW_ONLY', 'NOT_VISIBLE', 'NEW_ONLY', 'PENDING', 'DEEP_AND_PRECISE', 'AND']);
+    expect(['dateRange', 'mainImage', 'view_only', 'not_visible', 'newOnly', 'PENDING', 'DEEP_AND_PRECISE', 'and'].map(enumValueName)).toEqual([
+      'DATE_RANGE',
+      'MAIN_IMAGE',
+      'VIEW_ONLY',
+      'NOT_VISIBLE',
+      'NEW_ONLY',
+      'PENDING',
+      'DEEP_AND_PRECISE',
+      'AND',
+    ]);
   });
 
-  it.each(Object.entries(ENUMS))('%s holds exactly the core list, each value mapped to the core\'s spelling', (name, values) => {
+  it.each(Object.entries(ENUMS))("%s holds exactly the core list, each value mapped to the core's spelling", (name, values) => {
     const type = schema.getType(name);
     if (!isEnumType(type)) throw new Error(`${name} is not an enum of the schema`);
     const byName = (a: [string, unknown], b: [string, unknown]) => a[0].localeCompare(b[0]);
-    expect(type.getValues().map((v): [string, unknown] => [v.name, v.value]).sort(byName)).toEqual(values.map((v): [string, unknown] => [enumValueName(v), v]).sort(byName));
+    expect(
+      type
+        .getValues()
+        .map((v): [string, unknown] => [v.name, v.value])
+        .sort(byName),
+    ).toEqual(values.map((v): [string, unknown] => [enumValueName(v), v]).sort(byName));
   });
 
   it('leaves no enum of the schema outside that table', () => {
-    const enums = Object.values(schema.getTypeMap()).filter((t) => isEnumType(t) && !t.name.startsWith('__')).map((t) => t.name);
+    const enums = Object.values(schema.getTypeMap())
+      .filter((t) => isEnumType(t) && !t.name.startsWith('__'))
+      .map((t) => t.name);
     expect(enums.sort()).toEqual(Object.keys(ENUMS).sort());
   });
 });

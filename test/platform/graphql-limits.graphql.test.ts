@@ -32,7 +32,10 @@ afterAll(async () => {
 });
 
 /** Sends a document through the SQL-counting app: a refusal before execution sends no statement, not even the key lookup. */
-async function sendCounted(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; statements: number; ms: number; requestId: string | undefined }> {
+async function sendCounted(
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; statements: number; ms: number; requestId: string | undefined }> {
   counting.statements.length = 0;
   const started = performance.now();
   const res = await counting.app.inject({
@@ -59,7 +62,8 @@ function childrenParentNest(levels: number): string {
 }
 
 /** Fields of field types of field types ...: introspection is counted exactly, by what its answer would hold. */
-const introspectionNest = (levels: number): string => (levels === 0 ? 'name' : `fields { name type { name ofType { name ${introspectionNest(levels - 1)} } } }`);
+const introspectionNest = (levels: number): string =>
+  levels === 0 ? 'name' : `fields { name type { name ofType { name ${introspectionNest(levels - 1)} } } }`;
 
 const TEMPLATE_VERSIONS_BOMB = '{ templates(pageSize: 100) { items { versions(last: 100) { groups { fields { key name type config } } } } } }';
 
@@ -68,27 +72,84 @@ const fanOut = (levels: number) =>
 
 /** Every hostile document, the code it is refused with, and the measure the refusal names. */
 const CORPUS: Array<{ name: string; body: unknown; code: string; status?: number }> = [
-  { name: '7 levels of children -> parent -> children over 6 children (279,936 nodes)', body: { query: childrenParentNest(7), variables: { id: 0 } }, code: 'query_too_deep' },
-  { name: '4 levels of children -> parent -> children, within the depth limit', body: { query: childrenParentNest(4), variables: { id: 0 } }, code: 'query_too_complex' },
-  { name: '40 levels of folder parents', body: { query: `{ libraryFolder(id: 1) { ${'parent { '.repeat(40)}id${' }'.repeat(40)} } }` }, code: 'query_too_deep' },
+  {
+    name: '7 levels of children -> parent -> children over 6 children (279,936 nodes)',
+    body: { query: childrenParentNest(7), variables: { id: 0 } },
+    code: 'query_too_deep',
+  },
+  {
+    name: '4 levels of children -> parent -> children, within the depth limit',
+    body: { query: childrenParentNest(4), variables: { id: 0 } },
+    code: 'query_too_complex',
+  },
+  {
+    name: '40 levels of folder parents',
+    body: { query: `{ libraryFolder(id: 1) { ${'parent { '.repeat(40)}id${' }'.repeat(40)} } }` },
+    code: 'query_too_deep',
+  },
   { name: '1,000 aliases', body: { query: `{ ${Array.from({ length: 1000 }, (_, i) => `a${i}: __typename`).join(' ')} }` }, code: 'query_too_many_aliases' },
-  { name: '5,000 aliases', body: { query: `{ ${Array.from({ length: 5000 }, (_, i) => `a${i}: brands { items { id } }`).join(' ')} }` }, code: 'query_too_long' },
-  { name: 'a fragment cycle', body: { query: 'query { ...A } fragment A on Query { ...B } fragment B on Query { brands { items { id } } ...A }' }, code: 'validation_failed' },
+  {
+    name: '5,000 aliases',
+    body: { query: `{ ${Array.from({ length: 5000 }, (_, i) => `a${i}: brands { items { id } }`).join(' ')} }` },
+    code: 'query_too_long',
+  },
+  {
+    name: 'a fragment cycle',
+    body: { query: 'query { ...A } fragment A on Query { ...B } fragment B on Query { brands { items { id } } ...A }' },
+    code: 'validation_failed',
+  },
   { name: 'fragment fan-out: 2^24 spreads of one fragment', body: { query: fanOut(24) }, code: 'query_too_complex' },
-  { name: 'page arguments at their maximum, nested: 100 templates x 100 versions x 200 fields', body: { query: TEMPLATE_VERSIONS_BOMB }, code: 'query_too_complex' },
+  {
+    name: 'page arguments at their maximum, nested: 100 templates x 100 versions x 200 fields',
+    body: { query: TEMPLATE_VERSIONS_BOMB },
+    code: 'query_too_complex',
+  },
   {
     name: 'page sizes from variables: 100 products with all their media fields',
-    body: { query: 'query($n: Int) { products(pageSize: $n) { items { images { id name previewUrl downloadUrl } relatedAssets { id name previewUrl downloadUrl } } } }', variables: { n: 100 } },
+    body: {
+      query:
+        'query($n: Int) { products(pageSize: $n) { items { images { id name previewUrl downloadUrl } relatedAssets { id name previewUrl downloadUrl } } } }',
+      variables: { n: 100 },
+    },
     code: 'query_too_complex',
   },
   { name: '60 directives', body: { query: `{ brands { items { ${'... @include(if: true) { id } '.repeat(60)} } } }` }, code: 'query_too_many_directives' },
   { name: '30,000 tokens', body: { query: `{ brands { items { ${'id '.repeat(30_000)} } } }` }, code: 'query_too_long' },
-  { name: 'a variable list of 100,000 product ids', body: { query: 'query($ids: [Int!]!) { productVisibility(ids: $ids) { id result } }', variables: { ids: Array.from({ length: 100_000 }, (_, i) => i + 1) } }, code: 'query_too_complex' },
-  { name: 'variables over the 1 MiB body limit', body: { query: 'query($s: String) { brands { items { id } } }', variables: { s: 'x'.repeat(1_100_000) } }, code: 'payload_too_large', status: 413 },
-  { name: 'an introspection nest, 20 times aliased: types { fields { type { ofType { fields ... } } } }', body: { query: `{ ${Array.from({ length: 20 }, (_, i) => `s${i}: __schema { types { ${introspectionNest(3)} } }`).join(' ')} }` }, code: 'query_too_complex' },
-  { name: 'a list literal nested 3,000 levels (the parser recurses)', body: { query: `{ productVisibility(ids: ${'['.repeat(3000)}1${']'.repeat(3000)}) { id } }` }, code: 'query_too_deep' },
-  { name: 'an object literal nested 3,000 levels in a mutation', body: { query: `mutation { createBrand(input: ${'{ a: '.repeat(3000)}1${' }'.repeat(3000)}) { brand { id } } }` }, code: 'query_too_deep' },
-  { name: 'a batch of operations (batching is off)', body: [{ query: '{ brands { items { id } } }' }, { query: '{ brands { items { id } } }' }], code: 'validation_failed', status: 400 },
+  {
+    name: 'a variable list of 100,000 product ids',
+    body: {
+      query: 'query($ids: [Int!]!) { productVisibility(ids: $ids) { id result } }',
+      variables: { ids: Array.from({ length: 100_000 }, (_, i) => i + 1) },
+    },
+    code: 'query_too_complex',
+  },
+  {
+    name: 'variables over the 1 MiB body limit',
+    body: { query: 'query($s: String) { brands { items { id } } }', variables: { s: 'x'.repeat(1_100_000) } },
+    code: 'payload_too_large',
+    status: 413,
+  },
+  {
+    name: 'an introspection nest, 20 times aliased: types { fields { type { ofType { fields ... } } } }',
+    body: { query: `{ ${Array.from({ length: 20 }, (_, i) => `s${i}: __schema { types { ${introspectionNest(3)} } }`).join(' ')} }` },
+    code: 'query_too_complex',
+  },
+  {
+    name: 'a list literal nested 3,000 levels (the parser recurses)',
+    body: { query: `{ productVisibility(ids: ${'['.repeat(3000)}1${']'.repeat(3000)}) { id } }` },
+    code: 'query_too_deep',
+  },
+  {
+    name: 'an object literal nested 3,000 levels in a mutation',
+    body: { query: `mutation { createBrand(input: ${'{ a: '.repeat(3000)}1${' }'.repeat(3000)}) { brand { id } } }` },
+    code: 'query_too_deep',
+  },
+  {
+    name: 'a batch of operations (batching is off)',
+    body: [{ query: '{ brands { items { id } } }' }, { query: '{ brands { items { id } } }' }],
+    code: 'validation_failed',
+    status: 400,
+  },
 ];
 
 describe('GraphQL query limits: hostile documents are refused before anything runs', () => {
@@ -118,13 +179,16 @@ describe('GraphQL query limits: hostile documents are refused before anything ru
 
   it('still answers an ordinary query after the whole corpus (the process stays up)', async () => {
     for (const entry of CORPUS) await sendCounted(entry.body);
-    const res = await graphql(env, viewer.key, 'query($id: Int!) { category(id: $id) { category { name children { name parent { name } } } } }', { id: rootId });
+    const res = await graphql(env, viewer.key, 'query($id: Int!) { category(id: $id) { category { name children { name parent { name } } } } }', {
+      id: rootId,
+    });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.category.category.children).toHaveLength(6);
   });
 
-  it('measures the same document again with each request\'s variables (no validation cache lets a larger page through)', async () => {
-    const query = 'query($n: Int) { products(pageSize: $n) { items { images { id name previewUrl downloadUrl } relatedAssets { id name previewUrl downloadUrl } } } }';
+  it("measures the same document again with each request's variables (no validation cache lets a larger page through)", async () => {
+    const query =
+      'query($n: Int) { products(pageSize: $n) { items { images { id name previewUrl downloadUrl } relatedAssets { id name previewUrl downloadUrl } } } }';
     const small = await sendCounted({ query, variables: { n: 5 } });
     expect(small.body.errors).toBeUndefined();
     expect(small.body.data.products.items).toEqual([]);
@@ -135,8 +199,15 @@ describe('GraphQL query limits: hostile documents are refused before anything ru
 });
 
 describe('GraphQL query limits: what legitimate clients send stays within them', () => {
-  it('lets GraphiQL\'s introspection query through, and it answers', async () => {
-    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true });
+  it("lets GraphiQL's introspection query through, and it answers", async () => {
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+      oneOf: true,
+    });
     expect(refusalOf(schema, parse(query), {})).toBeNull();
     const res = await graphql(env, viewer.key, query);
     expect(res.body.errors).toBeUndefined();
@@ -174,7 +245,13 @@ describe('every failure on /graphql is a GraphQL answer with extensions.code and
   });
 
   it('answers text/plain with 415 validation_failed in errors[]', async () => {
-    const res = await send(env, { method: 'POST', url: '/graphql', key: viewer.key, rawBody: '{ brands { items { id } } }', headers: { 'content-type': 'text/plain' } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/graphql',
+      key: viewer.key,
+      rawBody: '{ brands { items { id } } }',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(415);
     expect(res.body.errors[0].extensions.code).toBe('validation_failed');
     expect(res.headers['x-request-id']).toEqual(expect.any(String));
@@ -201,7 +278,13 @@ describe('every failure on /graphql is a GraphQL answer with extensions.code and
   });
 
   it('answers a body over 1 MiB with 413 payload_too_large in errors[]', async () => {
-    const res = await send(env, { method: 'POST', url: '/graphql', key: viewer.key, rawBody: `{"query":"${' '.repeat(1_100_000)}"}`, headers: { 'content-type': 'application/json' } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/graphql',
+      key: viewer.key,
+      rawBody: `{"query":"${' '.repeat(1_100_000)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ errors: [expect.objectContaining({ extensions: { code: 'payload_too_large' } })] });
   });
@@ -210,7 +293,7 @@ describe('every failure on /graphql is a GraphQL answer with extensions.code and
 function measured(query: string, variables: Record<string, unknown> = {}) {
   const document = parse(query);
   const operation = document.definitions.find((d) => d.kind === 'OperationDefinition');
-  if (!operation || operation.kind !== 'OperationDefinition') throw new Error('no operation');
+  if (operation?.kind !== 'OperationDefinition') throw new Error('no operation');
   const measure = new QueryMeasure(schema, new Map(), variables, QUERY_LIMITS.cost);
   return { ...measure.shape(operation), cost: measure.cost(operation) };
 }

@@ -20,8 +20,7 @@ async function brandsNamed(name: string): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-const create = (key: string, idem: string, body: unknown) =>
-  send(env, { method: 'POST', url: '/v1/brands', key, body, headers: { 'idempotency-key': idem } });
+const create = (key: string, idem: string, body: unknown) => send(env, { method: 'POST', url: '/v1/brands', key, body, headers: { 'idempotency-key': idem } });
 
 describe('Idempotency-Key on creates (spec 4.1, 8)', () => {
   it('replays the original status, body and ETag, creating one resource', async () => {
@@ -37,7 +36,9 @@ describe('Idempotency-Key on creates (spec 4.1, 8)', () => {
   it('keeps the previous release working during a rolling deploy: its records replay here, and ours carry the status it reads', async () => {
     // what the previous release reads back on a replay of a record written by this one
     await create(manager.key, 'rolling-1', { name: 'Rolling' });
-    const [ours] = await env.orm.em.fork().execute<{ response_status: number }[]>(`select response_status from idempotency_records where idempotency_key = 'rolling-1'`);
+    const [ours] = await env.orm.em
+      .fork()
+      .execute<{ response_status: number }[]>(`select response_status from idempotency_records where idempotency_key = 'rolling-1'`);
     expect(ours!.response_status).toBe(201);
     // a record the previous release wrote, naming the column, replays here as any other
     const first = await create(manager.key, 'rolling-2', { name: 'Rolled' });
@@ -50,7 +51,13 @@ describe('Idempotency-Key on creates (spec 4.1, 8)', () => {
 
   it('treats the same input with keys in another order as the same request', async () => {
     const first = await create(manager.key, 'order-1', { name: 'Ordered', description: 'd' });
-    const second = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, rawBody: '{"description":"d","name":"Ordered"}', headers: { 'idempotency-key': 'order-1', 'content-type': 'application/json' } });
+    const second = await send(env, {
+      method: 'POST',
+      url: '/v1/brands',
+      key: manager.key,
+      rawBody: '{"description":"d","name":"Ordered"}',
+      headers: { 'idempotency-key': 'order-1', 'content-type': 'application/json' },
+    });
     expect(second.status).toBe(201);
     expect(second.body.data.id).toBe(first.body.data.id);
   });
@@ -116,7 +123,13 @@ describe('Idempotency-Key on creates (spec 4.1, 8)', () => {
   for (const [label, key] of badKeys) {
     it(`rejects ${label} with 422 validation_failed and creates nothing`, async () => {
       const name = `bad-key-${label}`;
-      const res = await send(env, { method: 'POST', url: '/v1/brands', key: manager.key, body: { name: name.slice(0, 100) }, headers: { 'idempotency-key': key } });
+      const res = await send(env, {
+        method: 'POST',
+        url: '/v1/brands',
+        key: manager.key,
+        body: { name: name.slice(0, 100) },
+        headers: { 'idempotency-key': key },
+      });
       expect(res.status).toBe(422);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.details[0].field).toBe('Idempotency-Key');

@@ -33,34 +33,61 @@ const count = async (table: string) => (await env.orm.em.fork().execute<{ n: num
 describe('refuseUnsafeInput: the nesting bound', () => {
   it(`accepts ${MAX_INPUT_DEPTH} levels and refuses ${MAX_INPUT_DEPTH + 1}, naming where the limit was passed`, () => {
     expect(() => refuseUnsafeInput({ a: nestedValue(MAX_INPUT_DEPTH - 1) })).not.toThrow();
-    expect(() => refuseUnsafeInput({ a: nestedValue(MAX_INPUT_DEPTH) })).toThrow(expect.objectContaining({
-      code: 'validation_failed', reason: 'nesting_too_deep', details: [{ field: `a${'[0]'.repeat(MAX_INPUT_DEPTH - 1)}`, message: expect.stringContaining('64 levels') }],
-    }));
+    expect(() => refuseUnsafeInput({ a: nestedValue(MAX_INPUT_DEPTH) })).toThrow(
+      expect.objectContaining({
+        code: 'validation_failed',
+        reason: 'nesting_too_deep',
+        details: [{ field: `a${'[0]'.repeat(MAX_INPUT_DEPTH - 1)}`, message: expect.stringContaining('64 levels') }],
+      }),
+    );
   });
 
-  it('walks 200,000 levels without recursion (it stops at the limit) and still names every NUL character (a key\'s by its object)', () => {
+  it("walks 200,000 levels without recursion (it stops at the limit) and still names every NUL character (a key's by its object)", () => {
     expect(() => refuseUnsafeInput(nestedValue(200_000))).toThrow(expect.objectContaining({ reason: 'nesting_too_deep' }));
-    expect(() => refuseUnsafeInput({ a: ['x', 'y\u0000'], 'k\u0000': { b: 'z\u0000' } }, 'variables')).toThrow(expect.objectContaining({
-      reason: 'nul_character', details: [{ field: 'variables', message: expect.any(String) }, { field: 'variables.a[1]', message: expect.any(String) }, { field: 'variables.k\u0000.b', message: expect.any(String) }],
-    }));
+    expect(() => refuseUnsafeInput({ a: ['x', 'y\u0000'], 'k\u0000': { b: 'z\u0000' } }, 'variables')).toThrow(
+      expect.objectContaining({
+        reason: 'nul_character',
+        details: [
+          { field: 'variables', message: expect.any(String) },
+          { field: 'variables.a[1]', message: expect.any(String) },
+          { field: 'variables.k\u0000.b', message: expect.any(String) },
+        ],
+      }),
+    );
   });
 });
 
-describe('a JSON body nested past 64 levels is each area\'s validation failure, and nothing is stored', () => {
+describe("a JSON body nested past 64 levels is each area's validation failure, and nothing is stored", () => {
   it.each([3_000, 100_000])('answers a /v1 body of %i levels with 422 validation_failed and creates no brand', async (levels) => {
     const before = await count('brands');
     const rawBody = `{"name":"Deep","description":${nested(levels)}}`;
     expect(rawBody.length).toBeLessThan(1_048_576);
     const res = await send(env, { method: 'POST', url: '/v1/brands', key: key.key, rawBody, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ success: false, code: 'validation_failed', requestId: res.headers['x-request-id'], details: [{ field: expect.stringMatching(/^description\[0\]/) }] });
+    expect(res.body).toMatchObject({
+      success: false,
+      code: 'validation_failed',
+      requestId: res.headers['x-request-id'],
+      details: [{ field: expect.stringMatching(/^description\[0\]/) }],
+    });
     expect(await count('brands')).toBe(before);
   });
 
   it('answers /open with 400 nesting_too_deep in the open envelope', async () => {
-    const res = await send(env, { method: 'POST', url: '/open/search-assets', key: key.key, rawBody: `{"region":${nested(3_000)}}`, headers: { 'content-type': 'application/json' } });
+    const res = await send(env, {
+      method: 'POST',
+      url: '/open/search-assets',
+      key: key.key,
+      rawBody: `{"region":${nested(3_000)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'nesting_too_deep', result: null, traceId: res.headers['x-request-id'], details: [{ field: expect.stringMatching(/^region/) }] });
+    expect(res.body).toMatchObject({
+      code: 'nesting_too_deep',
+      result: null,
+      traceId: res.headers['x-request-id'],
+      details: [{ field: expect.stringMatching(/^region/) }],
+    });
   });
 
   it('answers /approval with 400 invalid_payload:nesting_too_deep and creates no task', async () => {
@@ -84,7 +111,10 @@ describe('a JSON body nested past 64 levels is each area\'s validation failure, 
     const res = await send(env, { method: 'POST', url: '/open/search-assets', key: key.key, body: { region: null, extensions: ['png'] } });
     expect(res.status).toBe(200);
     expect(() => refuseUnsafeInput(JSON.parse(`{"region":${nested(MAX_INPUT_DEPTH - 1)}}`))).not.toThrow();
-    const graph = await graphql(env, key.key, 'mutation($n: String!) { createBrand(input: { name: $n }) { brand { id } } }', { n: 'Shallow', extra: nestedValue(MAX_INPUT_DEPTH - 2) });
+    const graph = await graphql(env, key.key, 'mutation($n: String!) { createBrand(input: { name: $n }) { brand { id } } }', {
+      n: 'Shallow',
+      extra: nestedValue(MAX_INPUT_DEPTH - 2),
+    });
     expect(graph.body.errors).toBeUndefined();
   });
 });

@@ -19,10 +19,13 @@ beforeAll(async () => {
   // The hourly purges run once as soon as they are scheduled; on a busy machine that first run can
   // come late enough to purge a test's rows before its own job does. Let the three finish first.
   const queue = env.queues.get('maintenance');
-  await vi.waitUntil(async () => {
-    const counts = await queue.getJobCounts('completed', 'failed');
-    return (counts.completed ?? 0) + (counts.failed ?? 0) >= 3;
-  }, { timeout: 60_000, interval: 50 });
+  await vi.waitUntil(
+    async () => {
+      const counts = await queue.getJobCounts('completed', 'failed');
+      return (counts.completed ?? 0) + (counts.failed ?? 0) >= 3;
+    },
+    { timeout: 60_000, interval: 50 },
+  );
 });
 afterAll(async () => {
   await events.close();
@@ -41,11 +44,24 @@ describe('maintenance worker (BullMQ on Redis)', () => {
     await env.core.access.enableSubscriptions(env.core.operatorCtx(), { teamId: team.teamId });
     const db = (sql: string, params: unknown[] = []) => env.orm.em.fork().execute(sql, params);
     const key = await given(env).key(team, 'manage');
-    const [endpoint] = (await db(`insert into webhook_endpoints (team_id, api_key_id, url, secret) values (?, ?, 'https://example.com/h', 'whsec_x') returning id`, [team.teamId, key.keyId])) as [{ id: number }];
+    const [endpoint] = (await db(
+      `insert into webhook_endpoints (team_id, api_key_id, url, secret) values (?, ?, 'https://example.com/h', 'whsec_x') returning id`,
+      [team.teamId, key.keyId],
+    )) as [{ id: number }];
     // The pending delivery is not ready, so the running delivery worker leaves it (and its attempt row) alone.
-    for (const [name, status, age] of [['old-done', 'succeeded', 31], ['old-pending', 'pending', 31], ['recent-done', 'succeeded', 1]] as const) {
-      const [event] = (await db(`insert into outbox_events (team_id, event_id, event_type, ordering_key, body, actor, created_at) values (?, gen_random_uuid(), 'MATERIAL_DELETED', ?, '{}', 'key:1', now() - ? * interval '1 day') returning id`, [team.teamId, name, age])) as [{ id: string }];
-      const [delivery] = (await db(`insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready, status, finished_at) values (?, ?, ?, ?, 1, ? <> 'pending', ?, case when ? = 'succeeded' then now() - ? * interval '1 day' end) returning id`, [team.teamId, endpoint.id, event.id, name, status, status, status, age])) as [{ id: string }];
+    for (const [name, status, age] of [
+      ['old-done', 'succeeded', 31],
+      ['old-pending', 'pending', 31],
+      ['recent-done', 'succeeded', 1],
+    ] as const) {
+      const [event] = (await db(
+        `insert into outbox_events (team_id, event_id, event_type, ordering_key, body, actor, created_at) values (?, gen_random_uuid(), 'MATERIAL_DELETED', ?, '{}', 'key:1', now() - ? * interval '1 day') returning id`,
+        [team.teamId, name, age],
+      )) as [{ id: string }];
+      const [delivery] = (await db(
+        `insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, ready, status, finished_at) values (?, ?, ?, ?, 1, ? <> 'pending', ?, case when ? = 'succeeded' then now() - ? * interval '1 day' end) returning id`,
+        [team.teamId, endpoint.id, event.id, name, status, status, status, age],
+      )) as [{ id: string }];
       await db(`insert into webhook_attempts (team_id, delivery_id, attempt, started_at, duration_ms) values (?, ?, 1, now(), 5)`, [team.teamId, delivery.id]);
     }
     const job = await env.queues.get('maintenance').add('purge-events', {});

@@ -64,7 +64,10 @@ afterAll(async () => {
 });
 
 async function refusal(promise: Promise<unknown>): Promise<OutboundRefusedError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(OutboundRefusedError);
   return error as OutboundRefusedError;
 }
@@ -216,7 +219,9 @@ describe('the outbound guard lets allowlisted host:port through, bounded', () =>
   });
 
   it('times out a receiver that never answers', async () => {
-    const error = await allowed().post(`http://127.0.0.1:${port}/hang`, '{}', { headers: {}, timeoutMs: 200 }).catch((e: unknown) => e);
+    const error = await allowed()
+      .post(`http://127.0.0.1:${port}/hang`, '{}', { headers: {}, timeoutMs: 200 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutboundFailedError);
     expect((error as OutboundFailedError).kind).toBe('timeout');
   });
@@ -238,26 +243,34 @@ describe('the outbound guard downloads within time and size', () => {
 
   it('refuses an oversize file from its Content-Length before reading it', async () => {
     const { chunks, sink } = collect();
-    const error = await allowed().download(`http://127.0.0.1:${port}/huge-declared`, { timeoutMs: 2000, maxBytes: 5_000, sink }).catch((e: unknown) => e);
+    const error = await allowed()
+      .download(`http://127.0.0.1:${port}/huge-declared`, { timeoutMs: 2000, maxBytes: 5_000, sink })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'too_large' });
     expect(chunks).toHaveLength(0);
   });
 
   it('cuts off an oversize file without Content-Length while streaming', async () => {
     const { sink } = collect();
-    const error = await allowed().download(`http://127.0.0.1:${port}/huge-chunked`, { timeoutMs: 2000, maxBytes: 8_000, sink }).catch((e: unknown) => e);
+    const error = await allowed()
+      .download(`http://127.0.0.1:${port}/huge-chunked`, { timeoutMs: 2000, maxBytes: 8_000, sink })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'too_large' });
   });
 
   it('fails a server that trickles bytes past the whole-download timeout', async () => {
     const { sink } = collect();
-    const error = await allowed().download(`http://127.0.0.1:${port}/trickle`, { timeoutMs: 300, maxBytes: 1_000_000, sink }).catch((e: unknown) => e);
+    const error = await allowed()
+      .download(`http://127.0.0.1:${port}/trickle`, { timeoutMs: 300, maxBytes: 1_000_000, sink })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'timeout' });
   });
 
   it('fails a redirect without fetching its target', async () => {
     const { sink } = collect();
-    const error = await allowed().download(`http://127.0.0.1:${port}/redirect`, { timeoutMs: 2000, maxBytes: 100, sink }).catch((e: unknown) => e);
+    const error = await allowed()
+      .download(`http://127.0.0.1:${port}/redirect`, { timeoutMs: 2000, maxBytes: 100, sink })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'protocol_error' });
   });
 });

@@ -21,7 +21,7 @@ function items(): { name: string; described: boolean }[] {
   return out;
 }
 
-describe('the GraphQL schema documents itself (issue 17)', () => {
+describe('the GraphQL schema documents itself', () => {
   it('describes every type, field, argument and enum value', () => {
     const all = items();
     expect(all.length).toBeGreaterThan(500);

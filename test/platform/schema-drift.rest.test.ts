@@ -36,8 +36,9 @@ describe('GET /v1/openapi.json', () => {
 
   it('documents every brand operation with its operationId', async () => {
     const res = await send(env, { url: '/v1/openapi.json' });
-    const operationIds = Object.values(res.body.paths as Record<string, Record<string, { operationId?: string }>>)
-      .flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    const operationIds = Object.values(res.body.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) =>
+      Object.values(ops).map((op) => op.operationId),
+    );
     expect(operationIds).toEqual(expect.arrayContaining(['listBrands', 'createBrand', 'getBrand', 'updateBrand', 'deleteBrand']));
   });
 });

@@ -25,7 +25,13 @@ beforeAll(async () => {
   await ensureDatabase(databaseUrl);
   orm = await openOrm({ databaseUrl, poolMax: 4 });
   await migrateUp(orm);
-  const config = loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LINK_SIGNING_SECRET: 'test-secret-test-secret-test-secret-0123', QUEUE_PREFIX: `shelf-test-unavailable-${process.pid}`, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    LINK_SIGNING_SECRET: 'test-secret-test-secret-test-secret-0123',
+    QUEUE_PREFIX: `shelf-test-unavailable-${process.pid}`,
+    LOG_LEVEL: 'silent',
+  });
   core = createCore(orm, config);
   queues = new Queues(config);
   app = await buildApp({ core, queues, metrics: createMetrics({ orm, queues: () => queues.all() }) });
@@ -41,9 +47,14 @@ afterAll(async () => {
 });
 
 const call = (method: 'GET' | 'POST', url: string, body?: unknown) =>
-  app.inject({ method, url, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, payload: body ? JSON.stringify(body) : undefined });
+  app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    payload: body ? JSON.stringify(body) : undefined,
+  });
 
-describe('PostgreSQL unreachable: 503 service_unavailable with Retry-After in every envelope (issue 12 item 7)', () => {
+describe('PostgreSQL unreachable: 503 service_unavailable with Retry-After in every envelope', () => {
   it('serves normally while the database is up', async () => {
     expect((await call('GET', '/v1/brands')).statusCode).toBe(200);
   });

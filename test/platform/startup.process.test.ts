@@ -49,7 +49,11 @@ function startShelf(env: Record<string, string>): { child: ChildProcess; output:
 
 /** The first answer of `url`, once the process listens (its start takes tens of seconds on a busy two-core machine). */
 async function waitFor(url: string): Promise<Response> {
-  return until(() => fetch(url).catch(() => null), (res) => res !== null, { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 }) as Promise<Response>;
+  return until(
+    () => fetch(url).catch(() => null),
+    (res) => res !== null,
+    { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 },
+  ) as Promise<Response>;
 }
 
 describe('start-up: database creation and migrations', () => {
@@ -88,7 +92,13 @@ describe('start-up: database creation and migrations', () => {
 describe('the service process (npm start / ROLE)', () => {
   it('serves health, readiness and metrics, logs JSON lines with the request id, and exits 0 on SIGTERM', async () => {
     const port = await freePort();
-    const shelf = startShelf({ PORT: String(port), DATABASE_URL: databaseUrlFor(freshDatabaseName()), REDIS_URL: redisUrl, QUEUE_PREFIX: `shelf-start-${port}`, LOG_LEVEL: 'info' });
+    const shelf = startShelf({
+      PORT: String(port),
+      DATABASE_URL: databaseUrlFor(freshDatabaseName()),
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: `shelf-start-${port}`,
+      LOG_LEVEL: 'info',
+    });
     try {
       const health = await waitFor(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
@@ -100,7 +110,10 @@ describe('the service process (npm start / ROLE)', () => {
       expect(metrics).toMatch(/shelf_http_request_duration_seconds_count\{method="GET",route="\/v1\/brands",status="401"\} 1/);
       expect(metrics).toMatch(/shelf_db_pool_connections\{state="total"\}/);
       expect(metrics).toMatch(/shelf_queue_jobs\{queue="maintenance",state="waiting"\}/);
-      const logLine = shelf.output().split('\n').find((line) => line.includes('trace-me-42'));
+      const logLine = shelf
+        .output()
+        .split('\n')
+        .find((line) => line.includes('trace-me-42'));
       expect(JSON.parse(logLine!).reqId).toBe('trace-me-42');
     } finally {
       shelf.child.kill('SIGTERM');
@@ -112,7 +125,13 @@ describe('the service process (npm start / ROLE)', () => {
   it('reports not ready (503) when Redis does not answer', async () => {
     const port = await freePort();
     const deadRedis = await freePort();
-    const shelf = startShelf({ ROLE: 'api', PORT: String(port), DATABASE_URL: databaseUrlFor(freshDatabaseName()), REDIS_URL: `redis://127.0.0.1:${deadRedis}`, LOG_LEVEL: 'silent' });
+    const shelf = startShelf({
+      ROLE: 'api',
+      PORT: String(port),
+      DATABASE_URL: databaseUrlFor(freshDatabaseName()),
+      REDIS_URL: `redis://127.0.0.1:${deadRedis}`,
+      LOG_LEVEL: 'silent',
+    });
     try {
       await waitFor(`http://127.0.0.1:${port}/healthz`);
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -126,7 +145,14 @@ describe('the service process (npm start / ROLE)', () => {
 
   it('ROLE=worker runs the workers without an HTTP server', async () => {
     const port = await freePort();
-    const shelf = startShelf({ ROLE: 'worker', PORT: String(port), DATABASE_URL: databaseUrlFor(freshDatabaseName()), REDIS_URL: redisUrl, QUEUE_PREFIX: `shelf-worker-${port}`, LOG_LEVEL: 'info' });
+    const shelf = startShelf({
+      ROLE: 'worker',
+      PORT: String(port),
+      DATABASE_URL: databaseUrlFor(freshDatabaseName()),
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: `shelf-worker-${port}`,
+      LOG_LEVEL: 'info',
+    });
     await expect.poll(shelf.output, { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 }).toContain('workers running');
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     shelf.child.kill('SIGTERM');

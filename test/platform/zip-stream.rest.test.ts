@@ -26,7 +26,9 @@ interface ReadEntry {
 }
 
 async function readArchive(bytes: Buffer): Promise<ReadEntry[]> {
-  const zip = await new Promise<ZipFile>((resolve, reject) => fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (e, z) => (e ? reject(e) : resolve(z))));
+  const zip = await new Promise<ZipFile>((resolve, reject) =>
+    fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (e, z) => (e ? reject(e) : resolve(z))),
+  );
   const entries: ReadEntry[] = [];
   await new Promise<void>((resolve, reject) => {
     zip.on('error', reject);
@@ -37,7 +39,14 @@ async function readArchive(bytes: Buffer): Promise<ReadEntry[]> {
         drain(stream).then((content) => {
           const field = entry.extraFields.find((f) => f.id === 0x5455);
           const timestampField = field ? { id: field.id, mtimeSeconds: field.data.readUInt32LE(1) } : null;
-          entries.push({ name: entry.fileName, crc32: entry.crc32, size: entry.uncompressedSize, bytes: content, mtime: entry.getLastModDate(), timestampField });
+          entries.push({
+            name: entry.fileName,
+            crc32: entry.crc32,
+            size: entry.uncompressedSize,
+            bytes: content,
+            mtime: entry.getLastModDate(),
+            timestampField,
+          });
           zip.readEntry();
         }, reject);
       });
@@ -62,7 +71,10 @@ describe('ZIP downloads are stored-entry archives any reader opens (docs/product
       { name: 'Äpfel und Birnen – 苹果.png', bytes: randomBytes(33) },
     ];
     const modifiedAt = new Date(2026, 10, 25, 14, 30, 44);
-    const zip = await zipStream(files.map((f) => entryOf(f.name, f.bytes)), modifiedAt);
+    const zip = await zipStream(
+      files.map((f) => entryOf(f.name, f.bytes)),
+      modifiedAt,
+    );
     const archive = await drain(zip.stream);
     expect(archive.length).toBe(zip.length);
     const entries = await readArchive(archive);
@@ -84,7 +96,7 @@ describe('ZIP downloads are stored-entry archives any reader opens (docs/product
     expect(await readArchive(archive)).toEqual([]);
   });
 
-  it('cuts the archive (the stream fails) when an entry\'s bytes are gone, rather than send a complete-looking ZIP', async () => {
+  it("cuts the archive (the stream fails) when an entry's bytes are gone, rather than send a complete-looking ZIP", async () => {
     const zip = await zipStream([entryOf('a.bin', randomBytes(10)), { name: 'gone.bin', size: 5, open: async () => null }], new Date());
     await expect(drain(zip.stream)).rejects.toThrow('the bytes of gone.bin are gone');
   });
@@ -111,7 +123,10 @@ describe('ZIP downloads are stored-entry archives any reader opens (docs/product
 
   it('opens one entry at a time, only when the archive reaches it', async () => {
     const opened: string[] = [];
-    const tracked = (name: string): ZipEntry => ({ ...entryOf(name, Buffer.from(name)), open: async () => (opened.push(name), Readable.from([Buffer.from(name)])) });
+    const tracked = (name: string): ZipEntry => ({
+      ...entryOf(name, Buffer.from(name)),
+      open: async () => (opened.push(name), Readable.from([Buffer.from(name)])),
+    });
     const zip = await zipStream([tracked('one'), tracked('two')], new Date());
     expect(opened).toEqual([]);
     const stream = zip.stream;

@@ -118,10 +118,12 @@ export async function createApprovalWorld(overrides: Record<string, string> = {}
       return send(env, { method: 'POST', url: '/approval', key, body });
     },
     async callbacks(taskId: string) {
-      const rows = await env.orm.em.fork().execute<{ body: { payload: Record<string, any> } }[]>(
-        `select body from outbox_events where event_type = 'APPROVAL' and ordering_key = ? order by id`,
-        [`task:${taskId}`],
-      );
+      const rows = await env.orm.em
+        .fork()
+        .execute<{ body: { payload: Record<string, any> } }[]>(
+          `select body from outbox_events where event_type = 'APPROVAL' and ordering_key = ? order by id`,
+          [`task:${taskId}`],
+        );
       return rows.map((r) => r.body.payload);
     },
   });

@@ -14,10 +14,12 @@ export interface StoredCategory {
 
 /** Every row of a brand's categories straight from the database, deleted ones included. */
 export async function storedCategories(env: TestEnv, brandId: number): Promise<StoredCategory[]> {
-  return env.orm.em.fork().execute<StoredCategory[]>(
-    'select id, team_id, brand_id, parent_id, name, path_key, depth, sort_order, deleted_at::text from categories where brand_id = ? order by id',
-    [brandId],
-  );
+  return env.orm.em
+    .fork()
+    .execute<StoredCategory[]>(
+      'select id, team_id, brand_id, parent_id, name, path_key, depth, sort_order, deleted_at::text from categories where brand_id = ? order by id',
+      [brandId],
+    );
 }
 
 /**

@@ -20,7 +20,12 @@ export const FAST_RETRIES = '200ms,400ms,600ms';
 
 export async function createEventWorld(overrides: Record<string, string> = {}, alsoAllow: string[] = []): Promise<EventWorld> {
   const receiver = await startReceiver();
-  const env = await createTestEnv({ OUTBOUND_ALLOW_HOSTS: [receiver.hostPort, ...alsoAllow].join(','), WEBHOOK_RETRY_SCHEDULE: FAST_RETRIES, RELAY_INTERVAL_MS: '50', ...overrides });
+  const env = await createTestEnv({
+    OUTBOUND_ALLOW_HOSTS: [receiver.hostPort, ...alsoAllow].join(','),
+    WEBHOOK_RETRY_SCHEDULE: FAST_RETRIES,
+    RELAY_INTERVAL_MS: '50',
+    ...overrides,
+  });
   const team = await given(env).team('Events');
   await env.core.access.enableSubscriptions(env.core.operatorCtx(), { teamId: team.teamId });
   const key = await given(env).key(team, 'manage');

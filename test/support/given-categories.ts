@@ -14,7 +14,11 @@ export function givenCategories(env: TestEnv) {
   return {
     async category(key: GivenKey, brandId: number, input: { parentId?: number | null; name?: string } = {}): Promise<GivenCategory> {
       const ctx = await g.ctx(key);
-      const outcome = await env.core.catalogue.categories.create(ctx, { brandId, name: input.name ?? `Category ${++counter}`, parentId: input.parentId ?? null });
+      const outcome = await env.core.catalogue.categories.create(ctx, {
+        brandId,
+        name: input.name ?? `Category ${++counter}`,
+        parentId: input.parentId ?? null,
+      });
       const body = outcome.body as { id: number; brandId: number; parentId: number | null };
       return { id: body.id, brandId: body.brandId, parentId: body.parentId };
     },

@@ -8,7 +8,8 @@ import { writeImage } from './media-files.ts';
 
 let counter = 0;
 
-const options = (...values: string[]) => values.map((value, i) => ({ value, label: value.toUpperCase(), sortOrder: i, ...(value.startsWith('old') ? { archived: true } : {}) }));
+const options = (...values: string[]) =>
+  values.map((value, i) => ({ value, label: value.toUpperCase(), sortOrder: i, ...(value.startsWith('old') ? { archived: true } : {}) }));
 
 /** One custom field of every type (spec 2.4), keyed by field key; values starting with "old" are archived options. */
 export const ALL_TYPES_FIELDS = [
@@ -60,7 +61,7 @@ export function givenProducts(env: TestEnv, dir: string) {
     /** A PNG library file of the given size. */
     async image(team: GivenTeam, name = `image-${++counter}.png`, size = { width: 16, height: 12 }): Promise<number> {
       const path = join(dir, `${process.pid}-${++counter}-${name}`);
-      await writeImage(path, { ...size, colour: `#${(counter * 7919 % 0xffffff).toString(16).padStart(6, '0')}`, format: 'png' });
+      await writeImage(path, { ...size, colour: `#${((counter * 7919) % 0xffffff).toString(16).padStart(6, '0')}`, format: 'png' });
       return (await g.libraryFile(team, { file: path, name })).id;
     },
     /** A product created through the core by `key` (editable or manage). */
@@ -76,10 +77,9 @@ export function givenProducts(env: TestEnv, dir: string) {
     },
     /** Every product row of a team as text, to prove a refused write changed nothing. */
     async snapshot(teamId: number): Promise<string> {
-      const rows = await env.orm.em.fork().execute<Array<{ row: string }>>(
-        'select row_to_json(p)::text as row from products p where team_id = ? order by id',
-        [teamId],
-      );
+      const rows = await env.orm.em
+        .fork()
+        .execute<Array<{ row: string }>>('select row_to_json(p)::text as row from products p where team_id = ? order by id', [teamId]);
       return rows.map((r) => r.row).join('\n');
     },
   };

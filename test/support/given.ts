@@ -50,7 +50,9 @@ export function given(env: TestEnv) {
     },
     /** A category icon asset of the team (a real 8x8 PNG stored under STORAGE_DIR). */
     async categoryIcon(team: GivenTeam): Promise<{ id: number }> {
-      const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#3366ff' } }).png().toBuffer();
+      const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#3366ff' } })
+        .png()
+        .toBuffer();
       return env.core.catalogue.categoryIcons.importIcon(op(), { teamId: team.teamId, bytes: png });
     },
     /** A library file: imports a file on disk through the core, as `asset import --file` does (input keys are the CLI flags). */

@@ -27,7 +27,7 @@ export async function send(env: TestEnv, sent: Sent): Promise<Received> {
     headers['content-type'] ??= 'application/json';
   }
   const response = await env.app.inject({ method: sent.method ?? 'GET', url: sent.url, headers, payload });
-  let body: unknown = undefined;
+  let body: unknown;
   try {
     body = response.json();
   } catch {

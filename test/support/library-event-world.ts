@@ -48,9 +48,19 @@ export async function createLibraryEventWorld(options: {
     body: { callbackUrl: `${world.receiver.url}/m`, eventTypes: options.materialEvents },
   });
   expect(material.body.code).toBe('0');
-  const folder = await send(world.env, { method: 'POST', url: '/open/folder-subscribe', key: world.key.key, body: { folderIds: [folderId], callbackUrl: `${world.receiver.url}/f` } });
+  const folder = await send(world.env, {
+    method: 'POST',
+    url: '/open/folder-subscribe',
+    key: world.key.key,
+    body: { folderIds: [folderId], callbackUrl: `${world.receiver.url}/f` },
+  });
   expect(folder.body.code).toBe('0');
-  const cliEnv = { DATABASE_URL: world.env.config.databaseUrl, STORAGE_DIR: storage.path, REDIS_URL: world.env.config.redisUrl, QUEUE_PREFIX: world.env.config.queuePrefix };
+  const cliEnv = {
+    DATABASE_URL: world.env.config.databaseUrl,
+    STORAGE_DIR: storage.path,
+    REDIS_URL: world.env.config.redisUrl,
+    QUEUE_PREFIX: world.env.config.queuePrefix,
+  };
   return {
     world,
     files,

@@ -40,7 +40,19 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
   await asPostgres(`${bin}/initdb`, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
   const cluster: PrivatePostgres = {
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
-    start: () => asPostgres(`${bin}/pg_ctl`, ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']),
+    start: () =>
+      asPostgres(`${bin}/pg_ctl`, [
+        '-D',
+        data,
+        '-l',
+        join(dir, 'log'),
+        '-w',
+        '-t',
+        '60',
+        '-o',
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+        'start',
+      ]),
     stop: () => asPostgres(`${bin}/pg_ctl`, ['-D', data, '-m', 'immediate', '-w', 'stop']),
     async remove() {
       await cluster.stop().catch(() => undefined);

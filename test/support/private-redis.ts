@@ -39,14 +39,19 @@ export async function privateRedis(): Promise<PrivateRedis> {
   const redis: PrivateRedis = {
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--dir', '/tmp'], { stdio: 'ignore' });
+      spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--dir', '/tmp'], {
+        stdio: 'ignore',
+      });
       // vi.waitUntil, not expect.poll: this also runs in beforeAll and afterAll hooks
       await vi.waitUntil(ping, { timeout: 30_000, interval: 50 });
     },
     async stop() {
       const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       client.on('error', () => {});
-      await client.connect().then(() => client.call('shutdown', 'nosave')).catch(() => undefined);
+      await client
+        .connect()
+        .then(() => client.call('shutdown', 'nosave'))
+        .catch(() => undefined);
       client.disconnect();
       await vi.waitUntil(async () => !(await ping()), { timeout: 30_000, interval: 50 });
     },

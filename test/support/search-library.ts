@@ -7,9 +7,14 @@ import { given, type GivenKey, type GivenTeam } from './given.ts';
 import { tempDir, writeImage, writeWav } from './media-files.ts';
 
 /** An image with two colour areas: the left `leftPercent` of the width in `left`, the rest in `right`. */
-export async function writeTwoColourImage(path: string, o: { width: number; height: number; left: string; right: string; leftPercent: number; format: 'png' | 'jpeg' }): Promise<void> {
+export async function writeTwoColourImage(
+  path: string,
+  o: { width: number; height: number; left: string; right: string; leftPercent: number; format: 'png' | 'jpeg' },
+): Promise<void> {
   const leftWidth = Math.round((o.width * o.leftPercent) / 100);
-  const leftPart = await sharp({ create: { width: leftWidth, height: o.height, channels: 3, background: o.left } }).png().toBuffer();
+  const leftPart = await sharp({ create: { width: leftWidth, height: o.height, channels: 3, background: o.left } })
+    .png()
+    .toBuffer();
   const bytes = await sharp({ create: { width: o.width, height: o.height, channels: 3, background: o.right } })
     .composite([{ input: leftPart, left: 0, top: 0 }])
     .toFormat(o.format)
@@ -77,7 +82,14 @@ export async function buildSearchLibrary(env: TestEnv): Promise<SearchLibrary> {
     if (typeof input.folder === 'string') folders[input.folder] = made.folderIds.at(-1)!;
     return made;
   };
-  const red = await imp('red.png', { folder: '/photos/summer', tags: ['warm', 'sale'], description: 'A bright red poster for the summer sale', score: 5, link: 'https://shop.example.com/red', user: ann });
+  const red = await imp('red.png', {
+    folder: '/photos/summer',
+    tags: ['warm', 'sale'],
+    description: 'A bright red poster for the summer sale',
+    score: 5,
+    link: 'https://shop.example.com/red',
+    user: ann,
+  });
   folders['/photos'] = red.folderIds[0]!;
   await imp('blue.jpg', { folder: '/photos/winter', tags: ['cold'], description: 'Deep blue sea', score: 3, user: bob });
   await imp('half-green.png', { folder: '/photos', tags: ['warm'], user: ann });

@@ -30,12 +30,21 @@ export const handlers: Handlers<'approval'> = {
     return { id: template.id };
   },
   'approval decide': async (cli, flags) =>
-    (await cli.core()).approvals.actions.decide(await asMember(cli, flags), { taskId: text(flags.task) ?? '', decision: text(flags.decision) ?? '', comment: text(flags.comment) }),
+    (await cli.core()).approvals.actions.decide(await asMember(cli, flags), {
+      taskId: text(flags.task) ?? '',
+      decision: text(flags.decision) ?? '',
+      comment: text(flags.comment),
+    }),
   'approval resubmit': async (cli, flags) => {
     const files = (flags.file as unknown as string[] | undefined) ?? [];
     // a position that is not a number is passed on as NaN, so the core names it out of range
     const positions = ((flags.position as unknown as string[] | undefined) ?? []).map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
-    return (await cli.core()).approvals.actions.resubmit(await asMember(cli, flags), { taskId: text(flags.task) ?? '', files, positions, comment: text(flags.comment) });
+    return (await cli.core()).approvals.actions.resubmit(await asMember(cli, flags), {
+      taskId: text(flags.task) ?? '',
+      files,
+      positions,
+      comment: text(flags.comment),
+    });
   },
   'approval cancel': async (cli, flags) => (await cli.core()).approvals.actions.cancel(await asMember(cli, flags), text(flags.task) ?? ''),
 };

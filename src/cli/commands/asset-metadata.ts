@@ -40,9 +40,16 @@ export const handlers: Handlers<'asset-metadata'> = {
     }),
   'asset metadata-field list': async (cli, flags) => ({ fields: await new MetadataFieldService().list(await asTeam(cli, flags)) }),
   'asset field-template create': async (cli, flags) =>
-    new CustomFieldTemplateService().create(await asTeam(cli, flags), { name: flags.name, fields: jsonFlag(flags.fields, 'fields', 'a JSON array of {name, type, options?}') }),
+    new CustomFieldTemplateService().create(await asTeam(cli, flags), {
+      name: flags.name,
+      fields: jsonFlag(flags.fields, 'fields', 'a JSON array of {name, type, options?}'),
+    }),
   'asset field-template list': async (cli, flags) => ({ templates: await new CustomFieldTemplateService().list(await asTeam(cli, flags)) }),
-  'asset metadata set': async (cli, flags) => new FileMetadataService().set(await asMember(cli, flags), idFlag(flags.file), { values: valuesFlag(flags.values, 'fieldId') }),
+  'asset metadata set': async (cli, flags) =>
+    new FileMetadataService().set(await asMember(cli, flags), idFlag(flags.file), { values: valuesFlag(flags.values, 'fieldId') }),
   'asset custom-fields set': async (cli, flags) =>
-    new FileCustomFieldService().set(await asMember(cli, flags), idFlag(flags.file), { templateId: numberFlag(flags.template), values: valuesFlag(flags.values, 'customFieldId') }),
+    new FileCustomFieldService().set(await asMember(cli, flags), idFlag(flags.file), {
+      templateId: numberFlag(flags.template),
+      values: valuesFlag(flags.values, 'customFieldId'),
+    }),
 };

@@ -21,7 +21,10 @@ function pendingInbound(cli: Cli): PendingInboundService {
  */
 export const handlers: Handlers<'asset-pending'> = {
   'asset pending list': (cli, flags) =>
-    pendingInbound(cli).listAsOperator(cli.operatorCtx(), given({ team: numberFlag(flags.team), page: numberFlag(flags.page), pageSize: numberFlag(flags['page-size']) })),
+    pendingInbound(cli).listAsOperator(
+      cli.operatorCtx(),
+      given({ team: numberFlag(flags.team), page: numberFlag(flags.page), pageSize: numberFlag(flags['page-size']) }),
+    ),
   'asset pending confirm': (cli, flags) => pendingInbound(cli).confirmAsOperator(cli.operatorCtx(), idsInput(flags)),
   'asset pending discard': (cli, flags) => pendingInbound(cli).discardAsOperator(cli.operatorCtx(), idsInput(flags)),
 };

@@ -15,8 +15,13 @@ function versionLines(cli: Cli): VersionLineService {
 export const handlers: Handlers<'asset-version'> = {
   'asset version list': async (cli, flags) => versionLines(cli).line(await asMember(cli, flags), idFlag(flags.file)),
   'asset version add': async (cli, flags) =>
-    versionLines(cli).addVersion(await asMember(cli, flags), idFlag(flags.file), { versionFileId: idFlag(flags.version), ...(flags.cover ? { makeCover: true } : {}) }),
+    versionLines(cli).addVersion(await asMember(cli, flags), idFlag(flags.file), {
+      versionFileId: idFlag(flags.version),
+      ...(flags.cover ? { makeCover: true } : {}),
+    }),
   'asset version cover': async (cli, flags) => versionLines(cli).setCover(await asMember(cli, flags), idFlag(flags.file)),
   'asset version remove': async (cli, flags) =>
-    versionLines(cli).removeVersion(await asMember(cli, flags), idFlag(flags.file), { removeType: typeof flags['remove-type'] === 'string' ? flags['remove-type'].toUpperCase() : flags['remove-type'] }),
+    versionLines(cli).removeVersion(await asMember(cli, flags), idFlag(flags.file), {
+      removeType: typeof flags['remove-type'] === 'string' ? flags['remove-type'].toUpperCase() : flags['remove-type'],
+    }),
 };

@@ -19,7 +19,10 @@ function services(cli: Cli) {
     imports,
     pending: async () => new (await import('../../core/assets/pending-inbound/pending-inbound.ts')).PendingInboundService({ imports, storage }),
     versionLines: async () => {
-      const [{ VersionLineService }, { RecycleBinService }] = await Promise.all([import('../../core/assets/versions/version-lines.service.ts'), import('../../core/assets/recycle-bin/recycle-bin.service.ts')]);
+      const [{ VersionLineService }, { RecycleBinService }] = await Promise.all([
+        import('../../core/assets/versions/version-lines.service.ts'),
+        import('../../core/assets/recycle-bin/recycle-bin.service.ts'),
+      ]);
       return new VersionLineService({ recycleBin: new RecycleBinService(storage), imports });
     },
   };
@@ -42,7 +45,8 @@ async function importFile(cli: Cli, flags: Flags): Promise<object> {
   });
   // --pending holds the import until it is confirmed (docs/library.md "Pending inbound");
   // --version-of makes the new bytes the newest version of a file (docs/library.md "Version lines")
-  if (flags['version-of'] !== undefined) return (await versionLines()).importVersion(cli.operatorCtx(), input, idFlag(flags['version-of']), flags.cover === true);
+  if (flags['version-of'] !== undefined)
+    return (await versionLines()).importVersion(cli.operatorCtx(), input, idFlag(flags['version-of']), flags.cover === true);
   if (flags.pending) return (await pending()).holdFile(cli.operatorCtx(), input);
   return imports.importFile(cli.operatorCtx(), input);
 }
@@ -68,7 +72,9 @@ async function importDirectory(cli: Cli, flags: Flags): Promise<object> {
   try {
     const { imports, pending } = services(cli);
     const input = given({ team: numberFlag(flags.team), dir: flags.dir, folder: flags.folder });
-    return flags.pending ? await (await pending()).holdDirectory(cli.operatorCtx(), input, onProgress) : await imports.importDirectory(cli.operatorCtx(), input, onProgress);
+    return flags.pending
+      ? await (await pending()).holdDirectory(cli.operatorCtx(), input, onProgress)
+      : await imports.importDirectory(cli.operatorCtx(), input, onProgress);
   } finally {
     if (started) bar.stop();
   }

@@ -19,6 +19,9 @@ async function readIconFile(path: string | boolean | undefined): Promise<Buffer>
 export const handlers: Handlers<'category-icon'> = {
   'category-icon import': async (cli, flags) => {
     const bytes = await readIconFile(flags.file);
-    return new CategoryIconService({ storage: new LocalDiskStorage(cli.config.storageDir) }).importIcon(cli.operatorCtx(), { teamId: idFlag(flags.team), bytes });
+    return new CategoryIconService({ storage: new LocalDiskStorage(cli.config.storageDir) }).importIcon(cli.operatorCtx(), {
+      teamId: idFlag(flags.team),
+      bytes,
+    });
   },
 };

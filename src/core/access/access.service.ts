@@ -104,11 +104,9 @@ export class AccessService {
   async authenticate(ctx: UnitOfWork, authorization: string | undefined): Promise<KeyActor> {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
     if (!match) throw new DomainError('invalid_credentials', 'Send Authorization: Bearer <API key>');
-    const row = await queryOne<{ id: number; team_id: number; role: string; active: boolean; expires_ms: string | null; expired: boolean }>(
-      ctx,
-      KEY_BY_HASH,
-      [hashApiKey(match[1]!)],
-    );
+    const row = await queryOne<{ id: number; team_id: number; role: string; active: boolean; expires_ms: string | null; expired: boolean }>(ctx, KEY_BY_HASH, [
+      hashApiKey(match[1]!),
+    ]);
     if (!row) throw new DomainError('invalid_credentials', 'The API key is not valid');
     if (!row.active || row.expired) throw new DomainError('key_inactive', 'The API key is inactive or expired');
     if (!isRole(row.role)) throw new DomainError('forbidden', 'The API key has no valid role');

@@ -59,13 +59,7 @@ export function hasPermission(role: Role, permission: Permission): boolean {
  * in, and read what a frontend shows them. A member acting through a frontend is further bounded by
  * that frontend's key role; catalogue administration stays with keys.
  */
-const MEMBER_PERMISSIONS: ReadonlySet<Permission> = new Set<Permission>([
-  'brands:read',
-  'categories:read',
-  'templates:read',
-  'products:read',
-  'library:edit',
-]);
+const MEMBER_PERMISSIONS: ReadonlySet<Permission> = new Set<Permission>(['brands:read', 'categories:read', 'templates:read', 'products:read', 'library:edit']);
 
 /**
  * Whether a caller holds a permission (docs/access.md): a key by its current role; a member by

@@ -47,7 +47,17 @@ export class ApprovalTemplateService {
         tx,
         `insert into approval_templates (id, team_id, name, description, enabled, auto_import_enabled, target_folder, workflow, created_by_id)
          values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) returning ${COLUMNS}`,
-        [randomUUID(), tx.teamId, body.name, body.description ?? '', body.enabled ?? true, body.autoImportEnabled ?? false, body.targetFolder ?? '', JSON.stringify(workflow), createdBy],
+        [
+          randomUUID(),
+          tx.teamId,
+          body.name,
+          body.description ?? '',
+          body.enabled ?? true,
+          body.autoImportEnabled ?? false,
+          body.targetFolder ?? '',
+          JSON.stringify(workflow),
+          createdBy,
+        ],
       );
       return row!;
     });
@@ -70,7 +80,16 @@ export class ApprovalTemplateService {
         tx,
         `update approval_templates set name = ?, description = ?, enabled = ?, auto_import_enabled = ?, target_folder = ?, workflow = ?::jsonb, updated_at = now()
           where id = ?::uuid and team_id = ? returning ${COLUMNS}`,
-        [body.name, body.description ?? '', body.enabled ?? true, body.autoImportEnabled ?? false, body.targetFolder ?? '', JSON.stringify(workflow), templateId, tx.teamId],
+        [
+          body.name,
+          body.description ?? '',
+          body.enabled ?? true,
+          body.autoImportEnabled ?? false,
+          body.targetFolder ?? '',
+          JSON.stringify(workflow),
+          templateId,
+          tx.teamId,
+        ],
       );
       return row!;
     });
@@ -81,7 +100,11 @@ export class ApprovalTemplateService {
     requirePermission(ctx, 'templates:update');
     return inTransaction(ctx, async (tx) => {
       await this.find(tx, templateId);
-      return (await queryOne<ApprovalTemplateView>(tx, `update approval_templates set enabled = ?, updated_at = now() where id = ?::uuid and team_id = ? returning ${COLUMNS}`, [enabled, templateId, tx.teamId]))!;
+      return (await queryOne<ApprovalTemplateView>(
+        tx,
+        `update approval_templates set enabled = ?, updated_at = now() where id = ?::uuid and team_id = ? returning ${COLUMNS}`,
+        [enabled, templateId, tx.teamId],
+      ))!;
     });
   }
 
@@ -93,7 +116,10 @@ export class ApprovalTemplateService {
   /** A template of the team; 404 template_not_found (another team's included). */
   async find(scope: TeamScope, templateId: string): Promise<ApprovalTemplateView> {
     if (!isUuid(templateId)) throw notFound('Template');
-    const row = await queryOne<ApprovalTemplateView>(scope, `select ${COLUMNS} from approval_templates where id = ?::uuid and team_id = ?`, [templateId, scope.teamId]);
+    const row = await queryOne<ApprovalTemplateView>(scope, `select ${COLUMNS} from approval_templates where id = ?::uuid and team_id = ?`, [
+      templateId,
+      scope.teamId,
+    ]);
     if (!row) throw notFound('Template');
     return row;
   }

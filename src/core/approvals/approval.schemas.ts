@@ -6,7 +6,9 @@ import { SIGN_MODES, type SignMode } from './approval-values.ts';
 export const APPROVAL_LIMITS = { nodes: 20, approversPerNode: 50, copyToPerNode: 50, assets: 50, maxTimeoutHours: 8760, nameLength: 128 } as const;
 
 /** A member id as the workflow file writes it: `"12"` or `12`. */
-const memberId = Type.Union([Type.Integer({ minimum: 1, maximum: 2147483647 }), Type.String({ pattern: '^[1-9][0-9]{0,9}$' })], { description: 'A member id of the team.' });
+const memberId = Type.Union([Type.Integer({ minimum: 1, maximum: 2147483647 }), Type.String({ pattern: '^[1-9][0-9]{0,9}$' })], {
+  description: 'A member id of the team.',
+});
 
 export const WorkflowNodeInput = Type.Object(
   {
@@ -19,7 +21,11 @@ export const WorkflowNodeInput = Type.Object(
         Type.Null(),
         Type.Object(
           {
-            hours: Type.Number({ exclusiveMinimum: 0, maximum: APPROVAL_LIMITS.maxTimeoutHours, description: 'May be fractional: 0.001 hours is 3.6 seconds.' }),
+            hours: Type.Number({
+              exclusiveMinimum: 0,
+              maximum: APPROVAL_LIMITS.maxTimeoutHours,
+              description: 'May be fractional: 0.001 hours is 3.6 seconds.',
+            }),
             transferTo: Type.Optional(Type.Union([memberId, Type.Null()])),
           },
           { additionalProperties: false },

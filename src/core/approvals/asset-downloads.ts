@@ -61,7 +61,7 @@ export async function downloadAssets(
       const object = await storage.receive();
       incoming.push(object);
       const hash = createHash('sha256');
-      let result;
+      let result: Awaited<ReturnType<OutboundGuard['download']>>;
       try {
         result = await guard.download(asset.url, {
           ...limits,
@@ -74,7 +74,15 @@ export async function downloadAssets(
         throw downloadFailure(e, `assets[${i}].url`);
       }
       const name = asset.name || decodeURIComponent(new URL(asset.url).pathname.split('/').pop() || `asset-${i + 1}`);
-      downloaded.push({ name, url: asset.url, sha256: hash.digest('hex'), byteSize: result.bytes, mimeType: asset.mimeType ?? result.contentType, extension: asset.extension ?? null, source: { incoming: object } });
+      downloaded.push({
+        name,
+        url: asset.url,
+        sha256: hash.digest('hex'),
+        byteSize: result.bytes,
+        mimeType: asset.mimeType ?? result.contentType,
+        extension: asset.extension ?? null,
+        source: { incoming: object },
+      });
     }
     return { assets: downloaded, discard };
   } catch (e) {

@@ -38,7 +38,10 @@ export function nodeObject(visit: NodeVisit, nodeStatus: string, approverCount: 
 /** Member names by id, for the approver, submitter, operator and transferTo objects. */
 export async function memberNames(scope: TeamScope, ids: number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await queryRows<{ id: number; name: string }>(scope, 'select id, name from members where team_id = ? and id = any(?::int[])', [scope.teamId, intArray(ids)]);
+  const rows = await queryRows<{ id: number; name: string }>(scope, 'select id, name from members where team_id = ? and id = any(?::int[])', [
+    scope.teamId,
+    intArray(ids),
+  ]);
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 

@@ -142,7 +142,13 @@ export class ApprovalEngine {
       const names = await memberNames(tx, [memberId]);
       await recordCallback(tx, task, 'APPROVER_SUBMITTED', 'PROCESSING', {
         node: { nodeId: nodeIdOf(visit), nodeOrder: visit.index + 1, nodeStatus: 'processing', signMode: visit.node.signMode },
-        approver: { id: String(memberId), name: names.get(memberId) ?? null, decision: input.decision, comment: input.comment ?? null, submittedAt: decided.decided_at },
+        approver: {
+          id: String(memberId),
+          name: names.get(memberId) ?? null,
+          decision: input.decision,
+          comment: input.comment ?? null,
+          submittedAt: decided.decided_at,
+        },
         approverCount: decisions.length,
       });
       const rejected = decisions.some((d) => d.state === 'rejected');
@@ -154,16 +160,14 @@ export class ApprovalEngine {
   }
 
   /** `approval resubmit` / GraphQL: the task's creator sends new versions of the assets at the resubmit step. */
-  async resubmit(
-    ctx: Ctx,
-    input: { taskId: string; comment?: string | null; assets: ResubmittedAsset[] },
-  ): Promise<ApprovalActionResult> {
+  async resubmit(ctx: Ctx, input: { taskId: string; comment?: string | null; assets: ResubmittedAsset[] }): Promise<ApprovalActionResult> {
     const memberId = actingMember(ctx);
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, input.taskId, tx.teamId);
       if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
-      if (visit.role !== 'resubmit_submitter' || memberId !== task.created_by_id) throw refuse('not_the_resubmitter', 'Only the task\'s submitter may resubmit, at the resubmit step');
+      if (visit.role !== 'resubmit_submitter' || memberId !== task.created_by_id)
+        throw refuse('not_the_resubmitter', "Only the task's submitter may resubmit, at the resubmit step");
       planResubmission(input.assets, await taskAssetCount(tx, task.id, task.team_id));
       const latest = await this.addVersions(tx, task, input.assets);
       const submitted = await queryOne<{ at: string }>(
@@ -182,9 +186,18 @@ export class ApprovalEngine {
         latestAssetCount: latest.length,
       });
       await recordCallback(tx, task, 'NODE_COMPLETED', 'PROCESSING', {
-        node: { ...nodeObject(visit, 'approved', 1), approvers: [{ id: String(memberId), name: names.get(memberId) ?? null, status: 'approved' }], completedAt: submitted!.at },
+        node: {
+          ...nodeObject(visit, 'approved', 1),
+          approvers: [{ id: String(memberId), name: names.get(memberId) ?? null, status: 'approved' }],
+          completedAt: submitted!.at,
+        },
       });
-      await this.startVisit(tx, task, { ...visit, role: 'resubmit_approver' }, { reason: 'RESUBMIT_APPROVER', from: { nodeId: nodeIdOf(visit), nodeOrder: visit.index + 1, nodeStatus: 'approved' } });
+      await this.startVisit(
+        tx,
+        task,
+        { ...visit, role: 'resubmit_approver' },
+        { reason: 'RESUBMIT_APPROVER', from: { nodeId: nodeIdOf(visit), nodeOrder: visit.index + 1, nodeStatus: 'approved' } },
+      );
       return { taskId: task.id, status: task.status };
     });
   }
@@ -195,8 +208,12 @@ export class ApprovalEngine {
     return inTransaction(ctx, async (tx) => {
       const task = await lockTask(tx, taskId, tx.teamId);
       if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
-      if (memberId !== task.created_by_id) throw refuse('not_the_submitter', 'Only the task\'s submitter may cancel it');
-      await queryRows(tx, `update approval_tasks set status = 'CANCELED', operator_id = ?, timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid`, [memberId, task.id]);
+      if (memberId !== task.created_by_id) throw refuse('not_the_submitter', "Only the task's submitter may cancel it");
+      await queryRows(
+        tx,
+        `update approval_tasks set status = 'CANCELED', operator_id = ?, timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid`,
+        [memberId, task.id],
+      );
       await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and state = 'pending'`, [task.id]);
       return { taskId: task.id, status: 'CANCELED' };
     });
@@ -223,10 +240,15 @@ export class ApprovalEngine {
   }
 
   private async completeNode(tx: ActingScope, task: TaskRow, visit: NodeVisit, status: 'approved' | 'rejected'): Promise<Record<string, unknown>> {
-    await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and node_key = ? and state = 'pending'`, [task.id, nodeKeyOf(visit)]);
+    await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and node_key = ? and state = 'pending'`, [
+      task.id,
+      nodeKeyOf(visit),
+    ]);
     const decisions = await this.decisionsOf(tx, task, visit);
     const approvers = decisions.map((d) => ({ id: String(d.member_id), name: d.name, status: d.state }));
-    await recordCallback(tx, task, 'NODE_COMPLETED', 'PROCESSING', { node: { ...nodeObject(visit, status, approvers.length), approvers, completedAt: new Date().toISOString() } });
+    await recordCallback(tx, task, 'NODE_COMPLETED', 'PROCESSING', {
+      node: { ...nodeObject(visit, status, approvers.length), approvers, completedAt: new Date().toISOString() },
+    });
     return { nodeId: nodeIdOf(visit), nodeOrder: visit.index + 1, nodeStatus: status };
   }
 
@@ -242,7 +264,12 @@ export class ApprovalEngine {
     const from = await this.completeNode(tx, task, visit, 'approved');
     const nextIndex = visit.index + 1;
     if (nextIndex < task.workflow.nodes.length) {
-      await this.startVisit(tx, task, { index: nextIndex, role: 'normal', round: visit.round, node: task.workflow.nodes[nextIndex]! }, { reason: 'NEXT_NODE', from });
+      await this.startVisit(
+        tx,
+        task,
+        { index: nextIndex, role: 'normal', round: visit.round, node: task.workflow.nodes[nextIndex]! },
+        { reason: 'NEXT_NODE', from },
+      );
       return;
     }
     const finished = await queryOne<{ at: string }>(
@@ -253,7 +280,10 @@ export class ApprovalEngine {
     );
     task.status = 'APPROVED';
     const names = await memberNames(tx, [operatorId]);
-    await recordCallback(tx, task, 'TASK_APPROVED', 'APPROVED', { operator: { id: String(operatorId), name: names.get(operatorId) ?? null }, finishedAt: finished!.at });
+    await recordCallback(tx, task, 'TASK_APPROVED', 'APPROVED', {
+      operator: { id: String(operatorId), name: names.get(operatorId) ?? null },
+      finishedAt: finished!.at,
+    });
     if (task.auto_import) await this.importApproved(tx, task);
   }
 
@@ -275,7 +305,13 @@ export class ApprovalEngine {
         if (!opened) throw new DomainError('internal_server_error', 'An approved asset is missing from storage');
         const path = join(dir, String(i));
         await pipeline(opened.stream, createWriteStream(path));
-        await this.deps.libraryImport.importFile(tx, { team: task.team_id, file: path, name: asset.name, folder: task.target_folder || '/', user: task.created_by_id });
+        await this.deps.libraryImport.importFile(tx, {
+          team: task.team_id,
+          file: path,
+          name: asset.name,
+          folder: task.target_folder || '/',
+          user: task.created_by_id,
+        });
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -285,7 +321,11 @@ export class ApprovalEngine {
   /** Records a new version of each resubmitted asset (positions in order) and returns the latestAssets objects of 6.3. */
   private async addVersions(tx: ActingScope, task: TaskRow, assets: ResubmittedAsset[]): Promise<Record<string, unknown>[]> {
     const latest: Record<string, unknown>[] = [];
-    await pinAllStoredBytes(tx, this.deps.storage, assets.map((asset) => asset.storageKey));
+    await pinAllStoredBytes(
+      tx,
+      this.deps.storage,
+      assets.map((asset) => asset.storageKey),
+    );
     for (const { position, ...asset } of assets) {
       const previous = await queryOne<{ version: number; storage_key: string }>(
         tx,
@@ -299,7 +339,15 @@ export class ApprovalEngine {
          returning id, version, ${isoMillisSql('created_at')} as at`,
         [tx.teamId, task.id, position, (previous?.version ?? 0) + 1, asset.name, asset.sha256, asset.storageKey, asset.byteSize, asset.mimeType],
       );
-      latest.push({ assetId: String(row!.id), filePathId: null, version: row!.version, oldStorePath: previous?.storage_key ?? null, newStorePath: asset.storageKey, updatedAt: row!.at, sha256: asset.sha256 });
+      latest.push({
+        assetId: String(row!.id),
+        filePathId: null,
+        version: row!.version,
+        oldStorePath: previous?.storage_key ?? null,
+        newStorePath: asset.storageKey,
+        updatedAt: row!.at,
+        sha256: asset.sha256,
+      });
     }
     return latest;
   }

@@ -10,7 +10,14 @@ import { isoSql } from '../platform/timestamps.ts';
 import { withHeldIdempotency, type CommitCreate, type CreateOutcome, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { compileInput } from '../platform/validate.ts';
 import { CreateApprovalInput, type Workflow } from './approval.schemas.ts';
-import { ACTIVE_APPROVAL_STATUSES_SQL, type ApprovalActionResult, type ApprovalStatus, type ApproverState, type NodeRole, type SignMode } from './approval-values.ts';
+import {
+  ACTIVE_APPROVAL_STATUSES_SQL,
+  type ApprovalActionResult,
+  type ApprovalStatus,
+  type ApproverState,
+  type NodeRole,
+  type SignMode,
+} from './approval-values.ts';
 import { assetUrlRefused, downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
 import { planResubmission } from './resubmission.ts';
 import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
@@ -61,7 +68,13 @@ export class ApprovalTaskService {
   private readonly engine: ApprovalEngine;
   private readonly limits: { timeoutMs: number; maxBytes: number };
 
-  constructor(deps: { guard: OutboundGuard; storage: Storage; templates: ApprovalTemplateService; engine: ApprovalEngine; limits: { timeoutMs: number; maxBytes: number } }) {
+  constructor(deps: {
+    guard: OutboundGuard;
+    storage: Storage;
+    templates: ApprovalTemplateService;
+    engine: ApprovalEngine;
+    limits: { timeoutMs: number; maxBytes: number };
+  }) {
     this.guard = deps.guard;
     this.storage = deps.storage;
     this.templates = deps.templates;
@@ -90,7 +103,9 @@ export class ApprovalTaskService {
       seen.add(asset.url);
     }
     const holdMs = this.limits.timeoutMs + CLAIM_MARGIN_MS;
-    return withHeldIdempotency(ctx, { operation: 'approvals.create', key: idempotencyKey, input: body, holdMs }, (commit) => this.createTask(ctx, body, commit));
+    return withHeldIdempotency(ctx, { operation: 'approvals.create', key: idempotencyKey, input: body, holdMs }, (commit) =>
+      this.createTask(ctx, body, commit),
+    );
   }
 
   private async createTask(ctx: Ctx, body: CreateApprovalInput, commit: CommitCreate<{ taskId: string }>): Promise<CreateOutcome<{ taskId: string }>> {
@@ -116,7 +131,14 @@ export class ApprovalTaskService {
         if (!counted) throw invalid('templateId', 'the template is disabled', 'template_disabled');
         const taskId = randomUUID();
         const assets = downloaded.assets.map((asset, position) => ({
-          position, name: asset.name, url: asset.url, sha256: asset.sha256, storage_key: objectKey(asset.sha256), byte_size: asset.byteSize, mime_type: asset.mimeType, extension: asset.extension,
+          position,
+          name: asset.name,
+          url: asset.url,
+          sha256: asset.sha256,
+          storage_key: objectKey(asset.sha256),
+          byte_size: asset.byteSize,
+          mime_type: asset.mimeType,
+          extension: asset.extension,
         }));
         // the task and its assets in one statement
         await queryRows(
@@ -128,10 +150,23 @@ export class ApprovalTaskService {
            select task.team_id, task.id, a.position, 1, a.name, a.url, a.sha256, a.storage_key, a.byte_size, a.mime_type, a.extension
              from task, jsonb_to_recordset(?::jsonb) as a(position int, name text, url text, sha256 text, storage_key text, byte_size bigint, mime_type text, extension text)
             order by a.position`,
-          [taskId, tx.teamId, template.id, JSON.stringify(counted.workflow), createdBy, body.reason ?? null, body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext), JSON.stringify(assets)],
+          [
+            taskId,
+            tx.teamId,
+            template.id,
+            JSON.stringify(counted.workflow),
+            createdBy,
+            body.reason ?? null,
+            body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext),
+            JSON.stringify(assets),
+          ],
         );
         // the bytes are still there, and stay until commit: a release of the same bytes waits for this lock
-        await pinAllStoredBytes(tx, this.storage, assets.map((asset) => asset.storage_key));
+        await pinAllStoredBytes(
+          tx,
+          this.storage,
+          assets.map((asset) => asset.storage_key),
+        );
         const task = await lockTask(tx, taskId, tx.teamId);
         await this.engine.startVisit(tx, task, visitOf(task));
         return { body: { taskId }, etag: null };
@@ -149,7 +184,11 @@ export class ApprovalTaskService {
   async resubmitFiles(ctx: Ctx, input: { taskId: string; files: string[]; positions?: number[]; comment?: string | null }): Promise<ApprovalActionResult> {
     if (input.files.length === 0) throw invalid('file', 'give at least one file', 'assets_empty');
     if (input.positions && input.positions.length > 0 && input.positions.length !== input.files.length) {
-      throw invalid('position', `give one position per file (${input.files.length} files, ${input.positions.length} positions), or none to resubmit every asset in order`, 'resubmit_positions_mixed');
+      throw invalid(
+        'position',
+        `give one position per file (${input.files.length} files, ${input.positions.length} positions), or none to resubmit every asset in order`,
+        'resubmit_positions_mixed',
+      );
     }
     const items = input.files.map((_, i) => ({ position: input.positions?.[i] }));
     const positions = planResubmission(items, await this.assetCount(ctx, input.taskId));
@@ -193,7 +232,14 @@ export class ApprovalTaskService {
       return await this.engine.resubmit(ctx, {
         taskId: input.taskId,
         comment: input.comment ?? null,
-        assets: assets.map((a, i) => ({ position: positions[i]!, sha256: a.sha256, byteSize: a.byteSize, name: a.name, mimeType: a.mimeType, storageKey: objectKey(a.sha256) })),
+        assets: assets.map((a, i) => ({
+          position: positions[i]!,
+          sha256: a.sha256,
+          byteSize: a.byteSize,
+          name: a.name,
+          mimeType: a.mimeType,
+          storageKey: objectKey(a.sha256),
+        })),
       });
     } catch (e) {
       await releaseBytes(ctx, this.storage, this.abandoned(assets, added)).catch(() => undefined);
@@ -222,8 +268,15 @@ export class ApprovalTaskService {
   async status(scope: TeamScope, taskId: string): Promise<TaskStatusView> {
     if (!isUuid(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
     const task = await queryOne<{
-      id: string; status: ApprovalStatus; workflow: Workflow; node_index: number; node_role: NodeRole; round: number;
-      operator_id: number | null; operator_name: string | null; updated_at: string;
+      id: string;
+      status: ApprovalStatus;
+      workflow: Workflow;
+      node_index: number;
+      node_role: NodeRole;
+      round: number;
+      operator_id: number | null;
+      operator_name: string | null;
+      updated_at: string;
     }>(
       scope,
       `select t.id, t.status, t.workflow, t.node_index, t.node_role, t.round, t.operator_id, m.name as operator_name, ${isoSql('t.updated_at')} as updated_at
@@ -269,7 +322,14 @@ export class ApprovalTaskService {
    * job id.
    */
   async dueTimers(op: UnitOfWork, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
-    const rows = await queryRows<{ id: string; workflow: Workflow; node_index: number; node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver'; round: number; delay_ms: number }>(
+    const rows = await queryRows<{
+      id: string;
+      workflow: Workflow;
+      node_index: number;
+      node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver';
+      round: number;
+      delay_ms: number;
+    }>(
       op,
       `select id, workflow, node_index, node_role, round, greatest(0, extract(epoch from timeout_at - now()) * 1000)::int as delay_ms
          from approval_tasks
@@ -287,5 +347,4 @@ export class ApprovalTaskService {
     if (taskIds.length === 0) return;
     await queryRows(op, 'update approval_tasks set timer_queued_at = now() where id = any(?::uuid[])', [`{${taskIds.join(',')}}`]);
   }
-
 }

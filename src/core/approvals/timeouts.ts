@@ -137,14 +137,30 @@ async function fireTasks(tx: UnitOfWork, tasks: DueTask[]): Promise<void> {
     const scope = { teamId: task.team_id, actor: { kind: 'system' as const, teamId: task.team_id, job: 'approval-timeout' } };
     const hours = visit.node.timeout?.hours ?? null;
     if (target === null) {
-      events.push({ ...scope, ...callbackEvent(task.team_id, task, 'NODE_TIMEOUT', 'TIMEOUT', { node: { nodeId: nodeIdOf(visit), nodeStatus: 're_assigned', timeoutHours: hours }, timeout: { transferTo: null } }) });
+      events.push({
+        ...scope,
+        ...callbackEvent(task.team_id, task, 'NODE_TIMEOUT', 'TIMEOUT', {
+          node: { nodeId: nodeIdOf(visit), nodeStatus: 're_assigned', timeoutHours: hours },
+          timeout: { transferTo: null },
+        }),
+      });
       continue;
     }
     const transferTo = { id: String(target), name: row.target_name };
-    events.push({ ...scope, ...callbackEvent(task.team_id, task, 'NODE_TIMEOUT', 'TIMEOUT', { node: { nodeId: nodeIdOf(visit), nodeStatus: 'timeout_transferred', timeoutHours: hours }, timeout: { transferTo } }) });
     events.push({
       ...scope,
-      ...callbackEvent(task.team_id, task, 'NODE_TRANSFERRED', 'PROCESSING', { transferReason: 'TIMEOUT_TRANSFER', node: { ...nodeObject(visit, 'processing', row.approver_count), timeoutHours: hours }, timeout: { transferTo } }),
+      ...callbackEvent(task.team_id, task, 'NODE_TIMEOUT', 'TIMEOUT', {
+        node: { nodeId: nodeIdOf(visit), nodeStatus: 'timeout_transferred', timeoutHours: hours },
+        timeout: { transferTo },
+      }),
+    });
+    events.push({
+      ...scope,
+      ...callbackEvent(task.team_id, task, 'NODE_TRANSFERRED', 'PROCESSING', {
+        transferReason: 'TIMEOUT_TRANSFER',
+        node: { ...nodeObject(visit, 'processing', row.approver_count), timeoutHours: hours },
+        timeout: { transferTo },
+      }),
     });
   }
   await recordEvents(tx, events);

@@ -32,7 +32,10 @@ export async function checkedWorkflow(scope: TeamScope, input: ApprovalTemplateI
 /** Refuses the first id that is not a member of the team, naming the field it came from. */
 export async function requireMembers(scope: TeamScope, named: Map<number, string>): Promise<void> {
   if (named.size === 0) return;
-  const rows = await queryRows<{ id: number }>(scope, 'select id from members where team_id = ? and id = any(?::int[])', [scope.teamId, intArray([...named.keys()])]);
+  const rows = await queryRows<{ id: number }>(scope, 'select id from members where team_id = ? and id = any(?::int[])', [
+    scope.teamId,
+    intArray([...named.keys()]),
+  ]);
   const found = new Set(rows.map((r) => r.id));
   for (const [id, field] of named) {
     if (!found.has(id)) throw invalid(field, `${id} is not a member of the team`, 'not_a_team_member');

@@ -175,17 +175,40 @@ export interface AttemptResult {
 
 export type DeliveryOutcome =
   | { outcome: 'skipped' }
-  | { outcome: 'succeeded' | 'failed' | 'retry_scheduled' | 'endpoint_disabled'; deliveryId: string; attempt: number; statusCode: number | null; durationMs: number; next: { id: string; attempts: number } | null }
+  | {
+      outcome: 'succeeded' | 'failed' | 'retry_scheduled' | 'endpoint_disabled';
+      deliveryId: string;
+      attempt: number;
+      statusCode: number | null;
+      durationMs: number;
+      next: { id: string; attempts: number } | null;
+    }
   /**
    * The attempt was made, but the database refused its finish even after retries (unreachable,
    * say). `record`: nothing of it was recorded, so the lease runs out and the event is sent again.
    * `promote`: it succeeded and is recorded, but the next delivery of its line could not be made
    * the head. The caller logs it; the batch's other deliveries are not affected.
    */
-  | { outcome: 'finish_failed'; stage: 'record' | 'promote'; deliveryId: string; attempt: number; statusCode: number | null; durationMs: number; error: unknown };
+  | {
+      outcome: 'finish_failed';
+      stage: 'record' | 'promote';
+      deliveryId: string;
+      attempt: number;
+      statusCode: number | null;
+      durationMs: number;
+      error: unknown;
+    };
 
 function finishFailed(stage: 'record' | 'promote', claimed: Claimed, result: AttemptResult, error: unknown): DeliveryOutcome {
-  return { outcome: 'finish_failed', stage, deliveryId: claimed.id, attempt: claimed.attempts, statusCode: result.statusCode, durationMs: result.durationMs, error };
+  return {
+    outcome: 'finish_failed',
+    stage,
+    deliveryId: claimed.id,
+    attempt: claimed.attempts,
+    statusCode: result.statusCode,
+    durationMs: result.durationMs,
+    error,
+  };
 }
 
 /**
@@ -265,7 +288,11 @@ export class DeliveryService {
     const succeeded = claimed.flatMap((_c, i) => (isSuccess(results[i]!.statusCode) ? [i] : []));
     if (succeeded.length > 0) {
       try {
-        const batch = await this.succeedMany(op, succeeded.map((i) => claimed[i]!), succeeded.map((i) => results[i]!));
+        const batch = await this.succeedMany(
+          op,
+          succeeded.map((i) => claimed[i]!),
+          succeeded.map((i) => results[i]!),
+        );
         outcomes.push(...batch.outcomes);
         single.push(...batch.busy.map((j) => succeeded[j]!));
       } catch (error) {
@@ -396,11 +423,23 @@ export class DeliveryService {
    * added to the line; the second statement that promotes a next delivery the snapshot missed is
    * for a caller outside a transaction.
    */
-  private async finish(tx: UnitOfWork, claimed: Claimed, status: 'succeeded' | 'failed', result: AttemptResult): Promise<{ next: { id: string; attempts: number } | null } | null> {
+  private async finish(
+    tx: UnitOfWork,
+    claimed: Claimed,
+    status: 'succeeded' | 'failed',
+    result: AttemptResult,
+  ): Promise<{ next: { id: string; attempts: number } | null } | null> {
     await queryRows(tx, LOCK_LINE, [claimed.endpoint_id, claimed.ordering_key]);
     const row = await queryOne<{ unfinished: number | null; next_id: string | null; next_attempts: number | null }>(tx, FINISH, [
       ...attemptParams(claimed, result),
-      status, result.statusCode, result.error, claimed.id, claimed.attempts, status === 'succeeded', claimed.endpoint_id, claimed.ordering_key,
+      status,
+      result.statusCode,
+      result.error,
+      claimed.id,
+      claimed.attempts,
+      status === 'succeeded',
+      claimed.endpoint_id,
+      claimed.ordering_key,
     ]);
     if (row?.unfinished === null || row?.unfinished === undefined) return null;
     if (row.next_id !== null) return { next: { id: row.next_id, attempts: row.next_attempts! } };

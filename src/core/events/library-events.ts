@@ -30,7 +30,7 @@ export async function fileFacts(scope: ActingScope, fileId: number): Promise<Fil
 
 /** Reads files of the scope's team as the events describe them, in id order (ids of other teams are left out). */
 export async function filesFacts(scope: ActingScope, fileIds: readonly number[]): Promise<FileFacts[]> {
-  const rows = await queryRows<FileFacts>(scope, FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])') + ' order by f.id', [scope.teamId, intArray(fileIds)]);
+  const rows = await queryRows<FileFacts>(scope, `${FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])')} order by f.id`, [scope.teamId, intArray(fileIds)]);
   return rows.map((row) => ({ ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) }));
 }
 
@@ -70,12 +70,18 @@ function identifyingDto(file: FileFacts): Record<string, unknown> {
 function materialType(mimeType: string): string {
   const top = mimeType.split('/')[0];
   if (top === 'image' || top === 'video' || top === 'audio') return top.toUpperCase();
-  if (mimeType === 'application/pdf' || top === 'text' || mimeType.includes('document') || mimeType.includes('sheet') || mimeType.includes('presentation')) return 'DOCUMENT';
+  if (mimeType === 'application/pdf' || top === 'text' || mimeType.includes('document') || mimeType.includes('sheet') || mimeType.includes('presentation'))
+    return 'DOCUMENT';
   return 'OTHER';
 }
 
 /** 6.1: one FOLDER_CONTENT_UPDATE per subscribed folder among `folderIds` (a subscription covers its subtree). */
-async function folderUpdates(scope: ActingScope, folderIds: readonly number[], type: 'ADD' | 'UPDATE' | 'DELETE', assets: Record<string, unknown>[]): Promise<void> {
+async function folderUpdates(
+  scope: ActingScope,
+  folderIds: readonly number[],
+  type: 'ADD' | 'UPDATE' | 'DELETE',
+  assets: Record<string, unknown>[],
+): Promise<void> {
   if (folderIds.length === 0) return;
   const subscribed = await queryRows<{ folder_id: number }>(
     scope,
@@ -93,7 +99,12 @@ async function folderUpdates(scope: ActingScope, folderIds: readonly number[], t
 }
 
 /** 6.1 for a batch: each subscribed folder on any file's path gets one update with the files under it. */
-async function folderUpdatesFor(scope: ActingScope, files: readonly FileFacts[], type: 'ADD' | 'DELETE', dto: (file: FileFacts) => Record<string, unknown>): Promise<void> {
+async function folderUpdatesFor(
+  scope: ActingScope,
+  files: readonly FileFacts[],
+  type: 'ADD' | 'DELETE',
+  dto: (file: FileFacts) => Record<string, unknown>,
+): Promise<void> {
   const onPaths = [...new Set(files.flatMap((file) => file.parentIds))];
   if (onPaths.length === 0) return;
   const subscribed = await queryRows<{ folder_id: number }>(
@@ -103,7 +114,12 @@ async function folderUpdatesFor(scope: ActingScope, files: readonly FileFacts[],
   );
   for (const { folder_id: folderId } of subscribed) {
     const assets = files.filter((file) => file.parentIds.includes(folderId)).map(dto);
-    await recordEvent(scope, { eventType: FOLDER_EVENT_TYPE, audience: { kind: 'folder', folderId }, orderingKey: `folder:${folderId}`, fields: { folderId, type, assets, orgId: scope.teamId } });
+    await recordEvent(scope, {
+      eventType: FOLDER_EVENT_TYPE,
+      audience: { kind: 'folder', folderId },
+      orderingKey: `folder:${folderId}`,
+      fields: { folderId, type, assets, orgId: scope.teamId },
+    });
   }
 }
 
@@ -158,7 +174,9 @@ export const libraryEvents = {
     await material(scope, 'MATERIAL_INBOUND_COMPLETED', file.id, {
       source: 'UPLOAD_ASSETS',
       initiatorUserId: initiator === null ? null : String(initiator),
-      uploadResults: [{ id: file.id, name: file.name, extension: file.extension, size: file.sizeKb, width: file.width, height: file.height, uploadStatus: 'SUCCESS' }],
+      uploadResults: [
+        { id: file.id, name: file.name, extension: file.extension, size: file.sizeKb, width: file.width, height: file.height, uploadStatus: 'SUCCESS' },
+      ],
       materialIds: [file.id],
     });
     if (file.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', file.id, { materialIds: [file.id], folderIds: [file.folderId] });
@@ -172,7 +190,10 @@ export const libraryEvents = {
    */
   async pendingConfirmed(scope: ActingScope, confirmed: ReadonlyArray<{ pendingInboundId: number; fileId: number }>): Promise<void> {
     if (confirmed.length === 0 || !(await anySubscription(scope))) return;
-    const files = await filesFacts(scope, confirmed.map((c) => c.fileId));
+    const files = await filesFacts(
+      scope,
+      confirmed.map((c) => c.fileId),
+    );
     const initiator = memberIdOf(scope.actor);
     const materialIds = confirmed.map((c) => c.fileId);
     await material(scope, 'MATERIAL_INBOUND_COMPLETED', materialIds[0]!, {
@@ -220,9 +241,24 @@ export const libraryEvents = {
     if (after.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', fileId, { materialIds: [fileId], folderIds: [after.folderId] });
     const oldPath = new Set(before.parentIds);
     const newPath = new Set(after.parentIds);
-    await folderUpdates(scope, before.parentIds.filter((id) => !newPath.has(id)), 'DELETE', [identifyingDto(before)]);
-    await folderUpdates(scope, after.parentIds.filter((id) => !oldPath.has(id)), 'ADD', [materialCallbackDto(scope, after)]);
-    await folderUpdates(scope, after.parentIds.filter((id) => oldPath.has(id)), 'UPDATE', [materialCallbackDto(scope, after)]);
+    await folderUpdates(
+      scope,
+      before.parentIds.filter((id) => !newPath.has(id)),
+      'DELETE',
+      [identifyingDto(before)],
+    );
+    await folderUpdates(
+      scope,
+      after.parentIds.filter((id) => !oldPath.has(id)),
+      'ADD',
+      [materialCallbackDto(scope, after)],
+    );
+    await folderUpdates(
+      scope,
+      after.parentIds.filter((id) => oldPath.has(id)),
+      'UPDATE',
+      [materialCallbackDto(scope, after)],
+    );
   },
 
   /** A validity period set, or a status reached by the daily check: changeType VALIDITY (6.2 table), and folder UPDATE. */
@@ -315,8 +351,18 @@ export const libraryEvents = {
     const shownAfter = await filesFacts(scope, shownAfterIds);
     const before = new Set(shownBefore.map((file) => file.id));
     const after = new Set(shownAfterIds);
-    await folderUpdatesFor(scope, shownBefore.filter((file) => !after.has(file.id)), 'DELETE', identifyingDto);
-    await folderUpdatesFor(scope, shownAfter.filter((file) => !before.has(file.id)), 'ADD', (file) => materialCallbackDto(scope, file));
+    await folderUpdatesFor(
+      scope,
+      shownBefore.filter((file) => !after.has(file.id)),
+      'DELETE',
+      identifyingDto,
+    );
+    await folderUpdatesFor(
+      scope,
+      shownAfter.filter((file) => !before.has(file.id)),
+      'ADD',
+      (file) => materialCallbackDto(scope, file),
+    );
   },
 
   /**

@@ -60,10 +60,20 @@ export async function recordEvent(tx: ActingScope, event: EventToRecord): Promis
        from lines cross join ev
      returning id`,
     [
-      tx.teamId, event.audience.kind, event.eventType, folderId,
-      tx.teamId, eventId, event.eventType, event.orderingKey, JSON.stringify(body), actorLabel(tx.actor),
-      event.orderingKey, tx.teamId,
-      tx.teamId, event.orderingKey,
+      tx.teamId,
+      event.audience.kind,
+      event.eventType,
+      folderId,
+      tx.teamId,
+      eventId,
+      event.eventType,
+      event.orderingKey,
+      JSON.stringify(body),
+      actorLabel(tx.actor),
+      event.orderingKey,
+      tx.teamId,
+      tx.teamId,
+      event.orderingKey,
     ],
   );
   return rows.length > 0 ? eventId : null;
@@ -86,7 +96,9 @@ export interface ScopedEvent extends EventToRecord {
 export async function recordEvents(tx: UnitOfWork, events: ScopedEvent[]): Promise<(string | null)[]> {
   if (events.length === 0) return [];
   const ids = events.map(() => randomUUID());
-  const bodies = events.map((event, i) => JSON.stringify({ eventId: ids[i], eventType: event.eventType, eventTime: String(Date.now()), actor: actorObject(event.actor), ...event.fields }));
+  const bodies = events.map((event, i) =>
+    JSON.stringify({ eventId: ids[i], eventType: event.eventType, eventTime: String(Date.now()), actor: actorObject(event.actor), ...event.fields }),
+  );
   const rows = await queryRows<{ event_id: string }>(
     tx,
     `with input as (

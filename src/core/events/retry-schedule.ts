@@ -16,7 +16,10 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_0
 
 /** Parses `5s,30s,2m,1h` (or plain milliseconds) into milliseconds; throws on anything else. */
 export function parseRetrySchedule(text: string): number[] {
-  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length === 0 || parts.length > 50) throw new Error('must list 1 to 50 durations');
   return parts.map((part) => {
     const match = /^(\d+)(ms|s|m|h)?$/.exec(part);

@@ -18,13 +18,17 @@ export const FolderSubscribeRequest = Type.Object(
     folderIds: Type.Array(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID }), {
       minItems: 1,
       maxItems: SUBSCRIPTION_LIMITS.folderIds,
-      description: 'Live folders of the key\'s team; each subscription covers the folder\'s whole subtree.',
+      description: "Live folders of the key's team; each subscription covers the folder's whole subtree.",
     }),
     callbackUrl,
     eventType: Type.Optional(Type.String({ description: 'Only `FOLDER_CONTENT_UPDATE` (the default).' })),
     operation: Type.Optional(operation),
   },
-  { $id: 'FolderSubscribeRequest', additionalProperties: false, examples: [{ folderIds: [12, 15], callbackUrl: 'https://hooks.example.com/shelf/folders', operation: 'ADD' }] },
+  {
+    $id: 'FolderSubscribeRequest',
+    additionalProperties: false,
+    examples: [{ folderIds: [12, 15], callbackUrl: 'https://hooks.example.com/shelf/folders', operation: 'ADD' }],
+  },
 );
 export type FolderSubscribeRequest = Static<typeof FolderSubscribeRequest>;
 
@@ -39,7 +43,11 @@ export const MaterialSubscribeRequest = Type.Object(
     }),
     operation: Type.Optional(operation),
   },
-  { $id: 'MaterialSubscribeRequest', additionalProperties: false, examples: [{ callbackUrl: 'https://hooks.example.com/shelf/materials', eventTypes: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_DELETED'] }] },
+  {
+    $id: 'MaterialSubscribeRequest',
+    additionalProperties: false,
+    examples: [{ callbackUrl: 'https://hooks.example.com/shelf/materials', eventTypes: ['MATERIAL_INBOUND_COMPLETED', 'MATERIAL_DELETED'] }],
+  },
 );
 export type MaterialSubscribeRequest = Static<typeof MaterialSubscribeRequest>;
 

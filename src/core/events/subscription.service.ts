@@ -7,7 +7,14 @@ import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { checkCallbackUrl, type UrlChecker } from './callback-url.ts';
-import { APPROVAL_EVENT_TYPE, FOLDER_EVENT_TYPE, MATERIAL_EVENT_TYPES, SUBSCRIPTION_OPERATIONS, isMaterialEventType, type SubscriptionOperation } from './event-types.ts';
+import {
+  APPROVAL_EVENT_TYPE,
+  FOLDER_EVENT_TYPE,
+  MATERIAL_EVENT_TYPES,
+  SUBSCRIPTION_OPERATIONS,
+  isMaterialEventType,
+  type SubscriptionOperation,
+} from './event-types.ts';
 import {
   ApprovalSubscriptionChange,
   FolderSubscribeRequest,
@@ -44,7 +51,11 @@ async function ensureEndpoint(tx: Ctx, keyId: number, url: string): Promise<numb
     [tx.teamId, keyId, url, newSigningSecret()],
   );
   if (created) return created.id;
-  const existing = await queryOne<{ id: number }>(tx, 'select id from webhook_endpoints where team_id = ? and api_key_id = ? and url = ?', [tx.teamId, keyId, url]);
+  const existing = await queryOne<{ id: number }>(tx, 'select id from webhook_endpoints where team_id = ? and api_key_id = ? and url = ?', [
+    tx.teamId,
+    keyId,
+    url,
+  ]);
   return existing!.id;
 }
 
@@ -80,10 +91,18 @@ export class SubscriptionService {
     const folderIds = [...new Set(body.folderIds)].sort((a, b) => a - b);
     const url = operation === 'ADD' ? await checkCallbackUrl(this.urls, body.callbackUrl) : body.callbackUrl;
     return inTransaction(ctx, async (tx) => {
-      const live = await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and id = any(?::int[]) and deleted_at is null', [tx.teamId, intArray(folderIds)]);
+      const live = await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and id = any(?::int[]) and deleted_at is null', [
+        tx.teamId,
+        intArray(folderIds),
+      ]);
       const missing = folderIds.filter((id) => !live.some((row) => row.id === id));
       if (missing.length > 0) {
-        throw new DomainError('not_found', `Folder(s) not found: ${missing.join(', ')}`, missing.map((id) => ({ field: 'folderIds', message: `${id} is not a folder of this team` })), { subject: 'folder', reason: 'folder_not_found' });
+        throw new DomainError(
+          'not_found',
+          `Folder(s) not found: ${missing.join(', ')}`,
+          missing.map((id) => ({ field: 'folderIds', message: `${id} is not a folder of this team` })),
+          { subject: 'folder', reason: 'folder_not_found' },
+        );
       }
       if (operation === 'DELETE') {
         await removeSubscriptions(tx, key.keyId, url, 'folder', [FOLDER_EVENT_TYPE], folderIds);
@@ -192,7 +211,12 @@ export class SubscriptionService {
    * or within 24 hours, answers the first result without changing anything again; other input is
    * refused. Without a key the change runs as before.
    */
-  async changeOnce<K extends keyof typeof SUBSCRIPTION_CHANGES>(ctx: Ctx, change: K, input: unknown, idempotencyKey: string | undefined): Promise<IdempotentOutcome<SubscriptionChangeResult<K>>> {
+  async changeOnce<K extends keyof typeof SUBSCRIPTION_CHANGES>(
+    ctx: Ctx,
+    change: K,
+    input: unknown,
+    idempotencyKey: string | undefined,
+  ): Promise<IdempotentOutcome<SubscriptionChangeResult<K>>> {
     const run = (scope: Ctx) => this[SUBSCRIPTION_CHANGES[change]](scope, input) as Promise<SubscriptionChangeResult<K>>;
     if (idempotencyKey === undefined) return { body: await run(ctx), etag: null, replayed: false };
     return withIdempotency(ctx, { operation: `subscriptions.${change}`, key: idempotencyKey, input }, async (tx) => ({ body: await run(tx), etag: null }));
@@ -201,6 +225,9 @@ export class SubscriptionService {
   /** Spec 4.7: "the team must have the subscription capability enabled" (`team enable-subscriptions`). */
   private async requireCapability(ctx: Ctx): Promise<void> {
     const team = await queryOne<{ enabled: boolean }>(ctx, 'select subscriptions_enabled as enabled from teams where id = ?', [ctx.teamId]);
-    if (!team?.enabled) throw new DomainError('forbidden', 'This team cannot subscribe to material events; an operator enables it with `team enable-subscriptions`', undefined, { reason: 'subscriptions_not_enabled' });
+    if (!team?.enabled)
+      throw new DomainError('forbidden', 'This team cannot subscribe to material events; an operator enables it with `team enable-subscriptions`', undefined, {
+        reason: 'subscriptions_not_enabled',
+      });
   }
 }

@@ -128,7 +128,8 @@ export class WebhookAdminService {
     filter: { status?: string; from?: string; to?: string; page?: number | null; pageSize?: number | null },
   ): Promise<Page<DeliveryView>> {
     await this.endpoint(scope, endpointId);
-    if (filter.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(filter.status)) throw invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    if (filter.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(filter.status))
+      throw invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     const from = rfc3339(filter.from, 'from');
     const to = rfc3339(filter.to, 'to');
     const page = normalizePage(filter);
@@ -151,7 +152,10 @@ export class WebhookAdminService {
 
   /** Every attempt of one delivery, in order. */
   async listAttempts(scope: WebhookScope, deliveryId: string): Promise<AttemptView[]> {
-    const delivery = await queryOne<{ endpoint_id: number }>(scope, 'select endpoint_id from webhook_deliveries where id = ? and team_id = ?', [deliveryId, scope.teamId]);
+    const delivery = await queryOne<{ endpoint_id: number }>(scope, 'select endpoint_id from webhook_deliveries where id = ? and team_id = ?', [
+      deliveryId,
+      scope.teamId,
+    ]);
     if (!delivery) throw notFound('Delivery');
     await this.endpoint(scope, delivery.endpoint_id);
     return queryRows<AttemptView>(
@@ -172,7 +176,8 @@ export class WebhookAdminService {
     const to = rfc3339(input.to, 'to');
     if ((input.eventId === undefined) === (from === null)) throw invalid('eventId', 'give either eventId or from (and optionally to)');
     if (input.eventId !== undefined && !isUuid(input.eventId)) throw invalid('eventId', 'must be an event id (UUID)');
-    if (from !== null && Date.parse(from) < Date.now() - REPLAY_WINDOW_DAYS * 86_400_000) throw invalid('from', `may be at most ${REPLAY_WINDOW_DAYS} days back`);
+    if (from !== null && Date.parse(from) < Date.now() - REPLAY_WINDOW_DAYS * 86_400_000)
+      throw invalid('from', `may be at most ${REPLAY_WINDOW_DAYS} days back`);
     return inTransaction(scope, async (tx) => {
       await this.endpoint({ ...scope, em: tx.em }, endpointId);
       const events = await queryRows<{ id: string; ordering_key: string }>(
@@ -184,7 +189,8 @@ export class WebhookAdminService {
         [scope.teamId, endpointId, input.eventId ?? null, from, from, to, to, REPLAY_MAX_EVENTS + 1],
       );
       if (input.eventId !== undefined && events.length === 0) throw notFound('Event');
-      if (events.length > REPLAY_MAX_EVENTS) throw new DomainError('payload_too_large', `A replay may send at most ${REPLAY_MAX_EVENTS} events; narrow the range`);
+      if (events.length > REPLAY_MAX_EVENTS)
+        throw new DomainError('payload_too_large', `A replay may send at most ${REPLAY_MAX_EVENTS} events; narrow the range`);
       for (const event of events) await appendToLine(tx, scope.teamId, endpointId, event.id, event.ordering_key, true);
       return { replayed: events.length };
     });
@@ -200,7 +206,11 @@ export class WebhookAdminService {
     return inTransaction(scope, async (tx) => {
       const endpoint = await this.endpoint({ ...scope, em: tx.em }, endpointId);
       if (endpoint.state === 'disabled') {
-        throw invalid('endpointId', `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'}): enable it first (GraphQL enableWebhookEndpoint, CLI webhook enable)`, 'endpoint_disabled');
+        throw invalid(
+          'endpointId',
+          `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'}): enable it first (GraphQL enableWebhookEndpoint, CLI webhook enable)`,
+          'endpoint_disabled',
+        );
       }
       const eventId = randomUUID();
       const orderingKey = `test:${endpointId}`;
@@ -210,7 +220,7 @@ export class WebhookAdminService {
         eventTime: String(Date.now()),
         actor: actorObject(scope.actor),
         test: true,
-        payload: { endpointId, message: 'A test event from Shelf: if you can read this, your endpoint receives and can verify Shelf\'s webhooks.' },
+        payload: { endpointId, message: "A test event from Shelf: if you can read this, your endpoint receives and can verify Shelf's webhooks." },
       };
       const event = await queryOne<{ id: string }>(
         tx,

@@ -38,21 +38,29 @@ export class AttemptLimiter {
    * `ping` reports it (/readyz).
    */
   async connect(): Promise<boolean> {
-    return this.waitForConnection(this.open()).then(() => true, () => false);
+    return this.waitForConnection(this.open()).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Whether the connection is up and Redis answers now (readiness: a call would not wait or fail). */
   async ping(): Promise<boolean> {
     const client = this.open();
     if (!this.connected) return false;
-    return client.ping().then((answer) => answer === 'PONG', () => false);
+    return client.ping().then(
+      (answer) => answer === 'PONG',
+      () => false,
+    );
   }
 
   /** 429 too_many_attempts when `key` has used up its failures in the current window. */
   async check(key: string): Promise<void> {
     const [count, ttl] = await this.call((redis) => Promise.all([redis.get(this.prefix + key), redis.ttl(this.prefix + key)]));
     if (Number(count ?? 0) >= this.limit) {
-      throw new DomainError('too_many_attempts', `Too many failed attempts; retry in ${Math.max(ttl, 1)} s`, undefined, { retryAfterSeconds: Math.max(ttl, 1) });
+      throw new DomainError('too_many_attempts', `Too many failed attempts; retry in ${Math.max(ttl, 1)} s`, undefined, {
+        retryAfterSeconds: Math.max(ttl, 1),
+      });
     }
   }
 

@@ -36,7 +36,9 @@ export function validateIdempotencyKey(key: string | undefined): void {
 }
 
 export function requestHash(input: unknown): string {
-  return createHash('sha256').update(canonicalJson(input) ?? 'null').digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(input) ?? 'null')
+    .digest('hex');
 }
 
 type Scope = [teamId: number, apiKeyId: number, operation: string, key: string];
@@ -84,11 +86,7 @@ function replayOf<T>(stored: StoredRecord<T>, hash: string): IdempotentOutcome<T
  * record of its outcome. A concurrent request with the same key waits on the record's unique index
  * and then replays the committed outcome, so two racing requests create one resource.
  */
-export async function withIdempotency<T>(
-  ctx: Ctx,
-  request: IdempotencyRequest,
-  create: (tx: Ctx) => Promise<CreateOutcome<T>>,
-): Promise<IdempotentOutcome<T>> {
+export async function withIdempotency<T>(ctx: Ctx, request: IdempotencyRequest, create: (tx: Ctx) => Promise<CreateOutcome<T>>): Promise<IdempotentOutcome<T>> {
   if (request.key === undefined) {
     const outcome = await inTransaction(ctx, create);
     return { ...outcome, replayed: false };
@@ -193,7 +191,8 @@ async function runHeld<T>(ctx: Ctx, claimId: string, create: (commit: CommitCrea
     const outcome = await inTransaction(ctx, async (tx) => {
       // the lock keeps a takeover from deleting the claim until this commits (then it is no longer pending)
       const held = await queryOne<{ id: string }>(tx, 'select id from idempotency_records where id = ? and pending_until is not null for update', [claimId]);
-      if (!held) throw new DomainError('write_conflict', 'The Idempotency-Key claim lapsed before the create committed; nothing was created; retry with the same key');
+      if (!held)
+        throw new DomainError('write_conflict', 'The Idempotency-Key claim lapsed before the create committed; nothing was created; retry with the same key');
       const created = await work(tx);
       await queryRows(tx, 'update idempotency_records set response_body = ?::jsonb, etag = ?, pending_until = null where id = ?', [
         JSON.stringify(created.body),
@@ -218,9 +217,6 @@ async function runHeld<T>(ctx: Ctx, claimId: string, create: (commit: CommitCrea
 
 /** Deletes records past the replay window; run periodically by the maintenance worker. */
 export async function purgeExpiredIdempotencyRecords(ctx: UnitOfWork): Promise<number> {
-  const rows = await queryRows<{ id: string }>(
-    ctx,
-    `delete from idempotency_records where created_at < now() - ${REPLAY_WINDOW} returning id`,
-  );
+  const rows = await queryRows<{ id: string }>(ctx, `delete from idempotency_records where created_at < now() - ${REPLAY_WINDOW} returning id`);
   return rows.length;
 }

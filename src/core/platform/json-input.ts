@@ -58,7 +58,9 @@ export function refuseUnsafeInput(value: unknown, prefix = ''): void {
     const visit = pending.pop()!;
     const depth = visit.depth + 1;
     if (depth > MAX_INPUT_DEPTH) {
-      throw invalidFields([{ field: pathOf(visit), message: `nests objects and arrays deeper than ${MAX_INPUT_DEPTH} levels` }], { reason: 'nesting_too_deep' });
+      throw invalidFields([{ field: pathOf(visit), message: `nests objects and arrays deeper than ${MAX_INPUT_DEPTH} levels` }], {
+        reason: 'nesting_too_deep',
+      });
     }
     const current = visit.value as object;
     if (Array.isArray(current)) {

@@ -22,5 +22,8 @@ export function literalUnion<const Values extends readonly string[]>(
   values: Values,
   options?: TSchemaOptions,
 ): TUnion<{ -readonly [I in keyof Values]: TLiteral<Values[I]> }> {
-  return Type.Union(values.map((value) => Type.Literal(value)), options) as unknown as TUnion<{ -readonly [I in keyof Values]: TLiteral<Values[I]> }>;
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  ) as unknown as TUnion<{ -readonly [I in keyof Values]: TLiteral<Values[I]> }>;
 }

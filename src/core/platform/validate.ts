@@ -41,10 +41,18 @@ export function schemaErrorsToIssues(errors: Iterable<SchemaError>, prefix = '')
       const missing = error.params.missingProperty ?? (error.params.requiredProperties as string[] | undefined)?.[0];
       field = joinField(field, String(missing));
       message = 'is required';
-    } else if (error.keyword === 'boolean' && error.params && Object.keys(error.params).length === 0 && /additionalProperties/.test(String((error as { schemaPath?: string }).schemaPath))) {
+    } else if (
+      error.keyword === 'boolean' &&
+      error.params &&
+      Object.keys(error.params).length === 0 &&
+      /additionalProperties/.test(String((error as { schemaPath?: string }).schemaPath))
+    ) {
       // TypeBox reports an unknown property as the `false` schema of additionalProperties
       message = 'unknown field';
-    } else if ((error.keyword === 'format' && error.params.format === 'date-time') || (error.keyword === 'pattern' && error.params.pattern === RFC3339_PATTERN)) {
+    } else if (
+      (error.keyword === 'format' && error.params.format === 'date-time') ||
+      (error.keyword === 'pattern' && error.params.pattern === RFC3339_PATTERN)
+    ) {
       message = TIMESTAMP_RULE;
     } else if (error.keyword === 'anyOf') {
       // summary errors: the specific one for the same field says more

@@ -21,9 +21,17 @@ const ACTION_MEANINGS: Record<ActivityAction, string> = {
   purged: 'Activity records were purged.',
 };
 
-const ActivityActionEnum = enumFromCore('ActivityAction', { description: 'What a catalogue write did to its resource.', values: ACTIVITY_ACTIONS, describe: ACTION_MEANINGS });
+const ActivityActionEnum = enumFromCore('ActivityAction', {
+  description: 'What a catalogue write did to its resource.',
+  values: ACTIVITY_ACTIONS,
+  describe: ACTION_MEANINGS,
+});
 
-const HistoryActionEnum = enumFromCore('ProductHistoryAction', { description: 'What a change did to a product.', values: HISTORY_ACTIONS, describe: ACTION_MEANINGS });
+const HistoryActionEnum = enumFromCore('ProductHistoryAction', {
+  description: 'What a change did to a product.',
+  values: HISTORY_ACTIONS,
+  describe: ACTION_MEANINGS,
+});
 
 const ResourceTypeEnum = enumFromCore('ActivityResourceType', {
   description: 'The kind of resource a catalogue write touched.',
@@ -45,7 +53,12 @@ function writerFields<Shape extends ProductHistoryItem | ActivityItem>(t: Object
     at: t.string({ description: `When the ${noun} committed (RFC 3339, UTC, microseconds).`, resolve: (item) => item.at }),
     actor: t.string({ description: '`key:<id>`, `member:<id>` or `system:<job>`.', resolve: (item) => item.actor }),
     keyId: t.int({ nullable: true, description: `The API key of the ${noun}; null without one.`, resolve: (item) => item.keyId }),
-    role: t.field({ type: KeyRoleEnum, nullable: true, description: 'That key\'s role at the time.', resolve: (item) => (item.role === null ? null : storedValue(ROLES, item.role)) }),
+    role: t.field({
+      type: KeyRoleEnum,
+      nullable: true,
+      description: "That key's role at the time.",
+      resolve: (item) => (item.role === null ? null : storedValue(ROLES, item.role)),
+    }),
     requestId: t.string({ nullable: true, description: 'The request id (X-Request-Id).', resolve: (item) => item.requestId }),
   };
 }
@@ -56,7 +69,11 @@ const HistoryEntryRef = builder.objectRef<ProductHistoryItem>('ProductHistoryEnt
     id: t.exposeString('id', { description: 'Entry id (a decimal string), increasing with time.' }),
     action: t.field({ type: HistoryActionEnum, description: 'What the change did.', resolve: (entry) => storedValue(HISTORY_ACTIONS, entry.action) }),
     ...writerFields(t, 'change'),
-    changes: t.field({ type: JsonRef, description: 'The changed fields: `[{field, before, after}]`, template values as `templateFields.<id>`, media as file-path ID lists.', resolve: (e) => e.changes }),
+    changes: t.field({
+      type: JsonRef,
+      description: 'The changed fields: `[{field, before, after}]`, template values as `templateFields.<id>`, media as file-path ID lists.',
+      resolve: (e) => e.changes,
+    }),
   }),
 });
 
@@ -64,21 +81,33 @@ const ActivityRef = builder.objectRef<ActivityItem>('ActivityRecord').implement(
   description: 'One catalogue write of the team (REST: GET /v1/activity-records).',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Record id (a decimal string), increasing with time.' }),
-    resourceType: t.field({ type: ResourceTypeEnum, description: 'What kind of resource was written.', resolve: (record) => storedValue(RESOURCE_TYPES, record.resourceType) }),
-    resourceId: t.exposeString('resourceId', { description: 'The resource\'s id as a string.' }),
+    resourceType: t.field({
+      type: ResourceTypeEnum,
+      description: 'What kind of resource was written.',
+      resolve: (record) => storedValue(RESOURCE_TYPES, record.resourceType),
+    }),
+    resourceId: t.exposeString('resourceId', { description: "The resource's id as a string." }),
     action: t.field({ type: ActivityActionEnum, description: 'What the write did.', resolve: (record) => storedValue(ACTIVITY_ACTIONS, record.action) }),
     ...writerFields(t, 'write'),
   }),
 });
 
-const HistoryPageRef = pageType('ProductHistoryPage', HistoryEntryRef, { description: 'A page of a product\'s history, newest first.', items: 'entries', pagination: 'Ordinary paging.' });
+const HistoryPageRef = pageType('ProductHistoryPage', HistoryEntryRef, {
+  description: "A page of a product's history, newest first.",
+  items: 'entries',
+  pagination: 'Ordinary paging.',
+});
 
-const ActivityPageRef = pageType('ActivityRecordPage', ActivityRef, { description: 'A page of activity records, newest first.', items: 'records', pagination: 'Ordinary paging.' });
+const ActivityPageRef = pageType('ActivityRecordPage', ActivityRef, {
+  description: 'A page of activity records, newest first.',
+  items: 'records',
+  pagination: 'Ordinary paging.',
+});
 
 builder.queryFields((t) => ({
   productHistory: t.field({
     type: HistoryPageRef,
-    description: 'A product\'s history, newest first (REST: GET /v1/products/{id}/history); visible when the product is. Errors: not_found.',
+    description: "A product's history, newest first (REST: GET /v1/products/{id}/history); visible when the product is. Errors: not_found.",
     args: {
       id: t.arg.int({ required: true, description: 'Product id.' }),
       ...pageArgs(t),
@@ -88,7 +117,7 @@ builder.queryFields((t) => ({
   }),
   activityRecords: t.field({
     type: ActivityPageRef,
-    description: 'The team\'s catalogue writes, newest first (manage role; REST: GET /v1/activity-records). Errors: forbidden, validation_failed.',
+    description: "The team's catalogue writes, newest first (manage role; REST: GET /v1/activity-records). Errors: forbidden, validation_failed.",
     args: {
       resourceType: t.arg({ type: ResourceTypeEnum, description: 'Only writes to this kind of resource.' }),
       resourceId: t.arg.string({ description: 'One resource (with resourceType).' }),

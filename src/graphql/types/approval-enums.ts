@@ -44,6 +44,6 @@ export const NodeRoleEnum = enumFromCore('ApprovalNodeRole', {
   describe: {
     normal: 'A node of the workflow, decided by its approvers.',
     resubmit_submitter: 'After a rejection: the submitter resubmits new versions of the assets.',
-    resubmit_approver: 'After a resubmission: the rejecting node\'s approvers review again.',
+    resubmit_approver: "After a resubmission: the rejecting node's approvers review again.",
   },
 });

@@ -47,8 +47,14 @@ export const WorkflowRef = builder.objectRef<ApprovalTemplateView['workflow']>('
 const TimeoutInput = builder.inputType('ApprovalNodeTimeoutInput', {
   description: 'What happens when a node waits too long.',
   fields: (t) => ({
-    hours: t.float({ required: true, description: `Hours after the node starts: more than 0, at most ${APPROVAL_LIMITS.maxTimeoutHours}; may be fractional (0.001 hours is 3.6 seconds).` }),
-    transferTo: t.int({ description: 'A member of the team the node moves to then (else validation_failed, reason not_a_team_member); null or omitted: the task times out where it is.' }),
+    hours: t.float({
+      required: true,
+      description: `Hours after the node starts: more than 0, at most ${APPROVAL_LIMITS.maxTimeoutHours}; may be fractional (0.001 hours is 3.6 seconds).`,
+    }),
+    transferTo: t.int({
+      description:
+        'A member of the team the node moves to then (else validation_failed, reason not_a_team_member); null or omitted: the task times out where it is.',
+    }),
   }),
 });
 
@@ -57,7 +63,10 @@ const WorkflowNodeInput = builder.inputType('ApprovalWorkflowNodeInput', {
   fields: (t) => ({
     name: t.string({ required: true, description: '1-64 characters.' }),
     signMode: t.field({ type: SignModeEnum, required: true, description: 'How its approvers decide together.' }),
-    approvers: t.intList({ required: true, description: `Member ids of the team, 1-${APPROVAL_LIMITS.approversPerNode} (repeats count once); a stranger is validation_failed (not_a_team_member) naming the field.` }),
+    approvers: t.intList({
+      required: true,
+      description: `Member ids of the team, 1-${APPROVAL_LIMITS.approversPerNode} (repeats count once); a stranger is validation_failed (not_a_team_member) naming the field.`,
+    }),
     copyTo: t.intList({ description: `Member ids of the team told of the node, at most ${APPROVAL_LIMITS.copyToPerNode}.` }),
     timeout: t.field({ type: TimeoutInput, description: 'Null or omitted: the node waits as long as it takes.' }),
   }),
@@ -69,12 +78,13 @@ const WorkflowInput = builder.inputType('ApprovalWorkflowInput', {
 });
 
 export const TemplateInput = builder.inputType('ApprovalTemplateInput', {
-  description: 'An approval template: the workflow file of CONTRACT.md as typed fields. A wrong value is validation_failed naming its path (e.g. `workflow.nodes[0].name`), and nothing is stored.',
+  description:
+    'An approval template: the workflow file of CONTRACT.md as typed fields. A wrong value is validation_failed naming its path (e.g. `workflow.nodes[0].name`), and nothing is stored.',
   fields: (t) => ({
     name: t.string({ required: true, description: `1-${APPROVAL_LIMITS.nameLength} characters.` }),
     description: t.string({ description: 'At most 1024 characters; default empty.' }),
     enabled: t.boolean({ description: 'Default true.' }),
-    autoImportEnabled: t.boolean({ description: 'Import an approved task\'s final assets into targetFolder. Default false.' }),
+    autoImportEnabled: t.boolean({ description: "Import an approved task's final assets into targetFolder. Default false." }),
     targetFolder: t.string({ description: 'Library folder path (`/a/b`), at most 1024 characters; default empty: the library root.' }),
     createdBy: t.int({ description: 'A member of the team recorded as its creator (createApprovalTemplate only; updates keep the creator).' }),
     workflow: t.field({ type: WorkflowInput, required: true, description: 'Its nodes.' }),
@@ -90,7 +100,14 @@ type TemplateArgs = typeof TemplateInput.$inferInput;
  */
 export function templateInputOf(input: TemplateArgs): ApprovalTemplateInput {
   return {
-    ...withoutNulls({ name: input.name, description: input.description, enabled: input.enabled, autoImportEnabled: input.autoImportEnabled, targetFolder: input.targetFolder, createdBy: input.createdBy }),
+    ...withoutNulls({
+      name: input.name,
+      description: input.description,
+      enabled: input.enabled,
+      autoImportEnabled: input.autoImportEnabled,
+      targetFolder: input.targetFolder,
+      createdBy: input.createdBy,
+    }),
     name: input.name,
     workflow: {
       nodes: input.workflow.nodes.map((node) => ({
@@ -98,7 +115,9 @@ export function templateInputOf(input: TemplateArgs): ApprovalTemplateInput {
         name: node.name,
         signMode: node.signMode,
         approvers: node.approvers,
-        ...(node.timeout === undefined ? {} : { timeout: node.timeout === null ? null : { hours: node.timeout.hours, ...withoutNulls({ transferTo: node.timeout.transferTo }) } }),
+        ...(node.timeout === undefined
+          ? {}
+          : { timeout: node.timeout === null ? null : { hours: node.timeout.hours, ...withoutNulls({ transferTo: node.timeout.transferTo }) } }),
       })),
     },
   };

@@ -16,14 +16,14 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
   description: 'A library file as search results show it (spec 2.6 AssetItem; REST: POST /open/search-assets).',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The file-path ID.' }),
-    parentIds: t.exposeIntList('parentIds', { description: 'Folder ids from the root down to the file\'s folder.' }),
+    parentIds: t.exposeIntList('parentIds', { description: "Folder ids from the root down to the file's folder." }),
     folders: t.field({
       type: [LibraryFolderRef],
       description: `The folders of parentIds, root first. ${countedAs(LIST_BOUNDS.folderDepth, 'folders nest at most 32 levels')}`,
       complexity: listCost(LIST_BOUNDS.folderDepth),
       resolve: (item) => item.parentIds,
     }),
-    userId: t.exposeString('userId', { nullable: true, description: 'The owner\'s member id.' }),
+    userId: t.exposeString('userId', { nullable: true, description: "The owner's member id." }),
     name: t.exposeString('name', fromItem('name')),
     downloadUrl: t.exposeString('downloadUrl', fromItem('downloadUrl')),
     source: t.exposeInt('source', { description: '1 web, 2 upload, 3 copy.' }),
@@ -52,7 +52,7 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
     validity: t.loadable({
       type: FileValidityRef,
       nullable: true,
-      description: 'The file\'s validity period and status (GraphQL only; not part of the /open AssetItem). Null only when the file was deleted meanwhile.',
+      description: "The file's validity period and status (GraphQL only; not part of the /open AssetItem). Null only when the file was deleted meanwhile.",
       load: (fileIds: number[], gql: GqlContext) => gql.core.assets.fileValidity.forFiles(gql.ctx, fileIds),
       sort: (validity) => validity.materialId,
       resolve: (item) => item.id,
@@ -61,11 +61,11 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
 });
 
 const LibraryFilePatchInput = builder.inputType('LibraryFilePatchInput', {
-  description: 'An omitted field is unchanged; null clears description, score, link. tags replaces the file\'s tags.',
+  description: "An omitted field is unchanged; null clears description, score, link. tags replaces the file's tags.",
   fields: (t) => ({
     name: t.string({ description: '1-255 characters, no slash or control characters.' }),
     description: t.string({ description: 'Free text; null clears.' }),
-    tags: t.stringList({ description: 'The file\'s tags by name (created as needed), at most 50; replaces the current ones.' }),
+    tags: t.stringList({ description: "The file's tags by name (created as needed), at most 50; replaces the current ones." }),
     score: t.int({ description: 'Rating 0-5; null clears.' }),
     link: t.string({ description: 'An http(s) URL; null clears.' }),
     analysis: t.field({ type: AnalysisInput, description: 'Image analysis fields.' }),
@@ -86,19 +86,29 @@ builder.mutationFields((t) => ({
   updateLibraryFile: t.field({
     type: AssetItemRef,
     description: 'Sets name, description, tags, score, link and analysis fields; needs editable or higher.',
-    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), input: t.arg({ type: LibraryFilePatchInput, required: true, description: 'The changes.' }) },
+    args: {
+      id: t.arg.int({ required: true, description: 'File-path ID.' }),
+      input: t.arg({ type: LibraryFilePatchInput, required: true, description: 'The changes.' }),
+    },
     resolve: (_root, args, gql) => gql.core.assets.libraryEdit.updateFile(gql.ctx, args.id, args.input),
   }),
   moveLibraryFile: t.field({
     type: AssetItemRef,
     description: 'Moves a file to a folder (null: the root); needs editable or higher.',
-    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), folderId: t.arg.int({ description: 'A live folder of the team; null or omitted: the root.' }) },
+    args: {
+      id: t.arg.int({ required: true, description: 'File-path ID.' }),
+      folderId: t.arg.int({ description: 'A live folder of the team; null or omitted: the root.' }),
+    },
     resolve: (_root, args, gql) => gql.core.assets.libraryEdit.moveFile(gql.ctx, args.id, { folderId: args.folderId ?? null }),
   }),
   transferLibraryFile: t.field({
     type: AssetItemRef,
-    description: 'Transfers a file to another member of the team (its file-path ID stays); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED OWNER event. Errors: not_found, validation_failed (ownerUserId not a member of the team).',
-    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), ownerUserId: t.arg.int({ required: true, description: 'Member id of the new owner, of the same team.' }) },
+    description:
+      'Transfers a file to another member of the team (its file-path ID stays); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED OWNER event. Errors: not_found, validation_failed (ownerUserId not a member of the team).',
+    args: {
+      id: t.arg.int({ required: true, description: 'File-path ID.' }),
+      ownerUserId: t.arg.int({ required: true, description: 'Member id of the new owner, of the same team.' }),
+    },
     resolve: (_root, args, gql) => gql.core.assets.libraryEdit.transferOwnership(gql.ctx, args.id, { ownerUserId: args.ownerUserId }),
   }),
 }));

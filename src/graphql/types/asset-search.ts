@@ -29,7 +29,12 @@ const AssetSearchResultRef = builder
   .implement({
     description: 'What searchAssets answers (spec 4.6).',
     fields: (t) => ({
-      assets: t.field({ type: [AssetItemRef], description: 'The page of matching assets (searchAssets counts its page size in the query cost).', complexity: PAGE_ITEMS_COST, resolve: (r) => r.assets }),
+      assets: t.field({
+        type: [AssetItemRef],
+        description: 'The page of matching assets (searchAssets counts its page size in the query cost).',
+        complexity: PAGE_ITEMS_COST,
+        resolve: (r) => r.assets,
+      }),
       total: t.exposeFloat('total', { description: 'Exact number of matching assets.' }),
       folders: t.field({
         type: [LibraryFolderRef],
@@ -61,7 +66,11 @@ const SortNameEnum = enumFromCore('AssetSortName', {
     SCORE: 'Rating 0-5 (files without one sort as 0).',
   },
 });
-const SortTypeEnum = enumFromCore('SortType', { description: 'Sort direction.', values: SORT_TYPES, describe: { ASC: 'Ascending.', DESC: 'Descending (the default).' } });
+const SortTypeEnum = enumFromCore('SortType', {
+  description: 'Sort direction.',
+  values: SORT_TYPES,
+  describe: { ASC: 'Ascending.', DESC: 'Descending (the default).' },
+});
 const KeywordSearchTypeEnum = enumFromCore('KeywordSearchType', {
   description: 'How keywords match (docs/search.md).',
   values: KEYWORD_SEARCH_TYPES,
@@ -75,7 +84,10 @@ const KeywordSearchTypeEnum = enumFromCore('KeywordSearchType', {
 
 const SortConditionInput = builder.inputType('AssetSortInput', {
   description: 'spec 4.6 SortConditionVO.',
-  fields: (t) => ({ sortName: t.field({ type: SortNameEnum, required: true, description: 'The sort key.' }), sortType: t.field({ type: SortTypeEnum, description: 'Default DESC.' }) }),
+  fields: (t) => ({
+    sortName: t.field({ type: SortNameEnum, required: true, description: 'The sort key.' }),
+    sortType: t.field({ type: SortTypeEnum, description: 'Default DESC.' }),
+  }),
 });
 
 const SearchAssetsInput = builder.inputType('SearchAssetsInput', {
@@ -120,7 +132,7 @@ const SearchAssetsInput = builder.inputType('SearchAssetsInput', {
     h: t.int(fromSearch('h')),
     mode: t.field({ type: ImageModeEnum, description: 'Default FIT.' }),
     q: t.int(fromSearch('q')),
-    f: t.field({ type: ImageFormatEnum, description: 'Default: the original\'s format when JPG, PNG or WEBP, else WEBP.' }),
+    f: t.field({ type: ImageFormatEnum, description: "Default: the original's format when JPG, PNG or WEBP, else WEBP." }),
     bg: t.string({ description: 'Hex RRGGBB without #.' }),
   }),
 });
@@ -135,7 +147,8 @@ export function searchPageCost(input: { startPoint?: number | null; endPoint?: n
 builder.queryFields((t) => ({
   searchAssets: t.field({
     type: AssetSearchResultRef,
-    description: 'search-assets (spec 4.6): any role of the team may search. Query cost: the result counts endPoint - startPoint times (default 10, at most 100).',
+    description:
+      'search-assets (spec 4.6): any role of the team may search. Query cost: the result counts endPoint - startPoint times (default 10, at most 100).',
     args: { input: t.arg({ type: SearchAssetsInput, description: 'The filters; omitted: every file, newest first.' }) },
     complexity: (args) => searchPageCost(args.input, LIST_BOUNDS.searchAssetsDefault),
     resolve: (_root, args, gql) => gql.core.assets.assetSearch.search(gql.ctx, args.input ?? {}, { includeTags: false }),

@@ -2,7 +2,18 @@ import type { BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { pageCost } from '../costs.ts';
-import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageQuery, pageType, RFC3339_EXAMPLE, timestampFields, versionedOf } from '../shapes.ts';
+import {
+  deletionType,
+  etagResultType,
+  idempotencyKeyArg,
+  ifMatchArg,
+  pageArgs,
+  pageQuery,
+  pageType,
+  RFC3339_EXAMPLE,
+  timestampFields,
+  versionedOf,
+} from '../shapes.ts';
 
 /** Brand, loaded in batches per request so nested references cost one query. */
 export const BrandRef = builder.loadableObject('Brand', {
@@ -29,7 +40,10 @@ const BrandResultRef = etagResultType('BrandResult', BrandRef, {
   etag: 'Strong ETag (a quoted string) of this version; send it as ifMatch to change the brand only if nobody changed it since.',
 });
 
-const DeletedBrandRef = deletionType('DeletedBrand', 'Int', { noun: 'brand', description: 'What a deletion answers: the deleted brand\'s id and the ETag it had.' });
+const DeletedBrandRef = deletionType('DeletedBrand', 'Int', {
+  noun: 'brand',
+  description: "What a deletion answers: the deleted brand's id and the ETag it had.",
+});
 
 const BrandCreateInput = builder.inputType('BrandCreateInput', {
   description: 'A new brand (spec 4.2 BrandCreate, plus website, sortOrder and isEnabled for signed-in frontends).',
@@ -37,7 +51,10 @@ const BrandCreateInput = builder.inputType('BrandCreateInput', {
     name: t.string({ required: true, description: '1-128 characters after trimming.' }),
     description: t.string({ description: 'At most 512 characters.' }),
     website: t.string({ description: 'An http(s) URL of at most 512 characters; empty for none.' }),
-    logoUrl: t.string({ description: 'Write-only: never returned. http(s), no credentials, host on the allowlist (the service host plus LOGO_HOST_ALLOWLIST); at most 512 characters.' }),
+    logoUrl: t.string({
+      description:
+        'Write-only: never returned. http(s), no credentials, host on the allowlist (the service host plus LOGO_HOST_ALLOWLIST); at most 512 characters.',
+    }),
     sortOrder: t.int({ description: 'Listing position, 0 and up; default 0.' }),
     isEnabled: t.boolean({ description: 'Default true.' }),
   }),
@@ -83,7 +100,8 @@ builder.mutationFields((t) => ({
   }),
   updateBrand: t.field({
     type: BrandResultRef,
-    description: 'Changes a brand (manage role; REST: PATCH /v1/brands/{id}). Errors: forbidden, not_found, validation_failed, precondition_failed (ifMatch is stale).',
+    description:
+      'Changes a brand (manage role; REST: PATCH /v1/brands/{id}). Errors: forbidden, not_found, validation_failed, precondition_failed (ifMatch is stale).',
     args: {
       id: t.arg.int({ required: true, description: 'Brand id.' }),
       input: t.arg({ type: BrandPatchInput, required: true, description: 'The changes.' }),
@@ -93,7 +111,8 @@ builder.mutationFields((t) => ({
   }),
   deleteBrand: t.field({
     type: DeletedBrandRef,
-    description: 'Soft-deletes a brand without live categories or products (manage role; REST: DELETE /v1/brands/{id}). Errors: forbidden, not_found, brand_has_dependents, precondition_failed.',
+    description:
+      'Soft-deletes a brand without live categories or products (manage role; REST: DELETE /v1/brands/{id}). Errors: forbidden, not_found, brand_has_dependents, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Brand id.' }), ifMatch: ifMatchArg(t) },
     resolve: (_root, args, gql) => gql.core.catalogue.brands.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),

@@ -12,7 +12,7 @@ import { BrandRef } from './brand.ts';
  * per level of a nested selection, however many nodes the level holds.
  */
 export const CategoryRef = builder.loadableObject('Category', {
-  description: 'A category of a brand\'s tree (spec 2.3; REST: GET /v1/categories/{id}).',
+  description: "A category of a brand's tree (spec 2.3; REST: GET /v1/categories/{id}).",
   load: (ids: number[], gql: GqlContext) => gql.core.catalogue.categories.findByIds(gql.ctx, ids),
   toKey: (category: CategoryView) => category.id,
   sort: true,
@@ -24,7 +24,10 @@ export const CategoryRef = builder.loadableObject('Category', {
     pathKey: t.exposeString('pathKey', { description: 'Names from the root, each preceded by a slash.' }),
     description: t.exposeString('description', { nullable: true, description: 'Free text; null when none.' }),
     iconEmoji: t.exposeString('iconEmoji', { nullable: true, description: 'At most 16 characters; null when none.' }),
-    iconAssetId: t.exposeInt('iconAssetId', { nullable: true, description: 'A category icon asset id (CLI `category-icon import`), not a file-path ID; null when none.' }),
+    iconAssetId: t.exposeInt('iconAssetId', {
+      nullable: true,
+      description: 'A category icon asset id (CLI `category-icon import`), not a file-path ID; null when none.',
+    }),
     sortOrder: t.exposeInt('sortOrder', { description: 'Zero-based position among live siblings.' }),
     isEnabled: t.exposeBoolean('isEnabled', { description: 'Enabled flag (disabled categories are still listed).' }),
     ...timestampFields(t, RFC3339_EXAMPLE),
@@ -51,7 +54,7 @@ const CategoryResultRef = etagResultType('CategoryResult', CategoryRef, { field:
 
 const DeletedCategoryRef = deletionType('DeletedCategory', 'Int', {
   noun: 'category',
-  description: 'What a deletion answers: the deleted category\'s id (its subtree went with it) and the ETag it had.',
+  description: "What a deletion answers: the deleted category's id (its subtree went with it) and the ETag it had.",
 });
 
 const CategoryCreateInput = builder.inputType('CategoryCreateInput', {
@@ -85,7 +88,7 @@ builder.queryFields((t) => ({
   categories: t.field({
     type: CategoryPageRef,
     description: 'The flat live tree ordered by brandId, parentId (roots first), sortOrder, id.',
-    args: { brandId: t.arg.int({ description: 'Only this brand\'s tree.' }), ...pageArgs(t) },
+    args: { brandId: t.arg.int({ description: "Only this brand's tree." }), ...pageArgs(t) },
     complexity: pageCost,
     resolve: (_root, args, gql) => gql.core.catalogue.categories.listPage(gql.ctx, withoutNulls(args)),
   }),
@@ -100,7 +103,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createCategory: t.field({
     type: CategoryResultRef,
-    description: 'Creates a category (manage role; REST: POST /v1/categories). Errors: forbidden, not_found (brand, parent, icon), validation_failed (depth, node count), name_in_use, idempotency_key_reused.',
+    description:
+      'Creates a category (manage role; REST: POST /v1/categories). Errors: forbidden, not_found (brand, parent, icon), validation_failed (depth, node count), name_in_use, idempotency_key_reused.',
     args: {
       input: t.arg({ type: CategoryCreateInput, required: true, description: 'The new category.' }),
       idempotencyKey: idempotencyKeyArg(t),
@@ -109,7 +113,8 @@ builder.mutationFields((t) => ({
   }),
   updateCategory: t.field({
     type: CategoryResultRef,
-    description: 'Changes or moves a category (manage role; REST: PATCH /v1/categories/{id}). Errors: forbidden, not_found, validation_failed (a move into its own subtree, depth), name_in_use, precondition_failed.',
+    description:
+      'Changes or moves a category (manage role; REST: PATCH /v1/categories/{id}). Errors: forbidden, not_found, validation_failed (a move into its own subtree, depth), name_in_use, precondition_failed.',
     args: {
       id: t.arg.int({ required: true, description: 'Category id.' }),
       input: t.arg({ type: CategoryPatchInput, required: true, description: 'The changes.' }),
@@ -119,7 +124,8 @@ builder.mutationFields((t) => ({
   }),
   deleteCategory: t.field({
     type: DeletedCategoryRef,
-    description: 'Soft-deletes a category and its whole subtree unless a live product uses any of them (manage role; REST: DELETE /v1/categories/{id}). Errors: forbidden, not_found, category_has_products, precondition_failed.',
+    description:
+      'Soft-deletes a category and its whole subtree unless a live product uses any of them (manage role; REST: DELETE /v1/categories/{id}). Errors: forbidden, not_found, category_has_products, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Category id.' }), ifMatch: ifMatchArg(t) },
     resolve: (_root, args, gql) => gql.core.catalogue.categories.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),

@@ -22,7 +22,8 @@ import { JsonRef } from './json.ts';
  * "Custom metadata and custom fields").
  */
 
-const VALUE_RULES = 'text: a string of at most 2000 characters; number: a finite number; date: YYYY-MM-DD, or an RFC 3339 date-time (shown in UTC with microseconds); select: one of the field\'s options, exactly.';
+const VALUE_RULES =
+  "text: a string of at most 2000 characters; number: a finite number; date: YYYY-MM-DD, or an RFC 3339 date-time (shown in UTC with microseconds); select: one of the field's options, exactly.";
 
 const FieldTypeEnum = enumFromCore('CustomFieldType', {
   description: 'The type of a custom metadata field or template custom field; it decides which values it takes.',
@@ -31,7 +32,7 @@ const FieldTypeEnum = enumFromCore('CustomFieldType', {
     text: 'A string of at most 2000 characters.',
     number: 'A finite number (JSON number).',
     date: 'YYYY-MM-DD, or an RFC 3339 date-time (kept in UTC with microseconds).',
-    select: 'One of the field\'s options, exactly.',
+    select: "One of the field's options, exactly.",
   },
 });
 
@@ -39,7 +40,7 @@ const MetadataFieldRef = builder.objectRef<MetadataFieldView>('LibraryMetadataFi
   description: 'A custom metadata field of the team: files carry at most one value of it in their metadata record.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Field id: setLibraryFileMetadata values[].fieldId.' }),
-    name: t.exposeString('name', { description: 'Unique in the team; the key of the field\'s value in the METADATA event\'s `metadata`.' }),
+    name: t.exposeString('name', { description: "Unique in the team; the key of the field's value in the METADATA event's `metadata`." }),
     type: t.field({ type: FieldTypeEnum, description: 'What values the field takes.', resolve: (f) => f.type }),
     options: t.exposeStringList('options', { nullable: true, description: 'SELECT: the allowed values; null for the other types.' }),
     createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
@@ -49,7 +50,10 @@ const MetadataFieldRef = builder.objectRef<MetadataFieldView>('LibraryMetadataFi
 const CustomFieldRef = builder.objectRef<CustomFieldView>('CustomField').implement({
   description: 'One custom field of a custom field template.',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'Custom field id: search-assets customFieldId, setLibraryFileCustomFields values[].customFieldId, the key of its value in the CUSTOM_FIELD event.' }),
+    id: t.exposeInt('id', {
+      description:
+        'Custom field id: search-assets customFieldId, setLibraryFileCustomFields values[].customFieldId, the key of its value in the CUSTOM_FIELD event.',
+    }),
     templateId: t.exposeInt('templateId', { description: 'The template it belongs to.' }),
     name: t.exposeString('name', { description: 'Unique within the template.' }),
     type: t.field({ type: FieldTypeEnum, description: 'What values the field takes.', resolve: (f) => f.type }),
@@ -61,7 +65,10 @@ const CustomFieldRef = builder.objectRef<CustomFieldView>('CustomField').impleme
 const TemplateRef = builder.objectRef<CustomFieldTemplateView>('CustomFieldTemplate').implement({
   description: 'A custom field template of the team: a named set of custom fields whose values files carry.',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'Template id: search-assets customFieldTemplateIds, setLibraryFileCustomFields templateId, the key in the CUSTOM_FIELD event\'s customFields.' }),
+    id: t.exposeInt('id', {
+      description:
+        "Template id: search-assets customFieldTemplateIds, setLibraryFileCustomFields templateId, the key in the CUSTOM_FIELD event's customFields.",
+    }),
     name: t.exposeString('name', { description: 'Unique in the team.' }),
     createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
     fields: t.field({
@@ -77,17 +84,20 @@ const MetadataValueRef = builder.objectRef<MetadataValueView>('LibraryMetadataVa
   description: 'One metadata value of a file.',
   fields: (t) => ({
     fieldId: t.exposeInt('fieldId', { description: 'The metadata field.' }),
-    name: t.exposeString('name', { description: 'The field\'s name.' }),
-    type: t.field({ type: FieldTypeEnum, description: 'The field\'s type.', resolve: (v) => v.type }),
+    name: t.exposeString('name', { description: "The field's name." }),
+    type: t.field({ type: FieldTypeEnum, description: "The field's type.", resolve: (v) => v.type }),
     value: t.field({ type: JsonRef, description: `The value: a string, or a number for NUMBER. ${VALUE_RULES}`, resolve: (v) => v.value }),
   }),
 });
 
 const FileMetadataRef = builder.objectRef<FileMetadataView>('LibraryFileMetadata').implement({
-  description: 'A file\'s custom metadata: its record and values.',
+  description: "A file's custom metadata: its record and values.",
   fields: (t) => ({
     materialId: t.exposeInt('materialId', { description: 'The file-path ID.' }),
-    recordId: t.exposeInt('recordId', { nullable: true, description: 'The file\'s metadata record (the METADATA event\'s recordId), made with its first value; null before.' }),
+    recordId: t.exposeInt('recordId', {
+      nullable: true,
+      description: "The file's metadata record (the METADATA event's recordId), made with its first value; null before.",
+    }),
     values: t.field({
       type: [MetadataValueRef],
       description: `Its values, by field name. ${countedAs(LIST_BOUNDS.fileValuesEstimate, 'an estimate; at most one per metadata field, 200')}`,
@@ -101,21 +111,21 @@ const CustomValueRef = builder.objectRef<CustomValueView>('LibraryCustomFieldVal
   description: 'One custom field value of a file.',
   fields: (t) => ({
     customFieldId: t.exposeInt('customFieldId', { description: 'The custom field.' }),
-    name: t.exposeString('name', { description: 'The custom field\'s name.' }),
-    type: t.field({ type: FieldTypeEnum, description: 'The custom field\'s type.', resolve: (v) => v.type }),
+    name: t.exposeString('name', { description: "The custom field's name." }),
+    type: t.field({ type: FieldTypeEnum, description: "The custom field's type.", resolve: (v) => v.type }),
     value: t.field({ type: JsonRef, description: `The value: a string, or a number for NUMBER. ${VALUE_RULES}`, resolve: (v) => v.value }),
   }),
 });
 
 const FileCustomFieldsRef = builder.objectRef<FileTemplateValuesView>('LibraryFileCustomFields').implement({
-  description: 'A file\'s values of one template\'s custom fields; a file carries a template while it has at least one of them.',
+  description: "A file's values of one template's custom fields; a file carries a template while it has at least one of them.",
   fields: (t) => ({
     materialId: t.exposeInt('materialId', { description: 'The file-path ID.' }),
     templateId: t.exposeInt('templateId', { description: 'The template.' }),
-    templateName: t.exposeString('templateName', { description: 'The template\'s name.' }),
+    templateName: t.exposeString('templateName', { description: "The template's name." }),
     values: t.field({
       type: [CustomValueRef],
-      description: `Its values, in the template's order; empty when the file has none. ${countedAs(LIST_BOUNDS.fileValuesEstimate, 'an estimate; at most the template\'s 50 fields')}`,
+      description: `Its values, in the template's order; empty when the file has none. ${countedAs(LIST_BOUNDS.fileValuesEstimate, "an estimate; at most the template's 50 fields")}`,
       complexity: listCost(LIST_BOUNDS.fileValuesEstimate),
       resolve: (v) => v.values,
     }),
@@ -125,14 +135,14 @@ const FileCustomFieldsRef = builder.objectRef<FileTemplateValuesView>('LibraryFi
 builder.objectFields(AssetItemRef, (t) => ({
   metadata: t.loadable({
     type: FileMetadataRef,
-    description: 'The file\'s custom metadata (GraphQL only; not part of the /open AssetItem).',
+    description: "The file's custom metadata (GraphQL only; not part of the /open AssetItem).",
     load: (fileIds: number[], gql: GqlContext) => gql.core.assets.customMetadata.fileMetadata.forFiles(gql.ctx, fileIds),
     sort: (metadata) => metadata.materialId,
     resolve: (item) => item.id,
   }),
   customFields: t.loadableList({
     type: FileCustomFieldsRef,
-    description: `The file's custom field values per template it carries, by template name (GraphQL only; search with customFieldTemplateIds / customFieldId). ${countedAs(LIST_BOUNDS.fileTemplatesEstimate, 'an estimate; at most the team\'s 100 templates')}`,
+    description: `The file's custom field values per template it carries, by template name (GraphQL only; search with customFieldTemplateIds / customFieldId). ${countedAs(LIST_BOUNDS.fileTemplatesEstimate, "an estimate; at most the team's 100 templates")}`,
     complexity: listCost(LIST_BOUNDS.fileTemplatesEstimate),
     load: async (fileIds: number[], gql: GqlContext) => {
       const views = await gql.core.assets.customMetadata.fileCustomFields.forFiles(gql.ctx, fileIds);
@@ -145,9 +155,15 @@ builder.objectFields(AssetItemRef, (t) => ({
 const FieldDefinitionInputRef = builder.inputType('CustomFieldDefinitionInput', {
   description: 'A field to define: a metadata field, or one custom field of a template.',
   fields: (t) => ({
-    name: t.string({ required: true, description: '1-64 characters, not blank, no control characters (trimmed); unique in the team (metadata fields) or in the template (custom fields), else name_in_use / validation_failed.' }),
+    name: t.string({
+      required: true,
+      description:
+        '1-64 characters, not blank, no control characters (trimmed); unique in the team (metadata fields) or in the template (custom fields), else name_in_use / validation_failed.',
+    }),
     type: t.field({ type: FieldTypeEnum, required: true, description: 'What values the field takes.' }),
-    options: t.stringList({ description: 'SELECT only, and required there: 1-100 distinct options of 1-100 characters. Other types: omit (validation_failed otherwise).' }),
+    options: t.stringList({
+      description: 'SELECT only, and required there: 1-100 distinct options of 1-100 characters. Other types: omit (validation_failed otherwise).',
+    }),
   }),
 });
 
@@ -163,7 +179,10 @@ const MetadataValueInputRef = builder.inputType('LibraryMetadataValueInput', {
   description: 'One metadata value to set or clear.',
   fields: (t) => ({
     fieldId: t.int({ required: true, description: 'A metadata field of the team (another id: validation_failed naming values[i].fieldId).' }),
-    value: t.field({ type: JsonRef, description: `The new value; null or omitted clears it. ${VALUE_RULES} A wrong value: validation_failed naming values[i].value.` }),
+    value: t.field({
+      type: JsonRef,
+      description: `The new value; null or omitted clears it. ${VALUE_RULES} A wrong value: validation_failed naming values[i].value.`,
+    }),
   }),
 });
 
@@ -171,7 +190,10 @@ const CustomValueInputRef = builder.inputType('LibraryCustomFieldValueInput', {
   description: 'One custom field value to set or clear.',
   fields: (t) => ({
     customFieldId: t.int({ required: true, description: 'A custom field of the template (another id: validation_failed naming values[i].customFieldId).' }),
-    value: t.field({ type: JsonRef, description: `The new value; null or omitted clears it. ${VALUE_RULES} A wrong value: validation_failed naming values[i].value.` }),
+    value: t.field({
+      type: JsonRef,
+      description: `The new value; null or omitted clears it. ${VALUE_RULES} A wrong value: validation_failed naming values[i].value.`,
+    }),
   }),
 });
 
@@ -193,34 +215,43 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createLibraryMetadataField: t.field({
     type: MetadataFieldRef,
-    description: 'Defines a custom metadata field of the team; needs a key of manage role (a named member may not). At most 200 per team. Errors: forbidden, name_in_use (the team has a field of that name), validation_failed.',
+    description:
+      'Defines a custom metadata field of the team; needs a key of manage role (a named member may not). At most 200 per team. Errors: forbidden, name_in_use (the team has a field of that name), validation_failed.',
     args: { input: t.arg({ type: FieldDefinitionInputRef, required: true, description: 'The field.' }) },
     resolve: (_root, args, gql) => gql.core.assets.customMetadata.fields.create(gql.ctx, withoutNulls(args.input)),
   }),
   createCustomFieldTemplate: t.field({
     type: TemplateRef,
-    description: 'Defines a custom field template with its custom fields; needs a key of manage role (a named member may not). At most 100 per team. Errors: forbidden, name_in_use (the team has a template of that name), validation_failed.',
+    description:
+      'Defines a custom field template with its custom fields; needs a key of manage role (a named member may not). At most 100 per team. Errors: forbidden, name_in_use (the team has a template of that name), validation_failed.',
     args: { input: t.arg({ type: TemplateInputRef, required: true, description: 'The template and its fields.' }) },
-    resolve: (_root, args, gql) => gql.core.assets.customMetadata.templates.create(gql.ctx, { name: args.input.name, fields: args.input.fields.map((f) => withoutNulls(f)) }),
+    resolve: (_root, args, gql) =>
+      gql.core.assets.customMetadata.templates.create(gql.ctx, { name: args.input.name, fields: args.input.fields.map((f) => withoutNulls(f)) }),
   }),
   setLibraryFileMetadata: t.field({
     type: FileMetadataRef,
-    description: 'Sets or clears some of a file\'s metadata values (the others stay); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED METADATA event with only the fields created or updated now; a call that changes nothing writes none. Errors: not_found (file), validation_failed (a field not of the team, a value of the wrong type: nothing is changed).',
+    description:
+      "Sets or clears some of a file's metadata values (the others stay); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED METADATA event with only the fields created or updated now; a call that changes nothing writes none. Errors: not_found (file), validation_failed (a field not of the team, a value of the wrong type: nothing is changed).",
     args: {
       id: t.arg.int({ required: true, description: 'File-path ID.' }),
       values: t.arg({ type: [MetadataValueInputRef], required: true, description: '1-100 values, each field at most once.' }),
     },
-    resolve: (_root, args, gql) => gql.core.assets.customMetadata.fileMetadata.set(gql.ctx, args.id, { values: args.values.map((v) => ({ fieldId: v.fieldId, value: v.value ?? null })) }),
+    resolve: (_root, args, gql) =>
+      gql.core.assets.customMetadata.fileMetadata.set(gql.ctx, args.id, { values: args.values.map((v) => ({ fieldId: v.fieldId, value: v.value ?? null })) }),
   }),
   setLibraryFileCustomFields: t.field({
     type: FileCustomFieldsRef,
-    description: 'Sets or clears some of a file\'s values of one template\'s custom fields (the others stay); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED CUSTOM_FIELD event with only the custom fields set or cleared now; a call that changes nothing writes none. Errors: not_found (template or file), validation_failed (a custom field not of the template, a value of the wrong type: nothing is changed).',
+    description:
+      "Sets or clears some of a file's values of one template's custom fields (the others stay); needs editable or higher. Writes a MATERIAL_METADATA_UPDATED CUSTOM_FIELD event with only the custom fields set or cleared now; a call that changes nothing writes none. Errors: not_found (template or file), validation_failed (a custom field not of the template, a value of the wrong type: nothing is changed).",
     args: {
       id: t.arg.int({ required: true, description: 'File-path ID.' }),
       templateId: t.arg.int({ required: true, description: 'A custom field template of the team.' }),
       values: t.arg({ type: [CustomValueInputRef], required: true, description: '1-100 values, each custom field at most once.' }),
     },
     resolve: (_root, args, gql) =>
-      gql.core.assets.customMetadata.fileCustomFields.set(gql.ctx, args.id, { templateId: args.templateId, values: args.values.map((v) => ({ customFieldId: v.customFieldId, value: v.value ?? null })) }),
+      gql.core.assets.customMetadata.fileCustomFields.set(gql.ctx, args.id, {
+        templateId: args.templateId,
+        values: args.values.map((v) => ({ customFieldId: v.customFieldId, value: v.value ?? null })),
+      }),
   }),
 }));

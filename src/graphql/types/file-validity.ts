@@ -13,7 +13,11 @@ export const FileValidityRef = builder.objectRef<FileValidityView>('FileValidity
   fields: (t) => ({
     materialId: t.exposeInt('materialId', { description: 'The file-path ID.' }),
     validityStatus: t.exposeInt('validityStatus', { description: '0 valid, 1 not yet valid (before startTime), 2 expired (at or after endTime).' }),
-    validityStatusName: t.field({ type: ValidityStatusEnum, description: 'The status by name, as validityStatus.', resolve: (validity) => validity.validityStatusName }),
+    validityStatusName: t.field({
+      type: ValidityStatusEnum,
+      description: 'The status by name, as validityStatus.',
+      resolve: (validity) => validity.validityStatusName,
+    }),
     daysToExpire: t.exposeInt('daysToExpire', { nullable: true, description: 'Whole days until endTime, rounded up; 0 once expired; null when permanent.' }),
     startTime: t.exposeString('startTime', { nullable: true, description: 'RFC 3339, UTC, microseconds; null: valid from the start.' }),
     endTime: t.exposeString('endTime', { nullable: true, description: 'RFC 3339, UTC, microseconds; null: permanent.' }),
@@ -32,8 +36,12 @@ const FileValidityInputRef = builder.inputType('FileValidityInput', {
 builder.mutationFields((t) => ({
   setLibraryFileValidity: t.field({
     type: FileValidityRef,
-    description: 'Sets (replaces) a file\'s validity period; needs editable or higher. Writes a MATERIAL_METADATA_UPDATED VALIDITY event when the period or status changes. Errors: not_found, validation_failed (endTime not after startTime, not RFC 3339).',
-    args: { id: t.arg.int({ required: true, description: 'File-path ID.' }), input: t.arg({ type: FileValidityInputRef, required: true, description: 'The period.' }) },
+    description:
+      "Sets (replaces) a file's validity period; needs editable or higher. Writes a MATERIAL_METADATA_UPDATED VALIDITY event when the period or status changes. Errors: not_found, validation_failed (endTime not after startTime, not RFC 3339).",
+    args: {
+      id: t.arg.int({ required: true, description: 'File-path ID.' }),
+      input: t.arg({ type: FileValidityInputRef, required: true, description: 'The period.' }),
+    },
     resolve: (_root, args, gql) => gql.core.assets.fileValidity.set(gql.ctx, args.id, args.input),
   }),
 }));

@@ -23,7 +23,7 @@ builder.objectFields(LibraryFolderRef, (t) => ({
 }));
 
 const FolderMembershipRef = builder.objectRef<{ folderId: number; userId: number }>('LibraryFolderMembership').implement({
-  description: 'A member\'s access to a folder and its subtree (search-assets currentUserId).',
+  description: "A member's access to a folder and its subtree (search-assets currentUserId).",
   fields: (t) => ({ folderId: t.exposeInt('folderId', { description: 'The folder.' }), userId: t.exposeInt('userId', { description: 'The member.' }) }),
 });
 
@@ -41,13 +41,19 @@ builder.mutationFields((t) => ({
   createLibraryFolder: t.field({
     type: LibraryFolderRef,
     description: 'Needs editable or higher; sibling names are unique among live folders (name_in_use).',
-    args: { parentId: t.arg.int({ description: 'A live folder of the team; omitted: top level (at most 32 levels).' }), name: t.arg.string({ required: true, description: 'One path segment, no slash.' }) },
+    args: {
+      parentId: t.arg.int({ description: 'A live folder of the team; omitted: top level (at most 32 levels).' }),
+      name: t.arg.string({ required: true, description: 'One path segment, no slash.' }),
+    },
     resolve: (_root, args, gql) => gql.core.assets.folderEdit.create(gql.ctx, { parentId: args.parentId, name: args.name }),
   }),
   renameLibraryFolder: t.field({
     type: LibraryFolderRef,
     description: 'Needs editable or higher; the paths of the whole subtree follow.',
-    args: { id: t.arg.int({ required: true, description: 'Folder id.' }), name: t.arg.string({ required: true, description: 'The new name: one path segment, no slash.' }) },
+    args: {
+      id: t.arg.int({ required: true, description: 'Folder id.' }),
+      name: t.arg.string({ required: true, description: 'The new name: one path segment, no slash.' }),
+    },
     resolve: (_root, args, gql) => gql.core.assets.folderEdit.rename(gql.ctx, args.id, { name: args.name }),
   }),
   addLibraryFolderMember: t.field({
@@ -58,7 +64,7 @@ builder.mutationFields((t) => ({
   }),
   removeLibraryFolderMember: t.field({
     type: FolderMembershipRef,
-    description: 'Withdraws a member\'s access to a folder; needs manage.',
+    description: "Withdraws a member's access to a folder; needs manage.",
     args: { folderId: t.arg.int({ required: true, description: 'Folder id.' }), userId: t.arg.int({ required: true, description: 'Member id of the team.' }) },
     resolve: (_root, args, gql) => gql.core.assets.folderEdit.removeMember(gql.ctx, { folderId: args.folderId, userId: args.userId }),
   }),

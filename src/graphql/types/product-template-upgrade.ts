@@ -31,7 +31,7 @@ type FieldSummary = FieldDiff['added'][number];
 type RetypedField = FieldDiff['retyped'][number];
 
 const VersionPinRef = builder.objectRef<VersionPin>('TemplateUpgradeVersion').implement({
-  description: 'A version of the product\'s template.',
+  description: "A version of the product's template.",
   fields: (t) => ({
     versionId: t.exposeString('versionId', { description: 'The version id (as Product.templateVersionId).' }),
     number: t.exposeInt('number', { description: 'Its number within the template: 1, 2, ...' }),
@@ -63,9 +63,24 @@ const RetypedFieldRef = builder.objectRef<RetypedField>('TemplateUpgradeRetypedF
 const FieldDiffRef = builder.objectRef<FieldDiff>('TemplateUpgradeFieldDiff').implement({
   description: 'How two versions of a template differ, by stable field id (system fields never change).',
   fields: (t) => ({
-    added: t.field({ type: [FieldSummaryRef], description: `Fields of the target version the pinned one lacks. ${FIELDS_COST}`, complexity: listCost(LIST_BOUNDS.templateGroups), resolve: (d) => d.added }),
-    removed: t.field({ type: [FieldSummaryRef], description: `Fields of the pinned version the target lacks. ${FIELDS_COST}`, complexity: listCost(LIST_BOUNDS.templateGroups), resolve: (d) => d.removed }),
-    retyped: t.field({ type: [RetypedFieldRef], description: `Fields whose type changed. ${FIELDS_COST}`, complexity: listCost(LIST_BOUNDS.templateGroups), resolve: (d) => d.retyped }),
+    added: t.field({
+      type: [FieldSummaryRef],
+      description: `Fields of the target version the pinned one lacks. ${FIELDS_COST}`,
+      complexity: listCost(LIST_BOUNDS.templateGroups),
+      resolve: (d) => d.added,
+    }),
+    removed: t.field({
+      type: [FieldSummaryRef],
+      description: `Fields of the pinned version the target lacks. ${FIELDS_COST}`,
+      complexity: listCost(LIST_BOUNDS.templateGroups),
+      resolve: (d) => d.removed,
+    }),
+    retyped: t.field({
+      type: [RetypedFieldRef],
+      description: `Fields whose type changed. ${FIELDS_COST}`,
+      complexity: listCost(LIST_BOUNDS.templateGroups),
+      resolve: (d) => d.retyped,
+    }),
   }),
 });
 
@@ -73,15 +88,20 @@ const ValueFindingRef = builder.objectRef<ValueFinding>('TemplateUpgradeValue').
   description: 'A current value that does not carry over to the target version, and why.',
   fields: (t) => ({
     field: t.exposeString('field', { description: '`templateFields.<fieldId>`, as validation details name it.' }),
-    fieldId: t.exposeString('fieldId', { description: 'The field id, as the upgrade\'s `drop` takes it.' }),
-    name: t.exposeString('name', { description: 'The field\'s label.' }),
-    value: t.field({ type: JsonRef, nullable: true, description: 'The current stored value (media values as file-path ID lists).', resolve: (v) => v.value ?? null }),
+    fieldId: t.exposeString('fieldId', { description: "The field id, as the upgrade's `drop` takes it." }),
+    name: t.exposeString('name', { description: "The field's label." }),
+    value: t.field({
+      type: JsonRef,
+      nullable: true,
+      description: 'The current stored value (media values as file-path ID lists).',
+      resolve: (v) => v.value ?? null,
+    }),
     reason: t.exposeString('reason', { description: 'Why it does not carry over.' }),
   }),
 });
 
 const IssueRef = builder.objectRef<FieldIssue>('TemplateUpgradeIssue').implement({
-  description: 'A field and what is wrong with it, as a validation_failed error\'s details list it.',
+  description: "A field and what is wrong with it, as a validation_failed error's details list it.",
   fields: (t) => ({
     field: t.exposeString('field', { description: 'The field: `name`, `spu`, `coverAssetId` or `templateFields.<fieldId>`.' }),
     message: t.exposeString('message', { description: 'What is wrong (human text).' }),
@@ -93,13 +113,40 @@ function findingsFields<Shape extends ProductUpgradeItem>(t: ObjectFieldBuilder<
   return {
     productId: t.int({ description: 'The product.', resolve: (f) => f.productId }),
     status: t.string({ description: '`draft` or `published`, now.', resolve: (f) => f.status }),
-    removedValues: t.field({ type: [ValueFindingRef], description: `Values of fields the target version no longer has: the upgrade drops them. ${FINDINGS_COST}`, complexity: listCost(FINDINGS_ESTIMATE), resolve: (f) => f.removedValues }),
-    invalidValues: t.field({ type: [ValueFindingRef], description: `Values that fail the target version (type, options, file limits): the upgrade is refused unless its \`drop\` names each. ${FINDINGS_COST}`, complexity: listCost(FINDINGS_ESTIMATE), resolve: (f) => f.invalidValues }),
-    publishable: t.boolean({ description: 'Whether the upgraded product (every invalid value dropped) is complete: could be, or stay, published.', resolve: (f) => f.publishable }),
-    missing: t.field({ type: [IssueRef], description: `What the upgraded product would lack to be published. ${FINDINGS_COST}`, complexity: listCost(FINDINGS_ESTIMATE), resolve: (f) => f.missing }),
-    canStayPublished: t.boolean({ nullable: true, description: 'For a published product, whether it could stay published (false: the upgrade is refused until it is unpublished); null for a draft.', resolve: (f) => f.canStayPublished }),
+    removedValues: t.field({
+      type: [ValueFindingRef],
+      description: `Values of fields the target version no longer has: the upgrade drops them. ${FINDINGS_COST}`,
+      complexity: listCost(FINDINGS_ESTIMATE),
+      resolve: (f) => f.removedValues,
+    }),
+    invalidValues: t.field({
+      type: [ValueFindingRef],
+      description: `Values that fail the target version (type, options, file limits): the upgrade is refused unless its \`drop\` names each. ${FINDINGS_COST}`,
+      complexity: listCost(FINDINGS_ESTIMATE),
+      resolve: (f) => f.invalidValues,
+    }),
+    publishable: t.boolean({
+      description: 'Whether the upgraded product (every invalid value dropped) is complete: could be, or stay, published.',
+      resolve: (f) => f.publishable,
+    }),
+    missing: t.field({
+      type: [IssueRef],
+      description: `What the upgraded product would lack to be published. ${FINDINGS_COST}`,
+      complexity: listCost(FINDINGS_ESTIMATE),
+      resolve: (f) => f.missing,
+    }),
+    canStayPublished: t.boolean({
+      nullable: true,
+      description: 'For a published product, whether it could stay published (false: the upgrade is refused until it is unpublished); null for a draft.',
+      resolve: (f) => f.canStayPublished,
+    }),
     ready: t.boolean({ description: 'Whether the upgrade without `drop` would succeed now.', resolve: (f) => f.ready }),
-    blocking: t.field({ type: [IssueRef], description: `What the upgrade without \`drop\` would refuse, as its validation_failed details. ${FINDINGS_COST}`, complexity: listCost(FINDINGS_ESTIMATE), resolve: (f) => f.blocking }),
+    blocking: t.field({
+      type: [IssueRef],
+      description: `What the upgrade without \`drop\` would refuse, as its validation_failed details. ${FINDINGS_COST}`,
+      complexity: listCost(FINDINGS_ESTIMATE),
+      resolve: (f) => f.blocking,
+    }),
   };
 }
 
@@ -121,7 +168,9 @@ const ReportRef = builder.objectRef<ReportWithEtag>('ProductTemplateUpgradePrevi
   fields: (t) => ({
     ...findingsFields(t),
     ...targetFields(t),
-    etag: t.exposeString('etag', { description: 'The product\'s ETag now: send it as ifMatch to upgradeProductTemplate to upgrade exactly what was previewed.' }),
+    etag: t.exposeString('etag', {
+      description: "The product's ETag now: send it as ifMatch to upgradeProductTemplate to upgrade exactly what was previewed.",
+    }),
   }),
 });
 
@@ -131,7 +180,8 @@ const ProductFindingsRef = builder.objectRef<ProductUpgradeItem>('ProductTemplat
 });
 
 const BulkRef = builder.objectRef<{ data: TemplateUpgradesPreview; pagination: Pagination }>('TemplateUpgradesPreview').implement({
-  description: 'What moving every product pinned to one version would do, one page of products at a time (REST: GET /v1/products/template-upgrades); nothing is changed.',
+  description:
+    'What moving every product pinned to one version would do, one page of products at a time (REST: GET /v1/products/template-upgrades); nothing is changed.',
   fields: (t) => ({
     templateId: t.string({ description: 'The template.', resolve: (r) => r.data.templateId }),
     from: t.field({ type: VersionPinRef, description: 'The version the products are pinned to.', resolve: (r) => r.data.from }),
@@ -143,18 +193,26 @@ const BulkRef = builder.objectRef<{ data: TemplateUpgradesPreview; pagination: P
       complexity: listCost(MAX_PAGE_SIZE),
       resolve: (r) => r.data.products,
     }),
-    pagination: t.field({ type: PaginationRef, description: 'Ordinary paging (pageSize default 20, at most 100); totalCount counts the live products pinned to `from`.', resolve: (r) => r.pagination }),
+    pagination: t.field({
+      type: PaginationRef,
+      description: 'Ordinary paging (pageSize default 20, at most 100); totalCount counts the live products pinned to `from`.',
+      resolve: (r) => r.pagination,
+    }),
   }),
 });
 
 const TemplateUpgradeInput = builder.inputType('TemplateUpgradeInput', {
   description: 'Options of upgradeProductTemplate.',
   fields: (t) => ({
-    drop: t.stringList({ description: 'Field ids whose current values fail the target version (or whose fields it removed) and are to be cleared; at most 200, no repeats. Any other id is validation_failed on `drop[i]`.' }),
+    drop: t.stringList({
+      description:
+        'Field ids whose current values fail the target version (or whose fields it removed) and are to be cleared; at most 200, no repeats. Any other id is validation_failed on `drop[i]`.',
+    }),
   }),
 });
 
-const TARGET_ERRORS = 'validation_failed on `to` when it is not a version of the template, not newer than the pinned one, a version of a deleted template (retired), or the product has no template';
+const TARGET_ERRORS =
+  'validation_failed on `to` when it is not a version of the template, not newer than the pinned one, a version of a deleted template (retired), or the product has no template';
 
 builder.queryFields((t) => ({
   productTemplateUpgrade: t.field({
@@ -162,10 +220,14 @@ builder.queryFields((t) => ({
     description: `Previews moving a product to a newer version of its template; changes nothing (REST: GET /v1/products/{id}/template-upgrade). Editable or manage (the roles that edit products). Errors: forbidden, not_found, ${TARGET_ERRORS}.`,
     args: {
       productId: t.arg.int({ required: true, description: 'Product id.' }),
-      to: t.arg.int({ description: 'Version number to move to (1, 2, ...); omitted: the template\'s current version.' }),
+      to: t.arg.int({ description: "Version number to move to (1, 2, ...); omitted: the template's current version." }),
     },
     resolve: async (_root, args, gql) => {
-      const report: Versioned<TemplateUpgradeReport> = await gql.core.catalogue.products.previewTemplateUpgrade(gql.ctx, args.productId, withoutNulls({ to: args.to }));
+      const report: Versioned<TemplateUpgradeReport> = await gql.core.catalogue.products.previewTemplateUpgrade(
+        gql.ctx,
+        args.productId,
+        withoutNulls({ to: args.to }),
+      );
       return { ...report.data, etag: report.etag };
     },
   }),
@@ -175,7 +237,7 @@ builder.queryFields((t) => ({
     args: {
       templateId: t.arg.string({ required: true, description: 'The template (1-128 characters).' }),
       from: t.arg.int({ required: true, description: 'The version number the products are pinned to.' }),
-      to: t.arg.int({ description: 'The version number to preview; omitted: the template\'s current version.' }),
+      to: t.arg.int({ description: "The version number to preview; omitted: the template's current version." }),
       ...pageArgs(t),
     },
     resolve: (_root, args, gql) => gql.core.catalogue.products.previewTemplateUpgrades(gql.ctx, withoutNulls(args)),
@@ -188,11 +250,19 @@ builder.mutationFields((t) => ({
     description: `Moves a product to a newer version of its template in one transaction (REST: POST /v1/products/{id}/template-upgrade): values valid there are kept, values of removed fields and the invalid values named in \`drop\` are cleared, draftReason recomputed, history and activity written (template_upgraded), the ETag changes. Editable or manage. Errors: forbidden, not_found, validation_failed (ifMatch missing, named If-Match; a value fails the new version and \`drop\` does not name it; a published product would lack a required value; \`drop[i]\` names nothing to drop; ${TARGET_ERRORS}), precondition_failed (stale ifMatch).`,
     args: {
       productId: t.arg.int({ required: true, description: 'Product id.' }),
-      to: t.arg.int({ description: 'Version number to move to; omitted: the template\'s current version (pass it to upgrade exactly what you previewed).' }),
+      to: t.arg.int({ description: "Version number to move to; omitted: the template's current version (pass it to upgrade exactly what you previewed)." }),
       input: t.arg({ type: TemplateUpgradeInput, description: 'What to drop.' }),
-      ifMatch: ifMatchArg(t, 'Required: the product\'s ETag from a read or the preview; refused (precondition_failed) if stale.'),
+      ifMatch: ifMatchArg(t, "Required: the product's ETag from a read or the preview; refused (precondition_failed) if stale."),
     },
     resolve: async (_root, args, gql) =>
-      recordResult(await gql.core.catalogue.products.upgradeTemplate(gql.ctx, args.productId, withoutNulls({ to: args.to }), withoutNulls(args.input ?? {}), args.ifMatch ?? undefined)),
+      recordResult(
+        await gql.core.catalogue.products.upgradeTemplate(
+          gql.ctx,
+          args.productId,
+          withoutNulls({ to: args.to }),
+          withoutNulls(args.input ?? {}),
+          args.ifMatch ?? undefined,
+        ),
+      ),
   }),
 }));

@@ -45,21 +45,31 @@ const versionLoader = createContextCache(
 const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
   description: 'A library file a product references (spec 2.5); links are signed and expire.',
   fields: (t) => ({
-    id: t.exposeInt('id', { nullable: true, description: 'File-path ID; null for unresolved media (the file is in the recycle bin or deleted), whose other fields are null too.' }),
+    id: t.exposeInt('id', {
+      nullable: true,
+      description: 'File-path ID; null for unresolved media (the file is in the recycle bin or deleted), whose other fields are null too.',
+    }),
     name: t.exposeString('name', { nullable: true, description: 'The file name; null when the file is no longer in the library.' }),
     mimeType: t.exposeString('mimeType', { nullable: true, description: 'MIME type by content.' }),
     size: t.exposeString('size', { nullable: true, description: 'Decimal byte count.' }),
     width: t.exposeFloat('width', { nullable: true, description: 'Pixels; null for non-images.' }),
     height: t.exposeFloat('height', { nullable: true, description: 'Pixels; null for non-images.' }),
     duration: t.exposeFloat('duration', { nullable: true, description: 'Seconds.' }),
-    previewUrl: t.exposeString('previewUrl', { nullable: true, description: 'Signed preview link (derived preview 3600 s, original-image fallback 300 s, never past the key\'s expiry); null when unavailable.' }),
+    previewUrl: t.exposeString('previewUrl', {
+      nullable: true,
+      description: "Signed preview link (derived preview 3600 s, original-image fallback 300 s, never past the key's expiry); null when unavailable.",
+    }),
     downloadUrl: t.string({ nullable: true, description: 'Only for keys that may download (usable or higher).', resolve: (m) => m.downloadUrl ?? null }),
-    downloadUrlExpiresAt: t.string({ nullable: true, description: 'When downloadUrl expires (RFC 3339); null without one.', resolve: (m) => m.downloadUrlExpiresAt ?? null }),
+    downloadUrlExpiresAt: t.string({
+      nullable: true,
+      description: 'When downloadUrl expires (RFC 3339); null without one.',
+      resolve: (m) => m.downloadUrlExpiresAt ?? null,
+    }),
   }),
 });
 
 const ProductStatusEnum = enumFromCore('ProductStatus', {
-  description: 'A product\'s lifecycle status (spec 2.5).',
+  description: "A product's lifecycle status (spec 2.5).",
   values: PRODUCT_STATUSES,
   describe: { draft: 'Not published: seen by editable and manage keys only; may be incomplete.', published: 'Complete and seen by every key of the team.' },
 });
@@ -79,20 +89,34 @@ export const ProductRef = builder.loadableObject('Product', {
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Product id.' }),
     name: t.exposeString('name', { description: 'At most 255 characters; may be empty on a draft.' }),
-    spu: t.exposeString('spu', { nullable: true, description: 'The SKU (spec: `spu`), at most 64, unique in the library (deleted products still reserve theirs); null when none.' }),
+    spu: t.exposeString('spu', {
+      nullable: true,
+      description: 'The SKU (spec: `spu`), at most 64, unique in the library (deleted products still reserve theirs); null when none.',
+    }),
     description: t.exposeString('description', { nullable: true, description: 'Free text; null when none.' }),
     status: t.field({ type: ProductStatusEnum, description: 'Draft or published.', resolve: (product) => product.status }),
     brandId: t.exposeInt('brandId', { nullable: true, description: 'The brand; null when none.' }),
     categoryId: t.exposeInt('categoryId', { nullable: true, description: 'A category of the brand; null when none.' }),
     ownerUserId: t.exposeInt('ownerUserId', { nullable: true, description: 'The owning member; null when none.' }),
-    publishedAt: t.exposeString('publishedAt', { nullable: true, description: 'When it was last published (RFC 3339, UTC, microseconds); null while a draft.' }),
+    publishedAt: t.exposeString('publishedAt', {
+      nullable: true,
+      description: 'When it was last published (RFC 3339, UTC, microseconds); null while a draft.',
+    }),
     createdAt: t.exposeString('createdAt', { description: RFC3339_MICROS }),
     updatedAt: t.exposeString('updatedAt', { description: 'RFC 3339, UTC, microseconds; the sync order.' }),
-    draftReason: t.exposeString('draftReason', { nullable: true, description: 'Why it is a draft (what publishing would refuse); null when published or complete.' }),
+    draftReason: t.exposeString('draftReason', {
+      nullable: true,
+      description: 'Why it is a draft (what publishing would refuse); null when published or complete.',
+    }),
     templateId: t.exposeString('templateId', { nullable: true, description: 'The template whose version is pinned; null without one.' }),
     templateVersionId: t.exposeString('templateVersionId', { nullable: true, description: 'The pinned template version, fixed at creation.' }),
     brand: t.field({ type: BrandRef, nullable: true, description: 'The brand (batched per request); null when none or deleted.', resolve: (p) => p.brandId }),
-    category: t.field({ type: CategoryRef, nullable: true, description: 'The category (batched per request); null when none or deleted.', resolve: (p) => p.categoryId }),
+    category: t.field({
+      type: CategoryRef,
+      nullable: true,
+      description: 'The category (batched per request); null when none or deleted.',
+      resolve: (p) => p.categoryId,
+    }),
     templateDefinition: t.field({
       type: TemplateVersionRef,
       nullable: true,
@@ -101,7 +125,8 @@ export const ProductRef = builder.loadableObject('Product', {
     }),
     templateFields: t.field({
       type: JsonObjectRef,
-      description: 'Values keyed by stable template field ID (keys sorted, as in REST); image/file values are arrays of MediaObject-shaped objects (unresolved, with id null, for files no longer live).',
+      description:
+        'Values keyed by stable template field ID (keys sorted, as in REST); image/file values are arrays of MediaObject-shaped objects (unresolved, with id null, for files no longer live).',
       resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).templateFields,
     }),
     cover: t.field({
@@ -110,8 +135,18 @@ export const ProductRef = builder.loadableObject('Product', {
       description: 'The explicit cover, or the first image; null when there is none or its file is gone.',
       resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).cover,
     }),
-    images: t.field({ type: [MediaObjectRef], description: `Images in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`, complexity: listCost(LIST_BOUNDS.productMedia), resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).images }),
-    relatedAssets: t.field({ type: [MediaObjectRef], description: `Related files in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`, complexity: listCost(LIST_BOUNDS.productMedia), resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).relatedAssets }),
+    images: t.field({
+      type: [MediaObjectRef],
+      description: `Images in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`,
+      complexity: listCost(LIST_BOUNDS.productMedia),
+      resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).images,
+    }),
+    relatedAssets: t.field({
+      type: [MediaObjectRef],
+      description: `Related files in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`,
+      complexity: listCost(LIST_BOUNDS.productMedia),
+      resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).relatedAssets,
+    }),
   }),
 });
 
@@ -128,7 +163,10 @@ const DeletedProductRef = deletionType('DeletedProduct', 'Int', { noun: 'product
 
 const ProductVisibilityRef = builder.objectRef<ProductVisibilityItem>('ProductVisibility').implement({
   description: 'Whether the calling key sees a product (REST: POST /v1/products/visibility).',
-  fields: (t) => ({ id: t.exposeInt('id', { description: 'The product id asked about.' }), result: t.field({ type: VisibilityEnum, description: 'Whether the key sees it.', resolve: (item) => item.result }) }),
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'The product id asked about.' }),
+    result: t.field({ type: VisibilityEnum, description: 'Whether the key sees it.', resolve: (item) => item.result }),
+  }),
 });
 
 const productInputFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
@@ -145,7 +183,10 @@ const productInputFields = (t: Parameters<Parameters<typeof builder.inputType>[1
   relatedAssetIds: t.intList({ description: 'At most 100.' }),
 });
 
-const ProductCreateInput = builder.inputType('ProductCreateInput', { description: 'A new product (spec 4.5 ProductCreate); always a draft.', fields: productInputFields });
+const ProductCreateInput = builder.inputType('ProductCreateInput', {
+  description: 'A new product (spec 4.5 ProductCreate); always a draft.',
+  fields: productInputFields,
+});
 const ProductPatchInput = builder.inputType('ProductPatchInput', {
   description: 'An omitted field is unchanged; null clears it.',
   fields: productInputFields,
@@ -189,19 +230,26 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createProduct: t.field({
     type: ProductResultRef,
-    description: 'Always creates a draft and pins the resolved template version (editable role; REST: POST /v1/products). Errors: forbidden, validation_failed, sku_in_use, not_found (brand, category, template), idempotency_key_reused.',
+    description:
+      'Always creates a draft and pins the resolved template version (editable role; REST: POST /v1/products). Errors: forbidden, validation_failed, sku_in_use, not_found (brand, category, template), idempotency_key_reused.',
     args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The new product.' }), idempotencyKey: idempotencyKeyArg(t) },
     resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined)),
   }),
   updateProduct: t.field({
     type: ProductResultRef,
-    description: 'Changes a product (editable role; REST: PATCH /v1/products/{id}); a published product must stay complete. Errors: forbidden, not_found, validation_failed, sku_in_use, precondition_failed.',
-    args: { id: t.arg.int({ required: true, description: 'Product id.' }), input: t.arg({ type: ProductPatchInput, required: true, description: 'The changes.' }), ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale.') },
+    description:
+      'Changes a product (editable role; REST: PATCH /v1/products/{id}); a published product must stay complete. Errors: forbidden, not_found, validation_failed, sku_in_use, precondition_failed.',
+    args: {
+      id: t.arg.int({ required: true, description: 'Product id.' }),
+      input: t.arg({ type: ProductPatchInput, required: true, description: 'The changes.' }),
+      ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale.'),
+    },
     resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined)),
   }),
   publishProduct: t.field({
     type: ProductResultRef,
-    description: 'Publishes a complete product (editable role; REST: POST /v1/products/{id}/publish). Errors: forbidden, not_found, validation_failed (details name what is missing), precondition_failed.',
+    description:
+      'Publishes a complete product (editable role; REST: POST /v1/products/{id}/publish). Errors: forbidden, not_found, validation_failed (details name what is missing), precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
     resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined)),
   }),
@@ -213,7 +261,8 @@ builder.mutationFields((t) => ({
   }),
   deleteProduct: t.field({
     type: DeletedProductRef,
-    description: 'Soft-deletes a product; its spu stays reserved (editable role; REST: DELETE /v1/products/{id}). Errors: forbidden, not_found, precondition_failed.',
+    description:
+      'Soft-deletes a product; its spu stays reserved (editable role; REST: DELETE /v1/products/{id}). Errors: forbidden, not_found, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
     resolve: (_root, args, gql) => gql.core.catalogue.products.softDelete(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),

@@ -14,7 +14,12 @@ const ShareSearchResultRef = builder
   .implement({
     description: 'What searchShare answers (spec 4.6).',
     fields: (t) => ({
-      assets: t.field({ type: [AssetItemRef], description: 'The page of matching assets inside the shared folder (searchShare counts its page size in the query cost).', complexity: PAGE_ITEMS_COST, resolve: (r) => r.assets }),
+      assets: t.field({
+        type: [AssetItemRef],
+        description: 'The page of matching assets inside the shared folder (searchShare counts its page size in the query cost).',
+        complexity: PAGE_ITEMS_COST,
+        resolve: (r) => r.assets,
+      }),
       totalCount: t.exposeFloat('totalCount', { description: 'Exact number of matching assets.' }),
       folders: t.field({
         type: [LibraryFolderRef],

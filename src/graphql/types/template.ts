@@ -1,11 +1,30 @@
-import { FIELD_TYPES, SYNC_STRATEGIES, SYSTEM_KEYS, type TemplateFieldView, type TemplateGroupView, type TemplateVersionView, type TemplateView } from '../../core/catalogue/templates/template.schemas.ts';
+import {
+  FIELD_TYPES,
+  SYNC_STRATEGIES,
+  SYSTEM_KEYS,
+  type TemplateFieldView,
+  type TemplateGroupView,
+  type TemplateVersionView,
+  type TemplateView,
+} from '../../core/catalogue/templates/template.schemas.ts';
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import { builder, JsonObjectRef } from '../builder.ts';
 import { LIST_BOUNDS, listCost, pageCost, sizeOf } from '../costs.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
-import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageQuery, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
+import {
+  deletionType,
+  etagResultType,
+  idempotencyKeyArg,
+  ifMatchArg,
+  pageArgs,
+  pageQuery,
+  pageType,
+  RFC3339_MICROS,
+  timestampFields,
+  versionedOf,
+} from '../shapes.ts';
 
 const FieldTypeEnum = enumFromCore('TemplateFieldType', {
   description: 'The type of a template field: which values products may give it and which config it takes (docs/templates.md).',
@@ -22,9 +41,9 @@ const FieldTypeEnum = enumFromCore('TemplateFieldType', {
     number: 'A JSON number.',
     currency: 'An amount; config gives code, symbol and decimals.',
     richtext: 'Rich text; config gives its mode (html or delta).',
-    select: 'One value of the config\'s options.',
-    radio: 'One value of the config\'s options, shown as radio buttons.',
-    checkbox: 'Several values of the config\'s options.',
+    select: "One value of the config's options.",
+    radio: "One value of the config's options, shown as radio buttons.",
+    checkbox: "Several values of the config's options.",
     image: 'Library images by file-path ID.',
     file: 'Library files by file-path ID.',
   },
@@ -52,16 +71,25 @@ const SyncStrategyEnum = enumFromCore('TemplateSyncStrategy', {
 const TemplateFieldRef = builder.objectRef<TemplateFieldView>('TemplateField').implement({
   description: 'A field of a template group (spec 2.4); typeChangeConfirmed is write-only.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'Field id (1-128 characters), stable across versions: the key of a product\'s templateFields.' }),
+    id: t.exposeString('id', { description: "Field id (1-128 characters), stable across versions: the key of a product's templateFields." }),
     key: t.exposeString('key', { description: 'Machine name, 1-64 characters, unique in the template.' }),
     name: t.exposeString('name', { description: 'Display name, 1-128 characters.' }),
     type: t.field({ type: FieldTypeEnum, description: 'Which values the field takes.', resolve: (field) => field.type }),
     required: t.exposeBoolean('required', { description: 'A published product must have a value.' }),
     placeholder: t.exposeString('placeholder', { nullable: true, description: 'Up to 255 characters; null when none.' }),
     sortOrder: t.exposeInt('sortOrder', { description: 'Position in its group (then id).' }),
-    config: t.field({ type: JsonObjectRef, description: 'Type-specific settings (options of a select, limits); docs/templates.md lists them per type.', resolve: (field) => field.config }),
+    config: t.field({
+      type: JsonObjectRef,
+      description: 'Type-specific settings (options of a select, limits); docs/templates.md lists them per type.',
+      resolve: (field) => field.config,
+    }),
     isSystemField: t.exposeBoolean('isSystemField', { description: 'One of the three system fields (name, sku, mainImage), present in every template.' }),
-    systemKey: t.field({ type: SystemKeyEnum, nullable: true, description: 'Which system field; null for custom fields.', resolve: (field) => field.systemKey }),
+    systemKey: t.field({
+      type: SystemKeyEnum,
+      nullable: true,
+      description: 'Which system field; null for custom fields.',
+      resolve: (field) => field.systemKey,
+    }),
   }),
 });
 
@@ -76,7 +104,8 @@ const TemplateGroupRef = builder.objectRef<TemplateGroupView>('TemplateGroup').i
     sortOrder: t.exposeInt('sortOrder', { description: 'Position among the groups.' }),
     fields: t.field({
       type: [TemplateFieldRef],
-      description: 'Its fields in order. Query cost: counted within the groups\' 200 items, since a definition has at most 200 fields in all its groups together.',
+      description:
+        "Its fields in order. Query cost: counted within the groups' 200 items, since a definition has at most 200 fields in all its groups together.",
       complexity: listCost(1),
       resolve: (group) => group.fields,
     }),
@@ -89,10 +118,15 @@ export const TemplateVersionRef = builder.objectRef<TemplateVersionView>('Templa
     id: t.exposeString('id', { description: 'Version id: what a product pins (templateVersionId).' }),
     templateId: t.exposeString('templateId', { description: 'The template it is a version of.' }),
     number: t.exposeInt('number', { description: '1 for the create, then one more per update.' }),
-    name: t.exposeString('name', { description: 'The template\'s name in this version.' }),
+    name: t.exposeString('name', { description: "The template's name in this version." }),
     description: t.exposeString('description', { nullable: true, description: 'The description in this version; null when none.' }),
     createdAt: t.exposeString('createdAt', { description: 'When the version was written (RFC 3339, UTC, microseconds.)' }),
-    groups: t.field({ type: [TemplateGroupRef], description: `The definition in this version. ${GROUPS_COST}`, complexity: listCost(LIST_BOUNDS.templateGroups), resolve: (version) => version.groups }),
+    groups: t.field({
+      type: [TemplateGroupRef],
+      description: `The definition in this version. ${GROUPS_COST}`,
+      complexity: listCost(LIST_BOUNDS.templateGroups),
+      resolve: (version) => version.groups,
+    }),
   }),
 });
 
@@ -112,7 +146,12 @@ export const TemplateRef = builder.loadableObject('Template', {
     ...timestampFields(t, RFC3339_MICROS),
     boundBrandIds: t.exposeIntList('boundBrandIds', { description: 'Brands whose products use this template when no category binding applies.' }),
     boundCategoryIds: t.exposeIntList('boundCategoryIds', { description: 'Categories (and their descendants) whose products use this template.' }),
-    groups: t.field({ type: [TemplateGroupRef], description: `The current definition. ${GROUPS_COST}`, complexity: listCost(LIST_BOUNDS.templateGroups), resolve: (template) => template.groups }),
+    groups: t.field({
+      type: [TemplateGroupRef],
+      description: `The current definition. ${GROUPS_COST}`,
+      complexity: listCost(LIST_BOUNDS.templateGroups),
+      resolve: (template) => template.groups,
+    }),
   }),
 });
 
@@ -122,7 +161,9 @@ builder.objectFields(TemplateRef, (t) => ({
     description:
       'The newest `last` versions, oldest first: the last one is the current definition. Older ones: pass `before` (a version number) to read the ones before it; every version is also templateVersion(id). Query cost: counted as `last` items.',
     args: {
-      last: t.arg.int({ description: `How many versions, the newest first chosen (default ${LIST_BOUNDS.templateVersionsDefault}, at most ${LIST_BOUNDS.templateVersionsMax}).` }),
+      last: t.arg.int({
+        description: `How many versions, the newest first chosen (default ${LIST_BOUNDS.templateVersionsDefault}, at most ${LIST_BOUNDS.templateVersionsMax}).`,
+      }),
       before: t.arg.int({ description: 'Only versions numbered below this one; omitted: up to the current version.' }),
     },
     complexity: (args) => listCost(sizeOf(args.last, LIST_BOUNDS.templateVersionsDefault, LIST_BOUNDS.templateVersionsMax)),
@@ -139,24 +180,30 @@ const versionsLoader = createContextCache(
   (gql: GqlContext) => new DataLoader<string, TemplateVersionView[]>(async (ids) => gql.core.catalogue.templates.versionsByTemplateIds(gql.ctx, [...ids])),
 );
 
-const TemplatePageRef = pageType('TemplatePage', TemplateRef, { description: 'A page of live templates (REST: GET /v1/product-info-templates).', items: 'templates' });
+const TemplatePageRef = pageType('TemplatePage', TemplateRef, {
+  description: 'A page of live templates (REST: GET /v1/product-info-templates).',
+  items: 'templates',
+});
 
 const TemplateResultRef = etagResultType('TemplateResult', TemplateRef, { field: 'template' });
 
-const DeletedTemplateRef = deletionType('DeletedTemplate', 'String', { noun: 'template', description: 'What a deletion answers (the versions stay for products that pin them).' });
+const DeletedTemplateRef = deletionType('DeletedTemplate', 'String', {
+  noun: 'template',
+  description: 'What a deletion answers (the versions stay for products that pin them).',
+});
 
 const TemplateFieldInput = builder.inputType('TemplateFieldInput', {
   description: 'Spec 4.4 field input: id for an existing field of the group, omitted for a new one.',
   fields: (t) => ({
-    id: t.string({ description: 'An existing field\'s id to keep it; omitted for a new field.' }),
+    id: t.string({ description: "An existing field's id to keep it; omitted for a new field." }),
     key: t.string({ description: 'Machine name, 1-64 characters, unique in the template.' }),
     name: t.string({ description: 'Display name, 1-128 characters.' }),
-    type: t.field({ type: FieldTypeEnum, description: 'Required for a new field; a change of an existing field\'s type needs typeChangeConfirmed.' }),
+    type: t.field({ type: FieldTypeEnum, description: "Required for a new field; a change of an existing field's type needs typeChangeConfirmed." }),
     required: t.boolean({ description: 'A published product must have a value.' }),
     placeholder: t.string({ description: 'Up to 255 characters.' }),
     sortOrder: t.int({ description: 'Position in its group.' }),
     config: t.field({ type: JsonObjectRef, description: 'Type-specific settings (docs/templates.md).' }),
-    typeChangeConfirmed: t.boolean({ description: 'Write-only: true to change an existing field\'s type (existing values are not migrated).' }),
+    typeChangeConfirmed: t.boolean({ description: "Write-only: true to change an existing field's type (existing values are not migrated)." }),
     isSystemField: t.boolean({ description: 'Send the system fields back as read, with this true.' }),
     systemKey: t.field({ type: SystemKeyEnum, description: 'Which system field (NAME, SKU, MAIN_IMAGE), with isSystemField.' }),
   }),
@@ -165,7 +212,7 @@ const TemplateFieldInput = builder.inputType('TemplateFieldInput', {
 const TemplateGroupInput = builder.inputType('TemplateGroupInput', {
   description: 'A group of fields (spec 4.4): 1-200 groups per request, at most 200 fields in all.',
   fields: (t) => ({
-    id: t.string({ description: 'An existing group\'s id to keep it; omitted for a new group.' }),
+    id: t.string({ description: "An existing group's id to keep it; omitted for a new group." }),
     name: t.string({ required: true, description: 'Display name.' }),
     fields: t.field({ type: [TemplateFieldInput], required: true, description: 'Its fields in order.' }),
   }),
@@ -177,7 +224,11 @@ const TemplateCreateInput = builder.inputType('TemplateCreateInput', {
     name: t.string({ required: true, description: '1-30 characters; unique among live templates.' }),
     description: t.string({ description: 'At most 50 characters.' }),
     enabled: t.boolean({ description: 'Default true.' }),
-    groups: t.field({ type: [TemplateGroupInput], required: true, description: 'The definition; the system fields are added to the default group when missing.' }),
+    groups: t.field({
+      type: [TemplateGroupInput],
+      required: true,
+      description: 'The definition; the system fields are added to the default group when missing.',
+    }),
     boundBrandIds: t.intList({ description: 'Brands to bind (up to 10,000).' }),
     boundCategoryIds: t.intList({ description: 'Categories to bind (up to 10,000).' }),
     isLibraryDefault: t.boolean({ description: 'Make it the library default.' }),
@@ -231,20 +282,31 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createTemplate: t.field({
     type: TemplateResultRef,
-    description: 'Creates a template and its first version (manage role; REST: POST /v1/product-info-templates). Errors: forbidden, validation_failed, name_in_use, idempotency_key_reused.',
+    description:
+      'Creates a template and its first version (manage role; REST: POST /v1/product-info-templates). Errors: forbidden, validation_failed, name_in_use, idempotency_key_reused.',
     args: { input: t.arg({ type: TemplateCreateInput, required: true, description: 'The new template.' }), idempotencyKey: idempotencyKeyArg(t) },
     resolve: async (_root, args, gql) => versionedOf(await gql.core.catalogue.templates.create(gql.ctx, args.input, args.idempotencyKey ?? undefined)),
   }),
   updateTemplate: t.field({
     type: TemplateResultRef,
-    description: 'Changes a template, writing a new version (manage role; REST: PATCH /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed, name_in_use, precondition_failed.',
-    args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplatePatchInput, required: true, description: 'The changes.' }), ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale.') },
+    description:
+      'Changes a template, writing a new version (manage role; REST: PATCH /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed, name_in_use, precondition_failed.',
+    args: {
+      id: t.arg.string({ required: true, description: 'Template id.' }),
+      input: t.arg({ type: TemplatePatchInput, required: true, description: 'The changes.' }),
+      ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale.'),
+    },
     resolve: (_root, args, gql) => gql.core.catalogue.templates.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined),
   }),
   deleteTemplate: t.field({
     type: DeletedTemplateRef,
-    description: 'Soft-deletes a template and its bindings; versions stay for pinned products (manage role; REST: DELETE /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed (the library default without a replacement), precondition_failed.',
-    args: { id: t.arg.string({ required: true, description: 'Template id.' }), input: t.arg({ type: TemplateDeleteInput, description: 'Needed for the library default.' }), ifMatch: ifMatchArg(t) },
+    description:
+      'Soft-deletes a template and its bindings; versions stay for pinned products (manage role; REST: DELETE /v1/product-info-templates/{id}). Errors: forbidden, not_found, validation_failed (the library default without a replacement), precondition_failed.',
+    args: {
+      id: t.arg.string({ required: true, description: 'Template id.' }),
+      input: t.arg({ type: TemplateDeleteInput, description: 'Needed for the library default.' }),
+      ifMatch: ifMatchArg(t),
+    },
     resolve: (_root, args, gql) => gql.core.catalogue.templates.softDelete(gql.ctx, args.id, args.input ?? undefined, args.ifMatch ?? undefined),
   }),
 }));

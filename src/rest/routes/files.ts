@@ -14,7 +14,12 @@ export async function fileRoutes(app: FastifyInstance, { core }: { core: Core })
     // cast kept: no querystring schema either; a repeated parameter arrives as an array and `single` drops it
     const query = request.query as Record<string, string | string[] | undefined>;
     const single = (value: string | string[] | undefined) => (Array.isArray(value) ? undefined : value);
-    const delivery = await core.assets.fileDelivery.open(core.operatorCtx(), { ...params, exp: single(query.exp), sig: single(query.sig), variant: single(query.v) });
+    const delivery = await core.assets.fileDelivery.open(core.operatorCtx(), {
+      ...params,
+      exp: single(query.exp),
+      sig: single(query.sig),
+      variant: single(query.v),
+    });
     // the global hook says no-store; a valid link may be cached by the browser until it expires
     reply.header('Cache-Control', `private, max-age=${delivery.maxAgeSeconds}`);
     reply.header('Content-Type', delivery.contentType);

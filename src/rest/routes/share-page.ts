@@ -14,14 +14,34 @@ const ACCESS_COOKIE = 'shelf_share_access';
 
 /** What each failure looks like to a visitor: the status and the words of the page. */
 const FAILURE_PAGES: Partial<Record<string, { status: number; title: string; message: string }>> = {
-  share_not_found: { status: 404, title: 'Link not found', message: 'This link does not lead to a shared product. Check that it was copied completely, or ask the sender for a new one.' },
-  share_expired: { status: 410, title: 'This link has expired', message: 'The shared product is no longer available through this link. Ask the sender for a new one.' },
-  share_revoked: { status: 410, title: 'This link is no longer active', message: 'The sender has stopped sharing this product. Ask them for a new link if you still need it.' },
+  share_not_found: {
+    status: 404,
+    title: 'Link not found',
+    message: 'This link does not lead to a shared product. Check that it was copied completely, or ask the sender for a new one.',
+  },
+  share_expired: {
+    status: 410,
+    title: 'This link has expired',
+    message: 'The shared product is no longer available through this link. Ask the sender for a new one.',
+  },
+  share_revoked: {
+    status: 410,
+    title: 'This link is no longer active',
+    message: 'The sender has stopped sharing this product. Ask them for a new link if you still need it.',
+  },
   forbidden: { status: 403, title: 'Download not offered', message: 'This share shows the product but does not offer its files as a download.' },
   not_found: { status: 404, title: 'Nothing to download', message: 'The shared files are no longer in the library.' },
-  payload_too_large: { status: 413, title: 'Too large to download', message: 'The shared files exceed the download limit of 100 files or 2 GB. Ask the sender to share fewer files.' },
+  payload_too_large: {
+    status: 413,
+    title: 'Too large to download',
+    message: 'The shared files exceed the download limit of 100 files or 2 GB. Ask the sender to share fewer files.',
+  },
   too_many_attempts: { status: 429, title: 'Too many attempts', message: 'Too many wrong passwords were tried. Wait a few minutes, then try again.' },
-  mutation_response_unavailable: { status: 409, title: 'Download unavailable right now', message: 'The files could not be delivered just now. Please try again in a moment.' },
+  mutation_response_unavailable: {
+    status: 409,
+    title: 'Download unavailable right now',
+    message: 'The files could not be delivered just now. Please try again in a moment.',
+  },
   service_unavailable: { status: 503, title: 'Temporarily unavailable', message: 'Shelf cannot answer right now. Please try again in a moment.' },
 };
 
@@ -48,7 +68,10 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
 
   const sendPage = (reply: FastifyReply, status: number, page: SafeHtml) => {
     // no script at all; images only from Shelf's own signed links; the one inline stylesheet by hash
-    reply.header('Content-Security-Policy', `default-src 'none'; img-src 'self' ${imageOrigin}; style-src ${STYLE_SOURCE}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`);
+    reply.header(
+      'Content-Security-Policy',
+      `default-src 'none'; img-src 'self' ${imageOrigin}; style-src ${STYLE_SOURCE}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    );
     // the token is in the URL: never sent onwards as a Referer
     reply.header('Referrer-Policy', 'no-referrer');
     reply.header('X-Content-Type-Options', 'nosniff');
@@ -76,69 +99,99 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
   };
 
   const grantCookie = (reply: FastifyReply, token: string, grant: ShareAccessGrant) => {
-    reply.header('Set-Cookie', stringifySetCookie({
-      name: ACCESS_COOKIE,
-      value: grant.proof,
-      path: `/s/${token}`,
-      maxAge: Math.max(1, Math.floor((grant.expiresAtMs - Date.now()) / 1000)),
-      httpOnly: true,
-      // Lax: a link followed from an e-mail or chat still carries it
-      sameSite: 'lax',
-      secure: secureCookie,
-    }));
+    reply.header(
+      'Set-Cookie',
+      stringifySetCookie({
+        name: ACCESS_COOKIE,
+        value: grant.proof,
+        path: `/s/${token}`,
+        maxAge: Math.max(1, Math.floor((grant.expiresAtMs - Date.now()) / 1000)),
+        httpOnly: true,
+        // Lax: a link followed from an e-mail or chat still carries it
+        sameSite: 'lax',
+        secure: secureCookie,
+      }),
+    );
   };
 
-  app.get(FAVICON_PATH, {
-    schema: { hide: true, summary: 'The share page icon', description: 'An SVG icon the share page links in its head.' },
-  }, async (_request, reply) => {
-    // the same bytes for everyone and for every release: browsers may keep it for a day
-    reply.header('Cache-Control', 'public, max-age=86400');
-    reply.header('Content-Security-Policy', "default-src 'none'");
-    reply.header('X-Content-Type-Options', 'nosniff');
-    return reply.type('image/svg+xml').send(FAVICON_SVG);
-  });
-
-  app.get('/s/:token', {
-    schema: {
-      hide: true,
-      summary: 'Open a product share',
-      description: 'The shared product as an HTML page (or the password prompt). Not part of the JSON API.',
+  app.get(
+    FAVICON_PATH,
+    {
+      schema: { hide: true, summary: 'The share page icon', description: 'An SVG icon the share page links in its head.' },
     },
-  }, async (request, reply) => {
-    try {
-      const visit = visitOf(request);
-      const { view } = await core.catalogue.sharePages.open(core.operatorCtx(), visit);
-      return sendPage(reply, 200, productPage(view, `/s/${encodeURIComponent(visit.token)}/download`));
-    } catch (error) {
-      return sendFailure(request, reply, error);
-    }
-  });
+    async (_request, reply) => {
+      // the same bytes for everyone and for every release: browsers may keep it for a day
+      reply.header('Cache-Control', 'public, max-age=86400');
+      reply.header('Content-Security-Policy', "default-src 'none'");
+      reply.header('X-Content-Type-Options', 'nosniff');
+      return reply.type('image/svg+xml').send(FAVICON_SVG);
+    },
+  );
 
-  app.post('/s/:token', {
-    schema: { hide: true, summary: 'Enter a share password', description: 'The password form of a protected share; a right password sets an access cookie and redirects to the page (303).' },
-  }, async (request, reply) => {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const password = typeof body.password === 'string' ? body.password : '';
-    try {
-      const visit = visitOf(request, password);
-      const { grant } = await core.catalogue.sharePages.open(core.operatorCtx(), visit);
-      if (grant) grantCookie(reply, visit.token, grant);
-      // post/redirect/get: reloading the page does not send the password again
-      return reply.status(303).header('Location', `/s/${encodeURIComponent(visit.token)}`).send();
-    } catch (error) {
-      return sendFailure(request, reply, error, 403);
-    }
-  });
+  app.get(
+    '/s/:token',
+    {
+      schema: {
+        hide: true,
+        summary: 'Open a product share',
+        description: 'The shared product as an HTML page (or the password prompt). Not part of the JSON API.',
+      },
+    },
+    async (request, reply) => {
+      try {
+        const visit = visitOf(request);
+        const { view } = await core.catalogue.sharePages.open(core.operatorCtx(), visit);
+        return sendPage(reply, 200, productPage(view, `/s/${encodeURIComponent(visit.token)}/download`));
+      } catch (error) {
+        return sendFailure(request, reply, error);
+      }
+    },
+  );
 
-  app.get('/s/:token/download', {
-    schema: { hide: true, summary: 'Download a product share', description: 'The shared files as one ZIP attachment, recorded as a download made through the share.' },
-  }, async (request, reply) => {
-    try {
-      const visit = visitOf(request);
-      const download = await core.catalogue.sharePages.download(core.operatorCtx(), visit);
-      return await replyWithZip(reply, core, download, `shared-product-download-${download.recordId}.zip`);
-    } catch (error) {
-      return sendFailure(request, reply, error, 403);
-    }
-  });
+  app.post(
+    '/s/:token',
+    {
+      schema: {
+        hide: true,
+        summary: 'Enter a share password',
+        description: 'The password form of a protected share; a right password sets an access cookie and redirects to the page (303).',
+      },
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const password = typeof body.password === 'string' ? body.password : '';
+      try {
+        const visit = visitOf(request, password);
+        const { grant } = await core.catalogue.sharePages.open(core.operatorCtx(), visit);
+        if (grant) grantCookie(reply, visit.token, grant);
+        // post/redirect/get: reloading the page does not send the password again
+        return reply
+          .status(303)
+          .header('Location', `/s/${encodeURIComponent(visit.token)}`)
+          .send();
+      } catch (error) {
+        return sendFailure(request, reply, error, 403);
+      }
+    },
+  );
+
+  app.get(
+    '/s/:token/download',
+    {
+      schema: {
+        hide: true,
+        summary: 'Download a product share',
+        description: 'The shared files as one ZIP attachment, recorded as a download made through the share.',
+      },
+    },
+    async (request, reply) => {
+      try {
+        const visit = visitOf(request);
+        const download = await core.catalogue.sharePages.download(core.operatorCtx(), visit);
+        return await replyWithZip(reply, core, download, `shared-product-download-${download.recordId}.zip`);
+      } catch (error) {
+        return sendFailure(request, reply, error, 403);
+      }
+    },
+  );
 }

@@ -10,7 +10,13 @@ export async function systemRoutes(app: FastifyInstance, { deps }: { deps: AppDe
 
   app.get('/readyz', async (_request, reply) => {
     const checks = await Promise.all([
-      deps.core.operatorCtx().em.execute('select 1').then(() => 'ok', () => 'down'),
+      deps.core
+        .operatorCtx()
+        .em.execute('select 1')
+        .then(
+          () => 'ok',
+          () => 'down',
+        ),
       Promise.all([deps.queues.ping(), deps.core.platform.attemptLimiter.ping()]).then((up) => (up.every(Boolean) ? 'ok' : 'down')),
     ]);
     const [postgres, redis] = checks;

@@ -1,6 +1,6 @@
 import type { SharePageField, SharePageMedia } from '../../core/catalogue/products/product-share-page.ts';
 import { formatDate, formatDateRange, formatList, formatMoney, formatNumber, formatQuantity, humanBytes } from './format.ts';
-import { html, httpUrl, LINK_REL, SafeHtml } from './html.ts';
+import { html, httpUrl, LINK_REL, type SafeHtml } from './html.ts';
 import { richDeltaRemembered, richHtmlRemembered } from './rich-text-memo.ts';
 
 /*
@@ -11,7 +11,11 @@ import { richDeltaRemembered, richHtmlRemembered } from './rich-text-memo.ts';
  * field's type (which validation prevents) is still shown, as plain text, never dropped or fatal.
  */
 
-interface Option { value: string; label: string; sortOrder: number }
+interface Option {
+  value: string;
+  label: string;
+  sortOrder: number;
+}
 
 function optionsOf(config: Record<string, unknown>): Option[] {
   const options = Array.isArray(config.options) ? config.options : [];
@@ -132,9 +136,14 @@ function mediaValue(type: 'image' | 'file', ids: readonly unknown[], media: Read
   const files = ids.flatMap((id) => (typeof id === 'number' && media.has(id) ? [media.get(id)!] : []));
   if (files.length === 0) return null;
   if (type === 'image') {
-    return html`<ul class="thumbs">${files.map((m) => html`<li><figure>${m.previewUrl
-      ? html`<img src="${m.previewUrl}" alt="${m.name}" loading="lazy"${m.width && m.height ? html` width="${m.width}" height="${m.height}"` : ''}>`
-      : ''}<figcaption>${m.name}</figcaption></figure></li>`)}</ul>`;
+    return html`<ul class="thumbs">${files.map(
+      (m) =>
+        html`<li><figure>${
+          m.previewUrl
+            ? html`<img src="${m.previewUrl}" alt="${m.name}" loading="lazy"${m.width && m.height ? html` width="${m.width}" height="${m.height}"` : ''}>`
+            : ''
+        }<figcaption>${m.name}</figcaption></figure></li>`,
+    )}</ul>`;
   }
   return html`<ul class="field-files">${files.map((m) => html`<li>${m.name} <span class="size">· ${humanBytes(Number(m.size))}</span></li>`)}</ul>`;
 }

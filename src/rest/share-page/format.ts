@@ -24,7 +24,12 @@ const INTL_UNITS: ReadonlyMap<string, Intl.NumberFormat> = (() => {
   const units = new Map<string, Intl.NumberFormat>();
   for (const unit of Intl.supportedValuesOf('unit')) {
     const format = new Intl.NumberFormat(LOCALE, { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: 20 });
-    const symbolOf = (n: number) => format.formatToParts(n).filter((p) => p.type === 'unit').map((p) => p.value).join('');
+    const symbolOf = (n: number) =>
+      format
+        .formatToParts(n)
+        .filter((p) => p.type === 'unit')
+        .map((p) => p.value)
+        .join('');
     const symbol = symbolOf(1);
     if (symbol !== '' && symbol === symbolOf(2) && symbol === symbolOf(2.5)) units.set(symbol, format);
   }
@@ -62,7 +67,9 @@ export function formatMoney(value: number, currency: { code: string; symbol: str
   const symbol = currency.symbol.trim() === '' ? currency.code : currency.symbol.trim();
   const parts = format.formatToParts(value);
   // the space Intl puts around a lettered symbol (SEK 99) is decided again for the template's symbol
-  const visible = parts.filter((p, i) => !(p.type === 'literal' && p.value.trim() === '' && (parts[i - 1]?.type === 'currency' || parts[i + 1]?.type === 'currency')));
+  const visible = parts.filter(
+    (p, i) => !(p.type === 'literal' && p.value.trim() === '' && (parts[i - 1]?.type === 'currency' || parts[i + 1]?.type === 'currency')),
+  );
   return visible
     .map((part, i) => {
       if (part.type !== 'currency') return part.value;

@@ -20,13 +20,17 @@ export function productPage(view: SharePageView, downloadPath: string): SafeHtml
   ${product.spu ? html`<p class="sku">SKU ${product.spu}</p>` : ''}
   ${product.description ? html`<p class="description">${product.description}</p>` : ''}
   ${fields.length > 0 ? html`<dl class="fields">${fields}</dl>` : ''}
-  ${previews.length > 0
-    ? html`<ul class="gallery" aria-label="Images">${previews.map((m) => html`<li><figure><img src="${m.previewUrl}" alt="${m.name}" loading="lazy"${m.width && m.height ? html` width="${m.width}" height="${m.height}"` : ''}><figcaption>${m.name}</figcaption></figure></li>`)}</ul>`
-    : ''}
+  ${
+    previews.length > 0
+      ? html`<ul class="gallery" aria-label="Images">${previews.map((m) => html`<li><figure><img src="${m.previewUrl}" alt="${m.name}" loading="lazy"${m.width && m.height ? html` width="${m.width}" height="${m.height}"` : ''}><figcaption>${m.name}</figcaption></figure></li>`)}</ul>`
+      : ''
+  }
   ${others.length > 0 ? html`<ul class="files" aria-label="Files">${others.map((m) => html`<li>${m.name} · ${humanBytes(Number(m.size))}</li>`)}</ul>` : ''}
-  ${view.download
-    ? html`<p><a class="button" href="${downloadPath}" download>Download all (${view.download.fileCount} ${view.download.fileCount === 1 ? 'file' : 'files'}, ${humanBytes(view.download.totalBytes)})</a></p>`
-    : ''}
+  ${
+    view.download
+      ? html`<p><a class="button" href="${downloadPath}" download>Download all (${view.download.fileCount} ${view.download.fileCount === 1 ? 'file' : 'files'}, ${humanBytes(view.download.totalBytes)})</a></p>`
+      : ''
+  }
   <p class="meta">Shared with you through Shelf. This link works until ${formatMoment(view.expiresAt)}.</p>
 </article>`;
   return layout(product.name, body);
@@ -34,7 +38,9 @@ export function productPage(view: SharePageView, downloadPath: string): SafeHtml
 
 /** The password prompt; `error` after a wrong password. */
 export function passwordPage(action: string, error: string | null): SafeHtml {
-  return layout('Password required', html`
+  return layout(
+    'Password required',
+    html`
 <h1>Password required</h1>
 <p>This shared product is protected. Enter the password you were given.</p>
 <form class="password" method="post" action="${action}">
@@ -42,7 +48,8 @@ export function passwordPage(action: string, error: string | null): SafeHtml {
   <input type="password" id="password" name="password" required autofocus autocomplete="current-password"${error ? html` aria-invalid="true" aria-describedby="password-error"` : ''}>
   ${error ? html`<p class="error" id="password-error" role="alert">${error}</p>` : ''}
   <button class="button" type="submit">Open</button>
-</form>`);
+</form>`,
+  );
 }
 
 /** A page that explains why there is nothing to show (unknown, expired, revoked link, ...). */

@@ -18,20 +18,93 @@ const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
 
 /** HTML elements kept, each as the attribute-free element it becomes (headings step below the page's h1 and h2). */
 const KEPT: Readonly<Record<string, string>> = {
-  p: 'p', br: 'br', hr: 'hr', strong: 'strong', b: 'strong', em: 'em', i: 'em', u: 'u', ins: 'u', s: 's', strike: 's', del: 's',
-  sub: 'sub', sup: 'sup', code: 'code', kbd: 'code', pre: 'pre', blockquote: 'blockquote', ul: 'ul', ol: 'ol', li: 'li',
-  h1: 'h3', h2: 'h3', h3: 'h4', h4: 'h4', h5: 'h4', h6: 'h4',
+  p: 'p',
+  br: 'br',
+  hr: 'hr',
+  strong: 'strong',
+  b: 'strong',
+  em: 'em',
+  i: 'em',
+  u: 'u',
+  ins: 'u',
+  s: 's',
+  strike: 's',
+  del: 's',
+  sub: 'sub',
+  sup: 'sup',
+  code: 'code',
+  kbd: 'code',
+  pre: 'pre',
+  blockquote: 'blockquote',
+  ul: 'ul',
+  ol: 'ol',
+  li: 'li',
+  h1: 'h3',
+  h2: 'h3',
+  h3: 'h4',
+  h4: 'h4',
+  h5: 'h4',
+  h6: 'h4',
   // block containers keep their line breaks as plain divisions
-  div: 'div', section: 'div', article: 'div', header: 'div', footer: 'div', aside: 'div', main: 'div', nav: 'div', figure: 'div',
-  table: 'div', tr: 'div', dl: 'div', dt: 'div', dd: 'div', address: 'div', details: 'div', summary: 'div', figcaption: 'div',
+  div: 'div',
+  section: 'div',
+  article: 'div',
+  header: 'div',
+  footer: 'div',
+  aside: 'div',
+  main: 'div',
+  nav: 'div',
+  figure: 'div',
+  table: 'div',
+  tr: 'div',
+  dl: 'div',
+  dt: 'div',
+  dd: 'div',
+  address: 'div',
+  details: 'div',
+  summary: 'div',
+  figcaption: 'div',
 };
 const VOID = new Set(['br', 'hr']);
 
 /** Elements left out with everything inside them: active content, embedded resources, form controls, document metadata. */
 const DROPPED = new Set([
-  'script', 'style', 'template', 'iframe', 'frame', 'frameset', 'object', 'embed', 'noscript', 'noembed', 'noframes', 'svg', 'math',
-  'img', 'picture', 'video', 'audio', 'source', 'track', 'canvas', 'map', 'area', 'input', 'button', 'select', 'textarea', 'option',
-  'optgroup', 'datalist', 'head', 'title', 'meta', 'link', 'base', 'param', 'dialog',
+  'script',
+  'style',
+  'template',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'noscript',
+  'noembed',
+  'noframes',
+  'svg',
+  'math',
+  'img',
+  'picture',
+  'video',
+  'audio',
+  'source',
+  'track',
+  'canvas',
+  'map',
+  'area',
+  'input',
+  'button',
+  'select',
+  'textarea',
+  'option',
+  'optgroup',
+  'datalist',
+  'head',
+  'title',
+  'meta',
+  'link',
+  'base',
+  'param',
+  'dialog',
 ]);
 
 /** Past this nesting, a subtree is shown as its text (a bound on recursion for hostile input). */
@@ -75,8 +148,14 @@ function textOf(root: Element): string {
 }
 
 type Attributes = Record<string, unknown>;
-interface Run { text: string; attributes: Attributes }
-interface Line { runs: Run[]; attributes: Attributes }
+interface Run {
+  text: string;
+  attributes: Attributes;
+}
+interface Line {
+  runs: Run[];
+  attributes: Attributes;
+}
 
 /**
  * A delta document (delta mode) as the page's safe subset: text inserts with their inline
@@ -114,7 +193,8 @@ function renderLines(lines: readonly Line[]): string {
   };
   for (const line of lines) {
     const { list, header, blockquote } = line.attributes;
-    const container = list === 'ordered' ? 'ol' : list === 'bullet' || list === 'checked' || list === 'unchecked' ? 'ul' : line.attributes['code-block'] ? 'pre' : null;
+    const container =
+      list === 'ordered' ? 'ol' : list === 'bullet' || list === 'checked' || list === 'unchecked' ? 'ul' : line.attributes['code-block'] ? 'pre' : null;
     if (container !== open) {
       close();
       if (container) out += `<${container}>`;
@@ -123,7 +203,8 @@ function renderLines(lines: readonly Line[]): string {
     const text = line.runs.map(renderRun).join('');
     if (container === 'pre') out += `${out.endsWith('<pre>') ? '' : '\n'}${text}`;
     else if (container) out += `<li>${text}</li>`;
-    else if (text.trim() === '') continue; // an empty line is spacing in an editor, nothing to read
+    else if (text.trim() === '')
+      continue; // an empty line is spacing in an editor, nothing to read
     else if (header === 1 || header === 2) out += `<h3>${text}</h3>`;
     else if (typeof header === 'number') out += `<h4>${text}</h4>`;
     else if (blockquote) out += `<blockquote>${text}</blockquote>`;

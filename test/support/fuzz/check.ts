@@ -11,7 +11,17 @@ import type { WireResponse } from './raw-http.ts';
  */
 export interface Problem {
   /** Stable across cases: failures are grouped by it. */
-  kind: 'server-error' | 'no-answer' | 'no-request-id' | 'not-json' | 'envelope' | 'undocumented-status' | 'schema' | 'content-type' | 'graphql-shape' | 'graphql-no-code';
+  kind:
+    | 'server-error'
+    | 'no-answer'
+    | 'no-request-id'
+    | 'not-json'
+    | 'envelope'
+    | 'undocumented-status'
+    | 'schema'
+    | 'content-type'
+    | 'graphql-shape'
+    | 'graphql-no-code';
   message: string;
 }
 

@@ -140,7 +140,9 @@ function literal(value: unknown): string {
     const v = value as Record<string, unknown>;
     if ('enum' in v && Object.keys(v).length === 1) return String(v.enum);
     if ('json' in v && Object.keys(v).length === 1) return literal(v.json);
-    return `{${Object.entries(v).map(([k, x]) => `${k}: ${literal(x)}`).join(', ')}}`;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${literal(x)}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(value);
 }
@@ -221,7 +223,17 @@ export const GRAPHQL_MUTATIONS: Record<string, GqlMutation> = {
   },
   'syntax-error': (doc, key, { rng }) => {
     const text = print(doc);
-    const broken = rng.pick([text.slice(0, Math.floor(text.length / 2)), '{', '}}}}', 'query {', `${text} }`, 'query Fuzz($: Int) { a }', '\u0000', '{ a(x: "unterminated) }', '#']);
+    const broken = rng.pick([
+      text.slice(0, Math.floor(text.length / 2)),
+      '{',
+      '}}}}',
+      'query {',
+      `${text} }`,
+      'query Fuzz($: Int) { a }',
+      '\u0000',
+      '{ a(x: "unterminated) }',
+      '#',
+    ]);
     return { detail: `document ${JSON.stringify(broken.slice(0, 40))}`, request: post(JSON.stringify({ query: broken }), key) };
   },
   'huge-string': (doc, key, { rng }) => {
@@ -269,19 +281,39 @@ export const GRAPHQL_MUTATIONS: Record<string, GqlMutation> = {
     }
     return { detail: '3,000-level nested selection of an unknown field', request: post(JSON.stringify({ query: `query { fuzzUnknown ${nest(3000)} }` }), key) };
   },
-  aliases: (doc, key) => ({ detail: '300 aliases of __typename', request: post(JSON.stringify({ query: `{ ${Array.from({ length: 300 }, (_, i) => `a${i}: __typename`).join(' ')} }` }), key) }),
-  'fragment-cycle': (_doc, key) => ({ detail: 'fragments that spread each other', request: post(JSON.stringify({ query: 'query { ...A } fragment A on Query { ...B } fragment B on Query { ...A }' }), key) }),
+  aliases: (doc, key) => ({
+    detail: '300 aliases of __typename',
+    request: post(JSON.stringify({ query: `{ ${Array.from({ length: 300 }, (_, i) => `a${i}: __typename`).join(' ')} }` }), key),
+  }),
+  'fragment-cycle': (_doc, key) => ({
+    detail: 'fragments that spread each other',
+    request: post(JSON.stringify({ query: 'query { ...A } fragment A on Query { ...B } fragment B on Query { ...A }' }), key),
+  }),
   'unknown-directive': (doc, key) => {
     doc.extraSelection = '__typename @fuzz(x: 1) __schema @skip(if: "yes") { queryType { name } }';
     return { detail: 'unknown directive and a String for @skip(if:)', request: post(jsonBody(doc), key) };
   },
   'operation-name': (doc, key, { rng }) => {
     const name = rng.pick(['Missing', '', 'Fuzz Fuzz', '\u0000']);
-    return { detail: `operationName ${JSON.stringify(name)}`, request: post(JSON.stringify({ query: `${print(doc)} query Other { __typename }`, operationName: name }), key) };
+    return {
+      detail: `operationName ${JSON.stringify(name)}`,
+      request: post(JSON.stringify({ query: `${print(doc)} query Other { __typename }`, operationName: name }), key),
+    };
   },
   batch: (doc, key) => ({ detail: 'a JSON array of two requests', request: post(`[${jsonBody(doc)},${jsonBody(doc)}]`, key) }),
   'body-shape': (_doc, key, { rng }) => {
-    const body = rng.pick(['{}', '{"query":null}', '{"query":1}', '{"query":["{ __typename }"]}', '{"query":"{ __typename }","variables":"x"}', '{"query":"{ __typename }","variables":[1]}', '{"query":"{ __typename }","extensions":"x"}', 'null', '[]', '""']);
+    const body = rng.pick([
+      '{}',
+      '{"query":null}',
+      '{"query":1}',
+      '{"query":["{ __typename }"]}',
+      '{"query":"{ __typename }","variables":"x"}',
+      '{"query":"{ __typename }","variables":[1]}',
+      '{"query":"{ __typename }","extensions":"x"}',
+      'null',
+      '[]',
+      '""',
+    ]);
     return { detail: `body ${body}`, request: post(body, key) };
   },
   'malformed-json': (doc, key, { rng }) => {
@@ -297,12 +329,23 @@ export const GRAPHQL_MUTATIONS: Record<string, GqlMutation> = {
     const extra = rng.chance(0.5) ? '&variables=%7Bbad' : '';
     return {
       detail: `GET ${doc.operation}${extra ? ' with malformed variables' : ''}`,
-      request: { method: 'GET', target: `/graphql?query=${query}${extra}`, headers: [['Accept', 'application/json'], ['Authorization', `Bearer ${key}`]] },
+      request: {
+        method: 'GET',
+        target: `/graphql?query=${query}${extra}`,
+        headers: [
+          ['Accept', 'application/json'],
+          ['Authorization', `Bearer ${key}`],
+        ],
+      },
     };
   },
   caller: (doc, _key, { rng, world }) => {
     const [detail, auth] = rng.pick([
-      ['no key', null], ['unknown key', 'shelf_nope'], ['revoked key', world.revoked], ["another team's key", world.stranger], ['view_only key', world.keys.view_only],
+      ['no key', null],
+      ['unknown key', 'shelf_nope'],
+      ['revoked key', world.revoked],
+      ["another team's key", world.stranger],
+      ['view_only key', world.keys.view_only],
     ] as Array<[string, string | null]>);
     const member: Array<[string, string]> = rng.chance(0.3) ? [['X-Shelf-Member', rng.pick(['abc', '999999', String(world.members[0])])]] : [];
     return { detail: `${detail}${member.length ? `, X-Shelf-Member ${member[0]![1]}` : ''}`, request: post(jsonBody(doc), auth, 'application/json', member) };
@@ -326,18 +369,27 @@ export function graphqlProblems(answer: WireResponse): Problem[] {
   try {
     body = JSON.parse(answer.body.toString('utf8'));
   } catch {
-    problems.push({ kind: 'graphql-shape', message: `status ${answer.status}, body is not JSON: ${JSON.stringify(answer.body.toString('utf8').slice(0, 60))}` });
+    problems.push({
+      kind: 'graphql-shape',
+      message: `status ${answer.status}, body is not JSON: ${JSON.stringify(answer.body.toString('utf8').slice(0, 60))}`,
+    });
     return problems;
   }
   // a GraphQL response has only data, errors and extensions, and errors whenever data is missing or null
-  const isResponse = body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).every((k) => ['data', 'errors', 'extensions'].includes(k)) &&
-    (body.errors === undefined || Array.isArray(body.errors)) && (body.data != null || body.errors?.length > 0);
+  const isResponse =
+    body !== null &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    Object.keys(body).every((k) => ['data', 'errors', 'extensions'].includes(k)) &&
+    (body.errors === undefined || Array.isArray(body.errors)) &&
+    (body.data != null || body.errors?.length > 0);
   if (!isResponse) {
     problems.push({ kind: 'graphql-shape', message: `status ${answer.status}, not a GraphQL response: ${JSON.stringify(body).slice(0, 80)}` });
     return problems;
   }
   for (const error of body.errors ?? []) {
-    if (typeof error?.extensions?.code !== 'string') problems.push({ kind: 'graphql-no-code', message: `error without extensions.code: ${JSON.stringify(error?.message ?? error).slice(0, 100)}` });
+    if (typeof error?.extensions?.code !== 'string')
+      problems.push({ kind: 'graphql-no-code', message: `error without extensions.code: ${JSON.stringify(error?.message ?? error).slice(0, 100)}` });
   }
   return problems;
 }

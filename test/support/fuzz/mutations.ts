@@ -52,7 +52,8 @@ function targets(op: Operation, doc: OpenApiDocument): Target[] {
 }
 
 /** Whether the operation has a target of the kind (`kind` as the mutations' filters take it). */
-const hasTarget = (kind: (c: Pick<MutationContext, 'doc'>) => (t: Target) => boolean) => (op: Operation, doc: OpenApiDocument) => targets(op, doc).some(kind({ doc }));
+const hasTarget = (kind: (c: Pick<MutationContext, 'doc'>) => (t: Target) => boolean) => (op: Operation, doc: OpenApiDocument) =>
+  targets(op, doc).some(kind({ doc }));
 const anyTarget = () => () => true;
 
 function pickTarget(draft: Draft, c: MutationContext, prefer?: (t: Target) => boolean): Target | null {
@@ -115,27 +116,119 @@ const otherTypes: Record<string, unknown[]> = {
 const CONTROL = ['\u0001', '\u0007', '\b', '\u001b[31m', '\u007f', '\u0085', '\u2028', '\u2029', '\u200b', '\u202e', '\ufeff', '\r\n', '\t'];
 const UNICODE = ['😀👍🏽', 'e\u0301\u0301\u0301', 'שלום', '\u{10FFFF}', '𝔘𝔫𝔦', '\uFFFD', 'Ω≈ç√', 'ﷺ'.repeat(20)];
 const IMPOSSIBLE_DATES = [
-  '2024-02-30T00:00:00Z', '2023-02-29T12:00:00Z', '2024-01-01T25:00:00Z', '2024-01-01T23:60:00Z', '2024-01-01T23:59:60Z', '2024-13-01T00:00:00Z',
-  '2024-00-10T00:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999999+23:59', '2024-06-01T12:00:00+24:00', '2024-02-30', '2024-04-31T10:00:00.000000Z',
-  '+275760-09-13T00:00:00.001Z', '1969-12-31T23:59:59Z', '2024-06-01T12:00:00.1234567Z', '2024-06-01 12:00:00', 'yesterday',
+  '2024-02-30T00:00:00Z',
+  '2023-02-29T12:00:00Z',
+  '2024-01-01T25:00:00Z',
+  '2024-01-01T23:60:00Z',
+  '2024-01-01T23:59:60Z',
+  '2024-13-01T00:00:00Z',
+  '2024-00-10T00:00:00Z',
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59.999999+23:59',
+  '2024-06-01T12:00:00+24:00',
+  '2024-02-30',
+  '2024-04-31T10:00:00.000000Z',
+  '+275760-09-13T00:00:00.001Z',
+  '1969-12-31T23:59:59Z',
+  '2024-06-01T12:00:00.1234567Z',
+  '2024-06-01 12:00:00',
+  'yesterday',
 ];
 /** JSON number (or string) texts at the edges: 0, -1, 2^31, 2^53, 1e308 and strings that look like numbers. */
 const BOUNDARY_NUMBERS = [
-  '0', '-1', '2147483647', '2147483648', '-2147483649', '4294967296', '9007199254740991', '9007199254740992', '9007199254740993', '1e308', '-1e308', '1e400', '1.5', '-0', '0.0000001',
-  '"NaN"', '"Infinity"', '"-Infinity"', '"0x10"', '" 1"', '"1e3"', '"1_000"', '"１２"', '"٣"', '""', '"-0"', '"2147483648"', '"9007199254740993"',
+  '0',
+  '-1',
+  '2147483647',
+  '2147483648',
+  '-2147483649',
+  '4294967296',
+  '9007199254740991',
+  '9007199254740992',
+  '9007199254740993',
+  '1e308',
+  '-1e308',
+  '1e400',
+  '1.5',
+  '-0',
+  '0.0000001',
+  '"NaN"',
+  '"Infinity"',
+  '"-Infinity"',
+  '"0x10"',
+  '" 1"',
+  '"1e3"',
+  '"1_000"',
+  '"１２"',
+  '"٣"',
+  '""',
+  '"-0"',
+  '"2147483648"',
+  '"9007199254740993"',
 ];
-const BAD_PATH_IDS = ['0', '-1', '2147483648', '9007199254740993', '1e3', '1.5', 'abc', '%00', '%2e%2e', '..', '%FF', '%E0%A4%A', '1%20', '0x1', '00001', '%D9%A1', 'x'.repeat(2000), '1;2', '1,2', '%2F1'];
+const BAD_PATH_IDS = [
+  '0',
+  '-1',
+  '2147483648',
+  '9007199254740993',
+  '1e3',
+  '1.5',
+  'abc',
+  '%00',
+  '%2e%2e',
+  '..',
+  '%FF',
+  '%E0%A4%A',
+  '1%20',
+  '0x1',
+  '00001',
+  '%D9%A1',
+  'x'.repeat(2000),
+  '1;2',
+  '1,2',
+  '%2F1',
+];
 const BAD_IF_MATCH = ['*', '"', 'W/"1"', '"x"', '""', 'x'.repeat(8000), '"a", "b"', '"é"', 'null', '"1-2-3"', 'W/', '"\\""'];
 const BAD_IDEMPOTENCY_KEYS = ['', ' ', 'x'.repeat(256), 'x'.repeat(8000), 'é-ключ', 'key with space', 'a\tb', '"quoted"', '../../etc'];
 const BAD_REQUEST_IDS = ['x'.repeat(5000), 'é', 'has space', '../../x', '', '<script>', 'a'.repeat(128), 'a'.repeat(129)];
 const CONTENT_TYPES = [
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=utf-16', 'application/jsonx',
-  'application/json; charset=latin1', 'application/vnd.api+json', 'APPLICATION/JSON', '*/*', 'application/', 'application/json;;;', 'image/png',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/json; charset=utf-16',
+  'application/jsonx',
+  'application/json; charset=latin1',
+  'application/vnd.api+json',
+  'APPLICATION/JSON',
+  '*/*',
+  'application/',
+  'application/json;;;',
+  'image/png',
 ];
 const MALFORMED_BODIES: Array<string | Buffer> = [
-  '{', '{"name":', '{"a":1,}', "{'a':1}", '\ufeff{"name":"x"}', '{"a":1}{"b":2}', 'NaN', '{"name":"a","name":"b"}', '{"__proto__":{"polluted":1}}',
-  '{"constructor":{"prototype":{"polluted":1}}}', '/* c */ {}', '{"a":"\\x41"}', '{"a":"\\ud800"}', '{"a":"\\udc00\\ud800"}', '[1,2', 'true', '"just a string"', '12',
-  Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), Buffer.from([0xc0, 0xaf]), '{"a":1e999999}', '{"a":-}', '\u0000',
+  '{',
+  '{"name":',
+  '{"a":1,}',
+  "{'a':1}",
+  '\ufeff{"name":"x"}',
+  '{"a":1}{"b":2}',
+  'NaN',
+  '{"name":"a","name":"b"}',
+  '{"__proto__":{"polluted":1}}',
+  '{"constructor":{"prototype":{"polluted":1}}}',
+  '/* c */ {}',
+  '{"a":"\\x41"}',
+  '{"a":"\\ud800"}',
+  '{"a":"\\udc00\\ud800"}',
+  '[1,2',
+  'true',
+  '"just a string"',
+  '12',
+  Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+  Buffer.from([0xc0, 0xaf]),
+  '{"a":1e999999}',
+  '{"a":-}',
+  '\u0000',
 ];
 const EMPTY_BODIES: Array<{ raw: string; contentType: string | null; text: string }> = [
   { raw: '', contentType: 'application/json', text: 'empty body as application/json' },
@@ -187,10 +280,18 @@ export const MUTATIONS: Mutation[] = [
     applies: always,
     apply(draft, { world, rng }) {
       const callers: Array<[string, string | null]> = [
-        ['view_only key', `Bearer ${world.keys.view_only}`], ['usable key', `Bearer ${world.keys.usable}`], ['editable key', `Bearer ${world.keys.editable}`],
-        ["another team's key", `Bearer ${world.stranger}`], ['revoked key', `Bearer ${world.revoked}`], ['no Authorization', null], ['Bearer without key', 'Bearer '],
-        ['Basic scheme', 'Basic dXNlcjpwYXNz'], ['lower-case scheme', `bearer ${world.keys.manage}`], ['unknown key', 'Bearer shelf_0000000000000000000000000000000000000000'],
-        ['key with trailing junk', `Bearer ${world.keys.manage} extra`], ['huge key', `Bearer ${'k'.repeat(8000)}`],
+        ['view_only key', `Bearer ${world.keys.view_only}`],
+        ['usable key', `Bearer ${world.keys.usable}`],
+        ['editable key', `Bearer ${world.keys.editable}`],
+        ["another team's key", `Bearer ${world.stranger}`],
+        ['revoked key', `Bearer ${world.revoked}`],
+        ['no Authorization', null],
+        ['Bearer without key', 'Bearer '],
+        ['Basic scheme', 'Basic dXNlcjpwYXNz'],
+        ['lower-case scheme', `bearer ${world.keys.manage}`],
+        ['unknown key', 'Bearer shelf_0000000000000000000000000000000000000000'],
+        ['key with trailing junk', `Bearer ${world.keys.manage} extra`],
+        ['huge key', `Bearer ${'k'.repeat(8000)}`],
       ];
       const [text, value] = rng.pick(callers);
       draft.authorization = value;
@@ -398,8 +499,12 @@ export const MUTATIONS: Mutation[] = [
     applies: always,
     apply(draft, { rng, world }) {
       const choice = rng.pick([
-        ['X-Request-Id', 'a\u0001b'], ['Authorization', `Bearer ${world.keys.manage}\u007f`], ['If-Match', '"\u0000"'], ['Idempotency-Key', 'k\u001bk'],
-        ['X-Fuzz', '\u0008'], ['Accept', 'application/json\u000b'],
+        ['X-Request-Id', 'a\u0001b'],
+        ['Authorization', `Bearer ${world.keys.manage}\u007f`],
+        ['If-Match', '"\u0000"'],
+        ['Idempotency-Key', 'k\u001bk'],
+        ['X-Fuzz', '\u0008'],
+        ['Accept', 'application/json\u000b'],
       ] as const);
       if (choice[0] === 'Authorization') draft.authorization = choice[1];
       else setHeader(draft, choice[0], choice[1]);
@@ -421,8 +526,19 @@ export const MUTATIONS: Mutation[] = [
     apply(draft, { rng }) {
       const param = rng.pick(draft.op.parameters.filter((p) => p.in === 'query')).name;
       const shapes: Array<[string, Array<[string, string]>]> = [
-        ['repeated', [[param, '1'], [param, '2']]], ['bracketed', [[`${param}[]`, '1']]], ['object-like', [[`${param}[a]`, '1']]], ['empty value', [[param, '']]],
-        ['malformed escape', [[param, '%E0%A4%A']]], ['plus and spaces', [[param, '+ +']]], ['percent', [[param, '%']]],
+        [
+          'repeated',
+          [
+            [param, '1'],
+            [param, '2'],
+          ],
+        ],
+        ['bracketed', [[`${param}[]`, '1']]],
+        ['object-like', [[`${param}[a]`, '1']]],
+        ['empty value', [[param, '']]],
+        ['malformed escape', [[param, '%E0%A4%A']]],
+        ['plus and spaces', [[param, '+ +']]],
+        ['percent', [[param, '%']]],
       ];
       const [text, pairs] = rng.pick(shapes);
       draft.query = draft.query.filter(([k]) => k !== param).concat(pairs);
@@ -436,7 +552,11 @@ export const MUTATIONS: Mutation[] = [
       const t = pickTarget(draft, c, isArray(c));
       const count = c.rng.pick([101, 1_001, 10_001, c.largestArray]);
       const target = t ?? { where: 'body' as const, path: ['items'], schema: {} };
-      put(draft, target, Array.from({ length: count }, (_, i) => (c.rng.chance(0.5) ? i + 1 : 1)));
+      put(
+        draft,
+        target,
+        Array.from({ length: count }, (_, i) => (c.rng.chance(0.5) ? i + 1 : 1)),
+      );
       return `${label(target)} = ${count} items`;
     },
   },

@@ -241,7 +241,7 @@ function hinted(name: string, c: ValueContext, type: string): unknown {
 }
 
 /** A valid value for a schema (within its bounds, an example when it has one). */
-export function valueOf(schema: Schema, name: string, c: ValueContext, depth = 0): unknown {
+export function fuzzValue(schema: Schema, name: string, c: ValueContext, depth = 0): unknown {
   const options = branches(c.doc, schema);
   const s = options[0] ?? {};
   const type = typeOf(c.doc, schema);
@@ -257,7 +257,7 @@ export function valueOf(schema: Schema, name: string, c: ValueContext, depth = 0
     case 'array': {
       const min = s.minItems ?? 0;
       const count = Math.max(min, Math.min(s.maxItems ?? 3, c.rng.int(min === 0 ? 0 : min, 2)));
-      return Array.from({ length: count }, () => valueOf(s.items ?? {}, `${name}[]`, c, depth + 1));
+      return Array.from({ length: count }, () => fuzzValue(s.items ?? {}, `${name}[]`, c, depth + 1));
     }
     case 'integer':
     case 'number': {
@@ -279,7 +279,7 @@ function objectOf(s: Schema, c: ValueContext, depth: number): Record<string, unk
   const required = new Set<string>(s.required ?? []);
   for (const [key, prop] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
     if (!required.has(key) && !c.rng.chance(0.5)) continue;
-    const value = valueOf(prop, key, c, depth + 1);
+    const value = fuzzValue(prop, key, c, depth + 1);
     if (value !== undefined) out[key] = value;
   }
   return out;
@@ -311,7 +311,7 @@ function approvalBody(c: ValueContext): Record<string, unknown> {
   const service = c.rng.pick(Object.keys(APPROVAL_SERVICES));
   const body: Record<string, unknown> = { service };
   const props = resolve(c.doc, c.op.body!.schema).properties as Record<string, Schema>;
-  for (const field of APPROVAL_SERVICES[service]!) body[field] = valueOf(props[field] ?? {}, field, c);
+  for (const field of APPROVAL_SERVICES[service]!) body[field] = fuzzValue(props[field] ?? {}, field, c);
   return body;
 }
 
@@ -324,13 +324,13 @@ export function validDraft(doc: OpenApiDocument, op: Operation, world: FuzzWorld
   for (const p of op.parameters) {
     if (p.in === 'path') draft.pathParams[p.name] = String(pathValue(op, p.name, c));
     else if (p.in === 'query' && (p.required || rng.chance(0.4))) {
-      const value = valueOf(p.schema, p.name, c);
+      const value = fuzzValue(p.schema, p.name, c);
       if (value !== undefined && value !== null) draft.query.push([p.name, String(value)]);
     }
   }
   if (op.body) {
     if (op.id === 'approval') draft.body = approvalBody(c);
-    else if (op.body.required || rng.chance(0.5)) draft.body = valueOf(op.body.schema, '(body)', c);
+    else if (op.body.required || rng.chance(0.5)) draft.body = fuzzValue(op.body.schema, '(body)', c);
   }
   return draft;
 }
@@ -376,5 +376,7 @@ export function toWire(draft: Draft): { method: string; target: string; headers:
 
 /** Percent-encodes what a URL cannot carry raw, leaving '%' as it is so a mutation can send its own escapes. */
 function encodeQueryPart(value: string): string {
-  return value.replace(/[^A-Za-z0-9\-._~%!$'()*+,;:@/?]/gu, (ch) => [...Buffer.from(ch, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  return value.replace(/[^A-Za-z0-9\-._~%!$'()*+,;:@/?]/gu, (ch) =>
+    [...Buffer.from(ch, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }

@@ -87,7 +87,8 @@ function isComplete(raw: Buffer): boolean {
 
 function parseResponse(raw: Buffer, error?: string): WireResponse {
   const head = splitHead(raw);
-  if (!head || head.status === 0) return { status: 0, headers: {}, body: raw, error: error ?? (raw.length === 0 ? 'closed without an answer' : 'not an HTTP answer') };
+  if (!head || head.status === 0)
+    return { status: 0, headers: {}, body: raw, error: error ?? (raw.length === 0 ? 'closed without an answer' : 'not an HTTP answer') };
   let body = head.rest;
   if (head.headers['transfer-encoding']?.includes('chunked')) body = dechunk(head.rest) ?? head.rest;
   else if (head.headers['content-length'] !== undefined) body = head.rest.subarray(0, Number(head.headers['content-length']));

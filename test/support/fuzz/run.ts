@@ -69,7 +69,10 @@ export async function fetchGraphqlSchema(target: FuzzTarget, key: string): Promi
   const answer = await exchange(target.host, target.port, {
     method: 'POST',
     target: '/graphql',
-    headers: [['Content-Type', 'application/json'], ['Authorization', `Bearer ${key}`]],
+    headers: [
+      ['Content-Type', 'application/json'],
+      ['Authorization', `Bearer ${key}`],
+    ],
     body: Buffer.from(JSON.stringify({ query: getIntrospectionQuery() })),
   });
   const body = JSON.parse(answer.body.toString('utf8'));
@@ -96,7 +99,15 @@ export function restCases(doc: OpenApiDocument, world: FuzzWorld, seed: number, 
     const rng = base.fork(n);
     const draft = validDraft(doc, op, world, rng);
     const detail = mutation.apply(draft, { doc, world, rng, largestArray });
-    return { id: `rest:${n}`, operation: op.id, mutation: mutation.name, detail, request: toWire(draft), copies: draft.copies ?? 1, op: byRoute.get(`${draft.method} ${op.path}`) ?? null };
+    return {
+      id: `rest:${n}`,
+      operation: op.id,
+      mutation: mutation.name,
+      detail,
+      request: toWire(draft),
+      copies: draft.copies ?? 1,
+      op: byRoute.get(`${draft.method} ${op.path}`) ?? null,
+    };
   });
 }
 
@@ -143,7 +154,15 @@ export async function runFuzz(
     else if (kind === 'graphql' && schema) cases = graphqlCases(schema, world, plan.seed, Number(n) + 1).slice(-1);
     else cases = [];
   }
-  const report: FuzzReport = { seed: plan.seed, cases: cases.length, sent: 0, byStatus: {}, failures: [], operations: operationsOf(doc).map((op) => op.id), slowest: [] };
+  const report: FuzzReport = {
+    seed: plan.seed,
+    cases: cases.length,
+    sent: 0,
+    byStatus: {},
+    failures: [],
+    operations: operationsOf(doc).map((op) => op.id),
+    slowest: [],
+  };
   let next = 0;
   const worker = async () => {
     while (next < cases.length) {
@@ -169,7 +188,8 @@ export async function runFuzz(
 
 /** A case and its answer in full, for a replayed case. */
 export function showExchange(c: FuzzCase, answer: WireResponse): string {
-  const body = (b: Buffer | undefined) => (b ? JSON.stringify(b.toString('utf8').slice(0, 600)) + (b.length > 600 ? ` ... (${b.length} bytes)` : '') : '(none)');
+  const body = (b: Buffer | undefined) =>
+    b ? JSON.stringify(b.toString('utf8').slice(0, 600)) + (b.length > 600 ? ` ... (${b.length} bytes)` : '') : '(none)';
   return [
     `case ${c.id}: ${c.operation} ${c.mutation} (${c.detail})`,
     `> ${c.request.method} ${c.request.target.slice(0, 300)}`,

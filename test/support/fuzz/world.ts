@@ -78,9 +78,24 @@ export async function seedFuzzWorld(seedEnv: SeedEnv, inputs: string, peerUrl: s
   const spareBrandIds = [(await g.brand(manage, { name: 'Spare 1' })).id, (await g.brand(manage, { name: 'Spare 2' })).id];
   const root = await g.category(manage, { brandId: brandIds[0]!, name: 'Root' });
   const child = await g.category(manage, { brandId: brandIds[0]!, name: 'Child', parentId: root.id });
-  const spareCategoryIds = [(await g.category(manage, { brandId: brandIds[0]!, name: 'Spare A' })).id, (await g.category(manage, { brandId: brandIds[0]!, name: 'Spare B' })).id];
+  const spareCategoryIds = [
+    (await g.category(manage, { brandId: brandIds[0]!, name: 'Spare A' })).id,
+    (await g.category(manage, { brandId: brandIds[0]!, name: 'Spare B' })).id,
+  ];
 
-  const template = await gt.template(manage, { groups: [{ name: 'Basics', fields: [textField('colour'), textField('material', { type: 'textarea' }), textField('launch', { type: 'date' }), textField('season', { type: 'dateRange' })] }] });
+  const template = await gt.template(manage, {
+    groups: [
+      {
+        name: 'Basics',
+        fields: [
+          textField('colour'),
+          textField('material', { type: 'textarea' }),
+          textField('launch', { type: 'date' }),
+          textField('season', { type: 'dateRange' }),
+        ],
+      },
+    ],
+  });
   const spareTemplate = await gt.template(manage);
 
   const folderPaths = ['/fuzz', '/fuzz/inner'];
@@ -106,8 +121,15 @@ export async function seedFuzzWorld(seedEnv: SeedEnv, inputs: string, peerUrl: s
   await core.events.subscriptions.changeApprovalSubscription(ctx, { operation: 'ADD', callbackUrl: `${peerUrl}/approvals` });
 
   const scope = { em: env.orm.em.fork(), teamId: team.teamId };
-  const approvalTemplate = await core.approvals.templates.create(scope, { name: 'Fuzz review', workflow: { nodes: [{ name: 'Look', signMode: 'or', approvers: members }] } });
-  const task = await core.approvals.tasks.create(ctx, { templateId: approvalTemplate.id, createdBy: String(members[0]), assets: [{ name: 'a.png', url: `${peerUrl}/bytes/seed` }] });
+  const approvalTemplate = await core.approvals.templates.create(scope, {
+    name: 'Fuzz review',
+    workflow: { nodes: [{ name: 'Look', signMode: 'or', approvers: members }] },
+  });
+  const task = await core.approvals.tasks.create(ctx, {
+    templateId: approvalTemplate.id,
+    createdBy: String(members[0]),
+    assets: [{ name: 'a.png', url: `${peerUrl}/bytes/seed` }],
+  });
 
   return {
     teamId: team.teamId,

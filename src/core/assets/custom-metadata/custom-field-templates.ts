@@ -26,13 +26,14 @@ export class CustomFieldTemplateService {
     const name = definitionName(body.name, 'name', issues);
     const fields = body.fields.map((field, i) => checkDefinition(field, `fields[${i}].`, issues));
     fields.forEach((field, i) => {
-      if (fields.findIndex((f) => f.name === field.name) !== i) issues.push({ field: `fields[${i}].name`, message: 'repeats an earlier field\'s name' });
+      if (fields.findIndex((f) => f.name === field.name) !== i) issues.push({ field: `fields[${i}].name`, message: "repeats an earlier field's name" });
     });
     if (issues.length > 0) throw invalidFields(issues);
     return inTransaction(ctx, async (tx) => {
       await queryOne(tx, 'select id from teams where id = ? for no key update', [tx.teamId]);
       const { n } = (await queryOne<{ n: number }>(tx, 'select count(*)::int as n from library_custom_field_templates where team_id = ?', [tx.teamId]))!;
-      if (n >= CUSTOM_METADATA_LIMITS.templates) throw invalidFields([{ field: 'name', message: `a team may define at most ${CUSTOM_METADATA_LIMITS.templates} custom field templates` }]);
+      if (n >= CUSTOM_METADATA_LIMITS.templates)
+        throw invalidFields([{ field: 'name', message: `a team may define at most ${CUSTOM_METADATA_LIMITS.templates} custom field templates` }]);
       const template = await queryOne<{ id: number }>(
         tx,
         'insert into library_custom_field_templates (team_id, name) values (?, ?) on conflict (team_id, name) do nothing returning id',
@@ -52,7 +53,10 @@ export class CustomFieldTemplateService {
   /** The team's templates by name, each with its fields in order. */
   async list(ctx: TeamScope): Promise<CustomFieldTemplateView[]> {
     const rows = await queryRows<{ id: number }>(ctx, 'select id from library_custom_field_templates where team_id = ? order by name, id', [ctx.teamId]);
-    return this.byIds(ctx, rows.map((r) => r.id));
+    return this.byIds(
+      ctx,
+      rows.map((r) => r.id),
+    );
   }
 
   /** A template of the team; 404 not_found for an unknown id or another team's. */

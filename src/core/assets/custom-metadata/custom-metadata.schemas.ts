@@ -4,7 +4,9 @@ import { CUSTOM_METADATA_LIMITS, FieldDefinitionInput, type FieldType, type Fiel
 
 const id = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description });
 /** Any JSON: the field's type decides (field-types.ts checkValue), so a wrong type is reported naming the custom field. */
-const value = Type.Unknown({ description: 'text: a string; number: a finite number; date: YYYY-MM-DD or RFC 3339; select: one of the options. null clears the value.' });
+const value = Type.Unknown({
+  description: 'text: a string; number: a finite number; date: YYYY-MM-DD or RFC 3339; select: one of the options. null clears the value.',
+});
 
 /** Defines a custom metadata field of the team. */
 export const MetadataFieldInput = { ...FieldDefinitionInput, $id: 'MetadataFieldInput' };
@@ -13,7 +15,11 @@ export const MetadataFieldInput = { ...FieldDefinitionInput, $id: 'MetadataField
 export const CustomFieldTemplateInput = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: CUSTOM_METADATA_LIMITS.nameLength, description: '1-64 characters, unique per team.' }),
-    fields: Type.Array(FieldDefinitionInput, { minItems: 1, maxItems: CUSTOM_METADATA_LIMITS.templateFields, description: 'The template\'s custom fields, 1-50, names unique within the template.' }),
+    fields: Type.Array(FieldDefinitionInput, {
+      minItems: 1,
+      maxItems: CUSTOM_METADATA_LIMITS.templateFields,
+      description: "The template's custom fields, 1-50, names unique within the template.",
+    }),
   },
   { $id: 'CustomFieldTemplateInput', additionalProperties: false },
 );

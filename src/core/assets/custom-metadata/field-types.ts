@@ -40,8 +40,14 @@ export interface FieldDefinition {
 /** A field as a definition input gives it (a metadata field, or one field of a template). */
 export const FieldDefinitionInput = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: CUSTOM_METADATA_LIMITS.nameLength, description: '1-64 characters, not blank, no control characters; unique (per team for metadata fields, per template for custom fields).' }),
-    type: Type.Union([Type.Literal('text'), Type.Literal('number'), Type.Literal('date'), Type.Literal('select')], { description: 'text, number, date or select.' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: CUSTOM_METADATA_LIMITS.nameLength,
+      description: '1-64 characters, not blank, no control characters; unique (per team for metadata fields, per template for custom fields).',
+    }),
+    type: Type.Union([Type.Literal('text'), Type.Literal('number'), Type.Literal('date'), Type.Literal('select')], {
+      description: 'text, number, date or select.',
+    }),
     options: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: CUSTOM_METADATA_LIMITS.optionLength }), {
         minItems: 1,
@@ -104,7 +110,7 @@ const EXPECTED: Record<FieldType, string> = {
   text: `must be a string of at most ${CUSTOM_METADATA_LIMITS.textLength} characters`,
   number: 'must be a finite number',
   date: 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time',
-  select: 'must be one of the field\'s options',
+  select: "must be one of the field's options",
 };
 
 /**

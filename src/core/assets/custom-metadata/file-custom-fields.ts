@@ -31,10 +31,17 @@ export class FileCustomFieldService {
     const entries = body.values.map((entry) => ({ id: entry.customFieldId, value: entry.value }));
     refuseRepeatedFields(entries, 'customFieldId');
     return inTransaction(ctx, async (tx) => {
-      const template = await queryOne<{ id: number }>(tx, 'select id from library_custom_field_templates where id = ? and team_id = ?', [body.templateId, tx.teamId]);
+      const template = await queryOne<{ id: number }>(tx, 'select id from library_custom_field_templates where id = ? and team_id = ?', [
+        body.templateId,
+        tx.teamId,
+      ]);
       if (!template) throw notFound('Custom field template');
       await lockLiveFile(tx, tx.teamId, fileId);
-      const definitions = await queryRows<FieldDefinition>(tx, `select ${DEFINITION_COLUMNS} from library_custom_fields where team_id = ? and template_id = ?`, [tx.teamId, template.id]);
+      const definitions = await queryRows<FieldDefinition>(
+        tx,
+        `select ${DEFINITION_COLUMNS} from library_custom_fields where team_id = ? and template_id = ?`,
+        [tx.teamId, template.id],
+      );
       const wanted = checkValues(entries, definitions, 'customFieldId', `is not a custom field of template ${template.id}`);
 
       const current = await queryRows<{ fieldId: number; value: FieldValue }>(
@@ -58,7 +65,11 @@ export class FileCustomFieldService {
         }
       }
       if (cleared.length > 0) {
-        await queryRows(tx, 'delete from library_file_custom_values where team_id = ? and file_id = ? and field_id = any(?::int[])', [tx.teamId, fileId, intArray(cleared)]);
+        await queryRows(tx, 'delete from library_file_custom_values where team_id = ? and file_id = ? and field_id = any(?::int[])', [
+          tx.teamId,
+          fileId,
+          intArray(cleared),
+        ]);
       }
       if (set.length > 0) {
         await queryRows(
@@ -105,7 +116,10 @@ export class FileCustomFieldService {
   }
 
   private async emptyView(ctx: TeamScope, fileId: number, templateId: number): Promise<FileTemplateValuesView> {
-    const template = (await queryOne<{ name: string }>(ctx, 'select name from library_custom_field_templates where id = ? and team_id = ?', [templateId, ctx.teamId]))!;
+    const template = (await queryOne<{ name: string }>(ctx, 'select name from library_custom_field_templates where id = ? and team_id = ?', [
+      templateId,
+      ctx.teamId,
+    ]))!;
     return { materialId: fileId, templateId, templateName: template.name, values: [] };
   }
 }

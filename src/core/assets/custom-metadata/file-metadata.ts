@@ -36,7 +36,11 @@ export class FileMetadataService {
       );
       const wanted = checkValues(entries, definitions, 'fieldId', 'is not a metadata field of the team');
 
-      const record = await queryOne<{ id: number; values: Record<string, FieldValue> }>(tx, 'select id, values from library_metadata_records where team_id = ? and file_id = ?', [tx.teamId, fileId]);
+      const record = await queryOne<{ id: number; values: Record<string, FieldValue> }>(
+        tx,
+        'select id, values from library_metadata_records where team_id = ? and file_id = ?',
+        [tx.teamId, fileId],
+      );
       const values = { ...(record?.values ?? {}) };
       const changed: Record<string, FieldValue | null> = {};
       for (const { definition, value } of wanted) {
@@ -53,8 +57,16 @@ export class FileMetadataService {
       }
       if (Object.keys(changed).length > 0) {
         const recordId = record
-          ? (await queryOne<{ id: number }>(tx, 'update library_metadata_records set values = ?::jsonb, updated_at = now() where id = ? and team_id = ? returning id', [JSON.stringify(values), record.id, tx.teamId]))!.id
-          : (await queryOne<{ id: number }>(tx, 'insert into library_metadata_records (team_id, file_id, values) values (?, ?, ?::jsonb) returning id', [tx.teamId, fileId, JSON.stringify(values)]))!.id;
+          ? (await queryOne<{ id: number }>(
+              tx,
+              'update library_metadata_records set values = ?::jsonb, updated_at = now() where id = ? and team_id = ? returning id',
+              [JSON.stringify(values), record.id, tx.teamId],
+            ))!.id
+          : (await queryOne<{ id: number }>(tx, 'insert into library_metadata_records (team_id, file_id, values) values (?, ?, ?::jsonb) returning id', [
+              tx.teamId,
+              fileId,
+              JSON.stringify(values),
+            ]))!.id;
         await markEdited(tx, fileId);
         await libraryEvents.metadataChanged(tx, { materialId: fileId, recordId, metadata: changed });
       }
@@ -64,7 +76,14 @@ export class FileMetadataService {
 
   /** The metadata of files of the caller's team among `ids` (GraphQL loader), one view per id, values by field name. */
   async forFiles(ctx: TeamScope, ids: readonly number[]): Promise<FileMetadataView[]> {
-    const rows = await queryRows<{ fileId: number; recordId: number; fieldId: number | null; name: string; type: MetadataValueView['type']; value: FieldValue }>(
+    const rows = await queryRows<{
+      fileId: number;
+      recordId: number;
+      fieldId: number | null;
+      name: string;
+      type: MetadataValueView['type'];
+      value: FieldValue;
+    }>(
       ctx,
       `select r.file_id as "fileId", r.id as "recordId", d.id as "fieldId", d.name, d.type, e.value
          from library_metadata_records r

@@ -28,7 +28,8 @@ export class MetadataFieldService {
       // the team row's lock makes the count and the insert one step among concurrent definitions
       await queryOne(tx, 'select id from teams where id = ? for no key update', [tx.teamId]);
       const { n } = (await queryOne<{ n: number }>(tx, 'select count(*)::int as n from library_metadata_fields where team_id = ?', [tx.teamId]))!;
-      if (n >= CUSTOM_METADATA_LIMITS.metadataFields) throw invalidFields([{ field: 'name', message: `a team may define at most ${CUSTOM_METADATA_LIMITS.metadataFields} metadata fields` }]);
+      if (n >= CUSTOM_METADATA_LIMITS.metadataFields)
+        throw invalidFields([{ field: 'name', message: `a team may define at most ${CUSTOM_METADATA_LIMITS.metadataFields} metadata fields` }]);
       const row = await queryOne<MetadataFieldView>(
         tx,
         `insert into library_metadata_fields (team_id, name, type, options) values (?, ?, ?, ?::jsonb)

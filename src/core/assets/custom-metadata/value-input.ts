@@ -1,4 +1,4 @@
-import { DomainError, type FieldIssue, invalidFields } from '../../platform/errors.ts';
+import { type DomainError, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { checkValue, type FieldDefinition, type FieldValue } from './field-types.ts';
 
 /** One value of a call, by the id of its field (`fieldId` of a metadata field, `customFieldId` of a custom field). */

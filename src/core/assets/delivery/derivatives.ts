@@ -82,7 +82,9 @@ export interface DerivativeRecipe {
 }
 
 export function resolveRecipe(request: DerivativeRequest, source: Pick<DerivativeSource, 'mimeType' | 'width' | 'height'>): DerivativeRecipe {
-  const original: DerivativeFormat | undefined = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' }[source.mimeType] as DerivativeFormat | undefined;
+  const original: DerivativeFormat | undefined = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' }[source.mimeType] as
+    | DerivativeFormat
+    | undefined;
   const format = request.f ?? original ?? 'webp';
   return {
     width: request.w === undefined ? undefined : Math.min(request.w, source.width),

@@ -100,7 +100,13 @@ export class LinkSigner {
     if (exp === undefined || !EPOCH_SECONDS.test(exp) || sig === undefined || !SIGNATURE.test(sig)) throw refused();
     const variant = purpose === 'derived' ? parts.variant : undefined;
     if (purpose === 'derived' && (variant === undefined || !VARIANT.test(variant))) throw refused();
-    const target: LinkTarget = { teamId: Number(teamId), fileId: Number(fileId), purpose: purpose as LinkPurpose, expiresAt: Number(exp), ...(variant ? { variant } : {}) };
+    const target: LinkTarget = {
+      teamId: Number(teamId),
+      fileId: Number(fileId),
+      purpose: purpose as LinkPurpose,
+      expiresAt: Number(exp),
+      ...(variant ? { variant } : {}),
+    };
     const expected = this.mac(target.teamId, target.fileId, target.purpose, target.expiresAt, variant);
     // compared as text: decoding base64url would ignore the spare bits of the last character
     if (!timingSafeEqual(Buffer.from(expected), Buffer.from(sig))) throw refused();

@@ -14,11 +14,21 @@ import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 /** `GET /v1/assets` filters (docs/products.md "Asset lookup"); unknown query parameters are ignored, as elsewhere. */
 export const AssetLookupQuery = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The file name contains this text, case-insensitive.' })),
-  folder: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'A folder path like /photos/summer: files in that folder (and below it with recursive=true); "/" is the library root.' })),
-  recursive: Type.Optional(Type.Boolean({ description: 'With folder: include the folder\'s whole subtree. Default false.' })),
+  folder: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: 'A folder path like /photos/summer: files in that folder (and below it with recursive=true); "/" is the library root.',
+    }),
+  ),
+  recursive: Type.Optional(Type.Boolean({ description: "With folder: include the folder's whole subtree. Default false." })),
   extension: Type.Optional(Type.String({ pattern: '^\\.?[A-Za-z0-9]{1,32}$', description: 'File extension, with or without the dot, case-insensitive.' })),
-  sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The SHA-256 of the content (hex): every file holding exactly those bytes.' })),
-  ids: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9}){0,99}$', description: 'Up to 100 file-path IDs (each 1-2147483647), comma-separated.' })),
+  sha256: Type.Optional(
+    Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The SHA-256 of the content (hex): every file holding exactly those bytes.' }),
+  ),
+  ids: Type.Optional(
+    Type.String({ pattern: '^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9}){0,99}$', description: 'Up to 100 file-path IDs (each 1-2147483647), comma-separated.' }),
+  ),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Page from 1 (default 1).' })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Items per page (default 20, values above 100 count as 100).' })),
 });
@@ -131,7 +141,8 @@ export async function lookupAssets(
     where.push('f.id = any(?::int[])');
     params.push(`{${query.ids}}`);
   }
-  const filesWhere = (conditions: string[]) => `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${conditions.join(' and ')}`;
+  const filesWhere = (conditions: string[]) =>
+    `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${conditions.join(' and ')}`;
   const from = filesWhere(where);
   const pageSql = (condition: string) =>
     `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${condition} order by f.id limit ? offset ?`;
@@ -150,7 +161,11 @@ export async function lookupAssets(
     // its page chosen by that count: none; a slice of the kept ids (a name looked up before at this
     // version); a few, read by id from the narrow table's matches; many, the narrow table walked by id
     const seenBefore = memos !== null && version !== null && memos.totals.peek(ctx.teamId, version, countKey) !== undefined;
-    count = await remembered(memos?.totals, countKey, async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n);
+    count = await remembered(
+      memos?.totals,
+      countKey,
+      async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n,
+    );
     const offset = (page.page - 1) * page.pageSize;
     const byIds = filesWhere(['f.id = any(?::int[])', 'f.team_id = ?', 'f.deleted_at is null']);
     if (offset >= count) rows = [];
@@ -161,18 +176,38 @@ export async function lookupAssets(
       const byNarrowName = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`, 'f.team_id = ?', 'f.deleted_at is null']);
       rows = await queryRows<Row>(ctx, pageSql(byNarrowName), [ctx.teamId, namePattern, ctx.teamId, ...pageParams]);
     } else {
-      const walked = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES} order by n.file_id limit ? offset ?))`, 'f.team_id = ?', 'f.deleted_at is null']);
+      const walked = filesWhere([
+        `f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES} order by n.file_id limit ? offset ?))`,
+        'f.team_id = ?',
+        'f.deleted_at is null',
+      ]);
       rows = await queryRows<Row>(ctx, pageSql(walked), [ctx.teamId, namePattern, ...pageParams, ctx.teamId, page.pageSize, 0]);
     }
   } else {
     const countMatches = async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
     [count, rows] = await Promise.all([remembered(memos?.totals, countKey, countMatches), queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams])]);
   }
-  const media = await library.mediaFor(ctx, rows.map((r) => r.id));
+  const media = await library.mediaFor(
+    ctx,
+    rows.map((r) => r.id),
+  );
   const items = rows.flatMap((row) => {
     const m = media.get(row.id);
     if (!m) return [];
-    return [{ id: row.id, assetId: row.assetId, name: row.name, folderPath: row.folderPath, mimeType: m.mimeType!, size: m.size!, width: m.width ?? null, height: m.height ?? null, duration: m.duration ?? null, previewUrl: m.previewUrl ?? null }];
+    return [
+      {
+        id: row.id,
+        assetId: row.assetId,
+        name: row.name,
+        folderPath: row.folderPath,
+        mimeType: m.mimeType!,
+        size: m.size!,
+        width: m.width ?? null,
+        height: m.height ?? null,
+        duration: m.duration ?? null,
+        previewUrl: m.previewUrl ?? null,
+      },
+    ];
   });
   return { items, pagination: paginationOf(page, count) };
 }

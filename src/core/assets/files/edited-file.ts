@@ -12,5 +12,9 @@ export async function lockLiveFile(tx: UnitOfWork, teamId: number, fileId: numbe
 
 /** Records a change of a file's values as an edit: its update time and update user (AssetItem updateTime, updateUser). */
 export async function markEdited(tx: Ctx, fileId: number): Promise<void> {
-  await queryRows(tx, 'update library_files set update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [memberIdOf(tx.actor), fileId, tx.teamId]);
+  await queryRows(tx, 'update library_files set update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [
+    memberIdOf(tx.actor),
+    fileId,
+    tx.teamId,
+  ]);
 }

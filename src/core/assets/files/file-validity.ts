@@ -8,12 +8,19 @@ import { isoSql, timestampInput } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 
-
 /** A file's validity period: both bounds optional; the call replaces the whole period. */
 export const FileValidityInput = Type.Object(
   {
-    startTime: Type.Optional(Type.Union([timestampInput('RFC 3339: valid from then.'), Type.Null()], { description: 'RFC 3339: valid from then; null or omitted: valid from the start.' })),
-    endTime: Type.Optional(Type.Union([timestampInput('RFC 3339: expires then.'), Type.Null()], { description: 'RFC 3339: expires then; null or omitted: permanent. After startTime.' })),
+    startTime: Type.Optional(
+      Type.Union([timestampInput('RFC 3339: valid from then.'), Type.Null()], {
+        description: 'RFC 3339: valid from then; null or omitted: valid from the start.',
+      }),
+    ),
+    endTime: Type.Optional(
+      Type.Union([timestampInput('RFC 3339: expires then.'), Type.Null()], {
+        description: 'RFC 3339: expires then; null or omitted: permanent. After startTime.',
+      }),
+    ),
   },
   { $id: 'FileValidityInput', additionalProperties: false },
 );
@@ -85,9 +92,17 @@ export class FileValidityService {
     const end = body.endTime ?? null;
     if (start !== null && end !== null && Date.parse(end) <= Date.parse(start)) throw invalid('endTime', 'must be after startTime');
     return inTransaction(ctx, async (tx) => {
-      const before = await queryOne<PeriodRow>(tx, `select ${PERIOD_COLUMNS} from library_files where id = ? and team_id = ? and deleted_at is null for update`, [fileId, tx.teamId]);
+      const before = await queryOne<PeriodRow>(
+        tx,
+        `select ${PERIOD_COLUMNS} from library_files where id = ? and team_id = ? and deleted_at is null for update`,
+        [fileId, tx.teamId],
+      );
       if (!before) throw notFound('File');
-      await queryRows(tx, 'update library_files set validity_start = ?::timestamptz, validity_end = ?::timestamptz, updated_at = now() where id = ? and team_id = ?', [start, end, fileId, tx.teamId]);
+      await queryRows(
+        tx,
+        'update library_files set validity_start = ?::timestamptz, validity_end = ?::timestamptz, updated_at = now() where id = ? and team_id = ?',
+        [start, end, fileId, tx.teamId],
+      );
       const row = (await queryOne<PeriodRow>(
         tx,
         `update library_files set validity_status = ${STATUS_SQL} where id = ? and team_id = ? returning ${PERIOD_COLUMNS}`,
@@ -101,7 +116,11 @@ export class FileValidityService {
 
   /** The validity of live files of the caller's team among `ids` (GraphQL loader); absent ids are not the team's live files. */
   async forFiles(ctx: Ctx, ids: readonly number[], nowMs = Date.now()): Promise<FileValidityView[]> {
-    const rows = await queryRows<PeriodRow>(ctx, `select ${PERIOD_COLUMNS} from library_files where team_id = ? and deleted_at is null and id = any(?::int[])`, [ctx.teamId, intArray(ids)]);
+    const rows = await queryRows<PeriodRow>(
+      ctx,
+      `select ${PERIOD_COLUMNS} from library_files where team_id = ? and deleted_at is null and id = any(?::int[])`,
+      [ctx.teamId, intArray(ids)],
+    );
     return rows.map((row) => viewOf(row, nowMs));
   }
 

@@ -32,7 +32,12 @@ export const LibraryFilePatch = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: LIBRARY_LIMITS.nameLength, pattern: '^(?=.*\\S)[^/\\u0000-\\u001f\\u007f]+$' })),
     description: clearable(Type.String({ maxLength: LIBRARY_LIMITS.descriptionLength })),
-    tags: Type.Optional(Type.Array(Type.String({ maxLength: 256, pattern: NO_CONTROL_CHARACTERS }), { maxItems: LIBRARY_LIMITS.tagsPerFile, description: 'Replaces the file\'s tags.' })),
+    tags: Type.Optional(
+      Type.Array(Type.String({ maxLength: 256, pattern: NO_CONTROL_CHARACTERS }), {
+        maxItems: LIBRARY_LIMITS.tagsPerFile,
+        description: "Replaces the file's tags.",
+      }),
+    ),
     score: clearable(Type.Integer({ minimum: 0, maximum: 5 })),
     link: clearable(Type.String({ minLength: 1, maxLength: LIBRARY_LIMITS.linkLength })),
     analysis: Type.Optional(AnalysisInput),
@@ -41,15 +46,30 @@ export const LibraryFilePatch = Type.Object(
 );
 export type LibraryFilePatch = Static<typeof LibraryFilePatch>;
 
-export const TransferOwnershipInput = Type.Object({ ownerUserId: id('The new owner: a member of the team.') }, { $id: 'TransferOwnershipInput', additionalProperties: false });
+export const TransferOwnershipInput = Type.Object(
+  { ownerUserId: id('The new owner: a member of the team.') },
+  { $id: 'TransferOwnershipInput', additionalProperties: false },
+);
 
-export const MoveFileInput = Type.Object({ folderId: Type.Union([id('Target folder; null is the library root.'), Type.Null()]) }, { $id: 'MoveFileInput', additionalProperties: false });
+export const MoveFileInput = Type.Object(
+  { folderId: Type.Union([id('Target folder; null is the library root.'), Type.Null()]) },
+  { $id: 'MoveFileInput', additionalProperties: false },
+);
 
 export const CreateFolderInput = Type.Object(
-  { parentId: clearable(id('Parent folder; omitted or null for a top-level folder.')), name: Type.String({ minLength: 1, maxLength: LIBRARY_LIMITS.folderNameLength }) },
+  {
+    parentId: clearable(id('Parent folder; omitted or null for a top-level folder.')),
+    name: Type.String({ minLength: 1, maxLength: LIBRARY_LIMITS.folderNameLength }),
+  },
   { $id: 'CreateFolderInput', additionalProperties: false },
 );
 
-export const RenameFolderInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: LIBRARY_LIMITS.folderNameLength }) }, { $id: 'RenameFolderInput', additionalProperties: false });
+export const RenameFolderInput = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: LIBRARY_LIMITS.folderNameLength }) },
+  { $id: 'RenameFolderInput', additionalProperties: false },
+);
 
-export const FolderMemberInput = Type.Object({ folderId: id(), userId: id('A member of the team.') }, { $id: 'FolderMemberInput', additionalProperties: false });
+export const FolderMemberInput = Type.Object(
+  { folderId: id(), userId: id('A member of the team.') },
+  { $id: 'FolderMemberInput', additionalProperties: false },
+);

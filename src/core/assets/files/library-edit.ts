@@ -30,7 +30,8 @@ function analysisAssignments(analysis: AnalysisInput, field: string): Assignment
   if (analysis.aiDescription !== undefined) sets.push({ column: 'ai_description', value: analysis.aiDescription });
   if (analysis.aiDetailedDescription !== undefined) {
     const json = analysis.aiDetailedDescription === null ? null : JSON.stringify(analysis.aiDetailedDescription);
-    if (json !== null && Buffer.byteLength(json) > ANALYSIS_LIMITS.detailedBytes) throw invalid(`${field}aiDetailedDescription`, 'may be at most 64 KiB of JSON');
+    if (json !== null && Buffer.byteLength(json) > ANALYSIS_LIMITS.detailedBytes)
+      throw invalid(`${field}aiDetailedDescription`, 'may be at most 64 KiB of JSON');
     sets.push({ column: 'ai_detailed_description', value: json });
   }
   return sets;
@@ -59,14 +60,17 @@ async function applyAssignments(tx: UnitOfWork, teamId: number, fileId: number, 
 /** Replaces a file's tags: team tags are found or created by name (as at import); the tag_names trigger follows. */
 async function replaceTags(tx: UnitOfWork, teamId: number, fileId: number, names: string[]): Promise<void> {
   const json = JSON.stringify(names);
-  await queryRows(tx, 'delete from library_file_tags where file_id = ? and team_id = ? and tag_id not in (select id from library_tags where team_id = ? and name in (select value from json_array_elements_text(?::json)))', [
-    fileId,
-    teamId,
-    teamId,
-    json,
-  ]);
+  await queryRows(
+    tx,
+    'delete from library_file_tags where file_id = ? and team_id = ? and tag_id not in (select id from library_tags where team_id = ? and name in (select value from json_array_elements_text(?::json)))',
+    [fileId, teamId, teamId, json],
+  );
   if (names.length === 0) return;
-  await queryRows(tx, 'insert into library_tags (team_id, name) select ?, value from json_array_elements_text(?::json) on conflict (team_id, name) do nothing', [teamId, json]);
+  await queryRows(
+    tx,
+    'insert into library_tags (team_id, name) select ?, value from json_array_elements_text(?::json) on conflict (team_id, name) do nothing',
+    [teamId, json],
+  );
   await queryRows(
     tx,
     `insert into library_file_tags (file_id, tag_id, team_id)
@@ -120,7 +124,12 @@ export class LibraryEditService {
         if (!folder) throw notFound('Folder');
       }
       const before = await lockFileForEdit(tx, fileId);
-      await queryRows(tx, 'update library_files set folder_id = ?, update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [folderId, memberIdOf(tx.actor), fileId, tx.teamId]);
+      await queryRows(tx, 'update library_files set folder_id = ?, update_user_id = ?, updated_at = now() where id = ? and team_id = ?', [
+        folderId,
+        memberIdOf(tx.actor),
+        fileId,
+        tx.teamId,
+      ]);
       await libraryEvents.moved(tx, before, fileId);
       return this.deps.readItem(tx, fileId);
     });

@@ -25,12 +25,19 @@ export const LibraryFile = defineEntity({
     { properties: ['object'] },
     // asset search (spec 4.6): one index per filter and sort, chosen by measurement (docs/search.md)
     ...SEARCH_INDEXES,
-    { name: 'library_files_version_line_index', expression: 'create index "library_files_version_line_index" on "library_files" ("version_line_id") where "version_line_id" is not null' },
-    { name: 'library_files_recycle_entry_index', expression: 'create index "library_files_recycle_entry_index" on "library_files" ("recycle_entry_id") where "recycle_entry_id" is not null' },
+    {
+      name: 'library_files_version_line_index',
+      expression: 'create index "library_files_version_line_index" on "library_files" ("version_line_id") where "version_line_id" is not null',
+    },
+    {
+      name: 'library_files_recycle_entry_index',
+      expression: 'create index "library_files_recycle_entry_index" on "library_files" ("recycle_entry_id") where "recycle_entry_id" is not null',
+    },
     // the daily validity check (file-validity.ts) visits only files that have a validity period
     {
       name: 'library_files_validity_index',
-      expression: 'create index "library_files_validity_index" on "library_files" ("id") where "deleted_at" is null and ("validity_start" is not null or "validity_end" is not null)',
+      expression:
+        'create index "library_files_validity_index" on "library_files" ("id") where "deleted_at" is null and ("validity_start" is not null or "validity_end" is not null)',
     },
   ],
   // the products sync feed logs products whose media changed (product-change-triggers.ts)

@@ -31,7 +31,7 @@ export const ImportFileInput = Type.Object(
         maxLength: LIBRARY_LIMITS.nameLength,
         // a name is one path segment: no slash, no control characters, not blank
         pattern: '^(?=.*\\S)[^/\\u0000-\\u001f\\u007f]+$',
-        description: 'File name; defaults to the file\'s own name.',
+        description: "File name; defaults to the file's own name.",
       }),
     ),
     tags: Type.Optional(Type.Array(Type.String({ maxLength: 256, pattern: NO_CONTROL_CHARACTERS }), { maxItems: LIBRARY_LIMITS.tagsPerFile })),
@@ -67,8 +67,12 @@ export const MediaObject = Type.Object(
     width: nullable(Type.Number()),
     height: nullable(Type.Number()),
     duration: nullable(Type.Number({ description: 'Seconds.' })),
-    previewUrl: nullable(Type.String({ format: 'uri', description: 'Signed, expiring link to a derived preview image (or, for images that cannot be derived, the original).' })),
-    downloadUrl: Type.Optional(nullable(Type.String({ format: 'uri', description: 'Signed link to the original bytes; expires after 300 s or the key expiry.' }))),
+    previewUrl: nullable(
+      Type.String({ format: 'uri', description: 'Signed, expiring link to a derived preview image (or, for images that cannot be derived, the original).' }),
+    ),
+    downloadUrl: Type.Optional(
+      nullable(Type.String({ format: 'uri', description: 'Signed link to the original bytes; expires after 300 s or the key expiry.' })),
+    ),
     downloadUrlExpiresAt: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
   },
   { $id: 'MediaObject', additionalProperties: false },

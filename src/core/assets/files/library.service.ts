@@ -97,11 +97,10 @@ export class LibraryService {
   async findFolderByPath(scope: TeamScope, path: string): Promise<FolderView | null> {
     const segments = parseFolderPath(path);
     if (segments.length === 0) return null;
-    const row = await queryOne<FolderView>(
-      scope,
-      `select ${FOLDER_COLUMNS} from library_folders where team_id = ? and path = ? and deleted_at is null`,
-      [scope.teamId, `/${segments.join('/')}`],
-    );
+    const row = await queryOne<FolderView>(scope, `select ${FOLDER_COLUMNS} from library_folders where team_id = ? and path = ? and deleted_at is null`, [
+      scope.teamId,
+      `/${segments.join('/')}`,
+    ]);
     return row && { ...row, pathIds: row.pathIds.map(Number) };
   }
 

@@ -52,7 +52,8 @@ export class FolderEditService {
     checkName(body.name);
     return inTransaction(ctx, async (tx) => {
       const parent = body.parentId ? await liveFolder(tx, tx.teamId, body.parentId) : null;
-      if (parent && parent.pathIds.length >= LIBRARY_LIMITS.folderDepth) throw invalid('parentId', `folders may be at most ${LIBRARY_LIMITS.folderDepth} levels deep`);
+      if (parent && parent.pathIds.length >= LIBRARY_LIMITS.folderDepth)
+        throw invalid('parentId', `folders may be at most ${LIBRARY_LIMITS.folderDepth} levels deep`);
       const created = await queryOne<FolderView>(
         tx,
         `with next as (select nextval(pg_get_serial_sequence('library_folders', 'id'))::int as id)
@@ -78,11 +79,12 @@ export class FolderEditService {
       const newPath = `${folder.path.slice(0, folder.path.length - folder.name.length)}${body.name}`;
       // a sibling of that name is a unique violation, name_in_use (platform/db-errors.ts)
       await queryRows(tx, 'update library_folders set name = ?, updated_at = now() where id = ? and team_id = ?', [body.name, id, tx.teamId]);
-      await queryRows(
-        tx,
-        'update library_folders set path = ? || substr(path, ?) where team_id = ? and path_ids @> array[?]::int[] and deleted_at is null',
-        [newPath, folder.path.length + 1, tx.teamId, id],
-      );
+      await queryRows(tx, 'update library_folders set path = ? || substr(path, ?) where team_id = ? and path_ids @> array[?]::int[] and deleted_at is null', [
+        newPath,
+        folder.path.length + 1,
+        tx.teamId,
+        id,
+      ]);
       return liveFolder(tx, tx.teamId, id);
     });
   }
@@ -95,7 +97,11 @@ export class FolderEditService {
       await liveFolder(tx, tx.teamId, body.folderId);
       const member = await queryOne(tx, 'select id from members where id = ? and team_id = ?', [body.userId, tx.teamId]);
       if (!member) throw invalid('userId', 'is not a member of the team');
-      await queryRows(tx, 'insert into library_folder_members (folder_id, member_id, team_id) values (?, ?, ?) on conflict do nothing', [body.folderId, body.userId, tx.teamId]);
+      await queryRows(tx, 'insert into library_folder_members (folder_id, member_id, team_id) values (?, ?, ?) on conflict do nothing', [
+        body.folderId,
+        body.userId,
+        tx.teamId,
+      ]);
       return { folderId: body.folderId, userId: body.userId };
     });
   }

@@ -20,7 +20,10 @@ export const LibraryFolder = defineEntity({
       expression:
         'create unique index "library_folders_live_sibling_name_unique" on "library_folders" ("team_id", coalesce("parent_id", 0), "name") where "deleted_at" is null',
     },
-    { name: 'library_folders_recycle_entry_index', expression: 'create index "library_folders_recycle_entry_index" on "library_folders" ("recycle_entry_id") where "recycle_entry_id" is not null' },
+    {
+      name: 'library_folders_recycle_entry_index',
+      expression: 'create index "library_folders_recycle_entry_index" on "library_folders" ("recycle_entry_id") where "recycle_entry_id" is not null',
+    },
     {
       name: 'library_folders_path_ids_gin',
       expression: 'create index "library_folders_path_ids_gin" on "library_folders" using gin ("path_ids")',

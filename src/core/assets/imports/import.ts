@@ -125,7 +125,19 @@ export class LibraryImportService {
     const facts = await probeFile(body.file);
     const palette = await paletteForImport(body.file, facts);
     await this.storeBytes(body.file, facts.sha256);
-    return { teamId: body.team, segments, name, tags, description: body.description ?? null, score: body.score ?? null, link, userId, facts, palette, sourcePath: body.file };
+    return {
+      teamId: body.team,
+      segments,
+      name,
+      tags,
+      description: body.description ?? null,
+      score: body.score ?? null,
+      link,
+      userId,
+      facts,
+      palette,
+      sourcePath: body.file,
+    };
   }
 
   /**
@@ -206,7 +218,12 @@ export class LibraryImportService {
    */
   async pinBytes(tx: UnitOfWork, plan: PlacementPlan): Promise<void> {
     const { sourcePath } = plan;
-    await pinStoredBytes(tx, this.storage, objectKey(plan.facts.sha256), sourcePath === null ? undefined : () => this.storeBytes(sourcePath, plan.facts.sha256));
+    await pinStoredBytes(
+      tx,
+      this.storage,
+      objectKey(plan.facts.sha256),
+      sourcePath === null ? undefined : () => this.storeBytes(sourcePath, plan.facts.sha256),
+    );
   }
 
   /** Places a prepared file in the caller's transaction (folders, stored object, palette, file, tags); writes no event. */
@@ -222,8 +239,24 @@ export class LibraryImportService {
                                   description, score, link, source, owner_id, creator_id, create_user_id, update_user_id)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
       [
-        teamId, folder.folderId, objectId, plan.name, extensionOf(plan.name, facts.extension), facts.mimeType, facts.byteSize,
-        facts.width, facts.height, facts.durationMs, plan.description, plan.score, plan.link, SOURCE_UPLOAD, userId, userId, userId, userId,
+        teamId,
+        folder.folderId,
+        objectId,
+        plan.name,
+        extensionOf(plan.name, facts.extension),
+        facts.mimeType,
+        facts.byteSize,
+        facts.width,
+        facts.height,
+        facts.durationMs,
+        plan.description,
+        plan.score,
+        plan.link,
+        SOURCE_UPLOAD,
+        userId,
+        userId,
+        userId,
+        userId,
       ],
     );
     await this.tagFile(tx, teamId, file!.id, plan.tags);

@@ -108,7 +108,15 @@ function planOf(teamId: number, row: PendingRow): PlacementPlan {
     score: row.score,
     link: row.link,
     userId: row.userId,
-    facts: { sha256: row.sha256, byteSize: row.byteSize, mimeType: row.mimeType, extension: row.extension, width: row.width, height: row.height, durationMs: row.durationMs },
+    facts: {
+      sha256: row.sha256,
+      byteSize: row.byteSize,
+      mimeType: row.mimeType,
+      extension: row.extension,
+      width: row.width,
+      height: row.height,
+      durationMs: row.durationMs,
+    },
     palette: row.palette,
     sourcePath: null,
   };
@@ -148,9 +156,23 @@ export class PendingInboundService {
                                                sha256, storage_key, mime_type, byte_size, width, height, duration_ms, palette)
          values (?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb) returning id`,
         [
-          plan.teamId, `/${plan.segments.join('/')}`, plan.name, extensionOf(plan.name, facts.extension), textArray(plan.tags),
-          plan.description, plan.score, plan.link, plan.userId, facts.sha256, objectKey(facts.sha256), facts.mimeType, facts.byteSize, facts.width, facts.height,
-          facts.durationMs, JSON.stringify(plan.palette),
+          plan.teamId,
+          `/${plan.segments.join('/')}`,
+          plan.name,
+          extensionOf(plan.name, facts.extension),
+          textArray(plan.tags),
+          plan.description,
+          plan.score,
+          plan.link,
+          plan.userId,
+          facts.sha256,
+          objectKey(facts.sha256),
+          facts.mimeType,
+          facts.byteSize,
+          facts.width,
+          facts.height,
+          facts.durationMs,
+          JSON.stringify(plan.palette),
         ],
       );
     });
@@ -191,16 +213,26 @@ export class PendingInboundService {
         `select ${VIEW_COLUMNS}, sha256, palette from library_pending_inbounds where team_id = ? and id = any(?::int[]) order by id for update`,
         [tx.teamId, intArray(wanted)],
       );
-      requireAll(wanted, rows.map((r) => r.id));
+      requireAll(
+        wanted,
+        rows.map((r) => r.id),
+      );
       // every key's lock first, in key order, so two confirms of the same contents never deadlock
-      await pinAllStoredBytes(tx, this.deps.storage, rows.map((r) => objectKey(r.sha256)));
+      await pinAllStoredBytes(
+        tx,
+        this.deps.storage,
+        rows.map((r) => objectKey(r.sha256)),
+      );
       const confirmed: ConfirmedInbound[] = [];
       for (const row of rows) {
         const placed = await this.deps.imports.place(tx, planOf(tx.teamId, row));
         confirmed.push({ pendingInboundId: row.id, materialId: placed.id, folderIds: placed.folderIds });
       }
       await queryRows(tx, 'delete from library_pending_inbounds where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(wanted)]);
-      await libraryEvents.pendingConfirmed(tx, confirmed.map((c) => ({ pendingInboundId: c.pendingInboundId, fileId: c.materialId })));
+      await libraryEvents.pendingConfirmed(
+        tx,
+        confirmed.map((c) => ({ pendingInboundId: c.pendingInboundId, fileId: c.materialId })),
+      );
       return { confirmed };
     });
   }
@@ -216,7 +248,10 @@ export class PendingInboundService {
         [tx.teamId, intArray(wanted)],
       );
       // a missing id rolls the whole transaction back
-      requireAll(wanted, rows.map((r) => r.id));
+      requireAll(
+        wanted,
+        rows.map((r) => r.id),
+      );
       return rows;
     });
     // the held bytes go too, unless a file, another pending inbound or an approval uses them

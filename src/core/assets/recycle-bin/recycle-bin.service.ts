@@ -99,7 +99,13 @@ export class RecycleBinService {
       const befores = await filesFacts(tx, [fileId, ...hidden]);
       const entryId = await this.newEntry(tx, { kind: 'file', fileId, folderId: null }, file.name, file.folderPath);
       await this.takeFiles(tx, entryId, [fileId, ...hidden]);
-      await libraryEvents.deleted(tx, befores, 'RECYCLE', [], befores.filter((f) => f.id === fileId));
+      await libraryEvents.deleted(
+        tx,
+        befores,
+        'RECYCLE',
+        [],
+        befores.filter((f) => f.id === fileId),
+      );
       return { id: fileId, recycleEntryId: entryId };
     });
   }
@@ -116,16 +122,18 @@ export class RecycleBinService {
       );
       if (!folder) throw notFound('Folder');
       const folderIds = (
-        await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and path_ids @> array[?]::int[] and deleted_at is null order by id for update', [
-          tx.teamId,
-          folderId,
-        ])
+        await queryRows<{ id: number }>(
+          tx,
+          'select id from library_folders where team_id = ? and path_ids @> array[?]::int[] and deleted_at is null order by id for update',
+          [tx.teamId, folderId],
+        )
       ).map((row) => row.id);
       const fileIds = (
-        await queryRows<{ id: number }>(tx, 'select id from library_files where team_id = ? and folder_id = any(?::int[]) and deleted_at is null order by id for update', [
-          tx.teamId,
-          intArray(folderIds),
-        ])
+        await queryRows<{ id: number }>(
+          tx,
+          'select id from library_files where team_id = ? and folder_id = any(?::int[]) and deleted_at is null order by id for update',
+          [tx.teamId, intArray(folderIds)],
+        )
       ).map((row) => row.id);
       const hidden = await hiddenVersionsOf(tx, fileIds);
       const befores = await filesFacts(tx, [...fileIds, ...hidden]);
@@ -137,7 +145,13 @@ export class RecycleBinService {
       ]);
       await this.takeFiles(tx, entryId, [...fileIds, ...hidden]);
       const shown = new Set(fileIds);
-      await libraryEvents.deleted(tx, befores, 'RECYCLE', folderIds, befores.filter((f) => shown.has(f.id)));
+      await libraryEvents.deleted(
+        tx,
+        befores,
+        'RECYCLE',
+        folderIds,
+        befores.filter((f) => shown.has(f.id)),
+      );
       return { id: folderId, recycleEntryId: entryId, folderIds, fileIds };
     });
   }
@@ -184,7 +198,10 @@ export class RecycleBinService {
       await queryRows(tx, 'delete from library_recycle_entries where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(ids)]);
       restored.fileIds.sort((a, b) => a - b);
       restored.folderIds.sort((a, b) => a - b);
-      await libraryEvents.restored(tx, shown.sort((a, b) => a - b));
+      await libraryEvents.restored(
+        tx,
+        shown.sort((a, b) => a - b),
+      );
       return restored;
     });
   }
@@ -200,7 +217,11 @@ export class RecycleBinService {
   async empty(ctx: Ctx): Promise<PurgedEntries> {
     requirePermission(ctx, 'library:edit');
     return this.purgeThenRelease(ctx, (tx) =>
-      queryRows<EntryRow>(tx, 'select id, kind, file_id as "fileId", folder_id as "folderId" from library_recycle_entries where team_id = ? order by id for update', [tx.teamId]),
+      queryRows<EntryRow>(
+        tx,
+        'select id, kind, file_id as "fileId", folder_id as "folderId" from library_recycle_entries where team_id = ? order by id for update',
+        [tx.teamId],
+      ),
     );
   }
 
@@ -229,12 +250,11 @@ export class RecycleBinService {
 
   /** Marks files as taken by an entry; a hidden version keeps the time it was hidden. */
   private async takeFiles(tx: Ctx, entryId: number, fileIds: readonly number[]): Promise<void> {
-    await queryRows(tx, 'update library_files set deleted_at = coalesce(deleted_at, now()), recycle_entry_id = ?, update_user_id = ?, updated_at = now() where team_id = ? and id = any(?::int[])', [
-      entryId,
-      memberIdOf(tx.actor),
-      tx.teamId,
-      intArray(fileIds),
-    ]);
+    await queryRows(
+      tx,
+      'update library_files set deleted_at = coalesce(deleted_at, now()), recycle_entry_id = ?, update_user_id = ?, updated_at = now() where team_id = ? and id = any(?::int[])',
+      [entryId, memberIdOf(tx.actor), tx.teamId, intArray(fileIds)],
+    );
   }
 
   private async newEntry(tx: Ctx, entry: Omit<EntryRow, 'id'>, name: string, originalPath: string): Promise<number> {
@@ -268,9 +288,14 @@ export class RecycleBinService {
       'select id, name, parent_id as "parentId", path, path_ids as "pathIds" from library_folders where id = ? and team_id = ?',
       [entry.folderId, tx.teamId],
     );
-    const parent = top!.parentId === null
-      ? null
-      : await queryOne<FolderRow>(tx, 'select id, path, path_ids as "pathIds" from library_folders where id = ? and team_id = ? and deleted_at is null for share', [top!.parentId, tx.teamId]);
+    const parent =
+      top!.parentId === null
+        ? null
+        : await queryOne<FolderRow>(
+            tx,
+            'select id, path, path_ids as "pathIds" from library_folders where id = ? and team_id = ? and deleted_at is null for share',
+            [top!.parentId, tx.teamId],
+          );
     const clash = await queryOne(tx, 'select 1 from library_folders where team_id = ? and coalesce(parent_id, 0) = ? and name = ? and deleted_at is null', [
       tx.teamId,
       parent?.id ?? 0,
@@ -285,7 +310,16 @@ export class RecycleBinService {
               path = ? || substr(path, ?),
               path_ids = ?::int[] || path_ids[(?::int):]
         where team_id = ? and recycle_entry_id = ? returning id`,
-      [top!.id, parent?.id ?? null, parent?.path ?? '', oldPrefixLength + 1, intArray(parent ? parent.pathIds.map(Number) : []), top!.pathIds.length, tx.teamId, entry.id],
+      [
+        top!.id,
+        parent?.id ?? null,
+        parent?.path ?? '',
+        oldPrefixLength + 1,
+        intArray(parent ? parent.pathIds.map(Number) : []),
+        top!.pathIds.length,
+        tx.teamId,
+        entry.id,
+      ],
     );
     return rows.map((row) => row.id).sort((a, b) => a - b);
   }
@@ -300,20 +334,37 @@ export class RecycleBinService {
     const fileIds = files.map((f) => f.id);
     const objectIds = intArray([...new Set(files.map((f) => f.objectId))]);
     // the storage keys' locks before any row goes, in the order every writer takes them (stored-bytes.ts)
-    const keys = await queryRows<{ storageKey: string }>(tx, 'select storage_key as "storageKey" from stored_objects where team_id = ? and id = any(?::int[])', [tx.teamId, objectIds]);
-    await lockStorageKeys(tx, keys.map((k) => k.storageKey));
+    const keys = await queryRows<{ storageKey: string }>(
+      tx,
+      'select storage_key as "storageKey" from stored_objects where team_id = ? and id = any(?::int[])',
+      [tx.teamId, objectIds],
+    );
+    await lockStorageKeys(
+      tx,
+      keys.map((k) => k.storageKey),
+    );
     const befores = await filesFacts(tx, fileIds);
     const folderIds = (
-      await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and recycle_entry_id = any(?::int[]) order by id for update', [tx.teamId, entryIds])
+      await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and recycle_entry_id = any(?::int[]) order by id for update', [
+        tx.teamId,
+        entryIds,
+      ])
     ).map((row) => row.id);
     await queryRows(tx, 'delete from library_files where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(fileIds)]);
     // a purged folder's shares and folder subscriptions go with it (foreign keys on delete cascade)
     await queryRows(tx, 'delete from library_folders where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(folderIds)]);
     await queryRows(tx, 'delete from library_recycle_entries where team_id = ? and id = any(?::int[])', [tx.teamId, entryIds]);
-    await queryRows(tx, 'delete from library_version_lines l where l.team_id = ? and not exists (select 1 from library_files f where f.team_id = l.team_id and f.version_line_id = l.id)', [tx.teamId]);
+    await queryRows(
+      tx,
+      'delete from library_version_lines l where l.team_id = ? and not exists (select 1 from library_files f where f.team_id = l.team_id and f.version_line_id = l.id)',
+      [tx.teamId],
+    );
     const unused = 'o.team_id = ? and o.id = any(?::int[]) and not exists (select 1 from library_files f where f.team_id = o.team_id and f.object_id = o.id)';
     await queryRows(tx, `delete from stored_object_colours c using stored_objects o where c.object_id = o.id and ${unused}`, [tx.teamId, objectIds]);
-    const objects = await queryRows<StoredBytes>(tx, `delete from stored_objects o where ${unused} returning o.sha256, o.storage_key as "storageKey"`, [tx.teamId, objectIds]);
+    const objects = await queryRows<StoredBytes>(tx, `delete from stored_objects o where ${unused} returning o.sha256, o.storage_key as "storageKey"`, [
+      tx.teamId,
+      objectIds,
+    ]);
     await libraryEvents.deleted(tx, befores, 'PERMANENT');
     return { purged: { entries: entries.length, fileIds, folderIds }, objects };
   }

@@ -54,7 +54,9 @@ async function isReferenced(tx: UnitOfWork, key: string): Promise<boolean> {
  */
 async function releaseUnreferencedBytes(tx: UnitOfWork, storage: Storage, objects: readonly StoredBytes[]): Promise<number> {
   let released = 0;
-  const sorted = [...new Map(objects.map((o) => [o.storageKey, o])).values()].sort((a, b) => (a.storageKey < b.storageKey ? -1 : a.storageKey > b.storageKey ? 1 : 0));
+  const sorted = [...new Map(objects.map((o) => [o.storageKey, o])).values()].sort((a, b) =>
+    a.storageKey < b.storageKey ? -1 : a.storageKey > b.storageKey ? 1 : 0,
+  );
   for (const object of sorted) {
     await lockStorageKey(tx, object.storageKey);
     if (await isReferenced(tx, object.storageKey)) continue;

@@ -46,7 +46,13 @@ export class AssetSearchService {
   /** COLLECT_MAX_MATCHES; tests lower it to exercise the walking page shapes on a small library. */
   collectMaxMatches = COLLECT_MAX_MATCHES;
 
-  constructor(deps: { signer: LinkSigner; totals: VersionedMemo<number>; colourMatches: VersionedMemo<ColourMatch>; tagFileCounts: TagFileCounts; facetCounts: VersionedMemo<FacetCounts> }) {
+  constructor(deps: {
+    signer: LinkSigner;
+    totals: VersionedMemo<number>;
+    colourMatches: VersionedMemo<ColourMatch>;
+    tagFileCounts: TagFileCounts;
+    facetCounts: VersionedMemo<FacetCounts>;
+  }) {
     this.signer = deps.signer;
     this.totals = deps.totals;
     this.colourMatches = deps.colourMatches;
@@ -66,12 +72,20 @@ export class AssetSearchService {
     const filterKey = JSON.stringify(plan.filter);
     // a total already known chooses the page's shape, and answers a page past the end without a query
     const knownTotal = this.totals.peek(ctx.teamId, version, filterKey);
-    const [resolved] = await Promise.all([this.resolve(ctx, version, plan, preamble, knownTotal), plan.facets ? this.facets.checkCustomFields(ctx, plan.facets) : undefined]);
+    const [resolved] = await Promise.all([
+      this.resolve(ctx, version, plan, preamble, knownTotal),
+      plan.facets ? this.facets.checkCustomFields(ctx, plan.facets) : undefined,
+    ]);
     const statements = searchStatements(ctx.teamId, plan, resolved, knownTotal, this.collectMaxMatches);
     const pageIsEmpty = plan.page.limit === 0 || (knownTotal !== undefined && plan.page.offset >= knownTotal);
     const [rows, total, folders, facets] = await Promise.all([
       pageIsEmpty ? Promise.resolve([]) : this.pageRows(ctx, statements.page, options.includeTags ?? true),
-      this.totals.get(ctx.teamId, version, filterKey, async () => (await queryOne<{ n: number }>(ctx, boundSql(statements.count.sql), statements.count.params))!.n),
+      this.totals.get(
+        ctx.teamId,
+        version,
+        filterKey,
+        async () => (await queryOne<{ n: number }>(ctx, boundSql(statements.count.sql), statements.count.params))!.n,
+      ),
       plan.needChildren ? this.childFolders(ctx, plan.filter) : Promise.resolve(null),
       plan.facets ? this.facets.count(ctx, version, plan.filter, resolved, plan.facets, knownTotal) : Promise.resolve(null),
     ]);
@@ -99,7 +113,11 @@ export class AssetSearchService {
    */
   private async pageRows(ctx: Ctx, page: PageStatement, includeTags: boolean): Promise<AssetRow[]> {
     const ids = await queryRows<{ id: number }>(ctx, pageSql(page), page.params);
-    return assetRowsInOrder(ctx, ids.map((row) => row.id), includeTags);
+    return assetRowsInOrder(
+      ctx,
+      ids.map((row) => row.id),
+      includeTags,
+    );
   }
 
   /** Batch read for the GraphQL dataloader of AssetItem.tags. */
@@ -142,7 +160,11 @@ export class AssetSearchService {
     ]);
     const subtree = preamble.subtreeFolderIds?.map(Number);
     const subtreeFolderIds = subtree && subtree.length <= MAX_FOLDER_BRANCHES ? subtree : undefined;
-    return { ...(colourMatch ? { colour: colourMatch } : {}), ...(subtreeFolderIds ? { subtreeFolderIds } : {}), ...(walkTag !== undefined ? { walkTag } : {}) };
+    return {
+      ...(colourMatch ? { colour: colourMatch } : {}),
+      ...(subtreeFolderIds ? { subtreeFolderIds } : {}),
+      ...(walkTag !== undefined ? { walkTag } : {}),
+    };
   }
 
   /**

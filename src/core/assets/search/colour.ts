@@ -28,7 +28,7 @@ function srgbToLinear(channel: number): number {
 }
 
 function labF(t: number): number {
-  return t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116;
+  return t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116;
 }
 
 /** sRGB (0-255 per channel) to CIELAB under D65. */

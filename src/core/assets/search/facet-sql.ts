@@ -94,10 +94,19 @@ export function facetStatement(teamId: number, filter: SearchFilter, resolved: R
       return topValues(groupedBy(where, VALIDITY_SQL), limit);
     case 'colorFamily':
       // the palette's largest colour is its position 0 (colour.ts sorts by share)
-      return topValues(groupedBy(where, colourFamilySql(), { sql: 'left join stored_object_colours c on c.object_id = f.object_id and c.position = 0 and c.team_id = f.team_id', params: [] }), limit);
+      return topValues(
+        groupedBy(where, colourFamilySql(), {
+          sql: 'left join stored_object_colours c on c.object_id = f.object_id and c.position = 0 and c.team_id = f.team_id',
+          params: [],
+        }),
+        limit,
+      );
     case 'customField':
       return topValues(
-        groupedBy(where, "v.value #>> '{}'", { sql: 'left join library_file_custom_values v on v.file_id = f.id and v.field_id = ? and v.team_id = f.team_id', params: [facet.fieldId] }),
+        groupedBy(where, "v.value #>> '{}'", {
+          sql: 'left join library_file_custom_values v on v.file_id = f.id and v.field_id = ? and v.team_id = f.team_id',
+          params: [facet.fieldId],
+        }),
         limit,
       );
     case 'tags':

@@ -46,7 +46,13 @@ export type PageShape = 'collect' | 'walk' | 'planner';
  * every match is taken from the trigram index and sorted (search-statements.ts). `planner`: the
  * LIKE conditions, for the planner to choose.
  */
-export function deepOnlyPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, shape: PageShape): SqlFragment | null {
+export function deepOnlyPage(
+  teamId: number,
+  filter: SearchFilter,
+  order: SearchOrder,
+  page: { offset: number; limit: number },
+  shape: PageShape,
+): SqlFragment | null {
   const keywords = deepOnlyKeywords(filter);
   if (!keywords || order.name !== 'CREATE_TIME') return null;
   const where = shape === 'walk' ? walkedTextCondition(teamId, keywords) : deepTextConditions(teamId, keywords);
@@ -63,8 +69,14 @@ export function deepOnlyPage(teamId: number, filter: SearchFilter, order: Search
  * 2.2 ms. A known total above COLLECT_MAX_MATCHES bounds the walk: about (offset + limit) times
  * files / total texts.
  */
-export function deepWalkWithFilesPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, resolved: ResolvedFilter): SqlFragment | null {
-  if (!filter.keywords || filter.keywords.mode !== 'DEEP' || order.name !== 'CREATE_TIME') return null;
+export function deepWalkWithFilesPage(
+  teamId: number,
+  filter: SearchFilter,
+  order: SearchOrder,
+  page: { offset: number; limit: number },
+  resolved: ResolvedFilter,
+): SqlFragment | null {
+  if (filter.keywords?.mode !== 'DEEP' || order.name !== 'CREATE_TIME') return null;
   const texts = { table: 'library_search_texts', alias: 's', where: walkedTextCondition(teamId, filter.keywords.values) };
   return creationOrderPage(texts, whereOf(teamId, { ...filter, keywords: undefined }, resolved), order, page);
 }
@@ -81,12 +93,16 @@ interface NarrowRows {
  * table in order, and reading the file of each passing row by primary key when `files` holds other
  * filters to test; with `collect`, taking every passing row first and sorting them.
  */
-function creationOrderPage(narrow: NarrowRows, files: SqlFragment | null, order: SearchOrder, page: { offset: number; limit: number }, collect = false): SqlFragment {
+function creationOrderPage(
+  narrow: NarrowRows,
+  files: SqlFragment | null,
+  order: SearchOrder,
+  page: { offset: number; limit: number },
+  collect = false,
+): SqlFragment {
   const { table, alias: a, where } = narrow;
   const dir = order.direction === 'ASC' ? 'asc' : 'desc';
-  const rows = files
-    ? `${table} ${a} join library_files f on f.id = ${a}.file_id where ${where.sql} and ${files.sql}`
-    : `${table} ${a} where ${where.sql}`;
+  const rows = files ? `${table} ${a} join library_files f on f.id = ${a}.file_id where ${where.sql} and ${files.sql}` : `${table} ${a} where ${where.sql}`;
   const source = collect ? `(with m as materialized (select ${a}.file_id, ${a}.created_at from ${rows}) select * from m) ${a}` : rows;
   return {
     sql: `select ${a}.file_id as id from ${source} order by ${a}.created_at ${dir}, ${a}.file_id ${dir} limit ? offset ?`,
@@ -145,7 +161,13 @@ export function tagsOnlyCount(teamId: number, filter: SearchFilter, walkTag: num
  * description (1,767 matches of 1,000,000 files) walked every file newest first, 52 ms; this walk
  * reads some 560 postings and 80 files, 0.6 ms (2.6 ms with cold caches).
  */
-export function tagsWalkWithFilesPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, resolved: ResolvedFilter): SqlFragment | null {
+export function tagsWalkWithFilesPage(
+  teamId: number,
+  filter: SearchFilter,
+  order: SearchOrder,
+  page: { offset: number; limit: number },
+  resolved: ResolvedFilter,
+): SqlFragment | null {
   const tagIds = andTagIds(filter);
   if (!tagIds || resolved.walkTag === undefined || order.name !== 'CREATE_TIME') return null;
   const postings = { table: 'library_tag_postings', alias: 'p', where: tagPostingsCondition(teamId, tagIds, resolved.walkTag) };
@@ -157,7 +179,13 @@ export function tagsWalkWithFilesPage(teamId: number, filter: SearchFilter, orde
  * order and stopping at the page's end; else null. The walk reads about (offset + limit) times
  * (files with the rarest tag / files with all the tags) index entries, whatever the page.
  */
-export function tagsOnlyPage(teamId: number, filter: SearchFilter, order: SearchOrder, page: { offset: number; limit: number }, walkTag: number | undefined): SqlFragment | null {
+export function tagsOnlyPage(
+  teamId: number,
+  filter: SearchFilter,
+  order: SearchOrder,
+  page: { offset: number; limit: number },
+  walkTag: number | undefined,
+): SqlFragment | null {
   const tagIds = tagsOnlyIds(filter);
   if (!tagIds || walkTag === undefined || order.name !== 'CREATE_TIME') return null;
   return creationOrderPage({ table: 'library_tag_postings', alias: 'p', where: tagPostingsCondition(teamId, tagIds, walkTag) }, null, order, page);

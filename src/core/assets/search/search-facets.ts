@@ -31,25 +31,39 @@ export class SearchFacets {
   async checkCustomFields(ctx: Ctx, plan: FacetPlan): Promise<void> {
     const asked = plan.facets.flatMap((facet, index) => (facet.name === 'customField' ? [{ index, fieldId: facet.fieldId }] : []));
     if (asked.length === 0) return;
-    const statement = customFieldTypesStatement(ctx.teamId, asked.map((a) => a.fieldId));
+    const statement = customFieldTypesStatement(
+      ctx.teamId,
+      asked.map((a) => a.fieldId),
+    );
     const types = new Map((await queryRows<{ id: number; type: string }>(ctx, statement.sql, statement.params)).map((row) => [row.id, row.type]));
     const issues: FieldIssue[] = [];
     for (const { index, fieldId } of asked) {
       const type = types.get(fieldId);
       if (type === undefined) issues.push({ field: `facets[${index}]`, message: `customField:${fieldId} is not a custom field of the team` });
-      else if (type !== 'select') issues.push({ field: `facets[${index}]`, message: `customField:${fieldId} is a ${type} field: only select custom fields have facets` });
+      else if (type !== 'select')
+        issues.push({ field: `facets[${index}]`, message: `customField:${fieldId} is a ${type} field: only select custom fields have facets` });
     }
     if (issues.length > 0) throw invalidFields(issues);
   }
 
   /** The counts of every facet of `plan` over the search's matches, in request order. `knownTotal` 0 needs no statement. */
-  async count(ctx: Ctx, version: string, filter: SearchFilter, resolved: ResolvedFilter, plan: FacetPlan, knownTotal: number | undefined): Promise<FacetResult[]> {
+  async count(
+    ctx: Ctx,
+    version: string,
+    filter: SearchFilter,
+    resolved: ResolvedFilter,
+    plan: FacetPlan,
+    knownTotal: number | undefined,
+  ): Promise<FacetResult[]> {
     const filterKey = JSON.stringify(filter);
     return Promise.all(
       plan.facets.map(async (facet) => {
-        const counts = knownTotal === 0
-          ? NO_MATCHES
-          : await this.memo.get(ctx.teamId, version, `facet|${facetName(facet)}|${plan.limit}|${filterKey}`, () => this.countOne(ctx, filter, resolved, facet, plan.limit));
+        const counts =
+          knownTotal === 0
+            ? NO_MATCHES
+            : await this.memo.get(ctx.teamId, version, `facet|${facetName(facet)}|${plan.limit}|${filterKey}`, () =>
+                this.countOne(ctx, filter, resolved, facet, plan.limit),
+              );
         return this.labelled(ctx, facet, counts);
       }),
     );
@@ -58,14 +72,23 @@ export class SearchFacets {
   private async countOne(ctx: Ctx, filter: SearchFilter, resolved: ResolvedFilter, facet: FacetSpec, limit: number): Promise<FacetCounts> {
     const statement = facetStatement(ctx.teamId, filter, resolved, facet, limit);
     const row = (await queryOne<FacetCounts>(ctx, boundSql(statement.sql), statement.params))!;
-    return { values: row.values.map((v) => ({ value: String(v.value), count: Number(v.count) })), other: Number(row.other), otherValues: row.otherValues, missing: Number(row.missing) };
+    return {
+      values: row.values.map((v) => ({ value: String(v.value), count: Number(v.count) })),
+      other: Number(row.other),
+      otherValues: row.otherValues,
+      missing: Number(row.missing),
+    };
   }
 
   /** The result of one facet: its counts, with the names of tags and folders. */
   private async labelled(ctx: Ctx, facet: FacetSpec, counts: FacetCounts): Promise<FacetResult> {
     let names = new Map<string, string>();
     if ((facet.name === 'tags' || facet.name === 'folder') && counts.values.length > 0) {
-      const statement = facetLabelsStatement(ctx.teamId, facet.name, counts.values.map((v) => Number(v.value)));
+      const statement = facetLabelsStatement(
+        ctx.teamId,
+        facet.name,
+        counts.values.map((v) => Number(v.value)),
+      );
       names = new Map((await queryRows<{ value: string; name: string }>(ctx, statement.sql, statement.params)).map((row) => [row.value, row.name]));
     }
     return {

@@ -93,7 +93,10 @@ export function pageOf(issues: Issues, startPoint: number | null | undefined, en
   const end = endPoint ?? start + defaultSize;
   if (end < start) issues.add('endPoint', 'must not be less than startPoint');
   if (end - start > SEARCH_LIMITS.pageSize) {
-    issues.add('endPoint', `may be at most ${SEARCH_LIMITS.pageSize} more than startPoint (${start}): a request returns at most ${SEARCH_LIMITS.pageSize} results; ask for [${start}, ${start + SEARCH_LIMITS.pageSize}) and continue from there`);
+    issues.add(
+      'endPoint',
+      `may be at most ${SEARCH_LIMITS.pageSize} more than startPoint (${start}): a request returns at most ${SEARCH_LIMITS.pageSize} results; ask for [${start}, ${start + SEARCH_LIMITS.pageSize}) and continue from there`,
+    );
   }
   return { offset: start, limit: Math.max(0, end - start) };
 }

@@ -3,12 +3,10 @@ import type { Range, SearchFilter, SearchOrder } from './search-filter.ts';
 import { LIBRARY_VERSION_SQL } from './library-version.ts';
 import { escapeLike, intArray, textArray, type SqlFragment } from '../../platform/sql.ts';
 
-
 /** A regular-expression literal for text (PostgreSQL ARE). */
 export function escapeRegex(text: string): string {
   return text.replace(/[\\^$.|?*+()[\]{}]/g, (c) => `\\${c}`);
 }
-
 
 /** Whole words (or phrases): not preceded or followed by a letter, digit or underscore. */
 function wholeWordRegex(keyword: string): string {
@@ -193,7 +191,10 @@ export function searchPreambleStatement(teamId: number, filter: SearchFilter, su
   parts.push(
     filter.parentId === undefined
       ? { sql: 'true as "folderFound"', params: [] }
-      : { sql: 'exists (select 1 from library_folders p where p.id = ? and p.team_id = ? and p.deleted_at is null) as "folderFound"', params: [filter.parentId, teamId] },
+      : {
+          sql: 'exists (select 1 from library_folders p where p.id = ? and p.team_id = ? and p.deleted_at is null) as "folderFound"',
+          params: [filter.parentId, teamId],
+        },
   );
   parts.push(
     filter.currentUserId === undefined
@@ -270,9 +271,9 @@ export function whereOf(teamId: number, filter: SearchFilter, resolved: Resolved
   rangeConditions('f.byte_size', filter.sizeBytes, parts);
   rangeConditions('f.width', filter.width, parts);
   rangeConditions('f.height', filter.height, parts);
-  if (filter.updatedMs?.min !== undefined) parts.push({ sql: "f.updated_at >= to_timestamp(?::float8 / 1000)", params: [filter.updatedMs.min] });
+  if (filter.updatedMs?.min !== undefined) parts.push({ sql: 'f.updated_at >= to_timestamp(?::float8 / 1000)', params: [filter.updatedMs.min] });
   // inclusive at millisecond precision: anything before the next millisecond
-  if (filter.updatedMs?.max !== undefined) parts.push({ sql: "f.updated_at < to_timestamp((?::float8 + 1) / 1000)", params: [filter.updatedMs.max] });
+  if (filter.updatedMs?.max !== undefined) parts.push({ sql: 'f.updated_at < to_timestamp((?::float8 + 1) / 1000)', params: [filter.updatedMs.max] });
   if (filter.keywords) parts.push(...keywordConditions(teamId, filter.keywords.mode, filter.keywords.values));
   if (filter.tags) parts.push(tagCondition(filter.tags));
   if (filter.createUsers) parts.push({ sql: 'f.create_user_id = any(?::int[])', params: [intArray(filter.createUsers)] });

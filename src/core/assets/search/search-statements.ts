@@ -89,9 +89,11 @@ function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter
   // walking: one index range in order, whatever the keywords; collecting or left to the planner: planned for the keywords
   if (deepOnly) return { ...deepOnly, preparable: shape === 'walk' };
   // many matches known, other filters too: walk the keywords' texts or the rarest tag's postings and read their files
-  const walkWithFiles = shape === 'walk'
-    ? (deepWalkWithFilesPage(teamId, plan.filter, plan.order, plan.page, resolved) ?? tagsWalkWithFilesPage(teamId, plan.filter, plan.order, plan.page, resolved))
-    : null;
+  const walkWithFiles =
+    shape === 'walk'
+      ? (deepWalkWithFilesPage(teamId, plan.filter, plan.order, plan.page, resolved) ??
+        tagsWalkWithFilesPage(teamId, plan.filter, plan.order, plan.page, resolved))
+      : null;
   if (walkWithFiles) return { ...walkWithFiles, preparable: false };
   const extensions = plan.filter.extensions;
   if (plan.order.name === 'SIZE' && extensions && extensions.length <= MAX_EXTENSION_BRANCHES) {
@@ -104,7 +106,11 @@ function pageIds(teamId: number, plan: AssetSearchPlan, resolved: ResolvedFilter
   const source = collect
     ? `(with m as materialized (select ${SORT_COLUMNS} from library_files f where ${where.sql}) select * from m) f`
     : `library_files f where ${where.sql}`;
-  return { sql: `select f.id from ${source} order by ${orderByOf(plan.order)} limit ? offset ?`, params: [...where.params, plan.page.limit, plan.page.offset], preparable: false };
+  return {
+    sql: `select f.id from ${source} order by ${orderByOf(plan.order)} limit ? offset ?`,
+    params: [...where.params, plan.page.limit, plan.page.offset],
+    preparable: false,
+  };
 }
 
 /** `filter` sets no filter outside `allowed` (undefined entries are unset). */
@@ -130,7 +136,8 @@ export function searchStatements(
   const where = whereOf(teamId, plan.filter, resolved, true);
   return {
     page: pageIds(teamId, plan, resolved, knownTotal, collectMaxMatches),
-    count: tagsOnlyCount(teamId, plan.filter, resolved.walkTag) ?? deepOnlyCount(teamId, plan.filter) ?? { sql: `select count(*)::float8 as n from library_files f where ${where.sql}`, params: where.params },
+    count: tagsOnlyCount(teamId, plan.filter, resolved.walkTag) ??
+      deepOnlyCount(teamId, plan.filter) ?? { sql: `select count(*)::float8 as n from library_files f where ${where.sql}`, params: where.params },
   };
 }
 

@@ -33,7 +33,11 @@ export const SEARCH_LIMITS = {
  * maximum of startPoint's limit plus 100 answered "must be <= 100100", which explains nothing.
  */
 const endPoint = (description: string) =>
-  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: `${description} A request returns at most ${SEARCH_LIMITS.pageSize} results: endPoint - startPoint <= ${SEARCH_LIMITS.pageSize}, refused beyond (never cut short silently, so the next page's startPoint is this endPoint).` });
+  Type.Integer({
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: `${description} A request returns at most ${SEARCH_LIMITS.pageSize} results: endPoint - startPoint <= ${SEARCH_LIMITS.pageSize}, refused beyond (never cut short silently, so the next page's startPoint is this endPoint).`,
+  });
 
 export const SORT_NAMES = ['CREATE_TIME', 'UPDATE_TIME', 'NAME', 'DURATION', 'SIZE', 'SCORE'] as const;
 export type SortName = (typeof SORT_NAMES)[number];
@@ -47,7 +51,10 @@ const HEX_COLOUR = '^#?[0-9a-fA-F]{6}$';
 /** spec 4.6 SortConditionVO. */
 export const SortCondition = Type.Object(
   {
-    sortName: Type.Union([Type.Literal('CREATE_TIME'), Type.Literal('UPDATE_TIME'), Type.Literal('NAME'), Type.Literal('DURATION'), Type.Literal('SIZE'), Type.Literal('SCORE')], { description: 'Sort key; the tie-breaker is always the asset id in the same direction.' }),
+    sortName: Type.Union(
+      [Type.Literal('CREATE_TIME'), Type.Literal('UPDATE_TIME'), Type.Literal('NAME'), Type.Literal('DURATION'), Type.Literal('SIZE'), Type.Literal('SCORE')],
+      { description: 'Sort key; the tie-breaker is always the asset id in the same direction.' },
+    ),
     sortType: opt(literalUnion(SORT_TYPES, { description: 'Default DESC.' })),
   },
   { additionalProperties: false },
@@ -56,11 +63,15 @@ export const SortCondition = Type.Object(
 /** The processed-image parameters of `publicUrl` (spec 4.6, 8). */
 const derivativeFields = {
   w: opt(Type.Integer({ minimum: 1, maximum: DERIVATIVE_LIMITS.maxSide, description: 'Target width in px (1-6000); larger than the original has no effect.' })),
-  h: opt(Type.Integer({ minimum: 1, maximum: DERIVATIVE_LIMITS.maxSide, description: 'Target height in px (1-6000); larger than the original has no effect.' })),
+  h: opt(
+    Type.Integer({ minimum: 1, maximum: DERIVATIVE_LIMITS.maxSide, description: 'Target height in px (1-6000); larger than the original has no effect.' }),
+  ),
   mode: opt(literalUnion(DERIVATIVE_MODES, { description: '`fit` (default): inside w x h keeping the aspect ratio; `crop`: cover w x h, centre crop.' })),
   q: opt(Type.Integer({ minimum: 1, maximum: 100, description: 'Quality 1-100 for jpg and webp (default 80); png is lossless.' })),
-  f: opt(literalUnion(DERIVATIVE_FORMATS, { description: 'Output format; default: the original\'s when jpg, png or webp, else webp.' })),
-  bg: opt(Type.String({ pattern: '^[0-9a-fA-F]{6}$', description: 'Background (hex RRGGBB without #) that transparency is flattened onto; jpg defaults to white.' })),
+  f: opt(literalUnion(DERIVATIVE_FORMATS, { description: "Output format; default: the original's when jpg, png or webp, else webp." })),
+  bg: opt(
+    Type.String({ pattern: '^[0-9a-fA-F]{6}$', description: 'Background (hex RRGGBB without #) that transparency is flattened onto; jpg defaults to white.' }),
+  ),
 };
 
 /** spec 4.6 EnterpriseSearchReqVO: every field optional. */
@@ -68,7 +79,12 @@ export const SearchAssetsRequest = Type.Object(
   {
     parentId: opt(id('Search inside this folder and its descendants.')),
     needChildren: opt(Type.Boolean({ description: 'Also return the child folders of parentId (or the top-level folders) in `folders`.' })),
-    extensions: opt(Type.Array(Type.String({ minLength: 1, maxLength: 33 }), { maxItems: SEARCH_LIMITS.extensions, description: 'Extensions, case-insensitive, with or without the dot.' })),
+    extensions: opt(
+      Type.Array(Type.String({ minLength: 1, maxLength: 33 }), {
+        maxItems: SEARCH_LIMITS.extensions,
+        description: 'Extensions, case-insensitive, with or without the dot.',
+      }),
+    ),
     color: opt(Type.String({ pattern: HEX_COLOUR, description: 'Colour as hex RRGGBB (with or without #).' })),
     areaThreshold: opt(Type.Integer({ minimum: 1, maximum: 100, description: 'Minimum share of the image (percent) the matching colours cover; default 20.' })),
     colorThreshold: opt(Type.Integer({ minimum: 0, maximum: 100, description: 'Maximum colour distance ΔE*ab (CIE76) counted as the colour; default 20.' })),
@@ -82,8 +98,17 @@ export const SearchAssetsRequest = Type.Object(
     maxWidth: opt(count('Maximum width in px.')),
     startTime: opt(count('Update time from (epoch ms, inclusive).')),
     endTime: opt(count('Update time until (epoch ms, inclusive).')),
-    keywords: opt(Type.Array(Type.String({ minLength: 1, maxLength: SEARCH_LIMITS.keywordLength }), { maxItems: SEARCH_LIMITS.keywords, description: 'Every keyword must match (AND).' })),
-    keywordSearchType: opt(Type.Union([Type.Literal('DEEP'), Type.Literal('DEFAULT'), Type.Literal('PRECISE'), Type.Literal('DEEP_AND_PRECISE')], { description: 'Default DEEP; docs/search.md gives the semantics.' })),
+    keywords: opt(
+      Type.Array(Type.String({ minLength: 1, maxLength: SEARCH_LIMITS.keywordLength }), {
+        maxItems: SEARCH_LIMITS.keywords,
+        description: 'Every keyword must match (AND).',
+      }),
+    ),
+    keywordSearchType: opt(
+      Type.Union([Type.Literal('DEEP'), Type.Literal('DEFAULT'), Type.Literal('PRECISE'), Type.Literal('DEEP_AND_PRECISE')], {
+        description: 'Default DEEP; docs/search.md gives the semantics.',
+      }),
+    ),
     tags: opt(Type.Array(id(), { maxItems: SEARCH_LIMITS.tags, description: 'Tag ids.' })),
     tagOrAnd: opt(Type.Boolean({ description: 'true (default): all tags; false: any tag.' })),
     createUsers: opt(Type.Array(id(), { maxItems: SEARCH_LIMITS.createUsers, description: 'Creator member ids.' })),
@@ -96,7 +121,12 @@ export const SearchAssetsRequest = Type.Object(
     startPoint: opt(Type.Integer({ minimum: 0, maximum: SEARCH_LIMITS.maxStartPoint, description: 'Index of the first result, default 0.' })),
     endPoint: opt(endPoint('Index after the last result, default startPoint + 10.')),
     region: opt(Type.Array(Type.Number(), { maxItems: SEARCH_LIMITS.regionValues, description: 'Accepted and ignored: Shelf has no region index.' })),
-    customFieldTemplateIds: opt(Type.Array(id(), { maxItems: SEARCH_LIMITS.customFieldIds, description: 'Custom field template ids: files carrying a value of any of these templates. Ids of another team match nothing.' })),
+    customFieldTemplateIds: opt(
+      Type.Array(id(), {
+        maxItems: SEARCH_LIMITS.customFieldIds,
+        description: 'Custom field template ids: files carrying a value of any of these templates. Ids of another team match nothing.',
+      }),
+    ),
     customFieldId: opt(id('Custom field id (of a template): files having a value for this custom field. An id of another team matches nothing.')),
     currentUserId: opt(id('Only assets this member may access: own files and files under their folders.')),
     facets: opt(
@@ -105,7 +135,13 @@ export const SearchAssetsRequest = Type.Object(
         description: `Shelf extension, opt-in: also count the matches per value of these facets (result \`facets\`, docs/search.md "Facets"). Each is one of ${BUILTIN_FACETS.join(', ')}, or customField:<id> for a custom field of type select; at most ${FACET_LIMITS.facets}, each once. Counts are exact, over the same filters as \`total\` (currentUserId included). An unknown facet, or a custom field that is not a select field of the team, is refused naming facets[i] (REST 400 invalid_parameter, GraphQL validation_failed). Omitted, null or []: no \`facets\` in the result.`,
       }),
     ),
-    facetLimit: opt(Type.Integer({ minimum: 1, maximum: FACET_LIMITS.maxValues, description: `With facets: how many values each facet lists, most matches first (1-${FACET_LIMITS.maxValues}, default ${FACET_LIMITS.defaultValues}); the rest are summed in \`other\`. Refused without facets.` })),
+    facetLimit: opt(
+      Type.Integer({
+        minimum: 1,
+        maximum: FACET_LIMITS.maxValues,
+        description: `With facets: how many values each facet lists, most matches first (1-${FACET_LIMITS.maxValues}, default ${FACET_LIMITS.defaultValues}); the rest are summed in \`other\`. Refused without facets.`,
+      }),
+    ),
     ...derivativeFields,
   },
   { $id: 'SearchAssetsRequest', additionalProperties: false },
@@ -118,7 +154,7 @@ export const SearchShareRequest = Type.Object(
     linkToken: Type.String({ minLength: 1, maxLength: 256, description: 'The share token.' }),
     password: opt(Type.String({ maxLength: 256, description: 'Required when the share is password-protected.' })),
     folderId: opt(id('Folder to list: the share root (default) or a folder under it.')),
-    needChildren: opt(Type.Boolean({ description: 'Also return the folder\'s child folders.' })),
+    needChildren: opt(Type.Boolean({ description: "Also return the folder's child folders." })),
     isRoot: opt(Type.Boolean({ description: 'List the share root; with folderId, folderId must be the root.' })),
     keyword: opt(Type.String({ maxLength: SEARCH_LIMITS.keywordLength, description: 'File (and child folder) names contain this text, case-insensitive.' })),
     startPoint: opt(Type.Integer({ minimum: 0, maximum: SEARCH_LIMITS.maxStartPoint, description: 'Default 0.' })),
@@ -151,10 +187,10 @@ export type ImageContentAnalysis = Static<typeof ImageContentAnalysis>;
 export const AssetItem = Type.Object(
   {
     id: Type.Integer({ description: 'The file-path ID.' }),
-    parentIds: Type.Array(Type.Integer(), { description: 'Folder ids from the root down to the file\'s folder; [] at the root.' }),
-    userId: nullable(Type.String({ description: 'The owner\'s member id.' })),
+    parentIds: Type.Array(Type.Integer(), { description: "Folder ids from the root down to the file's folder; [] at the root." }),
+    userId: nullable(Type.String({ description: "The owner's member id." })),
     name: Type.String({ description: 'The original file name.' }),
-    downloadUrl: Type.String({ description: 'Signed link to the original; expires after 300 s or the key\'s expiry.' }),
+    downloadUrl: Type.String({ description: "Signed link to the original; expires after 300 s or the key's expiry." }),
     source: Type.Integer({ description: '1 web, 2 upload, 3 copy.' }),
     link: nullable(Type.String({ description: 'A web page URL recorded for the file.' })),
     extension: nullable(Type.String({ description: 'Lower case, without the dot.' })),
@@ -165,10 +201,10 @@ export const AssetItem = Type.Object(
     description: nullable(Type.String({ description: 'Free text.' })),
     score: nullable(Type.Integer({ description: 'Rating 0-5.' })),
     createTime: Type.String({ format: 'date-time', description: 'When the file was imported (RFC 3339, UTC, microseconds).' }),
-    createUser: nullable(Type.String({ description: 'The creating member\'s id.' })),
+    createUser: nullable(Type.String({ description: "The creating member's id." })),
     updateTime: Type.String({ format: 'date-time', description: 'When the file last changed (RFC 3339, UTC, microseconds).' }),
-    updateUser: nullable(Type.Integer({ description: 'The last updating member\'s id.' })),
-    tags: Type.Array(TagDTO, { description: 'The file\'s tags, ordered by name.' }),
+    updateUser: nullable(Type.Integer({ description: "The last updating member's id." })),
+    tags: Type.Array(TagDTO, { description: "The file's tags, ordered by name." }),
     thumbnailAccessUrl: nullable(Type.String({ description: 'Signed preview link (3600 s; 300 s for images shown as their original); null for non-images.' })),
     imageContentAnalysis: nullable({ ...ImageContentAnalysis, description: 'Image analysis fields set by operators or GraphQL; null when none is set.' }),
     publicUrl: Type.String({ description: 'Signed link to the processed image (w/h/mode/q/f/bg); "" without processing parameters or for non-images.' }),
@@ -183,7 +219,11 @@ export const SearchAssetsResult = Type.Object(
     total: Type.Integer({ description: 'Exact number of matching assets.' }),
     folders: Type.Optional(Type.Array(Type.Ref('FolderDTO'), { description: 'With needChildren: the child folders of parentId (or the top-level folders).' })),
     folderCount: Type.Optional(Type.Integer({ description: 'With needChildren: how many folders `folders` holds.' })),
-    facets: Type.Optional(Type.Array(Type.Ref('SearchFacet'), { description: 'Only when the request named `facets`: one entry per facet, in request order (docs/search.md "Facets").' })),
+    facets: Type.Optional(
+      Type.Array(Type.Ref('SearchFacet'), {
+        description: 'Only when the request named `facets`: one entry per facet, in request order (docs/search.md "Facets").',
+      }),
+    ),
   },
   { $id: 'SearchAssetsResult', additionalProperties: false },
 );
@@ -191,8 +231,11 @@ export const SearchAssetsResult = Type.Object(
 /** One value of a facet (SearchFacet.values). */
 export const SearchFacetValue = Type.Object(
   {
-    value: Type.String({ description: 'The value as text: an extension (lower case); IMAGE, VIDEO, AUDIO, DOCUMENT or OTHER; LANDSCAPE, PORTRAIT or SQUARE; a tag id; a colour family (white, grey, black, red, orange, brown, yellow, green, cyan, blue, purple, pink); a folder id; VALID, NOT_STARTED or EXPIRED; a select option.' }),
-    label: nullable(Type.String({ description: 'The tag\'s or folder\'s name (tags, folder); null for the other facets.' })),
+    value: Type.String({
+      description:
+        'The value as text: an extension (lower case); IMAGE, VIDEO, AUDIO, DOCUMENT or OTHER; LANDSCAPE, PORTRAIT or SQUARE; a tag id; a colour family (white, grey, black, red, orange, brown, yellow, green, cyan, blue, purple, pink); a folder id; VALID, NOT_STARTED or EXPIRED; a select option.',
+    }),
+    label: nullable(Type.String({ description: "The tag's or folder's name (tags, folder); null for the other facets." })),
     count: Type.Integer({ description: 'Matches carrying the value (exact).' }),
   },
   { $id: 'SearchFacetValue', additionalProperties: false },
@@ -205,7 +248,10 @@ export const SearchFacet = Type.Object(
     values: Type.Array(Type.Ref('SearchFacetValue'), { description: 'At most facetLimit values, most matches first, ties by value (as text) ascending.' }),
     other: Type.Integer({ description: 'Matches counted under values not listed (tags: tag assignments, since a file counts once per tag it carries).' }),
     otherValues: Type.Integer({ description: 'How many values are not listed.' }),
-    missing: Type.Integer({ description: 'Matches without a value: no extension, no tag, at the library root, no palette (colorFamily), no width and height (orientation), no value of the custom field.' }),
+    missing: Type.Integer({
+      description:
+        'Matches without a value: no extension, no tag, at the library root, no palette (colorFamily), no width and height (orientation), no value of the custom field.',
+    }),
   },
   { $id: 'SearchFacet', additionalProperties: false },
 );
@@ -214,7 +260,7 @@ export const SearchShareResult = Type.Object(
   {
     assets: Type.Array(Type.Ref('AssetItem'), { description: 'The page of matching assets inside the shared folder.' }),
     totalCount: Type.Integer({ description: 'Exact number of matching assets.' }),
-    folders: Type.Array(Type.Ref('FolderDTO'), { description: 'With needChildren: the listed folder\'s child folders (filtered by keyword).' }),
+    folders: Type.Array(Type.Ref('FolderDTO'), { description: "With needChildren: the listed folder's child folders (filtered by keyword)." }),
     folderCount: Type.Integer({ description: 'How many folders `folders` holds.' }),
   },
   { $id: 'SearchShareResult', additionalProperties: false },

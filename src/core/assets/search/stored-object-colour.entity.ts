@@ -15,8 +15,7 @@ export const StoredObjectColour = defineEntity({
   indexes: [
     {
       name: 'stored_object_colours_team_lab_gist',
-      expression:
-        'create index "stored_object_colours_team_lab_gist" on "stored_object_colours" using gist (cube(array["team_id", "l", "a", "b"]::float8[]))',
+      expression: 'create index "stored_object_colours_team_lab_gist" on "stored_object_colours" using gist (cube(array["team_id", "l", "a", "b"]::float8[]))',
     },
   ],
   triggers: STORED_OBJECT_COLOURS_TRIGGERS,

@@ -17,8 +17,7 @@ export const LibraryTagPosting = defineEntity({
   indexes: [
     {
       name: 'library_tag_postings_walk',
-      expression:
-        'create index "library_tag_postings_walk" on "library_tag_postings" ("team_id", "tag_id", "created_at", "file_id") include ("tag_ids")',
+      expression: 'create index "library_tag_postings_walk" on "library_tag_postings" ("team_id", "tag_id", "created_at", "file_id") include ("tag_ids")',
     },
   ],
   properties: {

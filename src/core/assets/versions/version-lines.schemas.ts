@@ -5,8 +5,14 @@ import { literalUnion } from '../../platform/schema-shapes.ts';
 /** Makes a live file a new version of another file's line (6.2 ADD, or REPLACE_COVER_ON_UPLOAD with `makeCover`). */
 export const AddVersionInput = Type.Object(
   {
-    versionFileId: Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'A live file of the team, in no version line, that becomes the newest version.' }),
-    makeCover: Type.Optional(Type.Boolean({ description: 'Whether the new version becomes the cover at once (REPLACE_COVER_ON_UPLOAD). Default false (ADD).' })),
+    versionFileId: Type.Integer({
+      minimum: 1,
+      maximum: MAX_RESOURCE_ID,
+      description: 'A live file of the team, in no version line, that becomes the newest version.',
+    }),
+    makeCover: Type.Optional(
+      Type.Boolean({ description: 'Whether the new version becomes the cover at once (REPLACE_COVER_ON_UPLOAD). Default false (ADD).' }),
+    ),
   },
   { $id: 'AddVersionInput', additionalProperties: false },
 );

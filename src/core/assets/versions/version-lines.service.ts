@@ -44,13 +44,25 @@ async function lockMember(tx: Ctx, fileId: number): Promise<MemberRow> {
 
 /** Locks a line and its files (line first, then files by id, as every version operation does). */
 async function lockLine(tx: Ctx, lineId: number): Promise<{ coverId: number; members: MemberRow[] }> {
-  const line = await queryOne<{ coverId: number }>(tx, 'select cover_file_id as "coverId" from library_version_lines where id = ? and team_id = ? for update', [lineId, tx.teamId]);
-  const members = await queryRows<MemberRow>(tx, `select ${MEMBER_COLUMNS} from library_files where team_id = ? and version_line_id = ? order by id for update`, [tx.teamId, lineId]);
+  const line = await queryOne<{ coverId: number }>(tx, 'select cover_file_id as "coverId" from library_version_lines where id = ? and team_id = ? for update', [
+    lineId,
+    tx.teamId,
+  ]);
+  const members = await queryRows<MemberRow>(
+    tx,
+    `select ${MEMBER_COLUMNS} from library_files where team_id = ? and version_line_id = ? order by id for update`,
+    [tx.teamId, lineId],
+  );
   return { coverId: line!.coverId, members: members.sort((a, b) => a.version! - b.version!) };
 }
 
 async function setFile(tx: Ctx, fileId: number, sets: string, params: unknown[]): Promise<void> {
-  await queryRows(tx, `update library_files set ${sets}, update_user_id = ?, updated_at = now() where id = ? and team_id = ?`, [...params, memberIdOf(tx.actor), fileId, tx.teamId]);
+  await queryRows(tx, `update library_files set ${sets}, update_user_id = ?, updated_at = now() where id = ? and team_id = ?`, [
+    ...params,
+    memberIdOf(tx.actor),
+    fileId,
+    tx.teamId,
+  ]);
 }
 
 /**
@@ -93,7 +105,7 @@ export class VersionLineService {
   async addVersion(ctx: Ctx, fileId: number, input: unknown): Promise<VersionLineView> {
     requirePermission(ctx, 'library:edit');
     const body = checkAdd(input);
-    if (body.versionFileId === fileId) throw invalid('versionFileId', 'must be another file than the line\'s');
+    if (body.versionFileId === fileId) throw invalid('versionFileId', "must be another file than the line's");
     return inTransaction(ctx, async (tx) => {
       const target = await lockMember(tx, fileId);
       if (!target.live) throw notFound('File');
@@ -110,13 +122,19 @@ export class VersionLineService {
       const { members } = await lockLine(tx, lineId);
       const version = Math.max(...members.map((m) => m.version!)) + 1;
       const makeCover = body.makeCover === true;
-      await setFile(tx, added.id, `version_line_id = ?, version_number = ?, folder_id = ?, deleted_at = ${makeCover ? 'null' : 'now()'}`, [lineId, version, target.folderId]);
+      await setFile(tx, added.id, `version_line_id = ?, version_number = ?, folder_id = ?, deleted_at = ${makeCover ? 'null' : 'now()'}`, [
+        lineId,
+        version,
+        target.folderId,
+      ]);
       if (makeCover) {
         await setFile(tx, target.id, 'deleted_at = now()', []);
         await queryRows(tx, 'update library_version_lines set cover_file_id = ? where id = ? and team_id = ?', [added.id, lineId, tx.teamId]);
       }
       const cover = makeCover ? added.id : target.id;
-      await this.changed(tx, { coverMaterialId: cover, newMaterialId: added.id, action: makeCover ? 'REPLACE_COVER_ON_UPLOAD' : 'ADD', version }, shownBefore, [cover]);
+      await this.changed(tx, { coverMaterialId: cover, newMaterialId: added.id, action: makeCover ? 'REPLACE_COVER_ON_UPLOAD' : 'ADD', version }, shownBefore, [
+        cover,
+      ]);
       return this.view(tx, lineId);
     });
   }
@@ -197,7 +215,10 @@ export class VersionLineService {
   }
 
   private async newLine(tx: Ctx, fileId: number): Promise<number> {
-    const line = await queryOne<{ id: number }>(tx, 'insert into library_version_lines (team_id, cover_file_id) values (?, ?) returning id', [tx.teamId, fileId]);
+    const line = await queryOne<{ id: number }>(tx, 'insert into library_version_lines (team_id, cover_file_id) values (?, ?) returning id', [
+      tx.teamId,
+      fileId,
+    ]);
     await setFile(tx, fileId, 'version_line_id = ?, version_number = 1', [line!.id]);
     return line!.id;
   }

@@ -34,12 +34,14 @@ export const ActivityItem = Type.Object(
   {
     id: Type.String({ description: 'Record id (a decimal string), increasing with time.' }),
     resourceType: Type.String({ description: `One of ${RESOURCE_TYPES.join(', ')}.` }),
-    resourceId: Type.String({ description: 'The resource\'s id, as a string (template ids are strings).' }),
-    action: Type.String({ description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `template_upgraded` (products), `revoked` (shares) or `purged`.' }),
+    resourceId: Type.String({ description: "The resource's id, as a string (template ids are strings)." }),
+    action: Type.String({
+      description: '`created`, `updated`, `published`, `unpublished`, `deleted`, `template_upgraded` (products), `revoked` (shares) or `purged`.',
+    }),
     at: Type.String({ format: 'date-time', description: 'When the write committed (RFC 3339, UTC, microseconds).' }),
     actor: Type.String({ description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
     keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key of the write; null without one.' }),
-    role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time.' }),
+    role: Type.Union([Type.String(), Type.Null()], { description: "That key's role at the time." }),
     requestId: Type.Union([Type.String(), Type.Null()], { description: 'The request id (X-Request-Id).' }),
   },
   { $id: 'ActivityItem', additionalProperties: false },
@@ -70,8 +72,17 @@ export async function activityPage(ctx: Ctx, input: unknown): Promise<Page<Activ
   const where = `team_id = ? and (?::text is null or resource_type = ?) and (?::text is null or resource_id = ?) and (?::int is null or actor_key_id = ?)
     and (?::timestamptz is null or created_at >= ?::timestamptz) and (?::timestamptz is null or created_at < ?::timestamptz)`;
   const params = [
-    ctx.teamId, query.resourceType ?? null, query.resourceType ?? null, query.resourceId ?? null, query.resourceId ?? null,
-    query.actorKeyId ?? null, query.actorKeyId ?? null, query.from ?? null, query.from ?? null, query.to ?? null, query.to ?? null,
+    ctx.teamId,
+    query.resourceType ?? null,
+    query.resourceType ?? null,
+    query.resourceId ?? null,
+    query.resourceId ?? null,
+    query.actorKeyId ?? null,
+    query.actorKeyId ?? null,
+    query.from ?? null,
+    query.from ?? null,
+    query.to ?? null,
+    query.to ?? null,
   ];
   const [count, items] = await Promise.all([
     queryOne<{ n: number }>(ctx, `select count(*)::int as n from activity_records where ${where}`, params),

@@ -1,8 +1,7 @@
 import { optionalFields } from '../../platform/schema-shapes.ts';
 import { Type, type Static } from 'typebox';
 
-const nullableString = (maxLength: number, description: string) =>
-  Type.Union([Type.String({ maxLength }), Type.Null()], { description });
+const nullableString = (maxLength: number, description: string) => Type.Union([Type.String({ maxLength }), Type.Null()], { description });
 
 const brandFields = {
   name: Type.String({ maxLength: 1024, description: 'Trimmed before validation, then 1-128 characters; duplicates allowed.' }),
@@ -26,7 +25,11 @@ export const BrandCreate = Type.Object(
     description: Type.Optional(brandFields.description),
     logoUrl: Type.Optional(brandFields.logoUrl),
   },
-  { $id: 'BrandCreate', additionalProperties: false, examples: [{ name: 'Acme', description: 'Tools for everyone', logoUrl: 'https://shelf.example.com/files/logo.png' }] },
+  {
+    $id: 'BrandCreate',
+    additionalProperties: false,
+    examples: [{ name: 'Acme', description: 'Tools for everyone', logoUrl: 'https://shelf.example.com/files/logo.png' }],
+  },
 );
 
 /** Spec 4.2 BrandPatch as REST clients send it: any of name, description, logoUrl, at least one. */
@@ -47,7 +50,10 @@ export const BrandCreateExtended = Type.Object(
 export type BrandCreateExtended = Static<typeof BrandCreateExtended>;
 
 /** Changes as GraphQL sends them: the spec's fields plus website, sortOrder and isEnabled; at least one. */
-export const BrandPatchExtended = optionalFields(brandFields, ['name', 'description', 'website', 'logoUrl', 'sortOrder', 'isEnabled'], { additionalProperties: false, minProperties: 1 });
+export const BrandPatchExtended = optionalFields(brandFields, ['name', 'description', 'website', 'logoUrl', 'sortOrder', 'isEnabled'], {
+  additionalProperties: false,
+  minProperties: 1,
+});
 export type BrandPatchExtended = Static<typeof BrandPatchExtended>;
 
 /** Spec 2.2 Brand as returned; the raw logo URL is never part of it. */
@@ -66,7 +72,19 @@ export const BrandView = Type.Object(
   {
     $id: 'Brand',
     additionalProperties: false,
-    examples: [{ id: 7, name: 'Acme', code: 'BK3H7Q2M9X', description: 'Tools for everyone', website: null, sortOrder: 0, isEnabled: true, createdAt: '2026-11-22T15:03:19.632639Z', updatedAt: '2026-11-22T15:03:19.632639Z' }],
+    examples: [
+      {
+        id: 7,
+        name: 'Acme',
+        code: 'BK3H7Q2M9X',
+        description: 'Tools for everyone',
+        website: null,
+        sortOrder: 0,
+        isEnabled: true,
+        createdAt: '2026-11-22T15:03:19.632639Z',
+        updatedAt: '2026-11-22T15:03:19.632639Z',
+      },
+    ],
   },
 );
 export type BrandView = Static<typeof BrandView>;

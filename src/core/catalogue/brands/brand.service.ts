@@ -188,11 +188,10 @@ export class BrandService {
 
   /** Locks the live brand row for this transaction and checks If-Match against what it holds now. */
   private async lockForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<BrandView> {
-    const current = await queryOne<BrandView>(
-      tx,
-      `select ${BRAND_COLUMNS} from brands where id = ? and team_id = ? and deleted_at is null for update`,
-      [id, tx.teamId],
-    );
+    const current = await queryOne<BrandView>(tx, `select ${BRAND_COLUMNS} from brands where id = ? and team_id = ? and deleted_at is null for update`, [
+      id,
+      tx.teamId,
+    ]);
     if (!current) throw notFound('Brand');
     checkIfMatch(ifMatch, current);
     return current;

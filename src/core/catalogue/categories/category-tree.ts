@@ -104,7 +104,6 @@ export async function liveSubtree(tx: Ctx, rootId: number): Promise<{ ids: numbe
   return { ids: row?.ids ?? [], maxDepth: row?.maxDepth ?? 0 };
 }
 
-
 /**
  * Renumbers the live children of `parentId` (except `exceptId`) to contiguous positions 0..n-1 in
  * their current order, leaving a hole at `gapAt` for a node about to take that position (null: no
@@ -129,7 +128,13 @@ export async function renumberSiblings(tx: Ctx, brandId: number, parentId: numbe
  * Rewrites the paths and depths of the given descendants after their ancestor's path changed from
  * `oldPrefix` to `newPrefix`: one set-based statement, however large the subtree.
  */
-export async function rewriteDescendantPaths(tx: Ctx, descendantIds: readonly number[], oldPrefix: string, newPrefix: string, depthDelta: number): Promise<void> {
+export async function rewriteDescendantPaths(
+  tx: Ctx,
+  descendantIds: readonly number[],
+  oldPrefix: string,
+  newPrefix: string,
+  depthDelta: number,
+): Promise<void> {
   if (descendantIds.length === 0) return;
   await queryRows(
     tx,
@@ -138,4 +143,3 @@ export async function rewriteDescendantPaths(tx: Ctx, descendantIds: readonly nu
     [newPrefix, oldPrefix, depthDelta, tx.teamId, intArray(descendantIds)],
   );
 }
-

@@ -29,7 +29,11 @@ interface Placement {
  * sort index within the destination's live siblings, unique sibling name) before anything is
  * written, so a refused update changes nothing.
  */
-async function planPlacement(tx: Ctx, current: CategoryNode, patch: CategoryPatch): Promise<{ placement: Placement; subtree: { ids: number[]; maxDepth: number } | null }> {
+async function planPlacement(
+  tx: Ctx,
+  current: CategoryNode,
+  patch: CategoryPatch,
+): Promise<{ placement: Placement; subtree: { ids: number[]; maxDepth: number } | null }> {
   const moving = patch.parentId !== undefined && patch.parentId !== current.parentId;
   const parentId = moving ? (patch.parentId ?? null) : current.parentId;
   const name = patch.name ?? current.name;

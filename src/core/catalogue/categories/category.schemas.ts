@@ -9,8 +9,7 @@ export const CATEGORY_MAX_NODES_PER_BRAND = 5000;
 export const CATEGORY_MAX_SORT_ORDER = 5000;
 
 const resourceId = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description });
-const nullable = <T extends TSchema>(schema: T, description: string) =>
-  Type.Union([schema, Type.Null()], { description });
+const nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
 
 const categoryFields = {
   // lengths count Unicode code points, as PostgreSQL varchar does
@@ -50,7 +49,11 @@ export const CategoryCreate = Type.Object(
 export type CategoryCreate = Static<typeof CategoryCreate>;
 
 /** Spec 4.3 CategoryPatch: CategoryCreate without brandId (immutable), all optional, at least one field. */
-export const CategoryPatch = optionalFields(categoryFields, ['name', 'parentId', 'sortOrder', 'description', 'iconEmoji', 'iconAssetId', 'isEnabled'], { $id: 'CategoryPatch', additionalProperties: false, minProperties: 1 });
+export const CategoryPatch = optionalFields(categoryFields, ['name', 'parentId', 'sortOrder', 'description', 'iconEmoji', 'iconAssetId', 'isEnabled'], {
+  $id: 'CategoryPatch',
+  additionalProperties: false,
+  minProperties: 1,
+});
 export type CategoryPatch = Static<typeof CategoryPatch>;
 
 /** Spec 2.3 Category as returned. */
@@ -72,7 +75,22 @@ export const CategoryView = Type.Object(
   {
     $id: 'Category',
     additionalProperties: false,
-    examples: [{ id: 31, brandId: 7, parentId: null, name: 'Outdoor', pathKey: '/Outdoor', description: null, iconEmoji: '⛺', iconAssetId: null, sortOrder: 0, isEnabled: true, createdAt: '2026-11-22T15:04:02.118204Z', updatedAt: '2026-11-22T15:04:02.118204Z' }],
+    examples: [
+      {
+        id: 31,
+        brandId: 7,
+        parentId: null,
+        name: 'Outdoor',
+        pathKey: '/Outdoor',
+        description: null,
+        iconEmoji: '⛺',
+        iconAssetId: null,
+        sortOrder: 0,
+        isEnabled: true,
+        createdAt: '2026-11-22T15:04:02.118204Z',
+        updatedAt: '2026-11-22T15:04:02.118204Z',
+      },
+    ],
   },
 );
 export type CategoryView = Static<typeof CategoryView>;

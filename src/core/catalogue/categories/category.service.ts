@@ -23,13 +23,7 @@ import {
   type CategoryNode,
 } from './category-tree.ts';
 import { applyCategoryPatch } from './category-update.ts';
-import {
-  CATEGORY_MAX_DEPTH,
-  CATEGORY_MAX_NODES_PER_BRAND,
-  CategoryCreate,
-  CategoryPatch,
-  type CategoryView,
-} from './category.schemas.ts';
+import { CATEGORY_MAX_DEPTH, CATEGORY_MAX_NODES_PER_BRAND, CategoryCreate, CategoryPatch, type CategoryView } from './category.schemas.ts';
 
 /** Reports whether a non-deleted product references any of the categories (a subtree about to be deleted). */
 export type CategoryDeleteGuard = (tx: Ctx, categoryIds: readonly number[]) => Promise<boolean>;
@@ -86,7 +80,11 @@ export class CategoryService {
     );
     let total = rows[0]?.total ?? 0;
     if (rows.length === 0 && page.page > 1) {
-      const counted = await queryOne<{ n: number }>(ctx, `select count(*)::int as n from categories where team_id = ? and deleted_at is null${byBrand}`, filter);
+      const counted = await queryOne<{ n: number }>(
+        ctx,
+        `select count(*)::int as n from categories where team_id = ? and deleted_at is null${byBrand}`,
+        filter,
+      );
       total = counted!.n;
     }
     return { items: rows.map(({ total: _total, ...category }) => category), pagination: paginationOf(page, total) };
@@ -170,8 +168,17 @@ export class CategoryService {
       `insert into categories (team_id, brand_id, parent_id, name, path_key, depth, description, icon_emoji, icon_asset_id, sort_order, is_enabled)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${categoryColumns()}`,
       [
-        tx.teamId, body.brandId, parentId, body.name, `${parentPath}/${body.name}`, depth,
-        body.description ?? null, body.iconEmoji ?? null, body.iconAssetId ?? null, position, body.isEnabled ?? true,
+        tx.teamId,
+        body.brandId,
+        parentId,
+        body.name,
+        `${parentPath}/${body.name}`,
+        depth,
+        body.description ?? null,
+        body.iconEmoji ?? null,
+        body.iconAssetId ?? null,
+        position,
+        body.isEnabled ?? true,
       ],
     );
     return created!;

@@ -19,11 +19,13 @@ export const DOWNLOAD_LIMITS = { files: 100, bytes: 2 * 1024 ** 3 } as const;
 
 export const DownloadRequest = Type.Object(
   {
-    assetIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), {
-      minItems: 1,
-      maxItems: DOWNLOAD_LIMITS.files,
-      description: 'File-path IDs among the product\'s media; omitted: every live media file of the product.',
-    })),
+    assetIds: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), {
+        minItems: 1,
+        maxItems: DOWNLOAD_LIMITS.files,
+        description: "File-path IDs among the product's media; omitted: every live media file of the product.",
+      }),
+    ),
   },
   { $id: 'DownloadRequest', additionalProperties: false },
 );
@@ -38,8 +40,10 @@ export const DownloadRecordView = Type.Object(
     at: Type.String({ format: 'date-time', description: 'When the download was recorded (RFC 3339, UTC, microseconds).' }),
     actor: Type.String({ description: '`key:<id>`, `member:<id>` or `system:<job>`.' }),
     keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key; null without one.' }),
-    role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time.' }),
-    shareId: Type.Union([Type.Integer(), Type.Null()], { description: 'The product share the download was made through (actor `system:product-share`); null for a download with an API key.' }),
+    role: Type.Union([Type.String(), Type.Null()], { description: "That key's role at the time." }),
+    shareId: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The product share the download was made through (actor `system:product-share`); null for a download with an API key.',
+    }),
   },
   { $id: 'DownloadRecord', additionalProperties: false },
 );
@@ -132,14 +136,28 @@ export class ProductDownloads {
     if (files.length === 0) throw new DomainError('not_found', 'The product has no live media file to download');
     const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
     if (files.length > DOWNLOAD_LIMITS.files || bytes > DOWNLOAD_LIMITS.bytes) {
-      throw new DomainError('payload_too_large', `A download holds at most ${DOWNLOAD_LIMITS.files} files and 2 GiB; this one has ${files.length} files and ${bytes} bytes`);
+      throw new DomainError(
+        'payload_too_large',
+        `A download holds at most ${DOWNLOAD_LIMITS.files} files and 2 GiB; this one has ${files.length} files and ${bytes} bytes`,
+      );
     }
     const key = keyOf(tx.actor);
     const record = await queryOne<{ id: number }>(
       tx,
       `insert into download_records (team_id, product_id, share_id, file_ids, file_count, total_bytes, actor, actor_key_id, actor_role, request_id)
        values (?, ?, ?, ?::int[], ?, ?, ?, ?, ?, ?) returning id`,
-      [tx.teamId, productId, shareId, intArray(files.map((f) => f.id)), files.length, bytes, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null],
+      [
+        tx.teamId,
+        productId,
+        shareId,
+        intArray(files.map((f) => f.id)),
+        files.length,
+        bytes,
+        actorLabel(tx.actor),
+        key?.keyId ?? null,
+        key?.role ?? null,
+        tx.requestId ?? null,
+      ],
     );
     await recordActivity(tx, 'download', record!.id, 'created');
     return { recordId: Number(record!.id), fileIds: files.map((f) => f.id) };
@@ -149,19 +167,29 @@ export class ProductDownloads {
    * The recorded files as they are now in storage (a replay records nothing); when some cannot be
    * delivered the record stands, so the answer is 409 mutation_response_unavailable saying how to retry.
    */
-  private async deliverable(ctx: Ctx, productId: number, recorded: { recordId: number; fileIds: number[]; replayed: boolean }, idempotencyKey: string | null): Promise<PreparedDownload> {
+  private async deliverable(
+    ctx: Ctx,
+    productId: number,
+    recorded: { recordId: number; fileIds: number[]; replayed: boolean },
+    idempotencyKey: string | null,
+  ): Promise<PreparedDownload> {
     const files = await this.liveFiles(ctx, recorded.fileIds);
     const missing = await this.missingBytes(files);
     if (files.length < recorded.fileIds.length || missing.length > 0) {
-      throw new DomainError('mutation_response_unavailable', 'The download was recorded but its files cannot be delivered now; retry the same request', undefined, {
-        mutationOutcome: {
-          resource: 'download_record',
-          id: recorded.recordId,
-          replayed: recorded.replayed,
-          productId,
-          idempotencyKey,
+      throw new DomainError(
+        'mutation_response_unavailable',
+        'The download was recorded but its files cannot be delivered now; retry the same request',
+        undefined,
+        {
+          mutationOutcome: {
+            resource: 'download_record',
+            id: recorded.recordId,
+            replayed: recorded.replayed,
+            productId,
+            idempotencyKey,
+          },
         },
-      });
+      );
     }
     return { recordId: recorded.recordId, replayed: recorded.replayed, files, entryNames: zipEntryNames(files) };
   }
@@ -193,9 +221,11 @@ export class ProductDownloads {
     const page = normalizePage(checkPage(query ?? {}));
     const [count, items] = await Promise.all([
       queryOne<{ n: number }>(ctx, `select count(*)::int as n from download_records where team_id = ? and ${condition}`, [ctx.teamId, ...params]),
-      queryRows<DownloadRecordView>(ctx, `select ${RECORD_COLUMNS} from download_records where team_id = ? and ${condition} order by id desc limit ? offset ?`, [
-        ctx.teamId, ...params, page.pageSize, (page.page - 1) * page.pageSize,
-      ]),
+      queryRows<DownloadRecordView>(
+        ctx,
+        `select ${RECORD_COLUMNS} from download_records where team_id = ? and ${condition} order by id desc limit ? offset ?`,
+        [ctx.teamId, ...params, page.pageSize, (page.page - 1) * page.pageSize],
+      ),
     ]);
     return { items: items.map((r) => ({ ...r, id: Number(r.id), fileIds: r.fileIds.map(Number) })), pagination: paginationOf(page, count!.n) };
   }

@@ -28,12 +28,12 @@ export const ProductHistoryItem = Type.Object(
     at: Type.String({ format: 'date-time', description: 'When the change committed (RFC 3339, UTC, microseconds).' }),
     actor: Type.String({ description: 'Who made it: `key:<id>`, `member:<id>` or `system:<job>`.' }),
     keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key behind the change; null for operators and the system.' }),
-    role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time; null without a key.' }),
+    role: Type.Union([Type.String(), Type.Null()], { description: "That key's role at the time; null without a key." }),
     requestId: Type.Union([Type.String(), Type.Null()], { description: 'The request id (X-Request-Id) of the change.' }),
-    changes: Type.Array(
-      Type.Object({ field: Type.String(), before: Type.Unknown(), after: Type.Unknown() }, { additionalProperties: false }),
-      { description: 'The fields that changed, with their values before and after (template values per field id as `templateFields.<id>`, media as file-path ID lists).' },
-    ),
+    changes: Type.Array(Type.Object({ field: Type.String(), before: Type.Unknown(), after: Type.Unknown() }, { additionalProperties: false }), {
+      description:
+        'The fields that changed, with their values before and after (template values per field id as `templateFields.<id>`, media as file-path ID lists).',
+    }),
   },
   { $id: 'ProductHistoryItem', additionalProperties: false },
 );
@@ -46,7 +46,18 @@ const checkPage = compileInput(PageQuery);
 function flatten(record: ProductRecord | null): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   if (!record) return fields;
-  for (const key of ['name', 'spu', 'description', 'status', 'brandId', 'categoryId', 'ownerUserId', 'templateId', 'templateVersionId', 'publishedAt'] as const) {
+  for (const key of [
+    'name',
+    'spu',
+    'description',
+    'status',
+    'brandId',
+    'categoryId',
+    'ownerUserId',
+    'templateId',
+    'templateVersionId',
+    'publishedAt',
+  ] as const) {
     fields.set(key, record[key] ?? null);
   }
   fields.set('coverAssetId', record.coverFileId);
@@ -71,12 +82,27 @@ export function productChanges(before: ProductRecord | null, after: ProductRecor
 }
 
 /** Writes a history entry in the caller's transaction (the change and its record commit together). */
-export async function recordProductChange(tx: Ctx, productId: number, action: HistoryAction, before: ProductRecord | null, after: ProductRecord | null): Promise<void> {
+export async function recordProductChange(
+  tx: Ctx,
+  productId: number,
+  action: HistoryAction,
+  before: ProductRecord | null,
+  after: ProductRecord | null,
+): Promise<void> {
   const key = keyOf(tx.actor);
   await queryRows(
     tx,
     `insert into product_history (team_id, product_id, action, actor, actor_key_id, actor_role, request_id, changes) values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
-    [tx.teamId, productId, action, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null, JSON.stringify(productChanges(before, after))],
+    [
+      tx.teamId,
+      productId,
+      action,
+      actorLabel(tx.actor),
+      key?.keyId ?? null,
+      key?.role ?? null,
+      tx.requestId ?? null,
+      JSON.stringify(productChanges(before, after)),
+    ],
   );
   // every product change is also a line of the team-wide activity log
   await recordActivity(tx, 'product', productId, action);

@@ -75,7 +75,10 @@ export class ProductLifecycle {
         fields: mediaInputs,
       });
       // the supplied references were just checked live; the kept ones are live if they were
-      const nowLive = new Map([...live, ...checkedLive(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }).filter((fid) => suppliedNow(patch, mediaInputs, fid)))]);
+      const nowLive = new Map([
+        ...live,
+        ...checkedLive(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }).filter((fid) => suppliedNow(patch, mediaInputs, fid))),
+      ]);
       const issues = completenessIssues(draft, groups, nowLive);
       if (current.status === 'published' && issues.length > 0) {
         throw new DomainError('validation_failed', 'A published product must stay complete; unpublish it first to save an incomplete version', issues);

@@ -66,16 +66,19 @@ export async function checkMediaWrite(tx: Ctx, library: LibraryService, write: M
     if (!files.has(id)) issues.push({ field, message: `${id} is not a live file of your library` });
   };
   if (write.coverFileId != null) missing('coverAssetId', write.coverFileId);
-  write.imageFileIds?.forEach((id, i) => missing(`imageAssetIds[${i}]`, id));
-  write.relatedFileIds?.forEach((id, i) => missing(`relatedAssetIds[${i}]`, id));
+  for (const [i, id] of (write.imageFileIds ?? []).entries()) missing(`imageAssetIds[${i}]`, id);
+  for (const [i, id] of (write.relatedFileIds ?? []).entries()) missing(`relatedAssetIds[${i}]`, id);
   for (const input of write.fields) {
-    input.ids.forEach((id, i) => {
+    for (const [i, id] of input.ids.entries()) {
       const path = `templateFields.${input.field.id}[${i}]`;
       const file = files.get(id);
-      if (!file) return missing(path, id);
+      if (!file) {
+        missing(path, id);
+        continue;
+      }
       const problem = fieldLimitProblem(input, file);
       if (problem) issues.push({ field: path, message: problem });
-    });
+    }
   }
   if (issues.length > 0) throw invalidFields(issues);
 }
@@ -85,7 +88,10 @@ export function checkMediaTotal(result: Pick<ProductRecord, 'coverFileId' | 'ima
   const count = mediaReferenceCount(result);
   if (count > PRODUCT_LIMITS.mediaTotal) {
     throw invalidFields([
-      { field: 'media', message: `${count} media references; at most ${PRODUCT_LIMITS.mediaTotal} across cover, images, related assets and custom media fields` },
+      {
+        field: 'media',
+        message: `${count} media references; at most ${PRODUCT_LIMITS.mediaTotal} across cover, images, related assets and custom media fields`,
+      },
     ]);
   }
 }

@@ -53,7 +53,8 @@ export interface SyncQuery {
  * parsed and normalized by PostgreSQL, keeping microseconds.
  */
 export function checkUpdatedAfter(value: string): string {
-  if (!isStorableTimestamp(value)) throw invalid('updatedAfter', 'must be an RFC 3339 timestamp with Z or an offset and 0-6 fractional digits, e.g. 2026-01-01T00:00:00.000000Z');
+  if (!isStorableTimestamp(value))
+    throw invalid('updatedAfter', 'must be an RFC 3339 timestamp with Z or an offset and 0-6 fractional digits, e.g. 2026-01-01T00:00:00.000000Z');
   return value.toUpperCase();
 }
 
@@ -84,7 +85,8 @@ export function parseProductQuery(ctx: CallerScope, raw: Record<string, unknown>
   if (query.changes !== undefined && query.changes !== 'true' && query.changes !== 'false') throw invalid('changes', "must be 'true' or 'false'");
   const changes = query.changes === undefined ? undefined : query.changes === 'true';
   // a feed page merges two index-ordered streams; a search would need the scan budget on both
-  if (changes === true && search !== null) throw invalid('changes', 'cannot be combined with search; sync with changes=true without search, or search without changes');
+  if (changes === true && search !== null)
+    throw invalid('changes', 'cannot be combined with search; sync with changes=true without search, or search without changes');
   return {
     mode: 'sync',
     pageSize,

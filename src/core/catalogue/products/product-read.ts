@@ -281,11 +281,22 @@ export async function hasLiveProductInBrand(tx: TeamScope, brandId: number): Pro
  * A page of the live products pinned to one template version, by id ascending, with their total,
  * within the caller's visibility (the bulk template-upgrade preview; index products_live_template_version).
  */
-export async function readPinnedProductsPage(ctx: TeamScope, versionId: string, publishedOnly: boolean, limit: number, offset: number): Promise<{ records: ProductRecord[]; total: number }> {
+export async function readPinnedProductsPage(
+  ctx: TeamScope,
+  versionId: string,
+  publishedOnly: boolean,
+  limit: number,
+  offset: number,
+): Promise<{ records: ProductRecord[]; total: number }> {
   const where = `p.team_id = ? and p.template_version_id = ? and p.deleted_at is null${publishedOnly ? ` and p.status = 'published'` : ''}`;
   const [count, rows] = await Promise.all([
     queryOne<{ n: number }>(ctx, `select count(*)::int as n from products p where ${where}`, [ctx.teamId, versionId]),
-    queryRows<ProductRecord>(ctx, `select ${RECORD_COLUMNS} from products p where ${where} order by p.id limit ? offset ?`, [ctx.teamId, versionId, limit, offset]),
+    queryRows<ProductRecord>(ctx, `select ${RECORD_COLUMNS} from products p where ${where} order by p.id limit ? offset ?`, [
+      ctx.teamId,
+      versionId,
+      limit,
+      offset,
+    ]),
   ]);
   return { records: rows.map(recordOf), total: count!.n };
 }

@@ -176,9 +176,7 @@ export class ProductSharePages {
     return version.groups.flatMap((group) =>
       group.fields.flatMap((field) => {
         if (field.isSystemField) return [];
-        const value = isMediaField(field)
-          ? (record.mediaFields[field.id] ?? []).filter((id) => shown.has(id))
-          : record.templateFields[field.id];
+        const value = isMediaField(field) ? (record.mediaFields[field.id] ?? []).filter((id) => shown.has(id)) : record.templateFields[field.id];
         return isBlank(value) ? [] : [{ id: field.id, label: field.name, type: field.type, config: field.config, value }];
       }),
     );

@@ -19,9 +19,26 @@ export const SHARE_LIFETIME = { defaultDays: 7, maxDays: 365 } as const;
 
 export const ProductShareCreate = Type.Object(
   {
-    expiresAt: Type.Optional(timestampInput(`When the link stops working (RFC 3339): in the future, at most ${SHARE_LIFETIME.maxDays} days ahead and not after the API key's own expiry. Default: ${SHARE_LIFETIME.defaultDays} days (or the key's expiry, if sooner).`)),
-    password: Type.Optional(Type.String({ minLength: 4, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$', description: 'Visitors must enter it before they see anything; 4-128 characters, not blank. Kept only as a slow hash (scrypt).' })),
-    assetIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { minItems: 1, maxItems: 100, description: 'File-path IDs among the product\'s media the page shows (and downloads); omitted: all of its media, as it is when the page is opened.' })),
+    expiresAt: Type.Optional(
+      timestampInput(
+        `When the link stops working (RFC 3339): in the future, at most ${SHARE_LIFETIME.maxDays} days ahead and not after the API key's own expiry. Default: ${SHARE_LIFETIME.defaultDays} days (or the key's expiry, if sooner).`,
+      ),
+    ),
+    password: Type.Optional(
+      Type.String({
+        minLength: 4,
+        maxLength: 128,
+        pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+        description: 'Visitors must enter it before they see anything; 4-128 characters, not blank. Kept only as a slow hash (scrypt).',
+      }),
+    ),
+    assetIds: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), {
+        minItems: 1,
+        maxItems: 100,
+        description: "File-path IDs among the product's media the page shows (and downloads); omitted: all of its media, as it is when the page is opened.",
+      }),
+    ),
     allowDownload: Type.Optional(Type.Boolean({ description: 'Whether the page offers the shown files as one ZIP download. Default true.' })),
   },
   { $id: 'ProductShareCreate', additionalProperties: false },
@@ -33,17 +50,21 @@ export const ProductShareView = Type.Object(
   {
     id: Type.Integer({ description: 'Share id.' }),
     productId: Type.Integer({ description: 'The shared product.' }),
-    url: Type.String({ format: 'uri', description: 'The page for people without an API key: `{PUBLIC_BASE_URL}/s/{token}`. Anyone with it can open the page until the share expires or is revoked (and knows the password, when set).' }),
+    url: Type.String({
+      format: 'uri',
+      description:
+        'The page for people without an API key: `{PUBLIC_BASE_URL}/s/{token}`. Anyone with it can open the page until the share expires or is revoked (and knows the password, when set).',
+    }),
     status: literalUnion(SHARE_STATUSES, { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
     expiresAt: Type.String({ format: 'date-time', description: 'When the link stops working (RFC 3339, UTC, microseconds).' }),
     passwordProtected: Type.Boolean({ description: 'Whether the page asks for a password.' }),
-    assetIds: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'The file-path IDs shown; null: all of the product\'s media.' }),
+    assetIds: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: "The file-path IDs shown; null: all of the product's media." }),
     allowDownload: Type.Boolean({ description: 'Whether the page offers a ZIP download.' }),
     createdAt: Type.String({ format: 'date-time', description: 'RFC 3339, UTC, microseconds.' }),
     revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was revoked; null while not revoked.' }),
     actor: Type.String({ description: 'Who created it: `key:<id>` or `member:<id>`.' }),
     keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key that created it.' }),
-    role: Type.Union([Type.String(), Type.Null()], { description: 'That key\'s role at the time.' }),
+    role: Type.Union([Type.String(), Type.Null()], { description: "That key's role at the time." }),
   },
   { $id: 'ProductShare', additionalProperties: false },
 );
@@ -117,7 +138,21 @@ export class ProductShareService {
         tx,
         `insert into product_shares (id, team_id, product_id, nonce, token_hash, password_hash, file_ids, allow_download, shows_drafts, expires_at, actor, actor_key_id, actor_role)
          values (?, ?, ?, ?, ?, ?, ?::int[], ?, ?, ?::timestamptz, ?, ?, ?)`,
-        [id, tx.teamId, productId, nonce, hashShareToken(token), passwordHash, assetIds && intArray(assetIds), body.allowDownload ?? true, product.status !== 'published', expiresAt, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null],
+        [
+          id,
+          tx.teamId,
+          productId,
+          nonce,
+          hashShareToken(token),
+          passwordHash,
+          assetIds && intArray(assetIds),
+          body.allowDownload ?? true,
+          product.status !== 'published',
+          expiresAt,
+          actorLabel(tx.actor),
+          key?.keyId ?? null,
+          key?.role ?? null,
+        ],
       );
       await recordActivity(tx, 'share', id, 'created');
       // the idempotency record keeps the id only: the link is derived again, never stored
@@ -134,7 +169,10 @@ export class ProductShareService {
     const [count, rows] = await Promise.all([
       queryOne<{ n: number }>(ctx, 'select count(*)::int as n from product_shares where team_id = ? and product_id = ?', [ctx.teamId, productId]),
       queryRows<ShareRow>(ctx, `select ${SHARE_COLUMNS} from product_shares s where s.team_id = ? and s.product_id = ? order by s.id desc limit ? offset ?`, [
-        ctx.teamId, productId, page.pageSize, (page.page - 1) * page.pageSize,
+        ctx.teamId,
+        productId,
+        page.pageSize,
+        (page.page - 1) * page.pageSize,
       ]),
     ]);
     return { items: rows.map((row) => this.view(row)), pagination: paginationOf(page, count!.n) };
@@ -165,11 +203,15 @@ export class ProductShareService {
          from product_shares where token_hash = ?`,
       [hashShareToken(token)],
     );
-    return row && { ...row, expiresAtMs: Number(row.expiresAtMs), fileIds: row.fileIds && row.fileIds.map(Number) };
+    return row && { ...row, expiresAtMs: Number(row.expiresAtMs), fileIds: row.fileIds === null ? null : row.fileIds.map(Number) };
   }
 
   private async read(ctx: Ctx, productId: number, shareId: number): Promise<ProductShareView> {
-    const row = await queryOne<ShareRow>(ctx, `select ${SHARE_COLUMNS} from product_shares s where s.id = ? and s.team_id = ? and s.product_id = ?`, [shareId, ctx.teamId, productId]);
+    const row = await queryOne<ShareRow>(ctx, `select ${SHARE_COLUMNS} from product_shares s where s.id = ? and s.team_id = ? and s.product_id = ?`, [
+      shareId,
+      ctx.teamId,
+      productId,
+    ]);
     if (!row) throw notFound('Share');
     return this.view(row);
   }
@@ -177,7 +219,7 @@ export class ProductShareService {
   private view(row: ShareRow): ProductShareView {
     const { teamId, nonce, ...rest } = row;
     const token = shareToken(this.requireSecret(), { teamId, id: row.id, nonce });
-    return { ...rest, url: shareUrl(this.publicBaseUrl, token), assetIds: row.assetIds && row.assetIds.map(Number) };
+    return { ...rest, url: shareUrl(this.publicBaseUrl, token), assetIds: row.assetIds === null ? null : row.assetIds.map(Number) };
   }
 
   /** The requested expiry as an instant, or the default; 422 when past, too far, or after the key's own expiry. */

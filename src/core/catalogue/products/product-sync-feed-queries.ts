@@ -106,9 +106,11 @@ export async function readFeedSlice(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: Pr
   const unpublishShown = seesDrafts
     ? 'false'
     : `not exists (select 1 from products q where q.id = c.product_id and q.deleted_at is null and q.status = 'published')`;
-  const kinds = `((c.kind = ${FEED_KIND.deleted} and ${deletionShown})
-      or (c.kind = ${FEED_KIND.unpublished} and ${unpublishShown})
-      or (c.kind = ${FEED_KIND.linked} and p.id is not null))`;
+  // a CASE, not an OR of kinds: the planner turned the OR into a BitmapOr over every logged change
+  // of the team (then sorted them), instead of walking the feed-order index from the cursor
+  const kinds = `(case c.kind when ${FEED_KIND.deleted} then ${deletionShown}
+      when ${FEED_KIND.unpublished} then ${unpublishShown}
+      when ${FEED_KIND.linked} then p.id is not null else false end)`;
 
   const branches = [
     `(select ${FEED_KIND.updated}::smallint as kind, p.id as "itemId", p.updated_at as sort_at, ${RECORD_COLUMNS}
@@ -139,8 +141,25 @@ export async function readFeedSlice(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: Pr
 
 /** The names RECORD_COLUMNS gives its columns, as the union's outer select passes them on. */
 const RECORD_NAMES = [
-  'id', 'name', 'spu', 'description', 'status', 'brandId', 'categoryId', 'ownerUserId', 'publishedAt', 'createdAt', 'updatedAt',
-  'draftReason', 'templateId', 'templateVersionId', 'templateFields', 'mediaFields', 'coverFileId', 'imageFileIds', 'relatedFileIds',
+  'id',
+  'name',
+  'spu',
+  'description',
+  'status',
+  'brandId',
+  'categoryId',
+  'ownerUserId',
+  'publishedAt',
+  'createdAt',
+  'updatedAt',
+  'draftReason',
+  'templateId',
+  'templateVersionId',
+  'templateFields',
+  'mediaFields',
+  'coverFileId',
+  'imageFileIds',
+  'relatedFileIds',
 ] as const;
 
 function recordAliases(): string {
@@ -166,11 +185,7 @@ function entryOf(row: FeedRow): FeedEntry {
  * that instant, or its current role when it has not changed since.
  */
 export async function readRoleAt(ctx: Pick<Ctx, 'em' | 'teamId'>, keyId: number, since: string): Promise<string | null> {
-  const row = await queryOne<{ role: string }>(
-    ctx,
-    ROLE_AT,
-    [ctx.teamId, keyId, since],
-  );
+  const row = await queryOne<{ role: string }>(ctx, ROLE_AT, [ctx.teamId, keyId, since]);
   return row?.role ?? null;
 }
 

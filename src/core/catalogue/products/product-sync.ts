@@ -66,7 +66,13 @@ export async function syncPage(
 }
 
 /** One feed page: pageSize entries at most, and where the next page starts (null at the end). */
-async function feedPage(ctx: Ctx, filters: ProductFilters, scope: SyncScope, view: FeedView, after: SyncPosition | null): Promise<{ items: SyncItem[]; next: SyncPosition | null }> {
+async function feedPage(
+  ctx: Ctx,
+  filters: ProductFilters,
+  scope: SyncScope,
+  view: FeedView,
+  after: SyncPosition | null,
+): Promise<{ items: SyncItem[]; next: SyncPosition | null }> {
   const entries = await readFeedSlice(
     ctx,
     filters,

@@ -103,7 +103,6 @@ export function completenessIssues(draft: ProductDraft, groups: TemplateGroupVie
   });
 }
 
-
 function draftParams(draft: ProductDraft): unknown[] {
   return [
     draft.name,
@@ -126,7 +125,12 @@ function draftParams(draft: ProductDraft): unknown[] {
  * one clock_timestamp(): the moment of the write, not of the transaction start, which keeps the
  * gap between a row's updatedAt and its commit as small as possible for sync (docs/products.md).
  */
-export async function insertDraft(tx: Ctx, draft: ProductDraft, pin: { templateId: string; versionId: string } | null, draftReason: string | null): Promise<ProductRecord> {
+export async function insertDraft(
+  tx: Ctx,
+  draft: ProductDraft,
+  pin: { templateId: string; versionId: string } | null,
+  draftReason: string | null,
+): Promise<ProductRecord> {
   const row = await queryOne<ProductRecord>(
     tx,
     `insert into products as p (team_id, status, draft_reason, template_id, template_version_id, name, spu, description, brand_id, category_id,

@@ -39,8 +39,7 @@ export const Product = defineEntity({
     // categoryId filter in list and sync order; the category deletion guard (category_id = any(subtree))
     {
       name: 'products_live_category_updated',
-      expression:
-        'create index "products_live_category_updated" on "products" ("team_id", "category_id", "updated_at", "id") where "deleted_at" is null',
+      expression: 'create index "products_live_category_updated" on "products" ("team_id", "category_id", "updated_at", "id") where "deleted_at" is null',
     },
     // spec 2.5: the SKU is unique in the library, soft-deleted products included (sku_in_use, also under a race)
     {
@@ -55,8 +54,7 @@ export const Product = defineEntity({
     // the bulk template-upgrade preview: live products pinned to one version, by id (product-read.ts readPinnedProductsPage)
     {
       name: 'products_live_template_version',
-      expression:
-        'create index "products_live_template_version" on "products" ("team_id", "template_version_id", "id") where "deleted_at" is null',
+      expression: 'create index "products_live_template_version" on "products" ("team_id", "template_version_id", "id") where "deleted_at" is null',
     },
     // search: case-insensitive substring of name or spu (ILIKE '%...%' uses trigram indexes)
     {

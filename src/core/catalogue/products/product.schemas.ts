@@ -26,16 +26,26 @@ const mediaList = (what: string) =>
 
 const productFields = {
   name: Type.String({ maxLength: 4096, description: 'Trimmed, then at most 255 characters. May be empty on a draft; required to publish.' }),
-  spu: nullable(Type.String({ maxLength: 4096 }), 'The SKU: trimmed, then at most 64 characters; null or blank clears. Unique in the library, soft-deleted products included (409 sku_in_use).'),
+  spu: nullable(
+    Type.String({ maxLength: 4096 }),
+    'The SKU: trimmed, then at most 64 characters; null or blank clears. Unique in the library, soft-deleted products included (409 sku_in_use).',
+  ),
   description: nullable(Type.String(), 'Free text.'),
   brandId: nullable(resourceId('A live brand of your library.'), 'The brand; null clears (and then categoryId must be null too).'),
-  categoryId: nullable(resourceId('A live category of the resulting brand.'), 'Exact category; it must belong to the product\'s brand.'),
+  categoryId: nullable(resourceId('A live category of the resulting brand.'), "Exact category; it must belong to the product's brand."),
   ownerUserId: nullable(resourceId('A member of your team.'), 'The owning member; default null (not the key creator).'),
-  templateId: nullable(Type.String({ minLength: 1, maxLength: 128 }), 'Create: a live template of your library; takes precedence over bindings. Patch: may only repeat the pinned template id (422 otherwise).'),
+  templateId: nullable(
+    Type.String({ minLength: 1, maxLength: 128 }),
+    'Create: a live template of your library; takes precedence over bindings. Patch: may only repeat the pinned template id (422 otherwise).',
+  ),
   templateFields: Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.Unknown(), {
-    description: 'Values keyed by stable custom field ID of the pinned template version; shallow merge; null clears one value. Formats per type: docs/products.md.',
+    description:
+      'Values keyed by stable custom field ID of the pinned template version; shallow merge; null clears one value. Formats per type: docs/products.md.',
   }),
-  coverAssetId: nullable(resourceId('A file-path ID of a live file of your library.'), 'Explicit cover; null or omitted on create: the first image is the cover.'),
+  coverAssetId: nullable(
+    resourceId('A file-path ID of a live file of your library.'),
+    'Explicit cover; null or omitted on create: the first image is the cover.',
+  ),
   imageAssetIds: mediaList('images'),
   relatedAssetIds: mediaList('related assets'),
 };
@@ -55,15 +65,18 @@ export const ProductCreate = Type.Object(
     imageAssetIds: Type.Optional(productFields.imageAssetIds),
     relatedAssetIds: Type.Optional(productFields.relatedAssetIds),
   },
-  { $id: 'ProductCreate', additionalProperties: false, examples: [{ name: 'Trail tent 2P', spu: 'TENT-2P-GRN', brandId: 7, categoryId: 31, imageAssetIds: [1204, 1205], templateFields: { material: 'ripstop nylon' } }] },
+  {
+    $id: 'ProductCreate',
+    additionalProperties: false,
+    examples: [
+      { name: 'Trail tent 2P', spu: 'TENT-2P-GRN', brandId: 7, categoryId: 31, imageAssetIds: [1204, 1205], templateFields: { material: 'ripstop nylon' } },
+    ],
+  },
 );
 export type ProductCreate = Static<typeof ProductCreate>;
 
 /** ProductPatch (docs/products.md): the create fields, all optional, at least one; the template cannot change. */
-export const ProductPatch = Type.Object(
-  { ...ProductCreate.properties },
-  { $id: 'ProductPatch', additionalProperties: false, minProperties: 1 },
-);
+export const ProductPatch = Type.Object({ ...ProductCreate.properties }, { $id: 'ProductPatch', additionalProperties: false, minProperties: 1 });
 export type ProductPatch = Static<typeof ProductPatch>;
 
 /** The visibility check (spec 4.5 rule 5): 1-1000 product ids. */
@@ -97,17 +110,23 @@ export type ProductVisibilityItem = Static<typeof ProductVisibilityItem>;
 export const ProductListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'Default 1; not available with sync=true.' })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'Default 20; values above 100 are capped at 100.' })),
-  search: Type.Optional(Type.String({ maxLength: 1024, description: 'Trimmed; case-insensitive substring of name, spu, or the library name of any media file of the product.' })),
+  search: Type.Optional(
+    Type.String({ maxLength: 1024, description: 'Trimmed; case-insensitive substring of name, spu, or the library name of any media file of the product.' }),
+  ),
   brandId: Type.Optional(resourceId('Only products of this brand.')),
   categoryId: Type.Optional(resourceId('Only products of exactly this category (not descendants).')),
   status: Type.Optional(Type.String({ description: 'draft or published; never widens what your role may see.' })),
   sync: Type.Optional(Type.String({ description: 'true or false (default).' })),
-  updatedAfter: Type.Optional(Type.String({ description: 'Sync only: inclusive lower bound, RFC 3339 with Z or an offset and 0-6 fractional digits; pass the saved syncedUntil unchanged.' })),
+  updatedAfter: Type.Optional(
+    Type.String({
+      description: 'Sync only: inclusive lower bound, RFC 3339 with Z or an offset and 0-6 fractional digits; pass the saved syncedUntil unchanged.',
+    }),
+  ),
   cursor: Type.Optional(Type.String({ description: 'Sync only: 1-8192 characters, opaque; the nextCursor of the previous page.' })),
   changes: Type.Optional(
     Type.String({
       description:
-        'Sync only, opt-in: true or false (default). With true, a sync page may also carry ProductTombstone items ({id, removed: true, reason, at}) for products that were deleted (reason deleted) or left your role\'s view (reason hidden: unpublished for view_only and usable keys, or drafts after your key lost sight of drafts), and products whose media files, version lines or category path changed without the product being edited. Every item is in the same (at, id) ascending order under the same syncedUntil bound; apply them in order. Bound in the cursor like every other parameter. Not combinable with search (422). Without it, pages are exactly the plain sync pages.',
+        "Sync only, opt-in: true or false (default). With true, a sync page may also carry ProductTombstone items ({id, removed: true, reason, at}) for products that were deleted (reason deleted) or left your role's view (reason hidden: unpublished for view_only and usable keys, or drafts after your key lost sight of drafts), and products whose media files, version lines or category path changed without the product being edited. Every item is in the same (at, id) ascending order under the same syncedUntil bound; apply them in order. Bound in the cursor like every other parameter. Not combinable with search (422). Without it, pages are exactly the plain sync pages.",
     }),
   ),
 });
@@ -132,7 +151,9 @@ const summaryProperties = {
   publishedAt: Type.Union([timestamp, Type.Null()], { description: 'null for drafts.' }),
   createdAt: timestamp,
   updatedAt: Type.String({ format: 'date-time', description: 'Six fractional digits, UTC.' }),
-  draftReason: Type.Union([Type.String(), Type.Null()], { description: 'Why a draft cannot be published as it stands; null when it can, and for published products.' }),
+  draftReason: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why a draft cannot be published as it stands; null when it can, and for published products.',
+  }),
   templateId: Type.Union([Type.String(), Type.Null()]),
   templateVersionId: Type.Union([Type.String(), Type.Null()], { description: 'The pinned version.' }),
   templateFields: Type.Record(Type.String(), Type.Unknown(), {
@@ -151,7 +172,7 @@ export const ProductDetailView = Type.Object(
   {
     ...summaryProperties,
     templateDefinition: Type.Union([Type.Object({ groups: Type.Array(Type.Ref('TemplateGroup')) }), Type.Null()], {
-      description: 'The pinned version\'s groups and fields; unchanged by later template edits or deletion; null without a template.',
+      description: "The pinned version's groups and fields; unchanged by later template edits or deletion; null without a template.",
     }),
   },
   { $id: 'ProductDetail', additionalProperties: false },
@@ -166,11 +187,12 @@ export const ProductTombstoneView = Type.Object(
     id: Type.Integer({ description: 'The product id.' }),
     removed: Type.Literal(true, { description: 'Always true: remove your copy of this product.' }),
     reason: Type.Union([Type.Literal('deleted'), Type.Literal('hidden')], {
-      description: 'deleted: the product was deleted. hidden: it left your role\'s view (unpublished, for keys that see published products only; or a draft, after your key\'s role lost sight of drafts).',
+      description:
+        "deleted: the product was deleted. hidden: it left your role's view (unpublished, for keys that see published products only; or a draft, after your key's role lost sight of drafts).",
     }),
     at: Type.String({
       format: 'date-time',
-      description: 'When it went away, six fractional digits, UTC: the sync order position of this entry (for a role change, the cycle\'s updatedAfter).',
+      description: "When it went away, six fractional digits, UTC: the sync order position of this entry (for a role change, the cycle's updatedAfter).",
     }),
   },
   {

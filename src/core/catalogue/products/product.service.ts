@@ -12,25 +12,11 @@ import { ProductLifecycle } from './product-lifecycle.ts';
 import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
-import {
-  hasLiveProductInBrand,
-  hasLiveProductInCategories,
-  readListPage,
-  readProduct,
-  readProductsByIds,
-  visibleProductIds,
-} from './product-read.ts';
+import { hasLiveProductInBrand, hasLiveProductInCategories, readListPage, readProduct, readProductsByIds, visibleProductIds } from './product-read.ts';
 import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
 import { readPinnedVersions } from './product-template.ts';
-import {
-  applyCustomValues,
-  checkMedia,
-  checkReferences,
-  completenessIssues,
-  draftFromCreate,
-  insertDraft,
-} from './product-write.ts';
+import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate, insertDraft } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
 import {
   ProductCreate,
@@ -104,9 +90,10 @@ export class ProductService {
   }
 
   /** The same listing as stored records (GraphQL resolves media, brands and templates through its loaders). */
-  async listRecords(ctx: Ctx, query: Record<string, unknown>): Promise<
-    { mode: 'page'; items: ProductRecord[]; pagination: Pagination } | { mode: 'sync'; items: SyncItem[]; pagination: SyncPagination }
-  > {
+  async listRecords(
+    ctx: Ctx,
+    query: Record<string, unknown>,
+  ): Promise<{ mode: 'page'; items: ProductRecord[]; pagination: Pagination } | { mode: 'sync'; items: SyncItem[]; pagination: SyncPagination }> {
     requirePermission(ctx, 'products:read');
     const parsed = parseProductQuery(ctx, query);
     if (parsed.mode === 'page') {
@@ -163,7 +150,12 @@ export class ProductService {
       const pin = await this.templates.resolveForProduct(tx, { templateId: body.templateId, brandId: draft.brandId, categoryId: draft.categoryId });
       const groups = pin ? (await this.templates.getVersion(tx, pin.versionId)).groups : null;
       const mediaInputs = applyCustomValues(draft, groups, body.templateFields);
-      await checkMedia(tx, this.library, draft, { coverFileId: draft.coverFileId, imageFileIds: draft.imageFileIds, relatedFileIds: draft.relatedFileIds, fields: mediaInputs });
+      await checkMedia(tx, this.library, draft, {
+        coverFileId: draft.coverFileId,
+        imageFileIds: draft.imageFileIds,
+        relatedFileIds: draft.relatedFileIds,
+        fields: mediaInputs,
+      });
       // every reference was just checked live, so completeness may count them all
       const live = checkedLive(allFileIds({ ...draft, mediaFields: draft.values.mediaFields }));
       const record = await insertDraft(tx, draft, pin, draftReasonOf(completenessIssues(draft, groups, live), groups));

@@ -76,9 +76,12 @@ export function requireSameScope(
   if (bound.keyId !== current.keyId || bound.teamId !== current.teamId || bound.role !== current.role) {
     throw invalid('cursor', 'belongs to another key or role; start a new scan');
   }
-  if (repeated.pageSize !== undefined && repeated.pageSize !== bound.pageSize) throw invalid('pageSize', 'differs from the cursor; omit it or repeat the same value');
-  if (repeated.lower !== undefined && repeated.lower !== bound.lower) throw invalid('updatedAfter', 'differs from the cursor; omit it or repeat the same value');
-  if (repeated.changes !== undefined && repeated.changes !== (bound.feed !== undefined)) throw invalid('changes', 'differs from the cursor; omit it or repeat the same value');
+  if (repeated.pageSize !== undefined && repeated.pageSize !== bound.pageSize)
+    throw invalid('pageSize', 'differs from the cursor; omit it or repeat the same value');
+  if (repeated.lower !== undefined && repeated.lower !== bound.lower)
+    throw invalid('updatedAfter', 'differs from the cursor; omit it or repeat the same value');
+  if (repeated.changes !== undefined && repeated.changes !== (bound.feed !== undefined))
+    throw invalid('changes', 'differs from the cursor; omit it or repeat the same value');
   for (const [name, value] of Object.entries(repeated.filters ?? {})) {
     if (value !== null && value !== undefined && bound.filters[name] !== value) {
       throw invalid(name, 'differs from the cursor; omit it or repeat the same value');

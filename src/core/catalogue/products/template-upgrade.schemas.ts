@@ -13,7 +13,9 @@ const versionNumber = (description: string) => Type.Integer({ minimum: 1, maximu
 export const UPGRADE_DROP_LIMIT = 200;
 
 export const TemplateUpgradeQuery = Type.Object({
-  to: Type.Optional(versionNumber('The version number (1, 2, ...) of the product\'s template to move to; newer than the pinned one. Omitted: the template\'s current version.')),
+  to: Type.Optional(
+    versionNumber("The version number (1, 2, ...) of the product's template to move to; newer than the pinned one. Omitted: the template's current version."),
+  ),
 });
 export type TemplateUpgradeQuery = Static<typeof TemplateUpgradeQuery>;
 
@@ -35,9 +37,11 @@ export type TemplateUpgradeRequest = Static<typeof TemplateUpgradeRequest>;
 export const TemplateUpgradesQuery = Type.Object({
   templateId: Type.String({ minLength: 1, maxLength: 128, description: 'The template whose products are previewed.' }),
   from: versionNumber('The version number the products are pinned to.'),
-  to: Type.Optional(versionNumber('The version number to preview moving to; newer than `from`. Omitted: the template\'s current version.')),
+  to: Type.Optional(versionNumber("The version number to preview moving to; newer than `from`. Omitted: the template's current version.")),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'Page from 1 (default 1).' })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'Products per page (default 20; values above 100 count as 100).' })),
+  pageSize: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'Products per page (default 20; values above 100 count as 100).' }),
+  ),
 });
 export type TemplateUpgradesQuery = Static<typeof TemplateUpgradesQuery>;
 
@@ -85,7 +89,7 @@ const ValueFinding = Type.Object(
   {
     field: Type.String({ description: '`templateFields.<fieldId>`, as validation details name it.' }),
     fieldId: Type.String({ description: 'The field id, as `drop` takes it.' }),
-    name: Type.String({ description: 'The field\'s label (in the target version when it has the field, otherwise in the pinned one).' }),
+    name: Type.String({ description: "The field's label (in the target version when it has the field, otherwise in the pinned one)." }),
     value: Type.Unknown({ description: 'The current stored value (media values as file-path ID lists).' }),
     reason: Type.String({ description: 'Why the value does not carry over.' }),
   },
@@ -101,7 +105,7 @@ export const ProductUpgradeFindings = {
   status: Type.String({ description: '`draft` or `published`, now.' }),
   removedValues: Type.Array(ValueFinding, { description: 'Values of fields the target version no longer has: the upgrade drops them.' }),
   invalidValues: Type.Array(ValueFinding, {
-    description: 'Values that fail the target version\'s validation (type, options, limits of files): the upgrade is refused unless `drop` names each.',
+    description: "Values that fail the target version's validation (type, options, limits of files): the upgrade is refused unless `drop` names each.",
   }),
   publishable: Type.Boolean({ description: 'Whether the product as upgraded (with every invalid value dropped) is complete: could be, or stay, published.' }),
   missing: Type.Array(Issue, { description: 'What the upgraded product would lack to be published (as publish reports it).' }),
@@ -109,11 +113,13 @@ export const ProductUpgradeFindings = {
     description: 'For a published product, whether it could stay published (false: the upgrade is refused until it is unpublished); null for a draft.',
   }),
   ready: Type.Boolean({ description: 'Whether POST without `drop` would succeed now.' }),
-  blocking: Type.Array(Issue, { description: 'What POST without `drop` would refuse, as its 422 `details`: every invalid value, and for a published product what it would lack.' }),
+  blocking: Type.Array(Issue, {
+    description: 'What POST without `drop` would refuse, as its 422 `details`: every invalid value, and for a published product what it would lack.',
+  }),
 };
 
 const upgradeTarget = {
-  templateId: Type.String({ description: 'The product\'s template.' }),
+  templateId: Type.String({ description: "The product's template." }),
   from: VersionRef,
   to: VersionRef,
   fields: FieldDiff,
@@ -121,7 +127,11 @@ const upgradeTarget = {
 
 export const TemplateUpgradeReport = Type.Object(
   { ...ProductUpgradeFindings, ...upgradeTarget },
-  { $id: 'TemplateUpgradeReport', additionalProperties: false, description: 'What moving one product to a newer version of its template would do; nothing is changed.' },
+  {
+    $id: 'TemplateUpgradeReport',
+    additionalProperties: false,
+    description: 'What moving one product to a newer version of its template would do; nothing is changed.',
+  },
 );
 export type TemplateUpgradeReport = Static<typeof TemplateUpgradeReport>;
 
@@ -130,6 +140,10 @@ export type ProductUpgradeItem = Static<typeof ProductUpgradeItem>;
 
 export const TemplateUpgradesPreview = Type.Object(
   { ...upgradeTarget, products: Type.Array(ProductUpgradeItem, { description: 'This page of the products pinned to `from`, by id ascending.' }) },
-  { $id: 'TemplateUpgradesPreview', additionalProperties: false, description: 'What moving every product pinned to one version would do, one page of products at a time; nothing is changed.' },
+  {
+    $id: 'TemplateUpgradesPreview',
+    additionalProperties: false,
+    description: 'What moving every product pinned to one version would do, one page of products at a time; nothing is changed.',
+  },
 );
 export type TemplateUpgradesPreview = Static<typeof TemplateUpgradesPreview>;

@@ -173,9 +173,16 @@ async function fileFactsOf(ctx: Ctx, library: LibraryService, records: readonly 
  * still live template (the versions of a deleted template are retired: kept only for the products
  * that pinned them), newer than the pinned one.
  */
-async function targetOf(ctx: Ctx, templates: InformationTemplateService, from: TemplateVersionView, to: number | undefined, options: { lock?: boolean } = {}): Promise<UpgradeTarget> {
+async function targetOf(
+  ctx: Ctx,
+  templates: InformationTemplateService,
+  from: TemplateVersionView,
+  to: number | undefined,
+  options: { lock?: boolean } = {},
+): Promise<UpgradeTarget> {
   const state = await templates.versionByNumber(ctx, from.templateId, to ?? null, options);
-  if (!state || !state.live) throw invalid('to', `the template ${from.templateId} was deleted: its versions are retired and kept only for the products that pinned them`);
+  if (!state?.live)
+    throw invalid('to', `the template ${from.templateId} was deleted: its versions are retired and kept only for the products that pinned them`);
   if (!state.version) throw invalid('to', `is not a version of template ${from.templateId}: its versions are 1 to ${state.currentNumber}`);
   if (state.version.number <= from.number) {
     throw invalid('to', `must be newer than the pinned version ${from.number} (the template's current version is ${state.currentNumber})`);
@@ -199,7 +206,9 @@ async function withIfMatchNamed<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (e) {
     if (isDomainError(e) && e.code === 'precondition_failed') {
-      throw new DomainError('precondition_failed', e.message, [{ field: 'If-Match', message: "does not match the product's current ETag; read the product again" }]);
+      throw new DomainError('precondition_failed', e.message, [
+        { field: 'If-Match', message: "does not match the product's current ETag; read the product again" },
+      ]);
     }
     throw e;
   }
@@ -266,7 +275,11 @@ export class ProductTemplateUpgrades {
       checkDrop(drop, findings, target, current);
       const refused = blockingIssues(findings.invalidValues, current.status === 'published' ? missing : [], new Set(drop));
       if (refused.length > 0) {
-        throw new DomainError('validation_failed', `The product cannot move to version ${target.to.number} as it stands; see the template-upgrade preview`, refused);
+        throw new DomainError(
+          'validation_failed',
+          `The product cannot move to version ${target.to.number} as it stands; see the template-upgrade preview`,
+          refused,
+        );
       }
       await repinTemplateVersion(tx, id, target.to.id);
       const draftReason = current.status === 'draft' ? draftReasonOf(missing, target.to.groups) : null;

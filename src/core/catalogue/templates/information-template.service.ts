@@ -19,7 +19,15 @@ import {
   replaceCategoryBindings,
 } from './template-bindings.ts';
 import { buildDefinition, newOpaqueId } from './template-definition.ts';
-import { readTemplate, readTemplatePage, readTemplatesByIds, readVersion, readVersionState, readVersionsOfTemplates, type TemplateVersionState } from './template-read.ts';
+import {
+  readTemplate,
+  readTemplatePage,
+  readTemplatesByIds,
+  readVersion,
+  readVersionState,
+  readVersionsOfTemplates,
+  type TemplateVersionState,
+} from './template-read.ts';
 import { resolveTemplateForProduct, type ResolvedTemplate, type TemplateResolutionInput } from './template-resolution.ts';
 import {
   TEMPLATE_LIMITS,
@@ -52,7 +60,6 @@ function trimmedDescription(description: string | null | undefined): string | nu
 function versioned(template: TemplateView): Versioned<TemplateView> {
   return { data: template, etag: etagOf(template) };
 }
-
 
 const nameInUse = () => new DomainError('name_in_use', 'A live template of this library already has this name');
 
@@ -114,27 +121,27 @@ export class InformationTemplateService {
     const groups = buildDefinition(null, body.groups);
     const sets = { brandIds: distinctIds(body.boundBrandIds ?? []), categoryIds: distinctIds(body.boundCategoryIds ?? []) };
     return withIdempotency(ctx, { operation: 'templates.create', key: idempotencyKey, input: body }, async (tx) => {
-        await assertNameFree(tx, name, null);
-        await checkBindingSets(tx, sets, { brands: true, categories: true });
-        const id = newOpaqueId('tpl');
-        const versionId = newOpaqueId('tv');
-        // the foreign key to the version is deferred: the version row follows in this transaction
-        await queryRows(tx, 'insert into product_info_templates (id, team_id, name, description, enabled, current_version_id) values (?, ?, ?, ?, ?, ?)', [
-          id,
-          tx.teamId,
-          name,
-          description,
-          body.enabled ?? true,
-          versionId,
-        ]);
-        await insertVersion(tx, id, { versionId, name, description, groups });
-        if (sets.brandIds.length > 0) await replaceBrandBindings(tx, id, sets.brandIds);
-        if (sets.categoryIds.length > 0) await replaceCategoryBindings(tx, id, sets.categoryIds);
-        if (body.isLibraryDefault === true) await makeLibraryDefault(tx, id);
-        const template = (await readTemplate(tx, id))!;
-        await recordActivity(tx, 'template', id, 'created');
-        return { body: template, etag: etagOf(template) };
-      });
+      await assertNameFree(tx, name, null);
+      await checkBindingSets(tx, sets, { brands: true, categories: true });
+      const id = newOpaqueId('tpl');
+      const versionId = newOpaqueId('tv');
+      // the foreign key to the version is deferred: the version row follows in this transaction
+      await queryRows(tx, 'insert into product_info_templates (id, team_id, name, description, enabled, current_version_id) values (?, ?, ?, ?, ?, ?)', [
+        id,
+        tx.teamId,
+        name,
+        description,
+        body.enabled ?? true,
+        versionId,
+      ]);
+      await insertVersion(tx, id, { versionId, name, description, groups });
+      if (sets.brandIds.length > 0) await replaceBrandBindings(tx, id, sets.brandIds);
+      if (sets.categoryIds.length > 0) await replaceCategoryBindings(tx, id, sets.categoryIds);
+      if (body.isLibraryDefault === true) await makeLibraryDefault(tx, id);
+      const template = (await readTemplate(tx, id))!;
+      await recordActivity(tx, 'template', id, 'created');
+      return { body: template, etag: etagOf(template) };
+    });
   }
 
   /** updateTemplate: changes the given fields and always writes a new version (spec 3.3); If-Match is checked on the locked row. */
@@ -144,30 +151,30 @@ export class InformationTemplateService {
     const newName = patch.name === undefined ? undefined : trimmedName(patch.name);
     const newDescription = patch.description === undefined ? undefined : trimmedDescription(patch.description);
     return inTransaction(ctx, async (tx) => {
-        const current = await this.lockForWrite(tx, id, ifMatch);
-        const groups = patch.groups ? buildDefinition(current.groups, patch.groups) : current.groups;
-        const name = newName ?? current.name;
-        const description = newDescription === undefined ? current.description : newDescription;
-        if (name !== current.name) await assertNameFree(tx, name, id);
-        const sets = {
-          brandIds: patch.boundBrandIds ? distinctIds(patch.boundBrandIds) : current.boundBrandIds,
-          categoryIds: patch.boundCategoryIds ? distinctIds(patch.boundCategoryIds) : current.boundCategoryIds,
-        };
-        const supplied = { brands: patch.boundBrandIds !== undefined, categories: patch.boundCategoryIds !== undefined };
-        await checkBindingSets(tx, sets, supplied);
-        const versionId = await insertVersion(tx, id, { name, description, groups });
-        await queryRows(
-          tx,
-          'update product_info_templates set name = ?, description = ?, enabled = ?, current_version_id = ?, updated_at = now() where id = ? and team_id = ?',
-          [name, description, patch.enabled ?? current.enabled, versionId, id, tx.teamId],
-        );
-        if (supplied.brands) await replaceBrandBindings(tx, id, sets.brandIds);
-        if (supplied.categories) await replaceCategoryBindings(tx, id, sets.categoryIds);
-        if (patch.isLibraryDefault === true && !current.isLibraryDefault) await makeLibraryDefault(tx, id);
-        if (patch.isLibraryDefault === false && current.isLibraryDefault) await clearLibraryDefault(tx, id);
-        await recordActivity(tx, 'template', id, 'updated');
-        return versioned((await readTemplate(tx, id))!);
-      });
+      const current = await this.lockForWrite(tx, id, ifMatch);
+      const groups = patch.groups ? buildDefinition(current.groups, patch.groups) : current.groups;
+      const name = newName ?? current.name;
+      const description = newDescription === undefined ? current.description : newDescription;
+      if (name !== current.name) await assertNameFree(tx, name, id);
+      const sets = {
+        brandIds: patch.boundBrandIds ? distinctIds(patch.boundBrandIds) : current.boundBrandIds,
+        categoryIds: patch.boundCategoryIds ? distinctIds(patch.boundCategoryIds) : current.boundCategoryIds,
+      };
+      const supplied = { brands: patch.boundBrandIds !== undefined, categories: patch.boundCategoryIds !== undefined };
+      await checkBindingSets(tx, sets, supplied);
+      const versionId = await insertVersion(tx, id, { name, description, groups });
+      await queryRows(
+        tx,
+        'update product_info_templates set name = ?, description = ?, enabled = ?, current_version_id = ?, updated_at = now() where id = ? and team_id = ?',
+        [name, description, patch.enabled ?? current.enabled, versionId, id, tx.teamId],
+      );
+      if (supplied.brands) await replaceBrandBindings(tx, id, sets.brandIds);
+      if (supplied.categories) await replaceCategoryBindings(tx, id, sets.categoryIds);
+      if (patch.isLibraryDefault === true && !current.isLibraryDefault) await makeLibraryDefault(tx, id);
+      if (patch.isLibraryDefault === false && current.isLibraryDefault) await clearLibraryDefault(tx, id);
+      await recordActivity(tx, 'template', id, 'updated');
+      return versioned((await readTemplate(tx, id))!);
+    });
   }
 
   /**
@@ -181,14 +188,20 @@ export class InformationTemplateService {
       const current = await this.lockForWrite(tx, id, ifMatch);
       const replacement = body.replacementForLibraryDefault;
       if (current.isLibraryDefault && replacement === undefined) {
-        throw invalid('replacementForLibraryDefault', 'is required when deleting the library default: another live template id, or null to leave the library without a default');
+        throw invalid(
+          'replacementForLibraryDefault',
+          'is required when deleting the library default: another live template id, or null to leave the library without a default',
+        );
       }
       if (!current.isLibraryDefault && replacement !== undefined && replacement !== null) {
         throw invalid('replacementForLibraryDefault', 'applies only when deleting the library default');
       }
       if (replacement !== undefined && replacement !== null) await this.lockReplacement(tx, id, replacement);
       await removeAllBindings(tx, id);
-      await queryRows(tx, 'update product_info_templates set deleted_at = now(), updated_at = now(), is_library_default = false where id = ? and team_id = ?', [id, tx.teamId]);
+      await queryRows(tx, 'update product_info_templates set deleted_at = now(), updated_at = now(), is_library_default = false where id = ? and team_id = ?', [
+        id,
+        tx.teamId,
+      ]);
       if (replacement) await makeLibraryDefault(tx, replacement);
       await recordActivity(tx, 'template', id, 'deleted');
       const data = { id };
@@ -198,7 +211,10 @@ export class InformationTemplateService {
 
   private async lockReplacement(tx: Ctx, deletedId: string, replacementId: string): Promise<void> {
     if (replacementId === deletedId) throw invalid('replacementForLibraryDefault', 'must be a different template than the one deleted');
-    const found = await queryOne(tx, 'select id from product_info_templates where id = ? and team_id = ? and deleted_at is null for update', [replacementId, tx.teamId]);
+    const found = await queryOne(tx, 'select id from product_info_templates where id = ? and team_id = ? and deleted_at is null for update', [
+      replacementId,
+      tx.teamId,
+    ]);
     if (!found) throw invalid('replacementForLibraryDefault', 'is not a live template of this library');
   }
 

@@ -8,7 +8,6 @@ export interface BindingSets {
   categoryIds: number[];
 }
 
-
 /** Duplicates in a binding list are ignored; the order does not matter (reads return ascending ids). */
 export function distinctIds(ids: readonly number[]): number[] {
   return [...new Set(ids)].sort((a, b) => a - b);
@@ -55,7 +54,13 @@ export async function checkBindingSets(tx: Ctx, sets: BindingSets, supplied: { b
  * here (its primary key allows one template); the templates that lose a binding are locked and
  * their updatedAt bumped, since their representation (and so their ETag) changes.
  */
-async function replaceBindings(tx: Ctx, table: 'template_brand_bindings' | 'template_category_bindings', column: 'brand_id' | 'category_id', templateId: string, ids: number[]): Promise<void> {
+async function replaceBindings(
+  tx: Ctx,
+  table: 'template_brand_bindings' | 'template_category_bindings',
+  column: 'brand_id' | 'category_id',
+  templateId: string,
+  ids: number[],
+): Promise<void> {
   const idArray = intArray(ids);
   await queryRows(
     tx,
@@ -135,9 +140,9 @@ export async function bindLibraryDefaultToNewCategory(tx: Ctx, category: { id: n
     [template.id, template.id, category.brandId],
   );
   if (brands!.any_brand && !brands!.this_brand) return;
-  await queryRows(
-    tx,
-    'insert into template_category_bindings (category_id, team_id, template_id) values (?, ?, ?) on conflict (category_id) do nothing',
-    [category.id, tx.teamId, template.id],
-  );
+  await queryRows(tx, 'insert into template_category_bindings (category_id, team_id, template_id) values (?, ?, ?) on conflict (category_id) do nothing', [
+    category.id,
+    tx.teamId,
+    template.id,
+  ]);
 }

@@ -1,12 +1,6 @@
 import { DomainError, type FieldIssue } from '../../platform/errors.ts';
 import { randomCode } from '../../platform/ids.ts';
-import {
-  migrateConfig,
-  sameConfig,
-  typeChangeLosesConfig,
-  validateFieldConfig,
-  validateSystemConfig,
-} from './template-field-config.ts';
+import { migrateConfig, sameConfig, typeChangeLosesConfig, validateFieldConfig, validateSystemConfig } from './template-field-config.ts';
 import {
   SYSTEM_KEYS,
   TEMPLATE_LIMITS,
@@ -78,7 +72,10 @@ class DefinitionBuilder {
   build(input: TemplateGroupInput[]): TemplateGroupView[] {
     const total = input.reduce((n, g) => n + g.fields.length, 0) + (this.current ? 0 : SYSTEM_FIELD_COUNT);
     if (total > TEMPLATE_LIMITS.fieldsTotal) {
-      this.issue('groups', `at most ${TEMPLATE_LIMITS.fieldsTotal} fields in total including the ${SYSTEM_FIELD_COUNT} system fields (so ${TEMPLATE_LIMITS.fieldsTotal - SYSTEM_FIELD_COUNT} custom fields); got ${total}`);
+      this.issue(
+        'groups',
+        `at most ${TEMPLATE_LIMITS.fieldsTotal} fields in total including the ${SYSTEM_FIELD_COUNT} system fields (so ${TEMPLATE_LIMITS.fieldsTotal - SYSTEM_FIELD_COUNT} custom fields); got ${total}`,
+      );
     }
     let nextSortOrder = Math.max(-1, ...(this.current ?? []).map((g) => g.sortOrder)) + 1;
     const groups: TemplateGroupView[] = [];
@@ -144,7 +141,8 @@ class DefinitionBuilder {
     });
     if (isDefault && group) {
       for (const field of group.fields) {
-        if (field.isSystemField && !this.seenFieldIds.has(field.id)) this.issue(`${path}.fields`, `the system field ${field.systemKey} (${field.id}) cannot be deleted; include it with its id`);
+        if (field.isSystemField && !this.seenFieldIds.has(field.id))
+          this.issue(`${path}.fields`, `the system field ${field.systemKey} (${field.id}) cannot be deleted; include it with its id`);
       }
     }
     this.checkUniqueSortOrders(fields, path);
@@ -181,9 +179,10 @@ class DefinitionBuilder {
 
   private claimKey(key: string, path: string): void {
     const folded = key.toLowerCase();
-    if (RESERVED_KEYS.has(folded)) return this.issue(`${path}.key`, `"${key}" is reserved for system fields`);
-    if (this.keysSeen.has(folded)) return this.issue(`${path}.key`, `"${key}" is already used by another field of the template (keys are compared ignoring case)`);
-    this.keysSeen.add(folded);
+    if (RESERVED_KEYS.has(folded)) this.issue(`${path}.key`, `"${key}" is reserved for system fields`);
+    else if (this.keysSeen.has(folded))
+      this.issue(`${path}.key`, `"${key}" is already used by another field of the template (keys are compared ignoring case)`);
+    else this.keysSeen.add(folded);
   }
 
   private newField(input: TemplateFieldInput, path: string, sortOrder: number): TemplateFieldView | null {
@@ -218,7 +217,10 @@ class DefinitionBuilder {
     let config = input.config ?? stored.config;
     if (type !== stored.type) {
       if (typeChangeLosesConfig(stored.type, stored.config, type) && input.typeChangeConfirmed !== true) {
-        this.issue(`${path}.typeChangeConfirmed`, `changing ${stored.type} to ${type} drops configuration (${Object.keys(stored.config).join(', ')}); send typeChangeConfirmed: true`);
+        this.issue(
+          `${path}.typeChangeConfirmed`,
+          `changing ${stored.type} to ${type} drops configuration (${Object.keys(stored.config).join(', ')}); send typeChangeConfirmed: true`,
+        );
       }
       config = input.config ?? migrateConfig(stored.type, stored.config, type);
     }
@@ -241,7 +243,8 @@ class DefinitionBuilder {
   /** A protected system field: id, key, type, required flag, config and position stay; name and placeholder may change. */
   private systemField(stored: TemplateFieldView, input: TemplateFieldInput, path: string): TemplateFieldView {
     const keep = (property: 'key' | 'type' | 'required' | 'sortOrder') => {
-      if (input[property] !== undefined && input[property] !== stored[property]) this.issue(`${path}.${property}`, `a protected system field keeps its ${property} (${String(stored[property])})`);
+      if (input[property] !== undefined && input[property] !== stored[property])
+        this.issue(`${path}.${property}`, `a protected system field keeps its ${property} (${String(stored[property])})`);
     };
     keep('key');
     keep('type');
@@ -252,7 +255,8 @@ class DefinitionBuilder {
     if (input.config !== undefined) {
       const checked = validateSystemConfig(input.config, `${path}.config`);
       for (const issue of checked.issues) this.issues.push(issue);
-      if (checked.issues.length === 0 && !sameConfig(input.config, stored.config)) this.issue(`${path}.config`, 'a protected system field keeps its configuration');
+      if (checked.issues.length === 0 && !sameConfig(input.config, stored.config))
+        this.issue(`${path}.config`, 'a protected system field keeps its configuration');
     }
     this.keysSeen.add(stored.key.toLowerCase());
     return {

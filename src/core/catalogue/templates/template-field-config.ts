@@ -26,18 +26,22 @@ const schemas = {
   empty: Compile(Type.Object({}, { additionalProperties: false })),
   system: Compile(Type.Object({ customPlaceholder: Type.Optional(Type.String({ maxLength: 255 })) }, { additionalProperties: false })),
   number: Compile(Type.Object({ unit: Type.Optional(Type.String({ maxLength: 64 })) })),
-  currency: Compile(Type.Object({
-    code: Type.String({ minLength: 1, maxLength: 16 }),
-    symbol: Type.String({ minLength: 1, maxLength: 16 }),
-    decimals: Type.Integer({ minimum: 0, maximum: 4 }),
-  })),
+  currency: Compile(
+    Type.Object({
+      code: Type.String({ minLength: 1, maxLength: 16 }),
+      symbol: Type.String({ minLength: 1, maxLength: 16 }),
+      decimals: Type.Integer({ minimum: 0, maximum: 4 }),
+    }),
+  ),
   richtext: Compile(Type.Object({ mode: Type.Union([Type.Literal('html'), Type.Literal('delta')]) })),
   choice: Compile(Type.Object({ options: Type.Array(Option, { minItems: 1, maxItems: 1000 }) })),
-  media: Compile(Type.Object({
-    maxCount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID })),
-    maxSizeMB: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-    accept: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 })),
-  })),
+  media: Compile(
+    Type.Object({
+      maxCount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID })),
+      maxSizeMB: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+      accept: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 })),
+    }),
+  ),
 };
 
 type Outcome = { config: FieldConfig; issues: FieldIssue[] };
@@ -72,10 +76,13 @@ export function validateFieldConfig(type: FieldType, config: unknown, path: stri
   if (EMPTY_CONFIG_TYPES.includes(type)) return { config: {}, issues: check(schemas.empty, value, path) };
   if (CHOICE_TYPES.includes(type)) return validateChoice(value, path);
   const [schema, keys] =
-    type === 'number' ? [schemas.number, ['unit']] :
-    type === 'currency' ? [schemas.currency, ['code', 'symbol', 'decimals']] :
-    type === 'richtext' ? [schemas.richtext, ['mode']] :
-    [schemas.media, ['maxCount', 'maxSizeMB', 'accept']];
+    type === 'number'
+      ? [schemas.number, ['unit']]
+      : type === 'currency'
+        ? [schemas.currency, ['code', 'symbol', 'decimals']]
+        : type === 'richtext'
+          ? [schemas.richtext, ['mode']]
+          : [schemas.media, ['maxCount', 'maxSizeMB', 'accept']];
   const issues = check(schema, value, path);
   return { config: issues.length > 0 ? value : pick(value, keys), issues };
 }
@@ -117,4 +124,3 @@ export function typeChangeLosesConfig(from: FieldType, oldConfig: FieldConfig, t
 export function sameConfig(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
-

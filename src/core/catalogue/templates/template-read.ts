@@ -66,7 +66,10 @@ export async function readTemplate(ctx: Ctx, id: string, options: { forUpdate?: 
     // Lock alone first: a joined FOR UPDATE that waited for a concurrent writer re-checks only the
     // locked row against the old version row, and would lose the template. The read after the lock
     // takes a fresh snapshot (read committed) and so sees the committed winner.
-    const locked = await queryOne(ctx, 'select id from product_info_templates where id = ? and team_id = ? and deleted_at is null for update', [id, ctx.teamId]);
+    const locked = await queryOne(ctx, 'select id from product_info_templates where id = ? and team_id = ? and deleted_at is null for update', [
+      id,
+      ctx.teamId,
+    ]);
     if (!locked) return null;
   }
   const row = await queryOne<TemplateRow>(ctx, `${templateSelect()} where t.id = ? and t.team_id = ? and t.deleted_at is null`, [id, ctx.teamId]);
@@ -84,7 +87,9 @@ export async function readTemplatePage(ctx: Ctx, limit: number, offset: number):
   );
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   if (rows.length === 0 && offset > 0) {
-    const counted = await queryOne<{ n: string }>(ctx, 'select count(*) as n from product_info_templates where team_id = ? and deleted_at is null', [ctx.teamId]);
+    const counted = await queryOne<{ n: string }>(ctx, 'select count(*) as n from product_info_templates where team_id = ? and deleted_at is null', [
+      ctx.teamId,
+    ]);
     total = Number(counted!.n);
   }
   return { items: rows.map(templateView), total };
@@ -93,7 +98,9 @@ export async function readTemplatePage(ctx: Ctx, limit: number, offset: number):
 /** Live templates of the caller's team among `ids`, for dataloaders. */
 export async function readTemplatesByIds(ctx: Ctx, ids: readonly string[]): Promise<TemplateView[]> {
   if (ids.length === 0) return [];
-  const rows = await queryRows<TemplateRow>(ctx, `${templateSelect()} where t.team_id = ? and t.deleted_at is null and t.id in (select jsonb_array_elements_text(?::jsonb))`,
+  const rows = await queryRows<TemplateRow>(
+    ctx,
+    `${templateSelect()} where t.team_id = ? and t.deleted_at is null and t.id in (select jsonb_array_elements_text(?::jsonb))`,
     [ctx.teamId, JSON.stringify(ids)],
   );
   return rows.map(templateView);
@@ -148,7 +155,12 @@ export interface TemplateVersionState {
  * a new version until the caller's transaction ends; the read after the lock sees what committed
  * before it (a joined locking read would re-check only the locked row, as readTemplate explains).
  */
-export async function readVersionState(ctx: Ctx, templateId: string, number: number | null, options: { lock?: boolean } = {}): Promise<TemplateVersionState | null> {
+export async function readVersionState(
+  ctx: Ctx,
+  templateId: string,
+  number: number | null,
+  options: { lock?: boolean } = {},
+): Promise<TemplateVersionState | null> {
   if (options.lock) {
     const locked = await queryOne(ctx, 'select id from product_info_templates where id = ? and team_id = ? for share', [templateId, ctx.teamId]);
     if (!locked) return null;

@@ -15,14 +15,12 @@ export const ProductInfoTemplate = defineEntity({
     // listTemplates: live templates of a team, createdAt descending then id
     {
       name: 'product_info_templates_live_list',
-      expression:
-        'create index "product_info_templates_live_list" on "product_info_templates" ("team_id", "created_at" desc, "id") where "deleted_at" is null',
+      expression: 'create index "product_info_templates_live_list" on "product_info_templates" ("team_id", "created_at" desc, "id") where "deleted_at" is null',
     },
     // name_in_use among live templates of a team (spec 7.1); deleted templates free their name
     {
       name: 'product_info_templates_live_name_unique',
-      expression:
-        'create unique index "product_info_templates_live_name_unique" on "product_info_templates" ("team_id", "name") where "deleted_at" is null',
+      expression: 'create unique index "product_info_templates_live_name_unique" on "product_info_templates" ("team_id", "name") where "deleted_at" is null',
     },
     // at most one library default per team
     {

@@ -4,8 +4,22 @@ import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 
 /** Spec 2.4: the field types a template field can have. */
 export const FIELD_TYPES = [
-  'text', 'textarea', 'email', 'phone', 'url', 'color', 'date', 'dateRange',
-  'number', 'currency', 'richtext', 'select', 'radio', 'checkbox', 'image', 'file',
+  'text',
+  'textarea',
+  'email',
+  'phone',
+  'url',
+  'color',
+  'date',
+  'dateRange',
+  'number',
+  'currency',
+  'richtext',
+  'select',
+  'radio',
+  'checkbox',
+  'image',
+  'file',
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -41,18 +55,30 @@ const Config = Type.Record(Type.String(), Type.Unknown(), {
 /** Spec 4.4 Field input; unknown properties are rejected. */
 const TemplateFieldInput = Type.Object(
   {
-    id: Type.Optional(Type.String({ minLength: 1, maxLength: TEMPLATE_LIMITS.id, description: 'Required for an existing field of this group; omitted for a new field.' })),
-    key: Type.Optional(Type.String({
-      minLength: 1,
-      maxLength: TEMPLATE_LIMITS.fieldKey,
-      pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-      description: 'New field: required identifier, unique in the template ignoring case; name, sku, brand, category, description and mainImage are reserved. Immutable afterwards.',
-    })),
+    id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: TEMPLATE_LIMITS.id, description: 'Required for an existing field of this group; omitted for a new field.' }),
+    ),
+    key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: TEMPLATE_LIMITS.fieldKey,
+        pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+        description:
+          'New field: required identifier, unique in the template ignoring case; name, sku, brand, category, description and mainImage are reserved. Immutable afterwards.',
+      }),
+    ),
     name: Type.Optional(Type.String({ maxLength: 1024, description: 'New field: required; trimmed, then 1-128 characters.' })),
     type: Type.Optional(Type.Enum(FIELD_TYPES, { description: 'New field: required.' })),
     required: Type.Optional(Type.Boolean({ description: 'Default false for a new field.' })),
     placeholder: Type.Optional(Type.Union([Type.String({ maxLength: TEMPLATE_LIMITS.placeholder }), Type.Null()])),
-    sortOrder: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_RESOURCE_ID - 3, description: 'Unique within the group; default the array position. In the first group custom fields follow the three system fields: the value is increased by 3.' })),
+    sortOrder: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_RESOURCE_ID - 3,
+        description:
+          'Unique within the group; default the array position. In the first group custom fields follow the three system fields: the value is increased by 3.',
+      }),
+    ),
     config: Type.Optional(Config),
     typeChangeConfirmed: Type.Optional(Type.Boolean({ description: 'Write-only: true confirms a type change that drops configuration.' })),
     isSystemField: Type.Optional(Type.Boolean({ description: 'Accepted only when it matches the stored field; cannot create or reassign system identities.' })),
@@ -65,7 +91,9 @@ export type TemplateFieldInput = Static<typeof TemplateFieldInput>;
 /** Spec 4.4 TemplateGroupInput; groups take no sortOrder or isDefault. */
 const TemplateGroupInput = Type.Object(
   {
-    id: Type.Optional(Type.String({ minLength: 1, maxLength: TEMPLATE_LIMITS.id, description: 'Required for an existing group of this template; omitted for a new group.' })),
+    id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: TEMPLATE_LIMITS.id, description: 'Required for an existing group of this template; omitted for a new group.' }),
+    ),
     name: Type.String({ maxLength: 1024, description: 'Trimmed, then 1-128 characters.' }),
     fields: Type.Array(TemplateFieldInput, { maxItems: TEMPLATE_LIMITS.fieldsTotal }),
   },
@@ -83,7 +111,11 @@ const templateFields = {
   name: Type.String({ maxLength: 1024, description: 'Trimmed, then 1-30 characters; unique among live templates of the library.' }),
   description: Type.Union([Type.String({ maxLength: 1024 }), Type.Null()], { description: 'Trimmed, then at most 50 characters; blank becomes null.' }),
   enabled: Type.Boolean(),
-  groups: Type.Array(TemplateGroupInput, { minItems: 1, maxItems: TEMPLATE_LIMITS.groups, description: '1-200 groups, at most 200 fields in total including the three system fields.' }),
+  groups: Type.Array(TemplateGroupInput, {
+    minItems: 1,
+    maxItems: TEMPLATE_LIMITS.groups,
+    description: '1-200 groups, at most 200 fields in total including the three system fields.',
+  }),
   boundBrandIds: BindingIds('brand'),
   boundCategoryIds: BindingIds('category'),
   isLibraryDefault: Type.Boolean({ description: 'true makes this the library default (the previous one loses it); false clears it on this template.' }),
@@ -109,7 +141,15 @@ export const TemplateCreate = Type.Object(
       {
         name: 'Outdoor gear',
         description: 'Tents and packs',
-        groups: [{ name: 'Specs', fields: [{ key: 'material', name: 'Material', type: 'text', required: true }, { key: 'weight_g', name: 'Weight (g)', type: 'number' }] }],
+        groups: [
+          {
+            name: 'Specs',
+            fields: [
+              { key: 'material', name: 'Material', type: 'text', required: true },
+              { key: 'weight_g', name: 'Weight (g)', type: 'number' },
+            ],
+          },
+        ],
         boundBrandIds: [7],
       },
     ],
@@ -118,15 +158,21 @@ export const TemplateCreate = Type.Object(
 export type TemplateCreate = Static<typeof TemplateCreate>;
 
 /** Spec 4.4 TemplatePatch: every field optional, at least one; `groups` replaces the definition. */
-export const TemplatePatch = optionalFields(templateFields, ['name', 'description', 'enabled', 'groups', 'boundBrandIds', 'boundCategoryIds', 'isLibraryDefault', 'syncStrategy'], { $id: 'TemplatePatch', additionalProperties: false, minProperties: 1 });
+export const TemplatePatch = optionalFields(
+  templateFields,
+  ['name', 'description', 'enabled', 'groups', 'boundBrandIds', 'boundCategoryIds', 'isLibraryDefault', 'syncStrategy'],
+  { $id: 'TemplatePatch', additionalProperties: false, minProperties: 1 },
+);
 export type TemplatePatch = Static<typeof TemplatePatch>;
 
 /** Spec 4.4 TemplateDelete (optional body). */
 export const TemplateDelete = Type.Object(
   {
-    replacementForLibraryDefault: Type.Optional(Type.Union([OpaqueId, Type.Null()], {
-      description: 'Required when deleting the library default: another live template of the library, or null to leave the library without a default.',
-    })),
+    replacementForLibraryDefault: Type.Optional(
+      Type.Union([OpaqueId, Type.Null()], {
+        description: 'Required when deleting the library default: another live template of the library, or null to leave the library without a default.',
+      }),
+    ),
   },
   { $id: 'TemplateDelete', additionalProperties: false },
 );

@@ -67,10 +67,14 @@ function carriedIPv4(address: ipaddr.IPv6): { inPrefix: boolean; addresses: ipad
   const zero = (from: number, to: number) => p.slice(from, to).every((part) => part === 0);
   const last32 = ipv4Of(p[6]!, p[7]!);
   let addresses: ipaddr.IPv4[] = [];
-  if (zero(0, 5) && (p[5] === 0 || p[5] === 0xffff)) addresses = [last32]; // compatible, mapped
-  else if (zero(0, 4) && p[4] === 0xffff && p[5] === 0) addresses = [last32]; // translated
-  else if (p[0] === 0x64 && p[1] === 0xff9b && zero(2, 6)) addresses = [last32]; // NAT64
-  else if (p[0] === 0x2002) addresses = [ipv4Of(p[1]!, p[2]!)]; // 6to4
+  if (zero(0, 5) && (p[5] === 0 || p[5] === 0xffff))
+    addresses = [last32]; // compatible, mapped
+  else if (zero(0, 4) && p[4] === 0xffff && p[5] === 0)
+    addresses = [last32]; // translated
+  else if (p[0] === 0x64 && p[1] === 0xff9b && zero(2, 6))
+    addresses = [last32]; // NAT64
+  else if (p[0] === 0x2002)
+    addresses = [ipv4Of(p[1]!, p[2]!)]; // 6to4
   else if (p[0] === 0x2001 && p[1] === 0) addresses = [ipv4Of(p[2]!, p[3]!), ipv4Of(p[6]! ^ 0xffff, p[7]! ^ 0xffff)]; // Teredo
   const inPrefix = addresses.length > 0;
   if ((p[4]! & 0xfcff) === 0 && p[5] === 0x5efe) addresses.push(last32); // ISATAP

@@ -123,7 +123,13 @@ export class OutboundGuard {
         clearTimeout(timer);
         outer?.removeEventListener('abort', onOuterAbort);
         if (error) reject(error);
-        else resolve({ status, headers, body: chunks.length === 1 ? chunks[0]!.subarray(0, cap) : Buffer.concat(chunks).subarray(0, cap), durationMs: Date.now() - started });
+        else
+          resolve({
+            status,
+            headers,
+            body: chunks.length === 1 ? chunks[0]!.subarray(0, cap) : Buffer.concat(chunks).subarray(0, cap),
+            durationMs: Date.now() - started,
+          });
       };
       // an unanswered request is dropped: its connection closes, so nothing more arrives for it
       const giveUp = (error: Error) => {
@@ -176,14 +182,20 @@ export class OutboundGuard {
    * is bounded by `timeoutMs`, so a server that trickles bytes fails too. A redirect fails as
    * protocol_error: its target is never fetched.
    */
-  async download(url: string, options: { timeoutMs: number; maxBytes: number; sink: (chunk: Buffer) => void | Promise<void>; signal?: AbortSignal }): Promise<OutboundDownload> {
+  async download(
+    url: string,
+    options: { timeoutMs: number; maxBytes: number; sink: (chunk: Buffer) => void | Promise<void>; signal?: AbortSignal },
+  ): Promise<OutboundDownload> {
     const target = await this.vet(url);
     const signal = this.deadline(options.timeoutMs, options.signal);
     try {
       const response = await request(target.url, { method: 'GET', dispatcher: this.agentFor(target), signal });
       if (response.statusCode >= 300) {
         discard(response.body);
-        throw new OutboundFailedError('protocol_error', response.statusCode < 400 ? `redirect (${response.statusCode}) not followed` : `answered HTTP ${response.statusCode}`);
+        throw new OutboundFailedError(
+          'protocol_error',
+          response.statusCode < 400 ? `redirect (${response.statusCode}) not followed` : `answered HTTP ${response.statusCode}`,
+        );
       }
       const length = Number(response.headers['content-length'] ?? Number.NaN);
       if (Number.isFinite(length) && length > options.maxBytes) {
@@ -245,9 +257,17 @@ export class OutboundGuard {
       throw new OutboundRefusedError('invalid_url', '', 'not an absolute URL');
     }
     const host = bareHost(url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefusedError('scheme_not_allowed', host, `${url.protocol} is not http or https`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new OutboundRefusedError('scheme_not_allowed', host, `${url.protocol} is not http or https`);
     if (url.username || url.password) throw new OutboundRefusedError('credentials_in_url', host, 'the URL carries a user name or password');
-    const parsed: ParsedUrl = { url, host, origin: url.origin, path: `${url.pathname}${url.search}`, literal: isIP(host) !== 0, allowlisted: isAllowlisted(this.allowHosts, url) };
+    const parsed: ParsedUrl = {
+      url,
+      host,
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      literal: isIP(host) !== 0,
+      allowlisted: isAllowlisted(this.allowHosts, url),
+    };
     if (this.parsed.size >= MAX_REMEMBERED) this.parsed.clear();
     this.parsed.set(raw, parsed);
     return parsed;
@@ -272,10 +292,16 @@ export class OutboundGuard {
       return kept.agent;
     }
     const pinned: LookupFunction = (_hostname, options, callback) => {
-      if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+      if ((options as { all?: boolean }).all)
+        (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
       else callback(null, target.address, target.family);
     };
-    const agent = new Agent({ connect: { lookup: pinned }, keepAliveTimeout: 10_000, maxRedirections: 0, connections: MAX_CONNECTIONS_PER_ORIGIN } as Agent.Options);
+    const agent = new Agent({
+      connect: { lookup: pinned },
+      keepAliveTimeout: 10_000,
+      maxRedirections: 0,
+      connections: MAX_CONNECTIONS_PER_ORIGIN,
+    } as Agent.Options);
     if (this.agents.size >= MAX_AGENTS) {
       // the least recently used goes; finding it is a scan, but only when a new origin arrives
       let oldest: [string, { agent: Agent; used: number }] | null = null;
