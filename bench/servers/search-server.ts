@@ -17,6 +17,7 @@ const core = createCore(orm, config);
 core.assets.searchTotals.enabled = process.env.SEARCH_TOTALS_MEMO !== 'off';
 core.assets.colourMatches.enabled = core.assets.searchTotals.enabled;
 core.assets.facetCounts.enabled = core.assets.searchTotals.enabled;
+core.assets.lookupNameMatchIds.enabled = core.assets.searchTotals.enabled;
 const queues = new Queues(config);
 const metrics = createMetrics({ orm, queues: () => queues.all() });
 const app = await buildApp({ core, queues, metrics });

@@ -435,6 +435,16 @@ async function seedRows(client: pg.Client, teamId: number, files: number): Promi
      where f.team_id = $1 and f.deleted_at is null`,
     [teamId],
   );
+  // and the narrow name table of asset lookup, as library_file_names_sync() writes it (migration
+  // Migration20261126010000); a library without it finds no file by name
+  await run(
+    client,
+    'file names',
+    `insert into library_file_names (file_id, team_id, lname)
+     select id, team_id, lower(name) from library_files where team_id = $1 and deleted_at is null
+     on conflict (file_id) do nothing`,
+    [teamId],
+  );
   const base = BASE_LAB.map(([l, a, b], i) => `(${i + 1}, ${l}::float8, ${a}::float8, ${b}::float8)`).join(', ');
   await run(
     client,

@@ -122,6 +122,8 @@ export interface AssetServices {
   tagFileCounts: TagFileCounts;
   /** The memo of search facet counts, keyed by library version like the totals (docs/search.md "Facets"). */
   facetCounts: VersionedMemo<FacetCounts>;
+  /** The memo of the ids matching a name in asset lookup, keyed by library version (docs/products.md "Asset lookup"). */
+  lookupNameMatchIds: VersionedMemo<Int32Array>;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: FolderShareService;
   /** Signs and verifies `/files/...` links. */
@@ -173,7 +175,9 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const assetSearch = new AssetSearchService({ signer: links, totals: searchTotals, colourMatches, tagFileCounts, facetCounts });
   // spec 4.3: a new category gets the library default when its brand bindings allow
   categories.addCreatedHook((tx, category) => templates.onCategoryCreated(tx, category));
-  const library = new LibraryService({ signer: links, totals: searchTotals });
+  // a name's match ids are kept up to 100,000 (NAME_MATCH_IDS_MAX), 4 bytes each: at most 4,000,000 in all
+  const lookupNameMatchIds = new VersionedMemo<Int32Array>(1_000, { of: (ids) => ids.length, max: 4_000_000 });
+  const library = new LibraryService({ signer: links, lookupMemos: { totals: searchTotals, nameMatchIds: lookupNameMatchIds } });
   const outbound = new OutboundGuard({ allowHosts: config.outboundAllowHosts });
   const attemptLimiter = new AttemptLimiter({ redisUrl: config.redisUrl, prefix: config.queuePrefix });
   const libraryImport = new LibraryImportService(storage);
@@ -230,6 +234,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       colourMatches,
       tagFileCounts,
       facetCounts,
+      lookupNameMatchIds,
       shares: new FolderShareService({ signer: links, limiter: attemptLimiter }),
       links,
       previews,

@@ -55,13 +55,30 @@ export type AssetLookupItem = Static<typeof AssetLookupItem>;
 const checkQuery = compileInput(AssetLookupQuery);
 
 /**
- * Up to this many name matches, a page is read by id from the narrow name table's matches; above
- * it, by walking library_files in id order, which a common name fills within a few pages' rows.
+ * A first lookup of a name (cold) with up to this many matches reads its page by id from the narrow
+ * name table's matches; with more, it walks the narrow table in id order, which a common name fills
+ * within a few pages' rows.
  */
 const FEW_NAME_MATCHES = 2_000;
 
+/**
+ * A name looked up again at the same library version with up to this many matches gets its match
+ * ids read once and kept (sorted) in the memo; its pages are then slices of them, as cheap as a
+ * lookup by ids. The first lookup never pays for reading them: gathering 50,000 ids doubles the cost
+ * of the count (bench/RESULTS-catalogue-reads.md).
+ */
+const NAME_MATCH_IDS_MAX = 100_000;
+
 /** The live files of a team (first parameter) whose lower-cased name is like a pattern (second), from the narrow name table. */
 const NARROW_NAME_MATCHES = "from library_file_names n where n.team_id = ? and n.lname like ? escape '\\'";
+
+/** Memos of lookup facts kept per library version; null: nothing is kept, every call reads afresh. */
+export interface LookupMemos {
+  /** Exact lookup totals (shared with asset search). */
+  totals: VersionedMemo<number>;
+  /** The ids, ascending, of the files matching a name looked up more than once. */
+  nameMatchIds: VersionedMemo<Int32Array>;
+}
 
 interface Row {
   id: number;
@@ -74,11 +91,13 @@ interface Row {
  * Asset lookup (spec 2.1 "the id returned by asset lookup"): a sync job finds the file-path IDs its
  * products' media must reference, by name, folder, extension, content hash or id. Any role; the
  * team's live files only, ordered by id; the name filter uses the search's trigram index.
+ * `fewNameMatches`: the most matches of a first lookup by name alone read by id from the narrow
+ * table's matches (tests compare both ways of reading a page).
  */
 export async function lookupAssets(
   ctx: Ctx,
   library: LibraryService,
-  totals: VersionedMemo<number> | null,
+  memos: LookupMemos | null,
   input: unknown,
   fewNameMatches = FEW_NAME_MATCHES,
 ): Promise<Page<AssetLookupItem>> {
@@ -128,30 +147,45 @@ export async function lookupAssets(
   const pageSql = (condition: string) =>
     `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${condition} order by f.id limit ? offset ?`;
   const pageParams = [page.pageSize, (page.page - 1) * page.pageSize];
-  // a name alone is counted on the narrow name table (its trigram rechecks read small rows), and
-  // its page chosen by that count: none, a few (read by id from the narrow table's matches: no
-  // recheck of wide rows) or many (walk library_files by id until the page is full)
-  const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
-  const countMatches = async () =>
-    nameOnly
-      ? (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n
-      : (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
   // an exact count reads every match; it is kept per library version, so the next pages and
   // repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
-  const version = totals ? await libraryVersionOf(ctx) : null;
-  const counted = () =>
-    totals && version !== null ? totals.get(ctx.teamId, version, `asset-lookup|${JSON.stringify([where, params])}`, countMatches) : countMatches();
+  const version = memos ? await libraryVersionOf(ctx) : null;
+  const remembered = <T>(memo: VersionedMemo<T> | undefined, key: string, compute: () => Promise<T>): Promise<T> =>
+    memo && version !== null ? memo.get(ctx.teamId, version, key, compute) : compute();
   let count: number;
   let rows: Row[];
+  const countKey = `asset-lookup|${JSON.stringify([where, params])}`;
+  const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
   if (nameOnly) {
-    count = await counted();
-    if (count === 0) rows = [];
-    else if (count <= fewNameMatches) {
+    // a name alone is counted on the narrow name table (its trigram rechecks read small rows), and
+    // its page chosen by that count: none; a slice of the kept ids (a name looked up before at this
+    // version); a few, read by id from the narrow table's matches; many, the narrow table walked by id
+    const seenBefore = memos !== null && version !== null && memos.totals.peek(ctx.teamId, version, countKey) !== undefined;
+    count = await remembered(
+      memos?.totals,
+      countKey,
+      async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n,
+    );
+    const offset = (page.page - 1) * page.pageSize;
+    const byIds = filesWhere(['f.id = any(?::int[])', 'f.team_id = ?', 'f.deleted_at is null']);
+    if (offset >= count) rows = [];
+    else if (seenBefore && count <= NAME_MATCH_IDS_MAX) {
+      const ids = await remembered(memos?.nameMatchIds, namePattern, () => nameMatchIdsOf(ctx, namePattern));
+      rows = await queryRows<Row>(ctx, pageSql(byIds), [`{${ids.subarray(offset, offset + page.pageSize).join(',')}}`, ctx.teamId, page.pageSize, 0]);
+    } else if (count <= fewNameMatches) {
       const byNarrowName = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`, 'f.team_id = ?', 'f.deleted_at is null']);
       rows = await queryRows<Row>(ctx, pageSql(byNarrowName), [ctx.teamId, namePattern, ctx.teamId, ...pageParams]);
-    } else rows = await queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams]);
+    } else {
+      const walked = filesWhere([
+        `f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES} order by n.file_id limit ? offset ?))`,
+        'f.team_id = ?',
+        'f.deleted_at is null',
+      ]);
+      rows = await queryRows<Row>(ctx, pageSql(walked), [ctx.teamId, namePattern, ...pageParams, ctx.teamId, page.pageSize, 0]);
+    }
   } else {
-    [count, rows] = await Promise.all([counted(), queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams])]);
+    const countMatches = async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
+    [count, rows] = await Promise.all([remembered(memos?.totals, countKey, countMatches), queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams])]);
   }
   const media = await library.mediaFor(
     ctx,
@@ -176,4 +210,11 @@ export async function lookupAssets(
     ];
   });
   return { items, pagination: paginationOf(page, count) };
+}
+
+/** The ids, ascending, of the team's live files whose name is like the pattern (from the narrow name table). */
+async function nameMatchIdsOf(ctx: Ctx, namePattern: string): Promise<Int32Array> {
+  // gathered unsorted and sorted here: cheaper than an ordered aggregate
+  const row = (await queryOne<{ ids: number[] | null }>(ctx, `select array_agg(n.file_id) as ids ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!;
+  return Int32Array.from(row.ids ?? []).sort();
 }

@@ -5,8 +5,7 @@ import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { parseFolderPath } from '../folders/folders.ts';
 import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../versions/visible-files.ts';
-import { lookupAssets, type AssetLookupItem } from './asset-lookup.ts';
-import type { VersionedMemo } from '../../platform/versioned-memo.ts';
+import { lookupAssets, type AssetLookupItem, type LookupMemos } from './asset-lookup.ts';
 import type { Page } from '../../platform/pagination.ts';
 import type { FolderView, LibraryFileView, MediaObject } from './library.schemas.ts';
 import type { LinkSigner } from '../delivery/links.ts';
@@ -56,17 +55,17 @@ interface MediaRow {
  */
 export class LibraryService {
   private readonly signer: LinkSigner;
-  private readonly totals: VersionedMemo<number> | null;
+  private readonly lookupMemos: LookupMemos | null;
 
-  /** `totals`: exact lookup totals kept per library version (asset search's memo); without it every page counts. */
-  constructor(deps: { signer: LinkSigner; totals?: VersionedMemo<number> }) {
+  /** `lookupMemos`: lookup facts kept per library version (asset-lookup.ts); without them every page counts afresh. */
+  constructor(deps: { signer: LinkSigner; lookupMemos?: LookupMemos }) {
     this.signer = deps.signer;
-    this.totals = deps.totals ?? null;
+    this.lookupMemos = deps.lookupMemos ?? null;
   }
 
   /** Asset lookup (`GET /v1/assets`, asset-lookup.ts): the team's files by name, folder, extension, content hash or id. */
   async lookup(ctx: Ctx, input: unknown): Promise<Page<AssetLookupItem>> {
-    return lookupAssets(ctx, this, this.totals, input);
+    return lookupAssets(ctx, this, this.lookupMemos, input);
   }
 
   /** Live files of the team among `ids` (file-path IDs), ordered by id; for validating product media (spec 4.5). */
