@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { requirePermission } from '../access/roles.ts';
 import type { Ctx, TeamScope } from '../platform/ctx.ts';
 import { notFound } from '../platform/errors.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
-import { isoSql } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { ApprovalTemplateInput, type Workflow } from './approval.schemas.ts';
 import { checkedWorkflow, requireMembers } from './workflow.ts';
 import { isUuid } from '../platform/ids.ts';
+import { findTemplate, insertTemplate, listTemplates, setTemplateEnabled, updateTemplate, type TemplateDefinition } from './templates.queries.ts';
 
 const checkTemplate = compileInput(ApprovalTemplateInput);
 
@@ -27,8 +25,17 @@ export interface ApprovalTemplateView {
   updatedAt: string;
 }
 
-const COLUMNS = `id, name, description, enabled, usage_count as "usageCount", auto_import_enabled as "autoImportEnabled", target_folder as "targetFolder",
-  workflow, created_by_id::text as "createdBy", ${isoSql('created_at')} as "createdAt", ${isoSql('updated_at')} as "updatedAt"`;
+/** A checked template body's definition, with the defaults of absent fields. */
+function definitionOf(body: ReturnType<typeof checkTemplate>, workflow: Workflow): TemplateDefinition {
+  return {
+    name: body.name,
+    description: body.description ?? '',
+    enabled: body.enabled ?? true,
+    autoImportEnabled: body.autoImportEnabled ?? false,
+    targetFolder: body.targetFolder ?? '',
+    workflow,
+  };
+}
 
 /**
  * Approval templates (spec 2.7; docs/approvals.md): created from the workflow file of CONTRACT.md
@@ -43,23 +50,7 @@ export class ApprovalTemplateService {
       const workflow = await checkedWorkflow(tx, body.workflow);
       const createdBy = body.createdBy === undefined ? null : Number(body.createdBy);
       if (createdBy !== null) await requireMembers(tx, new Map([[createdBy, 'createdBy']]));
-      const row = await queryOne<ApprovalTemplateView>(
-        tx,
-        `insert into approval_templates (id, team_id, name, description, enabled, auto_import_enabled, target_folder, workflow, created_by_id)
-         values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) returning ${COLUMNS}`,
-        [
-          randomUUID(),
-          tx.teamId,
-          body.name,
-          body.description ?? '',
-          body.enabled ?? true,
-          body.autoImportEnabled ?? false,
-          body.targetFolder ?? '',
-          JSON.stringify(workflow),
-          createdBy,
-        ],
-      );
-      return row!;
+      return insertTemplate(tx, definitionOf(body, workflow), createdBy);
     });
   }
 
@@ -76,22 +67,7 @@ export class ApprovalTemplateService {
     return inTransaction(ctx, async (tx) => {
       await this.find(tx, templateId);
       const workflow = await checkedWorkflow(tx, body.workflow);
-      const row = await queryOne<ApprovalTemplateView>(
-        tx,
-        `update approval_templates set name = ?, description = ?, enabled = ?, auto_import_enabled = ?, target_folder = ?, workflow = ?::jsonb, updated_at = now()
-          where id = ?::uuid and team_id = ? returning ${COLUMNS}`,
-        [
-          body.name,
-          body.description ?? '',
-          body.enabled ?? true,
-          body.autoImportEnabled ?? false,
-          body.targetFolder ?? '',
-          JSON.stringify(workflow),
-          templateId,
-          tx.teamId,
-        ],
-      );
-      return row!;
+      return (await updateTemplate(tx, templateId, definitionOf(body, workflow)))!;
     });
   }
 
@@ -100,26 +76,19 @@ export class ApprovalTemplateService {
     requirePermission(ctx, 'templates:update');
     return inTransaction(ctx, async (tx) => {
       await this.find(tx, templateId);
-      return (await queryOne<ApprovalTemplateView>(
-        tx,
-        `update approval_templates set enabled = ?, updated_at = now() where id = ?::uuid and team_id = ? returning ${COLUMNS}`,
-        [enabled, templateId, tx.teamId],
-      ))!;
+      return (await setTemplateEnabled(tx, templateId, enabled))!;
     });
   }
 
   /** listTemplates (spec 4.8): the team's templates, oldest first. */
   async list(scope: TeamScope): Promise<ApprovalTemplateView[]> {
-    return queryRows<ApprovalTemplateView>(scope, `select ${COLUMNS} from approval_templates where team_id = ? order by created_at, id`, [scope.teamId]);
+    return listTemplates(scope);
   }
 
   /** A template of the team; 404 template_not_found (another team's included). */
   async find(scope: TeamScope, templateId: string): Promise<ApprovalTemplateView> {
     if (!isUuid(templateId)) throw notFound('Template');
-    const row = await queryOne<ApprovalTemplateView>(scope, `select ${COLUMNS} from approval_templates where id = ?::uuid and team_id = ?`, [
-      templateId,
-      scope.teamId,
-    ]);
+    const row = await findTemplate(scope, templateId);
     if (!row) throw notFound('Template');
     return row;
   }

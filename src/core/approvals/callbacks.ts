@@ -1,5 +1,5 @@
 import type { TeamScope, ActingScope } from '../platform/ctx.ts';
-import { intArray, queryRows } from '../platform/sql.ts';
+import { memberNamesAmong } from '../access/members.queries.ts';
 import { APPROVAL_EVENT_TYPE } from '../events/event-types.ts';
 import { recordEvent, type EventToRecord } from '../events/outbox.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
@@ -38,11 +38,7 @@ export function nodeObject(visit: NodeVisit, nodeStatus: string, approverCount: 
 /** Member names by id, for the approver, submitter, operator and transferTo objects. */
 export async function memberNames(scope: TeamScope, ids: number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await queryRows<{ id: number; name: string }>(scope, 'select id, name from members where team_id = ? and id = any(?::int[])', [
-    scope.teamId,
-    intArray(ids),
-  ]);
-  return new Map(rows.map((r) => [r.id, r.name]));
+  return memberNamesAmong(scope, ids);
 }
 
 /**

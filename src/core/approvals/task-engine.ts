@@ -8,34 +8,32 @@ import { pinAllStoredBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage/storage.ts';
 import { memberIdOf, type Ctx, type UnitOfWork, type ActingScope, type CallerScope } from '../platform/ctx.ts';
 import { DomainError, notFound, invalid } from '../platform/errors.ts';
-import { isoMillisSql } from '../platform/timestamps.ts';
-import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { inTransaction } from '../platform/tx.ts';
-import type { Workflow } from './approval.schemas.ts';
-import { ACTIVE_APPROVAL_STATUSES, APPROVAL_DECISIONS, isApprovalDecision, type ApprovalActionResult, type ApprovalStatus } from './approval-values.ts';
+import { ACTIVE_APPROVAL_STATUSES, APPROVAL_DECISIONS, isApprovalDecision, type ApprovalActionResult } from './approval-values.ts';
 import { planResubmission } from './resubmission.ts';
 import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit } from './callbacks.ts';
 import { fireTimeouts } from './timeouts.ts';
 import { isUuid } from '../platform/ids.ts';
+import {
+  addPendingDecisions,
+  cancelTask,
+  countTaskAssets,
+  finalAssetVersions,
+  insertAssetVersion,
+  latestAssetVersion,
+  lockTaskRow,
+  markTaskApproved,
+  markTaskProcessing,
+  markTaskRejected,
+  recordDecision,
+  recordResubmission,
+  skipPendingDecisions,
+  startNodeVisit,
+  visitDecisions,
+  type TaskRow,
+} from './tasks.queries.ts';
 
-export { visitOf };
-
-/** A task row as the engine reads it, locked for the transaction. */
-export interface TaskRow {
-  id: string;
-  team_id: number;
-  template_id: string;
-  workflow: Workflow;
-  status: ApprovalStatus;
-  created_by_id: number;
-  node_index: number;
-  node_role: NodeVisit['role'];
-  node_status: string;
-  round: number;
-  timeout_at: string | null;
-  auto_import: boolean;
-  target_folder: string;
-}
+export { visitOf, type TaskRow };
 
 /** New bytes for one of the task's assets (`position`: its 0-based place in the task). */
 export interface ResubmittedAsset {
@@ -50,24 +48,12 @@ export interface ResubmittedAsset {
 /** How many assets a task holds (0 for an unknown task or one of another team). */
 export async function taskAssetCount(tx: UnitOfWork, taskId: string, teamId: number): Promise<number> {
   if (!isUuid(taskId)) return 0;
-  const row = await queryOne<{ count: number }>(
-    tx,
-    'select count(distinct position)::int as count from approval_assets where task_id = ?::uuid and team_id = ?',
-    [taskId, teamId],
-  );
-  return row?.count ?? 0;
+  return countTaskAssets(tx, taskId, teamId);
 }
 
 export async function lockTask(tx: UnitOfWork, taskId: string, teamId: number | null): Promise<TaskRow> {
   if (!isUuid(taskId)) throw notFound('Task');
-  const row = await queryOne<TaskRow>(
-    tx,
-    `select t.id, t.team_id, t.template_id, t.workflow, t.status, t.created_by_id, t.node_index, t.node_role, t.node_status, t.round, t.timeout_at::text,
-            p.auto_import_enabled as auto_import, p.target_folder
-       from approval_tasks t join approval_templates p on p.id = t.template_id and p.team_id = t.team_id
-      where t.id = ?::uuid and (?::int is null or t.team_id = ?::int) for update of t`,
-    [taskId, teamId, teamId],
-  );
+  const row = await lockTaskRow(tx, taskId, teamId);
   if (!row) throw notFound('Task');
   return row;
 }
@@ -97,23 +83,13 @@ export class ApprovalEngine {
   /** Starts a node visit: its approvers' decisions pending, its timeout armed, NODE_TRANSFERRED (when the flow moves) then NODE_STARTED. */
   async startVisit(tx: ActingScope, task: TaskRow, visit: NodeVisit, transfer?: { reason: string; from: Record<string, unknown> }): Promise<void> {
     const approvers = visit.role === 'resubmit_submitter' ? [task.created_by_id] : visit.node.approvers;
-    await queryRows(
-      tx,
-      `insert into approval_decisions (team_id, task_id, node_key, member_id) select ?, ?::uuid, ?, m from unnest(?::int[]) m on conflict do nothing`,
-      [tx.teamId, task.id, nodeKeyOf(visit), intArray(approvers)],
-    );
+    await addPendingDecisions(tx, task.id, nodeKeyOf(visit), approvers);
     const hours = visit.role === 'resubmit_submitter' ? null : (visit.node.timeout?.hours ?? null);
-    const started = await queryOne<{ started: string }>(
-      tx,
-      `update approval_tasks set node_index = ?, node_role = ?, node_status = 'processing', round = ?, node_started_at = now(),
-              timeout_at = case when ?::float8 is null then null else now() + ?::float8 * interval '1 hour' end, timer_queued_at = null, updated_at = now()
-        where id = ?::uuid returning ${isoMillisSql('node_started_at')} as started`,
-      [visit.index, visit.role, visit.round, hours, hours, task.id],
-    );
+    const started = await startNodeVisit(tx, task.id, visit, hours);
     Object.assign(task, { node_index: visit.index, node_role: visit.role, round: visit.round, node_status: 'processing' });
     const node = nodeObject(visit, 'processing', approvers.length);
     if (transfer) await recordCallback(tx, task, 'NODE_TRANSFERRED', 'PROCESSING', { transferReason: transfer.reason, fromNode: transfer.from, node });
-    await recordCallback(tx, task, 'NODE_STARTED', 'PROCESSING', { node: { ...node, startedAt: started!.started } });
+    await recordCallback(tx, task, 'NODE_STARTED', 'PROCESSING', { node: { ...node, startedAt: started } });
   }
 
   /** `approval decide` / GraphQL: a pending approver of the current node approves or rejects. */
@@ -128,15 +104,9 @@ export class ApprovalEngine {
       if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       const visit = visitOf(task);
       if (visit.role === 'resubmit_submitter') throw refuse('not_a_pending_approver', 'The task waits for its submitter to resubmit');
-      const decided = await queryOne<{ decided_at: string }>(
-        tx,
-        `update approval_decisions set state = ?, comment = ?, decided_at = now()
-          where task_id = ?::uuid and node_key = ? and member_id = ? and state = 'pending'
-          returning ${isoMillisSql('decided_at')} as decided_at`,
-        [input.decision, input.comment ?? null, task.id, nodeKeyOf(visit), memberId],
-      );
-      if (!decided) throw refuse('not_a_pending_approver', 'Only a pending approver of the current node may decide');
-      await queryRows(tx, `update approval_tasks set status = 'PROCESSING', operator_id = ?, updated_at = now() where id = ?::uuid`, [memberId, task.id]);
+      const decidedAt = await recordDecision(tx, task.id, nodeKeyOf(visit), memberId, input.decision, input.comment ?? null);
+      if (decidedAt === null) throw refuse('not_a_pending_approver', 'Only a pending approver of the current node may decide');
+      await markTaskProcessing(tx, task.id, memberId);
       task.status = 'PROCESSING';
       const decisions = await this.decisionsOf(tx, task, visit);
       const names = await memberNames(tx, [memberId]);
@@ -147,7 +117,7 @@ export class ApprovalEngine {
           name: names.get(memberId) ?? null,
           decision: input.decision,
           comment: input.comment ?? null,
-          submittedAt: decided.decided_at,
+          submittedAt: decidedAt,
         },
         approverCount: decisions.length,
       });
@@ -170,18 +140,13 @@ export class ApprovalEngine {
         throw refuse('not_the_resubmitter', "Only the task's submitter may resubmit, at the resubmit step");
       planResubmission(input.assets, await taskAssetCount(tx, task.id, task.team_id));
       const latest = await this.addVersions(tx, task, input.assets);
-      const submitted = await queryOne<{ at: string }>(
-        tx,
-        `update approval_decisions set state = 'approved', comment = ?, decided_at = now() where task_id = ?::uuid and node_key = ? and member_id = ?
-         returning ${isoMillisSql('decided_at')} as at`,
-        [input.comment ?? null, task.id, nodeKeyOf(visit), memberId],
-      );
-      await queryRows(tx, `update approval_tasks set status = 'PROCESSING', operator_id = ?, updated_at = now() where id = ?::uuid`, [memberId, task.id]);
+      const submittedAt = await recordResubmission(tx, task.id, nodeKeyOf(visit), memberId, input.comment ?? null);
+      await markTaskProcessing(tx, task.id, memberId);
       task.status = 'PROCESSING';
       const names = await memberNames(tx, [memberId]);
       await recordCallback(tx, task, 'SUBMITTER_RESUBMITTED', 'PROCESSING', {
         node: nodeObject(visit, 'approved', 1),
-        submitter: { id: String(memberId), name: names.get(memberId) ?? null, comment: input.comment ?? null, submittedAt: submitted!.at },
+        submitter: { id: String(memberId), name: names.get(memberId) ?? null, comment: input.comment ?? null, submittedAt },
         latestAssets: latest,
         latestAssetCount: latest.length,
       });
@@ -189,7 +154,7 @@ export class ApprovalEngine {
         node: {
           ...nodeObject(visit, 'approved', 1),
           approvers: [{ id: String(memberId), name: names.get(memberId) ?? null, status: 'approved' }],
-          completedAt: submitted!.at,
+          completedAt: submittedAt,
         },
       });
       await this.startVisit(
@@ -209,12 +174,7 @@ export class ApprovalEngine {
       const task = await lockTask(tx, taskId, tx.teamId);
       if (!ACTIVE_APPROVAL_STATUSES.includes(task.status)) throw refuse('task_finished', `The task is ${task.status}`);
       if (memberId !== task.created_by_id) throw refuse('not_the_submitter', "Only the task's submitter may cancel it");
-      await queryRows(
-        tx,
-        `update approval_tasks set status = 'CANCELED', operator_id = ?, timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid`,
-        [memberId, task.id],
-      );
-      await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and state = 'pending'`, [task.id]);
+      await cancelTask(tx, task.id, memberId);
       return { taskId: task.id, status: 'CANCELED' };
     });
   }
@@ -230,22 +190,14 @@ export class ApprovalEngine {
     return fireTimeouts(op, input);
   }
 
-  private async decisionsOf(tx: ActingScope, task: TaskRow, visit: NodeVisit): Promise<{ member_id: number; name: string; state: string }[]> {
-    return queryRows(
-      tx,
-      `select d.member_id, m.name, d.state from approval_decisions d join members m on m.id = d.member_id
-        where d.task_id = ?::uuid and d.node_key = ? and d.state <> 'skipped' order by d.id`,
-      [task.id, nodeKeyOf(visit)],
-    );
+  private async decisionsOf(tx: ActingScope, task: TaskRow, visit: NodeVisit): Promise<{ memberId: number; name: string; state: string }[]> {
+    return visitDecisions(tx, task.id, nodeKeyOf(visit));
   }
 
   private async completeNode(tx: ActingScope, task: TaskRow, visit: NodeVisit, status: 'approved' | 'rejected'): Promise<Record<string, unknown>> {
-    await queryRows(tx, `update approval_decisions set state = 'skipped' where task_id = ?::uuid and node_key = ? and state = 'pending'`, [
-      task.id,
-      nodeKeyOf(visit),
-    ]);
+    await skipPendingDecisions(tx, task.id, nodeKeyOf(visit));
     const decisions = await this.decisionsOf(tx, task, visit);
-    const approvers = decisions.map((d) => ({ id: String(d.member_id), name: d.name, status: d.state }));
+    const approvers = decisions.map((d) => ({ id: String(d.memberId), name: d.name, status: d.state }));
     await recordCallback(tx, task, 'NODE_COMPLETED', 'PROCESSING', {
       node: { ...nodeObject(visit, status, approvers.length), approvers, completedAt: new Date().toISOString() },
     });
@@ -255,7 +207,7 @@ export class ApprovalEngine {
   /** A rejection opens a new round at the resubmit step of the rejected node (the task shows REJECTED until the submitter resubmits). */
   private async completeRejected(tx: ActingScope, task: TaskRow, visit: NodeVisit): Promise<void> {
     const from = await this.completeNode(tx, task, visit, 'rejected');
-    await queryRows(tx, `update approval_tasks set status = 'REJECTED' where id = ?::uuid`, [task.id]);
+    await markTaskRejected(tx, task.id);
     task.status = 'REJECTED';
     await this.startVisit(tx, task, { ...visit, role: 'resubmit_submitter', round: visit.round + 1 }, { reason: 'RESUBMIT_SUBMITTER', from });
   }
@@ -272,17 +224,12 @@ export class ApprovalEngine {
       );
       return;
     }
-    const finished = await queryOne<{ at: string }>(
-      tx,
-      `update approval_tasks set status = 'APPROVED', timeout_at = null, finished_at = now(), updated_at = now() where id = ?::uuid
-       returning ${isoMillisSql('finished_at')} as at`,
-      [task.id],
-    );
+    const finishedAt = await markTaskApproved(tx, task.id);
     task.status = 'APPROVED';
     const names = await memberNames(tx, [operatorId]);
     await recordCallback(tx, task, 'TASK_APPROVED', 'APPROVED', {
       operator: { id: String(operatorId), name: names.get(operatorId) ?? null },
-      finishedAt: finished!.at,
+      finishedAt,
     });
     if (task.auto_import) await this.importApproved(tx, task);
   }
@@ -293,15 +240,11 @@ export class ApprovalEngine {
    * who supplied them; the approver who finished the task is its `operator`, not the files' owner.
    */
   private async importApproved(tx: ActingScope, task: TaskRow): Promise<void> {
-    const assets = await queryRows<{ name: string; storage_key: string }>(
-      tx,
-      `select distinct on (position) name, storage_key from approval_assets where task_id = ?::uuid order by position, version desc`,
-      [task.id],
-    );
+    const assets = await finalAssetVersions(tx, task.id);
     const dir = await mkdtemp(join(tmpdir(), 'shelf-approved-'));
     try {
       for (const [i, asset] of assets.entries()) {
-        const opened = await this.deps.storage.open(asset.storage_key);
+        const opened = await this.deps.storage.open(asset.storageKey);
         if (!opened) throw new DomainError('internal_server_error', 'An approved asset is missing from storage');
         const path = join(dir, String(i));
         await pipeline(opened.stream, createWriteStream(path));
@@ -327,25 +270,15 @@ export class ApprovalEngine {
       assets.map((asset) => asset.storageKey),
     );
     for (const { position, ...asset } of assets) {
-      const previous = await queryOne<{ version: number; storage_key: string }>(
-        tx,
-        `select version, storage_key from approval_assets where task_id = ?::uuid and position = ? order by version desc limit 1`,
-        [task.id, position],
-      );
-      const row = await queryOne<{ id: number; version: number; at: string }>(
-        tx,
-        `insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type)
-         values (?, ?::uuid, ?, ?, ?, null, ?, ?, ?, ?)
-         returning id, version, ${isoMillisSql('created_at')} as at`,
-        [tx.teamId, task.id, position, (previous?.version ?? 0) + 1, asset.name, asset.sha256, asset.storageKey, asset.byteSize, asset.mimeType],
-      );
+      const previous = await latestAssetVersion(tx, task.id, position);
+      const row = await insertAssetVersion(tx, task.id, position, (previous?.version ?? 0) + 1, asset);
       latest.push({
-        assetId: String(row!.id),
+        assetId: String(row.id),
         filePathId: null,
-        version: row!.version,
-        oldStorePath: previous?.storage_key ?? null,
+        version: row.version,
+        oldStorePath: previous?.storageKey ?? null,
         newStorePath: asset.storageKey,
-        updatedAt: row!.at,
+        updatedAt: row.at,
         sha256: asset.sha256,
       });
     }

@@ -5,19 +5,10 @@ import type { Storage } from '../assets/storage/storage.ts';
 import type { Ctx, UnitOfWork, TeamScope } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
 import { OutboundRefusedError, type OutboundGuard } from '../platform/outbound/outbound-guard.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
-import { isoSql } from '../platform/timestamps.ts';
 import { withHeldIdempotency, type CommitCreate, type CreateOutcome, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { compileInput } from '../platform/validate.ts';
-import { CreateApprovalInput, type Workflow } from './approval.schemas.ts';
-import {
-  ACTIVE_APPROVAL_STATUSES_SQL,
-  type ApprovalActionResult,
-  type ApprovalStatus,
-  type ApproverState,
-  type NodeRole,
-  type SignMode,
-} from './approval-values.ts';
+import { CreateApprovalInput } from './approval.schemas.ts';
+import type { ApprovalActionResult, ApprovalStatus, ApproverState, NodeRole, SignMode } from './approval-values.ts';
 import { assetUrlRefused, downloadAssets, localAssets, storeAssets, type DownloadedAsset } from './asset-downloads.ts';
 import { planResubmission } from './resubmission.ts';
 import { nodeIdOf, nodeKeyOf } from './callbacks.ts';
@@ -25,6 +16,9 @@ import { lockTask, taskAssetCount, visitOf, type ApprovalEngine } from './task-e
 import type { ApprovalTemplateService } from './approval-template.service.ts';
 import { requireMembers } from './workflow.ts';
 import { isUuid } from '../platform/ids.ts';
+import { countTemplateUse } from './templates.queries.ts';
+import { insertTaskWithAssets, taskStatusRow, visitDecisions } from './tasks.queries.ts';
+import { dueTimerRows, markTimersQueued } from './timers.queries.ts';
 
 const checkCreate = compileInput(CreateApprovalInput);
 
@@ -123,12 +117,8 @@ export class ApprovalTaskService {
       added = await storeAssets(this.storage, downloaded.assets);
       return await commit(async (tx) => {
         // counting the use locks the template and checks it is still enabled, in one statement
-        const counted = await queryOne<{ workflow: Workflow }>(
-          tx,
-          'update approval_templates set usage_count = usage_count + 1 where id = ?::uuid and team_id = ? and enabled returning workflow',
-          [template.id, tx.teamId],
-        );
-        if (!counted) throw invalid('templateId', 'the template is disabled', 'template_disabled');
+        const workflow = await countTemplateUse(tx, template.id);
+        if (!workflow) throw invalid('templateId', 'the template is disabled', 'template_disabled');
         const taskId = randomUUID();
         const assets = downloaded.assets.map((asset, position) => ({
           position,
@@ -141,25 +131,10 @@ export class ApprovalTaskService {
           extension: asset.extension,
         }));
         // the task and its assets in one statement
-        await queryRows(
+        await insertTaskWithAssets(
           tx,
-          `with task as (
-             insert into approval_tasks (id, team_id, template_id, workflow, status, created_by_id, reason, source_context, node_index, node_role, node_status)
-             values (?::uuid, ?, ?::uuid, ?::jsonb, 'PENDING', ?, ?, ?::jsonb, 0, 'normal', 'processing') returning id, team_id)
-           insert into approval_assets (team_id, task_id, position, version, name, url, sha256, storage_key, byte_size, mime_type, extension)
-           select task.team_id, task.id, a.position, 1, a.name, a.url, a.sha256, a.storage_key, a.byte_size, a.mime_type, a.extension
-             from task, jsonb_to_recordset(?::jsonb) as a(position int, name text, url text, sha256 text, storage_key text, byte_size bigint, mime_type text, extension text)
-            order by a.position`,
-          [
-            taskId,
-            tx.teamId,
-            template.id,
-            JSON.stringify(counted.workflow),
-            createdBy,
-            body.reason ?? null,
-            body.sourceContext === undefined ? null : JSON.stringify(body.sourceContext),
-            JSON.stringify(assets),
-          ],
+          { id: taskId, templateId: template.id, workflow, createdBy, reason: body.reason ?? null, sourceContext: body.sourceContext },
+          assets,
         );
         // the bytes are still there, and stay until commit: a release of the same bytes waits for this lock
         await pinAllStoredBytes(
@@ -267,33 +242,11 @@ export class ApprovalTaskService {
   /** Spec 4.8 taskStatusQuery: where the task stands; 404 task_not_found for an unknown or another team's task. */
   async status(scope: TeamScope, taskId: string): Promise<TaskStatusView> {
     if (!isUuid(taskId)) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
-    const task = await queryOne<{
-      id: string;
-      status: ApprovalStatus;
-      workflow: Workflow;
-      node_index: number;
-      node_role: NodeRole;
-      round: number;
-      operator_id: number | null;
-      operator_name: string | null;
-      updated_at: string;
-    }>(
-      scope,
-      `select t.id, t.status, t.workflow, t.node_index, t.node_role, t.round, t.operator_id, m.name as operator_name, ${isoSql('t.updated_at')} as updated_at
-         from approval_tasks t left join members m on m.id = t.operator_id where t.id = ?::uuid and t.team_id = ?`,
-      [taskId, scope.teamId],
-    );
+    const task = await taskStatusRow(scope, taskId);
     if (!task) throw new DomainError('not_found', 'Task not found', undefined, { subject: 'task' });
     const finished = task.status === 'APPROVED' || task.status === 'CANCELED';
     const visit = visitOf(task);
-    const approvers = finished
-      ? []
-      : await queryRows<{ id: number; name: string; state: ApproverState }>(
-          scope,
-          `select d.member_id as id, m.name, d.state from approval_decisions d join members m on m.id = d.member_id
-            where d.task_id = ?::uuid and d.node_key = ? and d.state <> 'skipped' order by d.id`,
-          [task.id, nodeKeyOf(visit)],
-        );
+    const approvers = finished ? [] : await visitDecisions(scope, task.id, nodeKeyOf(visit));
     const count = (state: string) => approvers.filter((a) => a.state === state).length;
     const total = task.workflow.nodes.length;
     return {
@@ -304,7 +257,7 @@ export class ApprovalTaskService {
       currentNodeName: finished ? null : visit.node.name,
       currentNodeSignMode: finished ? null : visit.node.signMode,
       currentNodeProgress: { approved: count('approved'), rejected: count('rejected'), pending: count('pending') },
-      currentNodeApprovers: approvers.map((a) => ({ id: String(a.id), name: a.name, state: a.state })),
+      currentNodeApprovers: approvers.map((a) => ({ id: String(a.memberId), name: a.name, state: a.state })),
       operator: task.operator_id === null ? null : { id: String(task.operator_id), name: task.operator_name! },
       updatedAt: task.updated_at,
       round: task.round,
@@ -322,29 +275,13 @@ export class ApprovalTaskService {
    * job id.
    */
   async dueTimers(op: UnitOfWork, horizonMs: number, limit: number): Promise<{ taskId: string; nodeKey: string; delayMs: number }[]> {
-    const rows = await queryRows<{
-      id: string;
-      workflow: Workflow;
-      node_index: number;
-      node_role: 'normal' | 'resubmit_submitter' | 'resubmit_approver';
-      round: number;
-      delay_ms: number;
-    }>(
-      op,
-      `select id, workflow, node_index, node_role, round, greatest(0, extract(epoch from timeout_at - now()) * 1000)::int as delay_ms
-         from approval_tasks
-        where timeout_at is not null and status in ${ACTIVE_APPROVAL_STATUSES_SQL}
-          and ((timer_queued_at is null and timeout_at <= now() + ? * interval '1 millisecond')
-               or (timeout_at < now() - interval '30 seconds' and timer_queued_at < now() - interval '30 seconds'))
-        order by timeout_at limit ?`,
-      [horizonMs, limit],
-    );
-    return rows.map((r) => ({ taskId: r.id, nodeKey: nodeKeyOf(visitOf(r)), delayMs: r.delay_ms }));
+    const rows = await dueTimerRows(op, horizonMs, limit);
+    return rows.map((r) => ({ taskId: r.id, nodeKey: nodeKeyOf(visitOf(r)), delayMs: r.delayMs }));
   }
 
   /** Notes that these timers' delayed jobs are on the queue. */
   async markTimersQueued(op: UnitOfWork, taskIds: string[]): Promise<void> {
     if (taskIds.length === 0) return;
-    await queryRows(op, 'update approval_tasks set timer_queued_at = now() where id = any(?::uuid[])', [`{${taskIds.join(',')}}`]);
+    await markTimersQueued(op, taskIds);
   }
 }

@@ -1,5 +1,5 @@
 import { invalid } from '../platform/errors.ts';
-import { intArray, queryRows } from '../platform/sql.ts';
+import { memberIdsAmong } from '../access/members.queries.ts';
 import type { TeamScope } from '../platform/ctx.ts';
 import type { ApprovalTemplateInput, Workflow } from './approval.schemas.ts';
 
@@ -32,11 +32,7 @@ export async function checkedWorkflow(scope: TeamScope, input: ApprovalTemplateI
 /** Refuses the first id that is not a member of the team, naming the field it came from. */
 export async function requireMembers(scope: TeamScope, named: Map<number, string>): Promise<void> {
   if (named.size === 0) return;
-  const rows = await queryRows<{ id: number }>(scope, 'select id from members where team_id = ? and id = any(?::int[])', [
-    scope.teamId,
-    intArray([...named.keys()]),
-  ]);
-  const found = new Set(rows.map((r) => r.id));
+  const found = await memberIdsAmong(scope, [...named.keys()]);
   for (const [id, field] of named) {
     if (!found.has(id)) throw invalid(field, `${id} is not a member of the team`, 'not_a_team_member');
   }

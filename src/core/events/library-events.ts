@@ -1,43 +1,9 @@
 import type { ActingScope } from '../platform/ctx.ts';
 import { memberIdOf } from '../platform/ctx.ts';
-import { intArray, queryOne, queryRows } from '../platform/sql.ts';
-import { ASSET_ROW_COLUMNS, type AssetRow } from '../assets/search/asset-items.ts';
+import { fileFacts, filesFacts, type FileFacts } from '../assets/files/files.queries.ts';
 import { FOLDER_EVENT_TYPE } from './event-types.ts';
 import { recordEvent } from './outbox.ts';
-
-/**
- * A file as the events describe it, read in the write's transaction: the columns an AssetItem is
- * built from (one projection for both), with its folder and its tags as parallel arrays.
- */
-export interface FileFacts extends Omit<AssetRow, 'tags'> {
-  folderId: number | null;
-  tagIds: number[];
-  tagNames: string[];
-}
-
-const FACTS_SQL = `select ${ASSET_ROW_COLUMNS}, f.folder_id as "folderId",
-    -- one order (the tag id) for both arrays: tagIds[i] names tagNames[i]
-    coalesce((select array_agg(t.id order by t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagIds",
-    coalesce((select array_agg(t.name order by t.id) from library_tags t where t.team_id = f.team_id and t.id = any(f.tag_ids)), '{}') as "tagNames"
-  from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
- where f.team_id = ? and f.id = ?`;
-
-/** Reads a file of the scope's team as the events describe it (null when it is not the team's). */
-export async function fileFacts(scope: ActingScope, fileId: number): Promise<FileFacts | null> {
-  const row = await queryOne<FileFacts>(scope, FACTS_SQL, [scope.teamId, fileId]);
-  return row && { ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) };
-}
-
-/** Reads files of the scope's team as the events describe them, in id order (ids of other teams are left out). */
-export async function filesFacts(scope: ActingScope, fileIds: readonly number[]): Promise<FileFacts[]> {
-  const rows = await queryRows<FileFacts>(scope, `${FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])')} order by f.id`, [scope.teamId, intArray(fileIds)]);
-  return rows.map((row) => ({ ...row, parentIds: row.parentIds.map(Number), tagIds: row.tagIds.map(Number) }));
-}
-
-/** Whether anyone in the team subscribes to anything: when nobody does, library writes skip event work entirely. */
-async function anySubscription(scope: ActingScope): Promise<boolean> {
-  return (await queryOne(scope, 'select 1 from event_subscriptions where team_id = ? limit 1', [scope.teamId])) !== null;
-}
+import { anySubscription, subscribedFolderIds } from './subscriptions.queries.ts';
 
 /** Spec 6.1 MaterialCallbackDTO: duration in seconds and size in KB as its table says; no download link (it would expire before retries end). */
 function materialCallbackDto(scope: ActingScope, file: FileFacts): Record<string, unknown> {
@@ -83,12 +49,7 @@ async function folderUpdates(
   assets: Record<string, unknown>[],
 ): Promise<void> {
   if (folderIds.length === 0) return;
-  const subscribed = await queryRows<{ folder_id: number }>(
-    scope,
-    `select distinct folder_id from event_subscriptions where team_id = ? and kind = 'folder' and folder_id = any(?::int[]) order by folder_id`,
-    [scope.teamId, intArray(folderIds)],
-  );
-  for (const { folder_id: folderId } of subscribed) {
+  for (const folderId of await subscribedFolderIds(scope, folderIds)) {
     await recordEvent(scope, {
       eventType: FOLDER_EVENT_TYPE,
       audience: { kind: 'folder', folderId },
@@ -107,12 +68,7 @@ async function folderUpdatesFor(
 ): Promise<void> {
   const onPaths = [...new Set(files.flatMap((file) => file.parentIds))];
   if (onPaths.length === 0) return;
-  const subscribed = await queryRows<{ folder_id: number }>(
-    scope,
-    `select distinct folder_id from event_subscriptions where team_id = ? and kind = 'folder' and folder_id = any(?::int[]) order by folder_id`,
-    [scope.teamId, intArray(onPaths)],
-  );
-  for (const { folder_id: folderId } of subscribed) {
+  for (const folderId of await subscribedFolderIds(scope, onPaths)) {
     const assets = files.filter((file) => file.parentIds.includes(folderId)).map(dto);
     await recordEvent(scope, {
       eventType: FOLDER_EVENT_TYPE,

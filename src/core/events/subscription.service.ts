@@ -2,19 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { requireKey, type Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
-import { intArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
-import { isoSql } from '../platform/timestamps.ts';
+import { lockKey } from '../access/keys.queries.ts';
+import { subscriptionsEnabled } from '../access/teams.queries.ts';
+import { liveFolderIds } from '../assets/folders/folders.queries.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { checkCallbackUrl, type UrlChecker } from './callback-url.ts';
-import {
-  APPROVAL_EVENT_TYPE,
-  FOLDER_EVENT_TYPE,
-  MATERIAL_EVENT_TYPES,
-  SUBSCRIPTION_OPERATIONS,
-  isMaterialEventType,
-  type SubscriptionOperation,
-} from './event-types.ts';
+import { FOLDER_EVENT_TYPE, MATERIAL_EVENT_TYPES, SUBSCRIPTION_OPERATIONS, isMaterialEventType, type SubscriptionOperation } from './event-types.ts';
 import {
   ApprovalSubscriptionChange,
   FolderSubscribeRequest,
@@ -22,6 +16,16 @@ import {
   type ApprovalSubscriptionView,
   type MaterialEventTypeItem,
 } from './subscription.schemas.ts';
+import {
+  activeMaterialEventTypes,
+  addApprovalSubscription,
+  addFolderSubscriptions,
+  addMaterialSubscriptions,
+  approvalSubscriptionOf,
+  ensureEndpoint,
+  removeApprovalSubscriptionsExcept,
+  removeSubscriptions,
+} from './subscriptions.queries.ts';
 
 const checkFolderSubscribe = compileInput(FolderSubscribeRequest);
 const checkMaterialSubscribe = compileInput(MaterialSubscribeRequest);
@@ -40,33 +44,6 @@ function operationOf(value: string | undefined): SubscriptionOperation {
   const operation = value ?? 'ADD';
   if (!(SUBSCRIPTION_OPERATIONS as readonly string[]).includes(operation)) throw invalid('operation', "must be 'ADD' or 'DELETE'", 'unknown_operation');
   return operation as SubscriptionOperation;
-}
-
-/** The calling key's endpoint for a URL, created with a fresh secret on first use. */
-async function ensureEndpoint(tx: Ctx, keyId: number, url: string): Promise<number> {
-  const created = await queryOne<{ id: number }>(
-    tx,
-    `insert into webhook_endpoints (team_id, api_key_id, url, secret) values (?, ?, ?, ?)
-     on conflict (team_id, api_key_id, url) do nothing returning id`,
-    [tx.teamId, keyId, url, newSigningSecret()],
-  );
-  if (created) return created.id;
-  const existing = await queryOne<{ id: number }>(tx, 'select id from webhook_endpoints where team_id = ? and api_key_id = ? and url = ?', [
-    tx.teamId,
-    keyId,
-    url,
-  ]);
-  return existing!.id;
-}
-
-async function removeSubscriptions(tx: Ctx, keyId: number, url: string, kind: string, eventTypes: string[], folderIds: number[] | null): Promise<void> {
-  await queryRows(
-    tx,
-    `delete from event_subscriptions s using webhook_endpoints e
-      where e.id = s.endpoint_id and e.team_id = ? and e.api_key_id = ? and e.url = ? and s.team_id = ? and s.kind = ?
-        and s.event_type = any(?::text[]) and (?::int[] is null or s.folder_id = any(?::int[]))`,
-    [tx.teamId, keyId, url, tx.teamId, kind, textArray(eventTypes), folderIds && intArray(folderIds), folderIds && intArray(folderIds)],
-  );
 }
 
 /**
@@ -91,11 +68,8 @@ export class SubscriptionService {
     const folderIds = [...new Set(body.folderIds)].sort((a, b) => a - b);
     const url = operation === 'ADD' ? await checkCallbackUrl(this.urls, body.callbackUrl) : body.callbackUrl;
     return inTransaction(ctx, async (tx) => {
-      const live = await queryRows<{ id: number }>(tx, 'select id from library_folders where team_id = ? and id = any(?::int[]) and deleted_at is null', [
-        tx.teamId,
-        intArray(folderIds),
-      ]);
-      const missing = folderIds.filter((id) => !live.some((row) => row.id === id));
+      const live = new Set(await liveFolderIds(tx, folderIds));
+      const missing = folderIds.filter((id) => !live.has(id));
       if (missing.length > 0) {
         throw new DomainError(
           'not_found',
@@ -108,14 +82,7 @@ export class SubscriptionService {
         await removeSubscriptions(tx, key.keyId, url, 'folder', [FOLDER_EVENT_TYPE], folderIds);
         return true as const;
       }
-      const endpointId = await ensureEndpoint(tx, key.keyId, url);
-      await queryRows(
-        tx,
-        `insert into event_subscriptions (team_id, endpoint_id, kind, event_type, folder_id)
-         select ?, ?, 'folder', ?, f from unnest(?::int[]) f
-         on conflict (endpoint_id, event_type, coalesce(folder_id, 0)) do nothing`,
-        [tx.teamId, endpointId, FOLDER_EVENT_TYPE, intArray(folderIds)],
-      );
+      await addFolderSubscriptions(tx, await ensureEndpoint(tx, key.keyId, url, newSigningSecret()), folderIds);
       return true as const;
     });
   }
@@ -136,14 +103,7 @@ export class SubscriptionService {
         await removeSubscriptions(tx, key.keyId, url, 'material', eventTypes, null);
         return true as const;
       }
-      const endpointId = await ensureEndpoint(tx, key.keyId, url);
-      await queryRows(
-        tx,
-        `insert into event_subscriptions (team_id, endpoint_id, kind, event_type)
-         select ?, ?, 'material', t from unnest(?::text[]) t
-         on conflict (endpoint_id, event_type, coalesce(folder_id, 0)) do nothing`,
-        [tx.teamId, endpointId, textArray(eventTypes)],
-      );
+      await addMaterialSubscriptions(tx, await ensureEndpoint(tx, key.keyId, url, newSigningSecret()), eventTypes);
       return true as const;
     });
   }
@@ -151,13 +111,7 @@ export class SubscriptionService {
   /** Spec 4.7 material-automation-event-types: the five types, each with whether the calling key has an active subscription to it. */
   async materialEventTypes(ctx: Ctx): Promise<MaterialEventTypeItem[]> {
     const key = requireKey(ctx.actor);
-    const rows = await queryRows<{ event_type: string }>(
-      ctx,
-      `select distinct s.event_type from event_subscriptions s join webhook_endpoints e on e.id = s.endpoint_id and e.team_id = s.team_id
-        where s.team_id = ? and e.api_key_id = ? and s.kind = 'material' and e.state = 'active'`,
-      [ctx.teamId, key.keyId],
-    );
-    const subscribed = new Set(rows.map((r) => r.event_type));
+    const subscribed = new Set(await activeMaterialEventTypes(ctx, key.keyId));
     return MATERIAL_EVENT_TYPES.map((t) => ({ code: t.code, desc: t.desc, needsConfig: false, subscribed: subscribed.has(t.code) }));
   }
 
@@ -172,21 +126,11 @@ export class SubscriptionService {
       // One approval callback URL per key: ADD replaces a previous one, DELETE removes it. Changes of
       // one key take turns on its row, so each sees what the one before committed (two ADDs at once
       // left two URLs, or failed on the unique index); an ADD of the URL already stored changes nothing.
-      await queryRows(tx, 'select 1 from api_keys where id = ? for no key update', [key.keyId]);
-      const endpointId = url === null ? null : await ensureEndpoint(tx, key.keyId, url);
-      await queryRows(
-        tx,
-        `delete from event_subscriptions s using webhook_endpoints e
-          where e.id = s.endpoint_id and e.team_id = ? and e.api_key_id = ? and s.team_id = ? and s.kind = 'approval' and s.endpoint_id is distinct from ?::int`,
-        [tx.teamId, key.keyId, tx.teamId, endpointId],
-      );
+      await lockKey(tx, key.keyId);
+      const endpointId = url === null ? null : await ensureEndpoint(tx, key.keyId, url, newSigningSecret());
+      await removeApprovalSubscriptionsExcept(tx, key.keyId, endpointId);
       if (endpointId === null) return;
-      await queryRows(
-        tx,
-        `insert into event_subscriptions (team_id, endpoint_id, kind, event_type) values (?, ?, 'approval', ?)
-         on conflict (endpoint_id, event_type, coalesce(folder_id, 0)) do nothing`,
-        [tx.teamId, endpointId, APPROVAL_EVENT_TYPE],
-      );
+      await addApprovalSubscription(tx, endpointId);
     });
     return this.approvalSubscription(ctx);
   }
@@ -194,15 +138,9 @@ export class SubscriptionService {
   /** Spec 4.8 subscriptionQuery: whether the calling key has approval callbacks, where, and in which state. */
   async approvalSubscription(ctx: Ctx): Promise<ApprovalSubscriptionView> {
     const key = requireKey(ctx.actor);
-    const row = await queryOne<{ url: string; state: string; disabled_reason: string | null; created_at: string }>(
-      ctx,
-      `select e.url, e.state, e.disabled_reason, ${isoSql('s.created_at')} as created_at
-         from event_subscriptions s join webhook_endpoints e on e.id = s.endpoint_id and e.team_id = s.team_id
-        where s.team_id = ? and e.api_key_id = ? and s.kind = 'approval'`,
-      [ctx.teamId, key.keyId],
-    );
+    const row = await approvalSubscriptionOf(ctx, key.keyId);
     if (!row) return { subscribed: false, callbackUrl: null, state: null, disabledReason: null, createdAt: null };
-    return { subscribed: true, callbackUrl: row.url, state: row.state, disabledReason: row.disabled_reason, createdAt: row.created_at };
+    return { subscribed: true, callbackUrl: row.url, state: row.state, disabledReason: row.disabledReason, createdAt: row.createdAt };
   }
 
   /**
@@ -224,8 +162,7 @@ export class SubscriptionService {
 
   /** Spec 4.7: "the team must have the subscription capability enabled" (`team enable-subscriptions`). */
   private async requireCapability(ctx: Ctx): Promise<void> {
-    const team = await queryOne<{ enabled: boolean }>(ctx, 'select subscriptions_enabled as enabled from teams where id = ?', [ctx.teamId]);
-    if (!team?.enabled)
+    if (!(await subscriptionsEnabled(ctx, ctx.teamId)))
       throw new DomainError('forbidden', 'This team cannot subscribe to material events; an operator enables it with `team enable-subscriptions`', undefined, {
         reason: 'subscriptions_not_enabled',
       });

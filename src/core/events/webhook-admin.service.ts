@@ -2,13 +2,15 @@ import { actorLabel, requireKey, type Ctx, type UnitOfWork, type CallerScope, ty
 import { hasPermission } from '../access/roles.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
-import { queryOne, queryRows } from '../platform/sql.ts';
-import { checkTimestamp, isoSql } from '../platform/timestamps.ts';
+import { checkTimestamp } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { randomUUID } from 'node:crypto';
 import { actorObject } from './outbox.ts';
 import { newSigningSecret } from './subscription.service.ts';
 import { isUuid } from '../platform/ids.ts';
+import { appendToLine, countDeliveries, endpointIdOfDelivery, listAttempts, listDeliveries, purgeFinishedDeliveries } from './deliveries.queries.ts';
+import { eventsSentTo, insertEvent, purgeOldEventsWithoutDeliveries } from './outbox.queries.ts';
+import { enableEndpoint, findEndpoint, listEndpoints, rotateEndpointSecret } from './subscriptions.queries.ts';
 
 import { TEST_EVENT_TYPE, type EventType, type SubscriptionKind } from './event-types.ts';
 
@@ -76,23 +78,6 @@ export interface AttemptView {
 export const REPLAY_WINDOW_DAYS = 30;
 /** At most this many events in one replay. */
 export const REPLAY_MAX_EVENTS = 10_000;
-/** How long a rotated-out secret keeps signing (Standard Webhooks allows an overlap). */
-const ROTATION_OVERLAP = '24 hours';
-
-/**
- * An endpoint's state as its owner reads it: `disabled` (stored), `unsubscribed` (active, but its
- * last subscription was removed: it gets no new events, while deliveries committed before are
- * still sent, in order, with retries; subscribing again makes it `active`), or `active`.
- */
-const ENDPOINT_STATE = `case when e.state = 'active' and not exists (select 1 from event_subscriptions s where s.endpoint_id = e.id and s.team_id = e.team_id)
-  then 'unsubscribed' else e.state end`;
-
-const ENDPOINT_COLUMNS = `e.id, e.url, e.api_key_id as "apiKeyId", ${ENDPOINT_STATE} as state, e.disabled_reason as "disabledReason",
-  ${isoSql('e.disabled_at')} as "disabledAt", ${isoSql('e.failing_since')} as "failingSince", e.secret,
-  ${isoSql('e.previous_secret_expires_at')} as "previousSecretExpiresAt", ${isoSql('e.created_at')} as "createdAt",
-  coalesce((select json_agg(json_build_object('kind', s.kind, 'eventType', s.event_type, 'folderId', s.folder_id) order by s.id)
-              from event_subscriptions s where s.endpoint_id = e.id and s.team_id = e.team_id), '[]') as subscriptions`;
-
 function rfc3339(value: string | undefined, field: string): string | null {
   return value === undefined ? null : checkTimestamp(field, value);
 }
@@ -104,19 +89,11 @@ function rfc3339(value: string | undefined, field: string): string | null {
  */
 export class WebhookAdminService {
   async listEndpoints(scope: WebhookScope): Promise<EndpointView[]> {
-    return queryRows<EndpointView>(
-      scope,
-      `select ${ENDPOINT_COLUMNS} from webhook_endpoints e where e.team_id = ? and (?::int is null or e.api_key_id = ?) order by e.id`,
-      [scope.teamId, scope.keyId, scope.keyId],
-    );
+    return listEndpoints(scope, scope.keyId);
   }
 
   async endpoint(scope: WebhookScope, endpointId: number): Promise<EndpointView> {
-    const row = await queryOne<EndpointView>(
-      scope,
-      `select ${ENDPOINT_COLUMNS} from webhook_endpoints e where e.team_id = ? and e.id = ? and (?::int is null or e.api_key_id = ?)`,
-      [scope.teamId, endpointId, scope.keyId, scope.keyId],
-    );
+    const row = await findEndpoint(scope, scope.keyId, endpointId);
     if (!row) throw notFound('Webhook endpoint');
     return row;
   }
@@ -133,37 +110,20 @@ export class WebhookAdminService {
     const from = rfc3339(filter.from, 'from');
     const to = rfc3339(filter.to, 'to');
     const page = normalizePage(filter);
-    const where = `d.team_id = ? and d.endpoint_id = ? and (?::text is null or d.status = ?) and (?::timestamptz is null or d.created_at >= ?::timestamptz) and (?::timestamptz is null or d.created_at < ?::timestamptz)`;
-    const params = [scope.teamId, endpointId, filter.status ?? null, filter.status ?? null, from, from, to, to];
+    const which = { status: filter.status ?? null, from, to };
     const [count, items] = await Promise.all([
-      queryOne<{ n: number }>(scope, `select count(*)::int as n from webhook_deliveries d where ${where}`, params),
-      queryRows<DeliveryView>(
-        scope,
-        `select d.id::text, o.event_id as "eventId", o.event_type as "eventType", d.ordering_key as "orderingKey", coalesce(d.body_sequence, d.sequence)::int as sequence, d.status, d.attempts,
-                case when d.status = 'pending' then ${isoSql('d.next_attempt_at')} end as "nextAttemptAt", d.last_status as "lastStatus", d.last_error as "lastError",
-                ${isoSql('d.created_at')} as "createdAt", ${isoSql('d.finished_at')} as "finishedAt"
-           from webhook_deliveries d join outbox_events o on o.id = d.event_id and o.team_id = d.team_id
-          where ${where} order by d.id desc limit ? offset ?`,
-        [...params, page.pageSize, (page.page - 1) * page.pageSize],
-      ),
+      countDeliveries(scope, endpointId, which),
+      listDeliveries(scope, endpointId, which, page.pageSize, (page.page - 1) * page.pageSize),
     ]);
-    return { items, pagination: paginationOf(page, count!.n) };
+    return { items, pagination: paginationOf(page, count) };
   }
 
   /** Every attempt of one delivery, in order. */
   async listAttempts(scope: WebhookScope, deliveryId: string): Promise<AttemptView[]> {
-    const delivery = await queryOne<{ endpoint_id: number }>(scope, 'select endpoint_id from webhook_deliveries where id = ? and team_id = ?', [
-      deliveryId,
-      scope.teamId,
-    ]);
-    if (!delivery) throw notFound('Delivery');
-    await this.endpoint(scope, delivery.endpoint_id);
-    return queryRows<AttemptView>(
-      scope,
-      `select attempt, ${isoSql('started_at')} as "startedAt", duration_ms as "durationMs", status_code as "statusCode", error, response_excerpt as "responseExcerpt"
-         from webhook_attempts where delivery_id = ? and team_id = ? order by attempt`,
-      [deliveryId, scope.teamId],
-    );
+    const endpointId = await endpointIdOfDelivery(scope, deliveryId);
+    if (endpointId === null) throw notFound('Delivery');
+    await this.endpoint(scope, endpointId);
+    return listAttempts(scope, deliveryId);
   }
 
   /**
@@ -180,18 +140,11 @@ export class WebhookAdminService {
       throw invalid('from', `may be at most ${REPLAY_WINDOW_DAYS} days back`);
     return inTransaction(scope, async (tx) => {
       await this.endpoint({ ...scope, em: tx.em }, endpointId);
-      const events = await queryRows<{ id: string; ordering_key: string }>(
-        tx,
-        `select o.id, o.ordering_key from outbox_events o
-          where o.team_id = ? and exists (select 1 from webhook_deliveries d where d.event_id = o.id and d.endpoint_id = ? and d.team_id = o.team_id)
-            and (o.event_id = ?::uuid or (?::timestamptz is not null and o.created_at >= ?::timestamptz and (?::timestamptz is null or o.created_at < ?::timestamptz)))
-          order by o.id limit ?`,
-        [scope.teamId, endpointId, input.eventId ?? null, from, from, to, to, REPLAY_MAX_EVENTS + 1],
-      );
+      const events = await eventsSentTo(tx, endpointId, { eventId: input.eventId ?? null, from, to }, REPLAY_MAX_EVENTS + 1);
       if (input.eventId !== undefined && events.length === 0) throw notFound('Event');
       if (events.length > REPLAY_MAX_EVENTS)
         throw new DomainError('payload_too_large', `A replay may send at most ${REPLAY_MAX_EVENTS} events; narrow the range`);
-      for (const event of events) await appendToLine(tx, scope.teamId, endpointId, event.id, event.ordering_key, true);
+      for (const event of events) await appendToLine(tx, endpointId, event.id, event.orderingKey, true);
       return { replayed: events.length };
     });
   }
@@ -222,12 +175,14 @@ export class WebhookAdminService {
         test: true,
         payload: { endpointId, message: "A test event from Shelf: if you can read this, your endpoint receives and can verify Shelf's webhooks." },
       };
-      const event = await queryOne<{ id: string }>(
-        tx,
-        `insert into outbox_events (team_id, event_id, event_type, ordering_key, body, actor) values (?, ?::uuid, ?, ?, ?::json, ?) returning id::text`,
-        [scope.teamId, eventId, TEST_EVENT_TYPE, orderingKey, JSON.stringify(body), actorLabel(scope.actor)],
-      );
-      const deliveryId = await appendToLine(tx, scope.teamId, endpointId, event!.id, orderingKey, false);
+      const eventRowId = await insertEvent(tx, {
+        eventId,
+        eventType: TEST_EVENT_TYPE,
+        orderingKey,
+        body: JSON.stringify(body),
+        actor: actorLabel(scope.actor),
+      });
+      const deliveryId = await appendToLine(tx, endpointId, eventRowId, orderingKey, false);
       return { eventId, deliveryId };
     });
   }
@@ -236,12 +191,7 @@ export class WebhookAdminService {
   async rotateSecret(scope: WebhookScope, endpointId: number): Promise<EndpointView> {
     await inTransaction(scope, async (tx) => {
       await this.endpoint({ ...scope, em: tx.em }, endpointId);
-      await queryRows(
-        tx,
-        `update webhook_endpoints set previous_secret = secret, previous_secret_expires_at = now() + interval '${ROTATION_OVERLAP}', secret = ?, updated_at = now()
-          where id = ? and team_id = ?`,
-        [newSigningSecret(), endpointId, scope.teamId],
-      );
+      await rotateEndpointSecret(tx, endpointId, newSigningSecret());
     });
     return this.endpoint(scope, endpointId);
   }
@@ -250,42 +200,10 @@ export class WebhookAdminService {
   async enable(scope: WebhookScope, endpointId: number): Promise<EndpointView> {
     await inTransaction(scope, async (tx) => {
       await this.endpoint({ ...scope, em: tx.em }, endpointId);
-      await queryRows(
-        tx,
-        `update webhook_endpoints set state = 'active', disabled_reason = null, disabled_at = null, failing_since = null, updated_at = now() where id = ? and team_id = ?`,
-        [endpointId, scope.teamId],
-      );
+      await enableEndpoint(tx, endpointId);
     });
     return this.endpoint(scope, endpointId);
   }
-}
-
-/**
- * Appends a delivery of a stored event to an endpoint's line for its key, behind what is pending
- * there. A replay carries the sequence of the event's first delivery to this endpoint, so a
- * receiver sees a repeat and not a new event, and is counted so the next new event's sequence
- * follows the last one without a gap (outbox.ts gives new events `place - replayed`).
- */
-async function appendToLine(tx: UnitOfWork, teamId: number, endpointId: number, eventRowId: string, orderingKey: string, replay: boolean): Promise<string> {
-  const row = await queryOne<{ id: string }>(
-    tx,
-    `with first as (
-       select coalesce(body_sequence, sequence) as sequence from webhook_deliveries
-        where ?::boolean and endpoint_id = ? and event_id = ? and team_id = ? order by id limit 1),
-     line as (
-       insert into webhook_delivery_lines as l (endpoint_id, ordering_key, team_id, last_sequence, unfinished, replayed) values (?, ?, ?, 1, 1, ?)
-       on conflict (endpoint_id, ordering_key) do update
-         set last_sequence = l.last_sequence + 1, unfinished = l.unfinished + 1, replayed = l.replayed + excluded.replayed
-       returning last_sequence, unfinished, replayed)
-     insert into webhook_deliveries (team_id, endpoint_id, event_id, ordering_key, sequence, body_sequence, ready)
-     select ?, ?, ?, ?, line.last_sequence,
-            case when ?::boolean then (select sequence from first) else nullif(line.last_sequence - line.replayed, line.last_sequence) end,
-            line.unfinished = 1
-       from line
-     returning id::text`,
-    [replay, endpointId, eventRowId, teamId, endpointId, orderingKey, teamId, replay ? 1 : 0, teamId, endpointId, eventRowId, orderingKey, replay],
-  );
-  return row!.id;
 }
 
 /**
@@ -294,20 +212,7 @@ async function appendToLine(tx: UnitOfWork, teamId: number, endpointId: number, 
  * worker. Pending deliveries and their events are never deleted.
  */
 export async function purgeExpiredEvents(op: UnitOfWork, batch = 10_000): Promise<number> {
-  const rows = await queryRows<{ id: string }>(
-    op,
-    `with old as (
-       select id from webhook_deliveries where status in ('succeeded', 'failed') and finished_at < now() - interval '${REPLAY_WINDOW_DAYS} days' limit ?)
-     -- their attempts go with them (foreign key on delete cascade)
-     delete from webhook_deliveries d using old where d.id = old.id returning d.id`,
-    [batch],
-  );
-  await queryRows(
-    op,
-    `delete from outbox_events o where o.id in (
-       select o2.id from outbox_events o2 where o2.created_at < now() - interval '${REPLAY_WINDOW_DAYS} days'
-          and not exists (select 1 from webhook_deliveries d where d.event_id = o2.id) limit ?)`,
-    [batch],
-  );
-  return rows.length;
+  const purged = await purgeFinishedDeliveries(op, REPLAY_WINDOW_DAYS, batch);
+  await purgeOldEventsWithoutDeliveries(op, REPLAY_WINDOW_DAYS, batch);
+  return purged;
 }

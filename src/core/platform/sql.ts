@@ -161,6 +161,19 @@ export function intArray(values: readonly number[]): string {
   return `{${values.map((v) => Math.trunc(v)).join(',')}}`;
 }
 
+/** A PostgreSQL array literal of integers or nulls, for `?::int[]` (unnest keeps the nulls in their places). */
+export function nullableIntArray(values: readonly (number | null)[]): string {
+  return `{${values.map((v) => (v === null ? 'NULL' : Math.trunc(v))).join(',')}}`;
+}
+
+/**
+ * A PostgreSQL array literal of ids as the database gave them (bigint digits, UUIDs), for
+ * `?::bigint[]` and `?::uuid[]`: such ids need no quoting.
+ */
+export function idArray(values: readonly string[]): string {
+  return `{${values.join(',')}}`;
+}
+
 /** A PostgreSQL array literal of strings, for `?::text[]`. */
 export function textArray(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;

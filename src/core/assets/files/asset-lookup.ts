@@ -8,6 +8,7 @@ import { normalizePage, paginationOf, type Page } from '../../platform/paginatio
 import { escapeLike, queryOne, queryRows } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { parseFolderPath } from '../folders/folders.ts';
+import { NARROW_NAME_MATCHES, nameMatchIds } from './file-names.queries.ts';
 import type { LibraryService } from './library.service.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 
@@ -68,9 +69,6 @@ const FEW_NAME_MATCHES = 2_000;
  * of the count (bench/RESULTS-catalogue-reads.md).
  */
 const NAME_MATCH_IDS_MAX = 100_000;
-
-/** The live files of a team (first parameter) whose lower-cased name is like a pattern (second), from the narrow name table. */
-const NARROW_NAME_MATCHES = "from library_file_names n where n.team_id = ? and n.lname like ? escape '\\'";
 
 /** Memos of lookup facts kept per library version; null: nothing is kept, every call reads afresh. */
 export interface LookupMemos {
@@ -170,7 +168,7 @@ export async function lookupAssets(
     const byIds = filesWhere(['f.id = any(?::int[])', 'f.team_id = ?', 'f.deleted_at is null']);
     if (offset >= count) rows = [];
     else if (seenBefore && count <= NAME_MATCH_IDS_MAX) {
-      const ids = await remembered(memos?.nameMatchIds, namePattern, () => nameMatchIdsOf(ctx, namePattern));
+      const ids = await remembered(memos?.nameMatchIds, namePattern, () => nameMatchIds(ctx, namePattern));
       rows = await queryRows<Row>(ctx, pageSql(byIds), [`{${ids.subarray(offset, offset + page.pageSize).join(',')}}`, ctx.teamId, page.pageSize, 0]);
     } else if (count <= fewNameMatches) {
       const byNarrowName = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`, 'f.team_id = ?', 'f.deleted_at is null']);
@@ -210,11 +208,4 @@ export async function lookupAssets(
     ];
   });
   return { items, pagination: paginationOf(page, count) };
-}
-
-/** The ids, ascending, of the team's live files whose name is like the pattern (from the narrow name table). */
-async function nameMatchIdsOf(ctx: Ctx, namePattern: string): Promise<Int32Array> {
-  // gathered unsorted and sorted here: cheaper than an ordered aggregate
-  const row = (await queryOne<{ ids: number[] | null }>(ctx, `select array_agg(n.file_id) as ids ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!;
-  return Int32Array.from(row.ids ?? []).sort();
 }

@@ -1,5 +1,6 @@
 import { requirePermission } from '../../access/roles.ts';
-import { filesFacts, libraryEvents, type FileFacts, type VersionChange } from '../../events/library-events.ts';
+import { libraryEvents, type VersionChange } from '../../events/library-events.ts';
+import { filesFacts, type FileFacts } from '../files/files.queries.ts';
 import { memberIdOf, type Ctx, type UnitOfWork, type TeamScope } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';

@@ -1,0 +1,11 @@
+import type { UnitOfWork } from '../platform/ctx.ts';
+import { bool } from '../platform/row-checks.ts';
+import { queryOne } from '../platform/sql.ts';
+
+/* Statements on teams. */
+
+/** Whether an operator enabled material event subscriptions for the team (`team enable-subscriptions`); false for no such team. */
+export async function subscriptionsEnabled(scope: UnitOfWork, teamId: number): Promise<boolean> {
+  const team = await queryOne<Record<string, unknown>>(scope, 'select subscriptions_enabled as enabled from teams where id = ?', [teamId]);
+  return team !== null && bool(team.enabled, 'enabled');
+}
