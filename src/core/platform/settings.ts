@@ -1,6 +1,6 @@
 import type { UnitOfWork } from './ctx.ts';
 import { randomSecret } from './ids.ts';
-import { queryOne } from './sql.ts';
+import { storedSigningSecret, storeSigningSecretIfNone } from './settings.queries.ts';
 
 /**
  * The HMAC key for issued links and sync cursors: LINK_SIGNING_SECRET when configured, otherwise
@@ -8,7 +8,6 @@ import { queryOne } from './sql.ts';
  */
 export async function loadSigningSecret(ctx: UnitOfWork, configured: string | null): Promise<string> {
   if (configured) return configured;
-  await queryOne(ctx, `insert into settings (name, value) values ('link_signing_secret', ?) on conflict (name) do nothing`, [randomSecret(48)]);
-  const row = await queryOne<{ value: string }>(ctx, `select value from settings where name = 'link_signing_secret'`);
-  return row!.value;
+  await storeSigningSecretIfNone(ctx, randomSecret(48));
+  return (await storedSigningSecret(ctx))!;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { pingDatabase } from '../../core/platform/database.queries.ts';
 import type { AppDeps } from '../app.ts';
 
 /**
@@ -10,13 +11,10 @@ export async function systemRoutes(app: FastifyInstance, { deps }: { deps: AppDe
 
   app.get('/readyz', async (_request, reply) => {
     const checks = await Promise.all([
-      deps.core
-        .operatorCtx()
-        .em.execute('select 1')
-        .then(
-          () => 'ok',
-          () => 'down',
-        ),
+      pingDatabase(deps.core.operatorCtx()).then(
+        () => 'ok',
+        () => 'down',
+      ),
       Promise.all([deps.queues.ping(), deps.core.platform.attemptLimiter.ping()]).then((up) => (up.every(Boolean) ? 'ok' : 'down')),
     ]);
     const [postgres, redis] = checks;
