@@ -4,7 +4,7 @@ import { DEFAULT_PAGE_SIZE } from '../../platform/pagination.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { SyncQuery } from './product-query.ts';
 import { normalizeTimestamp, readSyncBounds, readSyncSlice, type ProductFilters } from './product-read.ts';
-import { FEED_KIND, readFeedSlice, readRoleAt, type FeedEntry, type FeedKind } from './product-sync-feed-queries.ts';
+import { FEED_KIND, readFeedSlice, readRoleAt, type FeedEntry, type FeedKind } from './product-sync-feed.queries.ts';
 import type { ProductTombstone, SyncPagination } from './product.schemas.ts';
 import { decodeCursor, encodeCursor, requireSameScope, type FeedView, type SyncPosition, type SyncScope } from './sync-cursor.ts';
 
