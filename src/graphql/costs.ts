@@ -17,6 +17,16 @@ export function pageCost(args: { pageSize?: number | null }) {
   return { field: 1, multiplier: sizeOf(args.pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE) };
 }
 
+/**
+ * A page that a cursor continues (productSync): counted `pageSize` times when it is sent; a
+ * continuation without it keeps the cursor's page size, which the cost model does not open, so it
+ * counts the largest (100); a first page without it counts the default (20).
+ */
+export function cursorPageCost(args: { pageSize?: number | null; cursor?: string | null }) {
+  const fallback = typeof args.cursor === 'string' ? MAX_PAGE_SIZE : DEFAULT_PAGE_SIZE;
+  return { field: 1, multiplier: sizeOf(args.pageSize, fallback, MAX_PAGE_SIZE) };
+}
+
 /** A list with a stated bound: its items' fields count `bound` times. */
 export function listCost(bound: number) {
   return { field: 1, multiplier: bound };

@@ -15,6 +15,7 @@ import './types/recycle-bin.ts';
 import './types/version-lines.ts';
 import './types/pending-inbound.ts';
 import './types/product.ts';
+import './types/product-sync.ts';
 import './types/template.ts';
 import './types/webhook.ts';
 import './types/approval.ts';

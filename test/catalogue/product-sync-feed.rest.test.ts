@@ -5,6 +5,7 @@ import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send, type Received } from '../support/http.ts';
 import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { syncClock, unsigned, type SyncClock } from '../support/sync-clock.ts';
 
 /**
  * The sync feed (docs/products.md "Sync feed"): GET /v1/products?sync=true&changes=true. A client
@@ -12,55 +13,25 @@ import { useProductWorld, type ProductWorld } from '../support/product-world.ts'
  * with exactly the set and the projections a full listing gives, across deletes, unpublishes,
  * role changes, media edits and category moves.
  *
- * Time never passes in these tests: each step's changes are moved an hour into the past with SQL
- * (every timestamp the step wrote, in both the products and the change log, so their order is
- * kept), and the client's saved syncedUntil is moved back an hour too, so the next cycle's window
- * holds them under the 30-second bound. Entries from before the step may come again; a replay
- * tolerates that (the projection is the product as it is now).
+ * Time never passes in these tests (test/support/sync-clock.ts): each step's changes are moved an
+ * hour into the past, and the client's saved syncedUntil with them. Entries from before the step
+ * may come again; a replay tolerates that (the projection is the product as it is now).
  */
 const world = useProductWorld();
 let env: TestEnv;
 let g: ProductWorld['g'];
 let gp: ProductWorld['gp'];
+let db: SyncClock['db'];
+let clock: SyncClock['clock'];
+let settle: SyncClock['settle'];
+let anHourBefore: SyncClock['anHourBefore'];
 
 beforeAll(() => {
   ({ env, g, gp } = world);
+  ({ db, clock, settle, anHourBefore } = syncClock(env));
 });
 
-const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);
 type Item = { id: number; removed?: true; reason?: string; at?: string; updatedAt?: string } & Record<string, unknown>;
-
-/** Signed links differ on every read; the projection without them. */
-function unsigned(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(unsigned);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => !['previewUrl', 'downloadUrl', 'downloadUrlExpiresAt'].includes(key))
-      .map(([key, v]) => [key, unsigned(v)]),
-  );
-}
-
-/** The database clock, where a step begins. */
-async function clock(): Promise<string> {
-  return (await db<{ t: string }>(`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`))[0]!.t;
-}
-
-/** Moves what a step wrote (from `since` on) an hour into the past, keeping its order. */
-async function settle(teamId: number, since: string): Promise<void> {
-  for (const column of ['updated_at', 'created_at', 'published_at', 'deleted_at']) {
-    await db(`update products set ${column} = ${column} - interval '1 hour' where team_id = ? and ${column} >= ?::timestamptz`, [teamId, since]);
-  }
-  await db(`update product_changes set at = at - interval '1 hour' where team_id = ? and at >= ?::timestamptz`, [teamId, since]);
-  await db(`update api_key_role_changes set at = at - interval '1 hour' where team_id = ? and at >= ?::timestamptz`, [teamId, since]);
-}
-
-async function anHourBefore(syncedUntil: string): Promise<string> {
-  const rows = await db<{ t: string }>(`select to_char((?::timestamptz - interval '1 hour') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`, [
-    syncedUntil,
-  ]);
-  return rows[0]!.t;
-}
 
 const get = (key: GivenKey, query: string) => send(env, { url: `/v1/products?${query}`, key: key.key });
 

@@ -11,7 +11,7 @@ import { REMOVE_TYPES } from '../../src/core/assets/versions/version-lines.schem
 import { ACTIVITY_ACTIONS, RESOURCE_TYPES } from '../../src/core/catalogue/activity/activity-records.ts';
 import { HISTORY_ACTIONS } from '../../src/core/catalogue/products/product-history.ts';
 import { SHARE_STATUSES } from '../../src/core/catalogue/products/product-shares.ts';
-import { PRODUCT_STATUSES, PRODUCT_VISIBILITIES } from '../../src/core/catalogue/products/product.schemas.ts';
+import { PRODUCT_STATUSES, PRODUCT_TOMBSTONE_REASONS, PRODUCT_VISIBILITIES } from '../../src/core/catalogue/products/product.schemas.ts';
 import { FIELD_TYPES, SYNC_STRATEGIES, SYSTEM_KEYS } from '../../src/core/catalogue/templates/template.schemas.ts';
 import { EVENT_TYPES, SUBSCRIPTION_KINDS } from '../../src/core/events/event-types.ts';
 import { DELIVERY_STATUSES, ENDPOINT_STATES } from '../../src/core/events/webhook-admin.service.ts';
@@ -31,6 +31,7 @@ const ENUMS: Record<string, readonly string[]> = {
   KeyRole: ROLES,
   ProductStatus: PRODUCT_STATUSES,
   ProductVisibilityResult: PRODUCT_VISIBILITIES,
+  ProductTombstoneReason: PRODUCT_TOMBSTONE_REASONS,
   ProductShareStatus: SHARE_STATUSES,
   RecycleBinEntryKind: RECYCLE_ENTRY_KINDS,
   ValidityStatus: Object.values(VALIDITY_STATUSES),

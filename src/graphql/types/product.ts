@@ -68,7 +68,7 @@ const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
   }),
 });
 
-const ProductStatusEnum = enumFromCore('ProductStatus', {
+export const ProductStatusEnum = enumFromCore('ProductStatus', {
   description: "A product's lifecycle status (spec 2.5).",
   values: PRODUCT_STATUSES,
   describe: { draft: 'Not published: seen by editable and manage keys only; may be incomplete.', published: 'Complete and seen by every key of the team.' },

@@ -178,6 +178,10 @@ export const ProductDetailView = Type.Object(
   { $id: 'ProductDetail', additionalProperties: false },
 );
 
+/** Why a sync feed item tells the client to remove its copy (docs/products.md "Sync feed"). */
+export const PRODUCT_TOMBSTONE_REASONS = ['deleted', 'hidden'] as const;
+export type ProductTombstoneReason = (typeof PRODUCT_TOMBSTONE_REASONS)[number];
+
 /**
  * A sync feed entry for a product that went away from the caller (docs/products.md "Sync feed");
  * appears only under changes=true.
@@ -186,7 +190,7 @@ export const ProductTombstoneView = Type.Object(
   {
     id: Type.Integer({ description: 'The product id.' }),
     removed: Type.Literal(true, { description: 'Always true: remove your copy of this product.' }),
-    reason: Type.Union([Type.Literal('deleted'), Type.Literal('hidden')], {
+    reason: literalUnion(PRODUCT_TOMBSTONE_REASONS, {
       description:
         "deleted: the product was deleted. hidden: it left your role's view (unpublished, for keys that see published products only; or a draft, after your key's role lost sight of drafts).",
     }),
@@ -205,7 +209,7 @@ export const ProductTombstoneView = Type.Object(
 export interface ProductTombstone {
   id: number;
   removed: true;
-  reason: 'deleted' | 'hidden';
+  reason: ProductTombstoneReason;
   at: string;
 }
 
