@@ -134,7 +134,12 @@ if (env.BENCH_SYNC_CHANGES === '1') await seedChangeLog();
 /**
  * What the sync feed reads besides the products: a deletion for every soft-deleted product (at its
  * updatedAt, as the trigger writes it) and a linked change for every 100th live product (a
- * microsecond after its updatedAt). Idempotent: the unique feed-order key ignores repeats.
+ * microsecond after its updatedAt). Idempotent: the unique feed-order key ignores repeats. Then
+ * ANALYZE, as the generator does for the products and as autovacuum would on a long-lived database:
+ * this machine's server runs with autovacuum off, and without statistics on product_changes the
+ * planner took the feed's change-log range for a few rows, read all of it (bitmap scan, a products
+ * lookup per entry, top-N sort) on every page instead of walking its index from the cursor: about
+ * 1 s for an early page of the 1,000,000-product scan, 6.6 ms with statistics (bench/RESULTS.md).
  */
 async function seedChangeLog(): Promise<void> {
   await db.query(
@@ -145,6 +150,7 @@ async function seedChangeLog(): Promise<void> {
      on conflict do nothing`,
     [teamId],
   );
+  await db.query('analyze product_changes');
 }
 
 /** Entries the feed adds to a full scan: tombstones, and linked changes (each a product again). */
