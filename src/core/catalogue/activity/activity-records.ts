@@ -3,7 +3,7 @@ import { requirePermission } from '../../access/roles.ts';
 import { actorLabel, keyOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { timestampInput } from '../../platform/timestamps.ts';
+import { timestampInput } from '../../platform/timestamp-schema.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { countActivityRecords, deleteActivityBefore, deleteExpiredActivity, insertActivityRecord, listActivityRecords } from './activity-records.queries.ts';
