@@ -3,7 +3,7 @@ import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
-import { timestampInput } from '../../platform/timestamps.ts';
+import { timestampInput } from '../../platform/timestamp-schema.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { filePeriods, lockFilePeriod, moveDueValidityStatuses, refreshValidityStatus, setFilePeriod, type PeriodRow } from './files.queries.ts';
