@@ -1,7 +1,7 @@
 import { requirePermission } from '../../access/roles.ts';
 import { memberIdOf, type Ctx, type UnitOfWork, type CallerScope } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
-import { queryOne } from '../../platform/sql.ts';
+import { isMemberOfTeam } from '../../access/members.queries.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { normalizeLink, normalizeTags } from './file-rules.ts';
@@ -112,8 +112,7 @@ export class LibraryEditService {
     requirePermission(ctx, 'library:edit');
     const { ownerUserId } = checkTransfer(input);
     return inTransaction(ctx, async (tx) => {
-      const member = await queryOne(tx, 'select id from members where id = ? and team_id = ?', [ownerUserId, tx.teamId]);
-      if (!member) throw invalid('ownerUserId', 'must be a member of the team');
+      if (!(await isMemberOfTeam(tx, tx.teamId, ownerUserId))) throw invalid('ownerUserId', 'must be a member of the team');
       const before = await lockFileForEdit(tx, fileId);
       if (before.ownerId !== ownerUserId) {
         await updateFileColumns(tx, tx.teamId, fileId, [{ column: 'owner_id', value: ownerUserId }, editedBy(tx)]);

@@ -1,7 +1,7 @@
 import { requirePermission } from '../../access/roles.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
-import { queryOne } from '../../platform/sql.ts';
+import { isMemberOfTeam } from '../../access/members.queries.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { checkFolderName } from './folders.ts';
@@ -72,8 +72,7 @@ export class FolderEditService {
     const body = checkMember(input);
     return inTransaction(ctx, async (tx) => {
       await liveFolder(tx, tx.teamId, body.folderId);
-      const member = await queryOne(tx, 'select id from members where id = ? and team_id = ?', [body.userId, tx.teamId]);
-      if (!member) throw invalid('userId', 'is not a member of the team');
+      if (!(await isMemberOfTeam(tx, tx.teamId, body.userId))) throw invalid('userId', 'is not a member of the team');
       await addFolderMember(tx, body.folderId, body.userId);
       return { folderId: body.folderId, userId: body.userId };
     });
