@@ -18,7 +18,7 @@ import { ProductHistoryItem } from '../../core/catalogue/products/product-histor
 import { header } from '../auth.ts';
 import { replyWithEtag } from '../replies.ts';
 import { replyCreated } from '../replies.ts';
-import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
+import { listSchema, ok, okPage, okSchema, PaginationSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
@@ -28,13 +28,6 @@ const ErrorRef = Type.Ref('ErrorEnvelope');
 const DeletedId = Type.Object({ id: Type.Integer() });
 const tags = ['Products'];
 const security = [{ bearerAuth: [] }];
-
-const OrdinaryPagination = Type.Object({
-  page: Type.Integer({ minimum: 1 }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 100 }),
-  totalCount: Type.Integer({ minimum: 0 }),
-  totalPages: Type.Integer({ minimum: 0 }),
-});
 
 /** Spec 2.1 synchronization pagination object. */
 const SyncPagination = Type.Object({
@@ -55,7 +48,7 @@ const ListEnvelope = Type.Object({
   code: Type.Null(),
   message: Type.Null(),
   requestId: Type.String(),
-  pagination: Type.Union([OrdinaryPagination, SyncPagination], { description: 'Ordinary pagination, or with sync=true the synchronization pagination.' }),
+  pagination: Type.Union([PaginationSchema, SyncPagination], { description: 'Ordinary pagination, or with sync=true the synchronization pagination.' }),
 });
 
 /** Spec 4.5 and docs/products.md: products. Each handler calls one core operation and maps its result. */
@@ -157,42 +150,30 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
     },
   );
 
-  app.post(
-    '/products/:id/publish',
-    {
-      schema: {
-        operationId: 'publishProduct',
-        summary: 'Publish a product',
-        description:
-          'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.',
-        tags,
-        security,
-        params: IdParams,
-        headers: IfMatchHeaders,
-        response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors },
+  /** publishProduct and unpublishProduct: a POST without a body on one product, under If-Match, answering the product with its new ETag. */
+  const statusChange = (action: 'publish' | 'unpublish', text: { summary: string; description: string }) =>
+    app.post(
+      `/products/:id/${action}`,
+      {
+        schema: {
+          operationId: `${action}Product`,
+          ...text,
+          tags,
+          security,
+          params: IdParams,
+          headers: IfMatchHeaders,
+          response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors },
+        },
       },
-    },
-    async (request, reply) =>
-      replyWithEtag(reply, request.id, await core.catalogue.products.publish(request.ctx, request.params.id, header(request, 'if-match'))),
-  );
-
-  app.post(
-    '/products/:id/unpublish',
-    {
-      schema: {
-        operationId: 'unpublishProduct',
-        summary: 'Unpublish a product',
-        description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.',
-        tags,
-        security,
-        params: IdParams,
-        headers: IfMatchHeaders,
-        response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors },
-      },
-    },
-    async (request, reply) =>
-      replyWithEtag(reply, request.id, await core.catalogue.products.unpublish(request.ctx, request.params.id, header(request, 'if-match'))),
-  );
+      async (request, reply) =>
+        replyWithEtag(reply, request.id, await core.catalogue.products[action](request.ctx, request.params.id, header(request, 'if-match'))),
+    );
+  statusChange('publish', {
+    summary: 'Publish a product',
+    description:
+      'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.',
+  });
+  statusChange('unpublish', { summary: 'Unpublish a product', description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.' });
 
   app.delete(
     '/products/:id',
