@@ -20,14 +20,11 @@ import { replyWithEtag } from '../replies.ts';
 import { replyCreated } from '../replies.ts';
 import { listSchema, ok, okPage, okSchema, PaginationSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
-import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
 const DetailRef = Type.Ref('ProductDetail');
-const ErrorRef = Type.Ref('ErrorEnvelope');
-const DeletedId = Type.Object({ id: Type.Integer() });
 const tags = ['Products'];
-const security = [{ bearerAuth: [] }];
 
 /** Spec 2.1 synchronization pagination object. */
 const SyncPagination = Type.Object({
@@ -63,7 +60,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         description:
           'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422). Opt-in sync feed: with sync=true&changes=true a page may also carry ProductTombstone items (deleted, or hidden from your role) and products changed through a linked entity (a media file renamed, replaced or recycled; a category moved or renamed), in the same order and bound; without changes=true nothing differs.',
         tags,
-        security,
+        security: bearerSecurity,
         querystring: ProductListQuery,
         response: { 200: ListEnvelope, ...commonErrors },
       },
@@ -85,7 +82,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         description:
           'Always creates a draft and pins the resolved template version (explicit templateId, then category or ancestor binding, then the brand binding, then the library default).',
         tags,
-        security,
+        security: bearerSecurity,
         headers: IdempotencyHeaders,
         body: Type.Ref('ProductCreate'),
         response: { 201: okSchema(DetailRef), 409: ErrorRef, ...commonErrors },
@@ -104,7 +101,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         summary: 'Check which products a key sees',
         description: 'Spec 4.5 rule 5: visible or not_visible per id for this key; brand, category, status and search filters do not apply.',
         tags,
-        security,
+        security: bearerSecurity,
         body: Type.Ref('ProductVisibilityRequest'),
         response: { 200: okSchema(Type.Array(Type.Ref('ProductVisibility'))), ...commonErrors },
       },
@@ -120,7 +117,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         summary: 'Get a product',
         description: 'ProductDetail with its pinned templateDefinition. A draft is 404 for view_only and usable keys.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         response: { 200: okSchema(DetailRef), ...commonErrors },
       },
@@ -137,7 +134,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         description:
           'The ProductCreate field rules for the fields given (at least one); templateFields shallow-merge; templateId cannot change (422); a published product must stay complete (422). Bumps updatedAt.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IfMatchHeaders,
         body: Type.Ref('ProductPatch'),
@@ -159,7 +156,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
           operationId: `${action}Product`,
           ...text,
           tags,
-          security,
+          security: bearerSecurity,
           params: IdParams,
           headers: IfMatchHeaders,
           response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors },
@@ -183,7 +180,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         summary: 'Delete a product',
         description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IfMatchHeaders,
         response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors },
@@ -201,7 +198,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         description:
           'Every change of the product, newest first, in ordinary pages: what happened (created, updated, published, unpublished, deleted, template_upgraded), when, by which caller (key id and role) and request, and the changed fields with their values before and after (template values per field id as templateFields.<id>, media as file-path ID lists). Written in the transaction of the change. Visible to the roles that can see the product (a draft is 404 for view_only and usable; a deleted product is 404). No ETag.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         querystring: PageQuery,
         response: { 200: listSchema(Type.Ref('ProductHistoryItem')), ...commonErrors },
