@@ -17,7 +17,8 @@ import { ensureStoredObject, insertImportedFile, tagImportedFile } from './impor
 import { ImportDirectoryInput, ImportFileInput, type ImportedDirectory, type ImportedFile } from '../files/library.schemas.ts';
 import { probeFile, type ContentFacts } from './probe.ts';
 import type { PaletteColour } from '../search/colour.ts';
-import { paletteForImport, storePalette } from '../search/palettes.ts';
+import { paletteForImport } from '../search/palettes.ts';
+import { storePalette } from '../search/stored-object-colours.queries.ts';
 import type { Storage } from '../storage/storage.ts';
 import { pinStoredBytes } from '../recycle-bin/stored-bytes.ts';
 

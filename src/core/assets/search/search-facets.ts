@@ -2,10 +2,10 @@ import type { Ctx } from '../../platform/ctx.ts';
 import { invalidFields, type FieldIssue } from '../../platform/errors.ts';
 import { boundSql, queryOne, queryRows } from '../../platform/sql.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { customFieldTypesStatement, facetLabelsStatement, facetStatement } from './facet-sql.ts';
+import { customFieldTypesStatement, facetLabelsStatement, facetStatement } from './facets.queries.ts';
 import { facetName, type FacetCounts, type FacetPlan, type FacetResult, type FacetSpec } from './facets.ts';
 import type { SearchFilter } from './search-filter.ts';
-import type { ResolvedFilter } from './search-sql.ts';
+import type { ResolvedFilter } from './search.queries.ts';
 
 const NO_MATCHES: FacetCounts = { values: [], other: 0, otherValues: 0, missing: 0 };
 

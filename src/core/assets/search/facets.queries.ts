@@ -1,6 +1,6 @@
 import { intArray, type SqlFragment } from '../../platform/sql.ts';
 import { COLOUR_FAMILY_RULES, type FacetSpec } from './facets.ts';
-import { whereOf, type ResolvedFilter } from './search-sql.ts';
+import { whereOf, type ResolvedFilter } from './search.queries.ts';
 import type { SearchFilter } from './search-filter.ts';
 
 /**
