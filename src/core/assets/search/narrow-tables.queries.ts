@@ -1,5 +1,7 @@
 import type { SearchFilter, SearchOrder } from './search-filter.ts';
-import { intArray, type SqlFragment } from '../../platform/sql.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
+import { float, int } from '../../platform/row-checks.ts';
+import { intArray, queryRows, type SqlFragment } from '../../platform/sql.ts';
 import { deepTextConditions, whereOf, type ResolvedFilter } from './search.queries.ts';
 
 /**
@@ -201,4 +203,11 @@ export function tagFileCountsStatement(teamId: number, tagIds: readonly number[]
             from unnest(?::int[]) t(id)`,
     params: [teamId, intArray(tagIds)],
   };
+}
+
+/** Runs tagFileCountsStatement for the scope's team: each tag with its live files' count. */
+export async function tagFileCounts(scope: TeamScope, tagIds: readonly number[]): Promise<Array<{ tagId: number; files: number }>> {
+  const statement = tagFileCountsStatement(scope.teamId, tagIds);
+  const rows = await queryRows<Record<string, unknown>>(scope, statement.sql, statement.params);
+  return rows.map((row) => ({ tagId: int(row.tagId, 'tagId'), files: float(row.files, 'files') }));
 }

@@ -1,6 +1,5 @@
 import type { TeamScope } from '../../platform/ctx.ts';
-import { queryRows } from '../../platform/sql.ts';
-import { tagFileCountsStatement } from './narrow-tables.queries.ts';
+import { tagFileCounts } from './narrow-tables.queries.ts';
 
 /**
  * How many live files carry each tag, per team and tag, counted at most once per `maxAgeMs`: a
@@ -48,8 +47,7 @@ export class TagFileCounts {
       else stale.push(id);
     }
     if (stale.length > 0) {
-      const statement = tagFileCountsStatement(ctx.teamId, stale);
-      const rows = await queryRows<{ tagId: number; files: number }>(ctx, statement.sql, statement.params);
+      const rows = await tagFileCounts(ctx, stale);
       this.counted += rows.length;
       for (const row of rows) {
         counts.set(row.tagId, row.files);
