@@ -95,6 +95,13 @@ function metadataUpdated(
   return material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType, materialIds: [fileId], materials });
 }
 
+/** A change whose 6.2 `materials` item its caller built: MATERIAL_METADATA_UPDATED with that item, then folder UPDATE with the file as it is now. */
+async function materialsItemChanged(scope: ActingScope, changeType: 'VALIDITY' | 'METADATA' | 'CUSTOM_FIELD', item: { materialId: number }): Promise<void> {
+  if (!(await anySubscription(scope))) return;
+  await metadataUpdated(scope, item.materialId, changeType, [item]);
+  await fileUpdatedInFolders(scope, (await fileFacts(scope, item.materialId))!);
+}
+
 /** 6.2 VALIDITY materials item (file-validity.ts builds it). */
 export interface ValidityFacts {
   materialId: number;
@@ -226,12 +233,8 @@ export const libraryEvents = {
   },
 
   /** A validity period set, or a status reached by the daily check: changeType VALIDITY (6.2 table), and folder UPDATE. */
-  async validityChanged(scope: ActingScope, validity: ValidityFacts): Promise<void> {
-    if (!(await anySubscription(scope))) return;
-    const fileId = validity.materialId;
-    await metadataUpdated(scope, fileId, 'VALIDITY', [validity]);
-    const after = (await fileFacts(scope, fileId))!;
-    await fileUpdatedInFolders(scope, after);
+  validityChanged(scope: ActingScope, validity: ValidityFacts): Promise<void> {
+    return materialsItemChanged(scope, 'VALIDITY', validity);
   },
 
   /** An ownership transfer: changeType OWNER with the (unchanged) file-path ID and the new owner, and folder UPDATE. */
@@ -243,21 +246,13 @@ export const libraryEvents = {
   },
 
   /** A file's metadata values set or cleared: changeType METADATA with the record and only the fields created or updated now, and folder UPDATE. */
-  async metadataChanged(scope: ActingScope, facts: MetadataFacts): Promise<void> {
-    if (!(await anySubscription(scope))) return;
-    const fileId = facts.materialId;
-    await metadataUpdated(scope, fileId, 'METADATA', [facts]);
-    const after = (await fileFacts(scope, fileId))!;
-    await fileUpdatedInFolders(scope, after);
+  metadataChanged(scope: ActingScope, facts: MetadataFacts): Promise<void> {
+    return materialsItemChanged(scope, 'METADATA', facts);
   },
 
   /** A file's custom field values of a template set or cleared: changeType CUSTOM_FIELD keyed by template id, and folder UPDATE. */
-  async customFieldsChanged(scope: ActingScope, facts: CustomFieldFacts): Promise<void> {
-    if (!(await anySubscription(scope))) return;
-    const fileId = facts.materialId;
-    await metadataUpdated(scope, fileId, 'CUSTOM_FIELD', [facts]);
-    const after = (await fileFacts(scope, fileId))!;
-    await fileUpdatedInFolders(scope, after);
+  customFieldsChanged(scope: ActingScope, facts: CustomFieldFacts): Promise<void> {
+    return materialsItemChanged(scope, 'CUSTOM_FIELD', facts);
   },
 
   /**
