@@ -7,7 +7,7 @@ import type { PreparedDownload, ProductDownloads } from './product-downloads.ts'
 import type { FieldType } from '../templates/template.schemas.ts';
 import { isBlank, isMediaField } from './product-fields.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { readProduct } from './product-read.ts';
+import { readProduct } from './products.queries.ts';
 import type { ProductShareService, ShareAccessRow } from './product-shares.ts';
 import { readPinnedVersions } from './product-template.ts';
 import { accessProof, SHARE_TOKEN_PATTERN, verifyAccessProof } from './share-links.ts';

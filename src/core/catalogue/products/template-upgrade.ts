@@ -13,8 +13,8 @@ import { recordProductChange } from './product-history.ts';
 import { lockProductForWrite } from './product-lifecycle.ts';
 import { fieldLimitProblem, type LiveFiles } from './product-media.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { completenessIssues, draftFromRecord, repinTemplateVersion, updateFields } from './product-write.ts';
-import { readPinnedProductsPage } from './product-read.ts';
+import { completenessIssues, draftFromRecord } from './product-write.ts';
+import { readPinnedProductsPage, repinTemplateVersion, updateFields } from './products.queries.ts';
 import {
   TemplateUpgradeQuery,
   TemplateUpgradeRequest,
