@@ -16,7 +16,7 @@ import { readListPage } from './product-read.ts';
 import { hasLiveProductInBrand, hasLiveProductInCategories, insertDraft, readProduct, readProductsByIds, visibleProductIds } from './products.queries.ts';
 import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { readPinnedVersions } from './product-template.ts';
+import { readPinnedVersions } from '../templates/templates.queries.ts';
 import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
 import {
