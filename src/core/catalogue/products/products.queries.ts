@@ -27,7 +27,15 @@ export const RECORD_COLUMNS = `p.id, p.name, p.spu, p.description, p.status, p.b
 
 /** A list of file ids (an int[] column, or a JSON array of a jsonb value): numbers, or digits as text on some paths. */
 function fileIds(value: unknown, column: string): number[] {
-  return value === null || value === undefined ? [] : jsonList(value, column).map((id, i) => bigintNumber(id, `${column}[${i}]`));
+  if (value === null || value === undefined) return [];
+  const list = jsonList(value, column);
+  const ids = new Array<number>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const id = list[i];
+    // the check's column name is built only when an id is not a plain integer: this runs for every id of every page
+    ids[i] = typeof id === 'number' && Number.isSafeInteger(id) ? id : bigintNumber(id, `${column}[${i}]`);
+  }
+  return ids;
 }
 
 /** A jsonb object column (null reads as empty). */
