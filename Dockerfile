@@ -22,4 +22,4 @@ EXPOSE 8080
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # Node 24 from node_modules, not npm: the `serve` script's command line (a test keeps the two
 # equal). Compose provides PostgreSQL and Redis, so `npm start`'s helper is not needed.
-CMD ["/app/node_modules/.bin/node", "--max-semi-space-size=16", "--max-old-space-size=256", "src/main.ts"]
+CMD ["/app/node_modules/.bin/node", "--max-semi-space-size=16", "--max-old-space-size=256", "src/main.mjs"]

@@ -263,7 +263,7 @@ async function main(): Promise<void> {
   // without timers there are no tasks to decide on either: no worker (BENCH_TIMERS=0 measures createApproval alone)
   const worker =
     TIMERS > 0
-      ? spawn(process.execPath, [...workerArgs, 'src/main.ts'], {
+      ? spawn(process.execPath, [...workerArgs, 'src/main.mjs'], {
           stdio: ['ignore', 'pipe', 'inherit'],
           env: {
             ...env,

@@ -9,7 +9,7 @@
  * shares the load generator's event loop; autocannon (in this process) loads them in turn, round
  * after round with the order alternating, after a warm-up; medians and Shelf/raw ratios are printed
  * as Markdown, with the median of the per-round ratios too (each round's runs are next to each other
- * in time, so their ratio is less exposed to the machine's drift). Servers: `shelf` (src/rest/app.ts as src/main.ts wires it), `raw` (plain
+ * in time, so their ratio is less exposed to the machine's drift). Servers: `shelf` (src/rest/app.ts as src/main.mjs wires it), `raw` (plain
  * parameterised queries: the issue's yardstick) and `raw-prepared` (the same with named prepared
  * statements, as Shelf's hot reads use them). Only 127.0.0.1 is loaded. Settings (environment):
  *   DATABASE_URL (server to use; default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL,

@@ -17,7 +17,7 @@
  * PostgreSQL is contacted; the benchmark creates and drops its own database.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   const team = String(await seed());
   const env = { DATABASE_URL: DATABASE, LOG_LEVEL: 'silent', NODE_COMPILE_CACHE: CACHE };
   const cold = { ...env, NODE_DISABLE_COMPILE_CACHE: '1' };
-  const cli = (...args: string[]) => ['src/cli/main.ts', ...args];
+  const cli = (...args: string[]) => ['src/cli/main.mjs', ...args];
   const cases: Case[] = [
     { label: 'team create', command: NODE, args: cli('team', 'create', '--name', 'bench'), env, exit: 0 },
     { label: 'webhook list', command: NODE, args: cli('webhook', 'list', '--team', team), env, exit: 0 },
@@ -99,7 +99,9 @@ async function main(): Promise<void> {
   ];
   const baseline = process.env.BENCH_BASELINE;
   if (baseline) {
-    const before = (...args: string[]) => [join(baseline, 'src/cli/main.ts'), ...args];
+    // the entry was src/cli/main.ts before it became JavaScript
+    const entry = existsSync(join(baseline, 'src/cli/main.mjs')) ? 'src/cli/main.mjs' : 'src/cli/main.ts';
+    const before = (...args: string[]) => [join(baseline, entry), ...args];
     cases.push(
       { label: 'before: team create', command: NODE, args: before('team', 'create', '--name', 'bench'), env, exit: 0 },
       { label: 'before: webhook list', command: NODE, args: before('webhook', 'list', '--team', team), env, exit: 0 },

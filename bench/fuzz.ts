@@ -1,5 +1,5 @@
 /**
- * The fuzz test's longer run against the service as it ships: `node src/main.ts` (ROLE=all, the
+ * The fuzz test's longer run against the service as it ships: `node src/main.mjs` (ROLE=all, the
  * flags of `npm run serve`) in a child process on a real port, with its own migrated database,
  * storage directory and QUEUE_PREFIX. Seeds the world, fires the seeded cases, and prints the
  * answers by status, every failure class with a repro, and the server's peak RSS.
@@ -128,7 +128,7 @@ try {
   );
   const world = await seedDatabase(env, inputs, peer.url);
   const log = openSync(logPath, 'a');
-  child = spawn(process.execPath, [...serviceNodeFlags(), 'src/main.ts'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', log, log] });
+  child = spawn(process.execPath, [...serviceNodeFlags(), 'src/main.mjs'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', log, log] });
   await waitForHealth(port, child);
   console.log(`server pid ${child.pid} on 127.0.0.1:${port}, database ${name}, log ${logPath}`);
   let crashed: string | null = null;

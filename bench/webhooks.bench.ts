@@ -84,7 +84,7 @@ function shelfWorker(allowHost: string, extra: Record<string, string> = {}): Chi
       ...(env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_CPU_PROF}`] : []),
       '--max-semi-space-size=16',
       '--max-old-space-size=256',
-      'src/main.ts',
+      'src/main.mjs',
     ],
     {
       stdio: ['ignore', env.BENCH_WORKER_LOG ? openSync(env.BENCH_WORKER_LOG, 'w') : 'ignore', 'inherit'],

@@ -14,7 +14,7 @@ const runs = Number(process.argv[2] ?? 7);
 
 async function startOnce(env: Record<string, string>): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, ROLE: 'worker', LOG_LEVEL: 'info', ...env } });
+  const child = spawn(process.execPath, ['src/main.mjs'], { env: { ...process.env, ROLE: 'worker', LOG_LEVEL: 'info', ...env } });
   return new Promise((resolve, reject) => {
     let output = '';
     child.on('exit', (code) => reject(new Error(`worker exited (${code}) before it was running:\n${output}`)));

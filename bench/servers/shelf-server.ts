@@ -1,5 +1,5 @@
 /**
- * Shelf's real HTTP app in a process of its own, wired as src/main.ts and test/support/env.ts wire it
+ * Shelf's real HTTP app in a process of its own, wired as src/main.mjs and test/support/env.ts wire it
  * (createCore, Queues, createMetrics, buildApp), logging nothing. Started by a benchmark with `fork`:
  * it listens on 127.0.0.1 on a free port, tells the parent the port over IPC, and closes on 'stop'.
  */

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 export function serviceNodeFlags(): string[] {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
   // `exec` replaces npm's shell with Node, so signals sent to npm reach the service
-  const match = /^(?:exec )?node((?: --[\w-]+(?:=\S+)?)*) src\/main\.ts$/.exec(pkg.scripts.serve ?? '');
-  if (!match) throw new Error(`package.json "serve" is not "[exec] node [--flags] src/main.ts": ${pkg.scripts.serve}`);
+  const match = /^(?:exec )?node((?: --[\w-]+(?:=\S+)?)*) src\/main\.mjs$/.exec(pkg.scripts.serve ?? '');
+  if (!match) throw new Error(`package.json "serve" is not "[exec] node [--flags] src/main.mjs": ${pkg.scripts.serve}`);
   return match[1]!.trim().split(' ').filter(Boolean);
 }

@@ -63,7 +63,7 @@ async function task(templateId: string): Promise<string> {
  * many more when CI runs three test files at once, so the tests start their clocks only after this.
  */
 async function workerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['src/main.mjs'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

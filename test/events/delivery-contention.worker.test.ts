@@ -32,7 +32,7 @@ const children: { child: ChildProcess; output: () => string }[] = [];
 
 /** A worker process of its own (ROLE=worker, as docs/operations.md "Scaling out"), on this file's database and queue prefix. */
 function workerProcess(): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['src/main.mjs'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

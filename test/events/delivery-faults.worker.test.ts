@@ -67,7 +67,7 @@ async function deliveriesTo(path: string): Promise<{ statuses: Record<string, nu
 
 /** A worker process of its own (ROLE=worker npm start), on the test's database, Redis and queue prefix. */
 function workerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['src/main.mjs'], {
     cwd: ROOT,
     stdio: 'ignore',
     env: {

@@ -52,11 +52,11 @@ describe('operator CLI start caches', () => {
     const file = await resolutionCacheFile();
     const runTs = async () =>
       Object.values<Record<string, Record<string, [string, string]>>>(JSON.parse(await readFile(file, 'utf8')).entries)
-        .map((byParent) => byParent['./src/cli/main.ts']?.['./run.ts']?.[0])
+        .map((byParent) => byParent['./src/cli/main.mjs']?.['./run.ts']?.[0])
         .filter(Boolean);
     const cache = JSON.parse(await readFile(file, 'utf8'));
     for (const byParent of Object.values<Record<string, Record<string, [string, string]>>>(cache.entries)) {
-      const fromMain = byParent['./src/cli/main.ts']?.['./run.ts'];
+      const fromMain = byParent['./src/cli/main.mjs']?.['./run.ts'];
       if (fromMain) fromMain[0] = './src/cli/gone.ts';
     }
     await writeFile(file, JSON.stringify(cache));

@@ -39,7 +39,7 @@ async function freePort(): Promise<number> {
 }
 
 function startShelf(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['src/main.mjs'], { cwd: ROOT, env: { ...process.env, ...env } });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

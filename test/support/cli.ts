@@ -36,7 +36,7 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
 /** Runs the operator CLI as an operator would, a Node 24 process of its own, against the given environment. */
 export async function spawnCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+    const child = spawn(process.execPath, ['src/cli/main.mjs', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -48,7 +48,7 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
   });
   const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 10 });
   const core = createCore(orm, config);
-  // as src/main.ts does before it listens
+  // as src/main.mjs does before it listens
   await core.platform.attemptLimiter.connect();
   const queues = new Queues(config);
   const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.events.deliveries.lagSeconds(core.operatorCtx()) });

@@ -4,19 +4,13 @@ import { createHash } from 'node:crypto';
 import type { KeyActor, MemberActor, UnitOfWork } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { randomSecret, isResourceId } from '../platform/ids.ts';
-import { preparedSql, queryOne } from '../platform/sql.ts';
 import { checkTimestamp } from '../platform/timestamps.ts';
+import { enableTeamSubscriptions, insertTeam } from './teams.queries.ts';
+import { deactivateKey, insertKey, keyByHash, setKeyRole } from './keys.queries.ts';
+import { insertMember, isMemberOfTeam } from './members.queries.ts';
 import { isRole, roleAtLeast, ROLE_TO_ACT_FOR_MEMBERS, type Role } from './roles.ts';
 
 const KEY_PREFIX = 'shelf_';
-
-/** Runs on every authenticated request: prepared, so PostgreSQL plans it once per connection. */
-const KEY_BY_HASH = preparedSql(
-  'access.keyByHash',
-  `select id, team_id, role, active, (extract(epoch from expires_at) * 1000)::bigint as expires_ms,
-          coalesce(expires_at <= now(), false) as expired
-     from api_keys where key_hash = ?`,
-);
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -33,15 +27,13 @@ export class AccessService {
   /** Creates a team and so its library. */
   async createTeam(ctx: UnitOfWork, input: { name?: string }): Promise<{ teamId: number }> {
     const name = requireName(input.name, 'name');
-    const row = await queryOne<{ id: number }>(ctx, 'insert into teams (name) values (?) returning id', [name]);
-    return { teamId: row!.id };
+    return { teamId: await insertTeam(ctx, name) };
   }
 
   /** Gives a team the capability to subscribe to events (spec 4.7). */
   async enableSubscriptions(ctx: UnitOfWork, input: { teamId: number }): Promise<{ teamId: number; subscriptions: true }> {
     const teamId = requireId(input.teamId, 'team');
-    const row = await queryOne<{ id: number }>(ctx, 'update teams set subscriptions_enabled = true where id = ? returning id', [teamId]);
-    if (!row) throw notFound('Team');
+    if (!(await enableTeamSubscriptions(ctx, teamId))) throw notFound('Team');
     return { teamId, subscriptions: true };
   }
 
@@ -50,8 +42,7 @@ export class AccessService {
     const teamId = requireId(input.teamId, 'team');
     const name = requireName(input.name, 'name');
     await requireTeam(ctx, teamId);
-    const row = await queryOne<{ id: number }>(ctx, 'insert into members (team_id, name) values (?, ?) returning id', [teamId, name]);
-    return { userId: row!.id };
+    return { userId: await insertMember(ctx, teamId, name) };
   }
 
   /** Issues a key; the plain key is returned once and only its SHA-256 is stored. An expiry must be in the future. */
@@ -71,29 +62,23 @@ export class AccessService {
     const key = KEY_PREFIX + randomSecret(32);
     // a key that expires at or before now would be dead on arrival (authenticate compares with the
     // database clock, as this guard does, in the same statement as the insert)
-    const row = await queryOne<{ id: number }>(
-      ctx,
-      'insert into api_keys (team_id, key_hash, role, expires_at) select ?, ?, ?, ?::timestamptz where ?::timestamptz is null or ?::timestamptz > now() returning id',
-      [teamId, hashApiKey(key), role, expiresAt, expiresAt, expiresAt],
-    );
-    if (!row) throw invalid('expiresAt', 'must be in the future');
-    return { keyId: row.id, key, role, expiresAt };
+    const keyId = await insertKey(ctx, { teamId, keyHash: hashApiKey(key), role, expiresAt });
+    if (keyId === null) throw invalid('expiresAt', 'must be in the future');
+    return { keyId, key, role, expiresAt };
   }
 
   /** Changes a key's collaborator role; takes effect on the key's next request. */
   async setKeyRole(ctx: UnitOfWork, input: { keyId: number; role?: string }): Promise<{ keyId: number; role: Role }> {
     const keyId = requireId(input.keyId, 'keyId');
     if (!isRole(input.role)) throw invalid('role', 'must be one of view_only, usable, editable, manage');
-    const row = await queryOne(ctx, 'update api_keys set role = ?, updated_at = now() where id = ? returning id', [input.role, keyId]);
-    if (!row) throw notFound('API key');
+    if (!(await setKeyRole(ctx, keyId, input.role))) throw notFound('API key');
     return { keyId, role: input.role };
   }
 
   /** Deactivates a key; its next request gets 401 key_inactive. */
   async revokeKey(ctx: UnitOfWork, input: { keyId: number }): Promise<{ keyId: number; active: false }> {
     const keyId = requireId(input.keyId, 'keyId');
-    const row = await queryOne(ctx, 'update api_keys set active = false, updated_at = now() where id = ? returning id', [keyId]);
-    if (!row) throw notFound('API key');
+    if (!(await deactivateKey(ctx, keyId))) throw notFound('API key');
     return { keyId, active: false };
   }
 
@@ -104,13 +89,11 @@ export class AccessService {
   async authenticate(ctx: UnitOfWork, authorization: string | undefined): Promise<KeyActor> {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
     if (!match) throw new DomainError('invalid_credentials', 'Send Authorization: Bearer <API key>');
-    const row = await queryOne<{ id: number; team_id: number; role: string; active: boolean; expires_ms: string | null; expired: boolean }>(ctx, KEY_BY_HASH, [
-      hashApiKey(match[1]!),
-    ]);
+    const row = await keyByHash(ctx, hashApiKey(match[1]!));
     if (!row) throw new DomainError('invalid_credentials', 'The API key is not valid');
     if (!row.active || row.expired) throw new DomainError('key_inactive', 'The API key is inactive or expired');
     if (!isRole(row.role)) throw new DomainError('forbidden', 'The API key has no valid role');
-    return { kind: 'key', keyId: row.id, teamId: row.team_id, role: row.role, expiresAt: row.expires_ms === null ? null : Number(row.expires_ms) };
+    return { kind: 'key', keyId: row.id, teamId: row.teamId, role: row.role, expiresAt: row.expiresMs === null ? null : Number(row.expiresMs) };
   }
 
   /**
@@ -124,8 +107,7 @@ export class AccessService {
     }
     const id = typeof userId === 'string' && /^\d{1,10}$/.test(userId) ? Number(userId) : userId;
     if (!isResourceId(id)) throw invalid('X-Shelf-Member', 'must be a member id (a positive integer)');
-    const member = await queryOne(ctx, 'select id from members where id = ? and team_id = ?', [id, key.teamId]);
-    if (!member) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
+    if (!(await isMemberOfTeam(ctx, key.teamId, id))) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
     return { kind: 'member', userId: id, teamId: key.teamId, viaKey: key };
   }
 

@@ -1,7 +1,66 @@
 import type { UnitOfWork } from '../platform/ctx.ts';
-import { queryRows } from '../platform/sql.ts';
+import { bool, int, nullableBigintText, text } from '../platform/row-checks.ts';
+import { preparedSql, queryOne, queryRows } from '../platform/sql.ts';
 
 /* Statements on API keys (api_keys). */
+
+/** Runs on every authenticated request: prepared, so PostgreSQL plans it once per connection. */
+const KEY_BY_HASH = preparedSql(
+  'access.keyByHash',
+  `select id, team_id, role, active, (extract(epoch from expires_at) * 1000)::bigint as expires_ms,
+          coalesce(expires_at <= now(), false) as expired
+     from api_keys where key_hash = ?`,
+);
+
+/** A key as authentication reads it: `role` as stored (the caller checks it), `expiresMs` its expiry in epoch ms (bigint digits) or null, `expired` by the database clock. */
+export interface KeyByHash {
+  id: number;
+  teamId: number;
+  role: string;
+  active: boolean;
+  expiresMs: string | null;
+  expired: boolean;
+}
+
+/** The key whose SHA-256 is `keyHash` (KEY_BY_HASH); null when there is none. */
+export async function keyByHash(op: UnitOfWork, keyHash: string): Promise<KeyByHash | null> {
+  const row = await queryOne<Record<string, unknown>>(op, KEY_BY_HASH, [keyHash]);
+  if (!row) return null;
+  return {
+    id: int(row.id, 'id'),
+    teamId: int(row.team_id, 'team_id'),
+    role: text(row.role, 'role'),
+    active: bool(row.active, 'active'),
+    expiresMs: nullableBigintText(row.expires_ms, 'expires_ms'),
+    expired: bool(row.expired, 'expired'),
+  };
+}
+
+/**
+ * Stores a key by its hash, unless its expiry (an ISO timestamp, null: none) is at or before now
+ * by the database clock (the same one authentication compares with), in the same statement. The
+ * new key's id, or null when the expiry is not in the future.
+ */
+export async function insertKey(op: UnitOfWork, key: { teamId: number; keyHash: string; role: string; expiresAt: string | null }): Promise<number | null> {
+  const row = await queryOne<Record<string, unknown>>(
+    op,
+    'insert into api_keys (team_id, key_hash, role, expires_at) select ?, ?, ?, ?::timestamptz where ?::timestamptz is null or ?::timestamptz > now() returning id',
+    [key.teamId, key.keyHash, key.role, key.expiresAt, key.expiresAt, key.expiresAt],
+  );
+  return row ? int(row.id, 'id') : null;
+}
+
+/** Sets a key's role; false when there is no such key. */
+export async function setKeyRole(op: UnitOfWork, keyId: number, role: string): Promise<boolean> {
+  const row = await queryOne(op, 'update api_keys set role = ?, updated_at = now() where id = ? returning id', [role, keyId]);
+  return row !== null;
+}
+
+/** Deactivates a key; false when there is no such key. */
+export async function deactivateKey(op: UnitOfWork, keyId: number): Promise<boolean> {
+  const row = await queryOne(op, 'update api_keys set active = false, updated_at = now() where id = ? returning id', [keyId]);
+  return row !== null;
+}
 
 /**
  * Locks a key's row against changes of its key columns to the end of the transaction, so changes

@@ -1,7 +1,7 @@
 import type { Ctx, MemberActor, SystemActor, TeamScope, UnitOfWork } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
 import { isResourceId } from '../platform/ids.ts';
-import { queryOne } from '../platform/sql.ts';
+import { isMemberOfTeam, teamOfMember } from './members.queries.ts';
 import { requireTeam } from './require-team.ts';
 
 // Every context an operator (the CLI) acts in is built here, from a unit of work and the team or
@@ -37,16 +37,15 @@ export async function operatorAsTeam(op: UnitOfWork, teamId: unknown, job: strin
 /** An operator acts as a member (`--user`): the member's own team scopes what follows; 404 when there is no such member. */
 export async function operatorAsMember(op: UnitOfWork, userId: unknown): Promise<MemberActor> {
   const id = requireId(userId, 'user');
-  const member = await queryOne<{ team_id: number }>(op, 'select team_id from members where id = ?', [id]);
-  if (!member) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
-  return { kind: 'member', userId: id, teamId: member.team_id, viaKey: null };
+  const teamId = await teamOfMember(op, id);
+  if (teamId === null) throw new DomainError('not_found', 'Member not found', undefined, { subject: 'member' });
+  return { kind: 'member', userId: id, teamId, viaKey: null };
 }
 
 /** The `--user` an operator names with a team must be a member of that team (422 naming `user` otherwise); null when none is named. */
 export async function requireTeamMember(op: UnitOfWork, teamId: number, userId: number | undefined): Promise<number | null> {
   if (userId === undefined) return null;
-  const member = await queryOne(op, 'select id from members where id = ? and team_id = ?', [userId, teamId]);
-  if (!member) throw invalid('user', 'must be a member of the team');
+  if (!(await isMemberOfTeam(op, teamId, userId))) throw invalid('user', 'must be a member of the team');
   return userId;
 }
 

@@ -1,8 +1,8 @@
 import { notFound } from '../platform/errors.ts';
 import type { UnitOfWork } from '../platform/ctx.ts';
-import { queryOne } from '../platform/sql.ts';
+import { teamExists } from './teams.queries.ts';
 
 /** Operator operations name a team by id: 404 not_found (subject Team) when there is no such team. */
 export async function requireTeam(op: UnitOfWork, teamId: number): Promise<void> {
-  if (!(await queryOne(op, 'select id from teams where id = ?', [teamId]))) throw notFound('Team');
+  if (!(await teamExists(op, teamId))) throw notFound('Team');
 }

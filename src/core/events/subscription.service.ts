@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newSigningSecret } from './signing-secret.ts';
 import { requireKey, type Ctx } from '../platform/ctx.ts';
 import { DomainError, invalid } from '../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
@@ -34,11 +34,6 @@ const checkApprovalChange = compileInput(ApprovalSubscriptionChange);
 /** The changes that take an Idempotency-Key (changeOnce), by the name that scopes the key. */
 const SUBSCRIPTION_CHANGES = { folder: 'changeFolderSubscription', material: 'changeMaterialSubscription', approval: 'changeApprovalSubscription' } as const;
 type SubscriptionChangeResult<K extends keyof typeof SUBSCRIPTION_CHANGES> = Awaited<ReturnType<SubscriptionService[(typeof SUBSCRIPTION_CHANGES)[K]]>>;
-
-/** A new endpoint's signing secret, in the Standard Webhooks form `whsec_<base64>`. */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
 
 function operationOf(value: string | undefined): SubscriptionOperation {
   const operation = value ?? 'ADD';

@@ -6,7 +6,7 @@ import { checkTimestamp } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { randomUUID } from 'node:crypto';
 import { actorObject } from './outbox.ts';
-import { newSigningSecret } from './subscription.service.ts';
+import { newSigningSecret } from './signing-secret.ts';
 import { isUuid } from '../platform/ids.ts';
 import { appendToLine, countDeliveries, endpointIdOfDelivery, listAttempts, listDeliveries, purgeFinishedDeliveries } from './deliveries.queries.ts';
 import { eventsSentTo, insertEvent, purgeOldEventsWithoutDeliveries } from './outbox.queries.ts';

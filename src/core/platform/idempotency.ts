@@ -2,7 +2,19 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
 import { requireKey, type Ctx, type UnitOfWork } from './ctx.ts';
 import { DomainError, invalid } from './errors.ts';
-import { queryOne, queryRows } from './sql.ts';
+import {
+  claimRecord,
+  claimRecordPending,
+  deleteExpiredRecord,
+  deleteExpiredRecords,
+  type IdempotencyScope,
+  lockPendingClaim,
+  readRecord,
+  recordHeldOutcome,
+  recordOutcome,
+  releasePendingClaim,
+  type StoredRecord,
+} from './idempotency.queries.ts';
 import { inTransaction } from './tx.ts';
 
 /** What a create returns, and what a replay returns again; no HTTP status (each adapter answers a create its own way). */
@@ -24,8 +36,6 @@ export interface IdempotencyRequest {
   input: unknown;
 }
 
-const REPLAY_WINDOW = "interval '24 hours'";
-
 /** Spec 4.1 and 8: up to 255 characters, not blank, no control characters. */
 export function validateIdempotencyKey(key: string | undefined): void {
   if (key === undefined) return;
@@ -41,44 +51,16 @@ export function requestHash(input: unknown): string {
     .digest('hex');
 }
 
-type Scope = [teamId: number, apiKeyId: number, operation: string, key: string];
-
-function scopeOf(ctx: Ctx, request: IdempotencyRequest & { key: string }): Scope {
+function scopeOf(ctx: Ctx, request: IdempotencyRequest & { key: string }): IdempotencyScope {
   return [ctx.teamId, requireKey(ctx.actor).keyId, request.operation, request.key];
-}
-
-/** Forgets the scope's record when it is past the replay window, or a held claim past its lease. */
-async function forgetExpired(tx: Ctx, scope: Scope): Promise<void> {
-  await queryRows(
-    tx,
-    `delete from idempotency_records where team_id = ? and api_key_id = ? and operation = ? and idempotency_key = ?
-       and (created_at < now() - ${REPLAY_WINDOW} or pending_until < now())`,
-    scope,
-  );
-}
-
-interface StoredRecord<T> {
-  request_hash: string;
-  response_body: T;
-  etag: string | null;
-  pending: boolean;
-}
-
-async function readRecord<T>(ctx: Ctx, scope: Scope): Promise<StoredRecord<T> | null> {
-  return queryOne<StoredRecord<T>>(
-    ctx,
-    `select request_hash, response_body, etag, pending_until is not null as pending from idempotency_records
-      where team_id = ? and api_key_id = ? and operation = ? and idempotency_key = ?`,
-    scope,
-  );
 }
 
 /** The replay of a committed record; other input under the same key is refused even while the first is still running. */
 function replayOf<T>(stored: StoredRecord<T>, hash: string): IdempotentOutcome<T> | null {
-  if (stored.request_hash !== hash) {
+  if (stored.requestHash !== hash) {
     throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with different input in the last 24 hours');
   }
-  return stored.pending ? null : { body: stored.response_body, etag: stored.etag, replayed: true };
+  return stored.pending ? null : { body: stored.body, etag: stored.etag, replayed: true };
 }
 
 /**
@@ -95,22 +77,11 @@ export async function withIdempotency<T>(ctx: Ctx, request: IdempotencyRequest, 
   const hash = requestHash(request.input);
   const scope = scopeOf(ctx, { ...request, key: request.key });
   return inTransaction(ctx, async (tx) => {
-    await forgetExpired(tx, scope);
-    const claimed = await queryOne<{ id: string }>(
-      tx,
-      `insert into idempotency_records (team_id, api_key_id, operation, idempotency_key, request_hash, response_body)
-       values (?, ?, ?, ?, ?, 'null'::jsonb)
-       on conflict (team_id, api_key_id, operation, idempotency_key) do nothing
-       returning id`,
-      [...scope, hash],
-    );
-    if (claimed) {
+    await deleteExpiredRecord(tx, scope);
+    const claimed = await claimRecord(tx, scope, hash);
+    if (claimed !== null) {
       const outcome = await create(tx);
-      await queryRows(tx, 'update idempotency_records set response_body = ?::jsonb, etag = ? where id = ?', [
-        JSON.stringify(outcome.body),
-        outcome.etag,
-        claimed.id,
-      ]);
+      await recordOutcome(tx, claimed, outcome);
       return { ...outcome, replayed: false };
     }
     const stored = await readRecord<T>(tx, scope);
@@ -164,17 +135,10 @@ export async function withHeldIdempotency<T>(
   const scope = scopeOf(ctx, { ...request, key: request.key });
   for (let round = 0; ; round++) {
     const claimed = await inTransaction(ctx, async (tx) => {
-      await forgetExpired(tx, scope);
-      return queryOne<{ id: string }>(
-        tx,
-        `insert into idempotency_records (team_id, api_key_id, operation, idempotency_key, request_hash, response_body, pending_until)
-         values (?, ?, ?, ?, ?, 'null'::jsonb, now() + ? * interval '1 millisecond')
-         on conflict (team_id, api_key_id, operation, idempotency_key) do nothing
-         returning id`,
-        [...scope, hash, request.holdMs],
-      );
+      await deleteExpiredRecord(tx, scope);
+      return claimRecordPending(tx, scope, hash, request.holdMs);
     });
-    if (claimed) return runHeld(ctx, claimed.id, create);
+    if (claimed !== null) return runHeld(ctx, claimed, create);
     const stored = await readRecord<T>(ctx, scope);
     // no record: the claimant failed and released the key, so claim it now
     if (!stored) continue;
@@ -190,15 +154,10 @@ async function runHeld<T>(ctx: Ctx, claimId: string, create: (commit: CommitCrea
     if (committed) throw new Error('a held create commits once');
     const outcome = await inTransaction(ctx, async (tx) => {
       // the lock keeps a takeover from deleting the claim until this commits (then it is no longer pending)
-      const held = await queryOne<{ id: string }>(tx, 'select id from idempotency_records where id = ? and pending_until is not null for update', [claimId]);
-      if (!held)
+      if (!(await lockPendingClaim(tx, claimId)))
         throw new DomainError('write_conflict', 'The Idempotency-Key claim lapsed before the create committed; nothing was created; retry with the same key');
       const created = await work(tx);
-      await queryRows(tx, 'update idempotency_records set response_body = ?::jsonb, etag = ?, pending_until = null where id = ?', [
-        JSON.stringify(created.body),
-        created.etag,
-        claimId,
-      ]);
+      await recordHeldOutcome(tx, claimId, created);
       return created;
     });
     committed = true;
@@ -210,13 +169,12 @@ async function runHeld<T>(ctx: Ctx, claimId: string, create: (commit: CommitCrea
     return { ...outcome, replayed: false };
   } catch (e) {
     // only a claim that is still pending is this request's to release; a committed record stays
-    if (!committed) await queryRows(ctx, 'delete from idempotency_records where id = ? and pending_until is not null', [claimId]).catch(() => undefined);
+    if (!committed) await releasePendingClaim(ctx, claimId).catch(() => undefined);
     throw e;
   }
 }
 
 /** Deletes records past the replay window; run periodically by the maintenance worker. */
 export async function purgeExpiredIdempotencyRecords(ctx: UnitOfWork): Promise<number> {
-  const rows = await queryRows<{ id: string }>(ctx, `delete from idempotency_records where created_at < now() - ${REPLAY_WINDOW} returning id`);
-  return rows.length;
+  return deleteExpiredRecords(ctx);
 }

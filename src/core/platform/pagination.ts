@@ -1,14 +1,7 @@
-import { Type } from 'typebox';
 import { invalid } from './errors.ts';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
-
-/** Ordinary paging (spec 2.1, 4.1): page >= 1, pageSize positive, values above 100 capped. */
-export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: DEFAULT_PAGE_SIZE })),
-});
 
 export interface PageRequest {
   page: number;

@@ -1,6 +1,4 @@
 import { p } from '@mikro-orm/core';
-import { Type, type TString } from 'typebox';
-import { Format } from 'typebox/format';
 import { invalid } from './errors.ts';
 
 /**
@@ -48,19 +46,10 @@ export function isStorableTimestamp(value: unknown): boolean {
   return ms >= EARLIEST_MS && ms <= LATEST_MS;
 }
 
-// Every TypeBox check of `format: 'date-time'` (compileInput) runs the rule above; the Fastify
-// Ajv instance registers the same function (src/rest/app.ts), so both validators agree.
-Format.Set('date-time', isStorableTimestamp);
-
 /** Refuses a timestamp input that isStorableTimestamp does not accept, as `422 validation_failed` naming `field`. */
 export function checkTimestamp(field: string, value: string): string {
   if (!isStorableTimestamp(value)) throw invalid(field, TIMESTAMP_RULE);
   return value;
-}
-
-/** A timestamp input field: `format: date-time` (checked by isStorableTimestamp) and the RFC 3339 pattern, for the OpenAPI document. */
-export function timestampInput(description: string): TString {
-  return Type.String({ format: 'date-time', pattern: RFC3339_PATTERN, description });
 }
 
 /**

@@ -3,6 +3,7 @@ import { Compile } from 'typebox/compile';
 import { type FieldIssue, invalidFields } from './errors.ts';
 import { refuseUnsafeInput } from './json-input.ts';
 // registers the date-time format before any schema below is compiled
+import './timestamp-schema.ts';
 import { RFC3339_PATTERN, TIMESTAMP_RULE } from './timestamps.ts';
 
 /** The shape shared by Ajv (Fastify) and TypeBox errors. */

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { BrandCreate, BrandPatch, BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
 import type { Core } from '../../core/core.ts';
-import { PageQuery } from '../../core/platform/pagination.ts';
+import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
 import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';

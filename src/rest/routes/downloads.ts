@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { DownloadRecordView, DownloadRequest, DOWNLOAD_LIMITS } from '../../core/catalogue/products/product-downloads.ts';
 import type { Core } from '../../core/core.ts';
-import { PageQuery } from '../../core/platform/pagination.ts';
+import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
 import { replyWithZip } from '../download-reply.ts';
 import { listSchema, okPage } from '../envelope.ts';

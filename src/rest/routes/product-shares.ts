@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ProductShareCreate, ProductShareView } from '../../core/catalogue/products/product-shares.ts';
 import type { Core } from '../../core/core.ts';
 import { MAX_RESOURCE_ID } from '../../core/platform/ids.ts';
-import { PageQuery } from '../../core/platform/pagination.ts';
+import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
 import { replyCreated } from '../replies.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';

@@ -19,7 +19,7 @@ import { header } from '../auth.ts';
 import { replyWithEtag } from '../replies.ts';
 import { replyCreated } from '../replies.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
-import { PageQuery } from '../../core/platform/pagination.ts';
+import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 

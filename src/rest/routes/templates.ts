@@ -11,7 +11,7 @@ import {
   TemplateView,
 } from '../../core/catalogue/templates/template.schemas.ts';
 import type { Core } from '../../core/core.ts';
-import { PageQuery } from '../../core/platform/pagination.ts';
+import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
 import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';

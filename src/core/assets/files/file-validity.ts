@@ -4,7 +4,8 @@ import { libraryEvents } from '../../events/library-events.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
-import { isoSql, timestampInput } from '../../platform/timestamps.ts';
+import { timestampInput } from '../../platform/timestamp-schema.ts';
+import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 

@@ -3,15 +3,25 @@ import { actorLabel, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { escapeLike, queryOne, queryRows } from '../../platform/sql.ts';
+import { escapeLike } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { parseFolderPath } from '../folders/folders.ts';
 import { requireTeam } from '../../access/require-team.ts';
 import type { LinkSigner } from '../delivery/links.ts';
-import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, toAssetItem, type AssetRow } from '../search/asset-items.ts';
-import { SearchShareRequest, type FolderDTO, type ShareSearchResult } from '../search/search.schemas.ts';
+import { toAssetItem } from '../search/asset-items.ts';
+import { SearchShareRequest, type ShareSearchResult } from '../search/search.schemas.ts';
 import { Issues, pageOf, SEARCH_DEFAULTS } from '../search/search-filter.ts';
 import { hashSharePassword, hashShareToken, newShareToken, verifySharePassword } from './share-secrets.ts';
+import {
+  countFolderFiles,
+  folderFilesPage,
+  insertShare,
+  isLiveFolderUnder,
+  liveChildFolders,
+  liveFolderIdAtPath,
+  type OpenedShare,
+  shareByTokenHash,
+} from './shares.queries.ts';
 
 /** Input of `share create` (CONTRACT.md); keys are the CLI flag names so details name the flag. */
 export const CreateShareInput = Type.Object(
@@ -27,15 +37,11 @@ export type CreateShareInput = Static<typeof CreateShareInput>;
 const checkCreate = compileInput(CreateShareInput);
 const checkSearch = compileInput(SearchShareRequest);
 
-interface ShareRow {
-  rootId: number;
-  passwordHash: string | null;
-}
-
 /**
  * Shares of a folder (spec 4.6 search-share, CONTRACT.md `share create`). A token reaches its
- * folder and that folder's descendants only: every query below is bounded by the share's team and
- * by `path_ids @> {root}`, so neither another folder of the team nor another team is reachable.
+ * folder and that folder's descendants only: every statement it runs (shares.queries.ts) is
+ * bounded by the share's team and by `path_ids @> {root}`, so neither another folder of the team
+ * nor another team is reachable.
  */
 export class FolderShareService {
   private readonly deps: { signer: LinkSigner; limiter: AttemptLimiter };
@@ -51,19 +57,11 @@ export class FolderShareService {
     if (segments.length === 0) throw invalid('folder', 'must name a folder, not the library root');
     if (body.password !== undefined && body.password.trim().length === 0) throw invalid('password', 'must not be blank');
     await requireTeam(op, body.team);
-    const folder = await queryOne<{ id: number }>(op, 'select id from library_folders where team_id = ? and path = ? and deleted_at is null', [
-      body.team,
-      `/${segments.join('/')}`,
-    ]);
-    if (!folder) throw invalid('folder', 'no such folder in the team library');
+    const folderId = await liveFolderIdAtPath(op, body.team, `/${segments.join('/')}`);
+    if (folderId === null) throw invalid('folder', 'no such folder in the team library');
     const linkToken = newShareToken();
     const passwordHash = body.password === undefined ? null : await hashSharePassword(body.password);
-    await queryRows(op, 'insert into library_shares (team_id, folder_id, token_hash, password_hash) values (?, ?, ?, ?)', [
-      body.team,
-      folder.id,
-      hashShareToken(linkToken),
-      passwordHash,
-    ]);
+    await insertShare(op, { teamId: body.team, folderId, tokenHash: hashShareToken(linkToken), passwordHash });
     return { linkToken };
   }
 
@@ -80,23 +78,13 @@ export class FolderShareService {
     const folderId = await this.targetFolder(ctx, share.rootId, body.folderId ?? undefined, body.isRoot ?? false);
     const keyword = body.keyword?.trim().toLowerCase() || null;
     const nameLike = keyword === null ? null : `%${escapeLike(keyword)}%`;
-    const where = `f.team_id = ? and f.deleted_at is null and f.folder_id = ?${nameLike ? ' and lower(f.name) like ?' : ''}`;
-    const params = [ctx.teamId, folderId, ...(nameLike ? [nameLike] : [])];
-    const [rows, counted, folders] = await Promise.all([
-      page.limit === 0
-        ? Promise.resolve([])
-        : queryRows<AssetRow>(
-            ctx,
-            `select ${ASSET_ROW_COLUMNS}, ${ASSET_TAGS_COLUMN}
-               from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
-              where ${where} order by lower(f.name), f.id limit ? offset ?`,
-            [...params, page.limit, page.offset],
-          ),
-      queryOne<{ n: number }>(ctx, `select count(*)::float8 as n from library_files f where ${where}`, params),
-      body.needChildren ? this.childFolders(ctx, folderId, nameLike) : Promise.resolve([]),
+    const [rows, totalCount, folders] = await Promise.all([
+      page.limit === 0 ? Promise.resolve([]) : folderFilesPage(ctx, folderId, nameLike, page.limit, page.offset),
+      countFolderFiles(ctx, folderId, nameLike),
+      body.needChildren ? liveChildFolders(ctx, folderId, nameLike) : Promise.resolve([]),
     ]);
     const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: null, nowMs };
-    return { assets: rows.map((row) => toAssetItem(row, this.deps.signer, links)), totalCount: counted!.n, folders, folderCount: folders.length };
+    return { assets: rows.map((row) => toAssetItem(row, this.deps.signer, links)), totalCount, folders, folderCount: folders.length };
   }
 
   /**
@@ -104,14 +92,8 @@ export class FolderShareService {
    * share_not_found (the same answer for every case, so a token's existence elsewhere never shows).
    * A protected share needs its password: 403 share_password_required / share_password_invalid.
    */
-  private async openShare(ctx: Ctx, token: string, password: string | undefined): Promise<ShareRow> {
-    const share = await queryOne<ShareRow & { id: number }>(
-      ctx,
-      `select s.id, s.folder_id as "rootId", s.password_hash as "passwordHash"
-         from library_shares s join library_folders d on d.id = s.folder_id and d.team_id = s.team_id and d.deleted_at is null
-        where s.token_hash = ? and s.team_id = ?`,
-      [hashShareToken(token), ctx.teamId],
-    );
+  private async openShare(ctx: Ctx, token: string, password: string | undefined): Promise<OpenedShare> {
+    const share = await shareByTokenHash(ctx, hashShareToken(token));
     if (!share) throw new DomainError('share_not_found', 'No share has this token');
     if (share.passwordHash !== null) {
       if (password === undefined || password.length === 0) throw new DomainError('share_password_required', 'This share is protected by a password');
@@ -130,22 +112,7 @@ export class FolderShareService {
   private async targetFolder(ctx: Ctx, rootId: number, folderId: number | undefined, isRoot: boolean): Promise<number> {
     if (folderId === undefined || folderId === rootId) return rootId;
     if (isRoot) throw invalid('folderId', 'must be the share root (or be omitted) when isRoot is true');
-    const folder = await queryOne<{ id: number }>(
-      ctx,
-      'select id from library_folders where id = ? and team_id = ? and deleted_at is null and path_ids @> array[?]::int[]',
-      [folderId, ctx.teamId, rootId],
-    );
-    if (!folder) throw notFound('Folder');
-    return folder.id;
-  }
-
-  private async childFolders(ctx: Ctx, folderId: number, nameLike: string | null): Promise<FolderDTO[]> {
-    return queryRows<FolderDTO>(
-      ctx,
-      `select c.id, c.name from library_folders c
-        where c.team_id = ? and c.parent_id = ? and c.deleted_at is null${nameLike ? ' and lower(c.name) like ?' : ''}
-        order by lower(c.name), c.id`,
-      [ctx.teamId, folderId, ...(nameLike ? [nameLike] : [])],
-    );
+    if (!(await isLiveFolderUnder(ctx, folderId, rootId))) throw notFound('Folder');
+    return folderId;
   }
 }

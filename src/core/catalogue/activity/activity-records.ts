@@ -3,10 +3,10 @@ import { requirePermission } from '../../access/roles.ts';
 import { actorLabel, keyOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { queryOne, queryRows } from '../../platform/sql.ts';
-import { isoSql, timestampInput } from '../../platform/timestamps.ts';
+import { timestampInput } from '../../platform/timestamp-schema.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
+import { countActivityRecords, deleteActivityBefore, deleteExpiredActivity, insertActivityRecord, listActivityRecords } from './activity-records.queries.ts';
 
 export const RESOURCE_TYPES = ['brand', 'category', 'template', 'product', 'share', 'download', 'activity_records'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
@@ -54,11 +54,15 @@ const checkPurge = compileInput(ActivityPurge);
 /** Writes an activity record in the caller's transaction (a write and its record commit together). */
 export async function recordActivity(tx: Ctx, resourceType: ResourceType, resourceId: string | number, action: ActivityAction): Promise<void> {
   const key = keyOf(tx.actor);
-  await queryRows(
-    tx,
-    `insert into activity_records (team_id, resource_type, resource_id, action, actor, actor_key_id, actor_role, request_id) values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [tx.teamId, resourceType, String(resourceId), action, actorLabel(tx.actor), key?.keyId ?? null, key?.role ?? null, tx.requestId ?? null],
-  );
+  await insertActivityRecord(tx, {
+    resourceType,
+    resourceId: String(resourceId),
+    action,
+    actor: actorLabel(tx.actor),
+    keyId: key?.keyId ?? null,
+    role: key?.role ?? null,
+    requestId: tx.requestId ?? null,
+  });
 }
 
 /** Activity records (`GET /v1/activity-records`, manage only): the team's catalogue writes, newest first, filtered. */
@@ -69,32 +73,18 @@ export async function activityPage(ctx: Ctx, input: unknown): Promise<Page<Activ
     throw invalid('resourceType', `must be one of ${RESOURCE_TYPES.join(', ')}`);
   }
   const page = normalizePage(query);
-  const where = `team_id = ? and (?::text is null or resource_type = ?) and (?::text is null or resource_id = ?) and (?::int is null or actor_key_id = ?)
-    and (?::timestamptz is null or created_at >= ?::timestamptz) and (?::timestamptz is null or created_at < ?::timestamptz)`;
-  const params = [
-    ctx.teamId,
-    query.resourceType ?? null,
-    query.resourceType ?? null,
-    query.resourceId ?? null,
-    query.resourceId ?? null,
-    query.actorKeyId ?? null,
-    query.actorKeyId ?? null,
-    query.from ?? null,
-    query.from ?? null,
-    query.to ?? null,
-    query.to ?? null,
-  ];
+  const filter = {
+    resourceType: query.resourceType ?? null,
+    resourceId: query.resourceId ?? null,
+    actorKeyId: query.actorKeyId ?? null,
+    from: query.from ?? null,
+    to: query.to ?? null,
+  };
   const [count, items] = await Promise.all([
-    queryOne<{ n: number }>(ctx, `select count(*)::int as n from activity_records where ${where}`, params),
-    queryRows<ActivityItem>(
-      ctx,
-      `select id::text, resource_type as "resourceType", resource_id as "resourceId", action, ${isoSql('created_at')} as at, actor,
-              actor_key_id as "keyId", actor_role as role, request_id as "requestId"
-         from activity_records where ${where} order by id desc limit ? offset ?`,
-      [...params, page.pageSize, (page.page - 1) * page.pageSize],
-    ),
+    countActivityRecords(ctx, filter),
+    listActivityRecords(ctx, filter, page.pageSize, (page.page - 1) * page.pageSize),
   ]);
-  return { items, pagination: paginationOf(page, count!.n) };
+  return { items, pagination: paginationOf(page, count) };
 }
 
 /** Manage-only purge of records older than a date; the purge itself is recorded. */
@@ -102,18 +92,13 @@ export async function purgeActivity(ctx: Ctx, input: unknown): Promise<{ purged:
   requirePermission(ctx, 'activity:manage');
   const { before } = checkPurge(input);
   return inTransaction(ctx, async (tx) => {
-    const rows = await queryRows(tx, 'delete from activity_records where team_id = ? and created_at < ?::timestamptz returning id', [tx.teamId, before]);
+    const purged = await deleteActivityBefore(tx, before);
     await recordActivity(tx, 'activity_records', before, 'purged');
-    return { purged: rows.length };
+    return { purged };
   });
 }
 
 /** The retention job (maintenance worker): every team's records older than `days` days, in batches. */
 export async function purgeExpiredActivity(op: UnitOfWork, days: number, batch = 10_000): Promise<number> {
-  const rows = await queryRows(
-    op,
-    `delete from activity_records where id in (select id from activity_records where created_at < now() - ? * interval '1 day' limit ?) returning id`,
-    [days, batch],
-  );
-  return rows.length;
+  return deleteExpiredActivity(op, days, batch);
 }

@@ -4,8 +4,8 @@ import sharp from 'sharp';
 import type { UnitOfWork, TeamScope } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
-import { queryOne } from '../../platform/sql.ts';
 import type { Storage } from '../../assets/storage/storage.ts';
+import { insertCategoryIcon, isCategoryIconOfTeam } from './category-icons.queries.ts';
 
 /** Icons are small: at most 1 MiB and 4096 pixels a side (docs/categories.md). */
 export const MAX_ICON_BYTES = 1_048_576;
@@ -70,13 +70,15 @@ export class CategoryIconService {
     const storageKey = `category-icons/${input.teamId}/${randomUUID()}.${image.extension}`;
     await this.storage.put(storageKey, input.bytes);
     try {
-      const row = await queryOne<{ id: number }>(
-        ctx,
-        `insert into category_icons (team_id, storage_key, mime_type, byte_size, width, height)
-         values (?, ?, ?, ?, ?, ?) returning id`,
-        [input.teamId, storageKey, image.mimeType, input.bytes.length, image.width, image.height],
-      );
-      return { id: row!.id };
+      const id = await insertCategoryIcon(ctx, {
+        teamId: input.teamId,
+        storageKey,
+        mimeType: image.mimeType,
+        byteSize: input.bytes.length,
+        width: image.width,
+        height: image.height,
+      });
+      return { id };
     } catch (e) {
       // no row points at the file, so nothing would ever read or clean it up
       await this.storage.remove(storageKey);
@@ -86,7 +88,6 @@ export class CategoryIconService {
 
   /** Whether `id` is a category icon of the caller's team (spec 4.3 iconAssetId rule). */
   async isIconOfTeam(tx: TeamScope, id: number): Promise<boolean> {
-    const row = await queryOne(tx, 'select 1 from category_icons where id = ? and team_id = ?', [id, tx.teamId]);
-    return row !== null;
+    return isCategoryIconOfTeam(tx, id);
   }
 }

@@ -1,17 +1,16 @@
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid } from '../../platform/errors.ts';
-import { queryOne } from '../../platform/sql.ts';
 import {
-  categoryColumns,
+  type CategoryChanges,
   liveNode,
   liveSiblingCount,
   liveSubtree,
-  parentPathOf,
   renumberSiblings,
   rewriteDescendantPaths,
   siblingNameTaken,
-  type CategoryNode,
-} from './category-tree.ts';
+  updateCategory,
+} from './categories.queries.ts';
+import { parentPathOf, type CategoryNode } from './category-tree.ts';
 import { CATEGORY_MAX_DEPTH, type CategoryPatch, type CategoryView } from './category.schemas.ts';
 
 /** Where the node goes: its parent, path, depth and (when it changes) its sibling position. */
@@ -83,22 +82,12 @@ export async function applyCategoryPatch(tx: Ctx, current: CategoryNode, patch: 
     const descendants = subtree.ids.filter((id) => id !== current.id);
     await rewriteDescendantPaths(tx, descendants, current.pathKey, placement.pathKey, placement.depth - current.depth);
   }
-  const sets: string[] = ['parent_id = ?', 'path_key = ?', 'depth = ?'];
-  const params: unknown[] = [placement.parentId, placement.pathKey, placement.depth];
-  const set = (column: string, value: unknown) => {
-    sets.push(`${column} = ?`);
-    params.push(value);
-  };
-  if (placement.position !== null) set('sort_order', placement.position);
-  if (patch.name !== undefined) set('name', patch.name);
-  if (patch.description !== undefined) set('description', patch.description);
-  if (patch.iconEmoji !== undefined) set('icon_emoji', patch.iconEmoji);
-  if (patch.iconAssetId !== undefined) set('icon_asset_id', patch.iconAssetId);
-  if (patch.isEnabled !== undefined) set('is_enabled', patch.isEnabled);
-  const updated = await queryOne<CategoryView>(
-    tx,
-    `update categories set ${sets.join(', ')}, updated_at = now() where id = ? and team_id = ? returning ${categoryColumns()}`,
-    [...params, current.id, tx.teamId],
-  );
-  return updated!;
+  const changes: CategoryChanges = {};
+  if (placement.position !== null) changes.sortOrder = placement.position;
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.description !== undefined) changes.description = patch.description;
+  if (patch.iconEmoji !== undefined) changes.iconEmoji = patch.iconEmoji;
+  if (patch.iconAssetId !== undefined) changes.iconAssetId = patch.iconAssetId;
+  if (patch.isEnabled !== undefined) changes.isEnabled = patch.isEnabled;
+  return updateCategory(tx, current.id, placement, changes);
 }

@@ -1,7 +1,7 @@
 import { optionalFields } from '../../platform/schema-shapes.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { PageQuery } from '../../platform/pagination.ts';
+import { PageQuery } from '../../platform/pagination.schemas.ts';
 
 /** Spec 8: category limits. */
 export const CATEGORY_MAX_DEPTH = 10;

@@ -6,22 +6,26 @@ import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
+import { lockLiveBrandTree } from '../brands/brands.queries.ts';
 import {
-  categoryColumns,
+  countLiveCategories,
+  hasLiveCategoryInBrand,
+  insertCategory,
+  liveCategoriesAmong,
+  liveCategoriesPage,
+  liveChildrenOf,
   liveNode,
   liveNodeCount,
   liveSiblingCount,
   liveSubtree,
-  lockLiveBrand,
   renumberSiblings,
   siblingNameTaken,
-  viewOf,
-  type CategoryNode,
-} from './category-tree.ts';
+  softDeleteCategories,
+} from './categories.queries.ts';
+import { viewOf, type CategoryNode } from './category-tree.ts';
 import { applyCategoryPatch } from './category-update.ts';
 import { CATEGORY_MAX_DEPTH, CATEGORY_MAX_NODES_PER_BRAND, CategoryCreate, CategoryPatch, type CategoryView } from './category.schemas.ts';
 
@@ -63,31 +67,11 @@ export class CategoryService {
     requirePermission(ctx, 'categories:read');
     const page = normalizePage(query);
     if (query.brandId != null && !isResourceId(query.brandId)) throw invalid('brandId', 'must be a positive integer id');
-    const byBrand = query.brandId != null ? ' and brand_id = ?' : '';
-    const filter = [ctx.teamId, ...(query.brandId != null ? [query.brandId] : [])];
-    // the page is chosen on the narrow index columns alone and only its rows are read and rendered:
-    // an offset page no longer formats every skipped row (docs/categories.md, bench/RESULTS-categories.md)
-    const rows = await queryRows<CategoryView & { total: number }>(
-      ctx,
-      `with page as (
-         select id, brand_id, parent_id, sort_order, count(*) over ()::int as total from categories
-          where team_id = ? and deleted_at is null${byBrand}
-          order by brand_id, parent_id nulls first, sort_order, id limit ? offset ?
-       )
-       select ${categoryColumns('c')}, page.total from page join categories c on c.id = page.id
-        order by page.brand_id, page.parent_id nulls first, page.sort_order, page.id`,
-      [...filter, page.pageSize, (page.page - 1) * page.pageSize],
-    );
-    let total = rows[0]?.total ?? 0;
-    if (rows.length === 0 && page.page > 1) {
-      const counted = await queryOne<{ n: number }>(
-        ctx,
-        `select count(*)::int as n from categories where team_id = ? and deleted_at is null${byBrand}`,
-        filter,
-      );
-      total = counted!.n;
-    }
-    return { items: rows.map(({ total: _total, ...category }) => category), pagination: paginationOf(page, total) };
+    const brandId = query.brandId ?? null;
+    const { categories, total: pageTotal } = await liveCategoriesPage(ctx, brandId, page.pageSize, (page.page - 1) * page.pageSize);
+    let total = pageTotal;
+    if (categories.length === 0 && page.page > 1) total = await countLiveCategories(ctx, brandId);
+    return { items: categories, pagination: paginationOf(page, total) };
   }
 
   /** getCategory (spec 4.3): one live category of the caller's team, with its ETag; others give 404. */
@@ -102,30 +86,21 @@ export class CategoryService {
   async findByIds(ctx: Ctx, ids: readonly number[]): Promise<CategoryView[]> {
     requirePermission(ctx, 'categories:read');
     if (ids.length === 0) return [];
-    return queryRows<CategoryView>(ctx, `select ${categoryColumns()} from categories where team_id = ? and deleted_at is null and id = any(?::int[])`, [
-      ctx.teamId,
-      intArray(ids),
-    ]);
+    return liveCategoriesAmong(ctx, ids);
   }
 
   /** Batch read for GraphQL dataloaders (Category.children): the live children of each parent in sibling order, one list per parent id. */
   async findChildrenByParentIds(ctx: Ctx, parentIds: readonly number[]): Promise<CategoryView[][]> {
     requirePermission(ctx, 'categories:read');
     if (parentIds.length === 0) return [];
-    const rows = await queryRows<CategoryView>(
-      ctx,
-      `select ${categoryColumns()} from categories where team_id = ? and deleted_at is null and parent_id = any(?::int[])
-        order by parent_id, sort_order, id`,
-      [ctx.teamId, intArray(parentIds)],
-    );
+    const rows = await liveChildrenOf(ctx, parentIds);
     const byParent = Map.groupBy(rows, (row) => row.parentId);
     return parentIds.map((id) => byParent.get(id) ?? []);
   }
 
   /** For the brand deletion guard (spec 3.2): whether the brand still has live categories. */
   async hasLiveInBrand(tx: Ctx, brandId: number): Promise<boolean> {
-    const row = await queryOne(tx, 'select 1 from categories where team_id = ? and brand_id = ? and deleted_at is null limit 1', [tx.teamId, brandId]);
-    return row !== null;
+    return hasLiveCategoryInBrand(tx, brandId);
   }
 
   /** createCategory (spec 2.3, 4.3, 8): inserts at a sibling position under a live parent of the same brand, within the depth and node limits. */
@@ -141,7 +116,7 @@ export class CategoryService {
   }
 
   private async insert(tx: Ctx, body: CategoryCreate): Promise<CategoryView> {
-    if (!(await lockLiveBrand(tx, body.brandId))) throw invalid('brandId', 'must be a live brand of your team');
+    if (!(await lockLiveBrandTree(tx, body.brandId))) throw invalid('brandId', 'must be a live brand of your team');
     if ((await liveNodeCount(tx, body.brandId)) >= CATEGORY_MAX_NODES_PER_BRAND) {
       throw invalid('brandId', `the brand already has ${CATEGORY_MAX_NODES_PER_BRAND} categories`);
     }
@@ -163,25 +138,18 @@ export class CategoryService {
       throw new DomainError('name_in_use', 'A live sibling category already has this name');
     }
     await renumberSiblings(tx, body.brandId, parentId, 0, position);
-    const created = await queryOne<CategoryView>(
-      tx,
-      `insert into categories (team_id, brand_id, parent_id, name, path_key, depth, description, icon_emoji, icon_asset_id, sort_order, is_enabled)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${categoryColumns()}`,
-      [
-        tx.teamId,
-        body.brandId,
-        parentId,
-        body.name,
-        `${parentPath}/${body.name}`,
-        depth,
-        body.description ?? null,
-        body.iconEmoji ?? null,
-        body.iconAssetId ?? null,
-        position,
-        body.isEnabled ?? true,
-      ],
-    );
-    return created!;
+    return insertCategory(tx, {
+      brandId: body.brandId,
+      parentId,
+      name: body.name,
+      pathKey: `${parentPath}/${body.name}`,
+      depth,
+      description: body.description ?? null,
+      iconEmoji: body.iconEmoji ?? null,
+      iconAssetId: body.iconAssetId ?? null,
+      sortOrder: position,
+      isEnabled: body.isEnabled ?? true,
+    });
   }
 
   /** updateCategory (spec 2.3, 4.3): changes fields, renames or moves (rewriting the subtree's paths); If-Match checked on the locked row. */
@@ -208,10 +176,7 @@ export class CategoryService {
           throw new DomainError('category_has_products', 'A non-deleted product references this category or one of its descendants');
         }
       }
-      await queryRows(tx, 'update categories set deleted_at = now(), updated_at = now() where team_id = ? and id = any(?::int[])', [
-        tx.teamId,
-        intArray(subtree.ids),
-      ]);
+      await softDeleteCategories(tx, subtree.ids);
       await renumberSiblings(tx, current.brandId, current.parentId, 0, null);
       await recordActivity(tx, 'category', id, 'deleted');
       const data = { id };
@@ -225,7 +190,7 @@ export class CategoryService {
    */
   private async lockForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<CategoryNode> {
     const unlocked = await liveNode(tx, id);
-    if (!unlocked || !(await lockLiveBrand(tx, unlocked.brandId))) throw notFound('Category');
+    if (!unlocked || !(await lockLiveBrandTree(tx, unlocked.brandId))) throw notFound('Category');
     const current = await liveNode(tx, id, { lock: true });
     if (!current) throw notFound('Category');
     checkIfMatch(ifMatch, viewOf(current));

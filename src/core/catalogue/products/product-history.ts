@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
-import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
+import { PageQuery } from '../../platform/pagination.schemas.ts';
+import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity, type ActivityAction } from '../activity/activity-records.ts';
 import type { ProductRecord } from './product-projection.ts';

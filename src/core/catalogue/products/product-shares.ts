@@ -4,9 +4,10 @@ import { hashSharePassword, hashShareToken } from '../../assets/shares/share-sec
 import { actorLabel, keyOf, linkExpiryOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
-import { normalizePage, paginationOf, PageQuery, type Page } from '../../platform/pagination.ts';
+import { PageQuery } from '../../platform/pagination.schemas.ts';
+import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
 import { literalUnion } from '../../platform/schema-shapes.ts';
-import { timestampInput } from '../../platform/timestamps.ts';
+import { timestampInput } from '../../platform/timestamp-schema.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
