@@ -5,7 +5,9 @@ import { invalid, type FieldIssue, invalidFields } from '../../platform/errors.t
 import { mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
 import { checkMediaTotal, checkMediaWrite } from './product-media.ts';
 import { effectiveCoverId, type ProductRecord } from './product-projection.ts';
-import { isTeamMember, liveCategoryBrand, lockLiveBrandForShare } from './products.queries.ts';
+import { isMemberOfTeam } from '../../access/members.queries.ts';
+import { lockLiveBrandForShare } from '../brands/brands.queries.ts';
+import { liveCategoryBrand } from '../categories/categories.queries.ts';
 import { PRODUCT_LIMITS, type ProductCreate } from './product.schemas.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';
 
@@ -66,7 +68,7 @@ export async function checkReferences(tx: Ctx, draft: ProductDraft, changed: { b
     if (brandId !== draft.brandId) throw invalid('categoryId', 'belongs to another brand than the product');
   }
   if (changed.owner && draft.ownerUserId !== null) {
-    if (!(await isTeamMember(tx, draft.ownerUserId))) throw invalid('ownerUserId', 'is not a member of your team');
+    if (!(await isMemberOfTeam(tx, tx.teamId, draft.ownerUserId))) throw invalid('ownerUserId', 'is not a member of your team');
   }
 }
 

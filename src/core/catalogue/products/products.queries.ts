@@ -441,24 +441,3 @@ export async function unpublishProduct(tx: TeamScope, id: number, draftReason: s
 export async function softDeleteProduct(tx: TeamScope, id: number): Promise<ProductRecord> {
   return setStatus(tx, id, 'deleted_at = c.t', []);
 }
-
-// The rows a product write references (brands, categories, members), checked in its transaction.
-
-/** Whether the brand is a live brand of the team, locked FOR SHARE until the transaction ends. */
-export async function lockLiveBrandForShare(tx: TeamScope, brandId: number): Promise<boolean> {
-  return (await queryOne(tx, 'select id from brands where id = ? and team_id = ? and deleted_at is null for share', [brandId, tx.teamId])) !== null;
-}
-
-/** The brand of a live category of the team; null when there is no such category. */
-export async function liveCategoryBrand(tx: TeamScope, categoryId: number): Promise<number | null> {
-  const row = await queryOne<Record<string, unknown>>(tx, 'select brand_id as "brandId" from categories where id = ? and team_id = ? and deleted_at is null', [
-    categoryId,
-    tx.teamId,
-  ]);
-  return row && int(row.brandId, 'brandId');
-}
-
-/** Whether `userId` is a member of the team. */
-export async function isTeamMember(tx: TeamScope, userId: number): Promise<boolean> {
-  return (await queryOne(tx, 'select id from members where id = ? and team_id = ?', [userId, tx.teamId])) !== null;
-}

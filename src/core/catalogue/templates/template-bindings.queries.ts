@@ -1,5 +1,5 @@
 import type { TeamScope } from '../../platform/ctx.ts';
-import { bool, int, text } from '../../platform/row-checks.ts';
+import { bool, text } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import type { ResolvedTemplate } from './template-resolution.ts';
 
@@ -101,31 +101,4 @@ export async function templateForCategory(scope: TeamScope, categoryId: number):
     [categoryId, scope.teamId, scope.teamId, scope.teamId, scope.teamId],
   );
   return row && { templateId: text(row.templateId, 'templateId'), versionId: text(row.versionId, 'versionId') };
-}
-
-// The brands and categories a binding names, checked in the write's transaction.
-
-/** The live brands of the team among `ids`. */
-export async function liveBrandIdsAmong(tx: TeamScope, ids: readonly number[]): Promise<Set<number>> {
-  const rows = await queryRows<Record<string, unknown>>(tx, 'select id from brands where team_id = ? and deleted_at is null and id = any(?::int[])', [
-    tx.teamId,
-    intArray(ids),
-  ]);
-  return new Set(rows.map((row) => int(row.id, 'id')));
-}
-
-/** The live categories of the team among `ids`, each with its brand. */
-export async function liveCategoryBrandsAmong(tx: TeamScope, ids: readonly number[]): Promise<Map<number, number>> {
-  const rows = await queryRows<Record<string, unknown>>(
-    tx,
-    'select id, brand_id from categories where team_id = ? and deleted_at is null and id = any(?::int[])',
-    [tx.teamId, intArray(ids)],
-  );
-  return new Map(rows.map((row) => [int(row.id, 'id'), int(row.brand_id, 'brand_id')]));
-}
-
-/** Whether the category is a live category of the team. */
-export async function isLiveCategory(scope: TeamScope, categoryId: number): Promise<boolean> {
-  const row = await queryOne(scope, 'select id from categories where id = ? and team_id = ? and deleted_at is null', [categoryId, scope.teamId]);
-  return row !== null;
 }

@@ -6,11 +6,11 @@ import {
   brandBindingsOf,
   deleteAllBindings,
   deleteBindingsExcept,
-  liveBrandIdsAmong,
-  liveCategoryBrandsAmong,
   touchTemplatesLosingBindings,
   type BindingKind,
 } from './template-bindings.queries.ts';
+import { liveBrandIdsAmong } from '../brands/brands.queries.ts';
+import { liveCategoryBrandsAmong } from '../categories/categories.queries.ts';
 import { clearOtherLibraryDefaults, lockLibraryDefault, lockLibraryDefaultForShare, setLibraryDefault } from './templates.queries.ts';
 
 /** The binding sets a template will have after a write (spec 4.4 boundBrandIds / boundCategoryIds). */

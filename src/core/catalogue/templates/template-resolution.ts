@@ -1,6 +1,7 @@
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
-import { isLiveCategory, templateForCategory } from './template-bindings.queries.ts';
+import { isLiveCategory } from '../categories/categories.queries.ts';
+import { templateForCategory } from './template-bindings.queries.ts';
 import { libraryDefaultToPin, liveTemplateToPin } from './templates.queries.ts';
 
 /** What a new product pins: a live template and its newest version. */
