@@ -26,3 +26,11 @@ export async function subscriptionsEnabled(scope: UnitOfWork, teamId: number): P
   const team = await queryOne<Record<string, unknown>>(scope, 'select subscriptions_enabled as enabled from teams where id = ?', [teamId]);
   return team !== null && bool(team.enabled, 'enabled');
 }
+
+/**
+ * Locks the team's row (`for no key update`) until the transaction ends, so a count of the team's
+ * definitions and the insert it allows are one step among concurrent definitions.
+ */
+export async function lockTeam(tx: UnitOfWork, teamId: number): Promise<void> {
+  await queryOne(tx, 'select id from teams where id = ? for no key update', [teamId]);
+}

@@ -136,6 +136,3 @@ export function checkValue(definition: FieldDefinition, value: unknown, field: s
       return typeof value === 'string' && (definition.options ?? []).includes(value) ? value : refuse();
   }
 }
-
-/** The columns of a definition (FieldDefinition) in `library_metadata_fields` and `library_custom_fields`. */
-export const DEFINITION_COLUMNS = 'id, name, type, options';

@@ -2,13 +2,21 @@ import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { SetFileCustomFieldsInput, type CustomValueView, type FileTemplateValuesView } from './custom-metadata.schemas.ts';
+import { SetFileCustomFieldsInput, type FileTemplateValuesView } from './custom-metadata.schemas.ts';
 import { lockLiveFile, markEdited } from '../files/edited-file.ts';
 import { checkValues, refuseRepeatedFields } from './value-input.ts';
-import { DEFINITION_COLUMNS, type FieldDefinition, type FieldValue } from './field-types.ts';
+import type { FieldValue } from './field-types.ts';
+import {
+  customValuesOfFiles,
+  deleteFileCustomValues,
+  fileTemplateValues,
+  templateExists,
+  templateFieldDefinitions,
+  templateName,
+  upsertFileCustomValues,
+} from './custom-metadata.queries.ts';
 
 const checkInput = compileInput(SetFileCustomFieldsInput);
 
@@ -31,25 +39,13 @@ export class FileCustomFieldService {
     const entries = body.values.map((entry) => ({ id: entry.customFieldId, value: entry.value }));
     refuseRepeatedFields(entries, 'customFieldId');
     return inTransaction(ctx, async (tx) => {
-      const template = await queryOne<{ id: number }>(tx, 'select id from library_custom_field_templates where id = ? and team_id = ?', [
-        body.templateId,
-        tx.teamId,
-      ]);
-      if (!template) throw notFound('Custom field template');
+      const templateId = body.templateId;
+      if (!(await templateExists(tx, templateId))) throw notFound('Custom field template');
       await lockLiveFile(tx, tx.teamId, fileId);
-      const definitions = await queryRows<FieldDefinition>(
-        tx,
-        `select ${DEFINITION_COLUMNS} from library_custom_fields where team_id = ? and template_id = ?`,
-        [tx.teamId, template.id],
-      );
-      const wanted = checkValues(entries, definitions, 'customFieldId', `is not a custom field of template ${template.id}`);
+      const definitions = await templateFieldDefinitions(tx, templateId);
+      const wanted = checkValues(entries, definitions, 'customFieldId', `is not a custom field of template ${templateId}`);
 
-      const current = await queryRows<{ fieldId: number; value: FieldValue }>(
-        tx,
-        'select field_id as "fieldId", value from library_file_custom_values where team_id = ? and file_id = ? and template_id = ?',
-        [tx.teamId, fileId, template.id],
-      );
-      const before = new Map(current.map((row) => [row.fieldId, row.value]));
+      const before = await fileTemplateValues(tx, fileId, templateId);
       const changed: Record<string, FieldValue | null> = {};
       const cleared: number[] = [];
       const set: Array<{ fieldId: number; value: FieldValue }> = [];
@@ -64,27 +60,13 @@ export class FileCustomFieldService {
           changed[String(definition.id)] = value;
         }
       }
-      if (cleared.length > 0) {
-        await queryRows(tx, 'delete from library_file_custom_values where team_id = ? and file_id = ? and field_id = any(?::int[])', [
-          tx.teamId,
-          fileId,
-          intArray(cleared),
-        ]);
-      }
-      if (set.length > 0) {
-        await queryRows(
-          tx,
-          `insert into library_file_custom_values (file_id, field_id, team_id, template_id, value)
-           select ?, v.field_id, ?, ?, v.value from jsonb_to_recordset(?::jsonb) as v(field_id int, value jsonb)
-           on conflict (file_id, field_id) do update set value = excluded.value, updated_at = now()`,
-          [fileId, tx.teamId, template.id, JSON.stringify(set.map((s) => ({ field_id: s.fieldId, value: s.value })))],
-        );
-      }
+      if (cleared.length > 0) await deleteFileCustomValues(tx, fileId, cleared);
+      if (set.length > 0) await upsertFileCustomValues(tx, fileId, templateId, set);
       if (Object.keys(changed).length > 0) {
         await markEdited(tx, fileId);
-        await libraryEvents.customFieldsChanged(tx, { materialId: fileId, customFields: [{ [String(template.id)]: changed }] });
+        await libraryEvents.customFieldsChanged(tx, { materialId: fileId, customFields: [{ [String(templateId)]: changed }] });
       }
-      return (await this.forFiles(tx, [fileId], template.id))[0] ?? (await this.emptyView(tx, fileId, template.id));
+      return (await this.forFiles(tx, [fileId], templateId))[0] ?? (await this.emptyView(tx, fileId, templateId));
     });
   }
 
@@ -93,16 +75,7 @@ export class FileCustomFieldService {
    * one view per template it carries (by template name), or only `templateId`'s.
    */
   async forFiles(ctx: TeamScope, ids: readonly number[], templateId?: number): Promise<FileTemplateValuesView[]> {
-    const rows = await queryRows<{ fileId: number; templateId: number; templateName: string } & CustomValueView>(
-      ctx,
-      `select v.file_id as "fileId", t.id as "templateId", t.name as "templateName", d.id as "customFieldId", d.name, d.type, v.value
-         from library_file_custom_values v
-         join library_custom_fields d on d.id = v.field_id and d.team_id = v.team_id
-         join library_custom_field_templates t on t.id = v.template_id and t.team_id = v.team_id
-        where v.team_id = ? and v.file_id = any(?::int[]) and (?::int is null or v.template_id = ?)
-        order by v.file_id, t.name, t.id, d.position`,
-      [ctx.teamId, intArray(ids), templateId ?? null, templateId ?? null],
-    );
+    const rows = await customValuesOfFiles(ctx, ids, templateId ?? null);
     const views: FileTemplateValuesView[] = [];
     for (const row of rows) {
       let view = views.at(-1);
@@ -116,10 +89,7 @@ export class FileCustomFieldService {
   }
 
   private async emptyView(ctx: TeamScope, fileId: number, templateId: number): Promise<FileTemplateValuesView> {
-    const template = (await queryOne<{ name: string }>(ctx, 'select name from library_custom_field_templates where id = ? and team_id = ?', [
-      templateId,
-      ctx.teamId,
-    ]))!;
-    return { materialId: fileId, templateId, templateName: template.name, values: [] };
+    const name = (await templateName(ctx, templateId))!;
+    return { materialId: fileId, templateId, templateName: name, values: [] };
   }
 }

@@ -1,13 +1,13 @@
 import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { SetFileMetadataInput, type FileMetadataView, type MetadataValueView } from './custom-metadata.schemas.ts';
+import { SetFileMetadataInput, type FileMetadataView } from './custom-metadata.schemas.ts';
 import { lockLiveFile, markEdited } from '../files/edited-file.ts';
 import { checkValues, refuseRepeatedFields } from './value-input.ts';
-import { DEFINITION_COLUMNS, type FieldDefinition, type FieldValue } from './field-types.ts';
+import type { FieldValue } from './field-types.ts';
+import { insertMetadataRecord, metadataFieldDefinitions, metadataOfFiles, metadataRecordOf, updateMetadataRecord } from './custom-metadata.queries.ts';
 
 const checkInput = compileInput(SetFileMetadataInput);
 
@@ -29,18 +29,13 @@ export class FileMetadataService {
     refuseRepeatedFields(entries, 'fieldId');
     return inTransaction(ctx, async (tx) => {
       await lockLiveFile(tx, tx.teamId, fileId);
-      const definitions = await queryRows<FieldDefinition>(
+      const definitions = await metadataFieldDefinitions(
         tx,
-        `select ${DEFINITION_COLUMNS} from library_metadata_fields where team_id = ? and id = any(?::int[])`,
-        [tx.teamId, intArray(body.values.map((v) => v.fieldId))],
+        body.values.map((v) => v.fieldId),
       );
       const wanted = checkValues(entries, definitions, 'fieldId', 'is not a metadata field of the team');
 
-      const record = await queryOne<{ id: number; values: Record<string, FieldValue> }>(
-        tx,
-        'select id, values from library_metadata_records where team_id = ? and file_id = ?',
-        [tx.teamId, fileId],
-      );
+      const record = await metadataRecordOf(tx, fileId);
       const values = { ...(record?.values ?? {}) };
       const changed: Record<string, FieldValue | null> = {};
       for (const { definition, value } of wanted) {
@@ -56,17 +51,7 @@ export class FileMetadataService {
         }
       }
       if (Object.keys(changed).length > 0) {
-        const recordId = record
-          ? (await queryOne<{ id: number }>(
-              tx,
-              'update library_metadata_records set values = ?::jsonb, updated_at = now() where id = ? and team_id = ? returning id',
-              [JSON.stringify(values), record.id, tx.teamId],
-            ))!.id
-          : (await queryOne<{ id: number }>(tx, 'insert into library_metadata_records (team_id, file_id, values) values (?, ?, ?::jsonb) returning id', [
-              tx.teamId,
-              fileId,
-              JSON.stringify(values),
-            ]))!.id;
+        const recordId = record ? await updateMetadataRecord(tx, record.id, values) : await insertMetadataRecord(tx, fileId, values);
         await markEdited(tx, fileId);
         await libraryEvents.metadataChanged(tx, { materialId: fileId, recordId, metadata: changed });
       }
@@ -76,28 +61,12 @@ export class FileMetadataService {
 
   /** The metadata of files of the caller's team among `ids` (GraphQL loader), one view per id, values by field name. */
   async forFiles(ctx: TeamScope, ids: readonly number[]): Promise<FileMetadataView[]> {
-    const rows = await queryRows<{
-      fileId: number;
-      recordId: number;
-      fieldId: number | null;
-      name: string;
-      type: MetadataValueView['type'];
-      value: FieldValue;
-    }>(
-      ctx,
-      `select r.file_id as "fileId", r.id as "recordId", d.id as "fieldId", d.name, d.type, e.value
-         from library_metadata_records r
-         left join lateral jsonb_each(r.values) e on true
-         left join library_metadata_fields d on d.team_id = r.team_id and d.id = e.key::int
-        where r.team_id = ? and r.file_id = any(?::int[])
-        order by r.file_id, d.name, d.id`,
-      [ctx.teamId, intArray(ids)],
-    );
+    const rows = await metadataOfFiles(ctx, ids);
     const views = new Map<number, FileMetadataView>(ids.map((id) => [id, { materialId: id, recordId: null, values: [] }]));
     for (const row of rows) {
       const view = views.get(row.fileId)!;
       view.recordId = row.recordId;
-      if (row.fieldId !== null) view.values.push({ fieldId: row.fieldId, name: row.name, type: row.type, value: row.value });
+      if (row.value !== null) view.values.push(row.value);
     }
     return [...views.values()];
   }

@@ -5,10 +5,21 @@ import type { Ctx } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { escapeLike, queryOne, queryRows } from '../../platform/sql.ts';
+import { escapeLike } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { parseFolderPath } from '../folders/folders.ts';
-import { NARROW_NAME_MATCHES, nameMatchIds } from './file-names.queries.ts';
+import { countNameMatches, nameMatchIds } from './file-names.queries.ts';
+import {
+  countLookupMatches,
+  lookupMatches,
+  lookupMatchesKey,
+  lookupPage,
+  lookupPageByNameMatches,
+  lookupPageByNameWalk,
+  lookupRowsByIds,
+  type LookupFolder,
+  type LookupRow,
+} from './files.queries.ts';
 import type { LibraryService } from './library.service.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 
@@ -78,13 +89,6 @@ export interface LookupMemos {
   nameMatchIds: VersionedMemo<Int32Array>;
 }
 
-interface Row {
-  id: number;
-  assetId: number;
-  name: string;
-  folderPath: string;
-}
-
 /**
  * Asset lookup (spec 2.1 "the id returned by asset lookup"): a sync job finds the file-path IDs its
  * products' media must reference, by name, folder, extension, content hash or id. Any role; the
@@ -104,86 +108,52 @@ export async function lookupAssets(
   // the pattern bounds the digits; an id past int4 would fail the int[] cast as a 500
   if (query.ids?.split(',').some((id) => Number(id) > MAX_RESOURCE_ID)) throw invalid('ids', `each id must be 1-${MAX_RESOURCE_ID}`);
   const page = normalizePage(query);
-  const where: string[] = ['f.team_id = ?', 'f.deleted_at is null'];
-  const params: unknown[] = [ctx.teamId];
   const namePattern = query.name === undefined ? null : `%${escapeLike(query.name.toLowerCase())}%`;
-  if (namePattern !== null) {
-    where.push(`lower(f.name) like ? escape '\\'`);
-    params.push(namePattern);
-  }
+  let folder: LookupFolder | null = null;
   if (query.folder !== undefined) {
     const segments = parseFolderPath(query.folder);
     if (segments.length === 0) {
-      if (!query.recursive) where.push('f.folder_id is null');
+      if (!query.recursive) folder = 'root';
     } else {
-      const folder = await library.findFolderByPath(ctx, query.folder);
-      if (!folder) return { items: [], pagination: paginationOf(page, 0) };
-      if (query.recursive) {
-        where.push('f.folder_id = any(array(select id from library_folders where team_id = ? and path_ids @> array[?]::int[] and deleted_at is null))');
-        params.push(ctx.teamId, folder.id);
-      } else {
-        where.push('f.folder_id = ?');
-        params.push(folder.id);
-      }
+      const found = await library.findFolderByPath(ctx, query.folder);
+      if (!found) return { items: [], pagination: paginationOf(page, 0) };
+      folder = { id: found.id, recursive: query.recursive === true };
     }
   }
-  if (query.extension !== undefined) {
-    where.push('f.extension = ?');
-    params.push(query.extension.replace(/^\./, '').toLowerCase());
-  }
-  if (query.sha256 !== undefined) {
-    where.push('f.object_id = (select o.id from stored_objects o where o.team_id = f.team_id and o.sha256 = ?)');
-    params.push(query.sha256.toLowerCase());
-  }
-  if (query.ids !== undefined) {
-    where.push('f.id = any(?::int[])');
-    params.push(`{${query.ids}}`);
-  }
-  const filesWhere = (conditions: string[]) =>
-    `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${conditions.join(' and ')}`;
-  const from = filesWhere(where);
-  const pageSql = (condition: string) =>
-    `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${condition} order by f.id limit ? offset ?`;
-  const pageParams = [page.pageSize, (page.page - 1) * page.pageSize];
+  const matches = lookupMatches(ctx, {
+    namePattern,
+    folder,
+    extension: query.extension === undefined ? null : query.extension.replace(/^\./, '').toLowerCase(),
+    sha256: query.sha256 === undefined ? null : query.sha256.toLowerCase(),
+    ids: query.ids === undefined ? null : query.ids.split(',').map(Number),
+  });
+  const offset = (page.page - 1) * page.pageSize;
   // an exact count reads every match; it is kept per library version, so the next pages and
   // repeats of a lookup reuse it (bench/RESULTS-catalogue-reads.md)
   const version = memos ? await libraryVersionOf(ctx) : null;
   const remembered = <T>(memo: VersionedMemo<T> | undefined, key: string, compute: () => Promise<T>): Promise<T> =>
     memo && version !== null ? memo.get(ctx.teamId, version, key, compute) : compute();
   let count: number;
-  let rows: Row[];
-  const countKey = `asset-lookup|${JSON.stringify([where, params])}`;
+  let rows: LookupRow[];
+  const countKey = lookupMatchesKey(matches);
   const nameOnly = namePattern !== null && query.folder === undefined && query.extension === undefined && query.sha256 === undefined && query.ids === undefined;
   if (nameOnly) {
     // a name alone is counted on the narrow name table (its trigram rechecks read small rows), and
     // its page chosen by that count: none; a slice of the kept ids (a name looked up before at this
     // version); a few, read by id from the narrow table's matches; many, the narrow table walked by id
     const seenBefore = memos !== null && version !== null && memos.totals.peek(ctx.teamId, version, countKey) !== undefined;
-    count = await remembered(
-      memos?.totals,
-      countKey,
-      async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [ctx.teamId, namePattern]))!.n,
-    );
-    const offset = (page.page - 1) * page.pageSize;
-    const byIds = filesWhere(['f.id = any(?::int[])', 'f.team_id = ?', 'f.deleted_at is null']);
+    count = await remembered(memos?.totals, countKey, () => countNameMatches(ctx, namePattern));
     if (offset >= count) rows = [];
     else if (seenBefore && count <= NAME_MATCH_IDS_MAX) {
       const ids = await remembered(memos?.nameMatchIds, namePattern, () => nameMatchIds(ctx, namePattern));
-      rows = await queryRows<Row>(ctx, pageSql(byIds), [`{${ids.subarray(offset, offset + page.pageSize).join(',')}}`, ctx.teamId, page.pageSize, 0]);
-    } else if (count <= fewNameMatches) {
-      const byNarrowName = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`, 'f.team_id = ?', 'f.deleted_at is null']);
-      rows = await queryRows<Row>(ctx, pageSql(byNarrowName), [ctx.teamId, namePattern, ctx.teamId, ...pageParams]);
-    } else {
-      const walked = filesWhere([
-        `f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES} order by n.file_id limit ? offset ?))`,
-        'f.team_id = ?',
-        'f.deleted_at is null',
-      ]);
-      rows = await queryRows<Row>(ctx, pageSql(walked), [ctx.teamId, namePattern, ...pageParams, ctx.teamId, page.pageSize, 0]);
-    }
+      rows = await lookupRowsByIds(ctx, ids.subarray(offset, offset + page.pageSize), page.pageSize);
+    } else if (count <= fewNameMatches) rows = await lookupPageByNameMatches(ctx, namePattern, page.pageSize, offset);
+    else rows = await lookupPageByNameWalk(ctx, namePattern, page.pageSize, offset);
   } else {
-    const countMatches = async () => (await queryOne<{ n: number }>(ctx, `select count(*)::int as n ${from}`, params))!.n;
-    [count, rows] = await Promise.all([remembered(memos?.totals, countKey, countMatches), queryRows<Row>(ctx, pageSql(from), [...params, ...pageParams])]);
+    [count, rows] = await Promise.all([
+      remembered(memos?.totals, countKey, () => countLookupMatches(ctx, matches)),
+      lookupPage(ctx, matches, page.pageSize, offset),
+    ]);
   }
   const media = await library.mediaFor(
     ctx,

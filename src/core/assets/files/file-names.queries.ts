@@ -1,4 +1,5 @@
 import type { TeamScope } from '../../platform/ctx.ts';
+import { int } from '../../platform/row-checks.ts';
 import { queryOne } from '../../platform/sql.ts';
 
 /*
@@ -16,4 +17,10 @@ export async function nameMatchIds(scope: TeamScope, namePattern: string): Promi
   const ids = row?.ids ?? [];
   if (!Array.isArray(ids)) throw new Error('library_file_names: file ids are not an array');
   return Int32Array.from(ids, Number).sort();
+}
+
+/** How many of the team's live files have a lower-cased name like the pattern. */
+export async function countNameMatches(scope: TeamScope, namePattern: string): Promise<number> {
+  const row = await queryOne<Record<string, unknown>>(scope, `select count(*)::int as n ${NARROW_NAME_MATCHES}`, [scope.teamId, namePattern]);
+  return int(row!.n, 'n');
 }

@@ -3,11 +3,10 @@ import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { timestampInput } from '../../platform/timestamp-schema.ts';
-import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
+import { filePeriods, lockFilePeriod, moveDueValidityStatuses, refreshValidityStatus, setFilePeriod, type PeriodRow } from './files.queries.ts';
 
 /** A file's validity period: both bounds optional; the call replaces the whole period. */
 export const FileValidityInput = Type.Object(
@@ -46,22 +45,8 @@ export interface FileValidityView {
 
 const checkInput = compileInput(FileValidityInput);
 
-/** The status of a period at a time given as one `?` parameter (SQL): one expression for the edit and the daily check. */
-const STATUS_SQL = `(case when validity_start > ?::timestamptz then 1 when validity_end <= ?::timestamptz then 2 else 0 end)::smallint`;
-
-interface PeriodRow {
-  id: number;
-  startTime: string | null;
-  endTime: string | null;
-  endMs: number | null;
-  status: number;
-}
-
-const PERIOD_COLUMNS = `id, ${isoSql('validity_start')} as "startTime", ${isoSql('validity_end')} as "endTime",
-  (extract(epoch from validity_end) * 1000)::float8 as "endMs", validity_status as status`;
-
 function viewOf(row: PeriodRow, nowMs: number): FileValidityView {
-  const status = row.status as ValidityStatus;
+  const status: ValidityStatus = row.status;
   return {
     materialId: row.id,
     validityStatus: status,
@@ -93,22 +78,10 @@ export class FileValidityService {
     const end = body.endTime ?? null;
     if (start !== null && end !== null && Date.parse(end) <= Date.parse(start)) throw invalid('endTime', 'must be after startTime');
     return inTransaction(ctx, async (tx) => {
-      const before = await queryOne<PeriodRow>(
-        tx,
-        `select ${PERIOD_COLUMNS} from library_files where id = ? and team_id = ? and deleted_at is null for update`,
-        [fileId, tx.teamId],
-      );
+      const before = await lockFilePeriod(tx, fileId);
       if (!before) throw notFound('File');
-      await queryRows(
-        tx,
-        'update library_files set validity_start = ?::timestamptz, validity_end = ?::timestamptz, updated_at = now() where id = ? and team_id = ?',
-        [start, end, fileId, tx.teamId],
-      );
-      const row = (await queryOne<PeriodRow>(
-        tx,
-        `update library_files set validity_status = ${STATUS_SQL} where id = ? and team_id = ? returning ${PERIOD_COLUMNS}`,
-        [new Date(nowMs).toISOString(), new Date(nowMs).toISOString(), fileId, tx.teamId],
-      ))!;
+      await setFilePeriod(tx, fileId, start, end);
+      const row = await refreshValidityStatus(tx, fileId, new Date(nowMs).toISOString());
       const view = viewOf(row, nowMs);
       if (before.startTime !== row.startTime || before.endTime !== row.endTime || before.status !== row.status) await libraryEvents.validityChanged(tx, view);
       return view;
@@ -117,11 +90,7 @@ export class FileValidityService {
 
   /** The validity of live files of the caller's team among `ids` (GraphQL loader); absent ids are not the team's live files. */
   async forFiles(ctx: Ctx, ids: readonly number[], nowMs = Date.now()): Promise<FileValidityView[]> {
-    const rows = await queryRows<PeriodRow>(
-      ctx,
-      `select ${PERIOD_COLUMNS} from library_files where team_id = ? and deleted_at is null and id = any(?::int[])`,
-      [ctx.teamId, intArray(ids)],
-    );
+    const rows = await filePeriods(ctx, ids);
     return rows.map((row) => viewOf(row, nowMs));
   }
 
@@ -135,16 +104,7 @@ export class FileValidityService {
     let changed = 0;
     for (;;) {
       const batch = await inTransaction(op, async (tx) => {
-        const rows = await queryRows<PeriodRow & { teamId: number }>(
-          tx,
-          `update library_files f set validity_status = ${STATUS_SQL}, updated_at = now()
-            where f.id in (select id from library_files
-                            where deleted_at is null and (validity_start is not null or validity_end is not null)
-                              and validity_status <> ${STATUS_SQL}
-                            order by id limit ? for update skip locked)
-           returning f.team_id as "teamId", ${PERIOD_COLUMNS}`,
-          [at, at, at, at, batchSize],
-        );
+        const rows = await moveDueValidityStatuses(tx, at, batchSize);
         for (const row of rows) {
           const scope = { em: tx.em, teamId: row.teamId, actor: { kind: 'system' as const, teamId: row.teamId, job: 'validity-check' } };
           await libraryEvents.validityChanged(scope, viewOf(row, nowMs));

@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
-import { intArray, queryOne } from '../../platform/sql.ts';
+import { findLiveChildForKeyShare, insertPathFolder, type PathFolder } from './folders.queries.ts';
 import { LIBRARY_LIMITS } from '../files/library.schemas.ts';
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -40,7 +40,7 @@ export interface FolderPlace {
  * and the following read sees the row the other transaction committed.
  */
 export async function ensureFolderPath(tx: UnitOfWork, teamId: number, segments: string[], userId: number | null): Promise<FolderPlace> {
-  let parent: { id: number; pathIds: number[] } | null = null;
+  let parent: PathFolder | null = null;
   let path = '';
   for (const name of segments) {
     path += `/${name}`;
@@ -49,39 +49,14 @@ export async function ensureFolderPath(tx: UnitOfWork, teamId: number, segments:
   return parent ? { folderId: parent.id, folderIds: parent.pathIds } : { folderId: null, folderIds: [] };
 }
 
-async function ensureChild(
-  tx: UnitOfWork,
-  teamId: number,
-  parent: { id: number; pathIds: number[] } | null,
-  name: string,
-  path: string,
-  userId: number | null,
-): Promise<{ id: number; pathIds: number[] }> {
-  const parentIds = intArray(parent?.pathIds ?? []);
+async function ensureChild(tx: UnitOfWork, teamId: number, parent: PathFolder | null, name: string, path: string, userId: number | null): Promise<PathFolder> {
   // a folder deleted into the recycle bin between the insert that found it and the read below is
   // simply made again: the second round's insert no longer conflicts
   for (let round = 0; ; round++) {
-    // the id is drawn first so path_ids (ids from the root, this one included) is written in one statement
-    const created = await queryOne<{ id: number; path_ids: number[] }>(
-      tx,
-      `with next as (select nextval(pg_get_serial_sequence('library_folders', 'id'))::int as id)
-       insert into library_folders (id, team_id, parent_id, name, path, path_ids, create_user_id)
-       select next.id, ?, ?, ?, ?, ?::int[] || next.id, ? from next
-       on conflict (team_id, (coalesce(parent_id, 0)), name) where deleted_at is null do nothing
-       returning id, path_ids`,
-      [teamId, parent?.id ?? null, name, path, parentIds, userId],
-    );
     // `for key share` keeps a folder found here live until this transaction ends: a concurrent
     // folder deletion waits for it, then takes what it placed there into the bin as well
-    const row =
-      created ??
-      (await queryOne<{ id: number; path_ids: number[] }>(
-        tx,
-        `select id, path_ids from library_folders
-          where team_id = ? and coalesce(parent_id, 0) = ? and name = ? and deleted_at is null for key share`,
-        [teamId, parent?.id ?? 0, name],
-      ));
-    if (row) return { id: row.id, pathIds: row.path_ids.map(Number) };
+    const row = (await insertPathFolder(tx, teamId, parent, name, path, userId)) ?? (await findLiveChildForKeyShare(tx, teamId, parent?.id ?? 0, name));
+    if (row) return row;
     if (round >= 2) throw new Error(`folder ${path} kept disappearing while it was being found or made`);
   }
 }
