@@ -1,6 +1,6 @@
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { LibraryFileView } from '../../assets/files/library.schemas.ts';
-import { visibleFileIds } from '../../assets/versions/visible-files.ts';
+import { visibleFileIds } from '../../assets/versions/version-lines.queries.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, invalidFields, isDomainError, type FieldIssue } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
