@@ -5,9 +5,6 @@ import { isDerivableImage } from '../delivery/previews.ts';
 import type { AssetItem } from './search.schemas.ts';
 import type { AssetRow } from './asset-rows.queries.ts';
 
-// the row statements moved to asset-rows.queries.ts; their names stay importable from here for the files and shares areas
-export { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, type AssetRow } from './asset-rows.queries.ts';
-
 /** Who the links are for and how to process images: links expire with the caller's key (spec 5). */
 export interface LinkContext {
   actor: Actor;
