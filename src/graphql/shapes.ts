@@ -8,9 +8,10 @@ import type { GqlContext } from './context.ts';
 import { PAGE_ITEMS_COST, pageCost } from './costs.ts';
 
 /*
- * The shapes the resources' types files share: a page of items, an item with its ETag, what a
- * deletion answers, the createdAt/updatedAt pair and the paging, ifMatch and idempotencyKey
- * arguments. Each is written here once; the types files pass their names and their own wording.
+ * The shapes the resources' types files share: a page of items and the query field answering
+ * one, an item with its ETag, what a deletion answers, the createdAt/updatedAt pair and the
+ * paging, ifMatch and idempotencyKey arguments. Each is written here once; the types files pass
+ * their names and their own wording.
  */
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
