@@ -40,7 +40,7 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { escapeLike } from '../src/core/platform/sql.ts';
-import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../src/core/assets/versions/visible-files.ts';
+import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../src/core/assets/versions/version-lines.queries.ts';
 import { databaseUrlNamed } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';

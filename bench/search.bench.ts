@@ -22,11 +22,11 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import sharp from 'sharp';
 import { planSearch, searchStatements } from '../src/core/assets/search/asset-search.service.ts';
-import { ASSET_ROWS } from '../src/core/assets/search/asset-items.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, type ResolvedFilter } from '../src/core/assets/search/search-sql.ts';
-import { andTagIds, tagFileCountsStatement } from '../src/core/assets/search/narrow-table-sql.ts';
-import { MAX_FOLDER_BRANCHES, pageSql } from '../src/core/assets/search/search-statements.ts';
-import { facetStatement } from '../src/core/assets/search/facet-sql.ts';
+import { ASSET_ROWS } from '../src/core/assets/search/asset-rows.queries.ts';
+import { COLOUR_IDS_MAX, colourMatchStatement, subtreeFoldersStatement, type ResolvedFilter } from '../src/core/assets/search/search.queries.ts';
+import { andTagIds, tagFileCountsStatement } from '../src/core/assets/search/narrow-tables.queries.ts';
+import { MAX_FOLDER_BRANCHES, pageSql } from '../src/core/assets/search/search-pages.queries.ts';
+import { facetStatement } from '../src/core/assets/search/facets.queries.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
 import { cpuMeter } from './support/cpu-time.ts';
@@ -380,7 +380,7 @@ async function prewarmFacets(server: ChildServer, key: string, v: Variants, face
 }
 
 /**
- * Each facet's statement alone (facet-sql.ts), as the service runs it when the memo does not hold
+ * Each facet's statement alone (facets.queries.ts), as the service runs it when the memo does not hold
  * it, one at a time, over the whole library and one top-level folder: the cold cost per facet.
  */
 async function measureFacetStatements(teamId: number, v: Variants): Promise<Array<{ facet: string; scope: string; median: number; min: number }>> {

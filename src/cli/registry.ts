@@ -44,6 +44,11 @@ const USER = { value: 'USERID', required: true, help: "act as this member; the m
 const FILE_ID = { value: 'ID', required: true, help: 'the file (its file-path ID)' } as const;
 const ENDPOINT = { value: 'ID', required: true, help: 'the webhook endpoint' } as const;
 const IDS = { value: '1,2', required: true, help: 'comma-separated ids' } as const;
+const KEY_ID = { value: 'ID', required: true, help: 'the key' } as const;
+const TASK = { value: 'ID', required: true, help: 'the approval task' } as const;
+const COMMENT = { value: 'C', help: 'a comment' } as const;
+/** The ordinary paging flags of a list command. */
+const PAGING = { page: { value: 'N', help: 'page number from 1' }, 'page-size': { value: 'N', help: 'items per page' } } as const;
 
 export const COMMANDS = {
   'team create': { module: 'access', help: 'Creates a team. Prints {"teamId"}.', flags: { name: { value: 'NAME', required: true, help: "the team's name" } } },
@@ -66,14 +71,14 @@ export const COMMANDS = {
     module: 'access',
     help: 'Changes a key\'s role from its next request on. Prints {"keyId","role"}.',
     flags: {
-      'key-id': { value: 'ID', required: true, help: 'the key' },
+      'key-id': KEY_ID,
       role: { value: 'ROLE', required: true, help: 'view_only, usable, editable or manage' },
     },
   },
   'key revoke': {
     module: 'access',
     help: 'Deactivates a key. Prints {"keyId","active":false}.',
-    flags: { 'key-id': { value: 'ID', required: true, help: 'the key' } },
+    flags: { 'key-id': KEY_ID },
   },
 
   'asset import': {
@@ -214,7 +219,7 @@ export const COMMANDS = {
   'asset pending list': {
     module: 'asset-pending',
     help: "Lists the team's pending inbound imports, newest first. Prints the page.",
-    flags: { team: TEAM, page: { value: 'N', help: 'page number from 1' }, 'page-size': { value: 'N', help: 'items per page' } },
+    flags: { team: TEAM, ...PAGING },
   },
   'asset pending confirm': {
     module: 'asset-pending',
@@ -274,8 +279,7 @@ export const COMMANDS = {
       status: { value: 'S', help: 'only deliveries in this state' },
       from: { value: 'RFC3339', help: 'created at or after' },
       to: { value: 'RFC3339', help: 'created before' },
-      page: { value: 'N', help: 'page number from 1' },
-      'page-size': { value: 'N', help: 'items per page' },
+      ...PAGING,
     },
   },
   'webhook attempts': {
@@ -319,27 +323,27 @@ export const COMMANDS = {
     module: 'approval',
     help: 'Approves or rejects a task\'s current node, as the member. Prints {"taskId","status"}.',
     flags: {
-      task: { value: 'ID', required: true, help: 'the approval task' },
+      task: TASK,
       user: USER,
       decision: { value: 'approved|rejected', required: true, help: 'the decision' },
-      comment: { value: 'C', help: 'a comment' },
+      comment: COMMENT,
     },
   },
   'approval resubmit': {
     module: 'approval',
     help: 'Resubmits a rejected task with new versions of its assets, as the member. Prints {"taskId","status"}.',
     flags: {
-      task: { value: 'ID', required: true, help: 'the approval task' },
+      task: TASK,
       user: USER,
       file: { value: 'PATH', required: true, multiple: true, help: 'a new version of an asset, in order (repeatable)' },
       position: { value: 'N', multiple: true, help: 'the 0-based position of the asset each --file replaces, one per --file; none: every asset in order' },
-      comment: { value: 'C', help: 'a comment' },
+      comment: COMMENT,
     },
   },
   'approval cancel': {
     module: 'approval',
     help: 'Cancels a task (its submitter only), as the member. Prints {"taskId","status":"CANCELED"}.',
-    flags: { task: { value: 'ID', required: true, help: 'the approval task' }, user: USER },
+    flags: { task: TASK, user: USER },
   },
 } as const satisfies Record<string, CommandDef>;
 

@@ -17,7 +17,7 @@ import { AssetSearchService } from './assets/search/asset-search.service.ts';
 import { FolderShareService } from './assets/shares/folder-share.service.ts';
 import { VersionedMemo } from './platform/versioned-memo.ts';
 import { TagFileCounts } from './assets/search/tag-file-counts.ts';
-import type { ColourMatch } from './assets/search/search-sql.ts';
+import type { ColourMatch } from './assets/search/search.queries.ts';
 import type { FacetCounts } from './assets/search/facets.ts';
 import { LocalDiskStorage, type Storage } from './assets/storage/storage.ts';
 import { ApprovalActions } from './approvals/approval-actions.ts';

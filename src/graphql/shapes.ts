@@ -4,18 +4,21 @@ import type { CreateOutcome } from '../core/platform/idempotency.ts';
 import type { Page } from '../core/platform/pagination.ts';
 import { withoutNulls } from './args.ts';
 import { builder, PaginationRef } from './builder.ts';
-import { PAGE_ITEMS_COST } from './costs.ts';
+import type { GqlContext } from './context.ts';
+import { PAGE_ITEMS_COST, pageCost } from './costs.ts';
 
 /*
- * The shapes the resources' types files share: a page of items, an item with its ETag, what a
- * deletion answers, the createdAt/updatedAt pair and the paging, ifMatch and idempotencyKey
- * arguments. Each is written here once; the types files pass their names and their own wording.
+ * The shapes the resources' types files share: a page of items and the query field answering
+ * one, an item with its ETag, what a deletion answers, the createdAt/updatedAt pair and the
+ * paging, ifMatch and idempotencyKey arguments. Each is written here once; the types files pass
+ * their names and their own wording.
  */
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type ImplementedRef<Shape> = PothosSchemaTypes.ObjectRef<Types, Shape>;
 /** Anything with the builder's `t.arg`: the `t` of query and mutation fields. */
 type WithArgs = { arg: ArgBuilder<Types> };
+type QueryFieldBuilder = PothosSchemaTypes.QueryFieldBuilder<Types, Types['Root']>;
 
 /** The `t` of an object type's fields, for helpers that add fields to types of a given shape. */
 export type ObjectFieldBuilder<Shape> = PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>;
@@ -51,6 +54,19 @@ export function pageArgs(t: WithArgs, page = 'Page from 1 (default 1).') {
 /** The `page` and `pageSize` arguments as the core's page query: the ones not given are left out. */
 export function pageQuery(args: { page?: number | null; pageSize?: number | null }) {
   return withoutNulls({ page: args.page, pageSize: args.pageSize });
+}
+
+/**
+ * A query field answering one ordinary page of a list that takes no other argument: the paging
+ * arguments, counted pageSize times, and the ones given passed to `list` as the core's page query.
+ */
+export function pageField<Item>(
+  t: QueryFieldBuilder,
+  type: ImplementedRef<Page<Item>>,
+  description: string,
+  list: (gql: GqlContext, query: ReturnType<typeof pageQuery>) => Promise<Page<Item>>,
+) {
+  return t.field({ type, description, args: pageArgs(t), complexity: pageCost, resolve: (_root, args, gql) => list(gql, pageQuery(args)) });
 }
 
 /** `ifMatch` of a change: the ETag last read; the change is refused (precondition_failed) when it is stale. */

@@ -28,7 +28,8 @@ export function failure(requestId: string, code: string, message: string, detail
     : { success: false, data: null, code, message, requestId };
 }
 
-const PaginationSchema = Type.Object({
+/** Spec 2.1: the pagination object of an ordinary page. */
+export const PaginationSchema = Type.Object({
   page: Type.Integer({ minimum: 1 }),
   pageSize: Type.Integer({ minimum: 1, maximum: 100 }),
   totalCount: Type.Integer({ minimum: 0 }),

@@ -83,10 +83,14 @@ export const OpenErrorEnvelope = Type.Object(
   { $id: 'OpenErrorEnvelope' },
 );
 
-const openErrorRef = Type.Ref('OpenErrorEnvelope');
+/** The open-API failure envelope, for the statuses an operation adds to openCommonErrors. */
+export const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
-/** The failures every authenticated open-API operation can give, for the OpenAPI document (503: PostgreSQL unreachable, or a write conflict, with Retry-After). */
-/** The failures every open-API operation can give (414 and 431 from the HTTP layer, before any route). */
+/**
+ * The failures every authenticated open-API operation can give, for the OpenAPI document: 414 and
+ * 431 from the HTTP layer, before any route; 503 when PostgreSQL is unreachable or a write
+ * conflicts, with Retry-After.
+ */
 export const openCommonErrors = {
   400: openErrorRef,
   401: openErrorRef,

@@ -13,7 +13,14 @@ export const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'The strong ETag (with quotes) from a read; 412 when it no longer matches.' })),
 });
 
-const errorRef = Type.Ref('ErrorEnvelope');
+/** The security requirement of every operation that takes an API key (openapi.ts declares the bearerAuth scheme). */
+export const bearerSecurity = [{ bearerAuth: [] }];
+
+/** What a deletion of a resource with an integer id answers: the deleted id. */
+export const DeletedId = Type.Object({ id: Type.Integer() });
+
+/** The failure envelope, for the statuses an operation adds to commonErrors (409, 412). */
+export const ErrorRef = Type.Ref('ErrorEnvelope');
 
 /**
  * The failure responses every authenticated operation can give, for the OpenAPI document. 400,
@@ -22,16 +29,16 @@ const errorRef = Type.Ref('ErrorEnvelope');
  * request_header_too_large), in the same envelope.
  */
 export const commonErrors = {
-  400: errorRef,
-  401: errorRef,
-  403: errorRef,
-  404: errorRef,
-  413: errorRef,
-  414: errorRef,
-  422: errorRef,
-  431: errorRef,
-  500: errorRef,
-  503: errorRef,
+  400: ErrorRef,
+  401: ErrorRef,
+  403: ErrorRef,
+  404: ErrorRef,
+  413: ErrorRef,
+  414: ErrorRef,
+  422: ErrorRef,
+  431: ErrorRef,
+  500: ErrorRef,
+  503: ErrorRef,
 };
 
 export const sharedSchemas = [MutationOutcomeSchema, ErrorEnvelope];

@@ -30,7 +30,12 @@ describe('deleting permanently', () => {
   it('purging an entry removes the rows, sends MATERIAL_DELETED deleteAction PERMANENT, and removes bytes no other file uses', async () => {
     const path = await newImage();
     const file = await newFile('/bin/purge', 'purged.png', path);
-    const [object] = await db<{ sha256: string }>('select o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?', [file.id]);
+    const [object] = await db<{ id: number; sha256: string }>(
+      'select o.id, o.sha256 from stored_objects o join library_files f on f.object_id = o.id where f.id = ?',
+      [file.id],
+    );
+    // the image's palette: it goes with its stored object (a foreign key on delete cascade)
+    expect((await db('select position from stored_object_colours where object_id = ?', [object!.id])).length).toBeGreaterThan(0);
     const item = await gql('query($id: Int!) { libraryFile(id: $id) { thumbnailAccessUrl } }', { id: file.id });
     const preview = new URL(item.body.data.libraryFile.thumbnailAccessUrl);
     expect((await send(world.env, { url: `${preview.pathname}${preview.search}` })).status).toBe(200);
@@ -44,6 +49,7 @@ describe('deleting permanently', () => {
     expect(res.body.data.purgeRecycleBinEntries).toEqual({ entries: 1, fileIds: [file.id], folderIds: [], releasedObjects: 1 });
     expect(await db('select id from library_files where id = ?', [file.id])).toEqual([]);
     expect(await db('select id from stored_objects where sha256 = ?', [object!.sha256])).toEqual([]);
+    expect(await db('select position from stored_object_colours where object_id = ?', [object!.id])).toEqual([]);
     expect(existsSync(join(storage.path, objectKey(object!.sha256)))).toBe(false);
     expect(existsSync(join(storage.path, previewKey(object!.sha256)))).toBe(false);
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deltaE, extractPalette, hexToLab } from '../../src/core/assets/search/colour.ts';
-import { COLOUR_IDS_MAX } from '../../src/core/assets/search/search-sql.ts';
+import { COLOUR_IDS_MAX } from '../../src/core/assets/search/search.queries.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
@@ -102,7 +102,7 @@ describe('palette extraction at import', () => {
   });
 });
 
-// Both ways of applying a colour (search-sql.ts colourCondition): the matching objects' ids, and,
+// Both ways of applying a colour (search.queries.ts colourCondition): the matching objects' ids, and,
 // when more objects match than COLOUR_IDS_MAX (lowered to 0 here), each file tested against its palette.
 for (const [mode, idsMax] of [
   ['matching objects as ids', COLOUR_IDS_MAX],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexToLab, type Lab } from '../../src/core/assets/search/colour.ts';
-import { colourFamilySql } from '../../src/core/assets/search/facet-sql.ts';
+import { colourFamilySql } from '../../src/core/assets/search/facets.queries.ts';
 import { colourFamilyOf } from '../../src/core/assets/search/facets.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECT_MAX_MATCHES } from '../../src/core/assets/search/search-statements.ts';
+import { COLLECT_MAX_MATCHES } from '../../src/core/assets/search/search-pages.queries.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
@@ -127,7 +127,7 @@ describe('search-assets sort', () => {
     await setCreated(matching[1]!, 'select created_at from library_files where id = ?', [matching[2]]);
     await loadRows();
     // pages after the first know the total: they collect the few matches, or with collecting turned
-    // off walk the creation-time index testing containment with strpos (narrow-table-sql.ts deepOnlyPage)
+    // off walk the creation-time index testing containment with strpos (narrow-tables.queries.ts deepOnlyPage)
     const cases = [
       { keywords: ['e'], collectMaxMatches: COLLECT_MAX_MATCHES },
       { keywords: ['e'], collectMaxMatches: 0 },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planSearch } from '../../src/core/assets/search/asset-search.service.ts';
-import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements } from '../../src/core/assets/search/search-statements.ts';
+import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements } from '../../src/core/assets/search/search-pages.queries.ts';
 
 const branchesOf = (sql: string) => sql.split('union all').length;
 

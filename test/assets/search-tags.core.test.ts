@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSearch, searchStatements } from '../../src/core/assets/search/asset-search.service.ts';
-import { pageSql } from '../../src/core/assets/search/search-statements.ts';
+import { pageSql } from '../../src/core/assets/search/search-pages.queries.ts';
 import { TagFileCounts } from '../../src/core/assets/search/tag-file-counts.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { queryRows } from '../../src/core/platform/sql.ts';

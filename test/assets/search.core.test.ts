@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivativeVariant, parseDerivativeVariant, resolveRecipe } from '../../src/core/assets/delivery/derivatives.ts';
 import { deltaE, hexToLab, paletteOfPixels } from '../../src/core/assets/search/colour.ts';
-import { libraryVersionOf } from '../../src/core/assets/search/library-version.ts';
+import { libraryVersionOf } from '../../src/core/assets/search/library-versions.queries.ts';
 import { hashSharePassword, verifySharePassword } from '../../src/core/assets/shares/share-secrets.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';

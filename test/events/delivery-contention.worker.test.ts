@@ -60,8 +60,11 @@ function workerProcess(): { child: ChildProcess; output: () => string } {
 beforeAll(async () => {
   files = await tempDir('contention-files');
   storage = await tempDir('contention-storage');
-  // a short attempt timeout keeps the lease (timeout + 5 s) short, so a lost finish shows within the test
-  world = await createEventWorld({ STORAGE_DIR: storage.path, WEBHOOK_TIMEOUT_MS: '2000' });
+  // The lease is the attempt timeout + 5 s. A lost finish shows as a second send once the lease runs
+  // out, well within the test's wait (120 s). The lease must still outlast a batch on a machine
+  // busy with the rest of the suite: a 7-second lease ran out there, and at-least-once then sends
+  // the event again, as it should, but that would be load and not the bug this file looks for.
+  world = await createEventWorld({ STORAGE_DIR: storage.path, WEBHOOK_TIMEOUT_MS: '15000' });
 }, 60_000);
 afterAll(async () => {
   for (const { child } of children) child.kill('SIGKILL');

@@ -45,23 +45,25 @@ export interface TemplateDefinition {
   workflow: Workflow;
 }
 
+/** A definition's values in the order its columns are written: name, description, enabled, auto_import_enabled, target_folder, workflow. */
+function definitionValues(definition: TemplateDefinition): unknown[] {
+  return [
+    definition.name,
+    definition.description,
+    definition.enabled,
+    definition.autoImportEnabled,
+    definition.targetFolder,
+    JSON.stringify(definition.workflow),
+  ];
+}
+
 /** Stores a new template of the team. */
 export async function insertTemplate(tx: TeamScope, definition: TemplateDefinition, createdBy: number | null): Promise<ApprovalTemplateView> {
   const row = await queryOne<Record<string, unknown>>(
     tx,
     `insert into approval_templates (id, team_id, name, description, enabled, auto_import_enabled, target_folder, workflow, created_by_id)
      values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) returning ${COLUMNS}`,
-    [
-      randomUUID(),
-      tx.teamId,
-      definition.name,
-      definition.description,
-      definition.enabled,
-      definition.autoImportEnabled,
-      definition.targetFolder,
-      JSON.stringify(definition.workflow),
-      createdBy,
-    ],
+    [randomUUID(), tx.teamId, ...definitionValues(definition), createdBy],
   );
   return templateOf(row!);
 }
@@ -72,16 +74,7 @@ export async function updateTemplate(tx: TeamScope, templateId: string, definiti
     tx,
     `update approval_templates set name = ?, description = ?, enabled = ?, auto_import_enabled = ?, target_folder = ?, workflow = ?::jsonb, updated_at = now()
       where id = ?::uuid and team_id = ? returning ${COLUMNS}`,
-    [
-      definition.name,
-      definition.description,
-      definition.enabled,
-      definition.autoImportEnabled,
-      definition.targetFolder,
-      JSON.stringify(definition.workflow),
-      templateId,
-      tx.teamId,
-    ],
+    [...definitionValues(definition), templateId, tx.teamId],
   );
   return row && templateOf(row);
 }

@@ -49,14 +49,7 @@ async function folderUpdates(
   assets: Record<string, unknown>[],
 ): Promise<void> {
   if (folderIds.length === 0) return;
-  for (const folderId of await subscribedFolderIds(scope, folderIds)) {
-    await recordEvent(scope, {
-      eventType: FOLDER_EVENT_TYPE,
-      audience: { kind: 'folder', folderId },
-      orderingKey: `folder:${folderId}`,
-      fields: { folderId, type, assets, orgId: scope.teamId },
-    });
-  }
+  for (const folderId of await subscribedFolderIds(scope, folderIds)) await folderEvent(scope, folderId, type, assets);
 }
 
 /** 6.1 for a batch: each subscribed folder on any file's path gets one update with the files under it. */
@@ -69,18 +62,44 @@ async function folderUpdatesFor(
   const onPaths = [...new Set(files.flatMap((file) => file.parentIds))];
   if (onPaths.length === 0) return;
   for (const folderId of await subscribedFolderIds(scope, onPaths)) {
-    const assets = files.filter((file) => file.parentIds.includes(folderId)).map(dto);
-    await recordEvent(scope, {
-      eventType: FOLDER_EVENT_TYPE,
-      audience: { kind: 'folder', folderId },
-      orderingKey: `folder:${folderId}`,
-      fields: { folderId, type, assets, orgId: scope.teamId },
-    });
+    await folderEvent(scope, folderId, type, files.filter((file) => file.parentIds.includes(folderId)).map(dto));
   }
+}
+
+/** One FOLDER_CONTENT_UPDATE for a subscribed folder, ordered with the folder's other updates. */
+function folderEvent(scope: ActingScope, folderId: number, type: 'ADD' | 'UPDATE' | 'DELETE', assets: Record<string, unknown>[]): Promise<string | null> {
+  return recordEvent(scope, {
+    eventType: FOLDER_EVENT_TYPE,
+    audience: { kind: 'folder', folderId },
+    orderingKey: `folder:${folderId}`,
+    fields: { folderId, type, assets, orgId: scope.teamId },
+  });
+}
+
+/** The file changed in place: folder UPDATE, with the file as it is now, for each subscribed folder on its path. */
+function fileUpdatedInFolders(scope: ActingScope, after: FileFacts): Promise<void> {
+  return folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
 }
 
 function material(scope: ActingScope, eventType: string, fileId: number, payload: Record<string, unknown>): Promise<string | null> {
   return recordEvent(scope, { eventType, audience: { kind: 'material' }, orderingKey: `material:${fileId}`, fields: { payload } });
+}
+
+/** 6.2 MATERIAL_METADATA_UPDATED of one file: what changed, as `materials` items of its changeType. */
+function metadataUpdated(
+  scope: ActingScope,
+  fileId: number,
+  changeType: 'BASIC' | 'TAGS' | 'VALIDITY' | 'OWNER' | 'METADATA' | 'CUSTOM_FIELD',
+  materials: object[],
+): Promise<string | null> {
+  return material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType, materialIds: [fileId], materials });
+}
+
+/** A change whose 6.2 `materials` item its caller built: MATERIAL_METADATA_UPDATED with that item, then folder UPDATE with the file as it is now. */
+async function materialsItemChanged(scope: ActingScope, changeType: 'VALIDITY' | 'METADATA' | 'CUSTOM_FIELD', item: { materialId: number }): Promise<void> {
+  if (!(await anySubscription(scope))) return;
+  await metadataUpdated(scope, item.materialId, changeType, [item]);
+  await fileUpdatedInFolders(scope, (await fileFacts(scope, item.materialId))!);
 }
 
 /** 6.2 VALIDITY materials item (file-validity.ts builds it). */
@@ -174,16 +193,12 @@ export const libraryEvents = {
     }
     const tagsChanged = before.tagIds.join(',') !== after.tagIds.join(',');
     if (Object.keys(basic).length > 0) {
-      await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'BASIC', materialIds: [fileId], materials: [{ materialId: fileId, ...basic }] });
+      await metadataUpdated(scope, fileId, 'BASIC', [{ materialId: fileId, ...basic }]);
     }
     if (tagsChanged) {
-      await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, {
-        changeType: 'TAGS',
-        materialIds: [fileId],
-        materials: [{ materialId: fileId, tagIds: after.tagIds, tagNames: after.tagNames }],
-      });
+      await metadataUpdated(scope, fileId, 'TAGS', [{ materialId: fileId, tagIds: after.tagIds, tagNames: after.tagNames }]);
     }
-    if (Object.keys(basic).length > 0 || tagsChanged) await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+    if (Object.keys(basic).length > 0 || tagsChanged) await fileUpdatedInFolders(scope, after);
   },
 
   /**
@@ -218,42 +233,26 @@ export const libraryEvents = {
   },
 
   /** A validity period set, or a status reached by the daily check: changeType VALIDITY (6.2 table), and folder UPDATE. */
-  async validityChanged(scope: ActingScope, validity: ValidityFacts): Promise<void> {
-    if (!(await anySubscription(scope))) return;
-    const fileId = validity.materialId;
-    await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'VALIDITY', materialIds: [fileId], materials: [validity] });
-    const after = (await fileFacts(scope, fileId))!;
-    await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+  validityChanged(scope: ActingScope, validity: ValidityFacts): Promise<void> {
+    return materialsItemChanged(scope, 'VALIDITY', validity);
   },
 
   /** An ownership transfer: changeType OWNER with the (unchanged) file-path ID and the new owner, and folder UPDATE. */
   async ownerChanged(scope: ActingScope, fileId: number): Promise<void> {
     if (!(await anySubscription(scope))) return;
     const after = (await fileFacts(scope, fileId))!;
-    await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, {
-      changeType: 'OWNER',
-      materialIds: [fileId],
-      materials: [{ materialId: fileId, ownerUserId: after.ownerId === null ? null : String(after.ownerId) }],
-    });
-    await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+    await metadataUpdated(scope, fileId, 'OWNER', [{ materialId: fileId, ownerUserId: after.ownerId === null ? null : String(after.ownerId) }]);
+    await fileUpdatedInFolders(scope, after);
   },
 
   /** A file's metadata values set or cleared: changeType METADATA with the record and only the fields created or updated now, and folder UPDATE. */
-  async metadataChanged(scope: ActingScope, facts: MetadataFacts): Promise<void> {
-    if (!(await anySubscription(scope))) return;
-    const fileId = facts.materialId;
-    await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'METADATA', materialIds: [fileId], materials: [facts] });
-    const after = (await fileFacts(scope, fileId))!;
-    await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+  metadataChanged(scope: ActingScope, facts: MetadataFacts): Promise<void> {
+    return materialsItemChanged(scope, 'METADATA', facts);
   },
 
   /** A file's custom field values of a template set or cleared: changeType CUSTOM_FIELD keyed by template id, and folder UPDATE. */
-  async customFieldsChanged(scope: ActingScope, facts: CustomFieldFacts): Promise<void> {
-    if (!(await anySubscription(scope))) return;
-    const fileId = facts.materialId;
-    await material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType: 'CUSTOM_FIELD', materialIds: [fileId], materials: [facts] });
-    const after = (await fileFacts(scope, fileId))!;
-    await folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
+  customFieldsChanged(scope: ActingScope, facts: CustomFieldFacts): Promise<void> {
+    return materialsItemChanged(scope, 'CUSTOM_FIELD', facts);
   },
 
   /**

@@ -1,19 +1,7 @@
 import type { BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
-import { pageCost } from '../costs.ts';
-import {
-  deletionType,
-  etagResultType,
-  idempotencyKeyArg,
-  ifMatchArg,
-  pageArgs,
-  pageQuery,
-  pageType,
-  RFC3339_EXAMPLE,
-  timestampFields,
-  versionedOf,
-} from '../shapes.ts';
+import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageField, pageType, RFC3339_EXAMPLE, timestampFields, versionedOf } from '../shapes.ts';
 
 /** Brand, loaded in batches per request so nested references cost one query. */
 export const BrandRef = builder.loadableObject('Brand', {
@@ -73,13 +61,7 @@ const BrandPatchInput = builder.inputType('BrandPatchInput', {
 });
 
 builder.queryFields((t) => ({
-  brands: t.field({
-    type: BrandPageRef,
-    description: 'Live brands ordered by sortOrder then id.',
-    args: pageArgs(t),
-    complexity: pageCost,
-    resolve: (_root, args, gql) => gql.core.catalogue.brands.listPage(gql.ctx, pageQuery(args)),
-  }),
+  brands: pageField(t, BrandPageRef, 'Live brands ordered by sortOrder then id.', (gql, query) => gql.core.catalogue.brands.listPage(gql.ctx, query)),
   brand: t.field({
     type: BrandResultRef,
     description: 'One live brand with its ETag (REST: GET /v1/brands/{id}). Errors: not_found.',

@@ -10,21 +10,10 @@ import {
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import { builder, JsonObjectRef } from '../builder.ts';
-import { LIST_BOUNDS, listCost, pageCost, sizeOf } from '../costs.ts';
+import { LIST_BOUNDS, listCost, sizeOf } from '../costs.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
-import {
-  deletionType,
-  etagResultType,
-  idempotencyKeyArg,
-  ifMatchArg,
-  pageArgs,
-  pageQuery,
-  pageType,
-  RFC3339_MICROS,
-  timestampFields,
-  versionedOf,
-} from '../shapes.ts';
+import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageField, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
 
 const FieldTypeEnum = enumFromCore('TemplateFieldType', {
   description: 'The type of a template field: which values products may give it and which config it takes (docs/templates.md).',
@@ -258,13 +247,9 @@ const TemplateDeleteInput = builder.inputType('TemplateDeleteInput', {
 });
 
 builder.queryFields((t) => ({
-  templates: t.field({
-    type: TemplatePageRef,
-    description: 'Live templates, createdAt descending then id.',
-    args: pageArgs(t),
-    complexity: pageCost,
-    resolve: (_root, args, gql) => gql.core.catalogue.templates.listPage(gql.ctx, pageQuery(args)),
-  }),
+  templates: pageField(t, TemplatePageRef, 'Live templates, createdAt descending then id.', (gql, query) =>
+    gql.core.catalogue.templates.listPage(gql.ctx, query),
+  ),
   template: t.field({
     type: TemplateResultRef,
     description: 'One live template with its ETag (REST: GET /v1/product-info-templates/{id}). Errors: not_found.',

@@ -4,11 +4,10 @@ import { Type } from 'typebox';
 import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue/activity/activity-records.ts';
 import type { Core } from '../../core/core.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
-import { commonErrors } from '../schemas.ts';
+import { bearerSecurity, commonErrors } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
 const tags = ['Activity records'];
-const security = [{ bearerAuth: [] }];
 
 /** The team-wide log of catalogue writes (manage only). Each handler calls one core operation. */
 export async function activityRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
@@ -22,7 +21,7 @@ export async function activityRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'Every catalogue write of the team (brands, categories, templates, products), newest first: resource type and id, action, actor, key and role, time and request id. Filters: resourceType, resourceId, actorKeyId, from, to (RFC 3339). Manage role (403 otherwise). Records are kept ACTIVITY_RETENTION_DAYS (400 by default). No ETag.',
         tags,
-        security,
+        security: bearerSecurity,
         querystring: ActivityQuery,
         response: { 200: listSchema(Type.Ref('ActivityItem')), ...commonErrors },
       },
@@ -41,7 +40,7 @@ export async function activityRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           "Deletes the team's activity records older than `before`; the purge is itself recorded (resourceType activity_records, action purged). Manage role.",
         tags,
-        security,
+        security: bearerSecurity,
         body: Type.Ref('ActivityPurge'),
         response: { 200: okSchema(Type.Object({ purged: Type.Integer({ description: 'Records deleted.' }) })), ...commonErrors },
       },

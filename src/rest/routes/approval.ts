@@ -4,11 +4,11 @@ import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { header } from '../auth.ts';
-import { openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
+import { openCommonErrors, openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity } from '../schemas.ts';
 
 const SERVICES = ['listTemplates', 'createApproval', 'taskStatusQuery', 'subscriptionQuery', 'subscriptionChange'] as const;
-const errorRef = Type.Ref('OpenErrorEnvelope');
 
 const ApprovalHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -78,19 +78,12 @@ Failures (code, message, result null, traceId): 400 \`invalid_payload:<reason>\`
 
 Idempotency-Key (createApproval, subscriptionChange): scope team + API key + service, 24 hours. A repeat with the same key and body, concurrent or later, answers the first result with \`Idempotent-Replayed: true\` (a concurrent repeat waits for the first to finish; createApproval downloads once); the same key with another body is 400 \`invalid_payload:idempotency_key_reused\`; a malformed key 400 \`invalid_payload:invalid_parameter\` naming Idempotency-Key. A failed request does not use up its key.`,
         tags: ['Approvals'],
-        security: [{ bearerAuth: [] }],
+        security: bearerSecurity,
         headers: ApprovalHeaders,
         body: Type.Ref('ApprovalRequest'),
         response: {
           200: openOkSchema(Type.Unknown({ description: 'Depends on the service (see above).' })),
-          400: errorRef,
-          401: errorRef,
-          404: errorRef,
-          413: errorRef,
-          414: errorRef,
-          431: errorRef,
-          500: errorRef,
-          503: errorRef,
+          ...openCommonErrors,
         },
       },
     },

@@ -4,11 +4,10 @@ import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
 import { AssetLookupItem, AssetLookupQuery } from '../../core/assets/files/asset-lookup.ts';
 import { listSchema, okPage } from '../envelope.ts';
-import { commonErrors } from '../schemas.ts';
+import { bearerSecurity, commonErrors } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
 const tags = ['Assets'];
-const security = [{ bearerAuth: [] }];
 
 /** Asset lookup: the file-path IDs product media take (spec 2.1). One core operation. */
 export async function assetRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
@@ -22,7 +21,7 @@ export async function assetRoutes(fastify: FastifyInstance, { core }: { core: Co
         description:
           'Finds live files of the team by name (case-insensitive substring), folder path (with recursive=true its subtree), extension, SHA-256 of the content, or a list of up to 100 file-path IDs; filters combine with AND. Ordered by id, in ordinary pages (pageSize at most 100). Each item gives the file-path `id` that product media take, the stored-object `assetId`, name, folder path, MIME type, size (decimal string), width, height, duration (seconds) and a signed previewUrl. Any role. A folder path that does not exist matches nothing. No ETag on lists. Failures: 401, 422 validation_failed (a malformed sha256, ids or extension), 503.',
         tags,
-        security,
+        security: bearerSecurity,
         querystring: AssetLookupQuery,
         response: { 200: listSchema(Type.Ref('AssetLookupItem')), ...commonErrors },
       },

@@ -7,13 +7,11 @@ import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
 import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';
-import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
 const BrandRef = Type.Ref('Brand');
-const DeletedId = Type.Object({ id: Type.Integer() });
 const tags = ['Brands'];
-const security = [{ bearerAuth: [] }];
 
 /** Spec 4.2: brand CRUD. Each handler calls one core operation and maps its result. */
 export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
@@ -27,7 +25,7 @@ export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Co
         description:
           'Live brands of the team ordered by sortOrder then id, in ordinary pages (page from 1, pageSize default 20, at most 100). Any role. No ETag on lists.',
         tags,
-        security,
+        security: bearerSecurity,
         querystring: PageQuery,
         response: { 200: listSchema(BrandRef), ...commonErrors },
       },
@@ -46,10 +44,10 @@ export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Co
         description:
           'Creates a brand with a server-generated code (manage role). The body takes exactly name, description and logoUrl (spec 4.2): any other field, website, sortOrder and isEnabled included, is 422 validation_failed naming it (GraphQL and the CLI set those). With Idempotency-Key (up to 255 characters) a replay within 24 hours returns the original response with Idempotent-Replayed: true; the same key with other input is 409 idempotency_key_reused. Answers 201 with the brand and its ETag.',
         tags,
-        security,
+        security: bearerSecurity,
         headers: IdempotencyHeaders,
         body: Type.Ref('BrandCreate'),
-        response: { 201: okSchema(BrandRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors },
+        response: { 201: okSchema(BrandRef), 409: ErrorRef, ...commonErrors },
       },
     },
     async (request, reply) => {
@@ -65,7 +63,7 @@ export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Co
         summary: 'Get a brand',
         description: "One live brand with its strong ETag; 404 not_found for a missing, deleted or other team's brand.",
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         response: { 200: okSchema(BrandRef), ...commonErrors },
       },
@@ -84,11 +82,11 @@ export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Co
         description:
           'Changes the given fields among name, description and logoUrl (manage role; at least one; any other field is 422). With If-Match the change applies only if the brand still has that ETag (412 precondition_failed otherwise); without it the last write wins. Answers the brand and its new ETag.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IfMatchHeaders,
         body: Type.Ref('BrandPatch'),
-        response: { 200: okSchema(BrandRef), 412: Type.Ref('ErrorEnvelope'), ...commonErrors },
+        response: { 200: okSchema(BrandRef), 412: ErrorRef, ...commonErrors },
       },
     },
     async (request, reply) => {
@@ -109,10 +107,10 @@ export async function brandRoutes(fastify: FastifyInstance, { core }: { core: Co
         description:
           'Soft-deletes a brand with no live categories or products (409 brand_has_dependents otherwise; never cascades). Manage role; If-Match honoured.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IfMatchHeaders,
-        response: { 200: okSchema(DeletedId), 409: Type.Ref('ErrorEnvelope'), 412: Type.Ref('ErrorEnvelope'), ...commonErrors },
+        response: { 200: okSchema(DeletedId), 409: ErrorRef, 412: ErrorRef, ...commonErrors },
       },
     },
     async (request, reply) => {

@@ -6,14 +6,11 @@ import type { Core } from '../../core/core.ts';
 import { header } from '../auth.ts';
 import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';
-import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
 const CategoryRef = Type.Ref('Category');
-const ErrorRef = Type.Ref('ErrorEnvelope');
-const DeletedId = Type.Object({ id: Type.Integer() });
 const tags = ['Categories'];
-const security = [{ bearerAuth: [] }];
 
 /** Spec 4.3: category CRUD. Each handler calls one core operation and maps its result. */
 export async function categoryRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
@@ -27,7 +24,7 @@ export async function categoryRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'The flat live category tree in ordinary pages, ordered by brandId, parentId (roots first), sortOrder and id; brandId narrows it to one brand. Any role. No ETag on lists.',
         tags,
-        security,
+        security: bearerSecurity,
         querystring: CategoryListQuery,
         response: { 200: listSchema(CategoryRef), ...commonErrors },
       },
@@ -46,7 +43,7 @@ export async function categoryRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'Creates a category under a brand or a parent of the same brand (manage role): at most 10 levels and 5,000 live categories per brand; the name is unique among live siblings (409 name_in_use). Idempotency-Key as for brands. A new category gets the library default template when its brand bindings allow.',
         tags,
-        security,
+        security: bearerSecurity,
         headers: IdempotencyHeaders,
         body: Type.Ref('CategoryCreate'),
         response: { 201: okSchema(CategoryRef), 409: ErrorRef, ...commonErrors },
@@ -65,7 +62,7 @@ export async function categoryRoutes(fastify: FastifyInstance, { core }: { core:
         summary: 'Get a category',
         description: 'One live category with its strong ETag; 404 not_found otherwise.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         response: { 200: okSchema(CategoryRef), ...commonErrors },
       },
@@ -84,7 +81,7 @@ export async function categoryRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'Changes fields or moves the category (a new parentId and/or sortOrder) within its brand (manage role); a move into its own subtree or past 10 levels is 422. If-Match honoured (412 precondition_failed).',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IfMatchHeaders,
         body: Type.Ref('CategoryPatch'),
@@ -109,7 +106,7 @@ export async function categoryRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'Soft-deletes the category and its whole subtree unless a live product references any of them (409 category_has_products, nothing deleted). Manage role; If-Match honoured.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IfMatchHeaders,
         response: { 200: okSchema(DeletedId), 409: ErrorRef, 412: ErrorRef, ...commonErrors },

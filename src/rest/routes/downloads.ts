@@ -8,12 +8,10 @@ import { header } from '../auth.ts';
 import { replyWithZip } from '../download-reply.ts';
 import { listSchema, okPage } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
-import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
+import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IdParams } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
-const ErrorRef = Type.Ref('ErrorEnvelope');
 const tags = ['Products'];
-const security = [{ bearerAuth: [] }];
 
 const ZipAttachment = {
   description: `The media as one ZIP attachment (stored entries, named after the files, a repeated name gets " (2)"), with Content-Length, Download-Record-Id and, on a replay, Idempotent-Replayed: true. At most ${DOWNLOAD_LIMITS.files} files and 2 GiB.`,
@@ -32,7 +30,7 @@ export async function downloadRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           "Records a download and answers the product's live media (all, or the file-path IDs in assetIds) as one ZIP attachment streamed from storage. usable or higher with products:read and products:download; view_only and usable see published products only (404 otherwise). More than 100 files or 2 GiB: 413 payload_too_large, nothing recorded. An assetIds entry that is not a media file of the product: 422. Every error before the attachment starts uses the error envelope; once the record is committed, a failure to deliver is 409 mutation_response_unavailable with mutationOutcome (the record id, and the request to repeat). Idempotency-Key: a replay within 24 hours delivers the same files again without a second record.",
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IdempotencyHeaders,
         body: Type.Ref('DownloadRequest'),
@@ -56,7 +54,7 @@ export async function downloadRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'Who downloaded which files of the product and when, newest first, in ordinary pages. The roles that may download the product (usable or higher with products:download; a draft is 404 for usable). No ETag.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         querystring: PageQuery,
         response: { 200: listSchema(Type.Ref('DownloadRecord')), ...commonErrors },
@@ -75,7 +73,7 @@ export async function downloadRoutes(fastify: FastifyInstance, { core }: { core:
         summary: "List the team's download records",
         description: "Every download of the team's products, newest first, in ordinary pages. Manage role (403 otherwise). No ETag.",
         tags,
-        security,
+        security: bearerSecurity,
         querystring: PageQuery,
         response: { 200: listSchema(Type.Ref('DownloadRecord')), ...commonErrors },
       },

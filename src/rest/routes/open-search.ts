@@ -12,12 +12,11 @@ import {
   SearchShareRequest,
   SearchShareResult,
 } from '../../core/assets/search/search.schemas.ts';
-import { OpenErrorEnvelope, openCommonErrors, openOk, openOkSchema } from '../open-envelope.ts';
+import { OpenErrorEnvelope, openCommonErrors, openErrorRef, openOk, openOkSchema } from '../open-envelope.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity } from '../schemas.ts';
 
 const tags = ['Asset search'];
-const security = [{ bearerAuth: [] }];
-const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
 /** Spec 4.6: search-assets and search-share. Each handler calls one core operation and wraps its result. */
 export async function openSearchRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
@@ -31,7 +30,7 @@ export async function openSearchRoutes(fastify: FastifyInstance, { core }: { cor
           'Searches the team library (spec 4.6): keywords (DEFAULT, PRECISE, DEEP, DEEP_AND_PRECISE), extensions, size and duration ranges, tags, colour, folder subtree (parentId), creators, custom fields, sorting and paging by startPoint/endPoint (at most 100 per page). Any role. Results are AssetItems with signed, expiring links; publicUrl when processing parameters are given. Opt-in (Shelf extension): `facets` adds exact counts per value of up to 8 facets over the same matches as `total` (docs/search.md "Facets"); without it the result is exactly as the spec defines it. Failures in the open envelope: 400 invalid_parameter (details[]), 400 nul_character, 401, 404 not_found (parentId), 413, 503 service_unavailable (Retry-After).',
         summary: 'Search assets of the team library',
         tags,
-        security,
+        security: bearerSecurity,
         body: Type.Ref('SearchAssetsRequest'),
         response: { 200: openOkSchema(Type.Ref('SearchAssetsResult')), ...openCommonErrors },
       },
@@ -48,7 +47,7 @@ export async function openSearchRoutes(fastify: FastifyInstance, { core }: { cor
           "Searches assets and folders inside a shared link (spec 4.6): the token (and password when protected) opens one folder subtree of the caller's team. Failures: 403 share_password_required / share_password_invalid, 404 share_not_found, 404 not_found (a folder outside the share), 429 too_many_attempts after 10 wrong passwords a minute (Retry-After), 400 invalid_parameter, 503 service_unavailable (PostgreSQL, or Redis which counts the attempts, unreachable; Retry-After).",
         summary: 'Search assets and folders inside a shared link',
         tags,
-        security,
+        security: bearerSecurity,
         body: Type.Ref('SearchShareRequest'),
         response: { 200: openOkSchema(Type.Ref('SearchShareResult')), 403: openErrorRef, 429: openErrorRef, ...openCommonErrors },
       },

@@ -4,12 +4,11 @@ import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
 import { FolderSubscribeRequest, MaterialEventTypeItem, MaterialSubscribeRequest } from '../../core/events/subscription.schemas.ts';
 import { header } from '../auth.ts';
-import { openCommonErrors, openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
+import { openCommonErrors, openErrorRef, openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity } from '../schemas.ts';
 
 const tags = ['Event subscriptions'];
-const security = [{ bearerAuth: [] }];
-const openErrorRef = Type.Ref('OpenErrorEnvelope');
 
 const FAILURES = `Failures (open envelope, docs/events.md "The endpoints, their answers and failures"): 400 \`invalid_parameter\` (missing or unknown field, wrong type; \`details[]\` names each),
 400 \`unknown_operation\`, 400 \`unknown_event_type\`, 400 \`callback_url_invalid\` (not an absolute http(s) URL, or carrying user:password),
@@ -38,7 +37,7 @@ export async function openSubscriptionRoutes(fastify: FastifyInstance, { core }:
         summary: 'Subscribe or unsubscribe folder content updates',
         description: `Subscribes (\`operation\` ADD, the default) the calling key's \`callbackUrl\` to FOLDER_CONTENT_UPDATE callbacks (spec 6.1) of each folder in \`folderIds\` and its whole subtree, or cancels them (DELETE). Subscribing again is a no-op. The endpoint's Standard Webhooks signing secret is created on the first subscription at a URL and is read through GraphQL (\`webhookEndpoints\`) or the CLI (\`webhook list\`).\n\n${FAILURES}\n404 \`folder_not_found\`: a folder id that is not a live folder of the key's team (\`details[]\` lists them).`,
         tags,
-        security,
+        security: bearerSecurity,
         headers: SubscribeHeaders,
         body: Type.Ref('FolderSubscribeRequest'),
         response: { 200: openOkSchema(Type.Boolean({ description: 'Always true on success.' })), 409: openErrorRef, ...openCommonErrors },
@@ -56,7 +55,7 @@ export async function openSubscriptionRoutes(fastify: FastifyInstance, { core }:
         summary: 'List subscribable team material event types',
         description: 'The five event types of spec 6.2, each with `subscribed`: whether the calling key has an active subscription to it.',
         tags,
-        security,
+        security: bearerSecurity,
         response: {
           200: openOkSchema(Type.Array(Type.Ref('MaterialEventTypeItem'))),
           400: openErrorRef,
@@ -79,7 +78,7 @@ export async function openSubscriptionRoutes(fastify: FastifyInstance, { core }:
         summary: 'Subscribe or unsubscribe team material events',
         description: `Subscribes (ADD, the default) the calling key's \`callbackUrl\` to each of \`eventTypes\` (spec 6.2), or cancels them (DELETE: by key, callbackUrl and event type). The team must have the subscription capability (\`team enable-subscriptions\`).\n\n${FAILURES}\n403 \`subscriptions_not_enabled\`: the team lacks the capability.`,
         tags,
-        security,
+        security: bearerSecurity,
         headers: SubscribeHeaders,
         body: Type.Ref('MaterialSubscribeRequest'),
         response: { 200: openOkSchema(Type.Boolean({ description: 'Always true on success.' })), 403: openErrorRef, 409: openErrorRef, ...openCommonErrors },

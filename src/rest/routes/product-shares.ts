@@ -9,11 +9,10 @@ import { header } from '../auth.ts';
 import { replyCreated } from '../replies.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
-import { commonErrors, IdempotencyHeaders, IdParams } from '../schemas.ts';
+import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IdParams } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
 const tags = ['Products'];
-const security = [{ bearerAuth: [] }];
 const ShareRef = Type.Ref('ProductShare');
 const ShareParams = Type.Object({
   id: Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: 'Product id.' }),
@@ -32,12 +31,12 @@ export async function productShareRoutes(fastify: FastifyInstance, { core }: { c
         description:
           "Creates a link (`url`) to a web page showing the product's name, description, template values and media previews to anyone who has it, with a ZIP download when allowDownload. usable or higher (products:share); view_only and usable share published products only (a draft is 404). Optional password (kept as a slow hash), expiry (default 7 days, at most 365, never after the key's own expiry) and which media to show (assetIds among the product's media, 422 otherwise). Idempotency-Key: a replay within 24 hours answers the same share. No ETag.",
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IdempotencyHeaders,
         body: Type.Ref('ProductShareCreate'),
         [OPTIONAL_BODY]: true,
-        response: { 201: okSchema(ShareRef), 409: Type.Ref('ErrorEnvelope'), ...commonErrors },
+        response: { 201: okSchema(ShareRef), 409: ErrorRef, ...commonErrors },
       },
     },
     async (request, reply) => {
@@ -58,7 +57,7 @@ export async function productShareRoutes(fastify: FastifyInstance, { core }: { c
         description:
           "The product's shares, newest first, in ordinary pages, with their links and status (active, expired, revoked). usable or higher (products:share); a draft is 404 for usable. No ETag.",
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         querystring: PageQuery,
         response: { 200: listSchema(ShareRef), ...commonErrors },
@@ -78,7 +77,7 @@ export async function productShareRoutes(fastify: FastifyInstance, { core }: { c
         description:
           'The link stops working at once: its page answers 410. Answers the share with status revoked; revoking it again changes nothing. usable or higher (products:share); an unknown share or one of another product is 404.',
         tags,
-        security,
+        security: bearerSecurity,
         params: ShareParams,
         response: { 200: okSchema(ShareRef), ...commonErrors },
       },

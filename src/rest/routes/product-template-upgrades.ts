@@ -14,11 +14,9 @@ import { ok, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { replyWithEtag } from '../replies.ts';
 import type { RestResource } from '../resource.ts';
-import { commonErrors, IdParams } from '../schemas.ts';
+import { bearerSecurity, commonErrors, ErrorRef, IdParams } from '../schemas.ts';
 
-const ErrorRef = Type.Ref('ErrorEnvelope');
 const tags = ['Products'];
-const security = [{ bearerAuth: [] }];
 
 const RequiredIfMatch = Type.Object({
   'if-match': Type.Optional(
@@ -57,7 +55,7 @@ export async function productTemplateUpgradeRoutes(fastify: FastifyInstance, { c
         summary: 'Preview moving a product to a newer template version',
         description: `Changes nothing. Says what moving the product to version \`to\` of its template would do: the fields added, removed and retyped; each current value that would be dropped (its field is gone) or that fails the new version's validation, with the reason; whether the upgraded product could be (or stay) published and what it would lack; and what POST would refuse. Editable or manage, the roles that edit products (view_only and usable: 403 forbidden). The ETag is the product's: send it as If-Match to upgrade exactly what was previewed. ${TARGET_ERRORS}`,
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         querystring: TemplateUpgradeQuery,
         response: { 200: okSchema(Type.Ref('TemplateUpgradeReport')), ...commonErrors },
@@ -75,7 +73,7 @@ export async function productTemplateUpgradeRoutes(fastify: FastifyInstance, { c
         summary: 'Move a product to a newer template version',
         description: `Editable or manage (as every product edit). Requires If-Match. In one transaction: re-pins the product to version \`to\`, keeps the values valid there, drops the values of removed fields and the invalid values named in \`drop\`, recomputes draftReason, writes a history entry and an activity record (action template_upgraded), bumps updatedAt; answers the ProductDetail with its new ETag. Refused with 422 validation_failed, nothing changed, when a value fails the new version and \`drop\` does not name it, or when a published product would lack a required value (details as the preview's \`blocking\`); \`drop\` naming anything else is 422 on \`drop[i]\`. ${TARGET_ERRORS}`,
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         querystring: TemplateUpgradeQuery,
         headers: RequiredIfMatch,
@@ -104,7 +102,7 @@ export async function productTemplateUpgradeRoutes(fastify: FastifyInstance, { c
         summary: 'Preview moving every product pinned to a version',
         description: `Changes nothing. The preview of every live product pinned to version \`from\` of template \`templateId\` (drafts included), one page at a time, ordered by product id: the field differences once, then per product what its upgrade would drop or refuse. Editable or manage (403 forbidden otherwise). Bounded: pageSize default 20, values above 100 count as 100; the work per page is a count, one read of the products and two of their files. No ETag. 422 validation_failed naming \`templateId\` (not a template of your library), \`from\` (not a version of it) or \`to\` (not a version, not newer than \`from\`, or the template was deleted).`,
         tags,
-        security,
+        security: bearerSecurity,
         querystring: TemplateUpgradesQuery,
         response: { 200: PagedPreview, ...commonErrors },
       },

@@ -18,23 +18,13 @@ import { ProductHistoryItem } from '../../core/catalogue/products/product-histor
 import { header } from '../auth.ts';
 import { replyWithEtag } from '../replies.ts';
 import { replyCreated } from '../replies.ts';
-import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
+import { listSchema, ok, okPage, okSchema, PaginationSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
-import { commonErrors, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
 const DetailRef = Type.Ref('ProductDetail');
-const ErrorRef = Type.Ref('ErrorEnvelope');
-const DeletedId = Type.Object({ id: Type.Integer() });
 const tags = ['Products'];
-const security = [{ bearerAuth: [] }];
-
-const OrdinaryPagination = Type.Object({
-  page: Type.Integer({ minimum: 1 }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 100 }),
-  totalCount: Type.Integer({ minimum: 0 }),
-  totalPages: Type.Integer({ minimum: 0 }),
-});
 
 /** Spec 2.1 synchronization pagination object. */
 const SyncPagination = Type.Object({
@@ -55,7 +45,7 @@ const ListEnvelope = Type.Object({
   code: Type.Null(),
   message: Type.Null(),
   requestId: Type.String(),
-  pagination: Type.Union([OrdinaryPagination, SyncPagination], { description: 'Ordinary pagination, or with sync=true the synchronization pagination.' }),
+  pagination: Type.Union([PaginationSchema, SyncPagination], { description: 'Ordinary pagination, or with sync=true the synchronization pagination.' }),
 });
 
 /** Spec 4.5 and docs/products.md: products. Each handler calls one core operation and maps its result. */
@@ -70,7 +60,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         description:
           'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422). Opt-in sync feed: with sync=true&changes=true a page may also carry ProductTombstone items (deleted, or hidden from your role) and products changed through a linked entity (a media file renamed, replaced or recycled; a category moved or renamed), in the same order and bound; without changes=true nothing differs.',
         tags,
-        security,
+        security: bearerSecurity,
         querystring: ProductListQuery,
         response: { 200: ListEnvelope, ...commonErrors },
       },
@@ -92,7 +82,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         description:
           'Always creates a draft and pins the resolved template version (explicit templateId, then category or ancestor binding, then the brand binding, then the library default).',
         tags,
-        security,
+        security: bearerSecurity,
         headers: IdempotencyHeaders,
         body: Type.Ref('ProductCreate'),
         response: { 201: okSchema(DetailRef), 409: ErrorRef, ...commonErrors },
@@ -111,7 +101,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         summary: 'Check which products a key sees',
         description: 'Spec 4.5 rule 5: visible or not_visible per id for this key; brand, category, status and search filters do not apply.',
         tags,
-        security,
+        security: bearerSecurity,
         body: Type.Ref('ProductVisibilityRequest'),
         response: { 200: okSchema(Type.Array(Type.Ref('ProductVisibility'))), ...commonErrors },
       },
@@ -127,7 +117,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         summary: 'Get a product',
         description: 'ProductDetail with its pinned templateDefinition. A draft is 404 for view_only and usable keys.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         response: { 200: okSchema(DetailRef), ...commonErrors },
       },
@@ -144,7 +134,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         description:
           'The ProductCreate field rules for the fields given (at least one); templateFields shallow-merge; templateId cannot change (422); a published product must stay complete (422). Bumps updatedAt.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IfMatchHeaders,
         body: Type.Ref('ProductPatch'),
@@ -157,42 +147,30 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
     },
   );
 
-  app.post(
-    '/products/:id/publish',
-    {
-      schema: {
-        operationId: 'publishProduct',
-        summary: 'Publish a product',
-        description:
-          'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.',
-        tags,
-        security,
-        params: IdParams,
-        headers: IfMatchHeaders,
-        response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors },
+  /** publishProduct and unpublishProduct: a POST without a body on one product, under If-Match, answering the product with its new ETag. */
+  const statusChange = (action: 'publish' | 'unpublish', text: { summary: string; description: string }) =>
+    app.post(
+      `/products/:id/${action}`,
+      {
+        schema: {
+          operationId: `${action}Product`,
+          ...text,
+          tags,
+          security: bearerSecurity,
+          params: IdParams,
+          headers: IfMatchHeaders,
+          response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors },
+        },
       },
-    },
-    async (request, reply) =>
-      replyWithEtag(reply, request.id, await core.catalogue.products.publish(request.ctx, request.params.id, header(request, 'if-match'))),
-  );
-
-  app.post(
-    '/products/:id/unpublish',
-    {
-      schema: {
-        operationId: 'unpublishProduct',
-        summary: 'Unpublish a product',
-        description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.',
-        tags,
-        security,
-        params: IdParams,
-        headers: IfMatchHeaders,
-        response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors },
-      },
-    },
-    async (request, reply) =>
-      replyWithEtag(reply, request.id, await core.catalogue.products.unpublish(request.ctx, request.params.id, header(request, 'if-match'))),
-  );
+      async (request, reply) =>
+        replyWithEtag(reply, request.id, await core.catalogue.products[action](request.ctx, request.params.id, header(request, 'if-match'))),
+    );
+  statusChange('publish', {
+    summary: 'Publish a product',
+    description:
+      'Validates the complete product (name and required template values; 422 with details otherwise), sets status published and publishedAt. Already published: 200, unchanged. No body.',
+  });
+  statusChange('unpublish', { summary: 'Unpublish a product', description: 'Back to draft, publishedAt null. Already a draft: 200, unchanged. No body.' });
 
   app.delete(
     '/products/:id',
@@ -202,7 +180,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         summary: 'Delete a product',
         description: 'Soft delete: the product leaves lists, sync and reads; its spu stays reserved.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         headers: IfMatchHeaders,
         response: { 200: okSchema(DeletedId), 412: ErrorRef, ...commonErrors },
@@ -220,7 +198,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         description:
           'Every change of the product, newest first, in ordinary pages: what happened (created, updated, published, unpublished, deleted, template_upgraded), when, by which caller (key id and role) and request, and the changed fields with their values before and after (template values per field id as templateFields.<id>, media as file-path ID lists). Written in the transaction of the change. Visible to the roles that can see the product (a draft is 404 for view_only and usable; a deleted product is 404). No ETag.',
         tags,
-        security,
+        security: bearerSecurity,
         params: IdParams,
         querystring: PageQuery,
         response: { 200: listSchema(Type.Ref('ProductHistoryItem')), ...commonErrors },

@@ -16,16 +16,14 @@ import { header } from '../auth.ts';
 import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
-import { commonErrors, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
+import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 
 const TemplateRef = Type.Ref('Template');
-const ErrorRef = Type.Ref('ErrorEnvelope');
 const DeletedId = Type.Object({ id: Type.String() });
 /** Spec 4.1: a template id in the path is a string of 1-128 characters. */
 const TemplateIdParams = Type.Object({ id: OpaqueId });
 const tags = ['Information templates'];
-const security = [{ bearerAuth: [] }];
 
 /** Spec 4.4: information template CRUD. Each handler calls one core operation and maps its result. */
 export async function templateRoutes(fastify: FastifyInstance, { core }: { core: Core }): Promise<void> {
@@ -38,7 +36,7 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
         summary: 'List information templates',
         description: 'Live information templates of the team in ordinary pages, each at its latest version. Any role. No ETag on lists.',
         tags,
-        security,
+        security: bearerSecurity,
         querystring: PageQuery,
         response: { 200: listSchema(TemplateRef), ...commonErrors },
       },
@@ -57,7 +55,7 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'Creates a template and its first immutable version (manage role): groups and fields with the three system fields, bindings to brands and categories, optionally the library default. Idempotency-Key as for brands; 409 name_in_use among live templates.',
         tags,
-        security,
+        security: bearerSecurity,
         headers: IdempotencyHeaders,
         body: Type.Ref('TemplateCreate'),
         response: { 201: okSchema(TemplateRef), 409: ErrorRef, ...commonErrors },
@@ -76,7 +74,7 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
         summary: 'Get an information template',
         description: 'One live template at its latest version with its strong ETag; 404 not_found otherwise.',
         tags,
-        security,
+        security: bearerSecurity,
         params: TemplateIdParams,
         response: { 200: okSchema(TemplateRef), ...commonErrors },
       },
@@ -95,7 +93,7 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'Every successful PATCH (metadata only included) creates a new immutable version; products keep the version they pinned. Manage role; If-Match honoured (412).',
         tags,
-        security,
+        security: bearerSecurity,
         params: TemplateIdParams,
         headers: IfMatchHeaders,
         body: Type.Ref('TemplatePatch'),
@@ -116,7 +114,7 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
         description:
           'Soft-deletes a template, removes its bindings and keeps its versions for pinned products. The library default needs replacementForLibraryDefault in the body (optional otherwise). Manage role; If-Match honoured.',
         tags,
-        security,
+        security: bearerSecurity,
         params: TemplateIdParams,
         headers: IfMatchHeaders,
         body: Type.Ref('TemplateDelete'),

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { notFound } from '../../platform/errors.ts';
-import { queryOne } from '../../platform/sql.ts';
+import { deliveredFile } from './delivered-files.queries.ts';
 import { derivativeMimeType, parseDerivativeVariant, resolveRecipe, type DerivativeCache } from './derivatives.ts';
 import type { UnitOfWork } from '../../platform/ctx.ts';
 import type { LinkParts, LinkSigner } from './links.ts';
@@ -16,15 +16,6 @@ export interface Delivery {
   maxAgeSeconds: number;
   /** Set for downloads: the name to save the file under. */
   downloadName: string | null;
-}
-
-interface FileRow {
-  name: string;
-  mimeType: string;
-  width: number | null;
-  height: number | null;
-  sha256: string;
-  storageKey: string;
 }
 
 /**
@@ -48,13 +39,7 @@ export class FileDeliveryService {
   /** Opens what a link names: 403 altered, 410 expired, 404 when the file or its preview is gone. */
   async open(op: UnitOfWork, parts: LinkParts, nowMs = Date.now()): Promise<Delivery> {
     const target = this.signer.verify(parts, nowMs);
-    const file = await queryOne<FileRow>(
-      op,
-      `select f.name, o.mime_type as "mimeType", o.width, o.height, o.sha256, o.storage_key as "storageKey"
-         from library_files f join stored_objects o on o.id = f.object_id and o.team_id = f.team_id
-        where f.id = ? and f.team_id = ? and f.deleted_at is null`,
-      [target.fileId, target.teamId],
-    );
+    const file = await deliveredFile(op, target.teamId, target.fileId);
     if (!file) throw notFound('File');
     const maxAgeSeconds = Math.max(0, target.expiresAt - Math.floor(nowMs / 1000));
     if (target.purpose === 'preview') {

@@ -1,4 +1,4 @@
-import { libraryVersionOf } from '../search/library-version.ts';
+import { libraryVersionOf } from '../search/library-versions.queries.ts';
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import type { Ctx } from '../../platform/ctx.ts';

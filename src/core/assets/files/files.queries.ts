@@ -3,8 +3,8 @@ import { bigintText, int, intList, jsonList, nullableFloat, nullableInt, nullabl
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { IN_LIVE_SUBTREE } from '../folders/folders.queries.ts';
-import { ASSET_ROW_COLUMNS, type AssetRow } from '../search/asset-items.ts';
-import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../versions/visible-files.ts';
+import { ASSET_ROW_COLUMNS, type AssetRow } from '../search/asset-rows.queries.ts';
+import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../versions/version-lines.queries.ts';
 import { NARROW_NAME_MATCHES } from './file-names.queries.ts';
 import type { LibraryFileView } from './library.schemas.ts';
 
@@ -276,7 +276,7 @@ export interface MediaRow {
 }
 
 /**
- * The files the team's references among `ids` show (versions/visible-files.ts: a hidden version of
+ * The files the team's references among `ids` show (versions/version-lines.queries.ts: a hidden version of
  * a version line shows the line's cover), one row per reference that shows one, in no particular order.
  * On asset lookup's hot path: its text is the one the 16-client lookup bench measured, blanks included.
  */

@@ -8,16 +8,17 @@ import { Transform } from 'node:stream';
 import type { Actor, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid } from '../../platform/errors.ts';
 import { libraryEvents } from '../../events/library-events.ts';
-import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { extensionOf, fileNameOf, normalizeLink, normalizeTags } from '../files/file-rules.ts';
 import { ensureFolderPath, parseFolderPath } from '../folders/folders.ts';
 import { walkDirectory } from './directory-walk.ts';
+import { ensureStoredObject, insertImportedFile, tagImportedFile } from './imports.queries.ts';
 import { ImportDirectoryInput, ImportFileInput, type ImportedDirectory, type ImportedFile } from '../files/library.schemas.ts';
 import { probeFile, type ContentFacts } from './probe.ts';
 import type { PaletteColour } from '../search/colour.ts';
-import { paletteForImport, storePalette } from '../search/palettes.ts';
+import { paletteForImport } from '../search/palettes.ts';
+import { storePalette } from '../search/stored-object-colours.queries.ts';
 import type { Storage } from '../storage/storage.ts';
 import { pinStoredBytes } from '../recycle-bin/stored-bytes.ts';
 
@@ -231,68 +232,22 @@ export class LibraryImportService {
     const { teamId, facts, userId } = plan;
     await this.pinBytes(tx, plan);
     const folder = await ensureFolderPath(tx, teamId, plan.segments, userId);
-    const objectId = await this.ensureObject(tx, teamId, facts, userId);
+    const objectId = await ensureStoredObject(tx, teamId, facts, objectKey(facts.sha256), userId);
     await storePalette(tx, teamId, objectId, plan.palette);
-    const file = await queryOne<{ id: number }>(
-      tx,
-      `insert into library_files (team_id, folder_id, object_id, name, extension, mime_type, byte_size, width, height, duration_ms,
-                                  description, score, link, source, owner_id, creator_id, create_user_id, update_user_id)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
-      [
-        teamId,
-        folder.folderId,
-        objectId,
-        plan.name,
-        extensionOf(plan.name, facts.extension),
-        facts.mimeType,
-        facts.byteSize,
-        facts.width,
-        facts.height,
-        facts.durationMs,
-        plan.description,
-        plan.score,
-        plan.link,
-        SOURCE_UPLOAD,
-        userId,
-        userId,
-        userId,
-        userId,
-      ],
-    );
-    await this.tagFile(tx, teamId, file!.id, plan.tags);
-    return { id: file!.id, assetId: objectId, folderIds: folder.folderIds };
-  }
-
-  /** One stored object per team and content: a second import of the same bytes reuses it. */
-  private async ensureObject(tx: UnitOfWork, teamId: number, facts: ContentFacts, userId: number | null): Promise<number> {
-    const created = await queryOne<{ id: number }>(
-      tx,
-      `insert into stored_objects (team_id, sha256, storage_key, mime_type, byte_size, width, height, duration_ms, create_user_id)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       on conflict (team_id, sha256) do nothing returning id`,
-      [teamId, facts.sha256, objectKey(facts.sha256), facts.mimeType, facts.byteSize, facts.width, facts.height, facts.durationMs, userId],
-    );
-    if (created) return created.id;
-    const existing = await queryOne<{ id: number }>(tx, 'select id from stored_objects where team_id = ? and sha256 = ?', [teamId, facts.sha256]);
-    return existing!.id;
-  }
-
-  /** Tags are team rows found or created by name, then joined to the file. */
-  private async tagFile(tx: UnitOfWork, teamId: number, fileId: number, names: string[]): Promise<void> {
-    if (names.length === 0) return;
-    const json = JSON.stringify(names);
-    await queryRows(
-      tx,
-      `insert into library_tags (team_id, name) select ?, value from json_array_elements_text(?::json)
-       on conflict (team_id, name) do nothing`,
-      [teamId, json],
-    );
-    await queryRows(
-      tx,
-      `insert into library_file_tags (file_id, tag_id, team_id)
-       select ?, t.id, t.team_id from library_tags t
-        where t.team_id = ? and t.name in (select value from json_array_elements_text(?::json))`,
-      [fileId, teamId, json],
-    );
+    const fileId = await insertImportedFile(tx, {
+      teamId,
+      folderId: folder.folderId,
+      objectId,
+      name: plan.name,
+      extension: extensionOf(plan.name, facts.extension),
+      facts,
+      description: plan.description,
+      score: plan.score,
+      link: plan.link,
+      source: SOURCE_UPLOAD,
+      userId,
+    });
+    await tagImportedFile(tx, teamId, fileId, plan.tags);
+    return { id: fileId, assetId: objectId, folderIds: folder.folderIds };
   }
 }

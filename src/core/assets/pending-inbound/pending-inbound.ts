@@ -5,17 +5,23 @@ import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { intArray, queryOne, queryRows, textArray } from '../../platform/sql.ts';
-import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
-import { pinAllStoredBytes, releaseBytes, type StoredBytes } from '../recycle-bin/stored-bytes.ts';
+import { pinAllStoredBytes, releaseBytes } from '../recycle-bin/stored-bytes.ts';
 import type { Storage } from '../storage/storage.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { extensionOf } from '../files/file-rules.ts';
 import { parseFolderPath } from '../folders/folders.ts';
 import { objectKey, type ImportProgress, type LibraryImportService, type PlacementPlan } from '../imports/import.ts';
-import type { PaletteColour } from '../search/colour.ts';
 import { operatorInTeam, operatorTeamScope } from '../../access/operator-scopes.ts';
+import {
+  countPendingInbounds,
+  deletePendingInbounds,
+  discardPendingInbounds,
+  insertPendingInbound,
+  lockPendingInbounds,
+  pendingInboundPage,
+  type PendingRow,
+} from './pending-inbounds.queries.ts';
 
 /** How many pending inbounds one confirm or discard takes: all of them are placed in one transaction. */
 export const PENDING_LIMITS = { idsPerCall: 100 } as const;
@@ -89,14 +95,6 @@ export interface ConfirmedInbound {
   folderIds: number[];
 }
 
-interface PendingRow extends PendingInboundView {
-  sha256: string;
-  palette: PaletteColour[];
-}
-
-const VIEW_COLUMNS = `id, folder_path as "folderPath", name, extension, mime_type as "mimeType", byte_size::float8 as "byteSize", width, height,
-  duration_ms::float8 as "durationMs", tags, description, score, link, user_id as "userId", ${isoSql('created_at')} as "createdAt"`;
-
 /** The import plan a pending row holds, as `LibraryImportService.place` takes it. */
 function planOf(teamId: number, row: PendingRow): PlacementPlan {
   return {
@@ -148,35 +146,29 @@ export class PendingInboundService {
     const plan = await this.deps.imports.prepareFile(op, input);
     const { facts } = plan;
     // the row is written under the bytes' lock, so a permanent delete cannot take them in between
-    const row = await inTransaction(op, async (tx) => {
+    const pendingId = await inTransaction(op, async (tx) => {
       await this.deps.imports.pinBytes(tx, plan);
-      return queryOne<{ id: number }>(
-        tx,
-        `insert into library_pending_inbounds (team_id, folder_path, name, extension, tags, description, score, link, user_id,
-                                               sha256, storage_key, mime_type, byte_size, width, height, duration_ms, palette)
-         values (?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb) returning id`,
-        [
-          plan.teamId,
-          `/${plan.segments.join('/')}`,
-          plan.name,
-          extensionOf(plan.name, facts.extension),
-          textArray(plan.tags),
-          plan.description,
-          plan.score,
-          plan.link,
-          plan.userId,
-          facts.sha256,
-          objectKey(facts.sha256),
-          facts.mimeType,
-          facts.byteSize,
-          facts.width,
-          facts.height,
-          facts.durationMs,
-          JSON.stringify(plan.palette),
-        ],
-      );
+      return insertPendingInbound(tx, {
+        teamId: plan.teamId,
+        folderPath: `/${plan.segments.join('/')}`,
+        name: plan.name,
+        extension: extensionOf(plan.name, facts.extension),
+        tags: plan.tags,
+        description: plan.description,
+        score: plan.score,
+        link: plan.link,
+        userId: plan.userId,
+        sha256: facts.sha256,
+        storageKey: objectKey(facts.sha256),
+        mimeType: facts.mimeType,
+        byteSize: facts.byteSize,
+        width: facts.width,
+        height: facts.height,
+        durationMs: facts.durationMs,
+        palette: plan.palette,
+      });
     });
-    return { pendingIds: [row!.id] };
+    return { pendingIds: [pendingId] };
   }
 
   /** `asset import --dir D --pending`: every regular file held as its own pending inbound; folders are created only at confirm. */
@@ -208,11 +200,7 @@ export class PendingInboundService {
     requirePermission(ctx, 'library:edit');
     const wanted = [...new Set(checkIds(input).ids)];
     return inTransaction(ctx, async (tx) => {
-      const rows = await queryRows<PendingRow>(
-        tx,
-        `select ${VIEW_COLUMNS}, sha256, palette from library_pending_inbounds where team_id = ? and id = any(?::int[]) order by id for update`,
-        [tx.teamId, intArray(wanted)],
-      );
+      const rows = await lockPendingInbounds(tx, tx.teamId, wanted);
       requireAll(
         wanted,
         rows.map((r) => r.id),
@@ -228,7 +216,7 @@ export class PendingInboundService {
         const placed = await this.deps.imports.place(tx, planOf(tx.teamId, row));
         confirmed.push({ pendingInboundId: row.id, materialId: placed.id, folderIds: placed.folderIds });
       }
-      await queryRows(tx, 'delete from library_pending_inbounds where team_id = ? and id = any(?::int[])', [tx.teamId, intArray(wanted)]);
+      await deletePendingInbounds(tx, tx.teamId, wanted);
       await libraryEvents.pendingConfirmed(
         tx,
         confirmed.map((c) => ({ pendingInboundId: c.pendingInboundId, fileId: c.materialId })),
@@ -242,11 +230,7 @@ export class PendingInboundService {
     requirePermission(ctx, 'library:edit');
     const wanted = [...new Set(checkIds(input).ids)];
     const removed = await inTransaction(ctx, async (tx) => {
-      const rows = await queryRows<{ id: number } & StoredBytes>(
-        tx,
-        'delete from library_pending_inbounds where team_id = ? and id = any(?::int[]) returning id, sha256, storage_key as "storageKey"',
-        [tx.teamId, intArray(wanted)],
-      );
+      const rows = await discardPendingInbounds(tx, tx.teamId, wanted);
       // a missing id rolls the whole transaction back
       requireAll(
         wanted,
@@ -278,13 +262,9 @@ export class PendingInboundService {
   private async page(op: UnitOfWork, teamId: number, input: { page?: number | null; pageSize?: number | null }): Promise<Page<PendingInboundView>> {
     const page = normalizePage(input);
     const [count, items] = await Promise.all([
-      queryOne<{ n: number }>(op, 'select count(*)::int as n from library_pending_inbounds where team_id = ?', [teamId]),
-      queryRows<PendingInboundView>(op, `select ${VIEW_COLUMNS} from library_pending_inbounds where team_id = ? order by id desc limit ? offset ?`, [
-        teamId,
-        page.pageSize,
-        (page.page - 1) * page.pageSize,
-      ]),
+      countPendingInbounds(op, teamId),
+      pendingInboundPage(op, teamId, page.pageSize, (page.page - 1) * page.pageSize),
     ]);
-    return { items, pagination: paginationOf(page, count!.n) };
+    return { items, pagination: paginationOf(page, count) };
   }
 }

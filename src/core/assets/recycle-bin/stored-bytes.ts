@@ -1,10 +1,10 @@
 import { DomainError } from '../../platform/errors.ts';
-import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { derivedImagesPrefix } from '../delivery/derivatives.ts';
 import { previewKey } from '../delivery/previews.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { UnitOfWork } from '../../platform/ctx.ts';
+import { isStorageKeyReferenced, lockStorageKey } from './stored-bytes.queries.ts';
 
 /**
  * Content-addressed bytes are shared: one key may be named by stored objects of several teams,
@@ -14,37 +14,15 @@ import type { UnitOfWork } from '../../platform/ctx.ts';
  * never slip between an import's "the bytes are there" and its commit.
  */
 
-/**
- * Each table whose rows name a storage key, as a query that finds one such row (each has an index
- * on `storage_key`). These look across teams on purpose: bytes are shared by content.
- */
-const KEY_REFERENCES = [
-  'select 1 from stored_objects where storage_key = ? limit 1',
-  'select 1 from approval_assets where storage_key = ? limit 1',
-  'select 1 from library_pending_inbounds where storage_key = ? limit 1',
-];
-
 /** A stored content: its hash (for its preview and processed images) and its key. */
 export interface StoredBytes {
   sha256: string;
   storageKey: string;
 }
 
-/** Holds the key's lock until the transaction ends. */
-export async function lockStorageKey(tx: UnitOfWork, key: string): Promise<void> {
-  await queryRows(tx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
-}
-
 /** Several keys' locks, in one order (sorted), so two transactions never wait on each other in a circle. */
 export async function lockStorageKeys(tx: UnitOfWork, keys: readonly string[]): Promise<void> {
   for (const key of [...new Set(keys)].sort()) await lockStorageKey(tx, key);
-}
-
-async function isReferenced(tx: UnitOfWork, key: string): Promise<boolean> {
-  for (const sql of KEY_REFERENCES) {
-    if (await queryOne(tx, sql, [key])) return true;
-  }
-  return false;
 }
 
 /**
@@ -59,7 +37,7 @@ async function releaseUnreferencedBytes(tx: UnitOfWork, storage: Storage, object
   );
   for (const object of sorted) {
     await lockStorageKey(tx, object.storageKey);
-    if (await isReferenced(tx, object.storageKey)) continue;
+    if (await isStorageKeyReferenced(tx, object.storageKey)) continue;
     await storage.remove(object.storageKey);
     await storage.remove(previewKey(object.sha256));
     await storage.removeTree(derivedImagesPrefix(object.sha256));

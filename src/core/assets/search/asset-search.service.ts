@@ -1,15 +1,24 @@
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
-import { boundSql, queryOne, queryRows } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { LinkSigner } from '../delivery/links.ts';
-import { assetRowsInOrder, tagsByFileIds, toAssetItem, type AssetRow } from './asset-items.ts';
-import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type FolderDTO, type TagDTO } from './search.schemas.ts';
-import { planAssetSearch, type AssetSearchPlan, type SearchFilter } from './search-filter.ts';
-import { COLOUR_IDS_MAX, colourMatchStatement, searchPreambleStatement, type ColourMatch, type ResolvedFilter, type SearchPreamble } from './search-sql.ts';
-import { andTagIds, tagsOnlyIds } from './narrow-table-sql.ts';
-import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageSql, searchStatements, type PageStatement } from './search-statements.ts';
+import { toAssetItem } from './asset-items.ts';
+import { assetRowsInOrder, tagsByFileIds, type AssetRow } from './asset-rows.queries.ts';
+import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type TagDTO } from './search.schemas.ts';
+import { planAssetSearch, type AssetSearchPlan } from './search-filter.ts';
+import {
+  childFolders,
+  COLOUR_IDS_MAX,
+  countMatches,
+  readColourMatch,
+  readSearchPreamble,
+  type ColourMatch,
+  type ResolvedFilter,
+  type SearchPreamble,
+} from './search.queries.ts';
+import { andTagIds, tagsOnlyIds } from './narrow-tables.queries.ts';
+import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageIdsOf, searchStatements, type PageStatement } from './search-pages.queries.ts';
 import type { TagFileCounts } from './tag-file-counts.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 import type { FacetCounts } from './facets.ts';
@@ -80,13 +89,8 @@ export class AssetSearchService {
     const pageIsEmpty = plan.page.limit === 0 || (knownTotal !== undefined && plan.page.offset >= knownTotal);
     const [rows, total, folders, facets] = await Promise.all([
       pageIsEmpty ? Promise.resolve([]) : this.pageRows(ctx, statements.page, options.includeTags ?? true),
-      this.totals.get(
-        ctx.teamId,
-        version,
-        filterKey,
-        async () => (await queryOne<{ n: number }>(ctx, boundSql(statements.count.sql), statements.count.params))!.n,
-      ),
-      plan.needChildren ? this.childFolders(ctx, plan.filter) : Promise.resolve(null),
+      this.totals.get(ctx.teamId, version, filterKey, () => countMatches(ctx, statements.count)),
+      plan.needChildren ? childFolders(ctx, plan.filter) : Promise.resolve(null),
       plan.facets ? this.facets.count(ctx, version, plan.filter, resolved, plan.facets, knownTotal) : Promise.resolve(null),
     ]);
     const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: plan.derivative, nowMs: options.nowMs ?? Date.now() };
@@ -109,15 +113,10 @@ export class AssetSearchService {
 
   /**
    * The page's ids (bound parameters: planned for their values, or prepared when the shape's plan
-   * does not depend on them, search-statements.ts), then their rows (a prepared statement), in page order.
+   * does not depend on them, search-pages.queries.ts), then their rows (a prepared statement), in page order.
    */
   private async pageRows(ctx: Ctx, page: PageStatement, includeTags: boolean): Promise<AssetRow[]> {
-    const ids = await queryRows<{ id: number }>(ctx, pageSql(page), page.params);
-    return assetRowsInOrder(
-      ctx,
-      ids.map((row) => row.id),
-      includeTags,
-    );
+    return assetRowsInOrder(ctx, await pageIdsOf(ctx, page), includeTags);
   }
 
   /** Batch read for the GraphQL dataloader of AssetItem.tags. */
@@ -128,12 +127,11 @@ export class AssetSearchService {
   /**
    * The library version, the reference checks (parentId a live folder of the team, 404 otherwise;
    * currentUserId a member of the team) and the folders of a parentId subtree searched in creation
-   * order (search-statements.ts), in one statement.
+   * order (search-pages.queries.ts), in one statement.
    */
   private async preamble(ctx: Ctx, plan: AssetSearchPlan): Promise<SearchPreamble> {
     const subtreeLimit = plan.order.name === 'CREATE_TIME' ? MAX_FOLDER_BRANCHES + 1 : null;
-    const statement = searchPreambleStatement(ctx.teamId, plan.filter, subtreeLimit);
-    const row = (await queryOne<SearchPreamble>(ctx, statement.sql, statement.params))!;
+    const row = await readSearchPreamble(ctx, plan.filter, subtreeLimit);
     if (!row.folderFound) throw notFound('Folder');
     if (!row.memberFound) throw invalid('currentUserId', 'is not a member of the team');
     return row;
@@ -149,13 +147,7 @@ export class AssetSearchService {
     const { colour } = plan.filter;
     const idsMax = this.colourIdsMax;
     const [colourMatch, walkTag] = await Promise.all([
-      colour
-        ? this.colourMatches.get(ctx.teamId, version, JSON.stringify({ colour, idsMax }), async () => {
-            const statement = colourMatchStatement(ctx.teamId, colour, idsMax);
-            const row = (await queryOne<{ objects: number; ids: number[] | null }>(ctx, statement.sql, statement.params))!;
-            return { objects: row.objects, ids: row.ids ? row.ids.map(Number) : null };
-          })
-        : undefined,
+      colour ? this.colourMatches.get(ctx.teamId, version, JSON.stringify({ colour, idsMax }), () => readColourMatch(ctx, colour, idsMax)) : undefined,
       this.walkTagOf(ctx, plan, knownTotal),
     ]);
     const subtree = preamble.subtreeFolderIds?.map(Number);
@@ -170,7 +162,7 @@ export class AssetSearchService {
   /**
    * The rarest tag of an AND of tags, when a statement will walk its postings: a tags-only search
    * (its count, and its page in creation order), or one with other filters in creation order once
-   * more than collectMaxMatches matches are known (search-statements.ts). Counting a popular tag's
+   * more than collectMaxMatches matches are known (search-pages.queries.ts). Counting a popular tag's
    * postings costs up to 30 ms, once a minute: not worth paying for a search that will not walk.
    */
   private async walkTagOf(ctx: Ctx, plan: AssetSearchPlan, knownTotal: number | undefined): Promise<number | undefined> {
@@ -178,27 +170,5 @@ export class AssetSearchService {
     if (!tagIds) return undefined;
     const walks = tagsOnlyIds(plan.filter) !== null || (plan.order.name === 'CREATE_TIME' && knownTotal !== undefined && knownTotal > this.collectMaxMatches);
     return walks ? this.tagFileCounts.rarest(ctx, tagIds) : undefined;
-  }
-
-  /** needChildren: the live child folders of parentId, or the top-level folders; with currentUserId only those the member may access. */
-  private async childFolders(ctx: Ctx, filter: SearchFilter): Promise<FolderDTO[]> {
-    const params: unknown[] = [ctx.teamId];
-    let access = '';
-    if (filter.currentUserId !== undefined) {
-      // a member sees the folders they belong to, their descendants, and the ancestors leading to them
-      access = `and exists (select 1 from library_folder_members m where m.team_id = c.team_id and m.member_id = ?
-                              and (c.path_ids @> array[m.folder_id] or exists (
-                                select 1 from library_folders mf where mf.id = m.folder_id and mf.path_ids @> array[c.id])))`;
-      params.push(filter.currentUserId);
-    }
-    const parent = filter.parentId === undefined ? 'c.parent_id is null' : 'c.parent_id = ?';
-    if (filter.parentId !== undefined) params.push(filter.parentId);
-    return queryRows<FolderDTO>(
-      ctx,
-      `select c.id, c.name from library_folders c
-        where c.team_id = ? and c.deleted_at is null ${access} and ${parent}
-        order by lower(c.name), c.id`,
-      params,
-    );
   }
 }

@@ -103,7 +103,7 @@ export function facetPlanOf(issues: FieldIssue[], names: string[] | null | undef
  * Colour families (the `colorFamily` facet): an image's family is that of its palette's largest
  * colour (position 0), by CIELAB chroma, lightness and hue angle. Colours of chroma under 12 are
  * white (L >= 85), black (L < 25) or grey; the others by hue, with brown the dark (L < 50)
- * oranges. One table, read by the SQL (facet-sql.ts) and by colourFamilyOf (tests, docs).
+ * oranges. One table, read by the SQL (facets.queries.ts) and by colourFamilyOf (tests, docs).
  */
 export const COLOUR_FAMILY_RULES = {
   neutralChroma: 12,

@@ -1,11 +1,10 @@
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalidFields, type FieldIssue } from '../../platform/errors.ts';
-import { boundSql, queryOne, queryRows } from '../../platform/sql.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { customFieldTypesStatement, facetLabelsStatement, facetStatement } from './facet-sql.ts';
+import { countFacet, customFieldTypes, facetLabels } from './facets.queries.ts';
 import { facetName, type FacetCounts, type FacetPlan, type FacetResult, type FacetSpec } from './facets.ts';
 import type { SearchFilter } from './search-filter.ts';
-import type { ResolvedFilter } from './search-sql.ts';
+import type { ResolvedFilter } from './search.queries.ts';
 
 const NO_MATCHES: FacetCounts = { values: [], other: 0, otherValues: 0, missing: 0 };
 
@@ -31,11 +30,10 @@ export class SearchFacets {
   async checkCustomFields(ctx: Ctx, plan: FacetPlan): Promise<void> {
     const asked = plan.facets.flatMap((facet, index) => (facet.name === 'customField' ? [{ index, fieldId: facet.fieldId }] : []));
     if (asked.length === 0) return;
-    const statement = customFieldTypesStatement(
-      ctx.teamId,
+    const types = await customFieldTypes(
+      ctx,
       asked.map((a) => a.fieldId),
     );
-    const types = new Map((await queryRows<{ id: number; type: string }>(ctx, statement.sql, statement.params)).map((row) => [row.id, row.type]));
     const issues: FieldIssue[] = [];
     for (const { index, fieldId } of asked) {
       const type = types.get(fieldId);
@@ -62,34 +60,22 @@ export class SearchFacets {
           knownTotal === 0
             ? NO_MATCHES
             : await this.memo.get(ctx.teamId, version, `facet|${facetName(facet)}|${plan.limit}|${filterKey}`, () =>
-                this.countOne(ctx, filter, resolved, facet, plan.limit),
+                countFacet(ctx, filter, resolved, facet, plan.limit),
               );
         return this.labelled(ctx, facet, counts);
       }),
     );
   }
 
-  private async countOne(ctx: Ctx, filter: SearchFilter, resolved: ResolvedFilter, facet: FacetSpec, limit: number): Promise<FacetCounts> {
-    const statement = facetStatement(ctx.teamId, filter, resolved, facet, limit);
-    const row = (await queryOne<FacetCounts>(ctx, boundSql(statement.sql), statement.params))!;
-    return {
-      values: row.values.map((v) => ({ value: String(v.value), count: Number(v.count) })),
-      other: Number(row.other),
-      otherValues: row.otherValues,
-      missing: Number(row.missing),
-    };
-  }
-
   /** The result of one facet: its counts, with the names of tags and folders. */
   private async labelled(ctx: Ctx, facet: FacetSpec, counts: FacetCounts): Promise<FacetResult> {
     let names = new Map<string, string>();
     if ((facet.name === 'tags' || facet.name === 'folder') && counts.values.length > 0) {
-      const statement = facetLabelsStatement(
-        ctx.teamId,
+      names = await facetLabels(
+        ctx,
         facet.name,
         counts.values.map((v) => Number(v.value)),
       );
-      names = new Map((await queryRows<{ value: string; name: string }>(ctx, statement.sql, statement.params)).map((row) => [row.value, row.name]));
     }
     return {
       facet: facetName(facet),

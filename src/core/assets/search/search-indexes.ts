@@ -23,7 +23,7 @@ export const SEARCH_INDEXES = [
   index('library_files_live_created', '("team_id", "created_at", "id") include ("tag_ids")'),
   index('library_files_live_updated', '("team_id", "updated_at", "id")'),
   // size range + sort SIZE; extensions + size range: counts by index only, and each extension's
-  // branch of a SIZE-sorted page reads it in order (search-statements.ts)
+  // branch of a SIZE-sorted page reads it in order (search-pages.queries.ts)
   index('library_files_live_size', '("team_id", "byte_size", "id")'),
   index('library_files_live_extension_size', '("team_id", "extension", "byte_size", "id")'),
   // duration range + sort DURATION, rating filter + sort SCORE (missing values sort as the lowest)
@@ -37,7 +37,7 @@ export const SEARCH_INDEXES = [
   index('library_files_live_create_user', '("team_id", "create_user_id")'),
   index('library_files_live_owner', '("team_id", "owner_id")'),
   index('library_files_live_folder', '("team_id", "folder_id")'),
-  // a small parentId subtree in creation order: one ordered scan per folder (search-statements.ts)
+  // a small parentId subtree in creation order: one ordered scan per folder (search-pages.queries.ts)
   index('library_files_live_folder_created', '("team_id", "folder_id", "created_at", "id")'),
   index('library_files_live_object', '("team_id", "object_id")'),
 ];

@@ -20,7 +20,7 @@ export const StoredObjectColour = defineEntity({
   ],
   triggers: STORED_OBJECT_COLOURS_TRIGGERS,
   properties: {
-    object: () => p.manyToOne(StoredObject).primary(),
+    object: () => p.manyToOne(StoredObject).primary().deleteRule('cascade'),
     position: p.smallint().primary(),
     team: () => p.manyToOne(Team),
     l: p.float().columnType('real'),

@@ -1,10 +1,9 @@
 import type { TeamScope } from '../../platform/ctx.ts';
-import { queryRows } from '../../platform/sql.ts';
-import { tagFileCountsStatement } from './narrow-table-sql.ts';
+import { tagFileCounts } from './narrow-tables.queries.ts';
 
 /**
  * How many live files carry each tag, per team and tag, counted at most once per `maxAgeMs`: a
- * search with an AND of tags walks the postings of its rarest tag (narrow-table-sql.ts tagsOnlyPage,
+ * search with an AND of tags walks the postings of its rarest tag (narrow-tables.queries.ts tagsOnlyPage,
  * tagsWalkWithFilesPage). Only the
  * speed of a search depends on these counts, never its results, so unlike the memo of totals they
  * may lag the library a little: counting the postings of a tag carried by 200,000 of 1,000,000
@@ -48,8 +47,7 @@ export class TagFileCounts {
       else stale.push(id);
     }
     if (stale.length > 0) {
-      const statement = tagFileCountsStatement(ctx.teamId, stale);
-      const rows = await queryRows<{ tagId: number; files: number }>(ctx, statement.sql, statement.params);
+      const rows = await tagFileCounts(ctx, stale);
       this.counted += rows.length;
       for (const row of rows) {
         counts.set(row.tagId, row.files);

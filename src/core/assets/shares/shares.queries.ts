@@ -1,7 +1,7 @@
 import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { float, int, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
-import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, type AssetRow } from '../search/asset-items.ts';
+import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, type AssetRow } from '../search/asset-rows.queries.ts';
 import type { FolderDTO } from '../search/search.schemas.ts';
 
 /*

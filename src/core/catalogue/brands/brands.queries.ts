@@ -138,3 +138,21 @@ export async function lockLiveBrandTree(tx: TeamScope, brandId: number): Promise
   const row = await queryOne(tx, 'select id from brands where id = ? and team_id = ? and deleted_at is null for no key update', [brandId, tx.teamId]);
   return row !== null;
 }
+
+/**
+ * Whether the brand is a live brand of the team, its row held FOR SHARE until the transaction ends:
+ * a product write that names it, so the brand cannot be deleted (nor its category tree changed)
+ * before the write commits.
+ */
+export async function lockLiveBrandForShare(tx: TeamScope, brandId: number): Promise<boolean> {
+  return (await queryOne(tx, 'select id from brands where id = ? and team_id = ? and deleted_at is null for share', [brandId, tx.teamId])) !== null;
+}
+
+/** The live brands of the team among `ids` (a template's brand bindings). */
+export async function liveBrandIdsAmong(scope: TeamScope, ids: readonly number[]): Promise<Set<number>> {
+  const rows = await queryRows<Record<string, unknown>>(scope, 'select id from brands where team_id = ? and deleted_at is null and id = any(?::int[])', [
+    scope.teamId,
+    intArray(ids),
+  ]);
+  return new Set(rows.map((row) => int(row.id, 'id')));
+}

@@ -118,6 +118,32 @@ export async function hasLiveCategoryInBrand(scope: TeamScope, brandId: number):
   return row !== null;
 }
 
+/** Whether the category is a live category of the team. */
+export async function isLiveCategory(scope: TeamScope, categoryId: number): Promise<boolean> {
+  const row = await queryOne(scope, 'select id from categories where id = ? and team_id = ? and deleted_at is null', [categoryId, scope.teamId]);
+  return row !== null;
+}
+
+/** The brand of a live category of the team; null when there is no such category. */
+export async function liveCategoryBrand(scope: TeamScope, categoryId: number): Promise<number | null> {
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    'select brand_id as "brandId" from categories where id = ? and team_id = ? and deleted_at is null',
+    [categoryId, scope.teamId],
+  );
+  return row && int(row.brandId, 'brandId');
+}
+
+/** The live categories of the team among `ids`, each with its brand. */
+export async function liveCategoryBrandsAmong(scope: TeamScope, ids: readonly number[]): Promise<Map<number, number>> {
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    'select id, brand_id from categories where team_id = ? and deleted_at is null and id = any(?::int[])',
+    [scope.teamId, intArray(ids)],
+  );
+  return new Map(rows.map((row) => [int(row.id, 'id'), int(row.brand_id, 'brand_id')]));
+}
+
 /** A live category of the team, optionally locked for this transaction. */
 export async function liveNode(tx: TeamScope, id: number, options: { lock?: boolean } = {}): Promise<CategoryNode | null> {
   const row = await queryOne<Record<string, unknown>>(

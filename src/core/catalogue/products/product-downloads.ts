@@ -7,13 +7,11 @@ import { DomainError, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency } from '../../platform/idempotency.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
-import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../../assets/versions/visible-files.ts';
+import { countDownloadRecords, deliverableFiles, downloadRecordsPage, insertDownloadRecord, type DownloadRecordsOf } from './download-records.queries.ts';
 
 /** Spec 7.1/8: a download of more files or bytes than this is 413 payload_too_large before anything is written. */
 export const DOWNLOAD_LIMITS = { files: 100, bytes: 2 * 1024 ** 3 } as const;
@@ -85,9 +83,6 @@ export function zipEntryNames(files: Pick<DownloadFile, 'id' | 'name'>[]): strin
 const checkRequest = compileInput(DownloadRequest);
 const checkPage = compileInput(PageQuery);
 
-const RECORD_COLUMNS = `id, product_id as "productId", file_ids as "fileIds", file_count as "fileCount", total_bytes::text as "totalBytes",
-  ${isoSql('created_at')} as at, actor, actor_key_id as "keyId", actor_role as role, share_id as "shareId"`;
-
 /**
  * Product downloads (docs/products.md "Downloads"). `prepare` checks the rules, the limits and
  * the files, and commits a download record (idempotent with a key: a replay gives the same files
@@ -143,25 +138,18 @@ export class ProductDownloads {
       );
     }
     const key = keyOf(tx.actor);
-    const record = await queryOne<{ id: number }>(
-      tx,
-      `insert into download_records (team_id, product_id, share_id, file_ids, file_count, total_bytes, actor, actor_key_id, actor_role, request_id)
-       values (?, ?, ?, ?::int[], ?, ?, ?, ?, ?, ?) returning id`,
-      [
-        tx.teamId,
-        productId,
-        shareId,
-        intArray(files.map((f) => f.id)),
-        files.length,
-        bytes,
-        actorLabel(tx.actor),
-        key?.keyId ?? null,
-        key?.role ?? null,
-        tx.requestId ?? null,
-      ],
-    );
-    await recordActivity(tx, 'download', record!.id, 'created');
-    return { recordId: Number(record!.id), fileIds: files.map((f) => f.id) };
+    const recordId = await insertDownloadRecord(tx, {
+      productId,
+      shareId,
+      fileIds: files.map((f) => f.id),
+      bytes,
+      actor: actorLabel(tx.actor),
+      keyId: key?.keyId ?? null,
+      role: key?.role ?? null,
+      requestId: tx.requestId ?? null,
+    });
+    await recordActivity(tx, 'download', recordId, 'created');
+    return { recordId, fileIds: files.map((f) => f.id) };
   }
 
   /**
@@ -209,26 +197,19 @@ export class ProductDownloads {
   async listForProduct(ctx: Ctx, productId: number, query: unknown): Promise<Page<DownloadRecordView>> {
     requirePermission(ctx, 'products:download');
     await this.readVisible(ctx, productId);
-    return this.list(ctx, 'product_id = ?', [productId], query);
+    return this.list(ctx, { productId }, query);
   }
 
   /** Every download record of the team (manage only). */
   async listForTeam(ctx: Ctx, query: unknown): Promise<Page<DownloadRecordView>> {
     requirePermission(ctx, 'activity:read');
-    return this.list(ctx, 'true', [], query);
+    return this.list(ctx, 'team', query);
   }
 
-  private async list(ctx: Ctx, condition: string, params: unknown[], query: unknown): Promise<Page<DownloadRecordView>> {
+  private async list(ctx: Ctx, of: DownloadRecordsOf, query: unknown): Promise<Page<DownloadRecordView>> {
     const page = normalizePage(checkPage(query ?? {}));
-    const [count, items] = await Promise.all([
-      queryOne<{ n: number }>(ctx, `select count(*)::int as n from download_records where team_id = ? and ${condition}`, [ctx.teamId, ...params]),
-      queryRows<DownloadRecordView>(
-        ctx,
-        `select ${RECORD_COLUMNS} from download_records where team_id = ? and ${condition} order by id desc limit ? offset ?`,
-        [ctx.teamId, ...params, page.pageSize, (page.page - 1) * page.pageSize],
-      ),
-    ]);
-    return { items: items.map((r) => ({ ...r, id: Number(r.id), fileIds: r.fileIds.map(Number) })), pagination: paginationOf(page, count!.n) };
+    const [count, items] = await Promise.all([countDownloadRecords(ctx, of), downloadRecordsPage(ctx, of, page.pageSize, (page.page - 1) * page.pageSize)]);
+    return { items, pagination: paginationOf(page, count) };
   }
 
   /**
@@ -236,19 +217,11 @@ export class ProductDownloads {
    * version of a version line is delivered as the line's cover, as product media show it.
    */
   private async liveFiles(scope: TeamScope, ids: number[]): Promise<DownloadFile[]> {
-    const rows = await queryRows<{ requested: number; name: string; bytes: string; sha256: string }>(
-      scope,
-      `select r.id as requested, f.name, f.byte_size::text as bytes, o.sha256
-         from ${VISIBLE_FROM}
-         join library_files f on f.team_id = r.team_id and f.deleted_at is null and f.id = ${VISIBLE_ID}
-         join stored_objects o on o.id = f.object_id and o.team_id = f.team_id
-        where r.team_id = ? and r.id = any(?::int[]) and ${VISIBLE_WHERE}`,
-      [scope.teamId, intArray(ids)],
-    );
+    const rows = await deliverableFiles(scope, ids);
     const byId = new Map(rows.map((r) => [r.requested, r]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
-      return row ? [{ id, name: row.name, bytes: Number(row.bytes), storageKey: objectKey(row.sha256) }] : [];
+      return row ? [{ id, name: row.name, bytes: row.bytes, storageKey: objectKey(row.sha256) }] : [];
     });
   }
 }

@@ -2,11 +2,10 @@ import { Type, type Static } from 'typebox';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { queryOne, queryRows } from '../../platform/sql.ts';
-import { isoSql } from '../../platform/timestamps.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity, type ActivityAction } from '../activity/activity-records.ts';
 import type { ProductRecord } from './product-projection.ts';
+import { countHistory, historyEntries, insertHistoryEntry } from './product-history.queries.ts';
 
 /**
  * What a change did to a product: the activity actions a product can have; `template_upgraded`:
@@ -91,20 +90,15 @@ export async function recordProductChange(
   after: ProductRecord | null,
 ): Promise<void> {
   const key = keyOf(tx.actor);
-  await queryRows(
-    tx,
-    `insert into product_history (team_id, product_id, action, actor, actor_key_id, actor_role, request_id, changes) values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
-    [
-      tx.teamId,
-      productId,
-      action,
-      actorLabel(tx.actor),
-      key?.keyId ?? null,
-      key?.role ?? null,
-      tx.requestId ?? null,
-      JSON.stringify(productChanges(before, after)),
-    ],
-  );
+  await insertHistoryEntry(tx, {
+    productId,
+    action,
+    actor: actorLabel(tx.actor),
+    keyId: key?.keyId ?? null,
+    role: key?.role ?? null,
+    requestId: tx.requestId ?? null,
+    changes: productChanges(before, after),
+  });
   // every product change is also a line of the team-wide activity log
   await recordActivity(tx, 'product', productId, action);
 }
@@ -112,14 +106,6 @@ export async function recordProductChange(
 /** A product's history, newest first, in ordinary pages (the caller has already been shown the product). */
 export async function historyPage(ctx: Ctx, productId: number, query: unknown): Promise<Page<ProductHistoryItem>> {
   const page = normalizePage(checkPage(query ?? {}));
-  const [count, items] = await Promise.all([
-    queryOne<{ n: number }>(ctx, 'select count(*)::int as n from product_history where team_id = ? and product_id = ?', [ctx.teamId, productId]),
-    queryRows<ProductHistoryItem>(
-      ctx,
-      `select id::text, action, ${isoSql('created_at')} as at, actor, actor_key_id as "keyId", actor_role as role, request_id as "requestId", changes
-         from product_history where team_id = ? and product_id = ? order by id desc limit ? offset ?`,
-      [ctx.teamId, productId, page.pageSize, (page.page - 1) * page.pageSize],
-    ),
-  ]);
-  return { items, pagination: paginationOf(page, count!.n) };
+  const [count, items] = await Promise.all([countHistory(ctx, productId), historyEntries(ctx, productId, page.pageSize, (page.page - 1) * page.pageSize)]);
+  return { items, pagination: paginationOf(page, count) };
 }

@@ -2,14 +2,13 @@ import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch } from '../../platform/etag.ts';
-import { queryOne } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { recordProductChange } from './product-history.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { draftReasonOf } from './product-fields.ts';
 import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { productEtagRepresentation, type ProductRecord } from './product-projection.ts';
-import { RECORD_COLUMNS, readProduct, recordOf } from './product-read.ts';
+import { publishProduct, readProduct, softDeleteProduct, unpublishProduct, updateFields } from './products.queries.ts';
 import {
   applyCustomValues,
   checkMedia,
@@ -18,7 +17,6 @@ import {
   draftFromRecord,
   normalizeName,
   normalizeSpu,
-  updateFields,
   type ProductDraft,
 } from './product-write.ts';
 import { ProductPatch } from './product.schemas.ts';
@@ -96,7 +94,7 @@ export class ProductLifecycle {
       if (current.status === 'published') return current;
       const issues = completenessIssues(draftFromRecord(current), await this.definitionOf(tx, current), live);
       if (issues.length > 0) throw new DomainError('validation_failed', 'The product is not complete and cannot be published', issues);
-      const published = await this.setStatus(tx, id, `status = 'published', published_at = c.t, draft_reason = null`, []);
+      const published = await publishProduct(tx, id);
       await recordProductChange(tx, id, 'published', current, published);
       return published;
     });
@@ -109,7 +107,7 @@ export class ProductLifecycle {
       if (current.status === 'draft') return current;
       const definition = await this.definitionOf(tx, current);
       const issues = completenessIssues(draftFromRecord(current), definition, live);
-      const unpublished = await this.setStatus(tx, id, `status = 'draft', published_at = null, draft_reason = ?`, [draftReasonOf(issues, definition)]);
+      const unpublished = await unpublishProduct(tx, id, draftReasonOf(issues, definition));
       await recordProductChange(tx, id, 'unpublished', current, unpublished);
       return unpublished;
     });
@@ -119,19 +117,9 @@ export class ProductLifecycle {
   async softDelete(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<void> {
     await inTransaction(ctx, async (tx) => {
       const { current } = await this.lockForWrite(tx, id, ifMatch);
-      await this.setStatus(tx, id, 'deleted_at = c.t', []);
+      await softDeleteProduct(tx, id);
       await recordProductChange(tx, id, 'deleted', current, current);
     });
-  }
-
-  private async setStatus(tx: Ctx, id: number, assignments: string, params: unknown[]): Promise<ProductRecord> {
-    const row = await queryOne<ProductRecord>(
-      tx,
-      `update products p set ${assignments}, updated_at = c.t from (select clock_timestamp() as t) c
-        where p.id = ? and p.team_id = ? returning ${RECORD_COLUMNS}`,
-      [...params, id, tx.teamId],
-    );
-    return recordOf(row!);
   }
 
   private async lockForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<{ current: ProductRecord; live: Map<number, number> }> {

@@ -1,4 +1,4 @@
-import { visibleFileIds } from '../../assets/versions/visible-files.ts';
+import { visibleFileIds } from '../../assets/versions/version-lines.queries.ts';
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { LibraryFileView } from '../../assets/files/library.schemas.ts';
 import type { Ctx } from '../../platform/ctx.ts';

@@ -3,7 +3,7 @@ import type { CallerScope } from '../../platform/ctx.ts';
 import { invalid, invalidFields } from '../../platform/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
-import type { ProductFilters } from './product-read.ts';
+import type { ProductFilters } from './products.queries.ts';
 import { PRODUCT_STATUSES, ProductListQuery } from './product.schemas.ts';
 import { isStorableTimestamp } from '../../platform/timestamps.ts';
 

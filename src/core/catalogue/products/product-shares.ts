@@ -7,14 +7,13 @@ import { withIdempotency, type IdempotentOutcome } from '../../platform/idempote
 import { PageQuery } from '../../platform/pagination.schemas.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
 import { literalUnion } from '../../platform/schema-shapes.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { timestampInput } from '../../platform/timestamp-schema.ts';
-import { isoSql } from '../../platform/timestamps.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { newShareNonce, shareToken, shareUrl } from './share-links.ts';
+import { countShares, findShare, insertShare, nextShareId, revokeShare, shareByTokenHash, sharesPage, type ShareRow } from './product-shares.queries.ts';
 
 /** How long a share lives: 7 days unless asked, at most 365 days, never past the creating key's expiry. */
 export const SHARE_LIFETIME = { defaultDays: 7, maxDays: 365 } as const;
@@ -75,14 +74,6 @@ export type ProductShareView = Static<typeof ProductShareView>;
 const checkCreate = compileInput(ProductShareCreate);
 const checkPage = compileInput(PageQuery);
 
-const SHARE_COLUMNS = `s.id, s.product_id as "productId", s.team_id as "teamId", s.nonce,
-  case when s.revoked_at is not null then 'revoked' when s.expires_at <= now() then 'expired' else 'active' end as status,
-  ${isoSql('s.expires_at')} as "expiresAt", s.password_hash is not null as "passwordProtected", s.file_ids as "assetIds",
-  s.allow_download as "allowDownload", ${isoSql('s.created_at')} as "createdAt", ${isoSql('s.revoked_at')} as "revokedAt",
-  s.actor, s.actor_key_id as "keyId", s.actor_role as role`;
-
-type ShareRow = Omit<ProductShareView, 'url'> & { teamId: number; nonce: string };
-
 /** A share as the page side needs it (product-share-page.ts). */
 export interface ShareAccessRow {
   id: number;
@@ -134,28 +125,22 @@ export class ProductShareService {
       const key = keyOf(tx.actor);
       const nonce = newShareNonce();
       // the token is derived from the id, so the id is drawn first and the row written once, complete
-      const { id } = (await queryOne<{ id: number }>(tx, `select nextval(pg_get_serial_sequence('product_shares', 'id'))::int as id`))!;
+      const id = await nextShareId(tx);
       const token = shareToken(this.secret!, { teamId: tx.teamId, id, nonce });
-      await queryRows(
-        tx,
-        `insert into product_shares (id, team_id, product_id, nonce, token_hash, password_hash, file_ids, allow_download, shows_drafts, expires_at, actor, actor_key_id, actor_role)
-         values (?, ?, ?, ?, ?, ?, ?::int[], ?, ?, ?::timestamptz, ?, ?, ?)`,
-        [
-          id,
-          tx.teamId,
-          productId,
-          nonce,
-          hashShareToken(token),
-          passwordHash,
-          assetIds && intArray(assetIds),
-          body.allowDownload ?? true,
-          product.status !== 'published',
-          expiresAt,
-          actorLabel(tx.actor),
-          key?.keyId ?? null,
-          key?.role ?? null,
-        ],
-      );
+      await insertShare(tx, {
+        id,
+        productId,
+        nonce,
+        tokenHash: hashShareToken(token),
+        passwordHash,
+        fileIds: assetIds,
+        allowDownload: body.allowDownload ?? true,
+        showsDrafts: product.status !== 'published',
+        expiresAt,
+        actor: actorLabel(tx.actor),
+        keyId: key?.keyId ?? null,
+        role: key?.role ?? null,
+      });
       await recordActivity(tx, 'share', id, 'created');
       // the idempotency record keeps the id only: the link is derived again, never stored
       return { body: { id }, etag: null };
@@ -168,16 +153,8 @@ export class ProductShareService {
     requirePermission(ctx, 'products:share');
     const page = normalizePage(checkPage(query ?? {}));
     await this.readVisible(ctx, productId);
-    const [count, rows] = await Promise.all([
-      queryOne<{ n: number }>(ctx, 'select count(*)::int as n from product_shares where team_id = ? and product_id = ?', [ctx.teamId, productId]),
-      queryRows<ShareRow>(ctx, `select ${SHARE_COLUMNS} from product_shares s where s.team_id = ? and s.product_id = ? order by s.id desc limit ? offset ?`, [
-        ctx.teamId,
-        productId,
-        page.pageSize,
-        (page.page - 1) * page.pageSize,
-      ]),
-    ]);
-    return { items: rows.map((row) => this.view(row)), pagination: paginationOf(page, count!.n) };
+    const [count, rows] = await Promise.all([countShares(ctx, productId), sharesPage(ctx, productId, page.pageSize, (page.page - 1) * page.pageSize)]);
+    return { items: rows.map((row) => this.view(row)), pagination: paginationOf(page, count) };
   }
 
   /** Revokes a share: its page answers 410 from now on. Revoking a revoked share changes nothing and answers it again. */
@@ -185,11 +162,7 @@ export class ProductShareService {
     requirePermission(ctx, 'products:share');
     await this.readVisible(ctx, productId);
     await inTransaction(ctx, async (tx) => {
-      const revoked = await queryOne<{ id: number }>(
-        tx,
-        'update product_shares set revoked_at = now() where id = ? and team_id = ? and product_id = ? and revoked_at is null returning id',
-        [shareId, tx.teamId, productId],
-      );
+      const revoked = await revokeShare(tx, productId, shareId);
       if (revoked) await recordActivity(tx, 'share', shareId, 'revoked');
     });
     return this.read(ctx, productId, shareId);
@@ -197,23 +170,11 @@ export class ProductShareService {
 
   /** The share behind a token, of any team (the token is the credential); null when there is none. */
   async findByToken(op: UnitOfWork, token: string): Promise<ShareAccessRow | null> {
-    const row = await queryOne<ShareAccessRow & { expiresAtMs: string }>(
-      op,
-      `select id, team_id as "teamId", product_id as "productId", password_hash as "passwordHash", file_ids as "fileIds",
-              allow_download as "allowDownload", shows_drafts as "showsDrafts",
-              (extract(epoch from expires_at) * 1000)::float8 as "expiresAtMs", revoked_at is not null as revoked
-         from product_shares where token_hash = ?`,
-      [hashShareToken(token)],
-    );
-    return row && { ...row, expiresAtMs: Number(row.expiresAtMs), fileIds: row.fileIds === null ? null : row.fileIds.map(Number) };
+    return shareByTokenHash(op, hashShareToken(token));
   }
 
   private async read(ctx: Ctx, productId: number, shareId: number): Promise<ProductShareView> {
-    const row = await queryOne<ShareRow>(ctx, `select ${SHARE_COLUMNS} from product_shares s where s.id = ? and s.team_id = ? and s.product_id = ?`, [
-      shareId,
-      ctx.teamId,
-      productId,
-    ]);
+    const row = await findShare(ctx, productId, shareId);
     if (!row) throw notFound('Share');
     return this.view(row);
   }
@@ -221,7 +182,7 @@ export class ProductShareService {
   private view(row: ShareRow): ProductShareView {
     const { teamId, nonce, ...rest } = row;
     const token = shareToken(this.requireSecret(), { teamId, id: row.id, nonce });
-    return { ...rest, url: shareUrl(this.publicBaseUrl, token), assetIds: row.assetIds === null ? null : row.assetIds.map(Number) };
+    return { ...rest, url: shareUrl(this.publicBaseUrl, token) };
   }
 
   /** The requested expiry as an instant, or the default; 422 when past, too far, or after the key's own expiry. */

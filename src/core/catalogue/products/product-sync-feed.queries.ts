@@ -2,7 +2,7 @@ import type { Ctx } from '../../platform/ctx.ts';
 import { preparedSql, queryOne, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
-import { filterSql, RECORD_COLUMNS, recordOf, type ProductFilters } from './product-read.ts';
+import { filterSql, RECORD_COLUMNS, recordOf, type ProductFilters } from './products.queries.ts';
 
 /*
  * The SQL of the sync feed (docs/products.md "Sync feed"), in lean SQL next to the service:

@@ -1,5 +1,5 @@
 import type { TeamScope } from '../../platform/ctx.ts';
-import { preparedSql, queryOne } from '../../platform/sql.ts';
+import { productCountVersion } from './products.queries.ts';
 
 /*
  * Exact totalCount of ordinary product pages (spec 2.1), without counting on every request.
@@ -14,17 +14,7 @@ import { preparedSql, queryOne } from '../../platform/sql.ts';
  * adds the library version (raised the same way by every change to the team's files).
  */
 
-const PRODUCT_VERSION = preparedSql('products.version', `select coalesce((select version from product_versions where team_id = ?), 0)::text as version`);
-const PRODUCT_AND_LIBRARY_VERSION = preparedSql(
-  'products.versionWithLibrary',
-  `select coalesce((select version from product_versions where team_id = ?), 0)::text || '.' ||
-          coalesce((select version from library_versions where team_id = ?), 0)::text as version`,
-);
-
 /** What a total depends on: the products of the team, and for searches also its library's file names. */
 export async function readCountVersion(ctx: TeamScope, withLibrary: boolean): Promise<string> {
-  const row = withLibrary
-    ? await queryOne<{ version: string }>(ctx, PRODUCT_AND_LIBRARY_VERSION, [ctx.teamId, ctx.teamId])
-    : await queryOne<{ version: string }>(ctx, PRODUCT_VERSION, [ctx.teamId]);
-  return row!.version;
+  return productCountVersion(ctx, withLibrary);
 }

@@ -2,18 +2,19 @@ import type { LiveFiles } from './product-media.ts';
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalid, type FieldIssue, invalidFields } from '../../platform/errors.ts';
-import { intArray, queryOne } from '../../platform/sql.ts';
 import { mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
-import { allFileIds, checkMediaTotal, checkMediaWrite } from './product-media.ts';
+import { checkMediaTotal, checkMediaWrite } from './product-media.ts';
 import { effectiveCoverId, type ProductRecord } from './product-projection.ts';
-import { RECORD_COLUMNS, recordOf } from './product-read.ts';
+import { isMemberOfTeam } from '../../access/members.queries.ts';
+import { lockLiveBrandForShare } from '../brands/brands.queries.ts';
+import { liveCategoryBrand } from '../categories/categories.queries.ts';
 import { PRODUCT_LIMITS, type ProductCreate } from './product.schemas.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';
 
 /*
  * The field rules shared by create and PATCH (spec 4.5 ProductCreate; docs/products.md): scalar
- * normalization, brand/category/owner references, custom values, media, completeness, and the
- * statements that write a product. Every function runs in the caller's transaction.
+ * normalization, brand/category/owner references, custom values, media and completeness; the
+ * statements that write a product are in products.queries.ts. Every function runs in the caller's transaction.
  */
 
 /** Lengths count code points, as PostgreSQL varchar does. */
@@ -58,22 +59,16 @@ export interface ProductDraft {
  */
 export async function checkReferences(tx: Ctx, draft: ProductDraft, changed: { brandOrCategory: boolean; owner: boolean }): Promise<void> {
   if (changed.brandOrCategory && draft.brandId !== null) {
-    const brand = await queryOne(tx, 'select id from brands where id = ? and team_id = ? and deleted_at is null for share', [draft.brandId, tx.teamId]);
-    if (!brand) throw invalid('brandId', 'is not a live brand of your library');
+    if (!(await lockLiveBrandForShare(tx, draft.brandId))) throw invalid('brandId', 'is not a live brand of your library');
   }
   if (changed.brandOrCategory && draft.categoryId !== null) {
     if (draft.brandId === null) throw invalid('categoryId', 'needs a brand: a category belongs to a brand, so set brandId (or clear categoryId)');
-    const category = await queryOne<{ brandId: number }>(
-      tx,
-      'select brand_id as "brandId" from categories where id = ? and team_id = ? and deleted_at is null',
-      [draft.categoryId, tx.teamId],
-    );
-    if (!category) throw invalid('categoryId', 'is not a live category of your library');
-    if (category.brandId !== draft.brandId) throw invalid('categoryId', 'belongs to another brand than the product');
+    const brandId = await liveCategoryBrand(tx, draft.categoryId);
+    if (brandId === null) throw invalid('categoryId', 'is not a live category of your library');
+    if (brandId !== draft.brandId) throw invalid('categoryId', 'belongs to another brand than the product');
   }
   if (changed.owner && draft.ownerUserId !== null) {
-    const member = await queryOne(tx, 'select id from members where id = ? and team_id = ?', [draft.ownerUserId, tx.teamId]);
-    if (!member) throw invalid('ownerUserId', 'is not a member of your team');
+    if (!(await isMemberOfTeam(tx, tx.teamId, draft.ownerUserId))) throw invalid('ownerUserId', 'is not a member of your team');
   }
 }
 
@@ -101,65 +96,6 @@ export function completenessIssues(draft: ProductDraft, groups: TemplateGroupVie
     values: draft.values,
     liveFileIds,
   });
-}
-
-function draftParams(draft: ProductDraft): unknown[] {
-  return [
-    draft.name,
-    draft.spu,
-    draft.description,
-    draft.brandId,
-    draft.categoryId,
-    draft.ownerUserId,
-    JSON.stringify(draft.values.templateFields),
-    JSON.stringify(draft.values.mediaFields),
-    draft.coverFileId,
-    intArray(draft.imageFileIds),
-    intArray(draft.relatedFileIds),
-    intArray(allFileIds({ ...draft, mediaFields: draft.values.mediaFields })),
-  ];
-}
-
-/**
- * Inserts a draft (spec 3.1: creation always makes a draft). created_at and updated_at come from
- * one clock_timestamp(): the moment of the write, not of the transaction start, which keeps the
- * gap between a row's updatedAt and its commit as small as possible for sync (docs/products.md).
- */
-export async function insertDraft(
-  tx: Ctx,
-  draft: ProductDraft,
-  pin: { templateId: string; versionId: string } | null,
-  draftReason: string | null,
-): Promise<ProductRecord> {
-  const row = await queryOne<ProductRecord>(
-    tx,
-    `insert into products as p (team_id, status, draft_reason, template_id, template_version_id, name, spu, description, brand_id, category_id,
-        owner_id, template_fields, media_fields, cover_file_id, image_file_ids, related_file_ids, media_file_ids, created_at, updated_at)
-     select ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?::int[], ?::int[], ?::int[], c.t, c.t
-       from (select clock_timestamp() as t) c
-     returning ${RECORD_COLUMNS}`,
-    [tx.teamId, draftReason, pin?.templateId ?? null, pin?.versionId ?? null, ...draftParams(draft)],
-  );
-  return recordOf(row!);
-}
-
-/** Writes the draft's fields over a locked product and bumps updatedAt from the database clock. */
-export async function updateFields(tx: Ctx, id: number, draft: ProductDraft, draftReason: string | null): Promise<ProductRecord> {
-  const row = await queryOne<ProductRecord>(
-    tx,
-    `update products p set draft_reason = ?, name = ?, spu = ?, description = ?, brand_id = ?, category_id = ?, owner_id = ?,
-        template_fields = ?::jsonb, media_fields = ?::jsonb, cover_file_id = ?, image_file_ids = ?::int[], related_file_ids = ?::int[],
-        media_file_ids = ?::int[], updated_at = clock_timestamp()
-      where p.id = ? and p.team_id = ?
-     returning ${RECORD_COLUMNS}`,
-    [draftReason, ...draftParams(draft), id, tx.teamId],
-  );
-  return recordOf(row!);
-}
-
-/** Moves a locked product's pin to another version of its template (a template upgrade); updateFields then writes its values. */
-export async function repinTemplateVersion(tx: Ctx, id: number, versionId: string): Promise<void> {
-  await queryOne(tx, 'update products set template_version_id = ? where id = ? and team_id = ? returning id', [versionId, id, tx.teamId]);
 }
 
 /** A new draft from a validated ProductCreate body: name and spu normalized, omitted fields at their defaults. */

@@ -51,7 +51,7 @@ export const Product = defineEntity({
       name: 'products_media_file_ids_gin',
       expression: 'create index "products_media_file_ids_gin" on "products" using gin ("media_file_ids") where "deleted_at" is null',
     },
-    // the bulk template-upgrade preview: live products pinned to one version, by id (product-read.ts readPinnedProductsPage)
+    // the bulk template-upgrade preview: live products pinned to one version, by id (products.queries.ts readPinnedProductsPage)
     {
       name: 'products_live_template_version',
       expression: 'create index "products_live_template_version" on "products" ("team_id", "template_version_id", "id") where "deleted_at" is null',

@@ -12,11 +12,12 @@ import { ProductLifecycle } from './product-lifecycle.ts';
 import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
-import { hasLiveProductInBrand, hasLiveProductInCategories, readListPage, readProduct, readProductsByIds, visibleProductIds } from './product-read.ts';
+import { readListPage } from './product-read.ts';
+import { hasLiveProductInBrand, hasLiveProductInCategories, insertDraft, readProduct, readProductsByIds, visibleProductIds } from './products.queries.ts';
 import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { readPinnedVersions } from './product-template.ts';
-import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate, insertDraft } from './product-write.ts';
+import { readPinnedVersions } from '../templates/templates.queries.ts';
+import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
 import {
   ProductCreate,

@@ -1,6 +1,6 @@
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { LibraryFileView } from '../../assets/files/library.schemas.ts';
-import { visibleFileIds } from '../../assets/versions/visible-files.ts';
+import { visibleFileIds } from '../../assets/versions/version-lines.queries.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, invalidFields, isDomainError, type FieldIssue } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
@@ -13,8 +13,8 @@ import { recordProductChange } from './product-history.ts';
 import { lockProductForWrite } from './product-lifecycle.ts';
 import { fieldLimitProblem, type LiveFiles } from './product-media.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { completenessIssues, draftFromRecord, repinTemplateVersion, updateFields } from './product-write.ts';
-import { readPinnedProductsPage } from './product-read.ts';
+import { completenessIssues, draftFromRecord } from './product-write.ts';
+import { readPinnedProductsPage, repinTemplateVersion, updateFields } from './products.queries.ts';
 import {
   TemplateUpgradeQuery,
   TemplateUpgradeRequest,

@@ -4,7 +4,6 @@ import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { queryOne, queryRows } from '../../platform/sql.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
@@ -19,15 +18,19 @@ import {
   replaceCategoryBindings,
 } from './template-bindings.ts';
 import { buildDefinition, newOpaqueId } from './template-definition.ts';
+import { readTemplate, readTemplatePage, readVersionState, type TemplateVersionState } from './template-read.ts';
 import {
-  readTemplate,
-  readTemplatePage,
+  currentVersionId,
+  insertTemplate,
+  insertVersion as insertVersionRow,
+  liveTemplateNamed,
+  lockLiveTemplate,
   readTemplatesByIds,
   readVersion,
-  readVersionState,
   readVersionsOfTemplates,
-  type TemplateVersionState,
-} from './template-read.ts';
+  softDeleteTemplate,
+  updateTemplate,
+} from './templates.queries.ts';
 import { resolveTemplateForProduct, type ResolvedTemplate, type TemplateResolutionInput } from './template-resolution.ts';
 import {
   TEMPLATE_LIMITS,
@@ -64,11 +67,7 @@ function versioned(template: TemplateView): Versioned<TemplateView> {
 const nameInUse = () => new DomainError('name_in_use', 'A live template of this library already has this name');
 
 async function assertNameFree(tx: Ctx, name: string, exceptId: string | null): Promise<void> {
-  const taken = await queryOne(tx, 'select 1 from product_info_templates where team_id = ? and name = ? and deleted_at is null and id <> ?', [
-    tx.teamId,
-    name,
-    exceptId ?? '',
-  ]);
+  const taken = await liveTemplateNamed(tx, name, exceptId);
   if (taken) throw nameInUse();
 }
 
@@ -79,12 +78,7 @@ async function insertVersion(
   values: { versionId?: string; name: string; description: string | null; groups: TemplateGroupView[] },
 ): Promise<string> {
   const versionId = values.versionId ?? newOpaqueId('tv');
-  await queryRows(
-    tx,
-    `insert into template_versions (id, team_id, template_id, number, name, description, definition)
-     select ?, ?, ?, coalesce(max(number), 0) + 1, ?, ?, ?::jsonb from template_versions where template_id = ?`,
-    [versionId, tx.teamId, templateId, values.name, values.description, JSON.stringify({ groups: values.groups }), templateId],
-  );
+  await insertVersionRow(tx, templateId, versionId, values);
   return versionId;
 }
 
@@ -126,14 +120,7 @@ export class InformationTemplateService {
       const id = newOpaqueId('tpl');
       const versionId = newOpaqueId('tv');
       // the foreign key to the version is deferred: the version row follows in this transaction
-      await queryRows(tx, 'insert into product_info_templates (id, team_id, name, description, enabled, current_version_id) values (?, ?, ?, ?, ?, ?)', [
-        id,
-        tx.teamId,
-        name,
-        description,
-        body.enabled ?? true,
-        versionId,
-      ]);
+      await insertTemplate(tx, id, { name, description, enabled: body.enabled ?? true, currentVersionId: versionId });
       await insertVersion(tx, id, { versionId, name, description, groups });
       if (sets.brandIds.length > 0) await replaceBrandBindings(tx, id, sets.brandIds);
       if (sets.categoryIds.length > 0) await replaceCategoryBindings(tx, id, sets.categoryIds);
@@ -163,11 +150,7 @@ export class InformationTemplateService {
       const supplied = { brands: patch.boundBrandIds !== undefined, categories: patch.boundCategoryIds !== undefined };
       await checkBindingSets(tx, sets, supplied);
       const versionId = await insertVersion(tx, id, { name, description, groups });
-      await queryRows(
-        tx,
-        'update product_info_templates set name = ?, description = ?, enabled = ?, current_version_id = ?, updated_at = now() where id = ? and team_id = ?',
-        [name, description, patch.enabled ?? current.enabled, versionId, id, tx.teamId],
-      );
+      await updateTemplate(tx, id, { name, description, enabled: patch.enabled ?? current.enabled, currentVersionId: versionId });
       if (supplied.brands) await replaceBrandBindings(tx, id, sets.brandIds);
       if (supplied.categories) await replaceCategoryBindings(tx, id, sets.categoryIds);
       if (patch.isLibraryDefault === true && !current.isLibraryDefault) await makeLibraryDefault(tx, id);
@@ -198,10 +181,7 @@ export class InformationTemplateService {
       }
       if (replacement !== undefined && replacement !== null) await this.lockReplacement(tx, id, replacement);
       await removeAllBindings(tx, id);
-      await queryRows(tx, 'update product_info_templates set deleted_at = now(), updated_at = now(), is_library_default = false where id = ? and team_id = ?', [
-        id,
-        tx.teamId,
-      ]);
+      await softDeleteTemplate(tx, id);
       if (replacement) await makeLibraryDefault(tx, replacement);
       await recordActivity(tx, 'template', id, 'deleted');
       const data = { id };
@@ -211,10 +191,7 @@ export class InformationTemplateService {
 
   private async lockReplacement(tx: Ctx, deletedId: string, replacementId: string): Promise<void> {
     if (replacementId === deletedId) throw invalid('replacementForLibraryDefault', 'must be a different template than the one deleted');
-    const found = await queryOne(tx, 'select id from product_info_templates where id = ? and team_id = ? and deleted_at is null for update', [
-      replacementId,
-      tx.teamId,
-    ]);
+    const found = await lockLiveTemplate(tx, replacementId);
     if (!found) throw invalid('replacementForLibraryDefault', 'is not a live template of this library');
   }
 
@@ -235,12 +212,7 @@ export class InformationTemplateService {
 
   /** The version a product created now would pin for a live template of the team, or null. */
   async latestVersionId(ctx: Ctx, templateId: string): Promise<string | null> {
-    const row = await queryOne<{ current_version_id: string }>(
-      ctx,
-      'select current_version_id from product_info_templates where id = ? and team_id = ? and deleted_at is null',
-      [templateId, ctx.teamId],
-    );
-    return row?.current_version_id ?? null;
+    return currentVersionId(ctx, templateId);
   }
 
   /**

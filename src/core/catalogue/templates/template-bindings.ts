@@ -1,6 +1,17 @@
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, type FieldIssue } from '../../platform/errors.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
+import {
+  bindCategoryIfUnbound,
+  bindTo,
+  brandBindingsOf,
+  deleteAllBindings,
+  deleteBindingsExcept,
+  touchTemplatesLosingBindings,
+  type BindingKind,
+} from './template-bindings.queries.ts';
+import { liveBrandIdsAmong } from '../brands/brands.queries.ts';
+import { liveCategoryBrandsAmong } from '../categories/categories.queries.ts';
+import { clearOtherLibraryDefaults, lockLibraryDefault, lockLibraryDefaultForShare, setLibraryDefault } from './templates.queries.ts';
 
 /** The binding sets a template will have after a write (spec 4.4 boundBrandIds / boundCategoryIds). */
 export interface BindingSets {
@@ -25,21 +36,12 @@ function listed(ids: number[]): string {
 export async function checkBindingSets(tx: Ctx, sets: BindingSets, supplied: { brands: boolean; categories: boolean }): Promise<void> {
   const issues: FieldIssue[] = [];
   if (supplied.brands && sets.brandIds.length > 0) {
-    const live = await queryRows<{ id: number }>(tx, 'select id from brands where team_id = ? and deleted_at is null and id = any(?::int[])', [
-      tx.teamId,
-      intArray(sets.brandIds),
-    ]);
-    const found = new Set(live.map((r) => r.id));
+    const found = await liveBrandIdsAmong(tx, sets.brandIds);
     const missing = sets.brandIds.filter((id) => !found.has(id));
     if (missing.length > 0) issues.push({ field: 'boundBrandIds', message: `not live brands of this library: ${listed(missing)}` });
   }
   if (sets.categoryIds.length > 0 && (supplied.brands || supplied.categories)) {
-    const live = await queryRows<{ id: number; brand_id: number }>(
-      tx,
-      'select id, brand_id from categories where team_id = ? and deleted_at is null and id = any(?::int[])',
-      [tx.teamId, intArray(sets.categoryIds)],
-    );
-    const brandOf = new Map(live.map((r) => [r.id, r.brand_id]));
+    const brandOf = await liveCategoryBrandsAmong(tx, sets.categoryIds);
     const missing = sets.categoryIds.filter((id) => !brandOf.has(id));
     if (missing.length > 0) issues.push({ field: 'boundCategoryIds', message: `not live categories of this library: ${listed(missing)}` });
     const brands = new Set(sets.brandIds);
@@ -54,70 +56,43 @@ export async function checkBindingSets(tx: Ctx, sets: BindingSets, supplied: { b
  * here (its primary key allows one template); the templates that lose a binding are locked and
  * their updatedAt bumped, since their representation (and so their ETag) changes.
  */
-async function replaceBindings(
-  tx: Ctx,
-  table: 'template_brand_bindings' | 'template_category_bindings',
-  column: 'brand_id' | 'category_id',
-  templateId: string,
-  ids: number[],
-): Promise<void> {
-  const idArray = intArray(ids);
-  await queryRows(
-    tx,
-    `update product_info_templates set updated_at = now()
-      where team_id = ? and id in (select template_id from ${table} where ${column} = any(?::int[]) and template_id <> ?)`,
-    [tx.teamId, idArray, templateId],
-  );
-  await queryRows(tx, `delete from ${table} where template_id = ? and not (${column} = any(?::int[]))`, [templateId, idArray]);
-  await queryRows(
-    tx,
-    `insert into ${table} (${column}, team_id, template_id) select unnest(?::int[]), ?, ?
-     on conflict (${column}) do update set template_id = excluded.template_id where ${table}.template_id <> excluded.template_id`,
-    [idArray, tx.teamId, templateId],
-  );
+async function replaceBindings(tx: Ctx, kind: BindingKind, templateId: string, ids: number[]): Promise<void> {
+  await touchTemplatesLosingBindings(tx, kind, templateId, ids);
+  await deleteBindingsExcept(tx, kind, templateId, ids);
+  await bindTo(tx, kind, templateId, ids);
 }
 
 export async function replaceBrandBindings(tx: Ctx, templateId: string, brandIds: number[]): Promise<void> {
-  await replaceBindings(tx, 'template_brand_bindings', 'brand_id', templateId, brandIds);
+  await replaceBindings(tx, 'brand', templateId, brandIds);
 }
 
 export async function replaceCategoryBindings(tx: Ctx, templateId: string, categoryIds: number[]): Promise<void> {
-  await replaceBindings(tx, 'template_category_bindings', 'category_id', templateId, categoryIds);
+  await replaceBindings(tx, 'category', templateId, categoryIds);
 }
 
 /** Spec 3.2: a deleted template loses all its bindings. */
 export async function removeAllBindings(tx: Ctx, templateId: string): Promise<void> {
-  await queryRows(tx, 'delete from template_brand_bindings where template_id = ?', [templateId]);
-  await queryRows(tx, 'delete from template_category_bindings where template_id = ?', [templateId]);
+  await deleteAllBindings(tx, 'brand', templateId);
+  await deleteAllBindings(tx, 'category', templateId);
 }
 
-/** An arbitrary constant naming the per-team advisory lock around library-default changes. */
-const LIBRARY_DEFAULT_LOCK = 7_424_301;
-
-/**
- * Serializes changes of a team's library default: without it, two writers could each clear the
- * default they saw and both set a new one, and the partial unique index would fail the second.
+/*
+ * Changes of a team's library default take the team's library-default lock (lockLibraryDefault)
+ * first: without it, two writers could each clear the default they saw and both set a new one,
+ * and the partial unique index would fail the second.
  */
-async function lockLibraryDefault(tx: Ctx): Promise<void> {
-  await queryOne(tx, 'select pg_advisory_xact_lock(?, ?)', [LIBRARY_DEFAULT_LOCK, tx.teamId]);
-}
 
 /** Makes `templateId` the library default; the previous default (locked, updatedAt bumped) loses it. */
 export async function makeLibraryDefault(tx: Ctx, templateId: string): Promise<void> {
   await lockLibraryDefault(tx);
-  await queryRows(
-    tx,
-    `update product_info_templates set is_library_default = false, updated_at = now()
-      where team_id = ? and is_library_default and deleted_at is null and id <> ?`,
-    [tx.teamId, templateId],
-  );
-  await queryRows(tx, 'update product_info_templates set is_library_default = true where id = ? and team_id = ?', [templateId, tx.teamId]);
+  await clearOtherLibraryDefaults(tx, templateId);
+  await setLibraryDefault(tx, templateId, true);
 }
 
 /** Leaves the library without a default when `templateId` is the default. */
 export async function clearLibraryDefault(tx: Ctx, templateId: string): Promise<void> {
   await lockLibraryDefault(tx);
-  await queryRows(tx, 'update product_info_templates set is_library_default = false where id = ? and team_id = ?', [templateId, tx.teamId]);
+  await setLibraryDefault(tx, templateId, false);
 }
 
 /**
@@ -126,23 +101,9 @@ export async function clearLibraryDefault(tx: Ctx, templateId: string): Promise<
  * FOR SHARE keeps the default from being deleted or replaced until that transaction ends.
  */
 export async function bindLibraryDefaultToNewCategory(tx: Ctx, category: { id: number; brandId: number }): Promise<void> {
-  const template = await queryOne<{ id: string }>(
-    tx,
-    'select id from product_info_templates where team_id = ? and is_library_default and deleted_at is null for share',
-    [tx.teamId],
-  );
-  if (!template) return;
-  const brands = await queryOne<{ any_brand: boolean; this_brand: boolean }>(
-    tx,
-    `select exists(select 1 from template_brand_bindings b join brands br on br.id = b.brand_id and br.deleted_at is null
-                    where b.template_id = ?) as any_brand,
-            exists(select 1 from template_brand_bindings where template_id = ? and brand_id = ?) as this_brand`,
-    [template.id, template.id, category.brandId],
-  );
-  if (brands!.any_brand && !brands!.this_brand) return;
-  await queryRows(tx, 'insert into template_category_bindings (category_id, team_id, template_id) values (?, ?, ?) on conflict (category_id) do nothing', [
-    category.id,
-    tx.teamId,
-    template.id,
-  ]);
+  const templateId = await lockLibraryDefaultForShare(tx);
+  if (templateId === null) return;
+  const brands = await brandBindingsOf(tx, templateId, category.brandId);
+  if (brands.anyBrand && !brands.thisBrand) return;
+  await bindCategoryIfUnbound(tx, category.id, templateId);
 }

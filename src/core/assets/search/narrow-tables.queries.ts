@@ -1,6 +1,8 @@
 import type { SearchFilter, SearchOrder } from './search-filter.ts';
-import { intArray, type SqlFragment } from '../../platform/sql.ts';
-import { deepTextConditions, whereOf, type ResolvedFilter } from './search-sql.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
+import { float, int } from '../../platform/row-checks.ts';
+import { intArray, queryRows, type SqlFragment } from '../../platform/sql.ts';
+import { deepTextConditions, whereOf, type ResolvedFilter } from './search.queries.ts';
 
 /**
  * Statements on the narrow tables that hold one row per live file with its creation time
@@ -43,7 +45,7 @@ export type PageShape = 'collect' | 'walk' | 'planner';
  * planner estimates LIKE through the trigram statistics and takes a keyword matching 13,788 files
  * for 100: it collected them all through the trigram index (15-25 ms) where the walk reads 5,700
  * index entries (0.6 ms). strpos has no index and no statistics, so the planner walks. `collect`:
- * every match is taken from the trigram index and sorted (search-statements.ts). `planner`: the
+ * every match is taken from the trigram index and sorted (search-pages.queries.ts). `planner`: the
  * LIKE conditions, for the planner to choose.
  */
 export function deepOnlyPage(
@@ -201,4 +203,11 @@ export function tagFileCountsStatement(teamId: number, tagIds: readonly number[]
             from unnest(?::int[]) t(id)`,
     params: [teamId, intArray(tagIds)],
   };
+}
+
+/** Runs tagFileCountsStatement for the scope's team: each tag with its live files' count. */
+export async function tagFileCounts(scope: TeamScope, tagIds: readonly number[]): Promise<Array<{ tagId: number; files: number }>> {
+  const statement = tagFileCountsStatement(scope.teamId, tagIds);
+  const rows = await queryRows<Record<string, unknown>>(scope, statement.sql, statement.params);
+  return rows.map((row) => ({ tagId: int(row.tagId, 'tagId'), files: float(row.files, 'files') }));
 }

@@ -1,7 +1,17 @@
 import type { KeywordSearchType } from './search.schemas.ts';
 import type { Range, SearchFilter, SearchOrder } from './search-filter.ts';
-import { LIBRARY_VERSION_SQL } from './library-version.ts';
-import { escapeLike, intArray, textArray, type SqlFragment } from '../../platform/sql.ts';
+import { LIBRARY_VERSION_SQL } from './library-versions.queries.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
+import { bool, float, int, intList, text } from '../../platform/row-checks.ts';
+import { boundSql, escapeLike, intArray, queryOne, queryRows, textArray, type SqlFragment } from '../../platform/sql.ts';
+import type { FolderDTO } from './search.schemas.ts';
+
+/*
+ * Statements of asset search (docs/search.md) on library_files and what its filters read: the
+ * WHERE clause and ORDER BY that pages, counts and facets share, the preamble, colour matches,
+ * the count and the child folders. search-pages.queries.ts shapes the page, narrow-tables.queries.ts
+ * the statements on the search texts and tag postings, facets.queries.ts the facet counts.
+ */
 
 /** A regular-expression literal for text (PostgreSQL ARE). */
 export function escapeRegex(text: string): string {
@@ -122,6 +132,13 @@ export interface ColourMatch {
   ids: number[] | null;
 }
 
+/** Runs colourMatchStatement. */
+export async function readColourMatch(scope: TeamScope, colour: NonNullable<SearchFilter['colour']>, idsMax: number): Promise<ColourMatch> {
+  const statement = colourMatchStatement(scope.teamId, colour, idsMax);
+  const row = (await queryOne<Record<string, unknown>>(scope, statement.sql, statement.params))!;
+  return { objects: int(row.objects, 'objects'), ids: row.ids === null ? null : intList(row.ids, 'ids') };
+}
+
 /**
  * The colour condition on `library_files f`. With the matching objects' ids, one array condition.
  * With many matching objects: a page tests each file it walks against its own palette (a primary-key
@@ -145,7 +162,7 @@ function colourCondition(teamId: number, colour: NonNullable<SearchFilter['colou
 export interface ResolvedFilter {
   /** The stored objects matching its colour. */
   colour?: ColourMatch;
-  /** The live folders of a parentId subtree (the folder and its descendants), when there are few (search-statements.ts). */
+  /** The live folders of a parentId subtree (the folder and its descendants), when there are few (search-pages.queries.ts). */
   subtreeFolderIds?: number[];
   /** The tag whose postings a search with an AND of tags may walk: the one fewest live files carry (andTagIds). */
   walkTag?: number;
@@ -208,6 +225,47 @@ export function searchPreambleStatement(teamId: number, filter: SearchFilter, su
     parts.push({ sql: 'null::int[] as "subtreeFolderIds"', params: [] });
   }
   return { sql: `select ${parts.map((p) => p.sql).join(', ')}`, params: parts.flatMap((p) => p.params) };
+}
+
+/** Runs searchPreambleStatement for the scope's team. */
+export async function readSearchPreamble(scope: TeamScope, filter: SearchFilter, subtreeLimit: number | null): Promise<SearchPreamble> {
+  const statement = searchPreambleStatement(scope.teamId, filter, subtreeLimit);
+  const row = (await queryOne<Record<string, unknown>>(scope, statement.sql, statement.params))!;
+  return {
+    version: text(row.version, 'version'),
+    folderFound: bool(row.folderFound, 'folderFound'),
+    memberFound: bool(row.memberFound, 'memberFound'),
+    subtreeFolderIds: row.subtreeFolderIds === null ? null : intList(row.subtreeFolderIds, 'subtreeFolderIds'),
+  };
+}
+
+/** Runs a search's count statement (searchStatements' `count`), its parameters bound (boundSql): the exact total. */
+export async function countMatches(scope: TeamScope, count: SqlFragment): Promise<number> {
+  const row = (await queryOne<Record<string, unknown>>(scope, boundSql(count.sql), count.params))!;
+  return float(row.n, 'n');
+}
+
+/** needChildren: the live child folders of parentId, or the top-level folders; with currentUserId only those the member may access. */
+export async function childFolders(scope: TeamScope, filter: SearchFilter): Promise<FolderDTO[]> {
+  const params: unknown[] = [scope.teamId];
+  let access = '';
+  if (filter.currentUserId !== undefined) {
+    // a member sees the folders they belong to, their descendants, and the ancestors leading to them
+    access = `and exists (select 1 from library_folder_members m where m.team_id = c.team_id and m.member_id = ?
+                              and (c.path_ids @> array[m.folder_id] or exists (
+                                select 1 from library_folders mf where mf.id = m.folder_id and mf.path_ids @> array[c.id])))`;
+    params.push(filter.currentUserId);
+  }
+  const parent = filter.parentId === undefined ? 'c.parent_id is null' : 'c.parent_id = ?';
+  if (filter.parentId !== undefined) params.push(filter.parentId);
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `select c.id, c.name from library_folders c
+        where c.team_id = ? and c.deleted_at is null ${access} and ${parent}
+        order by lower(c.name), c.id`,
+    params,
+  );
+  return rows.map((row) => ({ id: int(row.id, 'id'), name: text(row.name, 'name') }));
 }
 
 /**

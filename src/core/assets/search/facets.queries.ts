@@ -1,6 +1,8 @@
-import { intArray, type SqlFragment } from '../../platform/sql.ts';
-import { COLOUR_FAMILY_RULES, type FacetSpec } from './facets.ts';
-import { whereOf, type ResolvedFilter } from './search-sql.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
+import { float, int, jsonList, text } from '../../platform/row-checks.ts';
+import { boundSql, intArray, queryOne, queryRows, type SqlFragment } from '../../platform/sql.ts';
+import { COLOUR_FAMILY_RULES, type FacetCounts, type FacetSpec } from './facets.ts';
+import { whereOf, type ResolvedFilter } from './search.queries.ts';
 import type { SearchFilter } from './search-filter.ts';
 
 /**
@@ -124,4 +126,33 @@ export function customFieldTypesStatement(teamId: number, ids: readonly number[]
 export function facetLabelsStatement(teamId: number, facet: 'tags' | 'folder', ids: readonly number[]): SqlFragment {
   const table = facet === 'tags' ? 'library_tags' : 'library_folders';
   return { sql: `select id::text as value, name from ${table} where team_id = ? and id = any(?::int[])`, params: [teamId, intArray(ids)] };
+}
+
+/** Runs facetStatement for the scope's team, its parameters bound (boundSql): the facet's counts. */
+export async function countFacet(scope: TeamScope, filter: SearchFilter, resolved: ResolvedFilter, facet: FacetSpec, limit: number): Promise<FacetCounts> {
+  const statement = facetStatement(scope.teamId, filter, resolved, facet, limit);
+  const row = (await queryOne<Record<string, unknown>>(scope, boundSql(statement.sql), statement.params))!;
+  return {
+    values: jsonList(row.values, 'values').map((v) => {
+      const item = v as { value: unknown; count: unknown };
+      return { value: String(item.value), count: Number(item.count) };
+    }),
+    other: float(row.other, 'other'),
+    otherValues: int(row.otherValues, 'otherValues'),
+    missing: float(row.missing, 'missing'),
+  };
+}
+
+/** Runs customFieldTypesStatement: the type of each of the team's custom fields among `ids`, by id. */
+export async function customFieldTypes(scope: TeamScope, ids: readonly number[]): Promise<Map<number, string>> {
+  const statement = customFieldTypesStatement(scope.teamId, ids);
+  const rows = await queryRows<Record<string, unknown>>(scope, statement.sql, statement.params);
+  return new Map(rows.map((row) => [int(row.id, 'id'), text(row.type, 'type')]));
+}
+
+/** Runs facetLabelsStatement: the names of the team's tags or folders among `ids`, by id as text. */
+export async function facetLabels(scope: TeamScope, facet: 'tags' | 'folder', ids: readonly number[]): Promise<Map<string, string>> {
+  const statement = facetLabelsStatement(scope.teamId, facet, ids);
+  const rows = await queryRows<Record<string, unknown>>(scope, statement.sql, statement.params);
+  return new Map(rows.map((row) => [text(row.value, 'value'), text(row.name, 'name')]));
 }

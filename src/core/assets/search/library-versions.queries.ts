@@ -1,5 +1,6 @@
 import { queryOne } from '../../platform/sql.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
+import { text } from '../../platform/row-checks.ts';
 
 /**
  * The team's library version as text, 0 before its first change (triggers raise it at the commit of
@@ -10,6 +11,6 @@ export const LIBRARY_VERSION_SQL = 'coalesce((select v.version from library_vers
 
 /** The team's library version as of now (LIBRARY_VERSION_SQL): read it before computing a memoized fact. */
 export async function libraryVersionOf(scope: TeamScope): Promise<string> {
-  const row = await queryOne<{ version: string }>(scope, `select ${LIBRARY_VERSION_SQL} as version`, [scope.teamId]);
-  return row!.version;
+  const row = await queryOne<Record<string, unknown>>(scope, `select ${LIBRARY_VERSION_SQL} as version`, [scope.teamId]);
+  return text(row!.version, 'version');
 }

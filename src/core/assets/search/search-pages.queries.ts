@@ -1,9 +1,19 @@
 import { createHash } from 'node:crypto';
-import { boundSql, preparedSql, type PreparedSql } from '../../platform/sql.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
+import { int } from '../../platform/row-checks.ts';
+import { boundSql, preparedSql, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
 import type { SqlFragment } from '../../platform/sql.ts';
-import { orderByOf, whereOf, type ResolvedFilter } from './search-sql.ts';
-import { deepOnlyCount, deepOnlyPage, deepWalkWithFilesPage, tagsOnlyCount, tagsOnlyPage, tagsWalkWithFilesPage, type PageShape } from './narrow-table-sql.ts';
+import { orderByOf, whereOf, type ResolvedFilter } from './search.queries.ts';
+import {
+  deepOnlyCount,
+  deepOnlyPage,
+  deepWalkWithFilesPage,
+  tagsOnlyCount,
+  tagsOnlyPage,
+  tagsWalkWithFilesPage,
+  type PageShape,
+} from './narrow-tables.queries.ts';
 
 /** Above this many extensions a SIZE search is one scan, not one branch per extension. */
 const MAX_EXTENSION_BRANCHES = 20;
@@ -121,7 +131,7 @@ function onlyFilters(filter: SearchFilter, allowed: ReadonlyArray<keyof SearchFi
 /**
  * The page and count statements of a planned search; the benchmark runs the very same SQL bare.
  * `page` selects the ids of the page in order; their rows come from the prepared `ASSET_ROWS`
- * statement (asset-items.ts), planned once per connection: planning the rows as part of the page
+ * statement (asset-rows.queries.ts), planned once per connection: planning the rows as part of the page
  * statement cost 0.3-0.5 ms of PostgreSQL's CPU per search (docs/search.md).
  * `knownTotal` is the search's exact total when the memo of totals already holds it;
  * `collectMaxMatches` is COLLECT_MAX_MATCHES but in tests, which lower it to walk a small library.
@@ -149,4 +159,10 @@ export function searchStatements(
 export function pageSql(page: PageStatement): PreparedSql {
   if (!page.preparable) return boundSql(page.sql);
   return preparedSql(`search.page.${createHash('sha256').update(page.sql).digest('hex').slice(0, 24)}`, page.sql);
+}
+
+/** Runs a page's ids statement (pageSql): the ids of the page, in page order. */
+export async function pageIdsOf(scope: TeamScope, page: PageStatement): Promise<number[]> {
+  const rows = await queryRows<Record<string, unknown>>(scope, pageSql(page), page.params);
+  return rows.map((row) => int(row.id, 'id'));
 }

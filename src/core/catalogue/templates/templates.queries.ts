@@ -1,0 +1,332 @@
+import type { TeamScope } from '../../platform/ctx.ts';
+import { bigintNumber, bool, int, intList, nullableText, text } from '../../platform/row-checks.ts';
+import { queryOne, queryRows } from '../../platform/sql.ts';
+import { isoSql } from '../../platform/timestamps.ts';
+import type { ResolvedTemplate } from './template-resolution.ts';
+import type { TemplateFieldView, TemplateGroupView, TemplateVersionView, TemplateView } from './template.schemas.ts';
+
+/*
+ * Statements on information templates and their versions (product_info_templates,
+ * template_versions). Every statement names the team. The definition of a template is the
+ * `definition` of its current version, so the live template and its newest version can never
+ * disagree. Bindings are reported for live brands and categories only.
+ */
+
+function templateSelect(extraColumns = ''): string {
+  return `select t.id, t.name, t.description, t.enabled, t.is_library_default as "isLibraryDefault",
+    ${isoSql('t.created_at')} as "createdAt", ${isoSql('t.updated_at')} as "updatedAt",
+    array(select b.brand_id from template_brand_bindings b join brands br on br.id = b.brand_id and br.deleted_at is null
+           where b.template_id = t.id order by b.brand_id) as "boundBrandIds",
+    array(select b.category_id from template_category_bindings b join categories c on c.id = b.category_id and c.deleted_at is null
+           where b.template_id = t.id order by b.category_id) as "boundCategoryIds",
+    v.definition${extraColumns}
+  from product_info_templates t join template_versions v on v.id = t.current_version_id`;
+}
+
+/** Rebuilds fields in the documented key order: the ETag hashes this, and jsonb reorders keys. */
+function fieldView(f: TemplateFieldView): TemplateFieldView {
+  return {
+    id: f.id,
+    key: f.key,
+    name: f.name,
+    type: f.type,
+    required: f.required,
+    placeholder: f.placeholder,
+    sortOrder: f.sortOrder,
+    config: f.config,
+    isSystemField: f.isSystemField,
+    systemKey: f.systemKey,
+  };
+}
+
+export function groupViews(groups: TemplateGroupView[]): TemplateGroupView[] {
+  return groups.map((g) => ({ id: g.id, name: g.name, isDefault: g.isDefault, sortOrder: g.sortOrder, fields: g.fields.map(fieldView) }));
+}
+
+/** A version's `definition` jsonb column: an object with its groups, in the documented key order. */
+function definitionGroups(value: unknown, column: string): TemplateGroupView[] {
+  const definition = value as { groups?: unknown } | null;
+  if (definition === null || typeof definition !== 'object' || !Array.isArray(definition.groups))
+    throw new Error(`column ${column}: expected a definition with groups`);
+  return groupViews(definition.groups as TemplateGroupView[]);
+}
+
+function templateView(row: Record<string, unknown>): TemplateView {
+  return {
+    id: text(row.id, 'id'),
+    name: text(row.name, 'name'),
+    description: nullableText(row.description, 'description'),
+    enabled: bool(row.enabled, 'enabled'),
+    // Shelf ships no built-in templates: every template is created by a library (docs/templates.md)
+    isSystemDefault: false,
+    isLibraryDefault: bool(row.isLibraryDefault, 'isLibraryDefault'),
+    createdAt: text(row.createdAt, 'createdAt'),
+    updatedAt: text(row.updatedAt, 'updatedAt'),
+    boundBrandIds: intList(row.boundBrandIds, 'boundBrandIds'),
+    boundCategoryIds: intList(row.boundCategoryIds, 'boundCategoryIds'),
+    groups: definitionGroups(row.definition, 'definition'),
+  };
+}
+
+/** Locks a live template's row (alone: see template-read.ts readTemplate); false when the team has no such live template. */
+export async function lockLiveTemplate(tx: TeamScope, id: string): Promise<boolean> {
+  const locked = await queryOne(tx, 'select id from product_info_templates where id = ? and team_id = ? and deleted_at is null for update', [id, tx.teamId]);
+  return locked !== null;
+}
+
+/** One live template of the team, or null. */
+export async function findLiveTemplate(scope: TeamScope, id: string): Promise<TemplateView | null> {
+  const row = await queryOne<Record<string, unknown>>(scope, `${templateSelect()} where t.id = ? and t.team_id = ? and t.deleted_at is null`, [
+    id,
+    scope.teamId,
+  ]);
+  return row && templateView(row);
+}
+
+/** A page of the team's live templates, createdAt descending then id (spec 4.4), with the live total (0 when the page is empty: countLiveTemplates tells then). */
+export async function liveTemplatesPage(scope: TeamScope, limit: number, offset: number): Promise<{ items: TemplateView[]; total: number }> {
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `${templateSelect(', count(*) over () as total')}
+      where t.team_id = ? and t.deleted_at is null
+      order by t.created_at desc, t.id limit ? offset ?`,
+    [scope.teamId, limit, offset],
+  );
+  return { items: rows.map(templateView), total: rows.length > 0 ? bigintNumber(rows[0]!.total, 'total') : 0 };
+}
+
+/** How many live templates the team has. */
+export async function countLiveTemplates(scope: TeamScope): Promise<number> {
+  const counted = await queryOne<Record<string, unknown>>(scope, 'select count(*) as n from product_info_templates where team_id = ? and deleted_at is null', [
+    scope.teamId,
+  ]);
+  return bigintNumber(counted!.n, 'n');
+}
+
+/** Live templates of the team among `ids`, for dataloaders. */
+export async function readTemplatesByIds(scope: TeamScope, ids: readonly string[]): Promise<TemplateView[]> {
+  if (ids.length === 0) return [];
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `${templateSelect()} where t.team_id = ? and t.deleted_at is null and t.id in (select jsonb_array_elements_text(?::jsonb))`,
+    [scope.teamId, JSON.stringify(ids)],
+  );
+  return rows.map(templateView);
+}
+
+const VERSION_SELECT = `select v.id, v.template_id as "templateId", v.number, v.name, v.description,
+    ${isoSql('v.created_at')} as "createdAt", v.definition from template_versions v`;
+
+/** A row of VERSION_SELECT (from pg, or from to_jsonb) as the view. */
+function versionView(row: Record<string, unknown>): TemplateVersionView {
+  return {
+    id: text(row.id, 'id'),
+    templateId: text(row.templateId, 'templateId'),
+    number: int(row.number, 'number'),
+    name: text(row.name, 'name'),
+    description: nullableText(row.description, 'description'),
+    createdAt: text(row.createdAt, 'createdAt'),
+    groups: definitionGroups(row.definition, 'definition'),
+  };
+}
+
+/** One version of any template of the team, deleted templates included (products pin them). */
+export async function readVersion(scope: TeamScope, versionId: string): Promise<TemplateVersionView | null> {
+  const row = await queryOne<Record<string, unknown>>(scope, `${VERSION_SELECT} where v.id = ? and v.team_id = ?`, [versionId, scope.teamId]);
+  return row && versionView(row);
+}
+
+/** Every version of the given templates of the team, oldest first per template. */
+export async function readVersionsOfTemplates(scope: TeamScope, templateIds: readonly string[]): Promise<TemplateVersionView[]> {
+  if (templateIds.length === 0) return [];
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `${VERSION_SELECT} where v.team_id = ? and v.template_id in (select jsonb_array_elements_text(?::jsonb)) order by v.template_id, v.number`,
+    [scope.teamId, JSON.stringify(templateIds)],
+  );
+  return rows.map(versionView);
+}
+
+/**
+ * Batch read of pinned template versions for a page of products (GraphQL Product.templateDefinition):
+ * one query for any number of products. Versions are immutable and kept after their template is
+ * deleted, so a product's pinned definition never changes (spec 2.5, 3.3).
+ */
+export async function readPinnedVersions(scope: TeamScope, versionIds: readonly string[]): Promise<TemplateVersionView[]> {
+  if (versionIds.length === 0) return [];
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `select v.id, v.template_id as "templateId", v.number, v.name, v.description, ${isoSql('v.created_at')} as "createdAt", v.definition
+       from template_versions v where v.team_id = ? and v.id in (select jsonb_array_elements_text(?::jsonb))`,
+    [scope.teamId, JSON.stringify(versionIds)],
+  );
+  return rows.map(versionView);
+}
+
+/** Holds a template of the team (deleted ones included) FOR SHARE until the transaction ends; false when there is none. */
+export async function lockTemplateForShare(tx: TeamScope, templateId: string): Promise<boolean> {
+  const locked = await queryOne(tx, 'select id from product_info_templates where id = ? and team_id = ? for share', [templateId, tx.teamId]);
+  return locked !== null;
+}
+
+/**
+ * A template of the team (deleted ones included): whether it is live, its current version's
+ * number, and its version numbered `number` (null: the current one; null when it has none such);
+ * null when the team has no such template.
+ */
+export async function readVersionState(
+  scope: TeamScope,
+  templateId: string,
+  number: number | null,
+): Promise<{ live: boolean; currentNumber: number; version: TemplateVersionView | null } | null> {
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    `select t.deleted_at is null as live, cv.number as "currentNumber",
+            (select to_jsonb(x) from (${VERSION_SELECT} where v.template_id = t.id and v.number = coalesce(?::int, cv.number)) x) as version
+       from product_info_templates t join template_versions cv on cv.id = t.current_version_id
+      where t.id = ? and t.team_id = ?`,
+    [number, templateId, scope.teamId],
+  );
+  if (!row) return null;
+  return {
+    live: bool(row.live, 'live'),
+    currentNumber: int(row.currentNumber, 'currentNumber'),
+    version: row.version === null ? null : versionView(row.version as Record<string, unknown>),
+  };
+}
+
+/** Whether a live template of the team other than `exceptId` has this name. */
+export async function liveTemplateNamed(tx: TeamScope, name: string, exceptId: string | null): Promise<boolean> {
+  const taken = await queryOne(tx, 'select 1 from product_info_templates where team_id = ? and name = ? and deleted_at is null and id <> ?', [
+    tx.teamId,
+    name,
+    exceptId ?? '',
+  ]);
+  return taken !== null;
+}
+
+/** A template's own columns as written (its definition is its current version's). */
+export interface TemplateRowValues {
+  name: string;
+  description: string | null;
+  enabled: boolean;
+  currentVersionId: string;
+}
+
+/** Stores a new template of the team; the foreign key to its current version is deferred, so the version row may follow in the transaction. */
+export async function insertTemplate(tx: TeamScope, id: string, values: TemplateRowValues): Promise<void> {
+  await queryRows(tx, 'insert into product_info_templates (id, team_id, name, description, enabled, current_version_id) values (?, ?, ?, ?, ?, ?)', [
+    id,
+    tx.teamId,
+    values.name,
+    values.description,
+    values.enabled,
+    values.currentVersionId,
+  ]);
+}
+
+/** Writes the next immutable version of a template (spec 3.3), numbered after its last; the caller holds the template row. */
+export async function insertVersion(
+  tx: TeamScope,
+  templateId: string,
+  versionId: string,
+  values: { name: string; description: string | null; groups: TemplateGroupView[] },
+): Promise<void> {
+  await queryRows(
+    tx,
+    `insert into template_versions (id, team_id, template_id, number, name, description, definition)
+     select ?, ?, ?, coalesce(max(number), 0) + 1, ?, ?, ?::jsonb from template_versions where template_id = ?`,
+    [versionId, tx.teamId, templateId, values.name, values.description, JSON.stringify({ groups: values.groups }), templateId],
+  );
+}
+
+/** Replaces a template's own columns and bumps its updatedAt. */
+export async function updateTemplate(tx: TeamScope, id: string, values: TemplateRowValues): Promise<void> {
+  await queryRows(
+    tx,
+    'update product_info_templates set name = ?, description = ?, enabled = ?, current_version_id = ?, updated_at = now() where id = ? and team_id = ?',
+    [values.name, values.description, values.enabled, values.currentVersionId, id, tx.teamId],
+  );
+}
+
+/** Soft-deletes a template; it stops being the library default. */
+export async function softDeleteTemplate(tx: TeamScope, id: string): Promise<void> {
+  await queryRows(tx, 'update product_info_templates set deleted_at = now(), updated_at = now(), is_library_default = false where id = ? and team_id = ?', [
+    id,
+    tx.teamId,
+  ]);
+}
+
+/** The current version of a live template of the team, or null. */
+export async function currentVersionId(scope: TeamScope, templateId: string): Promise<string | null> {
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    'select current_version_id from product_info_templates where id = ? and team_id = ? and deleted_at is null',
+    [templateId, scope.teamId],
+  );
+  return row && text(row.current_version_id, 'current_version_id');
+}
+
+/** A template with the version a new product pins. */
+function resolvedOf(row: Record<string, unknown>): ResolvedTemplate {
+  return { templateId: text(row.templateId, 'templateId'), versionId: text(row.versionId, 'versionId') };
+}
+
+/** A live template of the team with its current version, or null. */
+export async function liveTemplateToPin(scope: TeamScope, templateId: string): Promise<ResolvedTemplate | null> {
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    `select id as "templateId", current_version_id as "versionId" from product_info_templates
+        where id = ? and team_id = ? and deleted_at is null`,
+    [templateId, scope.teamId],
+  );
+  return row && resolvedOf(row);
+}
+
+/** The team's library default with its current version, or null. */
+export async function libraryDefaultToPin(scope: TeamScope): Promise<ResolvedTemplate | null> {
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    `select id as "templateId", current_version_id as "versionId" from product_info_templates
+      where team_id = ? and is_library_default and deleted_at is null`,
+    [scope.teamId],
+  );
+  return row && resolvedOf(row);
+}
+
+/** An arbitrary constant naming the per-team advisory lock around library-default changes. */
+const LIBRARY_DEFAULT_LOCK = 7_424_301;
+
+/** Takes the team's library-default lock until the transaction ends. */
+export async function lockLibraryDefault(tx: TeamScope): Promise<void> {
+  await queryOne(tx, 'select pg_advisory_xact_lock(?, ?)', [LIBRARY_DEFAULT_LOCK, tx.teamId]);
+}
+
+/** The live templates of the team other than `templateId` stop being the library default (updatedAt bumped). */
+export async function clearOtherLibraryDefaults(tx: TeamScope, templateId: string): Promise<void> {
+  await queryRows(
+    tx,
+    `update product_info_templates set is_library_default = false, updated_at = now()
+      where team_id = ? and is_library_default and deleted_at is null and id <> ?`,
+    [tx.teamId, templateId],
+  );
+}
+
+/** Sets whether a template of the team is the library default. */
+export async function setLibraryDefault(tx: TeamScope, templateId: string, isDefault: boolean): Promise<void> {
+  if (isDefault) {
+    await queryRows(tx, 'update product_info_templates set is_library_default = true where id = ? and team_id = ?', [templateId, tx.teamId]);
+  } else {
+    await queryRows(tx, 'update product_info_templates set is_library_default = false where id = ? and team_id = ?', [templateId, tx.teamId]);
+  }
+}
+
+/** The team's live library default, held FOR SHARE until the transaction ends (it cannot be deleted or replaced meanwhile); null when there is none. */
+export async function lockLibraryDefaultForShare(tx: TeamScope): Promise<string | null> {
+  const row = await queryOne<Record<string, unknown>>(
+    tx,
+    'select id from product_info_templates where team_id = ? and is_library_default and deleted_at is null for share',
+    [tx.teamId],
+  );
+  return row && text(row.id, 'id');
+}
