@@ -200,7 +200,7 @@ builder.queryFields((t) => ({
       ...pageArgs(t),
       search: t.arg.string({ description: 'Name or spu contains this text (case-insensitive).' }),
       brandId: t.arg.int({ description: 'Only this brand.' }),
-      categoryId: t.arg.int({ description: 'Only this category and its descendants.' }),
+      categoryId: t.arg.int({ description: 'Only products of exactly this category, not its descendants (as REST `categoryId`).' }),
       status: t.arg({ type: ProductStatusEnum, description: 'Only products in this status; never widens what your role may see.' }),
     },
     complexity: pageCost,
