@@ -73,6 +73,12 @@ export function intList(value: unknown, column: string): number[] {
   return value.map((item, i) => int(item, `${column}[${i}]`));
 }
 
+/** A `text[]` column or `array_agg` of text (pg parses it into an array). */
+export function textList(value: unknown, column: string): string[] {
+  if (!Array.isArray(value)) mismatch(column, 'a text[]', value);
+  return value.map((item, i) => text(item, `${column}[${i}]`));
+}
+
 /** A `json`/`jsonb` array (json_agg): pg parses it; each item's shape is the mapper's to check. */
 export function jsonList(value: unknown, column: string): unknown[] {
   if (!Array.isArray(value)) mismatch(column, 'a JSON array', value);

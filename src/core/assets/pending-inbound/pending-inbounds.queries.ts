@@ -1,5 +1,5 @@
 import type { UnitOfWork } from '../../platform/ctx.ts';
-import { float, int, jsonList, nullableFloat, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
+import { float, int, jsonList, nullableFloat, nullableInt, nullableText, text, textList } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows, textArray } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { StoredBytes } from '../recycle-bin/stored-bytes.ts';
@@ -39,12 +39,6 @@ function viewOf(row: Record<string, unknown>): PendingInboundView {
     userId: nullableInt(row.userId, 'userId'),
     createdAt: text(row.createdAt, 'createdAt'),
   };
-}
-
-/** A `text[]` column (pg parses it into an array). */
-function textList(value: unknown, column: string): string[] {
-  if (!Array.isArray(value)) throw new Error(`column ${column}: expected a text[], got ${JSON.stringify(value)}`);
-  return value.map((item, i) => text(item, `${column}[${i}]`));
 }
 
 /** What a pending inbound is made of: the import's plan with its content's key. */

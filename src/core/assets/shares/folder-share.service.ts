@@ -12,16 +12,8 @@ import { toAssetItem } from '../search/asset-items.ts';
 import { SearchShareRequest, type ShareSearchResult } from '../search/search.schemas.ts';
 import { Issues, pageOf, SEARCH_DEFAULTS } from '../search/search-filter.ts';
 import { hashSharePassword, hashShareToken, newShareToken, verifySharePassword } from './share-secrets.ts';
-import {
-  countFolderFiles,
-  folderFilesPage,
-  insertShare,
-  isLiveFolderUnder,
-  liveChildFolders,
-  liveFolderIdAtPath,
-  type OpenedShare,
-  shareByTokenHash,
-} from './shares.queries.ts';
+import { countFolderFiles, folderFilesPage, insertShare, isLiveFolderUnder, liveChildFolders, type OpenedShare, shareByTokenHash } from './shares.queries.ts';
+import { liveFolderAtPath } from '../folders/folders.queries.ts';
 
 /** Input of `share create` (CONTRACT.md); keys are the CLI flag names so details name the flag. */
 export const CreateShareInput = Type.Object(
@@ -57,8 +49,9 @@ export class FolderShareService {
     if (segments.length === 0) throw invalid('folder', 'must name a folder, not the library root');
     if (body.password !== undefined && body.password.trim().length === 0) throw invalid('password', 'must not be blank');
     await requireTeam(op, body.team);
-    const folderId = await liveFolderIdAtPath(op, body.team, `/${segments.join('/')}`);
-    if (folderId === null) throw invalid('folder', 'no such folder in the team library');
+    const folder = await liveFolderAtPath({ em: op.em, teamId: body.team }, `/${segments.join('/')}`);
+    if (folder === null) throw invalid('folder', 'no such folder in the team library');
+    const folderId = folder.id;
     const linkToken = newShareToken();
     const passwordHash = body.password === undefined ? null : await hashSharePassword(body.password);
     await insertShare(op, { teamId: body.team, folderId, tokenHash: hashShareToken(linkToken), passwordHash });

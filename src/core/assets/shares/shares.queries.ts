@@ -10,15 +10,6 @@ import type { FolderDTO } from '../search/search.schemas.ts';
  * its root, by `path_ids @> {root}` (or a folder already checked to be so).
  */
 
-/** The live folder of the team at `path` (like /a/b); null when there is none. */
-export async function liveFolderIdAtPath(op: UnitOfWork, teamId: number, path: string): Promise<number | null> {
-  const row = await queryOne<Record<string, unknown>>(op, 'select id from library_folders where team_id = ? and path = ? and deleted_at is null', [
-    teamId,
-    path,
-  ]);
-  return row ? int(row.id, 'id') : null;
-}
-
 /** Stores a share of a folder by its token's hash and its password's hash (null: none). */
 export async function insertShare(op: UnitOfWork, share: { teamId: number; folderId: number; tokenHash: string; passwordHash: string | null }): Promise<void> {
   await queryRows(op, 'insert into library_shares (team_id, folder_id, token_hash, password_hash) values (?, ?, ?, ?)', [

@@ -11,10 +11,6 @@ import type { SyncPosition } from './sync-cursor.ts';
  * on products.
  */
 
-// the sync feed (product-sync.ts, its queries module) reads these from here
-export { filterSql, normalizeTimestamp, RECORD_COLUMNS, readSyncBounds, recordOf } from './products.queries.ts';
-export type { ProductFilters, SyncWindow } from './products.queries.ts';
-
 /**
  * Ordinary listing (spec 4.5): updatedAt then id descending, offset pagination. The total is exact
  * and memoized by the team's product version (product-totals.ts): a window count over the
