@@ -30,6 +30,8 @@ export interface Config {
   graphiql: boolean;
   /** Days activity records are kept (docs/products.md). */
   activityRetentionDays: number;
+  /** Days the products sync feed's change log (product_changes) is kept; the feed refuses an older updatedAfter (docs/products.md "Sync feed"). */
+  productChangesRetentionDays: number;
 }
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
@@ -133,5 +135,6 @@ export function loadConfig(env: Env = process.env): Config {
     relayIntervalMs: integer(env, 'RELAY_INTERVAL_MS', 200, 10, 60_000),
     graphiql: onOff(env, 'GRAPHIQL', true),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
+    productChangesRetentionDays: integer(env, 'PRODUCT_CHANGES_RETENTION_DAYS', 400, 1, 36_500),
   };
 }

@@ -190,7 +190,12 @@ export function createCore(orm: MikroORM, config: Config): Core {
     engine: approvalEngine,
     limits: { timeoutMs: config.approvalDownloadTimeoutMs, maxBytes: config.approvalMaxAssetBytes },
   });
-  const products = new ProductService({ library, templates, cursorSecret: config.linkSigningSecret });
+  const products = new ProductService({
+    library,
+    templates,
+    cursorSecret: config.linkSigningSecret,
+    changesRetentionDays: config.productChangesRetentionDays,
+  });
   // spec 3.2: a category subtree with a live product is not deleted (category_has_products)
   categories.addDeleteGuard((tx, categoryIds) => products.hasLiveInCategories(tx, categoryIds));
   // spec 3.2: a brand with live products is not deleted (brand_has_dependents)

@@ -5,6 +5,7 @@ import type { ProductRecord } from './product-projection.ts';
 import type { SyncQuery } from './product-query.ts';
 import { readSyncSlice } from './product-read.ts';
 import { normalizeTimestamp, readSyncBounds, type ProductFilters } from './products.queries.ts';
+import { requireRetainedSince } from './product-changes-retention.ts';
 import { FEED_KIND, readFeedSlice, readRoleAt, type FeedEntry, type FeedKind } from './product-sync-feed.queries.ts';
 import type { ProductTombstone, SyncPagination } from './product.schemas.ts';
 import { decodeCursor, encodeCursor, requireSameScope, type FeedView, type SyncPosition, type SyncScope } from './sync-cursor.ts';
@@ -22,12 +23,13 @@ export function isTombstone(item: SyncItem): item is ProductTombstone {
  * keyset pages; the cursor (HMAC-signed) carries the scan's scope and the last position, so a
  * continuation needs no other parameter, and a changed one is refused. With changes=true the scan
  * is the sync feed (docs/products.md "Sync feed"): the same order and bounds, plus tombstones and
- * linked changes from the change log.
+ * linked changes from the change log, refused (on every page) once the cycle's updatedAfter is
+ * older than the log's retention.
  */
 export async function syncPage(
   ctx: Ctx,
   query: SyncQuery,
-  options: { secret: string; scanLimit: number },
+  options: { secret: string; scanLimit: number; changesRetentionDays: number },
 ): Promise<{ items: SyncItem[]; pagination: SyncPagination }> {
   const key = requireKey(ctx.actor);
   const caller = { keyId: key.keyId, role: key.role, teamId: ctx.teamId };
@@ -59,6 +61,8 @@ export async function syncPage(
         items: slice.records as SyncItem[],
         next: slice.next,
       }));
+  // every page, continuations too: a long cycle's updatedAfter can pass the horizon mid-scan
+  if (scope.feed) await requireRetainedSince(ctx, scope.lower, options.changesRetentionDays);
   const nextCursor = page.next === null ? null : encodeCursor(options.secret, scope, page.next);
   return {
     items: page.items,

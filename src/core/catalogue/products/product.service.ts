@@ -14,6 +14,7 @@ import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from
 import { parseProductQuery } from './product-query.ts';
 import { readListPage } from './product-read.ts';
 import { hasLiveProductInBrand, hasLiveProductInCategories, insertDraft, readProduct, readProductsByIds, visibleProductIds } from './products.queries.ts';
+import { DEFAULT_PRODUCT_CHANGES_RETENTION_DAYS } from './product-changes-retention.ts';
 import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
 import { readPinnedVersions } from '../templates/templates.queries.ts';
@@ -54,6 +55,8 @@ export interface ProductServiceOptions {
   cursorSecret: string | null;
   /** Rows a sync page with a search filter examines at most (docs/products.md); tests lower it. */
   syncScanLimit?: number;
+  /** PRODUCT_CHANGES_RETENTION_DAYS: the sync feed refuses an updatedAfter older than this (docs/products.md "Retention"). */
+  changesRetentionDays?: number;
 }
 
 /** Products of a team's catalogue (spec 2.5, 3.1, 3.2, 4.5, 5, 7.1, 8). */
@@ -62,6 +65,7 @@ export class ProductService {
   private readonly templates: InformationTemplateService;
   private readonly cursorSecret: string | null;
   private readonly syncScanLimit: number;
+  private readonly changesRetentionDays: number;
   private readonly lifecycle: ProductLifecycle;
   private readonly upgrades: ProductTemplateUpgrades;
   /** Exact list totals memoized by product version (product-totals.ts). */
@@ -72,6 +76,7 @@ export class ProductService {
     this.templates = options.templates;
     this.cursorSecret = options.cursorSecret;
     this.syncScanLimit = options.syncScanLimit ?? 5000;
+    this.changesRetentionDays = options.changesRetentionDays ?? DEFAULT_PRODUCT_CHANGES_RETENTION_DAYS;
     this.lifecycle = new ProductLifecycle({ library: options.library, definitionOf: (tx, record) => this.definitionOf(tx, record) });
     this.upgrades = new ProductTemplateUpgrades({ library: options.library, templates: options.templates });
   }
@@ -103,7 +108,11 @@ export class ProductService {
       return { mode: 'page', items: records, pagination: paginationOf(page, total) };
     }
     if (!this.cursorSecret) throw new Error('The cursor signing secret is not loaded; sync is unavailable');
-    const { items, pagination } = await syncPage(ctx, parsed, { secret: this.cursorSecret, scanLimit: this.syncScanLimit });
+    const { items, pagination } = await syncPage(ctx, parsed, {
+      secret: this.cursorSecret,
+      scanLimit: this.syncScanLimit,
+      changesRetentionDays: this.changesRetentionDays,
+    });
     return { mode: 'sync', items, pagination };
   }
 

@@ -1,0 +1,44 @@
+import type { UnitOfWork } from '../../platform/ctx.ts';
+import { bool, int } from '../../platform/row-checks.ts';
+import { preparedSql, queryOne } from '../../platform/sql.ts';
+
+/*
+ * Retention of the sync feed's change log (product_changes, docs/products.md "Sync feed",
+ * "Retention"). The purge is the one statement on product_changes that spans teams.
+ */
+
+/**
+ * Deletes up to `batch` entries of any team whose `at` is more than `days` days before the
+ * transaction's start; how many. Per team it walks product_changes_feed_order (team_id, at, ...)
+ * from the team's oldest entry, so a run that finds nothing to delete reads one index entry per
+ * team, not the whole log.
+ */
+export async function deleteExpiredProductChanges(op: UnitOfWork, days: number, batch: number): Promise<number> {
+  const row = await queryOne<{ n: unknown }>(op, DELETE_EXPIRED, [days, batch, batch]);
+  return int(row!.n, 'n');
+}
+
+const DELETE_EXPIRED = preparedSql(
+  'products.changes.deleteExpired',
+  `with gone as (
+     delete from product_changes where id in (
+       select old.id from teams t cross join lateral (
+         select c.id from product_changes c
+          where c.team_id = t.id and c.at < now() - ?::int * interval '1 day'
+          order by c.at limit ?::int
+       ) old limit ?::int
+     ) returning 1
+   )
+   select count(*)::int as n from gone`,
+);
+
+/**
+ * Whether `lower` lies before the change log's horizon: more than `days` days before this
+ * statement's clock (clock_timestamp(), not the transaction's start; see requireRetainedSince).
+ */
+export async function isBeforeRetention(op: UnitOfWork, lower: string, days: number): Promise<boolean> {
+  const row = await queryOne<{ expired: unknown }>(op, BEFORE_RETENTION, [lower, days]);
+  return bool(row!.expired, 'expired');
+}
+
+const BEFORE_RETENTION = preparedSql('products.changes.beforeRetention', `select ?::timestamptz < clock_timestamp() - ?::int * interval '1 day' as expired`);
