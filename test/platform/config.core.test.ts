@@ -21,6 +21,12 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
     });
   });
 
+  it('keeps the products sync feed change log PRODUCT_CHANGES_RETENTION_DAYS days: 400 by default, any integer from 1 to 36500', () => {
+    expect(loadConfig({}).productChangesRetentionDays).toBe(400);
+    expect(loadConfig({ PRODUCT_CHANGES_RETENTION_DAYS: '' }).productChangesRetentionDays).toBe(400);
+    for (const days of [1, 30, 36_500]) expect(loadConfig({ PRODUCT_CHANGES_RETENTION_DAYS: String(days) }).productChangesRetentionDays).toBe(days);
+  });
+
   it('derives PUBLIC_BASE_URL from HOST and PORT', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicBaseUrl).toBe('http://0.0.0.0:9000');
   });
@@ -46,6 +52,11 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
     ['APPROVAL_DOWNLOAD_TIMEOUT_MS', { APPROVAL_DOWNLOAD_TIMEOUT_MS: '-1' }],
     ['APPROVAL_MAX_ASSET_BYTES', { APPROVAL_MAX_ASSET_BYTES: '1e6' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+    ['PRODUCT_CHANGES_RETENTION_DAYS', { PRODUCT_CHANGES_RETENTION_DAYS: '0' }],
+    ['PRODUCT_CHANGES_RETENTION_DAYS', { PRODUCT_CHANGES_RETENTION_DAYS: '36501' }],
+    ['PRODUCT_CHANGES_RETENTION_DAYS', { PRODUCT_CHANGES_RETENTION_DAYS: '-30' }],
+    ['PRODUCT_CHANGES_RETENTION_DAYS', { PRODUCT_CHANGES_RETENTION_DAYS: '1.5' }],
+    ['PRODUCT_CHANGES_RETENTION_DAYS', { PRODUCT_CHANGES_RETENTION_DAYS: '30d' }],
   ];
   for (const [variable, env] of wrong) {
     it(`stops with a message naming ${variable} for ${JSON.stringify(Object.values(env)[0])}`, () => {

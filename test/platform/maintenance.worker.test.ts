@@ -1,10 +1,12 @@
 import { QueueEvents } from 'bullmq';
+import { tmpdir } from 'node:os';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisConnection } from '../../src/queues.ts';
 import { startWorkers, type RunningWorkers } from '../../workers/index.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
+import { givenProducts } from '../support/given-products.ts';
 import { send } from '../support/http.ts';
 
 let env: TestEnv;
@@ -82,5 +84,21 @@ describe('maintenance worker (BullMQ on Redis)', () => {
     expect(result).toEqual({ purged: 2 });
     const left = await env.orm.em.fork().execute<{ idempotency_key: string }[]>('select idempotency_key from idempotency_records');
     expect(left.map((r) => r.idempotency_key)).toEqual(['fresh-1']);
+  });
+
+  it('purges the products sync feed change log past PRODUCT_CHANGES_RETENTION_DAYS (400 by default) and keeps newer entries', async () => {
+    const team = await given(env).team('Changes');
+    const product = await givenProducts(env, tmpdir()).product(await given(env).key(team, 'manage'));
+    const db = (sql: string, params: unknown[] = []) => env.orm.em.fork().execute(sql, params);
+    for (const age of ['401 days', '400 days 1 minute', '399 days 23 hours', '1 hour']) {
+      await db(`insert into product_changes (team_id, product_id, kind, at) values (?, ?, 3, now() - ?::interval)`, [team.teamId, product.id, age]);
+    }
+    const job = await env.queues.get('maintenance').add('purge-product-changes', {});
+    expect(await job.waitUntilFinished(events, 20_000)).toEqual({ purged: 2 });
+    const left = (await db(`select count(*)::int as n from product_changes where team_id = ? and at > now() - interval '400 days'`, [team.teamId])) as [
+      { n: number },
+    ];
+    expect(left[0].n).toBe(2);
+    expect(((await db('select count(*)::int as n from product_changes where team_id = ?', [team.teamId])) as [{ n: number }])[0].n).toBe(2);
   });
 });

@@ -43,6 +43,8 @@ export interface ProductWorldOptions {
   other?: string;
   /** Makes `template` and `ids`. */
   template?: boolean;
+  /** Extra environment settings of the world's environment (createTestEnv overrides). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -56,7 +58,7 @@ export function useProductWorld(options: ProductWorldOptions = {}): ProductWorld
   beforeAll(async () => {
     world.storage = await tempDir('products-storage');
     world.inputs = await tempDir('products-inputs');
-    world.env = await createTestEnv({ STORAGE_DIR: world.storage.path });
+    world.env = await createTestEnv({ STORAGE_DIR: world.storage.path, ...options.env });
     world.g = given(world.env);
     world.gp = givenProducts(world.env, world.inputs.path);
     world.gt = givenTemplates(world.env);

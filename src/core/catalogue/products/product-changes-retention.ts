@@ -25,7 +25,7 @@ export async function requireRetainedSince(op: UnitOfWork, lower: string | null,
   if (lower === null || !(await isBeforeRetention(op, lower, days))) return;
   throw invalid(
     'updatedAfter',
-    `is older than the change log keeps (${days} days), so changes before it are no longer known; ` +
+    `the change log keeps ${days} days and this is older, so changes before it are no longer known; ` +
       'run a full scan (omit updatedAfter and cursor) and replace your copies with its result',
   );
 }
