@@ -248,3 +248,15 @@ describe('productSync(changes: true): an updatedAfter before the change log rete
     expect(res.body.data.productSync.items.map((item: { id: number }) => item.id)).toContain(recent);
   });
 });
+
+describe('the published descriptions of updatedAfter name the change log retention', () => {
+  it('in the OpenAPI document (GET /v1/products updatedAfter) and in GraphQL (productSync updatedAfter)', async () => {
+    const doc = (await send(env, { url: '/v1/openapi.json' })).body;
+    const parameter = doc.paths['/v1/products'].get.parameters.find((p: { name: string }) => p.name === 'updatedAfter');
+    expect(parameter.schema.description ?? parameter.description).toContain('PRODUCT_CHANGES_RETENTION_DAYS, 400 days by default');
+    const res = await graphql(env, world.keys.view_only.key, '{ __type(name: "Query") { fields { name args { name description } } } }');
+    const productSync = res.body.data.__type.fields.find((f: { name: string }) => f.name === 'productSync');
+    const arg = productSync.args.find((a: { name: string }) => a.name === 'updatedAfter');
+    expect(arg.description).toContain('PRODUCT_CHANGES_RETENTION_DAYS, 400 days by default');
+  });
+});

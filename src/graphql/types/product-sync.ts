@@ -76,7 +76,7 @@ builder.queryFields((t) => ({
   productSync: t.field({
     type: ProductSyncPageRef,
     description:
-      'Incremental sync of the products you may see (REST: GET /v1/products?sync=true, same rules): (updatedAt, id) ascending within [updatedAfter, syncedUntil), where syncedUntil is fixed by the first page at the database time minus 30 seconds; continue with pagination.nextCursor until it is null. With changes: true (the sync feed) pages also carry tombstones and products changed through their media files or category (docs/products.md "Sync feed"). view_only and usable keys see published products only. Errors: validation_failed with details naming the argument (a cursor not issued by this service, issued to another key or role, or bound to other arguments; pageSize below 1; a bad updatedAfter; changes with search). Query cost: the items count pageSize times (default 20; a continuation without pageSize counts 100).',
+      'Incremental sync of the products you may see (REST: GET /v1/products?sync=true, same rules): (updatedAt, id) ascending within [updatedAfter, syncedUntil), where syncedUntil is fixed by the first page at the database time minus 30 seconds; continue with pagination.nextCursor until it is null. With changes: true (the sync feed) pages also carry tombstones and products changed through their media files or category (docs/products.md "Sync feed"). view_only and usable keys see published products only. Errors: validation_failed with details naming the argument (a cursor not issued by this service, issued to another key or role, or bound to other arguments; pageSize below 1; a bad updatedAfter; changes with search; with changes: true, an updatedAfter older than the change log retention, then run a full scan). Query cost: the items count pageSize times (default 20; a continuation without pageSize counts 100).',
     args: {
       cursor: t.arg.string({
         description:
@@ -85,7 +85,7 @@ builder.queryFields((t) => ({
       pageSize: t.arg.int({ description: 'Items per page, from 1 (default 20; values above 100 are capped at 100). Bound in the cursor.' }),
       updatedAfter: t.arg.string({
         description:
-          "Inclusive lower bound: RFC 3339 with Z or an offset and 0-6 fractional digits; send the previous cycle's syncedUntil unchanged. Omit it for a full scan. Bound in the cursor.",
+          "Inclusive lower bound: RFC 3339 with Z or an offset and 0-6 fractional digits; send the previous cycle's syncedUntil unchanged. Omit it for a full scan. Bound in the cursor. With changes: true it must lie within the change log retention (PRODUCT_CHANGES_RETENTION_DAYS, 400 days by default): an older one, sent or carried by the cursor, is validation_failed on updatedAfter; then run a full scan (no updatedAfter) and replace your copies with its result.",
       }),
       changes: t.arg.boolean({
         description:

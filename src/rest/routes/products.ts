@@ -58,7 +58,7 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         operationId: 'listProducts',
         summary: 'List or sync products',
         description:
-          'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422). Opt-in sync feed: with sync=true&changes=true a page may also carry ProductTombstone items (deleted, or hidden from your role) and products changed through a linked entity (a media file renamed, replaced or recycled; a category moved or renamed), in the same order and bound; without changes=true nothing differs.',
+          'Ordinary pages ordered by updatedAt then id descending; with sync=true an incremental scan ordered by (updatedAt, id) ascending within [updatedAfter, first request time - 30 s), continued with nextCursor until null. view_only and usable keys see published products only. Repeated known parameters are refused (422). Opt-in sync feed: with sync=true&changes=true a page may also carry ProductTombstone items (deleted, or hidden from your role) and products changed through a linked entity (a media file renamed, replaced or recycled; a category moved or renamed), in the same order and bound; without changes=true nothing differs. The change log is kept PRODUCT_CHANGES_RETENTION_DAYS (400 days by default): a changes=true cycle whose updatedAfter is older is 422 validation_failed on updatedAfter (run a full scan instead).',
         tags,
         security: bearerSecurity,
         querystring: ProductListQuery,

@@ -119,14 +119,15 @@ export const ProductListQuery = Type.Object({
   sync: Type.Optional(Type.String({ description: 'true or false (default).' })),
   updatedAfter: Type.Optional(
     Type.String({
-      description: 'Sync only: inclusive lower bound, RFC 3339 with Z or an offset and 0-6 fractional digits; pass the saved syncedUntil unchanged.',
+      description:
+        'Sync only: inclusive lower bound, RFC 3339 with Z or an offset and 0-6 fractional digits; pass the saved syncedUntil unchanged. With changes=true it must lie within the change log retention (PRODUCT_CHANGES_RETENTION_DAYS, 400 days by default): an older one, sent or carried by a cursor, is 422 validation_failed on updatedAfter; then run a full scan (no updatedAfter) and replace your copies with its result.',
     }),
   ),
   cursor: Type.Optional(Type.String({ description: 'Sync only: 1-8192 characters, opaque; the nextCursor of the previous page.' })),
   changes: Type.Optional(
     Type.String({
       description:
-        "Sync only, opt-in: true or false (default). With true, a sync page may also carry ProductTombstone items ({id, removed: true, reason, at}) for products that were deleted (reason deleted) or left your role's view (reason hidden: unpublished for view_only and usable keys, or drafts after your key lost sight of drafts), and products whose media files, version lines or category path changed without the product being edited. Every item is in the same (at, id) ascending order under the same syncedUntil bound; apply them in order. Bound in the cursor like every other parameter. Not combinable with search (422). Without it, pages are exactly the plain sync pages.",
+        "Sync only, opt-in: true or false (default). With true, a sync page may also carry ProductTombstone items ({id, removed: true, reason, at}) for products that were deleted (reason deleted) or left your role's view (reason hidden: unpublished for view_only and usable keys, or drafts after your key lost sight of drafts), and products whose media files, version lines or category path changed without the product being edited. Every item is in the same (at, id) ascending order under the same syncedUntil bound; apply them in order. Bound in the cursor like every other parameter. Not combinable with search (422). The change log is kept PRODUCT_CHANGES_RETENTION_DAYS (400 days by default): an updatedAfter older than that is 422 on updatedAfter, on the first page and on continuations. Without it, pages are exactly the plain sync pages.",
     }),
   ),
 });
