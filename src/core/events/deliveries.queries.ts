@@ -61,8 +61,15 @@ const ATTEMPT_INSERT = `insert into webhook_attempts (team_id, delivery_id, atte
  * the endpoint's state by a subquery that cannot drive the plan, and the endpoint and event are
  * joined to what was claimed: 2-4 ms for 50 in every case. The body is read as text (its stored
  * bytes), not parsed.
+ *
+ * Each claimed delivery's event is read by primary key in a subquery of its own (`limit 1` keeps
+ * PostgreSQL from folding it back into a join; the team is checked on the row it returns). As a
+ * join on id and team, statistics taken while the outbox was small (a young deployment, a quiet
+ * night) made the (team_id, created_at) index look as good as the key: each claimed delivery then
+ * read every event of its team and kept one (3.5 million index fetches for the 20,000 deliveries
+ * of the benchmark's first round; test/events/delivery-claim-plan.core.test.ts).
  */
-const CLAIM_MANY = preparedSql(
+export const CLAIM_MANY = preparedSql(
   'events.claimDeliveries',
   `with target as materialized (
      select id, status, ready, next_attempt_at, endpoint_id, team_id from webhook_deliveries where id = any(?::bigint[]) order by id for update),
@@ -73,8 +80,10 @@ const CLAIM_MANY = preparedSql(
         and (select e.state from webhook_endpoints e where e.id = t.endpoint_id and e.team_id = t.team_id) = 'active'
       returning d.id, d.team_id, d.endpoint_id, d.ordering_key, coalesce(d.body_sequence, d.sequence) as sequence, d.attempts, d.event_id)
    select c.id, c.team_id, c.endpoint_id, c.ordering_key, c.sequence, c.attempts, e.url, e.secret,
-          case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret, o.body::text as body, o.event_id
-     from claimed c join webhook_endpoints e on e.id = c.endpoint_id join outbox_events o on o.id = c.event_id and o.team_id = c.team_id`,
+          case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret, o.body, o.event_id
+     from claimed c join webhook_endpoints e on e.id = c.endpoint_id
+     cross join lateral (select o.body::text as body, o.event_id, o.team_id from outbox_events o where o.id = c.event_id limit 1) o
+    where o.team_id = c.team_id`,
 );
 
 /**
@@ -347,8 +356,10 @@ export async function listDeliveries(scope: TeamScope, endpointId: number, filte
     `select d.id::text, o.event_id as "eventId", o.event_type as "eventType", d.ordering_key as "orderingKey", coalesce(d.body_sequence, d.sequence)::int as sequence, d.status, d.attempts,
             case when d.status = 'pending' then ${isoSql('d.next_attempt_at')} end as "nextAttemptAt", d.last_status as "lastStatus", d.last_error as "lastError",
             ${isoSql('d.created_at')} as "createdAt", ${isoSql('d.finished_at')} as "finishedAt"
-       from webhook_deliveries d join outbox_events o on o.id = d.event_id and o.team_id = d.team_id
-      where ${DELIVERY_FILTER} order by d.id desc limit ? offset ?`,
+       from webhook_deliveries d
+       -- the event by its key alone, as CLAIM_MANY reads it and for its reason; the team is checked on the row
+       cross join lateral (select o.event_id, o.event_type, o.team_id from outbox_events o where o.id = d.event_id limit 1) o
+      where ${DELIVERY_FILTER} and o.team_id = d.team_id order by d.id desc limit ? offset ?`,
     [...deliveryFilterParams(scope, endpointId, filter), limit, offset],
   );
   return rows.map((row) => ({
