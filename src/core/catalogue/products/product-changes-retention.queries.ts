@@ -9,9 +9,10 @@ import { preparedSql, queryOne } from '../../platform/sql.ts';
 
 /**
  * Deletes up to `batch` entries of any team whose `at` is more than `days` days before the
- * transaction's start; how many. Per team it walks product_changes_feed_order (team_id, at, ...)
- * from the team's oldest entry, so a run that finds nothing to delete reads one index entry per
- * team, not the whole log.
+ * transaction's start; how many. Per team it reads the range of product_changes_feed_order
+ * (team_id, at, ...) before the horizon, so a run that finds nothing to delete reads about one
+ * index entry per team, not the whole log; the ids then go through the primary key (`= any(array)`:
+ * `in (subquery)` made the planner hash the ids and scan the whole table).
  */
 export async function deleteExpiredProductChanges(op: UnitOfWork, days: number, batch: number): Promise<number> {
   const row = await queryOne<{ n: unknown }>(op, DELETE_EXPIRED, [days, batch, batch]);
@@ -21,13 +22,13 @@ export async function deleteExpiredProductChanges(op: UnitOfWork, days: number, 
 const DELETE_EXPIRED = preparedSql(
   'products.changes.deleteExpired',
   `with gone as (
-     delete from product_changes where id in (
+     delete from product_changes where id = any(array(
        select old.id from teams t cross join lateral (
          select c.id from product_changes c
           where c.team_id = t.id and c.at < now() - ?::int * interval '1 day'
-          order by c.at limit ?::int
+          limit ?::int
        ) old limit ?::int
-     ) returning 1
+     )) returning 1
    )
    select count(*)::int as n from gone`,
 );
