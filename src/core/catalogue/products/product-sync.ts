@@ -61,7 +61,7 @@ export async function syncPage(
         items: slice.records as SyncItem[],
         next: slice.next,
       }));
-  // every page, continuations too: a long cycle's updatedAfter can pass the horizon mid-scan
+  // after the read (requireRetainedSince says why), on every page: a cycle can pass the horizon mid-scan
   if (scope.feed) await requireRetainedSince(ctx, scope.lower, options.changesRetentionDays);
   const nextCursor = page.next === null ? null : encodeCursor(options.secret, scope, page.next);
   return {
