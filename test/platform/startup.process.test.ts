@@ -118,7 +118,7 @@ describe('the service process (npm start / ROLE)', () => {
     } finally {
       shelf.child.kill('SIGTERM');
     }
-    expect(await shelf.exited).toBe(0);
+    expect(await shelf.exited, `exit code; the process said:\n${shelf.output()}`).toBe(0);
     expect(shelf.output()).toContain('stopped');
   });
 
@@ -140,7 +140,7 @@ describe('the service process (npm start / ROLE)', () => {
     } finally {
       shelf.child.kill('SIGTERM');
     }
-    expect(await shelf.exited).toBe(0);
+    expect(await shelf.exited, `exit code; the process said:\n${shelf.output()}`).toBe(0);
   });
 
   it('ROLE=worker runs the workers without an HTTP server', async () => {
@@ -154,9 +154,10 @@ describe('the service process (npm start / ROLE)', () => {
       LOG_LEVEL: 'info',
     });
     await expect.poll(shelf.output, { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 }).toContain('workers running');
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    // nothing of Shelf listens (a refused connection), so the fetch fails
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`), shelf.output()).rejects.toThrow();
     shelf.child.kill('SIGTERM');
-    expect(await shelf.exited).toBe(0);
+    expect(await shelf.exited, `exit code; the process said:\n${shelf.output()}`).toBe(0);
   });
 
   it('stops with a message naming the variable when a setting is wrong', async () => {
