@@ -64,10 +64,12 @@ const ATTEMPT_INSERT = `insert into webhook_attempts (team_id, delivery_id, atte
  *
  * Each claimed delivery's event is read by primary key in a subquery of its own (`limit 1` keeps
  * PostgreSQL from folding it back into a join; the team is checked on the row it returns). As a
- * join on id and team, statistics taken while the outbox was small (a young deployment, a quiet
- * night) made the (team_id, created_at) index look as good as the key: each claimed delivery then
- * read every event of its team and kept one (3.5 million index fetches for the 20,000 deliveries
- * of the benchmark's first round; test/events/delivery-claim-plan.core.test.ts).
+ * join on id and team, statistics taken while the outbox held a handful of events (every column then
+ * looks unique to the planner) made the (team_id, created_at) index look as good as the key: each
+ * claimed delivery of the burst that followed read every event of its team and kept one (3.5
+ * million index fetches for the 20,000 deliveries of the benchmark's first round;
+ * test/events/delivery-claim-plan.core.test.ts). Joined, other stale statistics gave a hash join
+ * over the whole outbox per claim in a scratch check; this form stayed on the key in each.
  */
 export const CLAIM_MANY = preparedSql(
   'events.claimDeliveries',
