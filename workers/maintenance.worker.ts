@@ -1,18 +1,22 @@
 import type { Job } from 'bullmq';
 import type { Core } from '../src/core/core.ts';
 import { purgeExpiredActivity } from '../src/core/catalogue/activity/activity-records.ts';
-import { purgeExpiredProductChanges } from '../src/core/catalogue/products/product-changes-retention.ts';
+import { purgeExpiredProductChanges, purgeExpiredRoleChanges } from '../src/core/catalogue/products/product-changes-retention.ts';
 import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts';
 import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
 import type { ValidityCheckResult } from '../src/core/assets/files/file-validity.ts';
 
-/** Housekeeping jobs: idempotency records past their 24-hour window, events past their 30-day replay window, activity records and the products sync feed's change log past their retention; the daily validity check. */
+/** Housekeeping jobs: idempotency records past their 24-hour window, events past their 30-day replay window, activity records and the products sync feed's change log and role log past their retention; the daily validity check. */
 export function maintenanceProcessor(core: Core) {
-  return async (job: Job): Promise<{ purged: number } | ValidityCheckResult | 'skipped'> => {
+  return async (job: Job): Promise<{ purged: number; roleChangesPurged?: number } | ValidityCheckResult | 'skipped'> => {
     if (job.name === 'purge-idempotency') return { purged: await purgeExpiredIdempotencyRecords(core.operatorCtx()) };
     if (job.name === 'purge-events') return { purged: await purgeExpiredEvents(core.operatorCtx()) };
     if (job.name === 'purge-activity') return { purged: await purgeExpiredActivity(core.operatorCtx(), core.config.activityRetentionDays) };
-    if (job.name === 'purge-product-changes') return { purged: await purgeExpiredProductChanges(core.operatorCtx(), core.config.productChangesRetentionDays) };
+    if (job.name === 'purge-product-changes') {
+      // the feed's change log, then the role log it reads (api_key_role_changes): both keep the same window
+      const days = core.config.productChangesRetentionDays;
+      return { purged: await purgeExpiredProductChanges(core.operatorCtx(), days), roleChangesPurged: await purgeExpiredRoleChanges(core.operatorCtx(), days) };
+    }
     if (job.name === 'validity-check') return core.assets.fileValidity.checkAll(core.operatorCtx());
     return 'skipped';
   };

@@ -4,7 +4,8 @@ import { preparedSql, queryOne } from '../../platform/sql.ts';
 
 /*
  * Retention of the sync feed's change log (product_changes, docs/products.md "Sync feed",
- * "Retention"). The purge is the one statement on product_changes that spans teams.
+ * "Retention") and of the role log it reads (api_key_role_changes). The purges are the one
+ * statement on each of these tables that spans teams.
  */
 
 /**
@@ -26,6 +27,33 @@ const DELETE_EXPIRED = preparedSql(
        select old.id from teams t cross join lateral (
          select c.id from product_changes c
           where c.team_id = t.id and c.at < now() - ?::int * interval '1 day'
+          limit ?::int
+       ) old limit ?::int
+     )) returning 1
+   )
+   select count(*)::int as n from gone`,
+);
+
+/**
+ * Deletes up to `batch` role-log rows (api_key_role_changes) of any key whose `at` is more than
+ * `days` days before the transaction's start; how many. None of them is kept: see
+ * purgeExpiredRoleChanges for why the feed never reads one. Per key it reads the range of
+ * api_key_role_changes_key_at (team_id, key_id, at) before the horizon, so a run with nothing to
+ * delete reads about one index entry per API key (the trigger writes a key's own team, and the
+ * foreign key keeps every row's key in api_keys); the ids then go through the primary key, as above.
+ */
+export async function deleteExpiredRoleChanges(op: UnitOfWork, days: number, batch: number): Promise<number> {
+  const row = await queryOne<{ n: unknown }>(op, DELETE_EXPIRED_ROLE_CHANGES, [days, batch, batch]);
+  return int(row!.n, 'n');
+}
+
+const DELETE_EXPIRED_ROLE_CHANGES = preparedSql(
+  'products.changes.deleteExpiredRoleChanges',
+  `with gone as (
+     delete from api_key_role_changes where id = any(array(
+       select old.id from api_keys k cross join lateral (
+         select c.id from api_key_role_changes c
+          where c.team_id = k.team_id and c.key_id = k.id and c.at < now() - ?::int * interval '1 day'
           limit ?::int
        ) old limit ?::int
      )) returning 1
