@@ -86,15 +86,28 @@ describe('maintenance worker (BullMQ on Redis)', () => {
     expect(left.map((r) => r.idempotency_key)).toEqual(['fresh-1']);
   });
 
-  it('purges the products sync feed change log past PRODUCT_CHANGES_RETENTION_DAYS (400 by default) and keeps newer entries', async () => {
+  it('purges the products sync feed change log and role log past PRODUCT_CHANGES_RETENTION_DAYS (400 by default) and keeps newer entries', async () => {
     const team = await given(env).team('Changes');
-    const product = await givenProducts(env, tmpdir()).product(await given(env).key(team, 'manage'));
+    const key = await given(env).key(team, 'manage');
+    const product = await givenProducts(env, tmpdir()).product(key);
     const db = (sql: string, params: unknown[] = []) => env.orm.em.fork().execute(sql, params);
     for (const age of ['401 days', '400 days 1 minute', '399 days 23 hours', '1 hour']) {
       await db(`insert into product_changes (team_id, product_id, kind, at) values (?, ?, 3, now() - ?::interval)`, [team.teamId, product.id, age]);
     }
+    for (const age of ['401 days', '1 hour']) {
+      await db(`insert into api_key_role_changes (team_id, key_id, from_role, to_role, at) values (?, ?, 'usable', 'manage', now() - ?::interval)`, [
+        team.teamId,
+        key.keyId,
+        age,
+      ]);
+    }
     const job = await env.queues.get('maintenance').add('purge-product-changes', {});
-    expect(await job.waitUntilFinished(events, 20_000)).toEqual({ purged: 2 });
+    expect(await job.waitUntilFinished(events, 20_000)).toEqual({ purged: 2, roleChangesPurged: 1 });
+    const roleAges = (await db(`select count(*)::int as n from api_key_role_changes where team_id = ? and at > now() - interval '1 day'`, [team.teamId])) as [
+      { n: number },
+    ];
+    expect(roleAges[0].n).toBe(1);
+    expect(((await db('select count(*)::int as n from api_key_role_changes where team_id = ?', [team.teamId])) as [{ n: number }])[0].n).toBe(1);
     const left = (await db(`select count(*)::int as n from product_changes where team_id = ? and at > now() - interval '400 days'`, [team.teamId])) as [
       { n: number },
     ];
