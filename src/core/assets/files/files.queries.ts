@@ -1,9 +1,9 @@
 import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
-import { bigintText, int, intList, jsonList, nullableFloat, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
+import { bigintText, int, intList, jsonList, nullableFloat, nullableInt, nullableText, text, textList } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import { IN_LIVE_SUBTREE } from '../folders/folders.queries.ts';
-import { ASSET_ROW_COLUMNS, type AssetRow } from '../search/asset-rows.queries.ts';
+import { ASSET_ROW_COLUMNS, assetRowOf, type AssetRow } from '../search/asset-rows.queries.ts';
 import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../versions/version-lines.queries.ts';
 import { NARROW_NAME_MATCHES } from './file-names.queries.ts';
 import type { LibraryFileView } from './library.schemas.ts';
@@ -31,25 +31,28 @@ const FACTS_SQL = `select ${ASSET_ROW_COLUMNS}, f.folder_id as "folderId",
   from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
  where f.team_id = ? and f.id = ?`;
 
-/** The id arrays as numbers (whatever the driver gave their items as), after checking they are arrays. */
-function factsOf(row: FileFacts): FileFacts {
+/** A file's facts with their columns checked: the AssetRow part as search checks it, then the folder and the tag arrays. */
+function factsOf(row: Record<string, unknown>): FileFacts {
   return {
-    ...row,
-    parentIds: jsonList(row.parentIds, 'parentIds').map(Number),
-    tagIds: jsonList(row.tagIds, 'tagIds').map(Number),
-    tagNames: jsonList(row.tagNames, 'tagNames').map((name, i) => text(name, `tagNames[${i}]`)),
+    ...assetRowOf(row),
+    folderId: nullableInt(row.folderId, 'folderId'),
+    tagIds: intList(row.tagIds, 'tagIds'),
+    tagNames: textList(row.tagNames, 'tagNames'),
   };
 }
 
 /** Reads a file of the scope's team as the events describe it (null when it is not the team's). */
 export async function fileFacts(scope: TeamScope, fileId: number): Promise<FileFacts | null> {
-  const row = await queryOne<FileFacts>(scope, FACTS_SQL, [scope.teamId, fileId]);
+  const row = await queryOne<Record<string, unknown>>(scope, FACTS_SQL, [scope.teamId, fileId]);
   return row && factsOf(row);
 }
 
 /** Reads files of the scope's team as the events describe them, in id order (ids of other teams are left out). */
 export async function filesFacts(scope: TeamScope, fileIds: readonly number[]): Promise<FileFacts[]> {
-  const rows = await queryRows<FileFacts>(scope, `${FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])')} order by f.id`, [scope.teamId, intArray(fileIds)]);
+  const rows = await queryRows<Record<string, unknown>>(scope, `${FACTS_SQL.replace('f.id = ?', 'f.id = any(?::int[])')} order by f.id`, [
+    scope.teamId,
+    intArray(fileIds),
+  ]);
   return rows.map(factsOf);
 }
 

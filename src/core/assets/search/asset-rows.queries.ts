@@ -1,6 +1,6 @@
 import type { TeamScope } from '../../platform/ctx.ts';
 import { intArray, preparedSql, queryRows, type PreparedSql } from '../../platform/sql.ts';
-import { int, text } from '../../platform/row-checks.ts';
+import { float, int, intList, jsonList, nullableFloat, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { TagDTO } from './search.schemas.ts';
 
@@ -43,8 +43,8 @@ export const ASSET_ROWS: Record<'withTags' | 'withoutTags', PreparedSql> = {
 /** The rows of `ids` in the order of `ids`; ids without a row (not the team's, or deleted since) are left out. */
 export async function assetRowsInOrder(scope: TeamScope, ids: readonly number[], includeTags: boolean): Promise<AssetRow[]> {
   if (ids.length === 0) return [];
-  const rows = await queryRows<AssetRow>(scope, includeTags ? ASSET_ROWS.withTags : ASSET_ROWS.withoutTags, [scope.teamId, intArray(ids)]);
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const rows = await queryRows<Record<string, unknown>>(scope, includeTags ? ASSET_ROWS.withTags : ASSET_ROWS.withoutTags, [scope.teamId, intArray(ids)]);
+  const byId = new Map(rows.map((row) => assetRowOf(row)).map((row) => [row.id, row]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -72,6 +72,45 @@ export interface AssetRow {
   aiDescription: string | null;
   aiDetailedDescription: unknown[] | null;
   tags?: TagDTO[];
+}
+
+/**
+ * An AssetRow from a row of ASSET_ROW_COLUMNS (and ASSET_TAGS_COLUMN when the statement has it),
+ * its columns checked (row-checks.ts): the search pages, shares and events build AssetItems from it.
+ */
+export function assetRowOf(row: Record<string, unknown>): AssetRow {
+  const asset: AssetRow = {
+    id: int(row.id, 'id'),
+    parentIds: intList(row.parentIds, 'parentIds'),
+    ownerId: nullableInt(row.ownerId, 'ownerId'),
+    name: text(row.name, 'name'),
+    source: int(row.source, 'source'),
+    link: nullableText(row.link, 'link'),
+    extension: nullableText(row.extension, 'extension'),
+    durationMs: nullableFloat(row.durationMs, 'durationMs'),
+    sizeKb: float(row.sizeKb, 'sizeKb'),
+    width: nullableInt(row.width, 'width'),
+    height: nullableInt(row.height, 'height'),
+    description: nullableText(row.description, 'description'),
+    score: nullableInt(row.score, 'score'),
+    createTime: text(row.createTime, 'createTime'),
+    createUserId: nullableInt(row.createUserId, 'createUserId'),
+    updateTime: text(row.updateTime, 'updateTime'),
+    updateUserId: nullableInt(row.updateUserId, 'updateUserId'),
+    mimeType: text(row.mimeType, 'mimeType'),
+    aiTags: nullableText(row.aiTags, 'aiTags'),
+    aiTitle: nullableText(row.aiTitle, 'aiTitle'),
+    aiDescription: nullableText(row.aiDescription, 'aiDescription'),
+    aiDetailedDescription: row.aiDetailedDescription === null ? null : jsonList(row.aiDetailedDescription, 'aiDetailedDescription'),
+  };
+  if (row.tags !== undefined) asset.tags = jsonList(row.tags, 'tags').map((tag, i) => tagOf(tag, `tags[${i}]`));
+  return asset;
+}
+
+/** One `{id, name}` of ASSET_TAGS_COLUMN's JSON. */
+function tagOf(value: unknown, column: string): TagDTO {
+  const tag = (value ?? {}) as { id?: unknown; name?: unknown };
+  return { id: int(tag.id, `${column}.id`), name: text(tag.name, `${column}.name`) };
 }
 
 /** Tags of live files of the team, per file id (GraphQL dataloader for AssetItem.tags). */

@@ -1,7 +1,7 @@
 import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { float, int, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
-import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, type AssetRow } from '../search/asset-rows.queries.ts';
+import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, assetRowOf, type AssetRow } from '../search/asset-rows.queries.ts';
 import type { FolderDTO } from '../search/search.schemas.ts';
 
 /*
@@ -61,13 +61,14 @@ function filesIn(scope: TeamScope, folderId: number, nameLike: string | null): {
 /** A page of the live files directly in the folder (whose lowercased names are `like` nameLike, unless null), by lowercased name then id, with their tags. */
 export async function folderFilesPage(scope: TeamScope, folderId: number, nameLike: string | null, limit: number, offset: number): Promise<AssetRow[]> {
   const files = filesIn(scope, folderId, nameLike);
-  return queryRows<AssetRow>(
+  const rows = await queryRows<Record<string, unknown>>(
     scope,
     `select ${ASSET_ROW_COLUMNS}, ${ASSET_TAGS_COLUMN}
                from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
               where ${files.where} order by lower(f.name), f.id limit ? offset ?`,
     [...files.params, limit, offset],
   );
+  return rows.map(assetRowOf);
 }
 
 /** How many live files are directly in the folder (whose lowercased names are `like` nameLike, unless null). */
