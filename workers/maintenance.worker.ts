@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Core } from '../src/core/core.ts';
 import { purgeExpiredActivity } from '../src/core/catalogue/activity/activity-records.ts';
-import { purgeExpiredProductChanges, purgeExpiredRoleChanges } from '../src/core/catalogue/products/product-changes-retention.ts';
+import { purgeExpiredSyncFeedLogs } from '../src/core/catalogue/products/product-changes-retention.ts';
 import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts';
 import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
 import type { ValidityCheckResult } from '../src/core/assets/files/file-validity.ts';
@@ -12,11 +12,7 @@ export function maintenanceProcessor(core: Core) {
     if (job.name === 'purge-idempotency') return { purged: await purgeExpiredIdempotencyRecords(core.operatorCtx()) };
     if (job.name === 'purge-events') return { purged: await purgeExpiredEvents(core.operatorCtx()) };
     if (job.name === 'purge-activity') return { purged: await purgeExpiredActivity(core.operatorCtx(), core.config.activityRetentionDays) };
-    if (job.name === 'purge-product-changes') {
-      // the feed's change log, then the role log it reads (api_key_role_changes): both keep the same window
-      const days = core.config.productChangesRetentionDays;
-      return { purged: await purgeExpiredProductChanges(core.operatorCtx(), days), roleChangesPurged: await purgeExpiredRoleChanges(core.operatorCtx(), days) };
-    }
+    if (job.name === 'purge-product-changes') return purgeExpiredSyncFeedLogs(core.operatorCtx(), core.config.productChangesRetentionDays);
     if (job.name === 'validity-check') return core.assets.fileValidity.checkAll(core.operatorCtx());
     return 'skipped';
   };

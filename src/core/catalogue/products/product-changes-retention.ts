@@ -62,6 +62,15 @@ export async function purgeExpiredRoleChanges(op: UnitOfWork, days: number, batc
   return inBatches(() => deleteExpiredRoleChanges(op, days, batch), batch, maxBatches);
 }
 
+/**
+ * The maintenance job `purge-product-changes`: the feed's change log, then the role log it reads,
+ * both past the same window (the feed's retention), since a cycle inside it needs both.
+ */
+export async function purgeExpiredSyncFeedLogs(op: UnitOfWork, days: number): Promise<{ purged: number; roleChangesPurged: number }> {
+  const purged = await purgeExpiredProductChanges(op, days);
+  return { purged, roleChangesPurged: await purgeExpiredRoleChanges(op, days) };
+}
+
 /** Runs `deleteBatch` until it deletes fewer than `batch` rows, at most `maxBatches` times; the total. */
 async function inBatches(deleteBatch: () => Promise<number>, batch: number, maxBatches: number): Promise<number> {
   let purged = 0;
