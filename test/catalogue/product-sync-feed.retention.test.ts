@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor } from '../../src/core/catalogue/products/sy
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { graphql, send, type Received } from '../support/http.ts';
+import { FEED_TIME, type SyncClock, syncClock } from '../support/sync-clock.ts';
 import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
 /**
@@ -24,21 +25,18 @@ let gp: ProductWorld['gp'];
 
 beforeAll(() => {
   ({ env, g, gp } = world);
+  clock = syncClock(env);
 });
 
-const SIX_DIGITS = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
-const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);
-
-/** The database clock minus a PostgreSQL interval, as the feed spells timestamps. */
-async function ago(interval: string): Promise<string> {
-  return (await db<{ t: string }>(`select to_char((clock_timestamp() - ?::interval) at time zone 'UTC', ${SIX_DIGITS}) as t`, [interval]))[0]!.t;
-}
+let clock: SyncClock;
+const db = <T>(sql: string, params: unknown[] = []) => clock.db<T>(sql, params);
+const ago = (interval: string) => clock.ago(interval);
 
 /** Writes a change-log entry with SQL, `interval` before now (kind 1 deleted, 3 linked); its `at`. */
 async function logged(teamId: number, productId: number, interval: string, kind = 3): Promise<string> {
   const rows = await db<{ at: string }>(
     `insert into product_changes (team_id, product_id, kind, was_published, at) values (?, ?, ?, true, clock_timestamp() - ?::interval)
-     returning to_char(at at time zone 'UTC', ${SIX_DIGITS}) as at`,
+     returning to_char(at at time zone 'UTC', ${FEED_TIME}) as at`,
     [teamId, productId, kind, interval],
   );
   return rows[0]!.at;
@@ -46,7 +44,7 @@ async function logged(teamId: number, productId: number, interval: string, kind 
 
 /** A team's change-log entries, oldest first. */
 async function entriesOf(teamId: number): Promise<string[]> {
-  const rows = await db<{ at: string }>(`select to_char(at at time zone 'UTC', ${SIX_DIGITS}) as at from product_changes where team_id = ? order by at`, [
+  const rows = await db<{ at: string }>(`select to_char(at at time zone 'UTC', ${FEED_TIME}) as at from product_changes where team_id = ? order by at`, [
     teamId,
   ]);
   return rows.map((row) => row.at);

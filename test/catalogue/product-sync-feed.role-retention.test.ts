@@ -6,7 +6,7 @@ import type { TestEnv } from '../support/env.ts';
 import type { GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
-import { unsigned } from '../support/sync-clock.ts';
+import { FEED_TIME, type SyncClock, syncClock, unsigned } from '../support/sync-clock.ts';
 
 /**
  * Retention of the role log the sync feed reads (api_key_role_changes, docs/products.md "Role
@@ -25,15 +25,12 @@ let gp: ProductWorld['gp'];
 
 beforeAll(() => {
   ({ env, g, gp } = world);
+  clock = syncClock(env);
 });
 
-const SIX_DIGITS = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
-const db = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().execute<T[]>(sql, params);
-
-/** The database clock minus a PostgreSQL interval, as the feed spells timestamps. */
-async function ago(interval: string): Promise<string> {
-  return (await db<{ t: string }>(`select to_char((clock_timestamp() - ?::interval) at time zone 'UTC', ${SIX_DIGITS}) as t`, [interval]))[0]!.t;
-}
+let clock: SyncClock;
+const db = <T>(sql: string, params: unknown[] = []) => clock.db<T>(sql, params);
+const ago = (interval: string) => clock.ago(interval);
 
 /** A role change [from, to, how long ago], as the trigger would have logged it. */
 type Change = [from: Role, to: Role, interval: string];
@@ -44,7 +41,7 @@ async function history(key: GivenKey, changes: Change[]): Promise<string[]> {
   for (const [from, to, interval] of changes) {
     const rows = await db<{ at: string }>(
       `insert into api_key_role_changes (team_id, key_id, from_role, to_role, at) values (?, ?, ?, ?, clock_timestamp() - ?::interval)
-       returning to_char(at at time zone 'UTC', ${SIX_DIGITS}) as at`,
+       returning to_char(at at time zone 'UTC', ${FEED_TIME}) as at`,
       [key.teamId, key.keyId, from, to, interval],
     );
     ats.push(rows[0]!.at);
@@ -55,7 +52,7 @@ async function history(key: GivenKey, changes: Change[]): Promise<string[]> {
 /** A key's role-log rows, oldest first, as (at, from, to). */
 async function rowsOf(key: GivenKey): Promise<string[]> {
   const rows = await db<{ row: string }>(
-    `select to_char(at at time zone 'UTC', ${SIX_DIGITS}) || ' ' || from_role || '>' || to_role as row
+    `select to_char(at at time zone 'UTC', ${FEED_TIME}) || ' ' || from_role || '>' || to_role as row
        from api_key_role_changes where team_id = ? and key_id = ? order by at, id`,
     [key.teamId, key.keyId],
   );

@@ -1,5 +1,8 @@
 import type { TestEnv } from './env.ts';
 
+/** to_char's format for a timestamp as the feed spells it (UTC, six fractional digits). */
+export const FEED_TIME = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
+
 /**
  * Sync tests without waiting (docs/products.md "Why a scan sees every product exactly once"): time
  * never passes; what a step wrote is moved an hour into the past with SQL (every timestamp it
@@ -13,7 +16,11 @@ export function syncClock(env: TestEnv) {
     db,
     /** The database clock, where a step begins. */
     async clock(): Promise<string> {
-      return (await db<{ t: string }>(`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`))[0]!.t;
+      return (await db<{ t: string }>(`select to_char(clock_timestamp() at time zone 'UTC', ${FEED_TIME}) as t`))[0]!.t;
+    },
+    /** The database clock minus a PostgreSQL interval (`'30 days 1 minute'`), as the feed spells timestamps. */
+    async ago(interval: string): Promise<string> {
+      return (await db<{ t: string }>(`select to_char((clock_timestamp() - ?::interval) at time zone 'UTC', ${FEED_TIME}) as t`, [interval]))[0]!.t;
     },
     /** Moves what a step wrote (from `since` on) an hour into the past, keeping its order. */
     async settle(teamId: number, since: string): Promise<void> {
@@ -24,9 +31,7 @@ export function syncClock(env: TestEnv) {
       await db(`update api_key_role_changes set at = at - interval '1 hour' where team_id = ? and at >= ?::timestamptz`, [teamId, since]);
     },
     async anHourBefore(syncedUntil: string): Promise<string> {
-      const rows = await db<{ t: string }>(`select to_char((?::timestamptz - interval '1 hour') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`, [
-        syncedUntil,
-      ]);
+      const rows = await db<{ t: string }>(`select to_char((?::timestamptz - interval '1 hour') at time zone 'UTC', ${FEED_TIME}) as t`, [syncedUntil]);
       return rows[0]!.t;
     },
   };
