@@ -14,6 +14,7 @@ import { LIST_BOUNDS, listCost, sizeOf } from '../costs.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageField, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
 
 const FieldTypeEnum = enumFromCore('TemplateFieldType', {
   description: 'The type of a template field: which values products may give it and which config it takes (docs/templates.md).',
@@ -247,8 +248,8 @@ const TemplateDeleteInput = builder.inputType('TemplateDeleteInput', {
 });
 
 builder.queryFields((t) => ({
-  templates: pageField(t, TemplatePageRef, 'Live templates, createdAt descending then id.', (gql, query) =>
-    gql.core.catalogue.templates.listPage(gql.ctx, query),
+  templates: pageField(t, TemplatePageRef, 'Live templates, createdAt descending then id.', async (gql, query) =>
+    collectPage(gql.ctx, await gql.core.catalogue.templates.listPage(gql.ctx, query)),
   ),
   template: t.field({
     type: TemplateResultRef,

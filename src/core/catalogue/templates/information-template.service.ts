@@ -3,7 +3,8 @@ import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
+import { sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
@@ -18,8 +19,9 @@ import {
   replaceCategoryBindings,
 } from './template-bindings.ts';
 import { buildDefinition, newOpaqueId } from './template-definition.ts';
-import { readTemplate, readTemplatePage, readVersionState, type TemplateVersionState } from './template-read.ts';
+import { readTemplate, readVersionState, type TemplateVersionState } from './template-read.ts';
 import {
+  countLiveTemplates,
   currentVersionId,
   insertTemplate,
   insertVersion as insertVersionRow,
@@ -28,6 +30,7 @@ import {
   readTemplatesByIds,
   readVersion,
   readVersionsOfTemplates,
+  sizedLiveTemplatesPage,
   softDeleteTemplate,
   updateTemplate,
 } from './templates.queries.ts';
@@ -85,11 +88,19 @@ async function insertVersion(
 /** Information templates with versioned definitions, bindings and the library default (spec 2.4, 3.2, 3.3, 4.4). */
 export class InformationTemplateService {
   /** listTemplates: live templates, createdAt descending then id, ordinary pagination. */
-  async listPage(ctx: Ctx, query: { page?: number; pageSize?: number }): Promise<Page<TemplateView>> {
+  async listPage(ctx: Ctx, query: { page?: number; pageSize?: number }): Promise<SizedPage<TemplateView, Pagination>> {
     requirePermission(ctx, 'templates:read');
     const page = normalizePage(query);
-    const { items, total } = await readTemplatePage(ctx, page.pageSize, (page.page - 1) * page.pageSize);
-    return { items, pagination: paginationOf(page, total) };
+    const offset = (page.page - 1) * page.pageSize;
+    const sized = await sizedLiveTemplatesPage(ctx, page.pageSize, offset);
+    // a page past the end carries no total: count them
+    const total = sized.rows.length === 0 && offset > 0 ? await countLiveTemplates(ctx) : sized.total;
+    return sizedPage(
+      paginationOf(page, total),
+      sized.rows,
+      (ids) => readTemplatesByIds(ctx, ids),
+      (t) => t.id,
+    );
   }
 
   /** getTemplate: one live template with the ETag over fields, groups, bindings and default designation. */

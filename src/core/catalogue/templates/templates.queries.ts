@@ -1,3 +1,4 @@
+import type { SizedRow } from '../../platform/answer-budget.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bigintNumber, bool, int, intList, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
@@ -83,16 +84,24 @@ export async function findLiveTemplate(scope: TeamScope, id: string): Promise<Te
   return row && templateView(row);
 }
 
-/** A page of the team's live templates, createdAt descending then id (spec 4.4), with the live total (0 when the page is empty: countLiveTemplates tells then). */
-export async function liveTemplatesPage(scope: TeamScope, limit: number, offset: number): Promise<{ items: TemplateView[]; total: number }> {
+/**
+ * The ids of a page of the team's live templates in the list's order, with the stored size of each
+ * one's definition (what its answer costs: the definition is nearly all of it) and the live total
+ * (0 when the page is empty). The rows themselves are read by readTemplatesByIds, batch by batch.
+ */
+export async function sizedLiveTemplatesPage(scope: TeamScope, limit: number, offset: number): Promise<{ rows: SizedRow<string>[]; total: number }> {
   const rows = await queryRows<Record<string, unknown>>(
     scope,
-    `${templateSelect(', count(*) over () as total')}
+    `select t.id, octet_length(v.definition::text) as bytes, count(*) over () as total
+      from product_info_templates t join template_versions v on v.id = t.current_version_id
       where t.team_id = ? and t.deleted_at is null
       order by t.created_at desc, t.id limit ? offset ?`,
     [scope.teamId, limit, offset],
   );
-  return { items: rows.map(templateView), total: rows.length > 0 ? bigintNumber(rows[0]!.total, 'total') : 0 };
+  return {
+    rows: rows.map((row) => ({ id: text(row.id, 'id'), storedBytes: int(row.bytes, 'bytes') })),
+    total: rows.length > 0 ? bigintNumber(rows[0]!.total, 'total') : 0,
+  };
 }
 
 /** How many live templates the team has. */
