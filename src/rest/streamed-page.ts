@@ -8,8 +8,8 @@ type Serialize = (value: unknown) => string;
 
 /**
  * Answers a list as its envelope (spec 2.1, the same bytes as a built one) written batch by batch:
- * each batch of items is serialized and handed to the socket, and its budget lease released, before
- * the next batch is read (docs/api-conventions.md "Large answers"). The first batch is read before
+ * each item is serialized and handed to the socket in turn, and a batch's budget lease released
+ * before the next batch is read (docs/api-conventions.md "Large answers"). The first batch is read before
  * the status line, so a budget refusal or a failed read is still a proper error envelope; a failure
  * after that can only cut the connection (the client sees a truncated body, never a wrong one).
  */
@@ -37,6 +37,9 @@ export async function sendSizedPage<T, P>(
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
+/** Characters written to the socket at a time. */
+const CHUNK_CHARS = 64 * 1024;
+
 async function* envelopeChunks<T>(
   first: IteratorResult<LeasedBatch<T>>,
   batches: AsyncGenerator<LeasedBatch<T>>,
@@ -46,19 +49,23 @@ async function* envelopeChunks<T>(
   let held: LeasedBatch<T> | null = first.done ? null : first.value;
   let written = 0;
   try {
-    yield '{"success":true,"data":[';
+    let chunk = '{"success":true,"data":[';
     while (held) {
-      let chunk = '';
-      for (const item of held.items) chunk += (written++ === 0 ? '' : ',') + serializeItem(item);
-      // the items can go once serialized; the chunk is held until the socket took it (the next pull)
-      held.items.length = 0;
-      if (chunk !== '') yield chunk;
+      // chunks of about CHUNK_CHARS: the socket's backpressure lets other requests run between
+      // large items, and small items still leave in few writes
+      for (const item of held.items) {
+        chunk += (written++ === 0 ? '' : ',') + serializeItem(item);
+        if (chunk.length >= CHUNK_CHARS) {
+          yield chunk;
+          chunk = '';
+        }
+      }
       held.lease.release();
       held = null;
       const next = await batches.next();
       held = next.done ? null : next.value;
     }
-    yield tail;
+    yield chunk + tail;
   } finally {
     // a client that went away, or a failed read: give back what is held and stop reading
     held?.lease.release();

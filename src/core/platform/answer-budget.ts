@@ -152,21 +152,26 @@ export async function* leasedBatches<K, T>(
   idOf: (item: T) => K,
 ): AsyncGenerator<LeasedBatch<T>> {
   for (const batch of batchesOf(rows)) {
-    const stored = batch.reduce((sum, row) => sum + row.storedBytes, 0);
-    const lease = budget ? await budget.reserve(stored * HEAP_BYTES_PER_STORED_BYTE) : UNLEASED;
-    let items: T[];
-    try {
+    yield await readLeased(budget, batch, async () => {
       const loaded = await load(batch.map((row) => row.id));
       const byId = new Map(loaded.map((item) => [idOf(item), item]));
-      items = batch.flatMap((row) => {
+      return batch.flatMap((row) => {
         const item = byId.get(row.id);
         return item === undefined ? [] : [item];
       });
-    } catch (e) {
-      lease.release();
-      throw e;
-    }
-    yield { items, lease };
+    });
+  }
+}
+
+/** Reads one batch under a lease of its estimated heap cost (none without a budget); the lease goes back if the read fails. */
+async function readLeased<K, T>(budget: AnswerBudget | null, batch: readonly SizedRow<K>[], read: () => Promise<T[]>): Promise<LeasedBatch<T>> {
+  const stored = batch.reduce((sum, row) => sum + row.storedBytes, 0);
+  const lease = budget ? await budget.reserve(stored * HEAP_BYTES_PER_STORED_BYTE) : UNLEASED;
+  try {
+    return { items: await read(), lease };
+  } catch (e) {
+    lease.release();
+    throw e;
   }
 }
 
@@ -187,6 +192,41 @@ export function sizedPage<K, T, P>(pagination: P, rows: readonly SizedRow<K>[], 
     pagination,
     storedBytes: rows.reduce((sum, row) => sum + row.storedBytes, 0),
     batches: (budget) => leasedBatches(budget, rows, load, idOf),
+  };
+}
+
+/**
+ * A page whose items are already chosen but not complete (their large columns deferred): batches
+ * by each item's stored size, each completed by `complete` (which may drop items that vanished).
+ */
+export function sizedItems<T, P>(pagination: P, items: readonly T[], storedBytesOf: (item: T) => number, complete: (batch: T[]) => Promise<T[]>): SizedPage<T, P> {
+  const rows = items.map((item, index) => ({ id: index, storedBytes: storedBytesOf(item) }));
+  return {
+    pagination,
+    storedBytes: rows.reduce((sum, row) => sum + row.storedBytes, 0),
+    batches: async function* (budget) {
+      for (const batch of batchesOf(rows)) yield await readLeased(budget, batch, () => complete(batch.map((row) => items[row.id]!)));
+    },
+  };
+}
+
+/** The same page with each batch's items mapped (a projection that needs a read per batch, such as media). */
+export function mapPage<T, U, P>(page: SizedPage<T, P>, map: (items: T[]) => Promise<U[]>): SizedPage<U, P> {
+  return {
+    pagination: page.pagination,
+    storedBytes: page.storedBytes,
+    batches: async function* (budget) {
+      for await (const batch of page.batches(budget)) {
+        let items: U[];
+        try {
+          items = await map(batch.items);
+        } catch (e) {
+          batch.lease.release();
+          throw e;
+        }
+        yield { items, lease: batch.lease };
+      }
+    },
   };
 }
 
