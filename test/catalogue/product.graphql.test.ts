@@ -197,7 +197,8 @@ describe('products with brand, category, cover and images load in a fixed number
     expect(largeRun.statements).toBe(smallRun.statements);
     // authentication, the page, the product version and the total (counted once per version: product-totals.ts),
     // the page's template fields (one batch: they are small here), brands, categories, media, pinned versions
+    // and their size (admitted against the answer first: answer-budget.ts)
     expect(largeRun.statements).toBeGreaterThanOrEqual(5);
-    expect(largeRun.statements).toBeLessThanOrEqual(9);
+    expect(largeRun.statements).toBeLessThanOrEqual(10);
   });
 });

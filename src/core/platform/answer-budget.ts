@@ -199,7 +199,12 @@ export function sizedPage<K, T, P>(pagination: P, rows: readonly SizedRow<K>[], 
  * A page whose items are already chosen but not complete (their large columns deferred): batches
  * by each item's stored size, each completed by `complete` (which may drop items that vanished).
  */
-export function sizedItems<T, P>(pagination: P, items: readonly T[], storedBytesOf: (item: T) => number, complete: (batch: T[]) => Promise<T[]>): SizedPage<T, P> {
+export function sizedItems<T, P>(
+  pagination: P,
+  items: readonly T[],
+  storedBytesOf: (item: T) => number,
+  complete: (batch: T[]) => Promise<T[]>,
+): SizedPage<T, P> {
   const rows = items.map((item, index) => ({ id: index, storedBytes: storedBytesOf(item) }));
   return {
     pagination,

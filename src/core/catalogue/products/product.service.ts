@@ -13,12 +13,12 @@ import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
 import { completeListed, listedRecordBytes, readListPage } from './product-read.ts';
-import { mapPage, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
+import { admitStored, mapPage, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
 import { hasLiveProductInBrand, hasLiveProductInCategories, insertDraft, readProduct, readProductsByIds, visibleProductIds } from './products.queries.ts';
 import { DEFAULT_PRODUCT_CHANGES_RETENTION_DAYS } from './product-changes-retention.ts';
 import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { readPinnedVersions } from '../templates/templates.queries.ts';
+import { readPinnedVersions, versionsBytes } from '../templates/templates.queries.ts';
 import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
 import {
@@ -152,6 +152,7 @@ export class ProductService {
   /** Batch read of pinned definitions (spec 2.5 templateDefinition): needs no templates:read. */
   async pinnedVersions(ctx: Ctx, versionIds: readonly string[]): Promise<TemplateVersionView[]> {
     requirePermission(ctx, 'products:read');
+    if (ctx.answer) await admitStored(ctx, await versionsBytes(ctx, versionIds));
     return readPinnedVersions(ctx, versionIds);
   }
 

@@ -4,7 +4,7 @@ import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
-import { sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
+import { admitStored, sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
@@ -29,7 +29,9 @@ import {
   lockLiveTemplate,
   readTemplatesByIds,
   readVersion,
-  readVersionsOfTemplates,
+  readVersionWindows,
+  versionWindowsBytes,
+  liveTemplatesBytes,
   sizedLiveTemplatesPage,
   softDeleteTemplate,
   updateTemplate,
@@ -42,6 +44,7 @@ import {
   TemplatePatch,
   type TemplateGroupView,
   type TemplateVersionView,
+  type VersionWindow,
   type TemplateView,
 } from './template.schemas.ts';
 
@@ -114,6 +117,7 @@ export class InformationTemplateService {
   /** Batch read for dataloaders: live templates of the caller's team among `ids`. */
   async findByIds(ctx: Ctx, ids: readonly string[]): Promise<TemplateView[]> {
     requirePermission(ctx, 'templates:read');
+    if (ctx.answer) await admitStored(ctx, await liveTemplatesBytes(ctx, ids));
     return readTemplatesByIds(ctx, ids);
   }
 
@@ -235,11 +239,14 @@ export class InformationTemplateService {
     return readVersionState(ctx, templateId, number, options);
   }
 
-  /** Batch read for the GraphQL versions loader: the versions of each given template, oldest first, one list per id. */
-  async versionsByTemplateIds(ctx: Ctx, templateIds: readonly string[]): Promise<TemplateVersionView[][]> {
+  /**
+   * Batch read for the GraphQL versions loader: the versions of each window (a template, the newest
+   * `last` below `before`), oldest first, one list per window; only those versions are read.
+   */
+  async versionWindows(ctx: Ctx, windows: readonly VersionWindow[]): Promise<TemplateVersionView[][]> {
     requirePermission(ctx, 'templates:read');
-    const byTemplate = Map.groupBy(await readVersionsOfTemplates(ctx, templateIds), (version) => version.templateId);
-    return templateIds.map((id) => byTemplate.get(id) ?? []);
+    if (ctx.answer) await admitStored(ctx, await versionWindowsBytes(ctx, windows));
+    return readVersionWindows(ctx, windows);
   }
 
   /** Spec 4.5 template resolution at product creation; products call this inside their transaction. */
