@@ -14,6 +14,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
 import { sendError } from './errors.ts';
+import { answerRefusedBodiesBeforeClosing } from './refused-body.ts';
 import { graphqlRoute, sendGraphqlError } from './graphql-route.ts';
 import { envelopeArea, openArea } from './open-area.ts';
 import { sendApprovalError } from './approval-envelope.ts';
@@ -194,6 +195,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(e as Error);
     }
   });
+
+  answerRefusedBodiesBeforeClosing(app);
 
   app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.httpDuration.labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode)).observe(reply.elapsedTime / 1000);
