@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CriticalityLevel, diff as diffGraphql } from '@graphql-inspector/core';
 import { apiDiff, type Diff } from 'api-smart-diff';
-import { buildSchema } from 'graphql';
+import { buildSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 
 /**
  * The breaking-change check of docs/releases.md: schema/schema.graphql and schema/openapi.json
@@ -10,6 +10,9 @@ import { buildSchema } from 'graphql';
  * when CHANGELOG.md's Unreleased section declares it: a list item starting `**Breaking:**` that
  * names the change's key in backticks (`Brand.name`, `GET /v1/brands`).
  */
+
+/** `YYYY-MM-DD`: the day on or after which a deprecated item may be removed. */
+const REMOVAL_DATE = /\b\d{4}-\d{2}-\d{2}\b/;
 
 /** One change a client of the last release may notice. */
 export interface SchemaChange {
@@ -26,6 +29,12 @@ export interface SchemaReport {
   undeclared: SchemaChange[];
   /** Changes that may break some clients (a new enum value, a changed default): shown, never failing. */
   dangerous: SchemaChange[];
+  /**
+   * Removals of what the last release did not deprecate, or whose removal date has not come
+   * (docs/releases.md "Deprecation"): the check fails on any, unless the changelog declares it
+   * `**Breaking, not deprecated:**` (a security fix).
+   */
+  early: SchemaChange[];
 }
 
 export interface SchemaFiles {
@@ -33,13 +42,39 @@ export interface SchemaFiles {
   openapi: string;
 }
 
+/** A breaking change that removes something, with the deprecation reason (or description) the last release gave it. */
+interface Removal {
+  change: SchemaChange;
+  deprecation: string | null;
+}
+
+const GRAPHQL_REMOVALS = new Set(['FIELD_REMOVED', 'ENUM_VALUE_REMOVED', 'INPUT_FIELD_REMOVED', 'FIELD_ARGUMENT_REMOVED']);
+
+/** The deprecation reason of `Type.member` or `Type.field.argument` in a schema, or null. */
+function graphqlDeprecation(schema: GraphQLSchema, path: string): string | null {
+  const [typeName, member, argument] = path.split('.');
+  const type = schema.getType(typeName ?? '');
+  if (!type || !member) return null;
+  if (isEnumType(type)) return type.getValue(member)?.deprecationReason ?? null;
+  if (!isObjectType(type) && !isInterfaceType(type) && !isInputObjectType(type)) return null;
+  const field = type.getFields()[member];
+  if (!field) return null;
+  if (argument === undefined) return field.deprecationReason ?? null;
+  return 'args' in field ? (field.args.find((a) => a.name === argument)?.deprecationReason ?? null) : null;
+}
+
 /** GraphQL changes by @graphql-inspector/core's criticality, keyed by its schema path (`Type.field.argument`). */
-async function graphqlChanges(released: string, current: string): Promise<{ breaking: SchemaChange[]; dangerous: SchemaChange[] }> {
-  const changes = await diffGraphql(buildSchema(released), buildSchema(current));
+async function graphqlChanges(released: string, current: string): Promise<{ breaking: SchemaChange[]; dangerous: SchemaChange[]; removals: Removal[] }> {
+  const releasedSchema = buildSchema(released);
+  const changes = await diffGraphql(releasedSchema, buildSchema(current));
   const as = (c: (typeof changes)[number]): SchemaChange => ({ api: 'graphql', key: c.path ?? c.type, message: c.message });
+  const breaking = changes.filter((c) => c.criticality.level === CriticalityLevel.Breaking);
   return {
-    breaking: changes.filter((c) => c.criticality.level === CriticalityLevel.Breaking).map(as),
+    breaking: breaking.map(as),
     dangerous: changes.filter((c) => c.criticality.level === CriticalityLevel.Dangerous).map(as),
+    removals: breaking
+      .filter((c) => GRAPHQL_REMOVALS.has(c.type) && c.path)
+      .map((c) => ({ change: as(c), deprecation: graphqlDeprecation(releasedSchema, c.path!) })),
   };
 }
 
@@ -71,11 +106,28 @@ function isUnrelatedTypeReplacement(d: Diff): boolean {
  * (a narrower response type is compatible, a narrower request type is not). The same schema under
  * `components` is judged without that context, so those diffs are left out rather than doubled.
  */
-function openapiChanges(released: string, current: string): SchemaChange[] {
-  const diffs = apiDiff(JSON.parse(released), JSON.parse(current));
-  return diffs
-    .filter((d) => d.path[0] !== 'components' && (d.type === 'breaking' || isUnrelatedTypeReplacement(d)))
-    .map((d) => ({ api: 'openapi' as const, key: openapiKey(d.path), message: d.description || `${d.action} ${d.path.join('.')}` }));
+function openapiChanges(released: string, current: string): { breaking: SchemaChange[]; removals: Removal[] } {
+  const diffs = apiDiff(JSON.parse(released), JSON.parse(current)).filter(
+    (d) => d.path[0] !== 'components' && (d.type === 'breaking' || isUnrelatedTypeReplacement(d)),
+  );
+  const as = (d: Diff): SchemaChange => ({ api: 'openapi', key: openapiKey(d.path), message: d.description || `${d.action} ${d.path.join('.')}` });
+  // a removed operation, parameter or property: the removed node is the diff's `before`
+  const deprecation = (node: unknown): string | null => {
+    const record = (typeof node === 'object' && node !== null ? node : {}) as { deprecated?: unknown; description?: unknown };
+    return record.deprecated === true ? (typeof record.description === 'string' ? record.description : '') : null;
+  };
+  return {
+    breaking: diffs.map(as),
+    removals: diffs.filter((d) => d.action === 'remove').map((d) => ({ change: as(d), deprecation: deprecation(d.before) })),
+  };
+}
+
+/** Whether a removal keeps the policy: deprecated in the last release, and its removal date (YYYY-MM-DD) reached by `today`. */
+function removalProblem(removal: Removal, today: string): string | null {
+  if (removal.deprecation === null) return 'removed without being deprecated in the last release';
+  const date = REMOVAL_DATE.exec(removal.deprecation)?.[0];
+  if (!date) return 'removed, but its deprecation gave no removal date';
+  return date > today ? `removed before its removal date ${date}` : null;
 }
 
 /** The text of CHANGELOG.md's `## [Unreleased]` section (empty when there is none). */
@@ -87,31 +139,49 @@ export function unreleasedSection(changelog: string): string {
   return end === -1 ? rest : rest.slice(0, end);
 }
 
-/** The keys the Unreleased section declares: backticked names in list items that start `**Breaking:**`. */
-export function declaredBreakingKeys(changelog: string): Set<string> {
+/**
+ * The keys the Unreleased section declares: backticked names in list items that start
+ * `**Breaking:**`, or `**Breaking, not deprecated:**` (which also lifts the deprecation rule; with
+ * `withoutDeprecation`, only those).
+ */
+export function declaredBreakingKeys(changelog: string, withoutDeprecation = false): Set<string> {
   const keys = new Set<string>();
+  const marker = withoutDeprecation ? /^\s*- \*\*Breaking, not deprecated:\*\*/ : /^\s*- \*\*Breaking(?:, not deprecated)?:\*\*/;
   // an item runs to the next item, heading or blank line, so a declaration may wrap
   for (const item of unreleasedSection(changelog).split(/\n(?=\s*- |#|\s*\n)/)) {
-    if (!/^\s*- \*\*Breaking:\*\*/.test(item)) continue;
+    if (!marker.test(item)) continue;
     for (const [, key] of item.matchAll(/`([^`]+)`/g)) keys.add(key!.trim());
   }
   return keys;
 }
 
-/** Compares the current schema files with the released ones and sorts breaking changes by whether the changelog declares them. */
-export async function checkSchemaCompatibility(released: SchemaFiles, current: SchemaFiles, changelog: string): Promise<SchemaReport> {
+/**
+ * Compares the current schema files with the released ones and sorts breaking changes by whether
+ * the changelog declares them; `today` (YYYY-MM-DD, UTC) is when removal dates are judged.
+ */
+export async function checkSchemaCompatibility(
+  released: SchemaFiles,
+  current: SchemaFiles,
+  changelog: string,
+  today = new Date().toISOString().slice(0, 10),
+): Promise<SchemaReport> {
   const graphql = await graphqlChanges(released.graphql, current.graphql);
-  const breaking = [...graphql.breaking, ...openapiChanges(released.openapi, current.openapi)];
+  const openapi = openapiChanges(released.openapi, current.openapi);
+  const breaking = [...graphql.breaking, ...openapi.breaking];
   const declared = declaredBreakingKeys(changelog);
+  const exempt = declaredBreakingKeys(changelog, true);
+  const early: SchemaChange[] = [];
+  for (const removal of [...graphql.removals, ...openapi.removals]) {
+    const problem = exempt.has(removal.change.key) ? null : removalProblem(removal, today);
+    if (problem) early.push({ ...removal.change, message: `${removal.change.message}: ${problem}` });
+  }
   return {
     declared: breaking.filter((c) => declared.has(c.key)),
     undeclared: breaking.filter((c) => !declared.has(c.key)),
     dangerous: graphql.dangerous,
+    early,
   };
 }
-
-/** `YYYY-MM-DD`: the day on or after which a deprecated item may be removed. */
-const REMOVAL_DATE = /\b\d{4}-\d{2}-\d{2}\b/;
 
 /**
  * Deprecated items that do not say when they go (docs/releases.md "Deprecation"): GraphQL
@@ -165,5 +235,5 @@ export async function checkRepository(): Promise<SchemaReport> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const report = await checkRepository();
   console.log(JSON.stringify(report, null, 2));
-  if (report.undeclared.length > 0) process.exitCode = 1;
+  if (report.undeclared.length > 0 || report.early.length > 0) process.exitCode = 1;
 }

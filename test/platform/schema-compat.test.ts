@@ -51,6 +51,7 @@ describe('the breaking-change check against the last release (docs/releases.md)'
     const report = await checkRepository();
     // the message names each undeclared change and what to do
     expect(report.undeclared, 'declare each under Unreleased as "- **Breaking:** `key` ..." or undo it (docs/releases.md)').toEqual([]);
+    expect(report.early, 'deprecate first, with a removal date, and remove in a later release (docs/releases.md "Deprecation")').toEqual([]);
   });
 
   describe('GraphQL, with @graphql-inspector/core', () => {
@@ -91,6 +92,10 @@ describe('the breaking-change check against the last release (docs/releases.md)'
       );
       expect(declared.undeclared).toEqual([]);
       expect(declared.declared.map((c) => c.key).sort()).toEqual(['Brand.name', 'Brand.sortOrder', 'Query.brands.region']);
+      // declared, but sortOrder was never deprecated: the removal is early
+      expect(declared.early.map((c) => [c.key, c.message])).toEqual([
+        ['Brand.sortOrder', expect.stringContaining('removed without being deprecated in the last release')],
+      ]);
     });
 
     it('passes an addition: a new nullable field', async () => {
@@ -146,6 +151,53 @@ describe('the breaking-change check against the last release (docs/releases.md)'
       });
       const report = await checkSchemaCompatibility(released, { graphql: released.graphql, openapi }, changelogWith('- Brands have slogans.'));
       expect(report.undeclared).toEqual([]);
+    });
+  });
+
+  describe('a removal needs a deprecation with a date that has come (docs/releases.md "Deprecation")', () => {
+    /** The released schemas with Brand.website and GET /v1/brands deprecated until `date`. */
+    function deprecatedUntil(date: string): SchemaFiles {
+      return {
+        graphql: released.graphql.replace(
+          /^(type Brand \{[\s\S]*?\n {2}website: String)\n/m,
+          `$1 @deprecated(reason: "Use links. Removed on or after ${date}.")\n`,
+        ),
+        openapi: editOpenapi((document) => {
+          document.paths['/v1/brands'].get.deprecated = true;
+          document.paths['/v1/brands'].get.description += ` Deprecated: removed on or after ${date}.`;
+        }),
+      };
+    }
+    /** Those two removed. */
+    const removed = (): SchemaFiles => ({
+      graphql: editGraphqlType('Brand', (fields) => fields.filter((f) => f.name.value !== 'website')),
+      openapi: editOpenapi((document) => {
+        delete document.paths['/v1/brands'].get;
+      }),
+    });
+    const declaring = changelogWith('- **Breaking:** `Brand.website` and `GET /v1/brands` are removed, deprecated in 1.0.0.');
+
+    it('passes the removal of items deprecated until a date that has passed', async () => {
+      const before = deprecatedUntil('2026-06-01');
+      expect(before.graphql).toContain('@deprecated(reason: "Use links. Removed on or after 2026-06-01.")');
+      const report = await checkSchemaCompatibility(before, removed(), declaring, '2026-11-28');
+      expect(report.undeclared).toEqual([]);
+      expect(report.declared.map((c) => c.key).sort()).toEqual(['Brand.website', 'GET /v1/brands']);
+      expect(report.early).toEqual([]);
+    });
+
+    it('refuses it before the date, and without a deprecation, unless declared as not deprecated', async () => {
+      const tooSoon = await checkSchemaCompatibility(deprecatedUntil('2027-06-01'), removed(), declaring, '2026-11-28');
+      expect(tooSoon.early.map((c) => [c.key, c.message.slice(c.message.lastIndexOf(': ') + 2)]).sort()).toEqual([
+        ['Brand.website', 'removed before its removal date 2027-06-01'],
+        ['GET /v1/brands', 'removed before its removal date 2027-06-01'],
+      ]);
+      const never = await checkSchemaCompatibility(released, removed(), declaring, '2026-11-28');
+      expect(never.early.map((c) => c.key).sort()).toEqual(['Brand.website', 'GET /v1/brands']);
+      const security = changelogWith('- **Breaking, not deprecated:** `Brand.website` and `GET /v1/brands` leaked data; removed at once.');
+      const exempt = await checkSchemaCompatibility(released, removed(), security, '2026-11-28');
+      expect(exempt.undeclared).toEqual([]);
+      expect(exempt.early).toEqual([]);
     });
   });
 
