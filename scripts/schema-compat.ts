@@ -118,8 +118,18 @@ function openapiChanges(released: string, current: string): { breaking: SchemaCh
   };
   return {
     breaking: diffs.map(as),
-    removals: diffs.filter((d) => d.action === 'remove').map((d) => ({ change: as(d), deprecation: deprecation(d.before) })),
+    removals: diffs.filter(isDeprecatableRemoval).map((d) => ({ change: as(d), deprecation: deprecation(d.before) })),
   };
+}
+
+/**
+ * A removed operation (`paths./v1/x.get`), parameter or schema property: what OpenAPI lets one mark
+ * `deprecated`. Other breaking removals (an enum value, a `required` entry of a response) need a
+ * declaration only.
+ */
+function isDeprecatableRemoval(d: Diff): boolean {
+  if (d.action !== 'remove' || typeof d.before !== 'object' || d.before === null) return false;
+  return (d.path[0] === 'paths' && d.path.length === 3) || d.path.at(-2) === 'parameters' || d.path.at(-2) === 'properties';
 }
 
 /** Whether a removal keeps the policy: deprecated in the last release, and its removal date (YYYY-MM-DD) reached by `today`. */
