@@ -38,6 +38,7 @@ import { templateResource } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
 import { answerClientError, answerUnmetExpectation, areaOf } from './client-errors.ts';
 import { nullableAwareSerializerFactory } from './serializer.ts';
+import { SHELF_VERSION, VERSION_HEADER } from '../version.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
 export const BODY_LIMIT = 1_048_576;
@@ -113,6 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
       reply.header('Cache-Control', 'no-store');
+      reply.header(VERSION_HEADER, SHELF_VERSION);
       const area = areaOf(request.url);
       (area === 'open' ? sendOpenError : area === 'approval' ? sendApprovalError : area === 'graphql' ? sendGraphqlError : sendError)(error, request, reply);
     },
@@ -165,6 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
+    reply.header(VERSION_HEADER, SHELF_VERSION);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       return done(new DomainError('bad_request', 'The request is not valid HTTP/1.1', [{ field: 'Host', message: 'is required in HTTP/1.1' }]));
     }
