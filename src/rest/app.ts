@@ -15,6 +15,7 @@ import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
 import { sendError } from './errors.ts';
 import { answerRefusedBodiesBeforeClosing } from './refused-body.ts';
+import { admitHeavyBodies } from './heavy-bodies.ts';
 import { graphqlRoute, sendGraphqlError } from './graphql-route.ts';
 import { envelopeArea, openArea } from './open-area.ts';
 import { sendApprovalError } from './approval-envelope.ts';
@@ -174,6 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const length = Number(request.headers['content-length'] ?? 0);
     done(length > BODY_LIMIT ? new DomainError('payload_too_large', 'The request body is larger than 1 MiB') : undefined);
   });
+
+  admitHeavyBodies(app, deps.core.platform.answerBudget, BODY_LIMIT);
 
   // Fastify reads no body on GET, HEAD and DELETE without a parser; count it anyway so the
   // limit holds for chunked bodies too, then drop it. A request announcing no body (neither

@@ -69,8 +69,8 @@ export function asDomainError(error: unknown): DomainError | null {
 /** Headers a failure carries: Retry-After on write conflicts (1 s) and unavailable dependencies. */
 export function retryAfterOf(domain: DomainError): string | null {
   if (domain.code === 'write_conflict') return '1';
-  if (domain.code === 'service_unavailable') return String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   if (domain.retryAfterSeconds !== undefined) return String(domain.retryAfterSeconds);
+  if (domain.code === 'service_unavailable') return String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   return null;
 }
 

@@ -11,7 +11,7 @@ import type { Ctx } from '../core/platform/ctx.ts';
 import { AnswerAllowance } from '../core/platform/answer-budget.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import { useQueryLimits } from '../graphql/query-limits.ts';
-import { asDomainError, STATUS_OF } from './errors.ts';
+import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -116,6 +116,8 @@ export function sendGraphqlError(error: unknown, request: FastifyRequest, reply:
   const message = domain?.message ?? 'Unexpected error.';
   // GraphQL answers a client's malformed request with 400 (yoga does), not REST's 422
   const status = code === 'validation_failed' ? 400 : STATUS_OF[code];
+  const retryAfter = domain ? retryAfterOf(domain) : null;
+  if (retryAfter) reply.header('Retry-After', retryAfter);
   return reply
     .status(status)
     .header('content-type', 'application/json; charset=utf-8')

@@ -7,7 +7,8 @@ const DRAIN_BYTES = 256 * 1024 * 1024;
 const DRAIN_MS = 30_000;
 
 /**
- * A body refused as too large (413) is answered while the client may still be sending it. Closing
+ * A body refused as too large (413), or before it was read (a 503 of the memory budget), is
+ * answered while the client may still be sending it. Closing
  * the connection then (Fastify asks for it when its parser stops reading) makes the kernel reset
  * it with the client's unread data, and a client that sends its whole body before it reads (curl,
  * most SDKs) sees EPIPE or ECONNRESET instead of the envelope. So the answer keeps the connection
@@ -16,7 +17,8 @@ const DRAIN_MS = 30_000;
  */
 export function answerRefusedBodiesBeforeClosing(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode === 413) {
+    // a request refused before its body was read (413, or 503 from the memory budget)
+    if (reply.statusCode >= 400 && !request.raw.complete) {
       reply.removeHeader('connection');
       drainBounded(request.raw);
     }
