@@ -18,7 +18,7 @@ import { ProductHistoryItem } from '../../core/catalogue/products/product-histor
 import { header } from '../auth.ts';
 import { replyWithEtag } from '../replies.ts';
 import { replyCreated } from '../replies.ts';
-import { listSchema, ok, okPage, okSchema, PaginationSchema } from '../envelope.ts';
+import { listSchema, ok, okSchema, PaginationSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
@@ -37,6 +37,9 @@ const SyncPagination = Type.Object({
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Follow until null, also across empty pages.' }),
   hasMore: Type.Boolean({ description: 'true exactly when nextCursor is not null.' }),
 });
+
+/** One entry of a product's history (one object: the streamed page's serializer is compiled once per schema object). */
+const HistoryItemRef = Type.Ref('ProductHistoryItem');
 
 /** An item of a products page: a summary, or in sync pages with changes=true a tombstone. */
 const ListItem = Type.Union([Type.Ref('ProductSummary'), Type.Ref('ProductTombstone')]);
@@ -208,11 +211,18 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         security: bearerSecurity,
         params: IdParams,
         querystring: PageQuery,
-        response: { 200: listSchema(Type.Ref('ProductHistoryItem')), ...commonErrors },
+        response: { 200: listSchema(HistoryItemRef), ...commonErrors },
       },
     },
-    async (request) => {
-      return okPage(request.id, await core.catalogue.products.history(request.ctx, request.params.id, request.query));
+    async (request, reply) => {
+      const page = await core.catalogue.products.history(request.ctx, request.params.id, request.query);
+      return sendSizedPage(reply, {
+        requestId: request.id,
+        page,
+        budget: core.platform.answerBudget,
+        itemSchema: HistoryItemRef,
+        paginationSchema: PaginationSchema,
+      });
     },
   );
 }

@@ -5,7 +5,6 @@ import { notFound } from '../../platform/errors.ts';
 import { etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { historyPage, recordProductChange, type ProductHistoryItem } from './product-history.ts';
-import type { Page } from '../../platform/pagination.ts';
 import { paginationOf, type Pagination } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { ProductLifecycle } from './product-lifecycle.ts';
@@ -184,7 +183,7 @@ export class ProductService {
   }
 
   /** A product's history (docs/products.md "History"), newest first; visible exactly when the product is (a draft is 404 for view_only and usable). */
-  async history(ctx: Ctx, id: number, query: unknown): Promise<Page<ProductHistoryItem>> {
+  async history(ctx: Ctx, id: number, query: unknown): Promise<SizedPage<ProductHistoryItem, Pagination>> {
     await this.readVisible(ctx, id);
     return historyPage(ctx, id, query);
   }
