@@ -32,6 +32,12 @@ export interface Config {
   activityRetentionDays: number;
   /** Days the products sync feed's change log (product_changes) is kept; the feed refuses an older updatedAfter (docs/products.md "Sync feed"). */
   productChangesRetentionDays: number;
+  /** Largest file an upload over HTTP may have, in bytes (docs/library.md "Uploads"). */
+  uploadMaxFileBytes: number;
+  /** Bytes a team may hold (its stored objects plus its open uploads); null: no quota. */
+  uploadTeamQuotaBytes: number | null;
+  /** Seconds an upload waits for its next bytes before it expires and the maintenance job removes it. */
+  uploadExpirySeconds: number;
 }
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
@@ -136,5 +142,8 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: onOff(env, 'GRAPHIQL', true),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
     productChangesRetentionDays: integer(env, 'PRODUCT_CHANGES_RETENTION_DAYS', 400, 1, 36_500),
+    uploadMaxFileBytes: integer(env, 'UPLOAD_MAX_FILE_BYTES', 5 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
+    uploadTeamQuotaBytes: env.UPLOAD_TEAM_QUOTA_BYTES ? integer(env, 'UPLOAD_TEAM_QUOTA_BYTES', 0, 0, Number.MAX_SAFE_INTEGER) : null,
+    uploadExpirySeconds: integer(env, 'UPLOAD_EXPIRY_SECONDS', 86_400, 1, 365 * 86_400),
   };
 }

@@ -1,0 +1,435 @@
+import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Type, type Static } from 'typebox';
+import { requirePermission } from '../../access/roles.ts';
+import { libraryEvents } from '../../events/library-events.ts';
+import { type Ctx, memberIdOf, type UnitOfWork } from '../../platform/ctx.ts';
+import { DomainError, invalid, notFound } from '../../platform/errors.ts';
+import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import { inTransaction } from '../../platform/tx.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { normalizeLink, normalizeTags } from '../files/file-rules.ts';
+import { ImportFileInput } from '../files/library.schemas.ts';
+import { parseFolderPath } from '../folders/folders.ts';
+import type { LibraryImportService } from '../imports/import.ts';
+import type { PendingInboundService } from '../pending-inbound/pending-inbound.ts';
+import type { Storage } from '../storage/storage.ts';
+import type { VersionLineService } from '../versions/version-lines.service.ts';
+import {
+  completeUpload,
+  deleteUpload,
+  deleteUploads,
+  findUpload,
+  insertUpload,
+  lockExpiredUploads,
+  lockTeamQuota,
+  lockUpload,
+  recordPart,
+  teamBytesInUse,
+  type UploadRow,
+} from './uploads.queries.ts';
+
+const importFields = ImportFileInput.properties;
+
+/**
+ * What an upload is (docs/library.md "Uploads"): the metadata `asset import --file` takes, less the
+ * team (the caller's) and the user (the member who uploads), plus `--pending` and `--version-of`.
+ */
+export const UploadPlacementInput = Type.Object(
+  {
+    folder: importFields.folder,
+    name: importFields.name,
+    tags: importFields.tags,
+    description: importFields.description,
+    score: importFields.score,
+    link: importFields.link,
+    pending: Type.Optional(Type.Boolean({ description: 'Hold the file as a pending inbound until it is confirmed (asset import --pending).' })),
+    versionOf: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: "Make the file the newest version of this file's line (asset import --version-of)." }),
+    ),
+    cover: Type.Optional(Type.Boolean({ description: 'With versionOf: make the new version the cover.' })),
+  },
+  { $id: 'UploadPlacementInput', additionalProperties: false },
+);
+export type UploadPlacementInput = Static<typeof UploadPlacementInput>;
+
+const checkPlacement = compileInput(UploadPlacementInput);
+
+/** Checksum algorithms a PATCH may name in Upload-Checksum (tus checksum extension). */
+export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256', 'md5'] as const;
+export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
+
+/** Settings of uploads (src/config.ts). */
+export interface UploadLimits {
+  maxFileBytes: number;
+  /** null: no quota. */
+  teamQuotaBytes: number | null;
+  expirySeconds: number;
+}
+
+/** What an upload became once its last byte arrived. */
+export interface UploadResult {
+  /** The new library file's file-path ID; null when held as pending inbound. */
+  fileId: number | null;
+  /** Its stored object's id; null when held as pending inbound. */
+  assetId: number | null;
+  /** Folder ids from the root down to its folder; [] at the root or when pending. */
+  folderIds: number[];
+  /** The pending inbound ids when the upload was `pending`; [] otherwise. */
+  pendingIds: number[];
+}
+
+/** An upload as the adapters show it. */
+export interface UploadView {
+  id: string;
+  /** Upload-Length. */
+  length: number;
+  /** Upload-Offset: bytes received so far. */
+  offset: number;
+  status: 'receiving' | 'completed';
+  /** RFC 3339: when an upload still receiving expires (each PATCH moves it). */
+  expiresAt: string;
+  /** Upload-Metadata as the client sent it at creation, or null. */
+  metadataHeader: string | null;
+  result: UploadResult | null;
+}
+
+/** The bytes of one PATCH. */
+export interface UploadChunk {
+  /** Upload-Offset the client names: must be the upload's offset. */
+  offset: number;
+  body: Readable;
+  /** Upload-Checksum: the chunk's digest (base64) by an algorithm; the chunk is kept only when it matches. */
+  checksum: { algorithm: ChecksumAlgorithm; digest: string } | null;
+}
+
+/** A refusal the tus adapter answers with its own status (reason: 409, 423, 410, 460); others see its code. */
+function refusal(code: 'validation_failed' | 'not_found', message: string, reason: string): DomainError {
+  return new DomainError(code, message, undefined, { reason, subject: 'upload' });
+}
+
+/** The object under which the `index`-th part of an upload lives. */
+function partKey(uploadId: string, index: number): string {
+  return `${partsPrefix(uploadId)}/${String(index).padStart(6, '0')}`;
+}
+
+function partsPrefix(uploadId: string): string {
+  return `uploads/${uploadId}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function viewOf(row: UploadRow): UploadView {
+  return {
+    id: row.id,
+    length: row.byteLength,
+    offset: row.byteOffset,
+    status: row.status,
+    expiresAt: new Date(row.expiresAt).toISOString(),
+    metadataHeader: row.metadataHeader,
+    result: row.result as UploadResult | null,
+  };
+}
+
+/** Whether a request's body failed because the client went away (the connection was cut). */
+function clientWentAway(body: Readable, e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return (body as IncomingMessage).aborted === true || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
+}
+
+/**
+ * Uploads over HTTP (docs/library.md "Uploads"): the tus 1.0 protocol's operations, the one-request
+ * upload and GraphQL's, on one model. An upload is a row of `library_uploads`, seen by every API
+ * process; each PATCH holds the row's lock while its bytes arrive and stores them as one part
+ * object through `Storage` (never a path: any backend). The last byte assembles the parts and
+ * places the file exactly as `asset import --file` does (LibraryImportService: probing, content
+ * addressing, folders, tags, events), in the transaction that records the last part: nothing is
+ * placed before every byte has arrived and matched its checksum.
+ */
+export class UploadService {
+  private readonly deps: {
+    storage: Storage;
+    imports: LibraryImportService;
+    pending: PendingInboundService;
+    versionLines: VersionLineService;
+    limits: UploadLimits;
+  };
+
+  constructor(deps: UploadService['deps']) {
+    this.deps = deps;
+  }
+
+  get limits(): UploadLimits {
+    return this.deps.limits;
+  }
+
+  /**
+   * A new upload of `length` bytes placed as `placement` says; the placement is validated now and
+   * the size limit and team quota checked (413), before any byte is sent. A zero-byte upload is
+   * complete at once. Needs library:edit.
+   */
+  async create(ctx: Ctx, input: { length: number; placement: unknown; metadataHeader?: string | null }): Promise<UploadView> {
+    requirePermission(ctx, 'library:edit');
+    const placement = this.checkPlacement(input.placement);
+    const { length } = input;
+    if (!Number.isSafeInteger(length) || length < 0) throw invalid('length', 'must be a whole number of bytes, 0 or more');
+    const { maxFileBytes, teamQuotaBytes, expirySeconds } = this.deps.limits;
+    if (length > maxFileBytes) {
+      throw new DomainError('payload_too_large', `The file is larger than the upload limit of ${maxFileBytes} bytes`, undefined, { reason: 'file_too_large' });
+    }
+    const row = await inTransaction(ctx, async (tx) => {
+      if (teamQuotaBytes !== null) {
+        // one creation at a time per team, so two cannot both fit in the last free bytes
+        await lockTeamQuota(tx);
+        const used = await teamBytesInUse(tx);
+        if (used + length > teamQuotaBytes) {
+          throw new DomainError(
+            'payload_too_large',
+            `The team's storage quota of ${teamQuotaBytes} bytes has ${Math.max(0, teamQuotaBytes - used)} bytes left`,
+            undefined,
+            {
+              reason: 'quota_exceeded',
+            },
+          );
+        }
+      }
+      const created = await insertUpload(tx, {
+        id: randomUUID(),
+        teamId: tx.teamId,
+        userId: memberIdOf(tx.actor),
+        byteLength: length,
+        placement,
+        metadataHeader: input.metadataHeader ?? null,
+        expirySeconds,
+      });
+      return length === 0 ? this.finish(tx, created) : created;
+    });
+    return viewOf(row);
+  }
+
+  /** The team's upload: 404 when unknown or another team's, 410 when it expired before its last byte. */
+  async status(ctx: Ctx, id: string): Promise<UploadView> {
+    requirePermission(ctx, 'library:edit');
+    const row = UUID.test(id) ? await findUpload(ctx, id) : null;
+    if (!row) throw notFound('Upload');
+    if (row.status === 'receiving' && row.expired) throw refusal('not_found', 'The upload expired; start it again', 'upload_expired');
+    return viewOf(row);
+  }
+
+  /**
+   * A PATCH: appends the chunk at `offset` (409 when it is not the upload's offset; 423 while
+   * another PATCH holds the upload). The bytes become one part object; with a checksum they are
+   * kept only when it matches (460, nothing kept). When the client goes away mid-chunk without a
+   * checksum, the bytes that arrived are kept and the offset says where to resume. The last byte
+   * places the file in the same transaction.
+   */
+  async append(ctx: Ctx, id: string, chunk: UploadChunk, options: { keepPartial?: boolean } = {}): Promise<UploadView> {
+    requirePermission(ctx, 'library:edit');
+    if (!UUID.test(id)) throw notFound('Upload');
+    let written: string | null = null;
+    let completed = false;
+    try {
+      const row = await inTransaction(
+        ctx,
+        async (tx) => {
+          const upload = await lockUpload(tx, id);
+          if (upload === null) throw notFound('Upload');
+          if (upload === 'locked')
+            throw refusal('validation_failed', 'Another request is sending bytes to this upload; wait for it and resume', 'upload_locked');
+          if (upload.status === 'receiving' && upload.expired) throw refusal('not_found', 'The upload expired; start it again', 'upload_expired');
+          if (chunk.offset !== upload.byteOffset) {
+            throw refusal('validation_failed', `Upload-Offset ${chunk.offset} is not the upload's offset ${upload.byteOffset}`, 'upload_offset_mismatch');
+          }
+          if (upload.status === 'completed') return upload;
+          const key = partKey(id, upload.parts.length);
+          written = key;
+          const hash = chunk.checksum ? createHash(chunk.checksum.algorithm) : null;
+          const keepPartial = (options.keepPartial ?? true) && chunk.checksum === null;
+          const received = await this.receivePart(key, chunk.body, upload.byteLength - upload.byteOffset, hash, keepPartial);
+          if (hash && hash.digest('base64') !== chunk.checksum!.digest) {
+            throw refusal(
+              'validation_failed',
+              `The chunk's ${chunk.checksum!.algorithm} does not match Upload-Checksum; nothing of it was kept`,
+              'checksum_mismatch',
+            );
+          }
+          if (received === 0) {
+            await this.deps.storage.remove(key);
+            written = null;
+            return upload;
+          }
+          const recorded = await recordPart(tx, id, upload.byteOffset + received, [...upload.parts, received], this.deps.limits.expirySeconds);
+          if (recorded.byteOffset < recorded.byteLength) return recorded;
+          completed = true;
+          return this.finish(tx, recorded);
+        },
+        // the request's body can be read once: a conflict is answered (503, Retry-After) and the client resumes
+        { maxAttempts: 1 },
+      );
+      written = null;
+      return viewOf(row);
+    } finally {
+      // a part the transaction did not record is dropped (the same key is written again on resume)
+      if (written !== null) await this.deps.storage.remove(written).catch(() => {});
+      if (completed) await this.deps.storage.removeTree(partsPrefix(id)).catch(() => {});
+    }
+  }
+
+  /**
+   * The one-request upload (`curl -T`, GraphQL `uploadFile`): creation and the whole body at once;
+   * a body cut short places nothing (the upload expires).
+   */
+  async uploadWhole(ctx: Ctx, input: { length: number; placement: unknown; body: Readable }): Promise<UploadView> {
+    const created = await this.create(ctx, { length: input.length, placement: input.placement });
+    if (created.status === 'completed') return created;
+    const view = await this.append(ctx, created.id, { offset: 0, body: input.body, checksum: null }, { keepPartial: false });
+    if (view.status !== 'completed') {
+      throw invalid('(body)', `The body had ${view.offset} of the ${view.length} bytes Content-Length announced`);
+    }
+    return view;
+  }
+
+  /** tus termination: the upload and its bytes go; 423 while a PATCH holds it. A completed upload's file stays. */
+  async terminate(ctx: Ctx, id: string): Promise<void> {
+    requirePermission(ctx, 'library:edit');
+    if (!UUID.test(id)) throw notFound('Upload');
+    await inTransaction(ctx, async (tx) => {
+      const upload = await lockUpload(tx, id);
+      if (upload === null) throw notFound('Upload');
+      if (upload === 'locked') throw refusal('validation_failed', 'Another request is sending bytes to this upload; wait for it', 'upload_locked');
+      await deleteUpload(tx, id);
+    });
+    await this.deps.storage.removeTree(partsPrefix(id));
+  }
+
+  /**
+   * The maintenance job: removes expired uploads (their parts, then their rows), `batch` at a time,
+   * skipping any a PATCH holds. Completed uploads are records only; they go when they expire too.
+   */
+  async purgeExpired(op: UnitOfWork, batch = 100): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const ids = await inTransaction(op, async (tx) => {
+        const expired = await lockExpiredUploads(tx, batch);
+        // the bytes go first, under the rows' locks: a failure leaves the rows for the next run
+        for (const id of expired) await this.deps.storage.removeTree(partsPrefix(id));
+        await deleteUploads(tx, expired);
+        return expired;
+      });
+      purged += ids.length;
+      if (ids.length < batch) return purged;
+    }
+  }
+
+  private checkPlacement(input: unknown): UploadPlacementInput {
+    const placement = checkPlacement(input ?? {});
+    parseFolderPath(placement.folder);
+    normalizeTags(placement.tags);
+    normalizeLink(placement.link);
+    if (placement.pending && placement.versionOf !== undefined) throw invalid('pending', 'cannot be combined with versionOf');
+    if (placement.cover && placement.versionOf === undefined) throw invalid('cover', 'is accepted only with versionOf');
+    return placement;
+  }
+
+  /**
+   * Streams a request body into the part object `key`, hashing as it goes; refuses more than
+   * `room` bytes (413, nothing kept). `keepPartial`: when the client goes away, what arrived is
+   * the part. A failure of the store is 503 with Retry-After: the client resumes from the offset.
+   */
+  private async receivePart(key: string, body: Readable, room: number, hash: Hash | null, keepPartial: boolean): Promise<number> {
+    let received = 0;
+    let wentAway = false;
+    async function* metered(): AsyncGenerator<Buffer> {
+      try {
+        for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+          received += chunk.length;
+          if (received > room) {
+            throw new DomainError('payload_too_large', `The chunk goes past the upload's length: ${room} bytes were left`, undefined, {
+              reason: 'past_length',
+            });
+          }
+          hash?.update(chunk);
+          yield chunk;
+        }
+      } catch (e) {
+        if (e instanceof DomainError || !clientWentAway(body, e)) throw e;
+        wentAway = true;
+        if (!keepPartial) throw e;
+      }
+    }
+    try {
+      await this.deps.storage.putStream(key, Readable.from(metered()));
+    } catch (e) {
+      await this.deps.storage.remove(key).catch(() => {});
+      if (e instanceof DomainError || wentAway) throw e;
+      throw new DomainError('service_unavailable', 'The file store did not take the bytes; resume the upload from its offset', undefined, {
+        reason: 'storage_unavailable',
+      });
+    }
+    return received;
+  }
+
+  /**
+   * The last byte arrived: the parts are joined into a scratch file (the import's probes read a
+   * file: type from the bytes, dimensions, duration, palette), and the file is placed as
+   * `asset import --file` places it, with its events, in the caller's transaction.
+   */
+  private async finish(tx: Ctx, upload: UploadRow): Promise<UploadRow> {
+    const placement = upload.placement as UploadPlacementInput;
+    const dir = await mkdtemp(join(tmpdir(), 'shelf-upload-'));
+    try {
+      const path = join(dir, 'upload');
+      await this.assemble(upload, path);
+      const input = Object.fromEntries(
+        Object.entries({
+          team: upload.teamId,
+          file: path,
+          folder: placement.folder,
+          name: placement.name,
+          tags: placement.tags,
+          description: placement.description,
+          score: placement.score,
+          link: placement.link,
+          user: upload.userId ?? undefined,
+        }).filter(([, value]) => value !== undefined),
+      );
+      let result: UploadResult;
+      if (placement.pending) {
+        const held = await this.deps.pending.holdFile(tx, input);
+        result = { fileId: null, assetId: null, folderIds: [], pendingIds: held.pendingIds };
+      } else {
+        const plan = await this.deps.imports.prepareFile(tx, input);
+        const placed = await this.deps.imports.place(tx, plan);
+        await libraryEvents.imported(tx, placed.id);
+        if (placement.versionOf !== undefined) {
+          await this.deps.versionLines.addVersion(tx, placement.versionOf, { versionFileId: placed.id, makeCover: placement.cover === true });
+        }
+        result = { fileId: placed.id, assetId: placed.assetId, folderIds: placed.folderIds, pendingIds: [] };
+      }
+      return completeUpload(tx, upload.id, result as unknown as Record<string, unknown>);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Writes the upload's parts, in order, into the file at `path`; checks the length. */
+  private async assemble(upload: UploadRow, path: string): Promise<void> {
+    await pipeline(Readable.from([]), createWriteStream(path));
+    for (const [index] of upload.parts.entries()) {
+      const opened = await this.deps.storage.open(partKey(upload.id, index));
+      if (!opened)
+        throw new DomainError('service_unavailable', 'A part of the upload is missing from the file store; try again', undefined, {
+          reason: 'storage_unavailable',
+        });
+      await pipeline(opened.stream, createWriteStream(path, { flags: 'a' }));
+    }
+    const { size } = await stat(path);
+    if (size !== upload.byteLength) throw new Error(`upload ${upload.id}: assembled ${size} bytes, expected ${upload.byteLength}`);
+  }
+}
