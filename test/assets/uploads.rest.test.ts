@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { maintenanceProcessor } from '../../workers/maintenance.worker.ts';
 import type { Job } from 'bullmq';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,10 +89,6 @@ function patch(url: string, offset: number, bytes: Buffer, extra: Record<string,
     headers: { ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset), ...extra },
     payload: bytes,
   });
-}
-
-async function uploadRows(): Promise<Array<{ id: string; byte_offset: string; status: string }>> {
-  return world.env.orm.em.fork().execute('select id::text as id, byte_offset, status from library_uploads order by created_at');
 }
 
 async function liveFileCount(teamId = world.team.teamId): Promise<number> {
@@ -445,5 +442,51 @@ describe('one-request upload', () => {
     await expectRefused(() => request('PUT', '/v1/uploads/files/bad%01.png', { payload: png }), 422, 'validation_failed');
     await expectRefused(() => request('PUT', '/v1/uploads/files/big.bin', { payload: Buffer.alloc(MAX_FILE + 1) }), 413, 'payload_too_large');
     await expectRefused(() => request('PUT', '/v1/uploads/files/v.png', { key: viewer.key, payload: png }), 403, 'forbidden');
+  });
+});
+
+describe('two PATCHes to one upload at once', () => {
+  it('one wins, the other is refused with 423 while it runs, and the bytes are not mixed', async () => {
+    const address = await world.env.app.listen({ port: 0, host: '127.0.0.1' });
+    const first = Buffer.alloc(200_000, 'a');
+    const intruder = Buffer.alloc(200_000, 'b');
+    const created = await create(first.length, { filename: 'race.txt' });
+    const id = created.url.split('/').pop()!;
+    // the first PATCH sends half its body and waits
+    let finish!: () => void;
+    const answered = new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${address}${created.url}`, {
+        method: 'PATCH',
+        headers: {
+          ...TUS,
+          authorization: `Bearer ${key.key}`,
+          'content-type': 'application/offset+octet-stream',
+          'upload-offset': '0',
+          'content-length': String(first.length),
+        },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.write(first.subarray(0, 100_000));
+      finish = () => req.end(first.subarray(100_000));
+    });
+    // its part is being written: it holds the upload
+    await expect.poll(async () => (await partFiles(id)).some((name) => name.endsWith('.tmp')), { timeout: 20_000 }).toBe(true);
+    const refused = await patch(created.url, 0, intruder);
+    expect(refused.status).toBe(423);
+    expect(refused.body.code).toBe('upload_locked');
+    finish();
+    expect(await answered).toBe(204);
+    const done = (await request('GET', created.url)).body.data;
+    expect(done.status).toBe('completed');
+    const [file] = await world.env.orm.em
+      .fork()
+      .execute<Record<string, unknown>[]>('select o.sha256 from library_files f join stored_objects o on o.id = f.object_id where f.id = ?', [
+        done.result.fileId,
+      ]);
+    expect(file!.sha256).toBe(createHash('sha256').update(first).digest('hex'));
   });
 });
