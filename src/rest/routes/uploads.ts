@@ -137,7 +137,7 @@ function tusBody(request: FastifyRequest): Readable {
   return request.uploadBody;
 }
 
-const UploadView = Type.Object(
+const UploadViewSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'The upload id; its URL is /v1/uploads/{id}.' }),
     length: Type.Integer({ description: 'Upload-Length: the size of the file in bytes.' }),
@@ -198,7 +198,7 @@ export async function uploadRoutes(app: FastifyInstance, { core }: { core: Core 
     request.uploadBody = payload as Readable;
     done(null, undefined);
   });
-  app.addSchema(UploadView);
+  app.addSchema(UploadViewSchema);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Tus-Resumable', TUS_VERSION);
@@ -231,6 +231,7 @@ export async function uploadRoutes(app: FastifyInstance, { core }: { core: Core 
         summary: 'tus discovery',
         description: `The tus 1.0 server's capabilities: Tus-Version ${TUS_VERSION}, Tus-Extension (${TUS_EXTENSIONS}), Tus-Max-Size (the per-file limit), Tus-Checksum-Algorithm (${CHECKSUM_ALGORITHMS.join(',')}). No key needed (browsers send it as their CORS preflight). 204.`,
         tags,
+        response: { 204: Type.Null({ description: 'The headers say it.' }), 500: ErrorRef, 503: ErrorRef },
       },
     },
     async (_request, reply) => discovery(reply, bodyLimit),
@@ -244,6 +245,7 @@ export async function uploadRoutes(app: FastifyInstance, { core }: { core: Core 
         description: "As OPTIONS /v1/uploads, for a browser's preflight of a PATCH, HEAD or DELETE on an upload. 204.",
         tags,
         params: idParams,
+        response: { 204: Type.Null({ description: 'The headers say it.' }), 500: ErrorRef, 503: ErrorRef },
       },
     },
     async (_request, reply) => discovery(reply, bodyLimit),
