@@ -84,6 +84,21 @@ describe('uploadFile (GraphQL multipart request spec)', () => {
   });
 });
 
+describe('multipart bodies that are not GraphQL multipart requests', () => {
+  it('are answered in GraphQL\'s shape with errors, never a server error', async () => {
+    for (const payload of ['{"query":"{ __typename }"}', '--x\r\nContent-Disposition: form-data; name="map"\r\n\r\n{}\r\n--x--\r\n', '']) {
+      const response = await env.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'multipart/form-data; boundary=x' },
+        payload,
+      });
+      expect(response.statusCode, payload).toBeLessThan(500);
+      expect(response.json().errors[0].message).toBeDefined();
+    }
+  });
+});
+
 describe('createUpload: a resumable upload for a large file', () => {
   it('answers the tus URL; the bytes sent there place the file; upload(id) shows what it became', async () => {
     const created = await graphql(
