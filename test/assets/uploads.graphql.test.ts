@@ -85,7 +85,7 @@ describe('uploadFile (GraphQL multipart request spec)', () => {
 });
 
 describe('multipart bodies that are not GraphQL multipart requests', () => {
-  it('are answered in GraphQL\'s shape with errors, never a server error', async () => {
+  it("are answered in GraphQL's shape with errors, never a server error", async () => {
     for (const payload of ['{"query":"{ __typename }"}', '--x\r\nContent-Disposition: form-data; name="map"\r\n\r\n{}\r\n--x--\r\n', '']) {
       const response = await env.app.inject({
         method: 'POST',
