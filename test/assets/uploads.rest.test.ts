@@ -208,6 +208,26 @@ async function expire(url: string): Promise<void> {
   await world.env.orm.em.fork().execute(`update library_uploads set expires_at = now() - interval '1 second' where id = ?::uuid`, [url.split('/').pop()]);
 }
 
+describe('tus creation-with-upload', () => {
+  it('a creation with a body takes its bytes at once: the whole file places it, a part leaves the rest for PATCH', async () => {
+    const whole = await request('POST', '/v1/uploads', {
+      headers: { ...TUS, 'upload-length': '5', 'upload-metadata': metadata({ filename: 'whole.txt' }), 'content-type': 'application/offset+octet-stream' },
+      payload: Buffer.from('whole'),
+    });
+    expect(whole.status).toBe(201);
+    expect(whole.headers['upload-offset']).toBe('5');
+    expect((await request('GET', whole.headers.location!)).body.data.status).toBe('completed');
+    const part = await request('POST', '/v1/uploads', {
+      headers: { ...TUS, 'upload-length': '8', 'upload-metadata': metadata({ filename: 'part.txt' }), 'content-type': 'application/offset+octet-stream' },
+      payload: Buffer.from('part'),
+    });
+    expect(part.status).toBe(201);
+    expect(part.headers['upload-offset']).toBe('4');
+    expect((await patch(part.headers.location!, 4, Buffer.from('rest'))).status).toBe(204);
+    expect((await request('GET', part.headers.location!)).body.data.status).toBe('completed');
+  });
+});
+
 describe('who may upload', () => {
   it('a request without a key is 401 and a view_only key 403: nothing is created', async () => {
     await expectRefused(() => create(10, {}, null as unknown as string), 401, 'invalid_credentials');
@@ -344,6 +364,36 @@ describe('tus termination and expiry', () => {
 });
 
 describe('what an upload is', () => {
+  it('is searchable as soon as it is placed, and a member named with X-Shelf-Member owns it and initiated it', async () => {
+    const ann = (await given(world.env).member(world.team, 'Ann')).userId;
+    const before = (await writtenDeliveries(world.env, world.team.teamId)).length;
+    const bytes = Buffer.from('searchable upload body');
+    const created = await request('POST', '/v1/uploads', {
+      headers: {
+        ...TUS,
+        'upload-length': String(bytes.length),
+        'upload-metadata': metadata({ filename: 'zebra-crossing.txt', folder: '/inbox' }),
+        'x-shelf-member': String(ann),
+      },
+    });
+    expect(created.status).toBe(201);
+    expect((await patch(created.headers.location!, 0, bytes, { 'x-shelf-member': String(ann) })).status).toBe(204);
+    const fileId = (await request('GET', created.headers.location!)).body.data.result.fileId;
+    const search = await world.env.app.inject({
+      method: 'POST',
+      url: '/open/search-assets',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ keywords: ['zebra-crossing'], endPoint: 10 }),
+    });
+    expect(search.json().result.assets.map((a: { id: number }) => a.id)).toEqual([fileId]);
+    const [file] = await world.env.orm.em.fork().execute<Record<string, unknown>[]>('select owner_id, creator_id from library_files where id = ?', [fileId]);
+    expect(file).toEqual({ owner_id: ann, creator_id: ann });
+    const inbound = (await writtenDeliveries(world.env, world.team.teamId))
+      .slice(before)
+      .filter((d) => d.path === '/m' && d.body.eventType === 'MATERIAL_INBOUND_COMPLETED');
+    expect(inbound.map((e) => e.body.payload.initiatorUserId)).toEqual([String(ann)]);
+  });
+
   it('a zero-byte file is complete at creation and placed', async () => {
     const created = await create(0, { filename: 'empty.txt', folder: '/zero' });
     expect(created.status).toBe(201);
