@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { GraphQLError } from 'graphql';
-import type { UploadResult, UploadView } from '../../core/assets/uploads/uploads.service.ts';
+import type { UploadResult, UploadView } from '../../core/assets/uploads/uploads.schemas.ts';
 import { builder } from '../builder.ts';
 
 /** Uploads over HTTP from GraphQL (docs/library.md "Uploads"): one mutation for a small file, a tus upload for a large one. */

@@ -1,26 +1,22 @@
-import { createHash, randomUUID, type Hash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { Type, type Static } from 'typebox';
+import type { Readable } from 'node:stream';
 import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
 import { type Ctx, memberIdOf, type UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
-import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { normalizeLink, normalizeTags } from '../files/file-rules.ts';
-import { ImportFileInput } from '../files/library.schemas.ts';
 import { parseFolderPath } from '../folders/folders.ts';
 import type { LibraryImportService } from '../imports/import.ts';
 import type { PendingInboundService } from '../pending-inbound/pending-inbound.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { VersionLineService } from '../versions/version-lines.service.ts';
+import { assembleParts, partKey, partsPrefix, receivePart } from './upload-parts.ts';
+import { UploadPlacementInput, type UploadChunk, type UploadLimits, type UploadResult, type UploadView } from './uploads.schemas.ts';
 import {
   completeUpload,
   deleteUpload,
@@ -35,92 +31,11 @@ import {
   type UploadRow,
 } from './uploads.queries.ts';
 
-const importFields = ImportFileInput.properties;
-
-/**
- * What an upload is (docs/library.md "Uploads"): the metadata `asset import --file` takes, less the
- * team (the caller's) and the user (the member who uploads), plus `--pending` and `--version-of`.
- */
-export const UploadPlacementInput = Type.Object(
-  {
-    folder: importFields.folder,
-    name: importFields.name,
-    tags: importFields.tags,
-    description: importFields.description,
-    score: importFields.score,
-    link: importFields.link,
-    pending: Type.Optional(Type.Boolean({ description: 'Hold the file as a pending inbound until it is confirmed (asset import --pending).' })),
-    versionOf: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_RESOURCE_ID, description: "Make the file the newest version of this file's line (asset import --version-of)." }),
-    ),
-    cover: Type.Optional(Type.Boolean({ description: 'With versionOf: make the new version the cover.' })),
-  },
-  { $id: 'UploadPlacementInput', additionalProperties: false },
-);
-export type UploadPlacementInput = Static<typeof UploadPlacementInput>;
-
 const checkPlacement = compileInput(UploadPlacementInput);
-
-/** Checksum algorithms a PATCH may name in Upload-Checksum (tus checksum extension). */
-export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256', 'md5'] as const;
-export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
-
-/** Settings of uploads (src/config.ts). */
-export interface UploadLimits {
-  maxFileBytes: number;
-  /** null: no quota. */
-  teamQuotaBytes: number | null;
-  expirySeconds: number;
-}
-
-/** What an upload became once its last byte arrived. */
-export interface UploadResult {
-  /** The new library file's file-path ID; null when held as pending inbound. */
-  fileId: number | null;
-  /** Its stored object's id; null when held as pending inbound. */
-  assetId: number | null;
-  /** Folder ids from the root down to its folder; [] at the root or when pending. */
-  folderIds: number[];
-  /** The pending inbound ids when the upload was `pending`; [] otherwise. */
-  pendingIds: number[];
-}
-
-/** An upload as the adapters show it. */
-export interface UploadView {
-  id: string;
-  /** Upload-Length. */
-  length: number;
-  /** Upload-Offset: bytes received so far. */
-  offset: number;
-  status: 'receiving' | 'completed';
-  /** RFC 3339: when an upload still receiving expires (each PATCH moves it). */
-  expiresAt: string;
-  /** Upload-Metadata as the client sent it at creation, or null. */
-  metadataHeader: string | null;
-  result: UploadResult | null;
-}
-
-/** The bytes of one PATCH. */
-export interface UploadChunk {
-  /** Upload-Offset the client names: must be the upload's offset. */
-  offset: number;
-  body: Readable;
-  /** Upload-Checksum: the chunk's digest (base64) by an algorithm; the chunk is kept only when it matches. */
-  checksum: { algorithm: ChecksumAlgorithm; digest: string } | null;
-}
 
 /** A refusal the tus adapter answers with its own status (reason: 409, 423, 410, 460); others see its code. */
 function refusal(code: 'validation_failed' | 'not_found', message: string, reason: string): DomainError {
   return new DomainError(code, message, undefined, { reason, subject: 'upload' });
-}
-
-/** The object under which the `index`-th part of an upload lives. */
-function partKey(uploadId: string, index: number): string {
-  return `${partsPrefix(uploadId)}/${String(index).padStart(6, '0')}`;
-}
-
-function partsPrefix(uploadId: string): string {
-  return `uploads/${uploadId}`;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -135,12 +50,6 @@ function viewOf(row: UploadRow): UploadView {
     metadataHeader: row.metadataHeader,
     result: row.result as UploadResult | null,
   };
-}
-
-/** Whether a request's body failed because the client went away (the connection was cut). */
-function clientWentAway(body: Readable, e: unknown): boolean {
-  const code = (e as NodeJS.ErrnoException | null)?.code;
-  return (body as IncomingMessage).aborted === true || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
 /**
@@ -251,7 +160,7 @@ export class UploadService {
           written = key;
           const hash = chunk.checksum ? createHash(chunk.checksum.algorithm) : null;
           const keepPartial = (options.keepPartial ?? true) && chunk.checksum === null;
-          const received = await this.receivePart(key, chunk.body, upload.byteLength - upload.byteOffset, hash, keepPartial);
+          const received = await receivePart(this.deps.storage, key, chunk.body, upload.byteLength - upload.byteOffset, hash, keepPartial);
           if (hash && hash.digest('base64') !== chunk.checksum!.digest) {
             throw refusal(
               'validation_failed',
@@ -338,44 +247,6 @@ export class UploadService {
   }
 
   /**
-   * Streams a request body into the part object `key`, hashing as it goes; refuses more than
-   * `room` bytes (413, nothing kept). `keepPartial`: when the client goes away, what arrived is
-   * the part. A failure of the store is 503 with Retry-After: the client resumes from the offset.
-   */
-  private async receivePart(key: string, body: Readable, room: number, hash: Hash | null, keepPartial: boolean): Promise<number> {
-    let received = 0;
-    let wentAway = false;
-    async function* metered(): AsyncGenerator<Buffer> {
-      try {
-        for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-          received += chunk.length;
-          if (received > room) {
-            throw new DomainError('payload_too_large', `The chunk goes past the upload's length: ${room} bytes were left`, undefined, {
-              reason: 'past_length',
-            });
-          }
-          hash?.update(chunk);
-          yield chunk;
-        }
-      } catch (e) {
-        if (e instanceof DomainError || !clientWentAway(body, e)) throw e;
-        wentAway = true;
-        if (!keepPartial) throw e;
-      }
-    }
-    try {
-      await this.deps.storage.putStream(key, Readable.from(metered()));
-    } catch (e) {
-      await this.deps.storage.remove(key).catch(() => {});
-      if (e instanceof DomainError || wentAway) throw e;
-      throw new DomainError('service_unavailable', 'The file store did not take the bytes; resume the upload from its offset', undefined, {
-        reason: 'storage_unavailable',
-      });
-    }
-    return received;
-  }
-
-  /**
    * The last byte arrived: the parts are joined into a scratch file (the import's probes read a
    * file: type from the bytes, dimensions, duration, palette), and the file is placed as
    * `asset import --file` places it, with its events, in the caller's transaction.
@@ -385,7 +256,7 @@ export class UploadService {
     const dir = await mkdtemp(join(tmpdir(), 'shelf-upload-'));
     try {
       const path = join(dir, 'upload');
-      await this.assemble(upload, path);
+      await assembleParts(this.deps.storage, upload, path);
       const input = Object.fromEntries(
         Object.entries({
           team: upload.teamId,
@@ -416,20 +287,5 @@ export class UploadService {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }
-
-  /** Writes the upload's parts, in order, into the file at `path`; checks the length. */
-  private async assemble(upload: UploadRow, path: string): Promise<void> {
-    await pipeline(Readable.from([]), createWriteStream(path));
-    for (const [index] of upload.parts.entries()) {
-      const opened = await this.deps.storage.open(partKey(upload.id, index));
-      if (!opened)
-        throw new DomainError('service_unavailable', 'A part of the upload is missing from the file store; try again', undefined, {
-          reason: 'storage_unavailable',
-        });
-      await pipeline(opened.stream, createWriteStream(path, { flags: 'a' }));
-    }
-    const { size } = await stat(path);
-    if (size !== upload.byteLength) throw new Error(`upload ${upload.id}: assembled ${size} bytes, expected ${upload.byteLength}`);
   }
 }
