@@ -271,12 +271,15 @@ describe('tus bad input: each refused with its status, nothing changed', () => {
     expect((await create(MAX_FILE)).status).toBe(201);
   });
 
-  it('names and folder paths with control characters are refused at creation (422)', async () => {
+  it('names and folder paths with control characters, and any other bad placement, are refused at creation (422)', async () => {
     await expectRefused(() => create(10, { filename: 'bad\u0001name.png' }), 422, 'validation_failed');
     await expectRefused(() => create(10, { filename: 'ok.png', folder: '/a/b\u0007c' }), 422, 'validation_failed');
     await expectRefused(() => create(10, { tags: 'fine,bad\u001ftag' }), 422, 'validation_failed');
     await expectRefused(() => create(10, { folder: 'no-leading-slash' }), 422, 'validation_failed');
     await expectRefused(() => create(10, { score: '9' }), 422, 'validation_failed');
+    await expectRefused(() => create(10, { versionOf: '999999' }), 422, 'validation_failed');
+    await expectRefused(() => create(10, { pending: 'true', versionOf: '1' }), 422, 'validation_failed');
+    await expectRefused(() => create(10, { cover: 'true' }), 422, 'validation_failed');
     await expectRefused(
       () => request('POST', '/v1/uploads', { headers: { ...TUS, 'upload-length': '10', 'upload-metadata': 'filename ***' } }),
       400,

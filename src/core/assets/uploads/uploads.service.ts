@@ -14,6 +14,7 @@ import { parseFolderPath } from '../folders/folders.ts';
 import type { LibraryImportService } from '../imports/import.ts';
 import type { PendingInboundService } from '../pending-inbound/pending-inbound.ts';
 import type { Storage } from '../storage/storage.ts';
+import { findMember } from '../versions/version-lines.queries.ts';
 import type { VersionLineService } from '../versions/version-lines.service.ts';
 import { assembleParts, partKey, partsPrefix, receivePart } from './upload-parts.ts';
 import { UploadPlacementInput, type UploadChunk, type UploadLimits, type UploadResult, type UploadView } from './uploads.schemas.ts';
@@ -93,6 +94,12 @@ export class UploadService {
       throw new DomainError('payload_too_large', `The file is larger than the upload limit of ${maxFileBytes} bytes`, undefined, { reason: 'file_too_large' });
     }
     const row = await inTransaction(ctx, async (tx) => {
+      // a version line's file is checked now, before any byte (and again when the upload is placed)
+      if (placement.versionOf !== undefined && !(await findMember(tx, placement.versionOf))?.live) {
+        throw new DomainError('validation_failed', 'versionOf must name a live file of the team', [
+          { field: 'versionOf', message: 'must be a live file of the team' },
+        ]);
+      }
       if (teamQuotaBytes !== null) {
         // one creation at a time per team, so two cannot both fit in the last free bytes
         await lockTeamQuota(tx);
