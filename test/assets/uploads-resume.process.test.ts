@@ -181,8 +181,12 @@ describe('tus-js-client: an interrupted upload resumed on another API process', 
       const path = new URL(first.url!).pathname;
       expect(path).toMatch(/^\/v1\/uploads\/[0-9a-f-]{36}$/);
       // the bytes of the cut chunk that arrived are kept: the offset is past the two whole chunks
-      const afterCut = await offsetAt(portB, path);
-      expect(afterCut).toBeGreaterThan(2 * CHUNK);
+      // (recorded once A has seen its request end, which may come just after the client gave up)
+      const afterCut = await until(
+        () => offsetAt(portB, path),
+        (offset) => offset > 2 * CHUNK,
+        { timeout: 20_000 },
+      );
       expect(afterCut).toBeLessThan(3 * CHUNK);
 
       // 2. resumed on A from that offset; A is killed with SIGKILL in the middle of a chunk
@@ -199,9 +203,9 @@ describe('tus-js-client: an interrupted upload resumed on another API process', 
       expect(afterKill).toBeGreaterThanOrEqual(afterCut + CHUNK);
       expect(afterKill).toBeLessThan(FILE_BYTES);
 
-      // 3. finished on B, from the offset B reports (a lock A's killed transaction held is released
-      // when PostgreSQL sees its connection go; until then the client's retry covers a 423)
-      const third = runUpload(file, { uploadUrl: `http://127.0.0.1:${portB}${path}`, retryDelays: [100, 250, 500, 1000, 2000, 4000] });
+      // 3. finished on B, from the offset B reports (the upload's lease A's PATCH held runs out
+      // within LEASE_SECONDS; until then B answers 423, which the client retries)
+      const third = runUpload(file, { uploadUrl: `http://127.0.0.1:${portB}${path}`, retryDelays: [250, 500, 1000, 2000, 4000, 4000, 4000, 4000, 4000] });
       const finished = await third.done;
       expect(finished, apiB.output()).toMatchObject({ ok: true });
       expect(third.firstPatchOffset()).toBe(afterKill);

@@ -499,7 +499,7 @@ describe('one-request upload', () => {
 });
 
 describe('two PATCHes to one upload at once', () => {
-  it('one wins, the other is refused with 423 while it runs, and the bytes are not mixed', async () => {
+  it('one wins, the other is refused with 423 while it runs, and the bytes are not mixed; the one running holds no database transaction', async () => {
     const address = await world.env.app.listen({ port: 0, host: '127.0.0.1' });
     const first = Buffer.alloc(200_000, 'a');
     const intruder = Buffer.alloc(200_000, 'b');
@@ -528,6 +528,11 @@ describe('two PATCHes to one upload at once', () => {
     });
     // its part is being written: it holds the upload
     await expect.poll(async () => (await partFiles(id)).some((name) => name.endsWith('.tmp')), { timeout: 20_000 }).toBe(true);
+    // it holds the upload's lease, not a database transaction: a slow client ties up no connection
+    const open = await world.env.orm.em
+      .fork()
+      .execute<{ n: string }[]>("select count(*) as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'");
+    expect(Number(open[0]!.n)).toBe(0);
     const refused = await patch(created.url, 0, intruder);
     expect(refused.status).toBe(423);
     expect(refused.body.code).toBe('upload_locked');

@@ -6,7 +6,7 @@ import { dbTimestamp } from '../../platform/timestamps.ts';
 /**
  * An upload over HTTP in progress (docs/library.md "Uploads"): a tus upload, a one-request upload
  * while its bytes arrive, or a GraphQL resumable upload. Every API process sees the same row, so
- * an upload started on one process is resumed on another; a PATCH holds the row's lock while its
+ * an upload started on one process is resumed on another; a PATCH holds the row's lease while its
  * bytes arrive, so two PATCHes to one upload never interleave. Each PATCH's bytes are one part
  * object in storage (`uploads/<id>/<n>`); the last byte places the file as `asset import` does,
  * and the row stays (status `completed`, with the file) until it expires.
@@ -37,6 +37,9 @@ export const LibraryUpload = defineEntity({
     /** The result once completed: `{ id, assetId, folderIds }`, or `{ pendingIds }`. */
     result: p.json().columnType('jsonb').nullable(),
     expiresAt: p.datetime().columnType('timestamptz'),
+    /** The PATCH holding the upload while its bytes arrive (a random token), and until when; null when none. */
+    leaseToken: p.uuid().nullable(),
+    leaseUntil: p.datetime().columnType('timestamptz').nullable(),
     createdAt: dbTimestamp(),
   },
 });

@@ -79,34 +79,64 @@ export async function findUpload(scope: TeamScope, id: string): Promise<UploadRo
   return row ? uploadOf(row) : null;
 }
 
+/** An upload no PATCH holds: no lease, or one that ran out. */
+const UNLEASED = '(lease_token is null or lease_until <= now())';
+
 /**
- * The team's upload locked for this transaction, without waiting: a PATCH or a termination holds
- * it while it runs. 'locked' when another transaction holds it (SQLSTATE 55P03); null when there
- * is no such upload.
+ * Takes the team's upload for one PATCH: its lease, `token` until `seconds` from now, unless
+ * another request holds it. The row as it was; null when it is unknown or held.
  */
-export async function lockUpload(tx: TeamScope, id: string): Promise<UploadRow | 'locked' | null> {
-  try {
-    const row = await queryOne<Record<string, unknown>>(tx, `select ${COLUMNS} from library_uploads where id = ?::uuid and team_id = ? for update nowait`, [
-      id,
-      tx.teamId,
-    ]);
-    return row ? uploadOf(row) : null;
-  } catch (e) {
-    if (isLockNotAvailable(e)) return 'locked';
-    throw e;
-  }
+export async function claimUpload(scope: TeamScope, id: string, token: string, seconds: number): Promise<UploadRow | null> {
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    `update library_uploads set lease_token = ?::uuid, lease_until = now() + make_interval(secs => ?)
+      where id = ?::uuid and team_id = ? and ${UNLEASED} returning ${COLUMNS}`,
+    [token, seconds, id, scope.teamId],
+  );
+  return row ? uploadOf(row) : null;
 }
 
-function isLockNotAvailable(e: unknown): boolean {
-  const err = e as { code?: string; cause?: { code?: string }; name?: string } | null;
-  return err?.code === '55P03' || err?.cause?.code === '55P03' || err?.name === 'LockWaitTimeoutException';
+/** Moves the lease on while the PATCH's bytes keep arriving; false when it is not `token`'s any more. */
+export async function renewLease(scope: TeamScope, id: string, token: string, seconds: number): Promise<boolean> {
+  const rows = await queryRows(
+    scope,
+    `update library_uploads set lease_until = now() + make_interval(secs => ?) where id = ?::uuid and team_id = ? and lease_token = ?::uuid returning id`,
+    [seconds, id, scope.teamId, token],
+  );
+  return rows.length > 0;
 }
 
-/** Records a part received: the new offset and part list, the expiry moved `expirySeconds` from now. */
+/** Gives the lease up (a PATCH that recorded nothing). */
+export async function releaseLease(scope: TeamScope, id: string, token: string): Promise<void> {
+  await queryRows(scope, 'update library_uploads set lease_token = null, lease_until = null where id = ?::uuid and team_id = ? and lease_token = ?::uuid', [
+    id,
+    scope.teamId,
+    token,
+  ]);
+}
+
+/** Locks the upload for the transaction that records a part, if `token` still holds its lease. */
+export async function lockLeasedUpload(tx: TeamScope, id: string, token: string): Promise<boolean> {
+  const row = await queryOne(tx, 'select id from library_uploads where id = ?::uuid and team_id = ? and lease_token = ?::uuid for update', [
+    id,
+    tx.teamId,
+    token,
+  ]);
+  return row !== null;
+}
+
+/** tus termination's delete: 'deleted', 'leased' when a PATCH holds the upload (nothing deleted), null when there is no such upload. */
+export async function deleteUnleasedUpload(scope: TeamScope, id: string): Promise<'deleted' | 'leased' | null> {
+  const deleted = await queryRows(scope, `delete from library_uploads where id = ?::uuid and team_id = ? and ${UNLEASED} returning id`, [id, scope.teamId]);
+  if (deleted.length > 0) return 'deleted';
+  return (await findUpload(scope, id)) ? 'leased' : null;
+}
+
+/** Records a part received: the new offset and part list, the expiry moved `expirySeconds` from now, the lease released. */
 export async function recordPart(tx: TeamScope, id: string, offset: number, parts: readonly number[], expirySeconds: number): Promise<UploadRow> {
   const row = await queryOne<Record<string, unknown>>(
     tx,
-    `update library_uploads set byte_offset = ?, parts = ?::jsonb, expires_at = now() + make_interval(secs => ?)
+    `update library_uploads set byte_offset = ?, parts = ?::jsonb, expires_at = now() + make_interval(secs => ?), lease_token = null, lease_until = null
       where id = ?::uuid and team_id = ? returning ${COLUMNS}`,
     [offset, JSON.stringify(parts), expirySeconds, id, tx.teamId],
   );
@@ -123,11 +153,6 @@ export async function completeUpload(tx: TeamScope, id: string, result: Record<s
   return uploadOf(row!);
 }
 
-/** Removes the team's upload row. */
-export async function deleteUpload(tx: TeamScope, id: string): Promise<void> {
-  await queryRows(tx, 'delete from library_uploads where id = ?::uuid and team_id = ?', [id, tx.teamId]);
-}
-
 /**
  * Bytes the team holds or has been promised: its stored objects (each content once) and the
  * lengths of its uploads still receiving and not expired (an abandoned upload counts against nothing).
@@ -142,11 +167,11 @@ export async function teamBytesInUse(scope: TeamScope): Promise<number> {
   return bigintNumber(row!.used, 'used');
 }
 
-/** Up to `limit` expired uploads of any team, locked for the caller's transaction (skipping those a PATCH holds): their ids. */
+/** Up to `limit` expired uploads of any team that no PATCH holds, locked for the caller's transaction (skipping locked ones): their ids. */
 export async function lockExpiredUploads(tx: UnitOfWork, limit: number): Promise<string[]> {
   const rows = await queryRows<Record<string, unknown>>(
     tx,
-    'select id::text as id from library_uploads where expires_at <= now() order by expires_at limit ? for update skip locked',
+    `select id::text as id from library_uploads where expires_at <= now() and ${UNLEASED} order by expires_at limit ? for update skip locked`,
     [limit],
   );
   return rows.map((r) => text(r.id, 'id'));

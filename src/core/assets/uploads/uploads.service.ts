@@ -20,14 +20,17 @@ import { assembleParts, partKey, partsPrefix, receivePart } from './upload-parts
 import { UploadPlacementInput, type UploadChunk, type UploadLimits, type UploadResult, type UploadView } from './uploads.schemas.ts';
 import {
   completeUpload,
-  deleteUpload,
+  claimUpload,
+  deleteUnleasedUpload,
   deleteUploads,
   findUpload,
   insertUpload,
   lockExpiredUploads,
+  lockLeasedUpload,
   lockTeamQuota,
-  lockUpload,
   recordPart,
+  releaseLease,
+  renewLease,
   teamBytesInUse,
   type UploadRow,
 } from './uploads.queries.ts';
@@ -38,6 +41,16 @@ const checkPlacement = compileInput(UploadPlacementInput);
 function refusal(code: 'validation_failed' | 'not_found', message: string, reason: string): DomainError {
   return new DomainError(code, message, undefined, { reason, subject: 'upload' });
 }
+
+function expiredRefusal(): DomainError {
+  return refusal('not_found', 'The upload expired; start it again', 'upload_expired');
+}
+
+/**
+ * How long a PATCH holds an upload without news: renewed every third of it while bytes arrive; a
+ * process that died mid-chunk holds its upload this long at most (tus clients retry 423).
+ */
+export const LEASE_SECONDS = 15;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -134,7 +147,7 @@ export class UploadService {
     requirePermission(ctx, 'library:edit');
     const row = UUID.test(id) ? await findUpload(ctx, id) : null;
     if (!row) throw notFound('Upload');
-    if (row.status === 'receiving' && row.expired) throw refusal('not_found', 'The upload expired; start it again', 'upload_expired');
+    if (row.status === 'receiving' && row.expired) throw expiredRefusal();
     return viewOf(row);
   }
 
@@ -143,56 +156,75 @@ export class UploadService {
    * another PATCH holds the upload). The bytes become one part object; with a checksum they are
    * kept only when it matches (460, nothing kept). When the client goes away mid-chunk without a
    * checksum, the bytes that arrived are kept and the offset says where to resume. The last byte
-   * places the file in the same transaction.
+   * places the file in the transaction that records it.
+   *
+   * While the body arrives the PATCH holds the upload's lease (a token and a time in its row,
+   * renewed as the bytes flow), not a database connection: a slow client ties up no connection of
+   * the pool, and a process that dies holds the upload only until its lease runs out.
    */
   async append(ctx: Ctx, id: string, chunk: UploadChunk, options: { keepPartial?: boolean } = {}): Promise<UploadView> {
     requirePermission(ctx, 'library:edit');
     if (!UUID.test(id)) throw notFound('Upload');
+    const token = randomUUID();
+    const upload = await claimUpload(ctx, id, token, LEASE_SECONDS);
+    if (upload === null) {
+      const row = await findUpload(ctx, id);
+      if (row === null) throw notFound('Upload');
+      if (row.status === 'receiving' && row.expired) throw expiredRefusal();
+      throw refusal('validation_failed', 'Another request is sending bytes to this upload; wait for it and resume', 'upload_locked');
+    }
+    let held = true;
     let written: string | null = null;
     let completed = false;
+    const renewal = setInterval(
+      () => {
+        renewLease(ctx, id, token, LEASE_SECONDS).catch(() => {});
+      },
+      (LEASE_SECONDS * 1000) / 3,
+    );
     try {
+      if (upload.status === 'receiving' && upload.expired) throw expiredRefusal();
+      if (chunk.offset !== upload.byteOffset) {
+        throw refusal('validation_failed', `Upload-Offset ${chunk.offset} is not the upload's offset ${upload.byteOffset}`, 'upload_offset_mismatch');
+      }
+      if (upload.status === 'completed') return viewOf(upload);
+      const key = partKey(id, upload.parts.length);
+      written = key;
+      const hash = chunk.checksum ? createHash(chunk.checksum.algorithm) : null;
+      const keepPartial = (options.keepPartial ?? true) && chunk.checksum === null;
+      const received = await receivePart(this.deps.storage, key, chunk.body, upload.byteLength - upload.byteOffset, hash, keepPartial);
+      if (hash && hash.digest('base64') !== chunk.checksum!.digest) {
+        throw refusal(
+          'validation_failed',
+          `The chunk's ${chunk.checksum!.algorithm} does not match Upload-Checksum; nothing of it was kept`,
+          'checksum_mismatch',
+        );
+      }
+      if (received === 0) return viewOf(upload);
       const row = await inTransaction(
         ctx,
         async (tx) => {
-          const upload = await lockUpload(tx, id);
-          if (upload === null) throw notFound('Upload');
-          if (upload === 'locked')
-            throw refusal('validation_failed', 'Another request is sending bytes to this upload; wait for it and resume', 'upload_locked');
-          if (upload.status === 'receiving' && upload.expired) throw refusal('not_found', 'The upload expired; start it again', 'upload_expired');
-          if (chunk.offset !== upload.byteOffset) {
-            throw refusal('validation_failed', `Upload-Offset ${chunk.offset} is not the upload's offset ${upload.byteOffset}`, 'upload_offset_mismatch');
+          // the lease is still this request's (a stalled request may have lost it to another)
+          if (!(await lockLeasedUpload(tx, id, token))) {
+            throw refusal('validation_failed', 'Another request took over this upload; resume from its offset', 'upload_locked');
           }
-          if (upload.status === 'completed') return upload;
-          const key = partKey(id, upload.parts.length);
-          written = key;
-          const hash = chunk.checksum ? createHash(chunk.checksum.algorithm) : null;
-          const keepPartial = (options.keepPartial ?? true) && chunk.checksum === null;
-          const received = await receivePart(this.deps.storage, key, chunk.body, upload.byteLength - upload.byteOffset, hash, keepPartial);
-          if (hash && hash.digest('base64') !== chunk.checksum!.digest) {
-            throw refusal(
-              'validation_failed',
-              `The chunk's ${chunk.checksum!.algorithm} does not match Upload-Checksum; nothing of it was kept`,
-              'checksum_mismatch',
-            );
-          }
-          if (received === 0) {
-            await this.deps.storage.remove(key);
-            written = null;
-            return upload;
-          }
+          // recorded with the lease released: the commit does both
           const recorded = await recordPart(tx, id, upload.byteOffset + received, [...upload.parts, received], this.deps.limits.expirySeconds);
           if (recorded.byteOffset < recorded.byteLength) return recorded;
-          completed = true;
           return this.finish(tx, recorded);
         },
         // the request's body can be read once: a conflict is answered (503, Retry-After) and the client resumes
         { maxAttempts: 1 },
       );
+      held = false;
       written = null;
+      completed = row.status === 'completed';
       return viewOf(row);
     } finally {
-      // a part the transaction did not record is dropped (the same key is written again on resume)
+      clearInterval(renewal);
+      // a part that was not recorded is dropped (the same key is written again on resume)
       if (written !== null) await this.deps.storage.remove(written).catch(() => {});
+      if (held) await releaseLease(ctx, id, token).catch(() => {});
       if (completed) await this.deps.storage.removeTree(partsPrefix(id)).catch(() => {});
     }
   }
@@ -215,12 +247,9 @@ export class UploadService {
   async terminate(ctx: Ctx, id: string): Promise<void> {
     requirePermission(ctx, 'library:edit');
     if (!UUID.test(id)) throw notFound('Upload');
-    await inTransaction(ctx, async (tx) => {
-      const upload = await lockUpload(tx, id);
-      if (upload === null) throw notFound('Upload');
-      if (upload === 'locked') throw refusal('validation_failed', 'Another request is sending bytes to this upload; wait for it', 'upload_locked');
-      await deleteUpload(tx, id);
-    });
+    const outcome = await deleteUnleasedUpload(ctx, id);
+    if (outcome === null) throw notFound('Upload');
+    if (outcome === 'leased') throw refusal('validation_failed', 'Another request is sending bytes to this upload; wait for it', 'upload_locked');
     await this.deps.storage.removeTree(partsPrefix(id));
   }
 
