@@ -499,7 +499,7 @@ describe('one-request upload', () => {
 });
 
 describe('two PATCHes to one upload at once', () => {
-  it('one wins, the other is refused with 423 while it runs, and the bytes are not mixed; the one running holds no database transaction', async () => {
+  it('one wins, the other (and a DELETE) is refused with 423 while it runs, and the bytes are not mixed; the one running holds no database transaction', async () => {
     const address = await world.env.app.listen({ port: 0, host: '127.0.0.1' });
     const first = Buffer.alloc(200_000, 'a');
     const intruder = Buffer.alloc(200_000, 'b');
@@ -536,6 +536,8 @@ describe('two PATCHes to one upload at once', () => {
     const refused = await patch(created.url, 0, intruder);
     expect(refused.status).toBe(423);
     expect(refused.body.code).toBe('upload_locked');
+    const terminated = await request('DELETE', created.url, { headers: TUS });
+    expect(terminated.status).toBe(423);
     finish();
     expect(await answered).toBe(204);
     const done = (await request('GET', created.url)).body.data;

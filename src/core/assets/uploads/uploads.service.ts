@@ -69,7 +69,7 @@ function viewOf(row: UploadRow): UploadView {
 /**
  * Uploads over HTTP (docs/library.md "Uploads"): the tus 1.0 protocol's operations, the one-request
  * upload and GraphQL's, on one model. An upload is a row of `library_uploads`, seen by every API
- * process; each PATCH holds the row's lock while its bytes arrive and stores them as one part
+ * process; each PATCH holds the row's lease while its bytes arrive and stores them as one part
  * object through `Storage` (never a path: any backend). The last byte assembles the parts and
  * places the file exactly as `asset import --file` does (LibraryImportService: probing, content
  * addressing, folders, tags, events), in the transaction that records the last part: nothing is
