@@ -1,10 +1,10 @@
-import type { Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { DomainError } from '../../platform/errors.ts';
+import { objectKey } from '../imports/import.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { UploadRow } from './uploads.queries.ts';
 
@@ -66,17 +66,39 @@ export async function receivePart(storage: Storage, key: string, body: Readable,
   return received;
 }
 
-/** Writes the upload's parts, in order, into the file at `path`; checks the length. */
+/**
+ * Joins the upload's parts, in order, in one pass: into the store as a new object under its
+ * content-addressed key (hashed as it streams, placed without a copy: `Storage.receive`), and into
+ * the scratch file at `path` that the import's probes read. The import then finds its bytes
+ * stored and stores nothing again. Checks the length.
+ */
 export async function assembleParts(storage: Storage, upload: UploadRow, path: string): Promise<void> {
-  await pipeline(Readable.from([]), createWriteStream(path));
-  for (const [index] of upload.parts.entries()) {
-    const opened = await storage.open(partKey(upload.id, index));
-    if (!opened)
-      throw new DomainError('service_unavailable', 'A part of the upload is missing from the file store; try again', undefined, {
-        reason: 'storage_unavailable',
-      });
-    await pipeline(opened.stream, createWriteStream(path, { flags: 'a' }));
+  const incoming = await storage.receive();
+  const scratch = createWriteStream(path, { highWaterMark: 4 * 1024 * 1024 });
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    for (const [index] of upload.parts.entries()) {
+      const opened = await storage.open(partKey(upload.id, index));
+      if (!opened) {
+        throw new DomainError('service_unavailable', 'A part of the upload is missing from the file store; try again', undefined, {
+          reason: 'storage_unavailable',
+        });
+      }
+      for await (const chunk of opened.stream as AsyncIterable<Buffer>) {
+        hash.update(chunk);
+        size += chunk.length;
+        const stored = incoming.write(chunk);
+        if (!scratch.write(chunk)) await once(scratch, 'drain');
+        if (stored) await stored;
+      }
+    }
+    await new Promise<void>((resolve, reject) => scratch.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    if (size !== upload.byteLength) throw new Error(`upload ${upload.id}: assembled ${size} bytes, expected ${upload.byteLength}`);
+    await incoming.place(objectKey(hash.digest('hex')));
+  } catch (e) {
+    scratch.destroy();
+    await incoming.discard();
+    throw e;
   }
-  const { size } = await stat(path);
-  if (size !== upload.byteLength) throw new Error(`upload ${upload.id}: assembled ${size} bytes, expected ${upload.byteLength}`);
 }
