@@ -22,6 +22,7 @@ import { listSchema, ok, okPage, okSchema, PaginationSchema } from '../envelope.
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
+import { sendSizedPage } from '../streamed-page.ts';
 
 const DetailRef = Type.Ref('ProductDetail');
 const tags = ['Products'];
@@ -37,9 +38,12 @@ const SyncPagination = Type.Object({
   hasMore: Type.Boolean({ description: 'true exactly when nextCursor is not null.' }),
 });
 
+/** An item of a products page: a summary, or in sync pages with changes=true a tombstone. */
+const ListItem = Type.Union([Type.Ref('ProductSummary'), Type.Ref('ProductTombstone')]);
+
 const ListEnvelope = Type.Object({
   success: Type.Literal(true),
-  data: Type.Array(Type.Union([Type.Ref('ProductSummary'), Type.Ref('ProductTombstone')]), {
+  data: Type.Array(ListItem, {
     description: 'ProductSummary items; ProductTombstone items appear only in sync pages requested with changes=true.',
   }),
   code: Type.Null(),
@@ -67,9 +71,12 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
       // a repeated parameter arrives as an array; it gets its own message before type validation
       preValidation: async (request) => rejectRepeatedParameters(request.query),
     },
-    async (request) => {
+    async (request, reply) => {
       const result = await core.catalogue.products.list(request.ctx, request.query);
-      return { success: true, data: result.items, code: null, message: null, requestId: request.id, pagination: result.pagination };
+      const common = { requestId: request.id, budget: core.platform.answerBudget };
+      return result.mode === 'page'
+        ? sendSizedPage(reply, { ...common, page: result.page, itemSchema: ListItem, paginationSchema: PaginationSchema })
+        : sendSizedPage(reply, { ...common, page: result.page, itemSchema: ListItem, paginationSchema: SyncPagination });
     },
   );
 
