@@ -16,6 +16,7 @@ let viewer: GivenKey;
 let otherKey: GivenKey;
 let storage: Awaited<ReturnType<typeof tempDir>>;
 let png: Buffer;
+let address: string;
 
 beforeAll(async () => {
   storage = await tempDir('uploads-graphql-storage');
@@ -24,6 +25,7 @@ beforeAll(async () => {
   key = await given(env).key(team, 'editable');
   viewer = await given(env).key(team, 'view_only');
   otherKey = await given(env).key(await given(env).team('Other'), 'manage');
+  address = await env.app.listen({ port: 0, host: '127.0.0.1' });
   png = await sharp({ create: { width: 30, height: 20, channels: 3, background: '#00ff00' } })
     .png()
     .toBuffer();
@@ -43,15 +45,9 @@ async function multipart(as: string, variables: Record<string, unknown>, file: {
   form.set('operations', JSON.stringify({ query: UPLOAD_FILE, variables: { ...variables, file: null } }));
   form.set('map', JSON.stringify({ 0: ['variables.file'] }));
   form.set('0', new Blob([new Uint8Array(file.bytes)], { type: 'application/octet-stream' }), file.name);
-  const encoded = new Response(form);
-  const payload = Buffer.from(await encoded.arrayBuffer());
-  const response = await env.app.inject({
-    method: 'POST',
-    url: '/graphql',
-    headers: { authorization: `Bearer ${as}`, 'content-type': encoded.headers.get('content-type')! },
-    payload,
-  });
-  return { status: response.statusCode, body: response.json() };
+  // over real HTTP, as a browser's fetch sends it (multipart body and boundary set by FormData)
+  const response = await fetch(`${address}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${as}` }, body: form });
+  return { status: response.status, body: await response.json() };
 }
 
 async function fileCount(): Promise<number> {

@@ -26,6 +26,7 @@ let other: GivenTeam;
 let otherKey: GivenKey;
 let png: Buffer;
 let inbox: number;
+let address: string;
 
 beforeAll(async () => {
   lib = await createLibraryEventWorld({
@@ -39,6 +40,7 @@ beforeAll(async () => {
   viewer = await given(world.env).key(world.team, 'view_only');
   other = await given(world.env).team('Elsewhere');
   otherKey = await given(world.env).key(other, 'manage');
+  address = await world.env.app.listen({ port: 0, host: '127.0.0.1' });
   png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#ff0000' } })
     .png()
     .toBuffer();
@@ -60,6 +62,7 @@ interface Answer {
   body: any;
 }
 
+/** A request over real HTTP to the listening app (as clients send it: bodies streamed, 413s drained). */
 async function request(
   method: string,
   url: string,
@@ -68,14 +71,16 @@ async function request(
   const headers: Record<string, string> = { ...options.headers };
   const auth = options.key === undefined ? key.key : options.key;
   if (auth) headers.authorization = `Bearer ${auth}`;
-  const response = await world.env.app.inject({ method: method as 'GET', url, headers, payload: options.payload });
-  let body: unknown;
+  const body = options.payload === undefined ? undefined : typeof options.payload === 'string' ? options.payload : new Uint8Array(options.payload);
+  const response = await fetch(`${address}${url}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
   try {
-    body = response.json();
+    parsed = JSON.parse(text);
   } catch {
-    body = undefined;
+    parsed = undefined;
   }
-  return { status: response.statusCode, headers: response.headers as Record<string, string | undefined>, body };
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: parsed };
 }
 
 async function create(length: number, meta: Record<string, string> = {}, as: string = key.key): Promise<Answer & { url: string }> {
@@ -500,7 +505,6 @@ describe('one-request upload', () => {
 
 describe('two PATCHes to one upload at once', () => {
   it('one wins, the other (and a DELETE) is refused with 423 while it runs, and the bytes are not mixed; the one running holds no database transaction', async () => {
-    const address = await world.env.app.listen({ port: 0, host: '127.0.0.1' });
     const first = Buffer.alloc(200_000, 'a');
     const intruder = Buffer.alloc(200_000, 'b');
     const created = await create(first.length, { filename: 'race.txt' });
