@@ -25,7 +25,8 @@ const MiB = 1024 * 1024;
 const FILE_BYTES = 50 * MiB;
 const CHUNK = 5 * MiB;
 
-vi.setConfig({ testTimeout: SPAWNING_TEST_TIMEOUT_MS * 2 });
+// two process starts, 50 MB sent about twice over, and up to one lease (15 s) waited out, on a busy machine
+vi.setConfig({ testTimeout: SPAWNING_TEST_TIMEOUT_MS * 3 });
 
 let env: TestEnv;
 let key: GivenKey;
