@@ -38,7 +38,14 @@ afterAll(async () => {
 describe('maintenance worker (BullMQ on Redis)', () => {
   it('schedules the hourly idempotency, event, activity and product change log purges, the upload purge and the daily validity check once each, keyed by id', async () => {
     const schedulers = await env.queues.get('maintenance').getJobSchedulers();
-    expect(schedulers.map((s) => s.key).sort()).toEqual(['purge-activity', 'purge-events', 'purge-idempotency', 'purge-product-changes', 'purge-uploads', 'validity-check']);
+    expect(schedulers.map((s) => s.key).sort()).toEqual([
+      'purge-activity',
+      'purge-events',
+      'purge-idempotency',
+      'purge-product-changes',
+      'purge-uploads',
+      'validity-check',
+    ]);
   });
 
   it('deletes finished deliveries, their attempts and events past the 30-day replay window, keeping pending ones', async () => {
