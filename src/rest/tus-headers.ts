@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, type UploadView } from '../core/assets/uploads/uploads.schemas.ts';
 import { DomainError } from '../core/platform/errors.ts';
 
@@ -126,6 +126,7 @@ export function tusHeaders(reply: FastifyReply, view: UploadView): void {
 /** The body of a request that must carry tus bytes: 415 for any other Content-Type. */
 export function tusBody(request: FastifyRequest): Readable {
   const type = (headerOf(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== OFFSET_OCTET_STREAM || !request.uploadBody) throw tusRefusal('unsupported_media_type', `Content-Type must be ${OFFSET_OCTET_STREAM}`);
-  return request.uploadBody;
+  if (type !== OFFSET_OCTET_STREAM) throw tusRefusal('unsupported_media_type', `Content-Type must be ${OFFSET_OCTET_STREAM}`);
+  // an empty body (Content-Length 0) reaches no parser: it is an empty chunk
+  return request.uploadBody ?? Readable.from([]);
 }

@@ -306,6 +306,10 @@ describe('tus bad input: each refused with its status, nothing changed', () => {
     expect((await patch(created.url, 0, Buffer.from('0123456789'))).status).toBe(204);
     await expectRefused(() => patch(created.url, 0, Buffer.from('abcdefghij')), 409, 'upload_offset_mismatch');
     await expectRefused(() => patch(created.url, 15, Buffer.from('abcde')), 409, 'upload_offset_mismatch');
+    // an empty PATCH at the right offset takes nothing and says where the upload stands
+    const empty = await patch(created.url, 10, Buffer.alloc(0));
+    expect(empty.status).toBe(204);
+    expect(empty.headers['upload-offset']).toBe('10');
     expect((await request('HEAD', created.url, { headers: TUS })).headers['upload-offset']).toBe('10');
   });
 
