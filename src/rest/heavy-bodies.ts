@@ -15,6 +15,8 @@ const HEAVY_BODY_BYTES = 64 * 1024;
  */
 export function admitHeavyBodies(app: FastifyInstance, budget: AnswerBudget, bodyLimit: number): void {
   app.addHook('onRequest', (request, reply, done) => {
+    // routes that stream their bodies (uploads: their own, larger limit) buffer nothing to budget
+    if ((request.routeOptions.bodyLimit ?? bodyLimit) !== bodyLimit) return done();
     const declared = Number(request.headers['content-length'] ?? 0);
     const chunked = request.headers['transfer-encoding'] !== undefined;
     if (!chunked && !(declared >= HEAVY_BODY_BYTES)) return done();
