@@ -32,6 +32,16 @@ export interface Config {
   activityRetentionDays: number;
   /** Days the products sync feed's change log (product_changes) is kept; the feed refuses an older updatedAfter (docs/products.md "Sync feed"). */
   productChangesRetentionDays: number;
+  /** GraphQL subscriptions' bounds (docs/graphql.md "Live updates"), LIVE_* settings. */
+  live: {
+    perKey: number;
+    perProcess: number;
+    buffer: number;
+    windowMinutes: number;
+    heartbeatMs: number;
+    recheckMs: number;
+    relayIntervalMs: number;
+  };
 }
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
@@ -136,5 +146,14 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: onOff(env, 'GRAPHIQL', true),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
     productChangesRetentionDays: integer(env, 'PRODUCT_CHANGES_RETENTION_DAYS', 400, 1, 36_500),
+    live: {
+      perKey: integer(env, 'LIVE_STREAMS_PER_KEY', 16, 1, 100_000),
+      perProcess: integer(env, 'LIVE_STREAMS_PER_PROCESS', 5000, 1, 1_000_000),
+      buffer: integer(env, 'LIVE_BUFFER', 1000, 1, 1_000_000),
+      windowMinutes: integer(env, 'LIVE_WINDOW_MINUTES', 60, 1, 10_080),
+      heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 600_000),
+      recheckMs: integer(env, 'LIVE_RECHECK_MS', 2000, 50, 600_000),
+      relayIntervalMs: integer(env, 'LIVE_RELAY_INTERVAL_MS', 100, 10, 60_000),
+    },
   };
 }

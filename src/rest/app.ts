@@ -15,6 +15,7 @@ import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
 import { sendError } from './errors.ts';
 import { graphqlRoute, sendGraphqlError } from './graphql-route.ts';
+import { startLiveUpdates } from './graphql-stream.ts';
 import { envelopeArea, openArea } from './open-area.ts';
 import { sendApprovalError } from './approval-envelope.ts';
 import { sendOpenError } from './open-envelope.ts';
@@ -236,7 +237,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     prefix: '/approval',
     core: deps.core,
   });
-  await app.register(graphqlRoute, { core: deps.core });
+  await app.register(graphqlRoute, { core: deps.core, live: startLiveUpdates(app, deps) });
 
   return app;
 }

@@ -69,3 +69,27 @@ export async function deactivateKey(op: UnitOfWork, keyId: number): Promise<bool
 export async function lockKey(tx: UnitOfWork, keyId: number): Promise<void> {
   await queryRows(tx, 'select 1 from api_keys where id = ? for no key update', [keyId]);
 }
+
+/** Keys as a long-lived stream re-checks them (docs/graphql.md "Live updates"): role and whether each may still be used, by the database clock. */
+export async function keyStates(
+  op: UnitOfWork,
+  keyIds: readonly number[],
+): Promise<Map<number, { teamId: number; role: string; usable: boolean; expiresMs: string | null }>> {
+  const states = new Map<number, { teamId: number; role: string; usable: boolean; expiresMs: string | null }>();
+  if (keyIds.length === 0) return states;
+  const rows = await queryRows<Record<string, unknown>>(
+    op,
+    `select id, team_id, role, (active and coalesce(expires_at > now(), true)) as usable, (extract(epoch from expires_at) * 1000)::bigint as expires_ms
+       from api_keys where id = any(?::int[])`,
+    [`{${keyIds.map((id) => Math.trunc(id)).join(',')}}`],
+  );
+  for (const row of rows) {
+    states.set(int(row.id, 'id'), {
+      teamId: int(row.team_id, 'team_id'),
+      role: text(row.role, 'role'),
+      usable: bool(row.usable, 'usable'),
+      expiresMs: nullableBigintText(row.expires_ms, 'expires_ms'),
+    });
+  }
+  return states;
+}
