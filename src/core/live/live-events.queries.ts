@@ -167,10 +167,10 @@ export async function positionWindow(op: UnitOfWork): Promise<{ purgedBelow: num
 export async function purgeLiveRows(op: UnitOfWork, minutes: number, batch: number): Promise<number> {
   const rows = await queryRows<Record<string, unknown>>(
     op,
-    `with cut as (
-       select least(
-         (select max(position) from live_events where position is not null and created_at < now() - make_interval(mins => ?::int)),
-         (select purged_below + ?::bigint - 1 from live_positions where id = 1)) as upto),
+    `with bounds as (
+       select (select max(position) from live_events where position is not null and created_at < now() - make_interval(mins => ?::int)) as oldest,
+              (select purged_below + ?::bigint - 1 from live_positions where id = 1) as cap),
+     cut as (select case when oldest is null then null else least(oldest, cap) end as upto from bounds),
      gone as (delete from live_events l using cut where l.position is not null and l.position <= cut.upto returning l.position),
      moved as (update live_positions p set purged_below = greatest(p.purged_below, cut.upto + 1) from cut where p.id = 1 and cut.upto is not null returning 1)
      select count(*)::int as n from gone`,

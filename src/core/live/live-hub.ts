@@ -42,6 +42,7 @@ export interface LiveMetrics {
   dropped: Counter<'reason'>;
   refused: Counter<'reason'>;
   lag: Histogram;
+  rechecks: Counter;
 }
 
 /** A metric of the registry by name, made once: several hubs may share one registry (tests build several apps). */
@@ -99,6 +100,11 @@ function liveMetrics(registry: Registry): LiveMetrics {
           buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
           registers: [registry],
         }),
+    ),
+    rechecks: once(
+      registry,
+      'shelf_live_rechecks_total',
+      () => new Counter({ name: 'shelf_live_rechecks_total', help: 'Re-checks of the keys and team heads of open streams, finished', registers: [registry] }),
     ),
   };
 }
@@ -344,6 +350,7 @@ export class LiveHub {
         const feed = this.feeds.get(teamId);
         if (feed && head > feed.last) this.enqueue(feed, null);
       }
+      this.metrics.rechecks.inc();
     } catch (err) {
       this.logger?.warn({ err }, 'live updates re-check failed');
     }
