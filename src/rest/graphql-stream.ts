@@ -175,7 +175,9 @@ export async function serveStream(req: FastifyRequest, reply: FastifyReply, deps
       }
       hub.metrics.sent.labels(stream.scope.stream).inc();
       if (!res.write(`id: ${stream.lastYielded}\nevent: next\ndata: ${resultJson(step.value)}\n\n`)) {
+        stream.setBlocked(true);
         const waited = await Promise.race([once(res, 'drain').then(() => 'drained' as const), closed, stream.whenEnded]);
+        stream.setBlocked(false);
         if (waited === 'closed') break;
         if (waited instanceof StreamEnded) {
           ending = waited;

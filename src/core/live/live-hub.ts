@@ -195,7 +195,9 @@ export class LiveHub {
     // counted before the first await that could interleave with another open of the same key
     this.count(key.keyId, +1);
     try {
-      const feed = await this.feed(key.teamId);
+      let feed = await this.feed(key.teamId);
+      // the feed's last stream may have closed meanwhile, dropping it
+      while (this.feeds.get(key.teamId) !== feed) feed = await this.feed(key.teamId);
       const stream = new LiveSubscription({
         keyId: key.keyId,
         teamId: key.teamId,
@@ -207,8 +209,11 @@ export class LiveHub {
         db: { em: this.op.em, teamId: key.teamId },
       });
       feed.streams.add(stream);
+      // the gauge counts streams attached to their feed: from here on every committed row reaches it
+      this.metrics.streams.inc();
       stream.onClose = () => {
         feed.streams.delete(stream);
+        this.metrics.streams.dec();
         this.count(key.keyId, -1);
         if (feed.streams.size === 0) void this.dropFeed(feed);
       };
@@ -224,7 +229,6 @@ export class LiveHub {
     if (now <= 0) this.byKey.delete(keyId);
     else this.byKey.set(keyId, now);
     this.open += by;
-    this.metrics.streams.set(this.open);
   }
 
   private async checkResumable(after: number): Promise<void> {
@@ -242,10 +246,11 @@ export class LiveHub {
 
   /** The team's feed, subscribing to its channel first so no message is missed between the head read and the first message. */
   private feed(teamId: number): Promise<TeamFeed> {
-    const known = this.feeds.get(teamId);
-    if (known) return Promise.resolve(known);
+    // a feed still opening is in `feeds` already (messages find it) but not ready for streams
     const opening = this.feedsOpening.get(teamId);
     if (opening) return opening;
+    const known = this.feeds.get(teamId);
+    if (known) return Promise.resolve(known);
     const promise = (async () => {
       const feed: TeamFeed = { teamId, last: 0, streams: new Set(), chain: Promise.resolve() };
       let ready!: () => void;

@@ -5,6 +5,8 @@ import type { LiveStream as StreamName } from './live-log.ts';
 
 /** Rows a catching-up stream reads from PostgreSQL at once. */
 const PAGE = 500;
+/** Rows that may arrive at once (a relay step positions at most 1,000): room beyond the buffer while the connection takes writes. */
+const BURST = 1000;
 
 /** Why a stream ended: the code its last message carries (docs/graphql.md "Live updates"). */
 export type EndCode = 'key_revoked' | 'slow_consumer' | 'server_draining' | 'stream_closed';
@@ -41,7 +43,7 @@ export function visible(scope: StreamScope, role: Role, row: LiveRow): boolean {
  * One open subscription: rows of its team in position order, filtered by its scope and its key's
  * current role. It starts by reading PostgreSQL from its resume position (page by page, only as
  * fast as the client takes them) and switches to the rows its team's feed hands it; at most
- * `buffer` rows wait for a slow client, then it ends with `slow_consumer`.
+ * `buffer` rows wait behind a client's full connection, then it ends with `slow_consumer`.
  */
 export class LiveSubscription implements AsyncIterable<LiveRow> {
   readonly keyId: number;
@@ -56,6 +58,7 @@ export class LiveSubscription implements AsyncIterable<LiveRow> {
   private pendingOverflow = false;
   private readonly queue: LiveRow[] = [];
   private readonly buffer: number;
+  private blocked = false;
   private ended: StreamEnded | null = null;
   private wake: (() => void) | null = null;
   private readonly db: TeamScope;
@@ -90,12 +93,24 @@ export class LiveSubscription implements AsyncIterable<LiveRow> {
     if (row.position <= this.cursor) return;
     this.cursor = row.position;
     if (!visible(this.scope, this.role, row)) return;
-    if (this.queue.length >= this.buffer) {
-      this.end(new StreamEnded('slow_consumer', `More than ${this.buffer} updates waited for this client; reconnect with the last position to continue.`));
+    // a burst (one relay step's rows) arrives at once and is written as fast as the connection
+    // takes it; only rows that wait behind a full connection count against the buffer
+    if (this.queue.length >= (this.blocked ? this.buffer : this.buffer + BURST)) {
+      this.dropSlow();
       return;
     }
     this.queue.push(row);
     this.wake?.();
+  }
+
+  private dropSlow(): void {
+    this.end(new StreamEnded('slow_consumer', `More than ${this.buffer} updates waited for this client; reconnect with the last position to continue.`));
+  }
+
+  /** The transport's connection is full (true) or takes writes again (false): while full, at most `buffer` rows wait. */
+  setBlocked(blocked: boolean): void {
+    this.blocked = blocked;
+    if (blocked && this.queue.length >= this.buffer) this.dropSlow();
   }
 
   /** The key's role changed (the hub re-checks keys): later rows are filtered by the new role. */
