@@ -58,6 +58,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** A pino logger; without one the app logs nothing (tests). */
   logger?: FastifyBaseLogger;
+  /** false: no live updates (no relay running beside the requests), for tests that count a request's SQL statements. */
+  liveUpdates?: boolean;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -237,7 +239,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     prefix: '/approval',
     core: deps.core,
   });
-  await app.register(graphqlRoute, { core: deps.core, live: startLiveUpdates(app, deps) });
+  await app.register(graphqlRoute, { core: deps.core, ...(deps.liveUpdates === false ? {} : { live: startLiveUpdates(app, deps) }) });
 
   return app;
 }
