@@ -2,7 +2,18 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Logger } from 'pino';
 import type { Metrics } from '../observability/metrics.ts';
 import { once } from 'node:events';
-import { getOperationAST, GraphQLError, parse, subscribe, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import {
+  createSourceEventStream,
+  executeSubscriptionEvent,
+  getOperationAST,
+  GraphQLError,
+  parse,
+  validate,
+  validateSubscriptionArgs,
+  type DocumentNode,
+  type ExecutionResult,
+} from 'graphql';
+import type { LiveRow } from '../core/live/live-events.queries.ts';
 import type { Core } from '../core/core.ts';
 import { LiveHub } from '../core/live/live-hub.ts';
 import { StreamEnded } from '../core/live/live-stream.ts';
@@ -128,16 +139,21 @@ function resultJson(result: ExecutionResult): string {
 export async function serveStream(req: FastifyRequest, reply: FastifyReply, deps: { core: Core; hub: LiveHub }): Promise<FastifyReply> {
   const { core, hub } = deps;
   let context: GqlContext;
-  let iterator: AsyncIterator<ExecutionResult>;
+  let iterator: AsyncIterator<LiveRow>;
+  let render: (row: LiveRow) => Promise<string>;
   try {
     const params = readParams(req);
     const document = checkedDocument(params);
     const key = await authenticateStream(core, req, params.token);
     const lastEventId = typeof req.headers['last-event-id'] === 'string' ? req.headers['last-event-id'] : null;
     context = { core, ctx: core.ctxFor(key, req.id), live: { hub, lastEventId } };
-    const result = await subscribe({ schema, document, variableValues: params.variables, operationName: params.operationName, contextValue: context });
-    if (!(Symbol.asyncIterator in result)) return refuse(reply, result.errors?.[0] ?? new Error('no stream'));
-    iterator = result[Symbol.asyncIterator]();
+    const args = validateSubscriptionArgs({ schema, document, variableValues: params.variables, operationName: params.operationName, contextValue: context });
+    if (!('schema' in args)) return refuse(reply, args[0]);
+    const source = await createSourceEventStream(args);
+    if (!(Symbol.asyncIterator in source)) return refuse(reply, source.errors?.[0] ?? new Error('no stream'));
+    iterator = (source as AsyncIterable<LiveRow>)[Symbol.asyncIterator]();
+    const shareKey = `${key.role}\n${params.operationName ?? ''}\n${JSON.stringify(params.variables)}\n${params.query}`;
+    render = (row) => renderShared(row, shareKey, () => executeSubscriptionEvent({ ...args, rootValue: row }));
   } catch (e) {
     return refuse(reply, e);
   }
@@ -173,8 +189,9 @@ export async function serveStream(req: FastifyRequest, reply: FastifyReply, deps
         res.write('event: complete\ndata:\n\n');
         break;
       }
+      const data = await render(step.value);
       hub.metrics.sent.labels(stream.scope.stream).inc();
-      if (!res.write(`id: ${stream.lastYielded}\nevent: next\ndata: ${resultJson(step.value)}\n\n`)) {
+      if (!res.write(`id: ${step.value.position}\nevent: next\ndata: ${data}\n\n`)) {
         stream.setBlocked(true);
         const waited = await Promise.race([once(res, 'drain').then(() => 'drained' as const), closed, stream.whenEnded]);
         stream.setBlocked(false);
@@ -201,6 +218,28 @@ export async function serveStream(req: FastifyRequest, reply: FastifyReply, deps
     res.end();
   }
   return reply;
+}
+
+/**
+ * Each row is one object handed to every stream of its team on this process, and the update
+ * types resolve from the row alone (never from the caller beyond its role, which picked the row):
+ * streams with the same document, variables and role share one execution and one serialized
+ * result per row, instead of running GraphQL once per stream (bench/RESULTS.md "Live updates").
+ */
+const shared = new WeakMap<LiveRow, Map<string, Promise<string>>>();
+
+function renderShared(row: LiveRow, shareKey: string, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<string> {
+  let byDocument = shared.get(row);
+  if (!byDocument) {
+    byDocument = new Map();
+    shared.set(row, byDocument);
+  }
+  let text = byDocument.get(shareKey);
+  if (!text) {
+    text = Promise.resolve(execute()).then(resultJson);
+    byDocument.set(shareKey, text);
+  }
+  return text;
 }
 
 /** The last message of a stream the server ends: its code; `complete` only where reconnecting cannot help (a revoked key). */

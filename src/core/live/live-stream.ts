@@ -62,8 +62,6 @@ export class LiveSubscription implements AsyncIterable<LiveRow> {
   private ended: StreamEnded | null = null;
   private wake: (() => void) | null = null;
   private readonly db: TeamScope;
-  /** The position of the row last yielded: the transport sends it as the SSE event id. */
-  lastYielded: number | null = null;
   onClose: (() => void) | null = null;
 
   constructor(options: { keyId: number; teamId: number; role: Role; scope: StreamScope; from: number; resume: boolean; buffer: number; db: TeamScope }) {
@@ -164,7 +162,6 @@ export class LiveSubscription implements AsyncIterable<LiveRow> {
         if (this.ended) throw this.ended;
         const row = this.queue.shift();
         if (row) {
-          this.lastYielded = row.position;
           yield row;
           continue;
         }
