@@ -109,6 +109,16 @@ describe('productChanges', () => {
     await expect.poll(() => openStreams(env)).toBe(0);
   });
 
+  it("gives a team-wide stream its own team's product changes and nothing of another team's", async () => {
+    const mine = collect(sseClient(origin, manager.key), PRODUCTS);
+    await expect.poll(() => openStreams(env)).toBe(1);
+    const theirs = await createProduct(otherKey, { name: 'Other team' });
+    const own = await createProduct(manager, { name: 'Own team' });
+    await expect.poll(() => mine.data('productChanges').map((c) => c.productId)).toContain(own);
+    expect(mine.data('productChanges').map((c) => c.productId)).toEqual([own]);
+    expect(theirs).not.toBe(own);
+  });
+
   it("gives view_only keys only changes of products published before or after the change, and follows the key's role as it changes", async () => {
     const g = given(env);
     const brand = await g.brand(manager, { name: 'Roles' });
@@ -199,6 +209,12 @@ describe('resuming', () => {
     const unknown = await rawStream({ query: PRODUCTS, variables: { after: '999999999' } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0].extensions.code).toBe('validation_failed');
+    const malformed = await rawStream({ query: PRODUCTS, variables: { after: '12abc' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'after', message: 'must be a position (digits)' }],
+    });
     expect(await openStreams(env)).toBe(0);
   });
 });
