@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observability/metrics.ts';
-import { once } from 'node:events';
 import {
   createSourceEventStream,
   executeSubscriptionEvent,
@@ -16,7 +15,7 @@ import {
 import type { LiveRow } from '../core/live/live-events.queries.ts';
 import type { Core } from '../core/core.ts';
 import { LiveHub } from '../core/live/live-hub.ts';
-import { StreamEnded } from '../core/live/live-stream.ts';
+import { type LiveSubscription, StreamEnded } from '../core/live/live-stream.ts';
 import { keyOfStreamToken } from '../core/live/stream-tokens.ts';
 import type { KeyActor } from '../core/platform/ctx.ts';
 import { DomainError } from '../core/platform/errors.ts';
@@ -169,22 +168,18 @@ export async function serveStream(req: FastifyRequest, reply: FastifyReply, deps
   });
   // the reconnection delay EventSource waits after a stream ends, and the headers on their way
   res.write('retry: 1000\n\n');
-  const closed = once(res, 'close').then(() => 'closed' as const);
+  // a client that goes away ends its stream, which wakes the loop below
+  res.on('close', () => stream.end(new StreamEnded('stream_closed', 'The client closed the stream.')));
   const heartbeat = setInterval(() => {
     if (!res.writableNeedDrain) res.write(':\n\n');
   }, hub.limits.heartbeatMs);
   heartbeat.unref();
   let ending: StreamEnded | null = null;
   try {
+    // the iterator yields rows and throws StreamEnded when the stream ends (a closed client, a
+    // revoked key, a drain, too many rows waiting): one promise per update, none left behind
     for (;;) {
-      const next = iterator.next();
-      next.catch(() => {});
-      const step = await Promise.race([next, closed, stream.whenEnded]);
-      if (step === 'closed') break;
-      if (step instanceof StreamEnded) {
-        ending = step;
-        break;
-      }
+      const step = await iterator.next();
       if (step.done) {
         res.write('event: complete\ndata:\n\n');
         break;
@@ -193,13 +188,8 @@ export async function serveStream(req: FastifyRequest, reply: FastifyReply, deps
       hub.metrics.sent.labels(stream.scope.stream).inc();
       if (!res.write(`id: ${step.value.position}\nevent: next\ndata: ${data}\n\n`)) {
         stream.setBlocked(true);
-        const waited = await Promise.race([once(res, 'drain').then(() => 'drained' as const), closed, stream.whenEnded]);
+        await drainedOrEnded(res, stream);
         stream.setBlocked(false);
-        if (waited === 'closed') break;
-        if (waited instanceof StreamEnded) {
-          ending = waited;
-          break;
-        }
       }
     }
   } catch (e) {
@@ -240,6 +230,22 @@ function renderShared(row: LiveRow, shareKey: string, execute: () => ExecutionRe
     byDocument.set(shareKey, text);
   }
   return text;
+}
+
+/** Waits until a full connection takes writes again, closes, or the stream ends (then the next read throws why). */
+function drainedOrEnded(res: NodeJS.WritableStream & { destroyed: boolean }, stream: LiveSubscription): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      stream.onEnd = null;
+      resolve();
+    };
+    if (stream.isEnded || res.destroyed) return resolve();
+    res.on('drain', done);
+    res.on('close', done);
+    stream.onEnd = done;
+  });
 }
 
 /** The last message of a stream the server ends: its code; `complete` only where reconnecting cannot help (a revoked key). */

@@ -123,14 +123,11 @@ export class LiveSubscription implements AsyncIterable<LiveRow> {
     this.queue.length = 0;
     this.wake?.();
     this.onClose?.();
-    this.endedNow(reason);
+    this.onEnd?.();
   }
 
-  private endedNow: (reason: StreamEnded) => void = () => {};
-  /** Settles when the stream ends, with why: the transport races it against a client that does not read. */
-  readonly whenEnded = new Promise<StreamEnded>((resolve) => {
-    this.endedNow = resolve;
-  });
+  /** Called once when the stream ends: the transport, waiting for a full connection to drain, stops waiting. */
+  onEnd: (() => void) | null = null;
 
   get isEnded(): boolean {
     return this.ended !== null;
