@@ -50,16 +50,16 @@ export async function insertKey(op: UnitOfWork, key: { teamId: number; keyHash: 
   return row ? int(row.id, 'id') : null;
 }
 
-/** Sets a key's role; false when there is no such key. */
-export async function setKeyRole(op: UnitOfWork, keyId: number, role: string): Promise<boolean> {
-  const row = await queryOne(op, 'update api_keys set role = ?, updated_at = now() where id = ? returning id', [role, keyId]);
-  return row !== null;
+/** Sets a key's role; returns the key's team, or null when there is no such key. */
+export async function setKeyRole(op: UnitOfWork, keyId: number, role: string): Promise<number | null> {
+  const row = await queryOne<Record<string, unknown>>(op, 'update api_keys set role = ?, updated_at = now() where id = ? returning team_id', [role, keyId]);
+  return row === null ? null : int(row.team_id, 'team_id');
 }
 
-/** Deactivates a key; false when there is no such key. */
-export async function deactivateKey(op: UnitOfWork, keyId: number): Promise<boolean> {
-  const row = await queryOne(op, 'update api_keys set active = false, updated_at = now() where id = ? returning id', [keyId]);
-  return row !== null;
+/** Deactivates a key; returns the key's team, or null when there is no such key. */
+export async function deactivateKey(op: UnitOfWork, keyId: number): Promise<number | null> {
+  const row = await queryOne<Record<string, unknown>>(op, 'update api_keys set active = false, updated_at = now() where id = ? returning team_id', [keyId]);
+  return row === null ? null : int(row.team_id, 'team_id');
 }
 
 /**

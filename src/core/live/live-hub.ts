@@ -331,9 +331,22 @@ export class LiveHub {
     for (const row of rows) {
       if (row.position <= feed.last) continue;
       feed.last = row.position;
+      // a key of the team was revoked or changed role: check keys now, not at the next period
+      if (row.stream === 'key') this.recheckSoon();
       this.metrics.lag.observe(Math.max(0, now - row.writtenAtMs) / 1000);
       for (const stream of feed.streams) stream.offer(row);
     }
+  }
+
+  private recheckQueued = false;
+
+  private recheckSoon(): void {
+    if (this.recheckQueued) return;
+    this.recheckQueued = true;
+    setImmediate(() => {
+      this.recheckQueued = false;
+      void this.recheck();
+    });
   }
 
   /** Keys of open streams checked again (revoked or expired: their streams end; role changes apply), and teams' heads compared with PostgreSQL's. */

@@ -63,6 +63,24 @@ export function liveRowOfProductChange(change: ProductLiveChange): LiveRowInput 
   };
 }
 
+/**
+ * A key's role changed or it was revoked: a row of the key's team that no subscription shows, on
+ * which every process with streams of the key checks the key again at once (live-hub.ts).
+ */
+export function liveRowOfKeyChange(teamId: number, keyId: number, change: 'revoked' | 'role_changed'): LiveRowInput {
+  return {
+    teamId,
+    stream: 'key',
+    eventType: change,
+    subjectId: String(keyId),
+    folderIds: [],
+    brandId: null,
+    categoryId: null,
+    draftsOnly: false,
+    body: JSON.stringify({ keyId, change }),
+  };
+}
+
 /** Writes live rows in the caller's transaction: they commit, or roll back, with the change. */
 export function recordLive(tx: UnitOfWork, rows: readonly LiveRowInput[]): Promise<void> {
   return insertLiveRows(tx, rows);
