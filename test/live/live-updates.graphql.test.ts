@@ -70,6 +70,11 @@ describe('libraryEvents', () => {
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(new Set(positions).size).toBe(3);
     expect(theirs.data('libraryEvents').every((e) => e.fileId === marker.id)).toBe(true);
+    // and the process counts what it sent, and how long each row took from its write to a stream
+    const metrics = await (await fetch(`${origin}/metrics`)).text();
+    expect(Number(/^shelf_live_updates_sent_total\{stream="library"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(5);
+    expect(Number(/^shelf_live_lag_seconds_count (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(5);
+    expect(metrics).toMatch(/^shelf_live_streams 2$/m);
     mine.dispose();
     theirs.dispose();
     await expect.poll(() => openStreams(env)).toBe(0);
