@@ -42,6 +42,10 @@ export interface Config {
     recheckMs: number;
     relayIntervalMs: number;
   };
+  /** Heap bytes that answers being read and written may hold at once (docs/operations.md "Memory"). */
+  answerMemoryBudgetBytes: number;
+  /** Bytes of JSON one GraphQL operation may answer; larger answers are refused with RESPONSE_TOO_LARGE (docs/graphql.md "Limits"). */
+  graphqlMaxResponseBytes: number;
 }
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
@@ -155,5 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
       recheckMs: integer(env, 'LIVE_RECHECK_MS', 2000, 50, 600_000),
       relayIntervalMs: integer(env, 'LIVE_RELAY_INTERVAL_MS', 100, 10, 60_000),
     },
+    answerMemoryBudgetBytes: integer(env, 'ANSWER_MEMORY_BUDGET_MB', 64, 8, 65_536) * 1024 * 1024,
+    graphqlMaxResponseBytes: integer(env, 'GRAPHQL_MAX_RESPONSE_MB', 16, 1, 1024) * 1024 * 1024,
   };
 }

@@ -44,6 +44,8 @@ export type ErrorCode =
   | 'stream_limit_reached'
   /** A live update stream's resume position is older than the live log keeps: refetch, then subscribe without one: 410. */
   | 'position_expired'
+  /** A materialized answer (GraphQL, the CLI) would carry more stored data than its cap (docs/graphql.md "Limits"). */
+  | 'response_too_large'
   | 'internal_server_error';
 
 /**
