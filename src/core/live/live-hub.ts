@@ -353,9 +353,12 @@ export class LiveHub {
   private async recheck(): Promise<void> {
     if (this.feeds.size === 0) return;
     try {
-      const keys = await keyStates(this.op, [...this.byKey.keys()]);
+      const asked = new Set(this.byKey.keys());
+      const keys = await keyStates(this.op, [...asked]);
       for (const feed of this.feeds.values()) {
         for (const stream of feed.streams) {
+          // a stream opened while the keys were read is checked next time, not taken for revoked
+          if (!asked.has(stream.keyId)) continue;
           const state = keys.get(stream.keyId);
           if (!state?.usable) {
             this.metrics.dropped.labels('key_revoked').inc();
