@@ -38,6 +38,16 @@ export interface Config {
   uploadTeamQuotaBytes: number | null;
   /** Seconds an upload waits for its next bytes before it expires and the maintenance job removes it. */
   uploadExpirySeconds: number;
+  /** GraphQL subscriptions' bounds (docs/graphql.md "Live updates"), LIVE_* settings. */
+  live: {
+    perKey: number;
+    perProcess: number;
+    buffer: number;
+    windowMinutes: number;
+    heartbeatMs: number;
+    recheckMs: number;
+    relayIntervalMs: number;
+  };
   /** Heap bytes that answers being read and written may hold at once (docs/operations.md "Memory"). */
   answerMemoryBudgetBytes: number;
   /** Bytes of JSON one GraphQL operation may answer; larger answers are refused with RESPONSE_TOO_LARGE (docs/graphql.md "Limits"). */
@@ -149,6 +159,15 @@ export function loadConfig(env: Env = process.env): Config {
     uploadMaxFileBytes: integer(env, 'UPLOAD_MAX_FILE_BYTES', 5 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
     uploadTeamQuotaBytes: env.UPLOAD_TEAM_QUOTA_BYTES ? integer(env, 'UPLOAD_TEAM_QUOTA_BYTES', 0, 0, Number.MAX_SAFE_INTEGER) : null,
     uploadExpirySeconds: integer(env, 'UPLOAD_EXPIRY_SECONDS', 86_400, 1, 365 * 86_400),
+    live: {
+      perKey: integer(env, 'LIVE_STREAMS_PER_KEY', 16, 1, 100_000),
+      perProcess: integer(env, 'LIVE_STREAMS_PER_PROCESS', 5000, 1, 1_000_000),
+      buffer: integer(env, 'LIVE_BUFFER', 1000, 1, 1_000_000),
+      windowMinutes: integer(env, 'LIVE_WINDOW_MINUTES', 60, 1, 10_080),
+      heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 600_000),
+      recheckMs: integer(env, 'LIVE_RECHECK_MS', 2000, 50, 600_000),
+      relayIntervalMs: integer(env, 'LIVE_RELAY_INTERVAL_MS', 100, 10, 60_000),
+    },
     answerMemoryBudgetBytes: integer(env, 'ANSWER_MEMORY_BUDGET_MB', 64, 8, 65_536) * 1024 * 1024,
     graphqlMaxResponseBytes: integer(env, 'GRAPHQL_MAX_RESPONSE_MB', 16, 1, 1024) * 1024 * 1024,
   };

@@ -23,6 +23,7 @@ import './types/approval.ts';
 import './types/activity.ts';
 import './types/product-share.ts';
 import './types/product-template-upgrade.ts';
+import './types/live.ts';
 
 /** The schema: every types file registers itself on the builder when imported above. */
 export const schema = builder.toSchema();

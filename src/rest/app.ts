@@ -17,6 +17,7 @@ import { sendError } from './errors.ts';
 import { answerRefusedBodiesBeforeClosing } from './refused-body.ts';
 import { admitHeavyBodies } from './heavy-bodies.ts';
 import { graphqlRoute, sendGraphqlError } from './graphql-route.ts';
+import { startLiveUpdates } from './graphql-stream.ts';
 import { envelopeArea, openArea } from './open-area.ts';
 import { sendApprovalError } from './approval-envelope.ts';
 import { sendOpenError } from './open-envelope.ts';
@@ -61,6 +62,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** A pino logger; without one the app logs nothing (tests). */
   logger?: FastifyBaseLogger;
+  /** false: no live updates (no relay running beside the requests), for tests that count a request's SQL statements. */
+  liveUpdates?: boolean;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -253,7 +256,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // uploads (tus and one-request) read their own bodies and answer browsers' preflights without a key
   await app.register(uploadRoutes, { prefix: '/v1', core: deps.core });
-  await app.register(graphqlRoute, { core: deps.core });
+  await app.register(graphqlRoute, { core: deps.core, ...(deps.liveUpdates === false ? {} : { live: startLiveUpdates(app, deps) }) });
 
   return app;
 }

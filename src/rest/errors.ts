@@ -30,6 +30,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   share_expired: 410,
   share_revoked: 410,
   bad_request: 400,
+  stream_limit_reached: 429,
+  position_expired: 410,
   // REST streams its large pages (streamed-page.ts), so no REST answer is refused for its size
   response_too_large: 413,
   internal_server_error: 500,

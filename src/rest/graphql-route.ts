@@ -12,6 +12,8 @@ import { AnswerAllowance } from '../core/platform/answer-budget.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import { useQueryLimits } from '../graphql/query-limits.ts';
 import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';
+import type { LiveHub } from '../core/live/live-hub.ts';
+import { serveStream, wantsEventStream } from './graphql-stream.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -32,7 +34,7 @@ query FirstLook {
 `;
 
 /** graphql-yoga at /graphql, mounted as one Fastify route; the same Bearer key authenticates. */
-export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export async function graphqlRoute(app: FastifyInstance, { core, live }: { core: Core; live?: LiveHub }): Promise<void> {
   const yoga = createYoga<ServerContext, GqlContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -81,6 +83,8 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
       // every method reaches yoga, which answers the ones GraphQL has no use for (405) in its shape
       method: ['GET', 'POST', 'OPTIONS', 'PUT', 'PATCH', 'DELETE'],
       handler: async (req, reply) => {
+        // subscriptions: server-sent events with positions, caps and drains of their own (graphql-stream.ts)
+        if (live && wantsEventStream(req)) return serveStream(req, reply, { core, hub: live });
         const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
         response.headers.forEach((value, key) => {
           reply.header(key, value);

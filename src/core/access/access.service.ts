@@ -9,6 +9,8 @@ import { enableTeamSubscriptions, insertTeam } from './teams.queries.ts';
 import { deactivateKey, insertKey, keyByHash, setKeyRole } from './keys.queries.ts';
 import { insertMember, isMemberOfTeam } from './members.queries.ts';
 import { isRole, roleAtLeast, ROLE_TO_ACT_FOR_MEMBERS, type Role } from './roles.ts';
+import { liveRowOfKeyChange, recordLive } from '../live/live-log.ts';
+import { inTransaction } from '../platform/tx.ts';
 
 const KEY_PREFIX = 'shelf_';
 
@@ -71,14 +73,25 @@ export class AccessService {
   async setKeyRole(ctx: UnitOfWork, input: { keyId: number; role?: string }): Promise<{ keyId: number; role: Role }> {
     const keyId = requireId(input.keyId, 'keyId');
     if (!isRole(input.role)) throw invalid('role', 'must be one of view_only, usable, editable, manage');
-    if (!(await setKeyRole(ctx, keyId, input.role))) throw notFound('API key');
-    return { keyId, role: input.role };
+    const role = input.role;
+    await inTransaction(ctx, async (tx) => {
+      const teamId = await setKeyRole(tx, keyId, role);
+      if (teamId === null) throw notFound('API key');
+      // open live update streams of the key apply the new role at once (docs/graphql.md "Live updates")
+      await recordLive(tx, [liveRowOfKeyChange(teamId, keyId, 'role_changed')]);
+    });
+    return { keyId, role };
   }
 
   /** Deactivates a key; its next request gets 401 key_inactive. */
   async revokeKey(ctx: UnitOfWork, input: { keyId: number }): Promise<{ keyId: number; active: false }> {
     const keyId = requireId(input.keyId, 'keyId');
-    if (!(await deactivateKey(ctx, keyId))) throw notFound('API key');
+    await inTransaction(ctx, async (tx) => {
+      const teamId = await deactivateKey(tx, keyId);
+      if (teamId === null) throw notFound('API key');
+      // the key's open live update streams end at once (docs/graphql.md "Live updates")
+      await recordLive(tx, [liveRowOfKeyChange(teamId, keyId, 'revoked')]);
+    });
     return { keyId, active: false };
   }
 

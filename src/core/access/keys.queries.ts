@@ -50,16 +50,16 @@ export async function insertKey(op: UnitOfWork, key: { teamId: number; keyHash: 
   return row ? int(row.id, 'id') : null;
 }
 
-/** Sets a key's role; false when there is no such key. */
-export async function setKeyRole(op: UnitOfWork, keyId: number, role: string): Promise<boolean> {
-  const row = await queryOne(op, 'update api_keys set role = ?, updated_at = now() where id = ? returning id', [role, keyId]);
-  return row !== null;
+/** Sets a key's role; returns the key's team, or null when there is no such key. */
+export async function setKeyRole(op: UnitOfWork, keyId: number, role: string): Promise<number | null> {
+  const row = await queryOne<Record<string, unknown>>(op, 'update api_keys set role = ?, updated_at = now() where id = ? returning team_id', [role, keyId]);
+  return row === null ? null : int(row.team_id, 'team_id');
 }
 
-/** Deactivates a key; false when there is no such key. */
-export async function deactivateKey(op: UnitOfWork, keyId: number): Promise<boolean> {
-  const row = await queryOne(op, 'update api_keys set active = false, updated_at = now() where id = ? returning id', [keyId]);
-  return row !== null;
+/** Deactivates a key; returns the key's team, or null when there is no such key. */
+export async function deactivateKey(op: UnitOfWork, keyId: number): Promise<number | null> {
+  const row = await queryOne<Record<string, unknown>>(op, 'update api_keys set active = false, updated_at = now() where id = ? returning team_id', [keyId]);
+  return row === null ? null : int(row.team_id, 'team_id');
 }
 
 /**
@@ -68,4 +68,28 @@ export async function deactivateKey(op: UnitOfWork, keyId: number): Promise<bool
  */
 export async function lockKey(tx: UnitOfWork, keyId: number): Promise<void> {
   await queryRows(tx, 'select 1 from api_keys where id = ? for no key update', [keyId]);
+}
+
+/** Keys as a long-lived stream re-checks them (docs/graphql.md "Live updates"): role and whether each may still be used, by the database clock. */
+export async function keyStates(
+  op: UnitOfWork,
+  keyIds: readonly number[],
+): Promise<Map<number, { teamId: number; role: string; usable: boolean; expiresMs: string | null }>> {
+  const states = new Map<number, { teamId: number; role: string; usable: boolean; expiresMs: string | null }>();
+  if (keyIds.length === 0) return states;
+  const rows = await queryRows<Record<string, unknown>>(
+    op,
+    `select id, team_id, role, (active and coalesce(expires_at > now(), true)) as usable, (extract(epoch from expires_at) * 1000)::bigint as expires_ms
+       from api_keys where id = any(?::int[])`,
+    [`{${keyIds.map((id) => Math.trunc(id)).join(',')}}`],
+  );
+  for (const row of rows) {
+    states.set(int(row.id, 'id'), {
+      teamId: int(row.team_id, 'team_id'),
+      role: text(row.role, 'role'),
+      usable: bool(row.usable, 'usable'),
+      expiresMs: nullableBigintText(row.expires_ms, 'expires_ms'),
+    });
+  }
+  return states;
 }

@@ -57,6 +57,7 @@ export function callbackEvent(
     eventType: APPROVAL_EVENT_TYPE,
     audience: { kind: 'approval' },
     orderingKey: `task:${task.id}`,
+    live: { stream: 'approval', subjectId: task.id },
     fields: { payload: { eventName, orgId: teamId, taskId: task.id, taskStatus, round: task.round, ...fields } },
   };
 }

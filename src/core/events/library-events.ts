@@ -81,8 +81,25 @@ function fileUpdatedInFolders(scope: ActingScope, after: FileFacts): Promise<voi
   return folderUpdates(scope, after.parentIds, 'UPDATE', [materialCallbackDto(scope, after)]);
 }
 
-function material(scope: ActingScope, eventType: string, fileId: number, payload: Record<string, unknown>): Promise<string | null> {
-  return recordEvent(scope, { eventType, audience: { kind: 'material' }, orderingKey: `material:${fileId}`, fields: { payload } });
+/**
+ * A 6.2 event: to the outbox for webhook subscribers, and to the live log for GraphQL subscribers
+ * of the team or of a folder on `folderIds` (the affected files' paths), whether or not anyone
+ * subscribes now (a subscriber may resume from a position taken before).
+ */
+function material(
+  scope: ActingScope,
+  eventType: string,
+  fileId: number,
+  payload: Record<string, unknown>,
+  folderIds: readonly number[],
+): Promise<string | null> {
+  return recordEvent(scope, {
+    eventType,
+    audience: { kind: 'material' },
+    orderingKey: `material:${fileId}`,
+    fields: { payload },
+    live: { stream: 'library', subjectId: String(fileId), folderIds },
+  });
 }
 
 /** 6.2 MATERIAL_METADATA_UPDATED of one file: what changed, as `materials` items of its changeType. */
@@ -91,15 +108,16 @@ function metadataUpdated(
   fileId: number,
   changeType: 'BASIC' | 'TAGS' | 'VALIDITY' | 'OWNER' | 'METADATA' | 'CUSTOM_FIELD',
   materials: object[],
+  folderIds: readonly number[],
 ): Promise<string | null> {
-  return material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType, materialIds: [fileId], materials });
+  return material(scope, 'MATERIAL_METADATA_UPDATED', fileId, { changeType, materialIds: [fileId], materials }, folderIds);
 }
 
 /** A change whose 6.2 `materials` item its caller built: MATERIAL_METADATA_UPDATED with that item, then folder UPDATE with the file as it is now. */
 async function materialsItemChanged(scope: ActingScope, changeType: 'VALIDITY' | 'METADATA' | 'CUSTOM_FIELD', item: { materialId: number }): Promise<void> {
-  if (!(await anySubscription(scope))) return;
-  await metadataUpdated(scope, item.materialId, changeType, [item]);
-  await fileUpdatedInFolders(scope, (await fileFacts(scope, item.materialId))!);
+  const after = (await fileFacts(scope, item.materialId))!;
+  await metadataUpdated(scope, item.materialId, changeType, [item], after.parentIds);
+  if (await anySubscription(scope)) await fileUpdatedInFolders(scope, after);
 }
 
 /** 6.2 VALIDITY materials item (file-validity.ts builds it). */
@@ -143,19 +161,25 @@ export interface VersionChange {
 export const libraryEvents = {
   /** An import stored a file: MATERIAL_INBOUND_COMPLETED, MATERIAL_ADDED_TO_FOLDER when it went into a folder, folder ADD on its path. */
   async imported(scope: ActingScope, fileId: number): Promise<void> {
-    if (!(await anySubscription(scope))) return;
     const file = (await fileFacts(scope, fileId))!;
     const initiator = memberIdOf(scope.actor);
-    await material(scope, 'MATERIAL_INBOUND_COMPLETED', file.id, {
-      source: 'UPLOAD_ASSETS',
-      initiatorUserId: initiator === null ? null : String(initiator),
-      uploadResults: [
-        { id: file.id, name: file.name, extension: file.extension, size: file.sizeKb, width: file.width, height: file.height, uploadStatus: 'SUCCESS' },
-      ],
-      materialIds: [file.id],
-    });
-    if (file.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', file.id, { materialIds: [file.id], folderIds: [file.folderId] });
-    await folderUpdates(scope, file.parentIds, 'ADD', [materialCallbackDto(scope, file)]);
+    await material(
+      scope,
+      'MATERIAL_INBOUND_COMPLETED',
+      file.id,
+      {
+        source: 'UPLOAD_ASSETS',
+        initiatorUserId: initiator === null ? null : String(initiator),
+        uploadResults: [
+          { id: file.id, name: file.name, extension: file.extension, size: file.sizeKb, width: file.width, height: file.height, uploadStatus: 'SUCCESS' },
+        ],
+        materialIds: [file.id],
+      },
+      file.parentIds,
+    );
+    if (file.folderId !== null)
+      await material(scope, 'MATERIAL_ADDED_TO_FOLDER', file.id, { materialIds: [file.id], folderIds: [file.folderId] }, file.parentIds);
+    if (await anySubscription(scope)) await folderUpdates(scope, file.parentIds, 'ADD', [materialCallbackDto(scope, file)]);
   },
 
   /**
@@ -164,28 +188,36 @@ export const libraryEvents = {
    * per subscribed folder on their paths with the files under it. Ordering keys: the first file of the batch or of the folder.
    */
   async pendingConfirmed(scope: ActingScope, confirmed: ReadonlyArray<{ pendingInboundId: number; fileId: number }>): Promise<void> {
-    if (confirmed.length === 0 || !(await anySubscription(scope))) return;
+    if (confirmed.length === 0) return;
     const files = await filesFacts(
       scope,
       confirmed.map((c) => c.fileId),
     );
     const initiator = memberIdOf(scope.actor);
     const materialIds = confirmed.map((c) => c.fileId);
-    await material(scope, 'MATERIAL_INBOUND_COMPLETED', materialIds[0]!, {
-      source: 'PENDING_INBOUND_CONFIRM',
-      initiatorUserId: initiator === null ? null : String(initiator),
-      pendingInboundIdToMaterialId: Object.fromEntries(confirmed.map((c) => [String(c.pendingInboundId), c.fileId])),
-      materialIds,
-    });
-    const byFolder = new Map<number, number[]>();
-    for (const file of files) if (file.folderId !== null) byFolder.set(file.folderId, [...(byFolder.get(file.folderId) ?? []), file.id]);
-    for (const [folderId, ids] of byFolder) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', ids[0]!, { materialIds: ids, folderIds: [folderId] });
-    await folderUpdatesFor(scope, files, 'ADD', (file) => materialCallbackDto(scope, file));
+    await material(
+      scope,
+      'MATERIAL_INBOUND_COMPLETED',
+      materialIds[0]!,
+      {
+        source: 'PENDING_INBOUND_CONFIRM',
+        initiatorUserId: initiator === null ? null : String(initiator),
+        pendingInboundIdToMaterialId: Object.fromEntries(confirmed.map((c) => [String(c.pendingInboundId), c.fileId])),
+        materialIds,
+      },
+      files.flatMap((file) => file.parentIds),
+    );
+    const byFolder = new Map<number, FileFacts[]>();
+    for (const file of files) if (file.folderId !== null) byFolder.set(file.folderId, [...(byFolder.get(file.folderId) ?? []), file]);
+    for (const [folderId, inFolder] of byFolder) {
+      const ids = inFolder.map((file) => file.id);
+      await material(scope, 'MATERIAL_ADDED_TO_FOLDER', ids[0]!, { materialIds: ids, folderIds: [folderId] }, inFolder[0]!.parentIds);
+    }
+    if (await anySubscription(scope)) await folderUpdatesFor(scope, files, 'ADD', (file) => materialCallbackDto(scope, file));
   },
 
   /** An edit changed BASIC fields and/or tags: MATERIAL_METADATA_UPDATED per changeType with only what changed, and folder UPDATE. */
   async edited(scope: ActingScope, before: FileFacts, fileId: number): Promise<void> {
-    if (!(await anySubscription(scope))) return;
     const after = (await fileFacts(scope, fileId))!;
     const basic: Record<string, unknown> = {};
     for (const field of ['name', 'description', 'score', 'link'] as const) {
@@ -193,12 +225,12 @@ export const libraryEvents = {
     }
     const tagsChanged = before.tagIds.join(',') !== after.tagIds.join(',');
     if (Object.keys(basic).length > 0) {
-      await metadataUpdated(scope, fileId, 'BASIC', [{ materialId: fileId, ...basic }]);
+      await metadataUpdated(scope, fileId, 'BASIC', [{ materialId: fileId, ...basic }], after.parentIds);
     }
     if (tagsChanged) {
-      await metadataUpdated(scope, fileId, 'TAGS', [{ materialId: fileId, tagIds: after.tagIds, tagNames: after.tagNames }]);
+      await metadataUpdated(scope, fileId, 'TAGS', [{ materialId: fileId, tagIds: after.tagIds, tagNames: after.tagNames }], after.parentIds);
     }
-    if (Object.keys(basic).length > 0 || tagsChanged) await fileUpdatedInFolders(scope, after);
+    if ((Object.keys(basic).length > 0 || tagsChanged) && (await anySubscription(scope))) await fileUpdatedInFolders(scope, after);
   },
 
   /**
@@ -206,10 +238,15 @@ export const libraryEvents = {
    * get DELETE, only on the new path ADD, and on both (a common ancestor) UPDATE.
    */
   async moved(scope: ActingScope, before: FileFacts, fileId: number): Promise<void> {
-    if (!(await anySubscription(scope))) return;
     const after = (await fileFacts(scope, fileId))!;
     if (before.folderId === after.folderId) return;
-    if (after.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', fileId, { materialIds: [fileId], folderIds: [after.folderId] });
+    // the live log tells both paths: a folder the file left sees it go
+    if (after.folderId !== null)
+      await material(scope, 'MATERIAL_ADDED_TO_FOLDER', fileId, { materialIds: [fileId], folderIds: [after.folderId] }, [
+        ...before.parentIds,
+        ...after.parentIds,
+      ]);
+    if (!(await anySubscription(scope))) return;
     const oldPath = new Set(before.parentIds);
     const newPath = new Set(after.parentIds);
     await folderUpdates(
@@ -239,10 +276,15 @@ export const libraryEvents = {
 
   /** An ownership transfer: changeType OWNER with the (unchanged) file-path ID and the new owner, and folder UPDATE. */
   async ownerChanged(scope: ActingScope, fileId: number): Promise<void> {
-    if (!(await anySubscription(scope))) return;
     const after = (await fileFacts(scope, fileId))!;
-    await metadataUpdated(scope, fileId, 'OWNER', [{ materialId: fileId, ownerUserId: after.ownerId === null ? null : String(after.ownerId) }]);
-    await fileUpdatedInFolders(scope, after);
+    await metadataUpdated(
+      scope,
+      fileId,
+      'OWNER',
+      [{ materialId: fileId, ownerUserId: after.ownerId === null ? null : String(after.ownerId) }],
+      after.parentIds,
+    );
+    if (await anySubscription(scope)) await fileUpdatedInFolders(scope, after);
   },
 
   /** A file's metadata values set or cleared: changeType METADATA with the record and only the fields created or updated now, and folder UPDATE. */
@@ -271,28 +313,34 @@ export const libraryEvents = {
     /** The files folders showed (a version line's hidden versions are in no folder listing). */
     shownInFolders: readonly FileFacts[] = befores,
   ): Promise<void> {
-    if (befores.length === 0 || !(await anySubscription(scope))) return;
+    if (befores.length === 0) return;
     for (const before of befores) {
-      await material(scope, 'MATERIAL_DELETED', before.id, {
-        materialIds: [before.id],
-        deleteAction,
-        ...(folderIds.length > 0 ? { folderIds } : {}),
-        materials: [
-          {
-            materialId: before.id,
-            name: before.name,
-            materialType: materialType(before.mimeType),
-            extension: before.extension,
-            tagIds: before.tagIds,
-            tagNames: before.tagNames,
-            folderIds: before.parentIds,
-            ownerUserId: before.ownerId === null ? null : String(before.ownerId),
-            createUserId: before.createUserId === null ? null : String(before.createUserId),
-          },
-        ],
-      });
+      await material(
+        scope,
+        'MATERIAL_DELETED',
+        before.id,
+        {
+          materialIds: [before.id],
+          deleteAction,
+          ...(folderIds.length > 0 ? { folderIds } : {}),
+          materials: [
+            {
+              materialId: before.id,
+              name: before.name,
+              materialType: materialType(before.mimeType),
+              extension: before.extension,
+              tagIds: before.tagIds,
+              tagNames: before.tagNames,
+              folderIds: before.parentIds,
+              ownerUserId: before.ownerId === null ? null : String(before.ownerId),
+              createUserId: before.createUserId === null ? null : String(before.createUserId),
+            },
+          ],
+        },
+        before.parentIds,
+      );
     }
-    if (deleteAction === 'RECYCLE') await folderUpdatesFor(scope, shownInFolders, 'DELETE', identifyingDto);
+    if (deleteAction === 'RECYCLE' && (await anySubscription(scope))) await folderUpdatesFor(scope, shownInFolders, 'DELETE', identifyingDto);
   },
 
   /**
@@ -301,9 +349,10 @@ export const libraryEvents = {
    * became visible (a new cover, a version removed as a file of its own) joins them (ADD).
    */
   async versionChanged(scope: ActingScope, change: VersionChange, shownBefore: readonly FileFacts[], shownAfterIds: readonly number[]): Promise<void> {
-    if (!(await anySubscription(scope))) return;
-    await material(scope, 'MATERIAL_VERSION_CHANGED', change.coverMaterialId, { ...change });
     const shownAfter = await filesFacts(scope, shownAfterIds);
+    const paths = [...shownBefore, ...shownAfter].flatMap((file) => file.parentIds);
+    await material(scope, 'MATERIAL_VERSION_CHANGED', change.coverMaterialId, { ...change }, paths);
+    if (!(await anySubscription(scope))) return;
     const before = new Set(shownBefore.map((file) => file.id));
     const after = new Set(shownAfterIds);
     await folderUpdatesFor(
@@ -325,11 +374,13 @@ export const libraryEvents = {
    * folder (a file restored to the root joins no folder), and folder ADD on their paths.
    */
   async restored(scope: ActingScope, fileIds: readonly number[]): Promise<void> {
-    if (fileIds.length === 0 || !(await anySubscription(scope))) return;
+    if (fileIds.length === 0) return;
     const files = await filesFacts(scope, fileIds);
     for (const file of files) {
-      if (file.folderId !== null) await material(scope, 'MATERIAL_ADDED_TO_FOLDER', file.id, { materialIds: [file.id], folderIds: [file.folderId] });
+      if (file.folderId !== null)
+        await material(scope, 'MATERIAL_ADDED_TO_FOLDER', file.id, { materialIds: [file.id], folderIds: [file.folderId] }, file.parentIds);
     }
+    if (!(await anySubscription(scope))) return;
     await folderUpdatesFor(scope, files, 'ADD', (file) => materialCallbackDto(scope, file));
   },
 };

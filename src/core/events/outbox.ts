@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { actorLabel, type Actor, type UnitOfWork, type ActingScope } from '../platform/ctx.ts';
+import { liveRowOfEvent, recordLive, type LiveScope } from '../live/live-log.ts';
 import { insertEventsWithDeliveries, insertEventWithDeliveries, type OutboxRow } from './outbox.queries.ts';
 
 /** Which subscriptions an event reaches (spec 6): a team's material subscriptions of its type, a folder's, or approval subscriptions. */
@@ -16,6 +17,11 @@ export interface EventToRecord {
   orderingKey: string;
   /** The body's own fields (spec 6.1-6.3), after `eventId`, `eventType`, `eventTime` and `actor`. */
   fields: Record<string, unknown>;
+  /**
+   * The live log's scope of the event (GraphQL subscriptions, docs/graphql.md "Live updates"): an
+   * event with one is written there too, whether or not a webhook subscribes to it.
+   */
+  live?: LiveScope;
 }
 
 /** How a body names the caller that caused it, so an integrator can drop echoes of its own writes. */
@@ -40,7 +46,9 @@ export function actorObject(actor: Actor): Record<string, unknown> {
 export async function recordEvent(tx: ActingScope, event: EventToRecord): Promise<string | null> {
   const eventId = randomUUID();
   const body = { eventId, eventType: event.eventType, eventTime: String(Date.now()), actor: actorObject(tx.actor), ...event.fields };
-  const written = await insertEventWithDeliveries(tx, outboxRow({ ...event, teamId: tx.teamId, actor: tx.actor }, eventId, JSON.stringify(body)));
+  const text = JSON.stringify(body);
+  const written = await insertEventWithDeliveries(tx, outboxRow({ ...event, teamId: tx.teamId, actor: tx.actor }, eventId, text));
+  if (event.live) await recordLive(tx, [liveRowOfEvent(tx.teamId, event.eventType, event.live, text)]);
   return written ? eventId : null;
 }
 
@@ -67,6 +75,10 @@ export async function recordEvents(tx: UnitOfWork, events: ScopedEvent[]): Promi
   const recorded = await insertEventsWithDeliveries(
     tx,
     events.map((event, i) => outboxRow(event, ids[i]!, bodies[i]!)),
+  );
+  await recordLive(
+    tx,
+    events.flatMap((event, i) => (event.live ? [liveRowOfEvent(event.teamId, event.eventType, event.live, bodies[i]!)] : [])),
   );
   return ids.map((id) => (recorded.has(id) ? id : null));
 }

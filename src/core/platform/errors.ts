@@ -40,6 +40,10 @@ export type ErrorCode =
   | 'share_revoked'
   /** A request HTTP/1.1 itself refuses (no Host, an undecodable URL): 400 before any route, in every area (docs/api-conventions.md "Failures a client can act on"). */
   | 'bad_request'
+  /** A live update stream refused: the key's or the process's cap of open streams is reached (docs/graphql.md "Live updates"): 429. */
+  | 'stream_limit_reached'
+  /** A live update stream's resume position is older than the live log keeps: refetch, then subscribe without one: 410. */
+  | 'position_expired'
   /** A materialized answer (GraphQL, the CLI) would carry more stored data than its cap (docs/graphql.md "Limits"). */
   | 'response_too_large'
   | 'internal_server_error';

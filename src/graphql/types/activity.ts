@@ -28,7 +28,7 @@ const ActivityActionEnum = enumFromCore('ActivityAction', {
   describe: ACTION_MEANINGS,
 });
 
-const HistoryActionEnum = enumFromCore('ProductHistoryAction', {
+export const HistoryActionEnum = enumFromCore('ProductHistoryAction', {
   description: 'What a change did to a product.',
   values: HISTORY_ACTIONS,
   describe: ACTION_MEANINGS,

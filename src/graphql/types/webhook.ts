@@ -7,7 +7,7 @@ import { enumFromCore } from '../enums.ts';
 
 const MATERIAL_EVENT_MEANINGS = Object.fromEntries(MATERIAL_EVENT_TYPES.map((t) => [t.code, `Spec 6.2: ${t.desc}`]));
 
-const EventTypeEnum = enumFromCore('WebhookEventType', {
+export const EventTypeEnum = enumFromCore('WebhookEventType', {
   description: 'The eventType of a webhook body (docs/events.md).',
   values: EVENT_TYPES,
   describe: {

@@ -1,3 +1,4 @@
+import { liveRowOfProductChange, recordLive } from '../../live/live-log.ts';
 import { Type, type Static } from 'typebox';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
@@ -91,6 +92,7 @@ export async function recordProductChange(
   after: ProductRecord | null,
 ): Promise<void> {
   const key = keyOf(tx.actor);
+  const changes = productChanges(before, after);
   await insertHistoryEntry(tx, {
     productId,
     action,
@@ -98,10 +100,22 @@ export async function recordProductChange(
     keyId: key?.keyId ?? null,
     role: key?.role ?? null,
     requestId: tx.requestId ?? null,
-    changes: productChanges(before, after),
+    changes,
   });
   // every product change is also a line of the team-wide activity log
   await recordActivity(tx, 'product', productId, action);
+  // and a row of the live log, for GraphQL subscribers (docs/graphql.md "Live updates")
+  await recordLive(tx, [
+    liveRowOfProductChange({
+      teamId: tx.teamId,
+      productId,
+      action,
+      before,
+      after,
+      changedFields: changes.map((change) => change.field),
+      actor: actorLabel(tx.actor),
+    }),
+  ]);
 }
 
 /** A product's history, newest first, in ordinary pages (the caller has already been shown the product). */
