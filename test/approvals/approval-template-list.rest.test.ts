@@ -94,6 +94,20 @@ describe('approval templates are listed within the memory budget (docs/approvals
     await expect.poll(() => world.env.core.platform.answerBudget.used).toBe(0);
   });
 
+  it('REST listTemplates answers 503 memory_budget_exhausted (the open API answers a refusal by its reason) with Retry-After, while the memory budget stays taken', async () => {
+    const budget = world.env.core.platform.answerBudget;
+    const held = await budget.reserve(budget.totalBytes);
+    try {
+      const res = await world.approval({ service: 'listTemplates' });
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('2');
+      expect(res.body).toMatchObject({ code: 'memory_budget_exhausted', result: null, traceId: res.headers['x-request-id'] });
+    } finally {
+      held.release();
+    }
+    expect(budget.used).toBe(0);
+  });
+
   it("REST listTemplates answers another team's key with its own templates only", async () => {
     const res = await world.approval({ service: 'listTemplates' }, otherKey);
     expect(res.status).toBe(200);

@@ -69,7 +69,7 @@ export async function approvalRoutes(fastify: FastifyInstance, { core }: { core:
         operationId: 'approval',
         summary: 'The approval endpoint (five services)',
         description: `One endpoint for Area D (spec 4.8), the service named by \`service\`:
-- \`listTemplates\`: every approval template of the team, oldest first, written as it is read (docs/approvals.md "Listing templates"; 503 service_unavailable with Retry-After when the memory budget stays taken) (id, name, description, enabled, usageCount, autoImportEnabled, targetFolder, workflow {nodes: [{nodeId, name, signMode, approvers, copyTo, timeout {hours, transferTo}}]}).
+- \`listTemplates\`: every approval template of the team, oldest first, written as it is read (docs/approvals.md "Listing templates"; 503 \`memory_budget_exhausted\` with Retry-After when the memory budget stays taken) (id, name, description, enabled, usageCount, autoImportEnabled, targetFolder, workflow {nodes: [{nodeId, name, signMode, approvers, copyTo, timeout {hours, transferTo}}]}).
 - \`createApproval\` {templateId, createdBy, assets, sourceContext?, reason?}: downloads each asset through the outbound guard, records its sha256, starts the first node; result {taskId}.
 - \`taskStatusQuery\` {taskId}: taskId, status, statusLabel, progressPercent, currentNodeName, currentNodeSignMode, currentNodeProgress, currentNodeApprovers, operator, updatedAt (and round, currentNodeId, currentNodeRole).
 - \`subscriptionQuery\`: {subscribed, callbackUrl, state, disabledReason, createdAt} for the calling key.
