@@ -32,6 +32,12 @@ export interface Config {
   activityRetentionDays: number;
   /** Days the products sync feed's change log (product_changes) is kept; the feed refuses an older updatedAfter (docs/products.md "Sync feed"). */
   productChangesRetentionDays: number;
+  /** Largest file an upload over HTTP may have, in bytes (docs/library.md "Uploads"). */
+  uploadMaxFileBytes: number;
+  /** Bytes a team may hold (its stored objects plus its open uploads); null: no quota. */
+  uploadTeamQuotaBytes: number | null;
+  /** Seconds an upload waits for its next bytes before it expires and the maintenance job removes it. */
+  uploadExpirySeconds: number;
   /** Heap bytes that answers being read and written may hold at once (docs/operations.md "Memory"). */
   answerMemoryBudgetBytes: number;
   /** Bytes of JSON one GraphQL operation may answer; larger answers are refused with RESPONSE_TOO_LARGE (docs/graphql.md "Limits"). */
@@ -142,6 +148,9 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: onOff(env, 'GRAPHIQL', true),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
     productChangesRetentionDays: integer(env, 'PRODUCT_CHANGES_RETENTION_DAYS', 400, 1, 36_500),
+    uploadMaxFileBytes: integer(env, 'UPLOAD_MAX_FILE_BYTES', 5 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
+    uploadTeamQuotaBytes: env.UPLOAD_TEAM_QUOTA_BYTES ? integer(env, 'UPLOAD_TEAM_QUOTA_BYTES', 0, 0, Number.MAX_SAFE_INTEGER) : null,
+    uploadExpirySeconds: integer(env, 'UPLOAD_EXPIRY_SECONDS', 86_400, 1, 365 * 86_400),
     answerMemoryBudgetBytes: integer(env, 'ANSWER_MEMORY_BUDGET_MB', 64, 8, 65_536) * 1024 * 1024,
     graphqlMaxResponseBytes: integer(env, 'GRAPHQL_MAX_RESPONSE_MB', 16, 1, 1024) * 1024 * 1024,
     cliMaxAnswerBytes: integer(env, 'CLI_MAX_ANSWER_MB', 64, 1, 1024) * 1024 * 1024,

@@ -14,6 +14,8 @@ async function scheduleRepeatables(queues: Queues): Promise<void> {
   await queues.get('maintenance').upsertJobScheduler('purge-activity', { every: 60 * 60 * 1000 }, { name: 'purge-activity' });
   // the products sync feed's change log (docs/products.md "Retention")
   await queues.get('maintenance').upsertJobScheduler('purge-product-changes', { every: 60 * 60 * 1000 }, { name: 'purge-product-changes' });
+  // uploads past their expiry: their parts and rows (docs/library.md "Uploads")
+  await queues.get('maintenance').upsertJobScheduler('purge-uploads', { every: 15 * 60 * 1000 }, { name: 'purge-uploads' });
   // daily, just after midnight UTC: files whose validity period started or ended (docs/library.md "Validity")
   await queues.get('maintenance').upsertJobScheduler('validity-check', { pattern: '5 0 * * *', tz: 'UTC' }, { name: 'validity-check' });
 }

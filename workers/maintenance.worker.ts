@@ -6,13 +6,14 @@ import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts'
 import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
 import type { ValidityCheckResult } from '../src/core/assets/files/file-validity.ts';
 
-/** Housekeeping jobs: idempotency records past their 24-hour window, events past their 30-day replay window, activity records and the products sync feed's change log and role log past their retention; the daily validity check. */
+/** Housekeeping jobs: idempotency records past their 24-hour window, events past their 30-day replay window, activity records and the products sync feed's change log and role log past their retention; uploads past their expiry; the daily validity check. */
 export function maintenanceProcessor(core: Core) {
   return async (job: Job): Promise<{ purged: number; roleChangesPurged?: number } | ValidityCheckResult | 'skipped'> => {
     if (job.name === 'purge-idempotency') return { purged: await purgeExpiredIdempotencyRecords(core.operatorCtx()) };
     if (job.name === 'purge-events') return { purged: await purgeExpiredEvents(core.operatorCtx()) };
     if (job.name === 'purge-activity') return { purged: await purgeExpiredActivity(core.operatorCtx(), core.config.activityRetentionDays) };
     if (job.name === 'purge-product-changes') return purgeExpiredSyncFeedLogs(core.operatorCtx(), core.config.productChangesRetentionDays);
+    if (job.name === 'purge-uploads') return { purged: await core.assets.uploads.purgeExpired(core.operatorCtx()) };
     if (job.name === 'validity-check') return core.assets.fileValidity.checkAll(core.operatorCtx());
     return 'skipped';
   };

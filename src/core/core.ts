@@ -10,6 +10,7 @@ import { RecycleBinService } from './assets/recycle-bin/recycle-bin.service.ts';
 import { VersionLineService } from './assets/versions/version-lines.service.ts';
 import { LibraryImportService } from './assets/imports/import.ts';
 import { PendingInboundService } from './assets/pending-inbound/pending-inbound.ts';
+import { UploadService } from './assets/uploads/uploads.service.ts';
 import { LibraryService } from './assets/files/library.service.ts';
 import { LinkSigner } from './assets/delivery/links.ts';
 import { PreviewCache } from './assets/delivery/previews.ts';
@@ -96,6 +97,8 @@ export interface AssetServices {
   libraryImport: LibraryImportService;
   /** Imports held until confirmed or discarded (`asset import --pending`; docs/library.md "Pending inbound"). */
   pendingInbound: PendingInboundService;
+  /** Uploads over HTTP: tus, one-request and GraphQL uploads (docs/library.md "Uploads"). */
+  uploads: UploadService;
   /** Library file edits (GraphQL, `asset analysis set`; docs/search.md). */
   libraryEdit: LibraryEditService;
   /** Folder creation, renames and folder access (GraphQL; docs/search.md). */
@@ -207,6 +210,8 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const recycleBin = new RecycleBinService(storage);
   const downloads = new ProductDownloads({ storage, readVisible: readVisibleProduct });
   const productShares = new ProductShareService({ secret: config.linkSigningSecret, publicBaseUrl: config.publicBaseUrl, readVisible: readVisibleProduct });
+  const pendingInbound = new PendingInboundService({ imports: libraryImport, storage });
+  const versionLines = new VersionLineService({ recycleBin, imports: libraryImport });
   return {
     orm,
     config,
@@ -225,11 +230,18 @@ export function createCore(orm: MikroORM, config: Config): Core {
     assets: {
       library,
       libraryImport,
-      pendingInbound: new PendingInboundService({ imports: libraryImport, storage }),
+      pendingInbound,
+      uploads: new UploadService({
+        storage,
+        imports: libraryImport,
+        pending: pendingInbound,
+        versionLines,
+        limits: { maxFileBytes: config.uploadMaxFileBytes, teamQuotaBytes: config.uploadTeamQuotaBytes, expirySeconds: config.uploadExpirySeconds },
+      }),
       libraryEdit: new LibraryEditService({ readItem: async (tx, fileId) => (await assetSearch.findItems(tx, [fileId], { includeTags: false }))[0]! }),
       folderEdit: new FolderEditService(),
       recycleBin,
-      versionLines: new VersionLineService({ recycleBin, imports: libraryImport }),
+      versionLines,
       fileValidity: new FileValidityService(),
       customMetadata: {
         fields: new MetadataFieldService(),

@@ -8,6 +8,7 @@ import { RecycleEntry } from './assets/recycle-bin/recycle-entry.entity.ts';
 import { VersionLine } from './assets/versions/version-line.entity.ts';
 import { LibraryFile } from './assets/files/library-file.entity.ts';
 import { LibraryPendingInbound } from './assets/pending-inbound/pending-inbound.entity.ts';
+import { LibraryUpload } from './assets/uploads/upload.entity.ts';
 import { StoredObject } from './assets/storage/stored-object.entity.ts';
 import { LibraryFileName } from './assets/search/file-name.entity.ts';
 import { LibraryFolderMember } from './assets/folders/folder-member.entity.ts';
@@ -101,4 +102,5 @@ export const entities = [
   VersionLine,
   ProductChange,
   ApiKeyRoleChange,
+  LibraryUpload,
 ];

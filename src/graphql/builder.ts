@@ -11,7 +11,11 @@ export const builder = new SchemaBuilder<{
   Context: GqlContext;
   DefaultInputFieldRequiredness: false;
   DefaultFieldNullability: false;
-  Scalars: { JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> }; JSON: { Input: unknown; Output: unknown } };
+  Scalars: {
+    JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+    JSON: { Input: unknown; Output: unknown };
+    File: { Input: File; Output: never };
+  };
 }>({
   plugins: [DataloaderPlugin, ComplexityPlugin],
   // fields are non-null unless they say otherwise, as in the REST representation

@@ -14,6 +14,7 @@ import './types/custom-metadata.ts';
 import './types/recycle-bin.ts';
 import './types/version-lines.ts';
 import './types/pending-inbound.ts';
+import './types/uploads.ts';
 import './types/product.ts';
 import './types/product-sync.ts';
 import './types/template.ts';

@@ -36,6 +36,7 @@ import { productResource } from './routes/products.ts';
 import { productTemplateUpgradeResource } from './routes/product-template-upgrades.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateResource } from './routes/templates.ts';
+import { uploadRoutes } from './routes/uploads.ts';
 import { sharedSchemas } from './schemas.ts';
 import { answerClientError, answerUnmetExpectation, areaOf } from './client-errors.ts';
 import { nullableAwareSerializerFactory } from './serializer.ts';
@@ -173,7 +174,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return done(new DomainError('bad_request', 'The request is not valid HTTP/1.1', [{ field: 'Host', message: 'is required in HTTP/1.1' }]));
     }
     const length = Number(request.headers['content-length'] ?? 0);
-    done(length > BODY_LIMIT ? new DomainError('payload_too_large', 'The request body is larger than 1 MiB') : undefined);
+    // routes that stream large bodies (uploads) name their own limit
+    const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT;
+    if (length <= limit) return done();
+    done(
+      new DomainError('payload_too_large', limit === BODY_LIMIT ? 'The request body is larger than 1 MiB' : `The request body is larger than ${limit} bytes`),
+    );
   });
 
   admitHeavyBodies(app, deps.core.platform.answerBudget, BODY_LIMIT);
@@ -245,6 +251,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     prefix: '/approval',
     core: deps.core,
   });
+  // uploads (tus and one-request) read their own bodies and answer browsers' preflights without a key
+  await app.register(uploadRoutes, { prefix: '/v1', core: deps.core });
   await app.register(graphqlRoute, { core: deps.core });
 
   return app;

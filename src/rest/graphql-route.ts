@@ -73,6 +73,8 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
   await app.register(async (gql) => {
     gql.removeAllContentTypeParsers();
     gql.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    // the GraphQL multipart request spec (uploadFile): the bytes reach yoga as they came, within the body limit
+    gql.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     gql.setErrorHandler((error, request, reply) => sendGraphqlError(error, request, reply));
     gql.route({
       url: '/graphql',
@@ -97,7 +99,7 @@ function useUnsupportedMediaType(): Plugin {
     onRequestParse({ requestParser, setRequestParser }) {
       if (requestParser) return;
       setRequestParser(() => {
-        throw new GraphQLError('POST /graphql takes Content-Type application/json (or application/graphql+json).', {
+        throw new GraphQLError('POST /graphql takes Content-Type application/json (or application/graphql+json), or multipart/form-data for uploadFile.', {
           extensions: { code: 'validation_failed', http: { status: 415 } },
         });
       });

@@ -21,6 +21,7 @@ export function openApiInfo(config: Pick<Config, 'publicBaseUrl'>): SwaggerOptio
         { name: 'Products', description: 'Products with template values and media, ordinary lists and incremental sync (spec 4.5).' },
         { name: 'Activity records', description: 'The team-wide log of catalogue writes, for manage keys, with retention and purge.' },
         { name: 'Assets', description: 'Asset lookup: the file-path IDs that product media reference (spec 2.1).' },
+        { name: 'Uploads', description: 'Files into the library over HTTP: tus 1.0 resumable uploads and one-request uploads (docs/library.md "Uploads").' },
         { name: 'Asset search', description: 'Searching the team library and shared links (spec 4.6, Area B); the open envelope.' },
         {
           name: 'Event subscriptions',

@@ -29,7 +29,10 @@ export function answerRefusedBodiesBeforeClosing(app: FastifyInstance): void {
 function drainBounded(req: IncomingMessage): void {
   if (req.complete) return;
   let seen = 0;
-  const giveUp = () => req.socket?.destroy();
+  // light-my-request's sockets (inject) have no destroy: nothing to cut there
+  const giveUp = () => {
+    if (typeof req.socket?.destroy === 'function') req.socket.destroy();
+  };
   const timer = setTimeout(giveUp, DRAIN_MS);
   timer.unref();
   const stop = () => clearTimeout(timer);

@@ -27,6 +27,25 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
     for (const days of [1, 30, 36_500]) expect(loadConfig({ PRODUCT_CHANGES_RETENTION_DAYS: String(days) }).productChangesRetentionDays).toBe(days);
   });
 
+  it('reads the upload settings: a 5 GiB file limit, no team quota and a 24-hour expiry by default; bad values refused naming the variable', () => {
+    expect(loadConfig({})).toMatchObject({ uploadMaxFileBytes: 5 * 1024 ** 3, uploadTeamQuotaBytes: null, uploadExpirySeconds: 86_400 });
+    expect(loadConfig({ UPLOAD_MAX_FILE_BYTES: '1000', UPLOAD_TEAM_QUOTA_BYTES: '0', UPLOAD_EXPIRY_SECONDS: '60' })).toMatchObject({
+      uploadMaxFileBytes: 1000,
+      uploadTeamQuotaBytes: 0,
+      uploadExpirySeconds: 60,
+    });
+    for (const [name, value] of [
+      ['UPLOAD_MAX_FILE_BYTES', '0'],
+      ['UPLOAD_MAX_FILE_BYTES', '1e9'],
+      ['UPLOAD_TEAM_QUOTA_BYTES', '-1'],
+      ['UPLOAD_EXPIRY_SECONDS', '0'],
+      ['UPLOAD_EXPIRY_SECONDS', 'day'],
+    ]) {
+      expect(() => loadConfig({ [name!]: value! })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name!]: value! })).toThrow(name!);
+    }
+  });
+
   it('derives PUBLIC_BASE_URL from HOST and PORT', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicBaseUrl).toBe('http://0.0.0.0:9000');
   });

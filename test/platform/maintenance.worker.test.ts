@@ -19,12 +19,12 @@ beforeAll(async () => {
   events = new QueueEvents('maintenance', { connection: redisConnection(env.config), prefix: env.config.queuePrefix });
   await events.waitUntilReady();
   // The hourly purges run once as soon as they are scheduled; on a busy machine that first run can
-  // come late enough to purge a test's rows before its own job does. Let the four finish first.
+  // come late enough to purge a test's rows before its own job does. Let the five finish first.
   const queue = env.queues.get('maintenance');
   await vi.waitUntil(
     async () => {
       const counts = await queue.getJobCounts('completed', 'failed');
-      return (counts.completed ?? 0) + (counts.failed ?? 0) >= 4;
+      return (counts.completed ?? 0) + (counts.failed ?? 0) >= 5;
     },
     { timeout: 60_000, interval: 50 },
   );
@@ -36,9 +36,16 @@ afterAll(async () => {
 });
 
 describe('maintenance worker (BullMQ on Redis)', () => {
-  it('schedules the hourly idempotency, event, activity and product change log purges and the daily validity check once each, keyed by id', async () => {
+  it('schedules the hourly idempotency, event, activity and product change log purges, the upload purge and the daily validity check once each, keyed by id', async () => {
     const schedulers = await env.queues.get('maintenance').getJobSchedulers();
-    expect(schedulers.map((s) => s.key).sort()).toEqual(['purge-activity', 'purge-events', 'purge-idempotency', 'purge-product-changes', 'validity-check']);
+    expect(schedulers.map((s) => s.key).sort()).toEqual([
+      'purge-activity',
+      'purge-events',
+      'purge-idempotency',
+      'purge-product-changes',
+      'purge-uploads',
+      'validity-check',
+    ]);
   });
 
   it('deletes finished deliveries, their attempts and events past the 30-day replay window, keeping pending ones', async () => {

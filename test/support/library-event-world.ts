@@ -33,10 +33,12 @@ export async function createLibraryEventWorld(options: {
   materialEvents: string[];
   /** The file that creates the folder; a small image of its own when omitted. */
   seedFile?: (files: TempDir) => Promise<string>;
+  /** Settings beyond STORAGE_DIR (src/config.ts). */
+  settings?: Record<string, string>;
 }): Promise<LibraryEventWorld> {
   const files = await tempDir(`${options.name}-files`);
   const storage = await tempDir(`${options.name}-storage`);
-  const world = await createEventWorld({ STORAGE_DIR: storage.path });
+  const world = await createEventWorld({ ...options.settings, STORAGE_DIR: storage.path });
   await world.startWorkers();
   const seed = options.seedFile ? await options.seedFile(files) : join(files.path, 'seed.png');
   if (!options.seedFile) await writeImage(seed, { width: 8, height: 8, colour: '#808080', format: 'png' });
