@@ -52,6 +52,8 @@ export interface Config {
   answerMemoryBudgetBytes: number;
   /** Bytes of JSON one GraphQL operation may answer; larger answers are refused with RESPONSE_TOO_LARGE (docs/graphql.md "Limits"). */
   graphqlMaxResponseBytes: number;
+  /** Stored bytes one CLI command's answer may carry; past it the command fails with response_too_large (docs/cli.md "Large answers"). */
+  cliMaxAnswerBytes: number;
 }
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
@@ -170,5 +172,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     answerMemoryBudgetBytes: integer(env, 'ANSWER_MEMORY_BUDGET_MB', 64, 8, 65_536) * 1024 * 1024,
     graphqlMaxResponseBytes: integer(env, 'GRAPHQL_MAX_RESPONSE_MB', 16, 1, 1024) * 1024 * 1024,
+    cliMaxAnswerBytes: integer(env, 'CLI_MAX_ANSWER_MB', 64, 1, 1024) * 1024 * 1024,
   };
 }

@@ -199,7 +199,11 @@ export const COMMANDS = {
       fields: { value: 'JSON', required: true, help: 'a JSON array of {name, type, options?}' },
     },
   },
-  'asset field-template list': { module: 'asset-metadata', help: 'Lists the team\'s custom field templates. Prints {"templates"}.', flags: { team: TEAM } },
+  'asset field-template list': {
+    module: 'asset-metadata',
+    help: 'Lists the team\'s custom field templates by name, a page of them (100 by default: all of them). Prints {"templates"}.',
+    flags: { team: TEAM, ...PAGING },
+  },
   'asset metadata set': {
     module: 'asset-metadata',
     help: "Sets a file's metadata values, as the member. Prints the file's metadata.",

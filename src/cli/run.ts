@@ -52,14 +52,20 @@ async function openDatabase(config: Config): Promise<MikroORM> {
 }
 
 async function cliFor(orm: MikroORM, config: Config): Promise<Cli> {
-  const { withLazyUnitOfWork } = await import('../core/platform/sql.ts');
+  const [{ withLazyUnitOfWork }, { AnswerAllowance, AnswerBudget, HEAP_BYTES_PER_STORED_BYTE }] = await Promise.all([
+    import('../core/platform/sql.ts'),
+    import('../core/platform/answer-budget.ts'),
+  ]);
+  // the command prints one JSON document built whole in this process: its heavy reads (lists whose
+  // items can be large) admit their stored size against CLI_MAX_ANSWER_MB first (docs/cli.md "Large answers")
+  const answer = new AnswerAllowance(new AnswerBudget(config.cliMaxAnswerBytes * HEAP_BYTES_PER_STORED_BYTE), config.cliMaxAnswerBytes);
   let core: ReturnType<Cli['core']> | undefined;
   return {
     config,
     orm,
     // the unit of work is forked on first use, as createCore's operatorCtx and ctxFor do
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),
-    ctxFor: (actor) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId: 'cli' }),
+    ctxFor: (actor) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId: 'cli', answer }),
     core: () =>
       (core ??= (async () => {
         const [{ createCore }, { loadSigningSecret }] = await Promise.all([import('../core/core.ts'), import('../core/platform/settings.ts')]);

@@ -27,13 +27,30 @@ export async function sendSizedPage<T, P>(
   const { page, requestId } = options;
   const serializeItem = reply.compileSerializationSchema(options.itemSchema as unknown as Record<string, unknown>) as Serialize;
   const serializePagination = reply.compileSerializationSchema(options.paginationSchema as unknown as Record<string, unknown>) as Serialize;
-  const batches = page.batches(options.budget);
+  return sendStreamedArray(reply, {
+    page,
+    budget: options.budget,
+    serializeItem,
+    head: '{"success":true,"data":[',
+    tail: `],"code":null,"message":null,"requestId":${JSON.stringify(requestId)},"pagination":${serializePagination(page.pagination)}}`,
+  });
+}
+
+/**
+ * The same for any envelope with one array in it (the open API's `result`, for instance): `head`
+ * is written before the first item, `tail` after the last; the caller makes sure they are the bytes
+ * its built envelope would have around the array.
+ */
+export async function sendStreamedArray<T, P>(
+  reply: FastifyReply,
+  options: { page: SizedPage<T, P>; budget: AnswerBudget; serializeItem: Serialize; head: string; tail: string },
+): Promise<FastifyReply> {
+  const batches = options.page.batches(options.budget);
   const first = await batches.next();
-  const tail = `],"code":null,"message":null,"requestId":${JSON.stringify(requestId)},"pagination":${serializePagination(page.pagination)}}`;
   // a client gone before the first chunk is pulled never starts the generator, so its finally would
   // not run: the first batch's lease is also given back when the response closes (release is idempotent)
   if (!first.done) reply.raw.once('close', first.value.lease.release);
-  const body = Readable.from(envelopeChunks(first, batches, serializeItem, tail), { objectMode: false });
+  const body = Readable.from(envelopeChunks(first, batches, options.serializeItem, options.head, options.tail), { objectMode: false });
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
@@ -44,12 +61,13 @@ async function* envelopeChunks<T>(
   first: IteratorResult<LeasedBatch<T>>,
   batches: AsyncGenerator<LeasedBatch<T>>,
   serializeItem: Serialize,
+  head: string,
   tail: string,
 ): AsyncGenerator<string> {
   let held: LeasedBatch<T> | null = first.done ? null : first.value;
   let written = 0;
   try {
-    let chunk = '{"success":true,"data":[';
+    let chunk = head;
     while (held) {
       // chunks of about CHUNK_CHARS: the socket's backpressure lets other requests run between
       // large items, and small items still leave in few writes

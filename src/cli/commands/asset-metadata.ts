@@ -2,6 +2,7 @@ import { CustomFieldTemplateService } from '../../core/assets/custom-metadata/cu
 import { FileCustomFieldService } from '../../core/assets/custom-metadata/file-custom-fields.ts';
 import { FileMetadataService } from '../../core/assets/custom-metadata/file-metadata.ts';
 import { MetadataFieldService } from '../../core/assets/custom-metadata/metadata-fields.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { asMember, asTeam, idFlag, numberFlag } from '../command.ts';
 import type { Handlers } from '../registry.ts';
@@ -44,7 +45,15 @@ export const handlers: Handlers<'asset-metadata'> = {
       name: flags.name,
       fields: jsonFlag(flags.fields, 'fields', 'a JSON array of {name, type, options?}'),
     }),
-  'asset field-template list': async (cli, flags) => ({ templates: await new CustomFieldTemplateService().list(await asTeam(cli, flags)) }),
+  'asset field-template list': async (cli, flags) => {
+    const ctx = await asTeam(cli, flags);
+    // a page of templates may carry about 1 MB of options each: admitted against the command's answer (docs/cli.md "Large answers")
+    const page = await new CustomFieldTemplateService().list(ctx, {
+      page: numberFlag(flags.page) as number | undefined,
+      pageSize: numberFlag(flags['page-size']) as number | undefined,
+    });
+    return { templates: (await collectPage(ctx, page)).items };
+  },
   'asset metadata set': async (cli, flags) =>
     new FileMetadataService().set(await asMember(cli, flags), idFlag(flags.file), { values: valuesFlag(flags.values, 'fieldId') }),
   'asset custom-fields set': async (cli, flags) =>

@@ -6,9 +6,33 @@ import { compileInput } from '../platform/validate.ts';
 import { ApprovalTemplateInput, type Workflow } from './approval.schemas.ts';
 import { checkedWorkflow, requireMembers } from './workflow.ts';
 import { isUuid } from '../platform/ids.ts';
-import { findTemplate, insertTemplate, listTemplates, setTemplateEnabled, updateTemplate, type TemplateDefinition } from './templates.queries.ts';
+import { sizedPage, type SizedPage } from '../platform/answer-budget.ts';
+import { MAX_PAGE_SIZE, normalizePage } from '../platform/pagination.ts';
+import {
+  findTemplate,
+  insertTemplate,
+  setTemplateEnabled,
+  sizedTemplatesPage,
+  templatesByIds,
+  updateTemplate,
+  type TemplateDefinition,
+} from './templates.queries.ts';
 
 const checkTemplate = compileInput(ApprovalTemplateInput);
+
+/** Templates in a page of approvalTemplates when pageSize is not given (the most a page may hold). */
+export const APPROVAL_TEMPLATES_PAGE_SIZE = MAX_PAGE_SIZE;
+
+/** Templates of the team, oldest first, from `offset` (at most `limit`; null: all), read batch by batch. */
+async function sizedTemplates(scope: TeamScope, limit: number | null, offset: number): Promise<SizedPage<ApprovalTemplateView, null>> {
+  const rows = await sizedTemplatesPage(scope, limit, offset);
+  return sizedPage(
+    null,
+    rows,
+    (ids) => templatesByIds(scope, ids),
+    (template) => template.id,
+  );
+}
 
 /** An approval template as listTemplates (spec 2.7) and GraphQL show it. */
 export interface ApprovalTemplateView {
@@ -80,9 +104,21 @@ export class ApprovalTemplateService {
     });
   }
 
-  /** listTemplates (spec 4.8): the team's templates, oldest first. */
-  async list(scope: TeamScope): Promise<ApprovalTemplateView[]> {
-    return listTemplates(scope);
+  /**
+   * listTemplates (spec 4.8): every template of the team, oldest first, sized and read in batches
+   * (the spec's answer is one array without paging, so REST streams it: docs/approvals.md "Listing templates").
+   */
+  async listAll(scope: TeamScope): Promise<SizedPage<ApprovalTemplateView, null>> {
+    return sizedTemplates(scope, null, 0);
+  }
+
+  /**
+   * A page of the team's templates, oldest first (GraphQL approvalTemplates): `pageSize` at most 100,
+   * and 100 by default, so a team with up to 100 templates gets them all in one page as before.
+   */
+  async page(scope: TeamScope, query: { page?: number | null; pageSize?: number | null }): Promise<SizedPage<ApprovalTemplateView, null>> {
+    const page = normalizePage({ page: query.page, pageSize: query.pageSize ?? APPROVAL_TEMPLATES_PAGE_SIZE });
+    return sizedTemplates(scope, page.pageSize, (page.page - 1) * page.pageSize);
   }
 
   /** A template of the team; 404 template_not_found (another team's included). */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SizedRow } from '../platform/answer-budget.ts';
 import type { TeamScope } from '../platform/ctx.ts';
 import { bool, int, nullableBigintText, text } from '../platform/row-checks.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
@@ -89,10 +90,26 @@ export async function setTemplateEnabled(tx: TeamScope, templateId: string, enab
   return row && templateOf(row);
 }
 
-/** The team's templates, oldest first. */
-export async function listTemplates(scope: TeamScope): Promise<ApprovalTemplateView[]> {
-  const rows = await queryRows<Record<string, unknown>>(scope, `select ${COLUMNS} from approval_templates where team_id = ? order by created_at, id`, [
+/**
+ * The team's templates, oldest first, from `offset` (at most `limit` of them; null: all): their ids
+ * and the stored size of what they carry (read by templatesByIds, batch by batch).
+ */
+export async function sizedTemplatesPage(scope: TeamScope, limit: number | null, offset: number): Promise<SizedRow<string>[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `select id::text, octet_length(workflow::text) + octet_length(name) + octet_length(description) + octet_length(target_folder) as bytes
+       from approval_templates where team_id = ? order by created_at, id limit ?::int offset ?`,
+    [scope.teamId, limit, offset],
+  );
+  return rows.map((row) => ({ id: text(row.id, 'id'), storedBytes: int(row.bytes, 'bytes') }));
+}
+
+/** Templates of the team among `ids`, in no particular order. */
+export async function templatesByIds(scope: TeamScope, ids: readonly string[]): Promise<ApprovalTemplateView[]> {
+  if (ids.length === 0) return [];
+  const rows = await queryRows<Record<string, unknown>>(scope, `select ${COLUMNS} from approval_templates where team_id = ? and id = any(?::uuid[])`, [
     scope.teamId,
+    `{${ids.join(',')}}`,
   ]);
   return rows.map(templateOf);
 }

@@ -5,7 +5,9 @@ import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { ApproverStatusEnum, DecisionEnum, NodeRoleEnum, SignModeEnum, StatusEnum } from './approval-enums.ts';
 import { TemplateInput, templateInputOf, WorkflowRef } from './approval-workflow.ts';
-import { RFC3339_MICROS, timestampFields } from '../shapes.ts';
+import { pageQuery, RFC3339_MICROS, timestampFields } from '../shapes.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
+import { APPROVAL_TEMPLATES_PAGE_SIZE } from '../../core/approvals/approval-template.service.ts';
 
 const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').implement({
   description: 'An approval template (spec 2.7; `POST /approval` listTemplates returns the same). docs/approvals.md describes the workflow.',
@@ -108,9 +110,13 @@ const ResubmitAssetInput = builder.inputType('ApprovalResubmitAssetInput', {
 builder.queryFields((t) => ({
   approvalTemplates: t.field({
     type: [TemplateRef],
-    description: `The team's approval templates (REST: POST /approval listTemplates). ${countedAs(LIST_BOUNDS.teamList, 'an estimate: a team has no fixed maximum')}`,
+    description: `The team's approval templates, oldest first, one page of them (REST: POST /approval listTemplates answers them all). A page holds ${APPROVAL_TEMPLATES_PAGE_SIZE} by default, so a team with no more templates gets them all; a page shorter than pageSize is the last. Errors: validation_failed (page, pageSize), response_too_large (docs/graphql.md "Limits"). ${countedAs(LIST_BOUNDS.teamList, 'at most one page of 100')}`,
+    args: {
+      page: t.arg.int({ description: 'Page from 1 (default 1).' }),
+      pageSize: t.arg.int({ description: `Templates per page (default ${APPROVAL_TEMPLATES_PAGE_SIZE}, at most 100).` }),
+    },
     complexity: listCost(LIST_BOUNDS.teamList),
-    resolve: (_root, _args, gql) => gql.core.approvals.templates.list(gql.ctx),
+    resolve: async (_root, args, gql) => (await collectPage(gql.ctx, await gql.core.approvals.templates.page(gql.ctx, pageQuery(args)))).items,
   }),
   approvalTask: t.field({
     type: TaskRef,

@@ -13,7 +13,8 @@ import { builder } from '../builder.ts';
 import { enumFromCore } from '../enums.ts';
 import type { GqlContext } from '../context.ts';
 import { withoutNulls } from '../args.ts';
-import { RFC3339_MICROS } from '../shapes.ts';
+import { pageQuery, RFC3339_MICROS } from '../shapes.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
 import { AssetItemRef } from './asset-item.ts';
 import { JsonRef } from './json.ts';
 
@@ -200,15 +201,19 @@ const CustomValueInputRef = builder.inputType('LibraryCustomFieldValueInput', {
 builder.queryFields((t) => ({
   libraryMetadataFields: t.field({
     type: [MetadataFieldRef],
-    description: `The team's custom metadata fields, by name; any role of the team may read them. ${countedAs(LIST_BOUNDS.metadataFields, 'a team has at most 200')}`,
+    description: `The team's custom metadata fields, by name; any role of the team may read them. Their options count against the operation's byte limit (at most about 8 MB for 200 fields; response_too_large, docs/graphql.md "Limits"). ${countedAs(LIST_BOUNDS.metadataFields, 'a team has at most 200')}`,
     complexity: listCost(LIST_BOUNDS.metadataFields),
     resolve: (_root, _args, gql) => gql.core.assets.customMetadata.fields.list(gql.ctx),
   }),
   customFieldTemplates: t.field({
     type: [TemplateRef],
-    description: `The team's custom field templates, by name, each with its fields; any role of the team may read them. ${countedAs(LIST_BOUNDS.customFieldTemplates, 'a team has at most 100')}`,
+    description: `The team's custom field templates, by name, each with its fields; any role of the team may read them. A page holds 100 by default, the most a team may have, so without arguments the answer is all of them; a template may carry about 1 MB of options, so a page counts against the operation's byte limit (response_too_large: ask for a smaller pageSize; docs/graphql.md "Limits"). Errors: validation_failed (page, pageSize), response_too_large. ${countedAs(LIST_BOUNDS.customFieldTemplates, 'a team has at most 100')}`,
+    args: {
+      page: t.arg.int({ description: 'Page from 1 (default 1).' }),
+      pageSize: t.arg.int({ description: 'Templates per page (default 100, at most 100).' }),
+    },
     complexity: listCost(LIST_BOUNDS.customFieldTemplates),
-    resolve: (_root, _args, gql) => gql.core.assets.customMetadata.templates.list(gql.ctx),
+    resolve: async (_root, args, gql) => (await collectPage(gql.ctx, await gql.core.assets.customMetadata.templates.list(gql.ctx, pageQuery(args)))).items,
   }),
 }));
 

@@ -1,6 +1,7 @@
 import type { Versioned } from '../../core/platform/etag.ts';
 import type { FieldIssue } from '../../core/platform/errors.ts';
 import type { Pagination } from '../../core/platform/pagination.ts';
+import { collectPage, type SizedPage } from '../../core/platform/answer-budget.ts';
 import type {
   FieldDiff,
   ProductUpgradeItem,
@@ -179,24 +180,28 @@ const ProductFindingsRef = builder.objectRef<ProductUpgradeItem>('ProductTemplat
   fields: (t) => findingsFields(t),
 });
 
-const BulkRef = builder.objectRef<{ data: TemplateUpgradesPreview; pagination: Pagination }>('TemplateUpgradesPreview').implement({
+/** A bulk preview as the core answers it: the versions' part, and its page of products, read when `products` is asked for. */
+type BulkPreview = { head: Omit<TemplateUpgradesPreview, 'products'>; page: SizedPage<ProductUpgradeItem, Pagination> };
+
+const BulkRef = builder.objectRef<BulkPreview>('TemplateUpgradesPreview').implement({
   description:
     'What moving every product pinned to one version would do, one page of products at a time (REST: GET /v1/products/template-upgrades); nothing is changed.',
   fields: (t) => ({
-    templateId: t.string({ description: 'The template.', resolve: (r) => r.data.templateId }),
-    from: t.field({ type: VersionPinRef, description: 'The version the products are pinned to.', resolve: (r) => r.data.from }),
-    to: t.field({ type: VersionPinRef, description: 'The version previewed.', resolve: (r) => r.data.to }),
-    fields: t.field({ type: FieldDiffRef, description: 'Fields added, removed and retyped.', resolve: (r) => r.data.fields }),
+    templateId: t.string({ description: 'The template.', resolve: (r) => r.head.templateId }),
+    from: t.field({ type: VersionPinRef, description: 'The version the products are pinned to.', resolve: (r) => r.head.from }),
+    to: t.field({ type: VersionPinRef, description: 'The version previewed.', resolve: (r) => r.head.to }),
+    fields: t.field({ type: FieldDiffRef, description: 'Fields added, removed and retyped.', resolve: (r) => r.head.fields }),
     products: t.field({
       type: [ProductFindingsRef],
       description: `This page of the live products pinned to \`from\` (drafts included), by id ascending. ${countedAs(MAX_PAGE_SIZE, 'the largest page; the field differences above count once')}`,
       complexity: listCost(MAX_PAGE_SIZE),
-      resolve: (r) => r.data.products,
+      // a product's findings can repeat most of its values (about 1 MB): the page counts against the operation's byte limit
+      resolve: async (r, _args, gql) => (await collectPage(gql.ctx, r.page)).items,
     }),
     pagination: t.field({
       type: PaginationRef,
       description: 'Ordinary paging (pageSize default 20, at most 100); totalCount counts the live products pinned to `from`.',
-      resolve: (r) => r.pagination,
+      resolve: (r) => r.page.pagination,
     }),
   }),
 });

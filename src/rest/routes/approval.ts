@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { header } from '../auth.ts';
+import { sendStreamedArray } from '../streamed-page.ts';
 import { openCommonErrors, openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
 import type { RestResource } from '../resource.ts';
 import { bearerSecurity } from '../schemas.ts';
@@ -68,7 +69,7 @@ export async function approvalRoutes(fastify: FastifyInstance, { core }: { core:
         operationId: 'approval',
         summary: 'The approval endpoint (five services)',
         description: `One endpoint for Area D (spec 4.8), the service named by \`service\`:
-- \`listTemplates\`: the team's approval templates (id, name, description, enabled, usageCount, autoImportEnabled, targetFolder, workflow {nodes: [{nodeId, name, signMode, approvers, copyTo, timeout {hours, transferTo}}]}).
+- \`listTemplates\`: every approval template of the team, oldest first, written as it is read (docs/approvals.md "Listing templates"; 503 \`memory_budget_exhausted\` with Retry-After when the memory budget stays taken) (id, name, description, enabled, usageCount, autoImportEnabled, targetFolder, workflow {nodes: [{nodeId, name, signMode, approvers, copyTo, timeout {hours, transferTo}}]}).
 - \`createApproval\` {templateId, createdBy, assets, sourceContext?, reason?}: downloads each asset through the outbound guard, records its sha256, starts the first node; result {taskId}.
 - \`taskStatusQuery\` {taskId}: taskId, status, statusLabel, progressPercent, currentNodeName, currentNodeSignMode, currentNodeProgress, currentNodeApprovers, operator, updatedAt (and round, currentNodeId, currentNodeRole).
 - \`subscriptionQuery\`: {subscribed, callbackUrl, state, disabledReason, createdAt} for the calling key.
@@ -93,7 +94,14 @@ Idempotency-Key (createApproval, subscriptionChange): scope team + API key + ser
       const ctx = request.ctx;
       switch (body.service) {
         case 'listTemplates':
-          return openOk(request.id, await core.approvals.templates.list(ctx));
+          // every template, without paging (the spec's shape): written in batches as they are read
+          return sendStreamedArray(reply, {
+            page: await core.approvals.templates.listAll(ctx),
+            budget: core.platform.answerBudget,
+            serializeItem: JSON.stringify,
+            head: '{"code":"0","message":"success","result":[',
+            tail: `],"traceId":${JSON.stringify(request.id)}}`,
+          });
         case 'createApproval':
           return openReplayable(reply, request.id, await core.approvals.tasks.create(ctx, fieldsOf(body), header(request, 'idempotency-key')));
         case 'taskStatusQuery':

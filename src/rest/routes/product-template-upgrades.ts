@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import {
+  ProductUpgradeItem,
   TemplateUpgradeQuery,
   TemplateUpgradeReport,
   TemplateUpgradeRequest,
@@ -10,6 +11,7 @@ import {
 } from '../../core/catalogue/products/template-upgrade.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { header } from '../auth.ts';
+import { sendStreamedArray } from '../streamed-page.ts';
 import { ok, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { replyWithEtag } from '../replies.ts';
@@ -26,6 +28,9 @@ const RequiredIfMatch = Type.Object({
     }),
   ),
 });
+
+/** Where a serialized preview's list of products stands (JSON strings escape `"`, so only the property itself can match). */
+const EMPTY_PRODUCTS = '"products":[]';
 
 const PagedPreview = Type.Object({
   success: Type.Literal(true),
@@ -107,9 +112,21 @@ export async function productTemplateUpgradeRoutes(fastify: FastifyInstance, { c
         response: { 200: PagedPreview, ...commonErrors },
       },
     },
-    async (request) => {
-      const result = await core.catalogue.products.previewTemplateUpgrades(request.ctx, request.query);
-      return ok(request.id, result.data, result.pagination);
+    async (request, reply) => {
+      const { head, page } = await core.catalogue.products.previewTemplateUpgrades(request.ctx, request.query);
+      // the envelope as the route's schema writes it, with the products written batch by batch
+      // where its empty list stands ("products" is the last property of data)
+      const envelope = (reply.compileSerializationSchema(PagedPreview as unknown as Record<string, unknown>) as (value: unknown) => string)(
+        ok(request.id, { ...head, products: [] }, page.pagination),
+      );
+      const at = envelope.indexOf(EMPTY_PRODUCTS);
+      return sendStreamedArray(reply, {
+        page,
+        budget: core.platform.answerBudget,
+        serializeItem: reply.compileSerializationSchema(ProductUpgradeItem as unknown as Record<string, unknown>) as (value: unknown) => string,
+        head: envelope.slice(0, at + EMPTY_PRODUCTS.length - 1),
+        tail: envelope.slice(at + EMPTY_PRODUCTS.length - 1),
+      });
     },
   );
 }

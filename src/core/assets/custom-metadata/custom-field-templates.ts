@@ -5,7 +5,9 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { CustomFieldTemplateInput, type CustomFieldTemplateView } from './custom-metadata.schemas.ts';
 import { checkDefinition, CUSTOM_METADATA_LIMITS, definitionName } from './field-types.ts';
-import { countTemplates, fieldsOfTemplates, insertTemplate, insertTemplateFields, templateIdsByName, templatesAmong } from './custom-metadata.queries.ts';
+import { countTemplates, fieldsOfTemplates, insertTemplate, insertTemplateFields, sizedTemplatesByName, templatesAmong } from './custom-metadata.queries.ts';
+import { sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
+import { normalizePage } from '../../platform/pagination.ts';
 import { lockTeam } from '../../access/teams.queries.ts';
 
 const checkInput = compileInput(CustomFieldTemplateInput);
@@ -38,9 +40,20 @@ export class CustomFieldTemplateService {
     });
   }
 
-  /** The team's templates by name, each with its fields in order. */
-  async list(ctx: TeamScope): Promise<CustomFieldTemplateView[]> {
-    return this.byIds(ctx, await templateIdsByName(ctx));
+  /**
+   * A page of the team's templates by name, each with its fields in order, sized and read in batches
+   * (docs/library.md "Custom metadata and custom fields": a template may hold about 1 MB of options).
+   * `pageSize` defaults to 100, the most templates a team may have, so the first page is all of them.
+   */
+  async list(ctx: TeamScope, query: { page?: number | null; pageSize?: number | null } = {}): Promise<SizedPage<CustomFieldTemplateView, null>> {
+    const page = normalizePage({ page: query.page, pageSize: query.pageSize ?? CUSTOM_METADATA_LIMITS.templates });
+    const rows = await sizedTemplatesByName(ctx, page.pageSize, (page.page - 1) * page.pageSize);
+    return sizedPage(
+      null,
+      rows,
+      (ids) => this.byIds(ctx, ids),
+      (template) => template.id,
+    );
   }
 
   /** A template of the team; 404 not_found for an unknown id or another team's. */

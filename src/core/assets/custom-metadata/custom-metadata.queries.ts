@@ -1,3 +1,4 @@
+import type { SizedRow } from '../../platform/answer-budget.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { int, nullableInt, oneOf, text } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
@@ -183,12 +184,29 @@ export async function insertTemplateFields(tx: TeamScope, templateId: number, fi
   );
 }
 
-/** The ids of the team's templates, by name. */
-export async function templateIdsByName(scope: TeamScope): Promise<number[]> {
-  const rows = await queryRows<Record<string, unknown>>(scope, 'select id from library_custom_field_templates where team_id = ? order by name, id', [
-    scope.teamId,
-  ]);
-  return rows.map((row) => int(row.id, 'id'));
+/**
+ * The team's templates by name from `offset` (at most `limit`): their ids and the stored size of
+ * their fields' names and options (read by templatesAmong and fieldsOfTemplates, batch by batch).
+ */
+export async function sizedTemplatesByName(scope: TeamScope, limit: number, offset: number): Promise<SizedRow<number>[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `select t.id, octet_length(t.name) + coalesce((select sum(octet_length(f.name) + coalesce(octet_length(f.options::text), 0))
+                                                   from library_custom_fields f where f.team_id = t.team_id and f.template_id = t.id), 0)::int as bytes
+       from library_custom_field_templates t where t.team_id = ? order by t.name, t.id limit ? offset ?`,
+    [scope.teamId, limit, offset],
+  );
+  return rows.map((row) => ({ id: int(row.id, 'id'), storedBytes: int(row.bytes, 'bytes') }));
+}
+
+/** The stored size of the team's metadata fields' names and options (the list's heavy part). */
+export async function metadataFieldsBytes(scope: TeamScope): Promise<number> {
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    'select coalesce(sum(octet_length(name) + coalesce(octet_length(options::text), 0)), 0)::int as bytes from library_metadata_fields where team_id = ?',
+    [scope.teamId],
+  );
+  return int(row!.bytes, 'bytes');
 }
 
 /** The team's templates among `ids`, without their fields, in no particular order. */

@@ -5,7 +5,8 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { MetadataFieldInput, type MetadataFieldView } from './custom-metadata.schemas.ts';
 import { checkDefinition, CUSTOM_METADATA_LIMITS } from './field-types.ts';
-import { countMetadataFields, insertMetadataField, listMetadataFields } from './custom-metadata.queries.ts';
+import { countMetadataFields, insertMetadataField, listMetadataFields, metadataFieldsBytes } from './custom-metadata.queries.ts';
+import { admitStored } from '../../platform/answer-budget.ts';
 import { lockTeam } from '../../access/teams.queries.ts';
 
 const checkInput = compileInput(MetadataFieldInput);
@@ -33,8 +34,12 @@ export class MetadataFieldService {
     });
   }
 
-  /** The team's metadata fields, by name. */
-  async list(ctx: TeamScope): Promise<MetadataFieldView[]> {
+  /**
+   * The team's metadata fields, by name: at most 200 of up to about 40 KB of options each (8 MB),
+   * admitted whole against the caller's answer when it has one (GraphQL, the CLI).
+   */
+  async list(ctx: TeamScope & Pick<Ctx, 'answer'>): Promise<MetadataFieldView[]> {
+    if (ctx.answer) await admitStored(ctx, await metadataFieldsBytes(ctx));
     return listMetadataFields(ctx);
   }
 }

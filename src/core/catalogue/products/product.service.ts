@@ -32,7 +32,7 @@ import {
 import type { InformationTemplateService } from '../templates/information-template.service.ts';
 import type { TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
 import { ProductTemplateUpgrades } from './template-upgrade.ts';
-import type { TemplateUpgradeReport, TemplateUpgradesPreview } from './template-upgrade.schemas.ts';
+import type { ProductUpgradeItem, TemplateUpgradeReport, TemplateUpgradesPreview } from './template-upgrade.schemas.ts';
 
 const checkCreate = compileInput(ProductCreate);
 const checkVisibility = compileInput(ProductVisibilityRequest);
@@ -233,7 +233,10 @@ export class ProductService {
   }
 
   /** Bulk template upgrade preview: a page of the products pinned to one version; the roles that edit products. */
-  async previewTemplateUpgrades(ctx: Ctx, query: unknown): Promise<{ data: TemplateUpgradesPreview; pagination: Pagination }> {
+  async previewTemplateUpgrades(
+    ctx: Ctx,
+    query: unknown,
+  ): Promise<{ head: Omit<TemplateUpgradesPreview, 'products'>; page: SizedPage<ProductUpgradeItem, Pagination> }> {
     requirePermission(ctx, 'products:update');
     return this.upgrades.previewPinned(ctx, query, publishedOnly(ctx));
   }

@@ -379,6 +379,7 @@ export async function hasLiveProductInBrand(tx: TeamScope, brandId: number): Pro
 /**
  * A page of the live products pinned to one template version, by id ascending, with their total,
  * within the caller's visibility (the bulk template-upgrade preview; index products_live_template_version).
+ * Their template fields are deferred (LISTED_RECORD_COLUMNS): read batch by batch by completeListed.
  */
 export async function readPinnedProductsPage(
   ctx: TeamScope,
@@ -390,7 +391,7 @@ export async function readPinnedProductsPage(
   const where = `p.team_id = ? and p.template_version_id = ? and p.deleted_at is null${publishedOnly ? ` and p.status = 'published'` : ''}`;
   const [count, rows] = await Promise.all([
     queryOne<Record<string, unknown>>(ctx, `select count(*)::int as n from products p where ${where}`, [ctx.teamId, versionId]),
-    queryRows<Record<string, unknown>>(ctx, `select ${RECORD_COLUMNS} from products p where ${where} order by p.id limit ? offset ?`, [
+    queryRows<Record<string, unknown>>(ctx, `select ${LISTED_RECORD_COLUMNS} from products p where ${where} order by p.id limit ? offset ?`, [
       ctx.teamId,
       versionId,
       limit,

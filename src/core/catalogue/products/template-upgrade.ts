@@ -15,6 +15,8 @@ import { fieldLimitProblem, type LiveFiles } from './product-media.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { completenessIssues, draftFromRecord } from './product-write.ts';
 import { readPinnedProductsPage, repinTemplateVersion, updateFields } from './products.queries.ts';
+import { completeListed, listedRecordBytes } from './product-read.ts';
+import { mapPage, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
 import {
   TemplateUpgradeQuery,
   TemplateUpgradeRequest,
@@ -289,8 +291,18 @@ export class ProductTemplateUpgrades {
     });
   }
 
-  /** The preview for every product pinned to version `from` of a template, one bounded page at a time; changes nothing. */
-  async previewPinned(ctx: Ctx, query: unknown, publishedOnly: boolean): Promise<{ data: TemplateUpgradesPreview; pagination: Pagination }> {
+  /**
+   * The preview for every product pinned to version `from` of a template, one bounded page at a
+   * time; changes nothing. The page is chosen with the products' light columns and sized by their
+   * template fields (up to about 1 MB a product, and a finding may repeat any of its values): each
+   * batch is read whole and assessed while the answer is written (platform/answer-budget.ts). A
+   * product deleted, hidden or upgraded between the page's choice and its batch is left out.
+   */
+  async previewPinned(
+    ctx: Ctx,
+    query: unknown,
+    publishedOnly: boolean,
+  ): Promise<{ head: Omit<TemplateUpgradesPreview, 'products'>; page: SizedPage<ProductUpgradeItem, Pagination> }> {
     const parsed = checkBulkQuery(query ?? {});
     const page = normalizePage(parsed);
     const fromState = await this.templates.versionByNumber(ctx, parsed.templateId, parsed.from);
@@ -298,8 +310,18 @@ export class ProductTemplateUpgrades {
     if (!fromState.version) throw invalid('from', `is not a version of template ${parsed.templateId}: its versions are 1 to ${fromState.currentNumber}`);
     const target = await targetOf(ctx, this.templates, fromState.version, parsed.to);
     const { records, total } = await readPinnedProductsPage(ctx, target.from.id, publishedOnly, page.pageSize, (page.page - 1) * page.pageSize);
-    const facts = await fileFactsOf(ctx, this.library, records);
-    const products = records.map((record) => assess(record, target, facts).findings);
-    return { data: { ...targetHead(target), products }, pagination: paginationOf(page, total) };
+    // a finding carries values of the product: count its fields twice, read and repeated
+    const sized = sizedItems(
+      paginationOf(page, total),
+      records,
+      (record) => 2 * listedRecordBytes(record),
+      (batch) => completeListed(ctx, batch, publishedOnly),
+    );
+    const assessed = mapPage(sized, async (batch) => {
+      const pinned = batch.filter((record) => record.templateVersionId === target.from.id);
+      const facts = await fileFactsOf(ctx, this.library, pinned);
+      return pinned.map((record) => assess(record, target, facts).findings);
+    });
+    return { head: targetHead(target), page: assessed };
   }
 }
