@@ -11,6 +11,8 @@ export interface Config {
   publicBaseUrl: string;
   linkSigningSecret: string | null;
   storageDir: string;
+  /** Where file bytes live: `local` (STORAGE_DIR, the default) or an S3 bucket (docs/operations.md "Object storage"). */
+  storage: StorageConfig;
   logoHostAllowlist: string[];
   outboundAllowHosts: string[];
   approvalDownloadTimeoutMs: number;
@@ -33,6 +35,11 @@ export interface Config {
   /** Days the products sync feed's change log (product_changes) is kept; the feed refuses an older updatedAfter (docs/products.md "Sync feed"). */
   productChangesRetentionDays: number;
 }
+
+/** STORAGE_BACKEND and its S3_* settings; credentials come from the AWS SDK's default chain, not from here. */
+export type StorageConfig =
+  | { backend: 'local' }
+  | { backend: 's3'; bucket: string; prefix: string; endpoint: string | null; region: string; forcePathStyle: boolean };
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
 export class ConfigError extends Error {}
@@ -98,6 +105,26 @@ function retrySchedule(env: Env): number[] {
   }
 }
 
+function storageConfig(env: Env): StorageConfig {
+  const backend = (env.STORAGE_BACKEND || 'local').trim();
+  if (backend === 'local') return { backend };
+  if (backend !== 's3') throw new ConfigError(`STORAGE_BACKEND must be local or s3, got "${backend}"`);
+  const bucket = (env.S3_BUCKET ?? '').trim();
+  if (bucket === '') throw new ConfigError('S3_BUCKET must name the bucket when STORAGE_BACKEND=s3');
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`S3_BUCKET is not a valid bucket name: "${bucket}"`);
+  const prefix = (env.S3_PREFIX ?? '').trim();
+  if (prefix !== '' && (!/^[\w.-]+(\/[\w.-]+)*\/?$/.test(prefix) || prefix.split('/').some((part) => part === '.' || part === '..'))) {
+    throw new ConfigError(`S3_PREFIX must be a relative key prefix of letters, digits, '.', '_', '-' and '/', got "${prefix}"`);
+  }
+  const endpoint = env.S3_ENDPOINT ? url(env, 'S3_ENDPOINT', '', ['http:', 'https:']).replace(/\/+$/, '') : null;
+  // the SDK's own variables name the region when S3_REGION does not
+  const region = (env.S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1').trim();
+  if (!/^[a-z0-9-]+$/.test(region)) throw new ConfigError(`S3_REGION must be a region name like us-east-1, got "${region}"`);
+  // servers other than AWS mostly want path-style addressing: the default when an endpoint is set
+  const forcePathStyle = onOff(env, 'S3_FORCE_PATH_STYLE', endpoint !== null);
+  return { backend, bucket, prefix, endpoint, region, forcePathStyle };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const role = env.ROLE || 'all';
   if (role !== 'all' && role !== 'api' && role !== 'worker') {
@@ -123,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', `http://${hostForUrl}:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
     linkSigningSecret: secret,
     storageDir: env.STORAGE_DIR || './data/files',
+    storage: storageConfig(env),
     logoHostAllowlist: hostList(env, 'LOGO_HOST_ALLOWLIST', false),
     outboundAllowHosts: hostList(env, 'OUTBOUND_ALLOW_HOSTS', true),
     approvalDownloadTimeoutMs: integer(env, 'APPROVAL_DOWNLOAD_TIMEOUT_MS', 30000, 1, 3_600_000),

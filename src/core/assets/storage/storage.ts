@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -9,10 +9,6 @@ import { LocalIncomingObject, type IncomingObject } from './incoming-object.ts';
 
 export type { IncomingObject } from './incoming-object.ts';
 
-/**
- * Where file bytes live. Keys are relative, slash-separated paths chosen by the core
- * (e.g. `objects/ab/cdef...`); the interface lets another backend replace local disk.
- */
 /** A stored file opened for reading. */
 export interface Opened {
   stream: Readable;
@@ -31,6 +27,36 @@ export interface ObjectReader {
   close(): Promise<void>;
 }
 
+/** An object found by `list`. */
+export interface ListedObject {
+  key: string;
+  size: number;
+}
+
+/**
+ * The object store cannot be reached now (down, restarting, overloaded): not the caller's fault.
+ * Its `code` is in platform/db-errors.ts's table, so adapters answer 503 with Retry-After.
+ */
+export class StorageUnavailableError extends Error {
+  readonly code = 'ESTORAGEUNAVAILABLE';
+  constructor(cause: unknown) {
+    super(`the object store is unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/** A key as every backend accepts it: relative, slash-separated word characters, dots and dashes, no `.` or `..` part. */
+export function checkedKey(key: string): string {
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+    throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+  }
+  return key;
+}
+
+/**
+ * Where file bytes live. Keys are relative, slash-separated paths chosen by the core
+ * (e.g. `objects/ab/cdef...`). Two backends: local disk (LocalDiskStorage, the default) and an S3
+ * bucket (S3Storage); `createStorage` picks one from the configuration.
+ */
 export interface Storage {
   put(key: string, bytes: Buffer): Promise<void>;
   /** Like put, from a stream, so large files never sit in memory. */
@@ -40,11 +66,18 @@ export interface Storage {
    * streams): written in storage as it arrives, then placed under its key without a copy.
    */
   receive(): Promise<IncomingObject>;
-  /** A stream of the object, or null when it does not exist. */
-  open(key: string): Promise<Opened | null>;
+  /**
+   * A stream of the object, or null when it does not exist; with `range`, only bytes start..end
+   * (inclusive, within the object: the caller checks them against its size), and `size` is theirs.
+   */
+  open(key: string, range?: { start: number; end: number }): Promise<Opened | null>;
   /** The object for reading into the caller's buffers, or null when it does not exist; the caller closes it. */
   openReader(key: string): Promise<ObjectReader | null>;
   exists(key: string): Promise<boolean>;
+  /** The object's size in bytes, or null when it does not exist. */
+  size(key: string): Promise<number | null>;
+  /** Every object under a key prefix (all when ''), in no promised order; objects being received are under `incoming/`. */
+  list(prefix?: string): AsyncIterable<ListedObject>;
   remove(key: string): Promise<void>;
   /** Removes every object under a key prefix (a content's processed images); nothing when there are none. */
   removeTree(prefix: string): Promise<void>;
@@ -58,11 +91,13 @@ export class LocalDiskStorage implements Storage {
     this.root = resolve(root);
   }
 
+  /** Where objects live, for messages and the operator CLI. */
+  describe(): string {
+    return this.root;
+  }
+
   private pathOf(key: string): string {
-    if (!/^[\w.-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
-      throw new Error(`invalid storage key ${JSON.stringify(key)}`);
-    }
-    const path = join(this.root, ...key.split('/'));
+    const path = join(this.root, ...checkedKey(key).split('/'));
     if (!path.startsWith(this.root + sep)) throw new Error('storage key escapes the storage root');
     return path;
   }
@@ -93,10 +128,11 @@ export class LocalDiskStorage implements Storage {
     }
   }
 
-  async open(key: string): Promise<Opened | null> {
+  async open(key: string, range?: { start: number; end: number }): Promise<Opened | null> {
     const path = this.pathOf(key);
     try {
       const info = await stat(path);
+      if (range) return { stream: createReadStream(path, range), size: Math.max(0, range.end - range.start + 1) };
       return { stream: createReadStream(path), size: info.size };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -131,6 +167,41 @@ export class LocalDiskStorage implements Storage {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      const info = await stat(this.pathOf(key));
+      return info.isFile() ? info.size : null;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  /** Regular files under the prefix; a write's temporary `*.tmp` file is not an object yet and is left out. */
+  async *list(prefix = ''): AsyncGenerator<ListedObject> {
+    const root = prefix === '' ? this.root : this.pathOf(prefix);
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(root, { recursive: true, withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile() || entry.name.endsWith('.tmp')) continue;
+      const path = join(entry.parentPath, entry.name);
+      const info = await stat(path).catch(() => null);
+      if (!info) continue;
+      yield {
+        key: path
+          .slice(this.root.length + 1)
+          .split(sep)
+          .join('/'),
+        size: info.size,
+      };
     }
   }
 
