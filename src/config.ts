@@ -39,7 +39,16 @@ export interface Config {
 /** STORAGE_BACKEND and its S3_* settings; credentials come from the AWS SDK's default chain, not from here. */
 export type StorageConfig =
   | { backend: 'local' }
-  | { backend: 's3'; bucket: string; prefix: string; endpoint: string | null; region: string; forcePathStyle: boolean };
+  | {
+      backend: 's3';
+      bucket: string;
+      prefix: string;
+      endpoint: string | null;
+      region: string;
+      forcePathStyle: boolean;
+      /** AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) when set; null: the rest of the SDK's chain (AWS_PROFILE, web identity, instance role). */
+      credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+    };
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
 export class ConfigError extends Error {}
@@ -122,7 +131,13 @@ function storageConfig(env: Env): StorageConfig {
   if (!/^[a-z0-9-]+$/.test(region)) throw new ConfigError(`S3_REGION must be a region name like us-east-1, got "${region}"`);
   // servers other than AWS mostly want path-style addressing: the default when an endpoint is set
   const forcePathStyle = onOff(env, 'S3_FORCE_PATH_STYLE', endpoint !== null);
-  return { backend, bucket, prefix, endpoint, region, forcePathStyle };
+  // the chain's first source, read here with the rest of the settings; the SDK goes on down the chain without them
+  const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim();
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
+  const sessionToken = env.AWS_SESSION_TOKEN?.trim();
+  const credentials = accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } : null;
+  return { backend, bucket, prefix, endpoint, region, forcePathStyle, credentials };
 }
 
 export function loadConfig(env: Env = process.env): Config {

@@ -36,10 +36,19 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
       endpoint: null,
       region: 'us-east-1',
       forcePathStyle: false,
+      credentials: null,
     });
     expect(
       loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf', S3_ENDPOINT: 'http://127.0.0.1:7480/', AWS_REGION: 'eu-west-1', S3_PREFIX: 'prod/' }).storage,
-    ).toEqual({ backend: 's3', bucket: 'shelf', prefix: 'prod/', endpoint: 'http://127.0.0.1:7480', region: 'eu-west-1', forcePathStyle: true });
+    ).toEqual({
+      backend: 's3',
+      bucket: 'shelf',
+      prefix: 'prod/',
+      endpoint: 'http://127.0.0.1:7480',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      credentials: null,
+    });
     expect(loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf', S3_ENDPOINT: 'http://127.0.0.1:7480', S3_FORCE_PATH_STYLE: 'off' }).storage).toMatchObject({
       forcePathStyle: false,
     });
@@ -81,6 +90,7 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
     ['S3_ENDPOINT', { S3_ENDPOINT: 'ftp://127.0.0.1:7480', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
     ['S3_PREFIX', { S3_PREFIX: '../up', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
     ['S3_REGION', { S3_REGION: 'Europe West', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
+    ['AWS_SECRET_ACCESS_KEY', { AWS_ACCESS_KEY_ID: 'only-the-id', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
     ['S3_FORCE_PATH_STYLE', { S3_FORCE_PATH_STYLE: 'sometimes', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
   ];
   for (const [variable, env] of wrong) {

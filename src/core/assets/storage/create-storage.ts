@@ -1,6 +1,6 @@
 import type { Config } from '../../../config.ts';
 import { S3Storage } from './s3-storage.ts';
-import type { LocalDiskStorage, Storage } from './storage.ts';
+import { LocalDiskStorage, type Storage } from './storage.ts';
 
 /**
  * The storage the configuration names (STORAGE_BACKEND): local disk under STORAGE_DIR, or an S3
@@ -8,13 +8,14 @@ import type { LocalDiskStorage, Storage } from './storage.ts';
  */
 export function createStorage(config: Pick<Config, 'storageDir' | 'storage'>): LocalDiskStorage | S3Storage {
   const settings = config.storage;
-  if (settings.backend === 'local') return createStorage(config);
+  if (settings.backend === 'local') return new LocalDiskStorage(config.storageDir);
   return new S3Storage({
     bucket: settings.bucket,
     prefix: settings.prefix,
     endpoint: settings.endpoint,
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
+    credentials: settings.credentials,
   });
 }
 

@@ -16,7 +16,9 @@ export interface S3StorageOptions {
   /** Path-style addressing (`endpoint/bucket/key`), which most non-AWS servers need. */
   forcePathStyle: boolean;
   /** Credentials; unset: the AWS SDK's default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, instance role). */
-  credentials?: { accessKeyId: string; secretAccessKey: string };
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+  /** Called when a read resumes after a dropped connection, with the offset it resumes from (tests, logs). */
+  onResume?: (offset: number) => void;
   /** How long a read that lost its connection keeps trying to resume from where it stopped (ms). */
   resumeForMs?: number;
 }
@@ -295,6 +297,7 @@ export class S3Storage implements Storage {
     const start = range?.start ?? 0;
     const end = start + size - 1;
     const resumeForMs = this.options.resumeForMs ?? 30_000;
+    const onResume = this.options.onResume;
     async function* chunks(): AsyncGenerator<Buffer, void, undefined> {
       let offset = start;
       let body: Readable | null = first.Body as Readable;
@@ -303,6 +306,7 @@ export class S3Storage implements Storage {
         while (offset <= end) {
           try {
             if (!body) {
+              onResume?.(offset);
               const again = await get(offset, end, etag);
               body = again.Body as Readable;
             }
