@@ -49,8 +49,13 @@ async function readWithReader(storage: Storage, key: string, bufferSize: number)
 
 async function listed(storage: Storage, prefix?: string): Promise<{ key: string; size: number }[]> {
   const all: { key: string; size: number }[] = [];
-  for await (const object of storage.list(prefix)) all.push(object);
-  return all.sort((a, b) => a.key.localeCompare(b.key));
+  for await (const { key, size, modifiedAt } of storage.list(prefix)) {
+    expect(Math.abs(modifiedAt.getTime() - Date.now())).toBeLessThan(10 * 60_000);
+    all.push({ key, size });
+  }
+  // listed in key order, as the storage check's merge with the database's keys needs
+  expect(all.map((o) => o.key)).toEqual(all.map((o) => o.key).sort());
+  return all;
 }
 
 describe.each(['local', 's3'])('the storage contract on %s', (backend) => {

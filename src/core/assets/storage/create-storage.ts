@@ -1,22 +1,21 @@
 import type { Config } from '../../../config.ts';
+import { DomainError } from '../../platform/errors.ts';
 import { S3Storage } from './s3-storage.ts';
 import { LocalDiskStorage, type Storage } from './storage.ts';
 
 /**
- * The storage the configuration names (STORAGE_BACKEND): local disk under STORAGE_DIR, or an S3
- * bucket with the AWS SDK's default credential chain. Every byte Shelf keeps goes through it.
+ * The storage the configuration names (STORAGE_BACKEND), or the one `backend` asks for (the
+ * operator's `storage copy`): local disk under STORAGE_DIR, or the S3_* bucket with the AWS SDK's
+ * credential chain. Every byte Shelf keeps goes through it.
  */
-export function createStorage(config: Pick<Config, 'storageDir' | 'storage'>): LocalDiskStorage | S3Storage {
-  const settings = config.storage;
-  if (settings.backend === 'local') return new LocalDiskStorage(config.storageDir);
-  return new S3Storage({
-    bucket: settings.bucket,
-    prefix: settings.prefix,
-    endpoint: settings.endpoint,
-    region: settings.region,
-    forcePathStyle: settings.forcePathStyle,
-    credentials: settings.credentials,
-  });
+export function createStorage(
+  config: Pick<Config, 'storageDir' | 'storage' | 's3'>,
+  backend: 'local' | 's3' = config.storage.backend,
+): LocalDiskStorage | S3Storage {
+  if (backend === 'local') return new LocalDiskStorage(config.storageDir);
+  if (!config.s3)
+    throw new DomainError('validation_failed', 'S3_BUCKET is not set: there is no S3 store to use', [{ field: 'S3_BUCKET', message: 'is not set' }]);
+  return new S3Storage({ ...config.s3 });
 }
 
 export type { Storage };

@@ -363,7 +363,7 @@ export class S3Storage implements Storage {
     const bucketPrefix = prefix === '' ? this.prefix : `${this.keyOf(prefix)}/`;
     try {
       for await (const page of this.pages(bucketPrefix)) {
-        for (const object of page) yield { key: object.bucketKey.slice(this.prefix.length), size: object.size };
+        for (const object of page) yield { key: object.bucketKey.slice(this.prefix.length), size: object.size, modifiedAt: object.modifiedAt };
       }
     } catch (e) {
       throw storageError(e);
@@ -371,12 +371,12 @@ export class S3Storage implements Storage {
   }
 
   /** Every object under a bucket prefix, a page (at most 1,000) at a time, in key order. */
-  private async *pages(bucketPrefix: string): AsyncGenerator<{ bucketKey: string; size: number }[]> {
+  private async *pages(bucketPrefix: string): AsyncGenerator<{ bucketKey: string; size: number; modifiedAt: Date }[]> {
     const { sdk, client } = await this.load();
     let token: string | undefined;
     do {
       const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: bucketPrefix, ContinuationToken: token }));
-      yield (page.Contents ?? []).map((o) => ({ bucketKey: o.Key!, size: o.Size ?? 0 }));
+      yield (page.Contents ?? []).map((o) => ({ bucketKey: o.Key!, size: o.Size ?? 0, modifiedAt: o.LastModified ?? new Date(0) }));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
   }

@@ -31,6 +31,8 @@ export interface ObjectReader {
 export interface ListedObject {
   key: string;
   size: number;
+  /** When the object was written. */
+  modifiedAt: Date;
 }
 
 /**
@@ -76,7 +78,7 @@ export interface Storage {
   exists(key: string): Promise<boolean>;
   /** The object's size in bytes, or null when it does not exist. */
   size(key: string): Promise<number | null>;
-  /** Every object under a key prefix (all when ''), in no promised order; objects being received are under `incoming/`. */
+  /** Every object under a key prefix (all when ''), in key order (bytewise); objects being received are under `incoming/`. */
   list(prefix?: string): AsyncIterable<ListedObject>;
   remove(key: string): Promise<void>;
   /** Removes every object under a key prefix (a content's processed images); nothing when there are none. */
@@ -190,18 +192,19 @@ export class LocalDiskStorage implements Storage {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw e;
     }
-    for (const entry of entries) {
-      if (!entry.isFile() || entry.name.endsWith('.tmp')) continue;
-      const path = join(entry.parentPath, entry.name);
-      const info = await stat(path).catch(() => null);
-      if (!info) continue;
-      yield {
-        key: path
+    const keys = entries
+      .filter((entry) => entry.isFile() && !entry.name.endsWith('.tmp'))
+      .map((entry) =>
+        join(entry.parentPath, entry.name)
           .slice(this.root.length + 1)
           .split(sep)
           .join('/'),
-        size: info.size,
-      };
+      )
+      // keys are ASCII: code-unit order is byte order, S3's listing order
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const key of keys) {
+      const info = await stat(join(this.root, ...key.split('/'))).catch(() => null);
+      if (info) yield { key, size: info.size, modifiedAt: info.mtime };
     }
   }
 
