@@ -115,6 +115,8 @@ describe.each(['local', 's3'])('the storage contract on %s', (backend) => {
     await expect(s.putStream(`${ns}/broken`, Readable.from(failing()))).rejects.toThrow();
     expect(await s.exists(`${ns}/broken`)).toBe(false);
     expect(await listed(s, ns)).toEqual([]);
+    // nor parts of an unfinished multipart upload, which S3 would keep (and bill) until aborted
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
   });
 
   it('reads a range of an object (start and end inclusive)', async () => {
@@ -162,6 +164,12 @@ describe.each(['local', 's3'])('the storage contract on %s', (backend) => {
     await object.discard();
     expect(await listed(s, 'incoming')).toEqual([]);
     expect(await listed(s, ns)).toEqual([]);
+    // a discard after the first part was sent aborts the multipart upload: no parts stay behind
+    const large = await s.receive();
+    await large.write(randomBytes(12 * 1024 * 1024));
+    await large.discard();
+    expect(await listed(s, 'incoming')).toEqual([]);
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
   });
 
   it('removes every object under a prefix and nothing beside it', async () => {

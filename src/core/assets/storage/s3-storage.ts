@@ -208,6 +208,24 @@ export class S3Storage implements Storage {
     }
   }
 
+  /**
+   * @internal Aborts the multipart uploads to a key only this process writes (a reception's
+   * temporary key): an upload cut midway leaves parts the store keeps until they are aborted.
+   */
+  async abortUploadsTo(bucketKey: string): Promise<void> {
+    const { sdk, client } = await this.load();
+    const bucket = this.options.bucket;
+    try {
+      const listed = await client.send(new sdk.ListMultipartUploadsCommand({ Bucket: bucket, Prefix: bucketKey }));
+      for (const upload of listed.Uploads ?? []) {
+        if (upload.Key !== bucketKey) continue;
+        await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: bucketKey, UploadId: upload.UploadId }));
+      }
+    } catch (e) {
+      throw storageError(e);
+    }
+  }
+
   /** @internal Removes an object by its bucket key. */
   async removeBucketKey(bucketKey: string): Promise<void> {
     const { sdk, client } = await this.load();
@@ -445,6 +463,8 @@ class S3IncomingObject implements IncomingObject {
     this.done = true;
     this.body.destroy(new Error('the incoming object was discarded'));
     await this.uploaded.catch(() => {});
+    // best effort: with the store down, what is left is for the bucket's lifecycle rule (docs/operations.md)
+    await this.storage.abortUploadsTo(this.temporaryKey).catch(() => {});
     await this.storage.removeBucketKey(this.temporaryKey).catch(() => {});
   }
 }
