@@ -89,6 +89,9 @@ memstore device bytes = $DEVICE_BYTES
 rgw data = $STATE_DIR/rgw
 rgw dns name = 127.0.0.1
 rgw enable usage log = false
+# deleted objects' data is collected after a minute, not two hours: memstore holds it in RAM until then
+rgw gc obj min wait = 60
+rgw gc processor period = 60
 EOF
 }
 
