@@ -248,52 +248,51 @@ export class S3Storage implements Storage {
   }
 
   async open(key: string, range?: { start: number; end: number }): Promise<Opened | null> {
-    const body = await this.openBody(this.keyOf(key), range);
-    if (!body) return null;
-    return { stream: Readable.from(body.chunks(), { objectMode: false, highWaterMark: PART_SIZE / 8 }), size: body.size };
+    return this.openStream(this.keyOf(key), range);
   }
 
   async openReader(key: string): Promise<ObjectReader | null> {
-    const body = await this.openBody(this.keyOf(key));
-    if (!body) return null;
-    const chunks = body.chunks();
+    const opened = await this.openStream(this.keyOf(key));
+    if (!opened) return null;
+    const stream = opened.stream as ResumingObjectStream;
+    // a failure surfaces at the next readInto (stream.errored), not as an unhandled 'error' event
+    stream.on('error', () => {});
     let pending: Buffer | null = null;
     return {
-      size: body.size,
+      size: opened.size,
       readInto: async (into) => {
         let filled = 0;
         while (filled < into.length) {
           if (!pending || pending.length === 0) {
-            const next = await chunks.next();
-            if (next.done) break;
-            pending = next.value;
+            pending = stream.read() as Buffer | null;
+            if (pending === null) {
+              if (stream.errored) throw stream.errored;
+              if (stream.readableEnded || filled > 0) break;
+              await stream.readableOrDone();
+              continue;
+            }
           }
           const n = pending.copy(into, filled);
           filled += n;
           pending = pending.subarray(n);
-          // hand back what arrived rather than wait for a full buffer when a chunk ended it
-          if (pending.length === 0 && filled > 0) break;
         }
         return filled;
       },
       close: async () => {
-        await chunks.return(undefined);
+        stream.destroy();
       },
     };
   }
 
   /**
-   * An object's bytes (or a range of them) as chunks that resume after a dropped connection: a
+   * An object's bytes (or a range of them) as a stream that resumes after a dropped connection: a
    * GET of the rest of the same ETag, retried until `resumeForMs` passes without progress. A body
    * that ends short of its length is an error, never a silently shorter object.
    */
-  private async openBody(
-    bucketKey: string,
-    range?: { start: number; end: number },
-  ): Promise<{ size: number; chunks: () => AsyncGenerator<Buffer, void, undefined> } | null> {
+  private async openStream(bucketKey: string, range?: { start: number; end: number }): Promise<Opened | null> {
     const { sdk, client } = await this.load();
     const bucket = this.options.bucket;
-    const get = (from: number, to: number | null, etag?: string) =>
+    const get = async (from: number, to: number | null, etag?: string) =>
       client.send(
         new sdk.GetObjectCommand({
           Bucket: bucket,
@@ -307,47 +306,23 @@ export class S3Storage implements Storage {
       first = await get(range?.start ?? 0, range ? range.end : null);
     } catch (e) {
       if (notFound(e)) return null;
-      if ((e as { name?: string }).name === 'InvalidRange') return { size: 0, chunks: async function* () {} };
+      if ((e as { name?: string }).name === 'InvalidRange') return { stream: Readable.from([]), size: 0 };
       throw storageError(e);
     }
     const size = first.ContentLength ?? 0;
-    const etag = first.ETag;
     const start = range?.start ?? 0;
-    const end = start + size - 1;
-    const resumeForMs = this.options.resumeForMs ?? 30_000;
-    const onResume = this.options.onResume;
-    async function* chunks(): AsyncGenerator<Buffer, void, undefined> {
-      let offset = start;
-      let body: Readable | null = first.Body as Readable;
-      let lastProgress = Date.now();
-      try {
-        while (offset <= end) {
-          try {
-            if (!body) {
-              onResume?.(offset);
-              const again = await get(offset, end, etag);
-              body = again.Body as Readable;
-            }
-            for await (const chunk of body) {
-              const buffer = chunk as Buffer;
-              offset += buffer.length;
-              lastProgress = Date.now();
-              yield buffer;
-            }
-            body = null;
-            if (offset <= end) throw Object.assign(new Error('the object store ended the object early'), { code: 'ECONNRESET' });
-          } catch (e) {
-            (body as Readable | null)?.destroy();
-            body = null;
-            if (!unavailable(e) || Date.now() - lastProgress > resumeForMs) throw storageError(e);
-            await delay(250);
-          }
-        }
-      } finally {
-        (body as Readable | null)?.destroy();
-      }
-    }
-    return { size, chunks };
+    const etag = first.ETag;
+    const stream = new ResumingObjectStream({
+      first: first.Body as Readable,
+      start,
+      end: start + size - 1,
+      resumeForMs: this.options.resumeForMs ?? 30_000,
+      refetch: async (from, to) => {
+        this.options.onResume?.(from);
+        return (await get(from, to, etag)).Body as Readable;
+      },
+    });
+    return { stream, size };
   }
 
   async exists(key: string): Promise<boolean> {
@@ -402,6 +377,100 @@ export class S3Storage implements Storage {
   /** Closes the client's connections (tests, the CLI). */
   async close(): Promise<void> {
     if (this.loaded) (await this.loaded).client.destroy();
+  }
+}
+
+/**
+ * The body of a GET, passed on chunk by chunk (no copy, back-pressure by pausing the body), that
+ * fetches the rest of the object from the offset it reached when the connection drops or the body
+ * ends early, until `resumeForMs` passes without a byte; then it fails as StorageUnavailableError.
+ */
+class ResumingObjectStream extends Readable {
+  private body: Readable | null = null;
+  private offset: number;
+  private readonly end: number;
+  private readonly resumeForMs: number;
+  private readonly refetch: (from: number, to: number) => Promise<Readable>;
+  private lastProgress = Date.now();
+
+  constructor(options: { first: Readable; start: number; end: number; resumeForMs: number; refetch: (from: number, to: number) => Promise<Readable> }) {
+    super({ highWaterMark: 1024 * 1024 });
+    this.offset = options.start;
+    this.end = options.end;
+    this.resumeForMs = options.resumeForMs;
+    this.refetch = options.refetch;
+    if (this.offset > this.end) {
+      options.first.destroy();
+      this.push(null);
+    } else this.attach(options.first);
+  }
+
+  /**
+   * Resolves once a read may return something (or the stream ended or failed), for readers that
+   * pull with read(); the listeners go once it fires, so a piped stream is never switched to pull.
+   */
+  readableOrDone(): Promise<void> {
+    if (this.readableLength > 0 || this.readableEnded || this.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const events = ['readable', 'end', 'close', 'error'] as const;
+      const done = () => {
+        for (const event of events) this.off(event, done);
+        resolve();
+      };
+      for (const event of events) this.on(event, done);
+    });
+  }
+
+  private attach(body: Readable): void {
+    this.body = body;
+    body.on('data', (chunk: Buffer) => {
+      if (this.body !== body) return;
+      this.offset += chunk.length;
+      this.lastProgress = Date.now();
+      if (!this.push(chunk)) body.pause();
+    });
+    body.once('end', () => {
+      if (this.body !== body) return;
+      if (this.offset > this.end) {
+        this.body = null;
+        this.push(null);
+      } else void this.lost(body, Object.assign(new Error('the object store ended the object early'), { code: 'ECONNRESET' }));
+    });
+    body.once('error', (e) => {
+      if (this.body === body) void this.lost(body, e);
+    });
+  }
+
+  private async lost(body: Readable, e: unknown): Promise<void> {
+    this.body = null;
+    body.destroy();
+    if (this.destroyed) return;
+    if (!unavailable(e) || Date.now() - this.lastProgress > this.resumeForMs) {
+      this.destroy(storageError(e));
+      return;
+    }
+    await delay(250);
+    if (this.destroyed) return;
+    let next: Readable;
+    try {
+      next = await this.refetch(this.offset, this.end);
+    } catch (again) {
+      const dummy = new PassThrough();
+      void this.lost(dummy, again);
+      return;
+    }
+    if (this.destroyed) next.destroy();
+    else this.attach(next);
+  }
+
+  override _read(): void {
+    this.body?.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.body?.destroy();
+    this.body = null;
+    callback(error);
   }
 }
 
