@@ -6,6 +6,10 @@
  *
  *   npm run -s bench:storage-s3        (node bench/storage-s3.bench.ts)
  *
+ * memstore keeps objects in the OSD's RAM (a 1 GiB object took about 1.7 GB of it here), and the
+ * test cluster's default cap (2 GiB) is too small for a 1 GiB run: start the cluster for it with
+ *   bash scripts/objectstore.sh stop && SHELF_OBJECTSTORE_BYTES=6442450944 bash scripts/objectstore.sh ensure
+ *
  * BENCH_MIB (1024) MiB per large transfer; BENCH_RUNS (3) rounds. The bytes are a 64 MiB random
  * buffer streamed BENCH_MIB/64 times (generated once, so no transfer pays for random numbers).
  * Between uploads the object is deleted and the gateway's garbage collection run
