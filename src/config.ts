@@ -47,6 +47,8 @@ export interface S3Settings {
   forcePathStyle: boolean;
   /** AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) when set; null: the rest of the SDK's chain (AWS_PROFILE, web identity, instance role). */
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+  /** S3_DOWNLOAD_REDIRECT: signed links to originals answer 302 to a presigned GET of the bucket instead of streaming through Shelf. */
+  redirectDownloads: boolean;
 }
 
 /** STORAGE_BACKEND: local disk (STORAGE_DIR) or the S3 bucket of the S3_* settings. */
@@ -136,7 +138,7 @@ function s3Settings(env: Env): S3Settings | null {
   if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
   const sessionToken = env.AWS_SESSION_TOKEN?.trim();
   const credentials = accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } : null;
-  return { bucket, prefix, endpoint, region, forcePathStyle, credentials };
+  return { bucket, prefix, endpoint, region, forcePathStyle, credentials, redirectDownloads: onOff(env, 'S3_DOWNLOAD_REDIRECT', false) };
 }
 
 function storageConfig(env: Env, s3: S3Settings | null): StorageConfig {

@@ -9,7 +9,7 @@ import { objectKey } from '../../src/core/assets/imports/import.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenTeam } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { testBucket, type TestBucket } from '../support/object-store.ts';
+import { S3_ENDPOINT, testBucket, type TestBucket } from '../support/object-store.ts';
 
 /**
  * What touches a library file's bytes, on each backend: the import, signed links whole and by
@@ -130,5 +130,67 @@ describe.each(['local', 's3'])('library files stored on %s', (backend) => {
     const purged = await env.core.assets.recycleBin.purge(ctx, { ids: [recycleEntryId] });
     expect(purged.releasedObjects).toBe(1);
     expect(await storedKeys()).toEqual([]);
+  });
+});
+
+describe('S3_DOWNLOAD_REDIRECT=on: signed links to originals redirect to a presigned GET of the bucket', () => {
+  let env: TestEnv;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let team: GivenTeam;
+  let photo: { id: number; bytes: Buffer };
+
+  beforeAll(async () => {
+    dir = await tempDir('storage-redirect');
+    env = await createTestEnv({ STORAGE_DIR: dir.path, ...bucket.env('redirect'), S3_DOWNLOAD_REDIRECT: 'on' });
+    const g = given(env);
+    team = await g.team('Redirect');
+    const path = join(inputs.path, 'redirect photo.png');
+    const bytes = await writeImage(path, { width: 300, height: 200, colour: '#22aa22', format: 'png' });
+    photo = { id: (await g.libraryFile(team, { file: path })).id, bytes };
+  });
+  afterAll(async () => {
+    await env?.close();
+    await dir?.remove();
+  });
+
+  const sign = (purpose: 'download' | 'preview' | 'preview-original', expiresIn = 600) =>
+    new URL(env.core.assets.links.sign({ teamId: team.teamId, fileId: photo.id, purpose }, Math.floor(Date.now() / 1000) + expiresIn));
+
+  it('answers 302 to the gateway, which serves the bytes with the file name and type the signature fixes', async () => {
+    const link = sign('download');
+    const res = await env.app.inject({ method: 'GET', url: link.pathname + link.search });
+    expect(res.statusCode).toBe(302);
+    const location = new URL(res.headers.location as string);
+    expect(location.origin).toBe(new URL(S3_ENDPOINT).origin);
+    // at most five minutes, never past the link
+    expect(Number(location.searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(300);
+    const fetched = await fetch(location);
+    expect(fetched.status).toBe(200);
+    expect(fetched.headers.get('content-type')).toBe('image/png');
+    expect(fetched.headers.get('content-disposition')).toBe('attachment; filename="redirect photo.png"');
+    expect(Buffer.from(await fetched.arrayBuffer()).equals(photo.bytes)).toBe(true);
+    // the store answers ranges on it itself
+    const part = await fetch(location, { headers: { range: 'bytes=0-9' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer()).equals(photo.bytes.subarray(0, 10))).toBe(true);
+  });
+
+  it('never redirects a link that is altered or expired, and a short link gets a URL no longer than itself', async () => {
+    const altered = sign('download');
+    altered.searchParams.set('sig', 'x'.repeat(43));
+    expect((await env.app.inject({ method: 'GET', url: altered.pathname + altered.search })).statusCode).toBe(403);
+    const expired = sign('download', -10);
+    expect((await env.app.inject({ method: 'GET', url: expired.pathname + expired.search })).statusCode).toBe(410);
+    const short = sign('preview-original', 20);
+    const res = await env.app.inject({ method: 'GET', url: short.pathname + short.search });
+    expect(res.statusCode).toBe(302);
+    expect(Number(new URL(res.headers.location as string).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(20);
+  });
+
+  it('still derives and serves previews through Shelf', async () => {
+    const link = sign('preview');
+    const res = await env.app.inject({ method: 'GET', url: link.pathname + link.search });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/webp');
   });
 });

@@ -37,6 +37,7 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
       region: 'us-east-1',
       forcePathStyle: false,
       credentials: null,
+      redirectDownloads: false,
     });
     expect(
       loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf', S3_ENDPOINT: 'http://127.0.0.1:7480/', AWS_REGION: 'eu-west-1', S3_PREFIX: 'prod/' }).storage,
@@ -48,10 +49,16 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
       region: 'eu-west-1',
       forcePathStyle: true,
       credentials: null,
+      redirectDownloads: false,
     });
     expect(loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf', S3_ENDPOINT: 'http://127.0.0.1:7480', S3_FORCE_PATH_STYLE: 'off' }).storage).toMatchObject({
       forcePathStyle: false,
     });
+  });
+
+  it('redirects signed links to presigned S3 URLs only with S3_DOWNLOAD_REDIRECT=on', () => {
+    expect(loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }).storage).toMatchObject({ redirectDownloads: false });
+    expect(loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf', S3_DOWNLOAD_REDIRECT: 'on' }).storage).toMatchObject({ redirectDownloads: true });
   });
 
   it('derives PUBLIC_BASE_URL from HOST and PORT', () => {
@@ -90,6 +97,7 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
     ['S3_ENDPOINT', { S3_ENDPOINT: 'ftp://127.0.0.1:7480', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
     ['S3_PREFIX', { S3_PREFIX: '../up', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
     ['S3_REGION', { S3_REGION: 'Europe West', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
+    ['S3_DOWNLOAD_REDIRECT', { S3_DOWNLOAD_REDIRECT: 'maybe', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
     ['AWS_SECRET_ACCESS_KEY', { AWS_ACCESS_KEY_ID: 'only-the-id', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
     ['S3_FORCE_PATH_STYLE', { S3_FORCE_PATH_STYLE: 'sometimes', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
   ];

@@ -39,6 +39,10 @@ export async function fileRoutes(app: FastifyInstance, { core }: { core: Core })
       Date.now(),
       requestedRange(request.headers.range),
     );
+    if (delivery.redirectTo) {
+      // the store serves the bytes (S3_DOWNLOAD_REDIRECT): its presigned URL expires sooner than the link, so the redirect is not cached
+      return reply.redirect(delivery.redirectTo, 302);
+    }
     // the global hook says no-store; a valid link may be cached by the browser until it expires
     reply.header('Cache-Control', `private, max-age=${delivery.maxAgeSeconds}`);
     reply.header('Content-Type', delivery.contentType);

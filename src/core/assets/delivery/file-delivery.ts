@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { attachment } from './attachment.ts';
 import { notFound } from '../../platform/errors.ts';
 import { deliveredFile } from './delivered-files.queries.ts';
 import { derivativeMimeType, parseDerivativeVariant, resolveRecipe, type DerivativeCache } from './derivatives.ts';
@@ -22,7 +23,15 @@ export interface Delivery {
    * Null: the whole file (no range asked, or a derived image, which is always sent whole).
    */
   range: { satisfiable: true; start: number; end: number; total: number } | { satisfiable: false; total: number } | null;
+  /**
+   * Set when the store serves the bytes itself (S3 with S3_DOWNLOAD_REDIRECT): a URL valid for at
+   * most REDIRECT_MAX_SECONDS and never past the link's own expiry; `stream` is then empty.
+   */
+  redirectTo: string | null;
 }
+
+/** How long a redirect's presigned URL lives at most: enough to start the download, short enough not to outlive a revocation by much. */
+export const REDIRECT_MAX_SECONDS = 300;
 
 /**
  * One range of a `Range: bytes=` header (RFC 9110 14.1.2): `start-end`, `start-` (to the end), or
@@ -75,7 +84,7 @@ export class FileDeliveryService {
     const maxAgeSeconds = Math.max(0, target.expiresAt - Math.floor(nowMs / 1000));
     if (target.purpose === 'preview') {
       if (!isDerivableImage(file)) throw notFound('Preview');
-      return { ...(await this.previews.open(file)), contentType: PREVIEW_FORMAT.mimeType, maxAgeSeconds, downloadName: null, range: null };
+      return { ...(await this.previews.open(file)), contentType: PREVIEW_FORMAT.mimeType, maxAgeSeconds, downloadName: null, range: null, redirectTo: null };
     }
     if (target.purpose === 'derived') {
       // a processed image (search publicUrl): the recipe was signed into the link
@@ -83,11 +92,17 @@ export class FileDeliveryService {
       if (!request || !isDerivableImage(file) || file.height === null) throw notFound('Processed image');
       const recipe = resolveRecipe(request, { mimeType: file.mimeType, width: file.width!, height: file.height });
       const opened = await this.derivatives.open({ ...file, width: file.width!, height: file.height }, recipe);
-      return { ...opened, contentType: derivativeMimeType(recipe.format), maxAgeSeconds, downloadName: null, range: null };
+      return { ...opened, contentType: derivativeMimeType(recipe.format), maxAgeSeconds, downloadName: null, range: null, redirectTo: null };
     }
     if (target.purpose === 'preview-original' && !file.mimeType.startsWith('image/')) throw notFound('Preview');
     const downloadName = target.purpose === 'download' ? file.name : null;
-    return { ...(await this.openKey(file.storageKey, range)), contentType: file.mimeType, maxAgeSeconds, downloadName };
+    const redirectTo = await this.storage.downloadUrl(file.storageKey, {
+      expiresInSeconds: Math.max(1, Math.min(maxAgeSeconds, REDIRECT_MAX_SECONDS)),
+      contentType: file.mimeType,
+      contentDisposition: downloadName === null ? null : attachment(downloadName),
+    });
+    if (redirectTo) return { stream: Readable.from([]), size: 0, range: null, redirectTo, contentType: file.mimeType, maxAgeSeconds, downloadName };
+    return { ...(await this.openKey(file.storageKey, range)), contentType: file.mimeType, maxAgeSeconds, downloadName, redirectTo: null };
   }
 
   private async openKey(key: string, range: RequestedRange | null): Promise<Pick<Delivery, 'stream' | 'size' | 'range'>> {

@@ -19,6 +19,8 @@ export interface S3StorageOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
   /** Called when a read resumes after a dropped connection, with the offset it resumes from (tests, logs). */
   onResume?: (offset: number) => void;
+  /** Answer downloadUrl with presigned GET URLs (S3_DOWNLOAD_REDIRECT); otherwise it answers null. */
+  redirectDownloads?: boolean;
   /** How long a read that lost its connection keeps trying to resume from where it stopped (ms). */
   resumeForMs?: number;
 }
@@ -327,6 +329,24 @@ export class S3Storage implements Storage {
 
   async exists(key: string): Promise<boolean> {
     return (await this.headBucketKey(this.keyOf(key))) !== null;
+  }
+
+  /**
+   * A presigned GET of the object (SigV4 query signature, no request to the store), with the
+   * response's Content-Type and Content-Disposition fixed by the signature; null unless
+   * `redirectDownloads`. The store answers ranges on it itself.
+   */
+  async downloadUrl(key: string, options: { expiresInSeconds: number; contentType: string; contentDisposition: string | null }): Promise<string | null> {
+    if (!this.options.redirectDownloads) return null;
+    const { sdk, client } = await this.load();
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    const command = new sdk.GetObjectCommand({
+      Bucket: this.options.bucket,
+      Key: this.keyOf(key),
+      ResponseContentType: options.contentType,
+      ...(options.contentDisposition ? { ResponseContentDisposition: options.contentDisposition } : {}),
+    });
+    return getSignedUrl(client, command, { expiresIn: Math.max(1, Math.floor(options.expiresInSeconds)) });
   }
 
   async size(key: string): Promise<number | null> {

@@ -83,6 +83,11 @@ export interface Storage {
   remove(key: string): Promise<void>;
   /** Removes every object under a key prefix (a content's processed images); nothing when there are none. */
   removeTree(prefix: string): Promise<void>;
+  /**
+   * A URL the client may GET the object from directly for `expiresInSeconds`, sent with these
+   * headers; null when this store serves no such URLs (local disk; S3 unless S3_DOWNLOAD_REDIRECT).
+   */
+  downloadUrl(key: string, options: { expiresInSeconds: number; contentType: string; contentDisposition: string | null }): Promise<string | null>;
 }
 
 /** Local-disk storage under STORAGE_DIR; writes go to a temporary name first so readers never see half a file. */
@@ -214,5 +219,10 @@ export class LocalDiskStorage implements Storage {
 
   async removeTree(prefix: string): Promise<void> {
     await rm(this.pathOf(prefix), { recursive: true, force: true });
+  }
+
+  /** Local files are served by Shelf itself. */
+  async downloadUrl(): Promise<string | null> {
+    return null;
   }
 }
