@@ -97,6 +97,9 @@ EOF
 
 ceph_() { ceph -c "$CONF" --connect-timeout 20 "$@"; }
 
+# a step that fails says where, instead of set -e's silent exit
+trap 'say "failed at line $LINENO (exit $?); logs in $STATE_DIR/log"' ERR
+
 start_cluster() {
   install_missing
   stop_daemons

@@ -138,14 +138,21 @@ export class S3Storage implements Storage {
       queueSize: QUEUE_SIZE,
       leavePartsOnError: false,
     });
-    // a source that fails stops the upload (lib-storage would otherwise wait for more bytes)
-    const failed = new Promise<never>((_, reject) => source.once('error', reject));
+    // a source that fails stops the upload (lib-storage would otherwise wait for more bytes); its
+    // error is the caller's (a client that went away), not the store's, and is passed on as it is
+    let sourceError: unknown = null;
+    const failed = new Promise<never>((_, reject) =>
+      source.once('error', (e) => {
+        sourceError = e;
+        reject(e);
+      }),
+    );
     failed.catch(() => {});
     try {
       await Promise.race([upload.done(), failed]);
     } catch (e) {
       await upload.abort().catch(() => {});
-      throw storageError(e);
+      throw sourceError ?? storageError(e);
     }
   }
 
