@@ -122,6 +122,22 @@ describe.each(['local', 's3'])('library files stored on %s', (backend) => {
     expect(await storedKeys()).toContain(previewKey(sha256(photo.bytes)));
   });
 
+  it('a pending inbound holds its bytes in the store: a discard releases them, a confirm places them', async () => {
+    const op = env.core.operatorCtx();
+    const held = join(inputs.path, `${backend}-held.png`);
+    const heldBytes = await writeImage(held, { width: 70, height: 20, colour: '#778899', format: 'png' });
+    const discarded = join(inputs.path, `${backend}-discarded.png`);
+    const discardedBytes = await writeImage(discarded, { width: 71, height: 20, colour: '#998877', format: 'png' });
+    const [kept] = (await env.core.assets.pendingInbound.holdFile(op, { team: team.teamId, file: held })).pendingIds;
+    const [dropped] = (await env.core.assets.pendingInbound.holdFile(op, { team: team.teamId, file: discarded })).pendingIds;
+    expect(await storedKeys()).toEqual(expect.arrayContaining([objectKey(sha256(heldBytes)), objectKey(sha256(discardedBytes))]));
+    await env.core.assets.pendingInbound.discardAsOperator(op, { team: team.teamId, ids: [dropped] });
+    expect(await storedKeys()).not.toContain(objectKey(sha256(discardedBytes)));
+    const { confirmed } = await env.core.assets.pendingInbound.confirmAsOperator(op, { team: team.teamId, ids: [kept] });
+    const url = env.core.assets.links.sign({ teamId: team.teamId, fileId: confirmed[0]!.materialId, purpose: 'download' }, Math.floor(Date.now() / 1000) + 600);
+    expect((await get(url)).bytes.equals(heldBytes)).toBe(true);
+  });
+
   it('purging the last file that uses the bytes removes them and their preview from the store', async () => {
     const member = await g.member(team, 'Ann');
     const ctx = env.core.ctxFor(await operatorAsMember(env.core.operatorCtx(), member.userId), 'test');
@@ -129,7 +145,8 @@ describe.each(['local', 's3'])('library files stored on %s', (backend) => {
     expect(await storedKeys()).toContain(objectKey(sha256(photo.bytes)));
     const purged = await env.core.assets.recycleBin.purge(ctx, { ids: [recycleEntryId] });
     expect(purged.releasedObjects).toBe(1);
-    expect(await storedKeys()).toEqual([]);
+    expect(await storedKeys()).not.toContain(objectKey(sha256(photo.bytes)));
+    expect(await storedKeys()).not.toContain(previewKey(sha256(photo.bytes)));
   });
 });
 
