@@ -27,6 +27,8 @@ install_missing() {
   local need=()
   [ -n "$(pgbin)" ] || need+=(postgresql)
   command -v redis-server >/dev/null || need+=(redis-server)
+  # rsync copies stored bytes in the backup procedure (docs/operations.md "Backups") and its test
+  command -v rsync >/dev/null || need+=(rsync)
   if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
       echo "services: ${need[*]} missing and cannot be installed here; install them or use docker compose" >&2

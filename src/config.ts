@@ -36,6 +36,10 @@ export interface Config {
   activityRetentionDays: number;
   /** Days the products sync feed's change log (product_changes) is kept; the feed refuses an older updatedAfter (docs/products.md "Sync feed"). */
   productChangesRetentionDays: number;
+  /** Heap bytes that answers being read and written may hold at once (docs/operations.md "Memory"). */
+  answerMemoryBudgetBytes: number;
+  /** Bytes of JSON one GraphQL operation may answer; larger answers are refused with RESPONSE_TOO_LARGE (docs/graphql.md "Limits"). */
+  graphqlMaxResponseBytes: number;
 }
 
 /** The S3_* settings of a bucket; credentials come from the AWS SDK's default chain when not set here. */
@@ -190,5 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: onOff(env, 'GRAPHIQL', true),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 400, 1, 36_500),
     productChangesRetentionDays: integer(env, 'PRODUCT_CHANGES_RETENTION_DAYS', 400, 1, 36_500),
+    answerMemoryBudgetBytes: integer(env, 'ANSWER_MEMORY_BUDGET_MB', 64, 8, 65_536) * 1024 * 1024,
+    graphqlMaxResponseBytes: integer(env, 'GRAPHQL_MAX_RESPONSE_MB', 16, 1, 1024) * 1024 * 1024,
   };
 }

@@ -3,7 +3,7 @@ import { commandDef, type CommandDef, type CommandName } from './registry.ts';
 const USAGE = 'Usage: npm run -s shelf -- <group> <command> [flags]   (or: node src/cli/main.mjs <group> <command> [flags])';
 const OUTPUT =
   'Prints one JSON object on stdout and exits 0; on failure {"error":{"code","message"}} and exit 1, or 2 for a usage error.\n' +
-  'Help: --help after a group (`asset --help`) or a command (`team create --help`).';
+  'Help: --help after a group (`asset --help`) or a command (`team create --help`). --version alone prints {"version"}.';
 
 /** A flag as a synopsis shows it: `--team ID`, `[--role ROLE]`, `[--cover]`, `--file PATH...`. */
 function flagSynopsis(name: string, def: CommandDef['flags'][string]): string {

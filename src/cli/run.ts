@@ -87,6 +87,12 @@ async function start(name: CommandName, config: Config): Promise<{ handler: Hand
 }
 
 async function run(argv: string[], env: Env): Promise<string> {
+  // `shelf --version` alone: the release, without configuration or database (a command's own
+  // --version flag, as in `asset version add`, comes after the command's words)
+  if (argv.length === 1 && argv[0] === '--version') {
+    const { SHELF_VERSION } = await import('../version.ts');
+    return `${JSON.stringify({ version: SHELF_VERSION })}\n`;
+  }
   const page = help(argv);
   if (page !== null) return page;
   const words = leadingWords(argv);

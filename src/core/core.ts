@@ -40,6 +40,7 @@ import { SubscriptionService } from './events/subscription.service.ts';
 import { WebhookAdminService } from './events/webhook-admin.service.ts';
 import { OutboundGuard } from './platform/outbound/outbound-guard.ts';
 import { AttemptLimiter } from './platform/attempt-limiter.ts';
+import { AnswerBudget } from './platform/answer-budget.ts';
 import { CategoryService } from './catalogue/categories/category.service.ts';
 import { ProductService } from './catalogue/products/product.service.ts';
 import { InformationTemplateService } from './catalogue/templates/information-template.service.ts';
@@ -147,6 +148,8 @@ export interface EventServices {
 }
 
 export interface PlatformServices {
+  /** The heap that answers being read and written may hold at once (ANSWER_MEMORY_BUDGET_MB; docs/operations.md "Memory"). */
+  answerBudget: AnswerBudget;
   /** File bytes (library files, icons, derived images): under STORAGE_DIR or in an S3 bucket (STORAGE_BACKEND). */
   storage: Storage;
   /** The one way out of the machine: callbacks and approval downloads (DESIGN.md Outbound HTTP). */
@@ -261,7 +264,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       engine: approvalEngine,
       actions: new ApprovalActions({ engine: approvalEngine, tasks: approvalTasks }),
     },
-    platform: { storage, outbound, attemptLimiter },
+    platform: { storage, outbound, attemptLimiter, answerBudget: new AnswerBudget(config.answerMemoryBudgetBytes) },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
     operatorCtx: () => withLazyUnitOfWork(orm.em, {}),

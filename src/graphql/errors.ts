@@ -19,7 +19,12 @@ export function maskDomainErrors(error: unknown, message: string, isDev?: boolea
         ...(raw.details ? { details: raw.details } : {}),
         ...(raw.reason ? { reason: raw.reason } : {}),
         ...(status
-          ? { http: { status, ...(raw.code === 'service_unavailable' ? { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } } : {}) } }
+          ? {
+              http: {
+                status,
+                ...(raw.code === 'service_unavailable' ? { headers: { 'Retry-After': String(raw.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS) } } : {}),
+              },
+            }
           : {}),
       },
     });

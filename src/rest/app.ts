@@ -14,6 +14,8 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Queues } from '../queues.ts';
 import { authenticate } from './auth.ts';
 import { sendError } from './errors.ts';
+import { answerRefusedBodiesBeforeClosing } from './refused-body.ts';
+import { admitHeavyBodies } from './heavy-bodies.ts';
 import { graphqlRoute, sendGraphqlError } from './graphql-route.ts';
 import { envelopeArea, openArea } from './open-area.ts';
 import { sendApprovalError } from './approval-envelope.ts';
@@ -37,6 +39,7 @@ import { templateResource } from './routes/templates.ts';
 import { sharedSchemas } from './schemas.ts';
 import { answerClientError, answerUnmetExpectation, areaOf } from './client-errors.ts';
 import { nullableAwareSerializerFactory } from './serializer.ts';
+import { SHELF_VERSION, VERSION_HEADER } from '../version.ts';
 
 /** Spec 8: 1 MiB on every request, GET included. */
 export const BODY_LIMIT = 1_048_576;
@@ -112,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
       reply.header('Cache-Control', 'no-store');
+      reply.header(VERSION_HEADER, SHELF_VERSION);
       const area = areaOf(request.url);
       (area === 'open' ? sendOpenError : area === 'approval' ? sendApprovalError : area === 'graphql' ? sendGraphqlError : sendError)(error, request, reply);
     },
@@ -164,12 +168,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
+    reply.header(VERSION_HEADER, SHELF_VERSION);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       return done(new DomainError('bad_request', 'The request is not valid HTTP/1.1', [{ field: 'Host', message: 'is required in HTTP/1.1' }]));
     }
     const length = Number(request.headers['content-length'] ?? 0);
     done(length > BODY_LIMIT ? new DomainError('payload_too_large', 'The request body is larger than 1 MiB') : undefined);
   });
+
+  admitHeavyBodies(app, deps.core.platform.answerBudget, BODY_LIMIT);
 
   // Fastify reads no body on GET, HEAD and DELETE without a parser; count it anyway so the
   // limit holds for chunked bodies too, then drop it. A request announcing no body (neither
@@ -194,6 +201,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(e as Error);
     }
   });
+
+  answerRefusedBodiesBeforeClosing(app);
 
   app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.httpDuration.labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode)).observe(reply.elapsedTime / 1000);

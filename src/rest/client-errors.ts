@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FieldIssue } from '../core/platform/errors.ts';
+import { SHELF_VERSION, VERSION_HEADER } from '../version.ts';
 
 /** The API area a path belongs to, whose envelope answers it: `/open`, `/approval`, GraphQL's `errors[]`, else Area A (`/v1` and the rest). */
 export type Area = 'open' | 'approval' | 'graphql' | 'v1';
@@ -120,7 +121,7 @@ export function answerClientError(error: Error, socket: Socket): void {
   const body = JSON.stringify(bodyOf(areaOf(pathOf(socket, requestLine)), refusal, id));
   socket.end(
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${id}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      `X-Request-Id: ${id}\r\nCache-Control: no-store\r\n${VERSION_HEADER}: ${SHELF_VERSION}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -143,6 +144,7 @@ export function answerUnmetExpectation(request: IncomingMessage, response: Serve
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': id,
     'Cache-Control': 'no-store',
+    [VERSION_HEADER]: SHELF_VERSION,
     Connection: 'close',
   });
   response.end(body);

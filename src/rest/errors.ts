@@ -30,6 +30,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   share_expired: 410,
   share_revoked: 410,
   bad_request: 400,
+  // REST streams its large pages (streamed-page.ts), so no REST answer is refused for its size
+  response_too_large: 413,
   internal_server_error: 500,
 };
 
@@ -67,8 +69,8 @@ export function asDomainError(error: unknown): DomainError | null {
 /** Headers a failure carries: Retry-After on write conflicts (1 s) and unavailable dependencies. */
 export function retryAfterOf(domain: DomainError): string | null {
   if (domain.code === 'write_conflict') return '1';
-  if (domain.code === 'service_unavailable') return String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   if (domain.retryAfterSeconds !== undefined) return String(domain.retryAfterSeconds);
+  if (domain.code === 'service_unavailable') return String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   return null;
 }
 

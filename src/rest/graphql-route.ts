@@ -8,9 +8,10 @@ import { maskDomainErrors, shelfCodeOf, useShelfErrorCodes } from '../graphql/er
 import { schema } from '../graphql/index.ts';
 import { isIntrospectionOnly } from '../graphql/introspection-only.ts';
 import type { Ctx } from '../core/platform/ctx.ts';
+import { AnswerAllowance } from '../core/platform/answer-budget.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import { useQueryLimits } from '../graphql/query-limits.ts';
-import { asDomainError, STATUS_OF } from './errors.ts';
+import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -47,7 +48,7 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     graphiql: core.config.graphiql
       ? { title: 'Shelf GraphQL', defaultQuery: GRAPHIQL_DEFAULT_QUERY, headers: '{\n  "Authorization": "Bearer <your API key>"\n}' }
       : false,
-    context: async ({ req, params }) => {
+    context: async ({ req, reply, params }) => {
       // variables and literals alike: a NUL character or variables nested too deep are refused before anything runs
       refuseUnsafeInput(params.variables ?? {}, 'variables');
       if (params.query?.includes('\u0000')) refuseUnsafeInput(params.query, 'query');
@@ -58,7 +59,12 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
       // a frontend names the signed-in member it acts for (docs/access.md); without it the key acts
       const member = req.headers['x-shelf-member'];
       const actor = member === undefined ? key : await core.access.actForMember(core.operatorCtx(), key, Array.isArray(member) ? member[0] : member);
-      return { core, ctx: core.ctxFor(actor, req.id) } as GqlContext;
+      const ctx = core.ctxFor(actor, req.id);
+      // heavy reads admit their size against this answer (docs/graphql.md "Limits"); its leases on
+      // the memory budget are held until the answer has been written or the client went away
+      ctx.answer = new AnswerAllowance(core.platform.answerBudget, core.config.graphqlMaxResponseBytes);
+      reply.raw.once('close', () => ctx.answer?.releaseAll());
+      return { core, ctx } as GqlContext;
     },
   });
 
@@ -110,6 +116,8 @@ export function sendGraphqlError(error: unknown, request: FastifyRequest, reply:
   const message = domain?.message ?? 'Unexpected error.';
   // GraphQL answers a client's malformed request with 400 (yoga does), not REST's 422
   const status = code === 'validation_failed' ? 400 : STATUS_OF[code];
+  const retryAfter = domain ? retryAfterOf(domain) : null;
+  if (retryAfter) reply.header('Retry-After', retryAfter);
   return reply
     .status(status)
     .header('content-type', 'application/json; charset=utf-8')

@@ -1,5 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { Config } from '../config.ts';
+import { SHELF_VERSION, VERSION_HEADER } from '../version.ts';
 
 /** The OpenAPI 3.1 document of Area A and the open API, generated from the route schemas (spec 9). */
 export function openApiInfo(config: Pick<Config, 'publicBaseUrl'>): SwaggerOptions {
@@ -8,9 +9,8 @@ export function openApiInfo(config: Pick<Config, 'publicBaseUrl'>): SwaggerOptio
       openapi: '3.1.0',
       info: {
         title: 'Shelf service API',
-        version: '1.0.0',
-        description:
-          'Area A (catalogue, /v1), the open API (/open: asset search and event subscriptions) and the approval endpoint (/approval) of Shelf. Every response carries X-Request-Id and Cache-Control. Failures use the error envelope of their area: ErrorEnvelope under /v1, OpenErrorEnvelope (code, message, result, traceId) under /open and /approval. GraphQL (/graphql) offers the same operations to signed-in frontends.',
+        version: SHELF_VERSION,
+        description: `Area A (catalogue, /v1), the open API (/open: asset search and event subscriptions) and the approval endpoint (/approval) of Shelf. Every response carries X-Request-Id, Cache-Control and ${VERSION_HEADER} (the release, as in info.version; see the changelog and deprecation policy in docs/releases.md). Failures use the error envelope of their area: ErrorEnvelope under /v1, OpenErrorEnvelope (code, message, result, traceId) under /open and /approval. GraphQL (/graphql) offers the same operations to signed-in frontends.`,
         contact: { name: 'Shelf engineering', email: 'shelf-engineering@example.com' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },

@@ -3,6 +3,7 @@ import { ProductService } from '../../src/core/catalogue/products/product.servic
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
+import { collectPage } from '../../src/core/platform/answer-budget.ts';
 
 /** The sync scan budget (docs/products.md): a search examines a bounded window per page. */
 let env: TestEnv;
@@ -38,8 +39,9 @@ describe('sync pages with search under a scan budget', () => {
     const pages: Array<{ ids: number[]; hasMore: boolean; nextCursor: string | null }> = [];
     let cursor: string | undefined;
     do {
-      const page = await service.list(ctx, { sync: 'true', pageSize: 1, search: 'needle', ...(cursor ? { cursor } : {}) });
-      if (page.mode !== 'sync') throw new Error('expected a sync page');
+      const listed = await service.list(ctx, { sync: 'true', pageSize: 1, search: 'needle', ...(cursor ? { cursor } : {}) });
+      if (listed.mode !== 'sync') throw new Error('expected a sync page');
+      const page = await collectPage(ctx, listed.page);
       pages.push({ ids: page.items.map((p) => p.id), hasMore: page.pagination.hasMore, nextCursor: page.pagination.nextCursor });
       cursor = page.pagination.nextCursor ?? undefined;
     } while (cursor && pages.length < 50);
@@ -50,7 +52,9 @@ describe('sync pages with search under a scan budget', () => {
   });
 
   it('without search, a page is filled from the window (the budget does not apply)', async () => {
-    const page = await service.list(ctx, { sync: 'true', pageSize: 5 });
+    const listed = await service.list(ctx, { sync: 'true', pageSize: 5 });
+    if (listed.mode !== 'sync') throw new Error('expected a sync page');
+    const page = await collectPage(ctx, listed.page);
     expect(page.items).toHaveLength(5);
     expect(page.pagination).toMatchObject({ hasMore: true });
   });

@@ -196,8 +196,9 @@ describe('products with brand, category, cover and images load in a fixed number
     expect(largeRun.items).toBe(100);
     expect(largeRun.statements).toBe(smallRun.statements);
     // authentication, the page, the product version and the total (counted once per version: product-totals.ts),
-    // brands, categories, media, pinned versions
+    // the page's template fields (one batch: they are small here), brands, categories, media, pinned versions
+    // and their size (admitted against the answer first: answer-budget.ts)
     expect(largeRun.statements).toBeGreaterThanOrEqual(5);
-    expect(largeRun.statements).toBeLessThanOrEqual(8);
+    expect(largeRun.statements).toBeLessThanOrEqual(10);
   });
 });

@@ -83,11 +83,11 @@ describe('GraphQL templates', () => {
     const b = await t.template(key);
     const ctx = await g.ctx(key);
     await env.core.catalogue.templates.update(ctx, b.id, { description: 'second version' });
-    const original = env.core.catalogue.templates.versionsByTemplateIds.bind(env.core.catalogue.templates);
+    const original = env.core.catalogue.templates.versionWindows.bind(env.core.catalogue.templates);
     let batches = 0;
-    env.core.catalogue.templates.versionsByTemplateIds = async (c, ids) => {
+    env.core.catalogue.templates.versionWindows = async (c, windows) => {
       batches++;
-      return original(c, ids);
+      return original(c, windows);
     };
     try {
       const res = await graphql(
@@ -106,7 +106,7 @@ describe('GraphQL templates', () => {
       expect(items[1].versions).toHaveLength(1);
       expect(items[1].versions[0].groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'a']);
     } finally {
-      env.core.catalogue.templates.versionsByTemplateIds = original;
+      env.core.catalogue.templates.versionWindows = original;
     }
     const one = await graphql(env, key.key, `query($id: String!) { template(id: $id) { etag template { id versions { id } } } }`, { id: b.id });
     expect(one.body.data.template.template.versions).toHaveLength(2);

@@ -2,7 +2,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { AnswerChecker } from '../support/fuzz/check.ts';
-import { operationsOf } from '../support/fuzz/operations.ts';
+import { MUTATIONS } from '../support/fuzz/mutations.ts';
+import { operationsOf, toWire, validDraft } from '../support/fuzz/operations.ts';
+import { Random } from '../support/fuzz/random.ts';
+import { exchange } from '../support/fuzz/raw-http.ts';
 import { startFuzzPeer, type FuzzPeer } from '../support/fuzz/peer.ts';
 import { describeClass, failureClasses, fetchDocument, restCases, runFuzz, showExchange, type FuzzReport, type FuzzTarget } from '../support/fuzz/run.ts';
 import { seedFuzzWorld, type FuzzWorld } from '../support/fuzz/world.ts';
@@ -103,6 +106,53 @@ describe('the fuzzer aims at every documented operation', () => {
     expect(checker.check('/open/search-assets', null, json(400, good)).map((p) => p.kind)).toEqual(['envelope']);
     expect(checker.check('/v1/brands', null, { status: 400, headers: {}, body: Buffer.alloc(0) }).map((p) => p.kind)).toEqual(['no-request-id', 'not-json']);
   });
+});
+
+describe('maximal valid bodies', () => {
+  it('createTemplate and createProduct at about 0.9 MB each are written (2xx), the product updated with as much again, then listed at the largest page size, without a 5xx', async () => {
+    const doc = await fetchDocument(target);
+    const checker = new AnswerChecker(doc);
+    const maximal = MUTATIONS.find((m) => m.name === 'maximal-body')!;
+    const rng = new Random(SEED);
+    const written: Record<string, any> = {};
+    for (const id of ['createTemplate', 'createProduct']) {
+      const op = operationsOf(doc).find((o) => o.id === id)!;
+      const draft = validDraft(doc, op, world, rng);
+      const detail = maximal.apply(draft, { doc, world, rng, largestArray: 10 });
+      const request = toWire(draft);
+      expect(request.body!.length, detail).toBeGreaterThan(850_000);
+      const answer = await exchange(target.host, target.port, request, 60_000);
+      expect(answer.status, `${id}: ${answer.body.toString().slice(0, 300)}`).toBe(201);
+      expect(checker.check(request.target.split('?')[0]!, op, answer)).toEqual([]);
+      written[id] = JSON.parse(answer.body.toString()).data;
+    }
+    const templateFields = Object.fromEntries(world.longTexts.fieldIds.map((field, i) => [field, `${i} ${'u'.repeat(65_000)}`]));
+    const update = await exchange(
+      target.host,
+      target.port,
+      {
+        method: 'PATCH',
+        target: `/v1/products/${written.createProduct.id}`,
+        headers: [
+          ['authorization', `Bearer ${world.keys.manage}`],
+          ['content-type', 'application/json'],
+        ],
+        body: Buffer.from(JSON.stringify({ templateFields })),
+      },
+      60_000,
+    );
+    expect(update.status, update.body.toString().slice(0, 300)).toBe(200);
+    for (const path of ['/v1/product-info-templates?pageSize=100', '/v1/products?pageSize=100', '/v1/products?sync=true&pageSize=100']) {
+      const answer = await exchange(
+        target.host,
+        target.port,
+        { method: 'GET', target: path, headers: [['authorization', `Bearer ${world.keys.manage}`]] },
+        60_000,
+      );
+      expect(answer.status, path).toBe(200);
+      expect(JSON.parse(answer.body.toString()).success).toBe(true);
+    }
+  }, 240_000);
 });
 
 describe(`fuzzing with seed ${SEED}`, () => {

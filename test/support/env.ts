@@ -37,6 +37,14 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
   const databaseName = `shelf_t_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   const template = inject('templateDatabase');
   await admin((c) => c.query(`create database "${databaseName}" template "${template}"`));
+  return openTestEnv(databaseName, overrides);
+}
+
+/**
+ * A test world over an existing database of this server (a restored backup, say), with a Redis
+ * prefix of its own; `close()` drops the database, as for createTestEnv's.
+ */
+export async function openTestEnv(databaseName: string, overrides: Record<string, string> = {}): Promise<TestEnv> {
   const config = loadConfig({
     DATABASE_URL: databaseUrlFor(databaseName),
     REDIS_URL: redisUrl,

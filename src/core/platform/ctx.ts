@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from '../access/roles.ts';
+import type { AnswerAllowance } from './answer-budget.ts';
 import { DomainError } from './errors.ts';
 
 /** An API key of a team, with its collaborator role as of this request (spec 5). */
@@ -41,6 +42,8 @@ export interface Ctx {
   teamId: number;
   actor: Actor;
   requestId: string;
+  /** The memory allowance of a materialized answer (GraphQL, the CLI): heavy reads admit their size against it (answer-budget.ts). */
+  answer?: AnswerAllowance;
 }
 
 // The parts of a context an operation may ask for when it needs less than the whole Ctx (so

@@ -40,6 +40,8 @@ export type ErrorCode =
   | 'share_revoked'
   /** A request HTTP/1.1 itself refuses (no Host, an undecodable URL): 400 before any route, in every area (docs/api-conventions.md "Failures a client can act on"). */
   | 'bad_request'
+  /** A materialized answer (GraphQL, the CLI) would carry more stored data than its cap (docs/graphql.md "Limits"). */
+  | 'response_too_large'
   | 'internal_server_error';
 
 /**

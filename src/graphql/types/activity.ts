@@ -8,6 +8,7 @@ import { enumFromCore, storedValue } from '../enums.ts';
 import { KeyRoleEnum } from './key-role.ts';
 import { pageArgs, pageQuery, pageType, type ObjectFieldBuilder } from '../shapes.ts';
 import { JsonRef } from './json.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
 
 /** What each action means, for both enums (a product's history has the product actions only). */
 const ACTION_MEANINGS: Record<ActivityAction, string> = {
@@ -113,7 +114,7 @@ builder.queryFields((t) => ({
       ...pageArgs(t),
     },
     complexity: pageCost,
-    resolve: (_root, args, gql) => gql.core.catalogue.products.history(gql.ctx, args.id, pageQuery(args)),
+    resolve: async (_root, args, gql) => collectPage(gql.ctx, await gql.core.catalogue.products.history(gql.ctx, args.id, pageQuery(args))),
   }),
   activityRecords: t.field({
     type: ActivityPageRef,

@@ -5,6 +5,7 @@ import { builder } from '../builder.ts';
 import { cursorPageCost, PAGE_ITEMS_COST } from '../costs.ts';
 import { enumFromCore } from '../enums.ts';
 import { ProductRef, ProductStatusEnum } from './product.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
 
 /*
  * Incremental sync and the sync feed over GraphQL (docs/products.md "Incremental sync" and "Sync
@@ -107,7 +108,7 @@ builder.queryFields((t) => ({
       const result = await gql.core.catalogue.products.listRecords(gql.ctx, query);
       // with sync=true the core always answers with a sync page
       if (result.mode !== 'sync') throw new Error('productSync: expected a sync page');
-      return result;
+      return collectPage(gql.ctx, result.page);
     },
   }),
 }));

@@ -15,6 +15,7 @@ import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, 
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
 import { TemplateVersionRef } from './template.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
 
 /**
  * Per-request loaders (Pothos keys the cache on the request's context, so nothing crosses requests
@@ -209,7 +210,7 @@ builder.queryFields((t) => ({
       const result = await gql.core.catalogue.products.listRecords(gql.ctx, query);
       // without sync=true the core always answers with an ordinary page
       if (result.mode !== 'page') throw new Error('products: expected an ordinary page');
-      return result;
+      return collectPage(gql.ctx, result.page);
     },
   }),
   product: t.field({

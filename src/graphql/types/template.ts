@@ -14,6 +14,8 @@ import { LIST_BOUNDS, listCost, sizeOf } from '../costs.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageField, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
+import type { VersionWindow } from '../../core/catalogue/templates/template.schemas.ts';
 
 const FieldTypeEnum = enumFromCore('TemplateFieldType', {
   description: 'The type of a template field: which values products may give it and which config it takes (docs/templates.md).',
@@ -158,15 +160,17 @@ builder.objectFields(TemplateRef, (t) => ({
     complexity: (args) => listCost(sizeOf(args.last, LIST_BOUNDS.templateVersionsDefault, LIST_BOUNDS.templateVersionsMax)),
     resolve: async (template, args, gql) => {
       const last = sizeOf(args.last, LIST_BOUNDS.templateVersionsDefault, LIST_BOUNDS.templateVersionsMax);
-      const versions = (await versionsLoader(gql).load(template.id)).filter((v) => args.before == null || v.number < args.before);
-      return last === 0 ? [] : versions.slice(-last);
+      return last === 0 ? [] : versionsLoader(gql).load({ templateId: template.id, before: args.before ?? null, last });
     },
   }),
 }));
 
-/** Versions of every template in a response from one batched read (per request, like Pothos' loaders). */
+/** The asked versions of every template in a response from one batched read (per request, like Pothos' loaders). */
 const versionsLoader = createContextCache(
-  (gql: GqlContext) => new DataLoader<string, TemplateVersionView[]>(async (ids) => gql.core.catalogue.templates.versionsByTemplateIds(gql.ctx, [...ids])),
+  (gql: GqlContext) =>
+    new DataLoader<VersionWindow, TemplateVersionView[], string>(async (windows) => gql.core.catalogue.templates.versionWindows(gql.ctx, windows), {
+      cacheKeyFn: (w) => `${w.templateId}\u0000${w.before}\u0000${w.last}`,
+    }),
 );
 
 const TemplatePageRef = pageType('TemplatePage', TemplateRef, {
@@ -247,8 +251,8 @@ const TemplateDeleteInput = builder.inputType('TemplateDeleteInput', {
 });
 
 builder.queryFields((t) => ({
-  templates: pageField(t, TemplatePageRef, 'Live templates, createdAt descending then id.', (gql, query) =>
-    gql.core.catalogue.templates.listPage(gql.ctx, query),
+  templates: pageField(t, TemplatePageRef, 'Live templates, createdAt descending then id.', async (gql, query) =>
+    collectPage(gql.ctx, await gql.core.catalogue.templates.listPage(gql.ctx, query)),
   ),
   template: t.field({
     type: TemplateResultRef,

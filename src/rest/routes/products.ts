@@ -18,10 +18,11 @@ import { ProductHistoryItem } from '../../core/catalogue/products/product-histor
 import { header } from '../auth.ts';
 import { replyWithEtag } from '../replies.ts';
 import { replyCreated } from '../replies.ts';
-import { listSchema, ok, okPage, okSchema, PaginationSchema } from '../envelope.ts';
+import { listSchema, ok, okSchema, PaginationSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
+import { sendSizedPage } from '../streamed-page.ts';
 
 const DetailRef = Type.Ref('ProductDetail');
 const tags = ['Products'];
@@ -37,9 +38,15 @@ const SyncPagination = Type.Object({
   hasMore: Type.Boolean({ description: 'true exactly when nextCursor is not null.' }),
 });
 
+/** One entry of a product's history (one object: the streamed page's serializer is compiled once per schema object). */
+const HistoryItemRef = Type.Ref('ProductHistoryItem');
+
+/** An item of a products page: a summary, or in sync pages with changes=true a tombstone. */
+const ListItem = Type.Union([Type.Ref('ProductSummary'), Type.Ref('ProductTombstone')]);
+
 const ListEnvelope = Type.Object({
   success: Type.Literal(true),
-  data: Type.Array(Type.Union([Type.Ref('ProductSummary'), Type.Ref('ProductTombstone')]), {
+  data: Type.Array(ListItem, {
     description: 'ProductSummary items; ProductTombstone items appear only in sync pages requested with changes=true.',
   }),
   code: Type.Null(),
@@ -67,9 +74,12 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
       // a repeated parameter arrives as an array; it gets its own message before type validation
       preValidation: async (request) => rejectRepeatedParameters(request.query),
     },
-    async (request) => {
+    async (request, reply) => {
       const result = await core.catalogue.products.list(request.ctx, request.query);
-      return { success: true, data: result.items, code: null, message: null, requestId: request.id, pagination: result.pagination };
+      const common = { requestId: request.id, budget: core.platform.answerBudget };
+      return result.mode === 'page'
+        ? sendSizedPage(reply, { ...common, page: result.page, itemSchema: ListItem, paginationSchema: PaginationSchema })
+        : sendSizedPage(reply, { ...common, page: result.page, itemSchema: ListItem, paginationSchema: SyncPagination });
     },
   );
 
@@ -201,11 +211,18 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         security: bearerSecurity,
         params: IdParams,
         querystring: PageQuery,
-        response: { 200: listSchema(Type.Ref('ProductHistoryItem')), ...commonErrors },
+        response: { 200: listSchema(HistoryItemRef), ...commonErrors },
       },
     },
-    async (request) => {
-      return okPage(request.id, await core.catalogue.products.history(request.ctx, request.params.id, request.query));
+    async (request, reply) => {
+      const page = await core.catalogue.products.history(request.ctx, request.params.id, request.query);
+      return sendSizedPage(reply, {
+        requestId: request.id,
+        page,
+        budget: core.platform.answerBudget,
+        itemSchema: HistoryItemRef,
+        paginationSchema: PaginationSchema,
+      });
     },
   );
 }

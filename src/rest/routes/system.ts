@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { pingDatabase } from '../../core/platform/database.queries.ts';
+import { SHELF_VERSION } from '../../version.ts';
 import type { AppDeps } from '../app.ts';
 
 /**
- * Liveness, readiness (PostgreSQL and Redis: the queues' connection and the attempt counter's, which
+ * Liveness (with the release version), readiness (PostgreSQL and Redis: the queues' connection and the attempt counter's, which
  * share passwords need), Prometheus metrics and the OpenAPI download.
  */
 export async function systemRoutes(app: FastifyInstance, { deps }: { deps: AppDeps }): Promise<void> {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', async () => ({ status: 'ok', version: SHELF_VERSION }));
 
   app.get('/readyz', async (_request, reply) => {
     const checks = await Promise.all([

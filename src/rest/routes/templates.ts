@@ -14,7 +14,8 @@ import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
 import { replyCreated, replyWithEtag } from '../replies.ts';
-import { listSchema, okPage, okSchema } from '../envelope.ts';
+import { listSchema, okSchema, PaginationSchema } from '../envelope.ts';
+import { sendSizedPage } from '../streamed-page.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
@@ -41,8 +42,15 @@ export async function templateRoutes(fastify: FastifyInstance, { core }: { core:
         response: { 200: listSchema(TemplateRef), ...commonErrors },
       },
     },
-    async (request) => {
-      return okPage(request.id, await core.catalogue.templates.listPage(request.ctx, request.query));
+    async (request, reply) => {
+      const page = await core.catalogue.templates.listPage(request.ctx, request.query);
+      return sendSizedPage(reply, {
+        requestId: request.id,
+        page,
+        budget: core.platform.answerBudget,
+        itemSchema: TemplateRef,
+        paginationSchema: PaginationSchema,
+      });
     },
   );
 

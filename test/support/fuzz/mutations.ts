@@ -599,6 +599,31 @@ export const MUTATIONS: Mutation[] = [
     },
   },
   {
+    name: 'maximal-body',
+    applies: (op) => hasBody(op) && op.method !== 'GET',
+    apply(draft, c) {
+      const id = draft.op.id;
+      if ((id === 'createTemplate' || id === 'updateTemplate') && draft.body !== null && typeof draft.body === 'object') {
+        // 197 select fields of 25 long options: about 0.93 MB, valid and under the 1 MiB limit
+        const body = draft.body as Record<string, unknown>;
+        body.groups = [{ name: 'Maximal', fields: maximalSelectFields(c.rng.int(1, 1_000_000)) }];
+        if (id === 'createTemplate') body.name = `Max ${c.rng.int(1, 1_000_000_000)}`.slice(0, 30);
+        return 'a template definition of about 0.93 MB (197 select fields of 25 options)';
+      }
+      if ((id === 'createProduct' || id === 'updateProduct') && draft.body !== null && typeof draft.body === 'object') {
+        // 14 textarea values of 65,000 characters: about 0.91 MB, valid
+        const body = draft.body as Record<string, unknown>;
+        if (id === 'createProduct') body.templateId = c.world.longTexts.templateId;
+        body.templateFields = Object.fromEntries(c.world.longTexts.fieldIds.map((field, i) => [field, `${i} ${'t'.repeat(65_000)}`]));
+        return 'template fields of about 0.91 MB (14 textarea values of 65,000 characters)';
+      }
+      // elsewhere: every string of the valid body at its documented maximum, as long as the body stays under 1 MiB
+      const filled = fillStrings(draft.body, c.doc, resolve(c.doc, draft.op.body!.schema));
+      draft.body = filled;
+      return 'every string of the valid body at its maxLength';
+    },
+  },
+  {
     name: 'bad-content-length',
     applies: hasBody,
     apply(draft, { rng }) {
@@ -608,3 +633,30 @@ export const MUTATIONS: Mutation[] = [
     },
   },
 ];
+
+/** Select fields whose options make a template definition of about 0.93 MB. */
+function maximalSelectFields(salt: number): unknown[] {
+  return Array.from({ length: 197 }, (_, i) => ({
+    key: `f${i}`,
+    name: `Field ${i}`,
+    type: 'select',
+    config: {
+      options: Array.from({ length: 25 }, (_, j) => ({ value: `v${salt}-${i}-${j}-${'x'.repeat(72)}`, label: `Label ${j} ${'y'.repeat(70)}`, sortOrder: j })),
+    },
+  }));
+}
+
+/** The body with each string that has a maxLength (one level into objects) set to that many characters, within 1 MiB in all. */
+function fillStrings(body: unknown, doc: OpenApiDocument, schema: Schema): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  let budget = 900_000;
+  for (const [key, prop] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    const branch = branches(doc, prop).find((b) => b.type === 'string' && typeof b.maxLength === 'number');
+    if (!branch || typeof out[key] !== 'string') continue;
+    const length = Math.min(branch.maxLength as number, budget);
+    budget -= length;
+    out[key] = 'm'.repeat(length);
+  }
+  return out;
+}

@@ -44,6 +44,8 @@ export interface FuzzWorld {
   taskIds: string[];
   /** The loopback peer: approval assets at `${peerUrl}/bytes/...`, callbacks anywhere else. */
   peerUrl: string;
+  /** A template of 14 textarea fields (65,535 characters each at most): products at the body limit. */
+  longTexts: { templateId: string; fieldIds: string[] };
 }
 
 /** What the seeding needs of an environment; the support builders read only these two. */
@@ -97,6 +99,9 @@ export async function seedFuzzWorld(seedEnv: SeedEnv, inputs: string, peerUrl: s
     ],
   });
   const spareTemplate = await gt.template(manage);
+  const longTexts = await gt.template(manage, {
+    groups: [{ name: 'Texts', fields: Array.from({ length: 14 }, (_, i) => textField(`text${i}`, { type: 'textarea' })) }],
+  });
 
   const folderPaths = ['/fuzz', '/fuzz/inner'];
   const redPath = join(inputs, 'fuzz-red.png');
@@ -158,6 +163,10 @@ export async function seedFuzzWorld(seedEnv: SeedEnv, inputs: string, peerUrl: s
       { productId: spareProductIds[0]!, shareId: spareShare.body.id },
     ],
     approvalTemplateIds: [approvalTemplate.id],
+    longTexts: {
+      templateId: longTexts.id,
+      fieldIds: Array.from({ length: 14 }, (_, i) => fieldIds(longTexts)[`text${i}`]!),
+    },
     taskIds: [task.body.taskId],
     peerUrl,
   };

@@ -1,3 +1,4 @@
+import type { SizedRow } from '../../platform/answer-budget.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bigintText, int, jsonList, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
@@ -48,13 +49,24 @@ function itemOf(row: Record<string, unknown>): ProductHistoryItem {
   };
 }
 
-/** A page of a product's history entries, newest first. */
-export async function historyEntries(scope: TeamScope, productId: number, limit: number, offset: number): Promise<ProductHistoryItem[]> {
+/** A page of a product's history entries, newest first: their ids and the stored size of their changes (read by historyEntriesByIds, batch by batch). */
+export async function sizedHistoryPage(scope: TeamScope, productId: number, limit: number, offset: number): Promise<SizedRow<string>[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `select id::text, octet_length(changes::text) as bytes from product_history where team_id = ? and product_id = ? order by id desc limit ? offset ?`,
+    [scope.teamId, productId, limit, offset],
+  );
+  return rows.map((row) => ({ id: bigintText(row.id, 'id'), storedBytes: int(row.bytes, 'bytes') }));
+}
+
+/** History entries of a product among `ids`, in no particular order. */
+export async function historyEntriesByIds(scope: TeamScope, productId: number, ids: readonly string[]): Promise<ProductHistoryItem[]> {
+  if (ids.length === 0) return [];
   const rows = await queryRows<Record<string, unknown>>(
     scope,
     `select id::text, action, ${isoSql('created_at')} as at, actor, actor_key_id as "keyId", actor_role as role, request_id as "requestId", changes
-       from product_history where team_id = ? and product_id = ? order by id desc limit ? offset ?`,
-    [scope.teamId, productId, limit, offset],
+       from product_history where team_id = ? and product_id = ? and id = any(?::bigint[])`,
+    [scope.teamId, productId, `{${ids.join(',')}}`],
   );
   return rows.map(itemOf);
 }

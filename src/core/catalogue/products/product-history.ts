@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
+import { sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity, type ActivityAction } from '../activity/activity-records.ts';
 import type { ProductRecord } from './product-projection.ts';
-import { countHistory, historyEntries, insertHistoryEntry } from './product-history.queries.ts';
+import { countHistory, historyEntriesByIds, insertHistoryEntry, sizedHistoryPage } from './product-history.queries.ts';
 
 /**
  * What a change did to a product: the activity actions a product can have; `template_upgraded`:
@@ -104,8 +105,13 @@ export async function recordProductChange(
 }
 
 /** A product's history, newest first, in ordinary pages (the caller has already been shown the product). */
-export async function historyPage(ctx: Ctx, productId: number, query: unknown): Promise<Page<ProductHistoryItem>> {
+export async function historyPage(ctx: Ctx, productId: number, query: unknown): Promise<SizedPage<ProductHistoryItem, Pagination>> {
   const page = normalizePage(checkPage(query ?? {}));
-  const [count, items] = await Promise.all([countHistory(ctx, productId), historyEntries(ctx, productId, page.pageSize, (page.page - 1) * page.pageSize)]);
-  return { items, pagination: paginationOf(page, count) };
+  const [count, rows] = await Promise.all([countHistory(ctx, productId), sizedHistoryPage(ctx, productId, page.pageSize, (page.page - 1) * page.pageSize)]);
+  return sizedPage(
+    paginationOf(page, count),
+    rows,
+    (ids) => historyEntriesByIds(ctx, productId, ids),
+    (item) => item.id,
+  );
 }

@@ -2,7 +2,17 @@ import type { TeamScope } from '../../platform/ctx.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 import type { ProductRecord } from './product-projection.ts';
 import { readCountVersion } from './product-totals.ts';
-import { countListed, readListPageRecords, readSyncRecords, scanSyncSearch, type ProductFilters, type SyncWindow } from './products.queries.ts';
+import {
+  countListed,
+  deferredFieldsSize,
+  readListPageRecords,
+  readProductsByIds,
+  readSyncRecords,
+  readTemplateFieldsOf,
+  scanSyncSearch,
+  type ProductFilters,
+  type SyncWindow,
+} from './products.queries.ts';
 import type { SyncPosition } from './sync-cursor.ts';
 
 /*
@@ -61,4 +71,36 @@ function sliceOf(records: ProductRecord[], pageSize: number, lastScanned: SyncPo
     return { records: page, next: { updatedAt: last.updatedAt, id: last.id } };
   }
   return { records, next: lastScanned };
+}
+
+/** What a listed record's answer costs in stored bytes: its deferred template fields and the rest of the row (names, media ids). */
+export function listedRecordBytes(record: ProductRecord): number {
+  return (deferredFieldsSize(record) ?? 0) + LISTED_ROW_BYTES;
+}
+
+/** About what a product's columns besides its template fields take (names, description, media ids). */
+const LISTED_ROW_BYTES = 4096;
+
+/**
+ * Listed records with their template fields read (the batch of a sized page): a product changed
+ * since its page was chosen is read again whole, so a record never mixes two versions; one deleted
+ * or hidden meanwhile is left out. Other items (tombstones, records that carry their fields) pass
+ * through.
+ */
+export async function completeListed<T extends object>(ctx: TeamScope, items: T[], publishedOnly: boolean): Promise<T[]> {
+  const listed = items.filter((item): item is T & ProductRecord => 'templateFields' in item && deferredFieldsSize(item as unknown as ProductRecord) !== null);
+  if (listed.length === 0) return items;
+  const current = await readTemplateFieldsOf(ctx, [...new Set(listed.map((r) => r.id))], publishedOnly);
+  const changed = listed.filter((r) => current.has(r.id) && current.get(r.id)!.updatedAt !== r.updatedAt).map((r) => r.id);
+  const fresh = new Map((await readProductsByIds(ctx, changed, publishedOnly)).map((r) => [r.id, r]));
+  const deferred = new Set<object>(listed);
+  return items.flatMap((item) => {
+    if (!deferred.has(item)) return [item];
+    const record = item as T & ProductRecord;
+    const now = current.get(record.id);
+    if (now === undefined) return [];
+    if (now.updatedAt === record.updatedAt) return [{ ...record, templateFields: now.templateFields }];
+    const reread = fresh.get(record.id);
+    return reread === undefined ? [] : [{ ...record, ...reread }];
+  });
 }

@@ -2,7 +2,7 @@ import type { Ctx } from '../../platform/ctx.ts';
 import { preparedSql, queryOne, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
-import { filterSql, RECORD_COLUMNS, recordOf, type ProductFilters } from './products.queries.ts';
+import { filterSql, LISTED_RECORD_COLUMNS, recordOf, type ProductFilters } from './products.queries.ts';
 
 /*
  * The SQL of the sync feed (docs/products.md "Sync feed"), in lean SQL next to the service:
@@ -113,9 +113,9 @@ export async function readFeedSlice(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: Pr
       when ${FEED_KIND.linked} then p.id is not null else false end)`;
 
   const branches = [
-    `(select ${FEED_KIND.updated}::smallint as kind, p.id as "itemId", p.updated_at as sort_at, ${RECORD_COLUMNS}
+    `(select ${FEED_KIND.updated}::smallint as kind, p.id as "itemId", p.updated_at as sort_at, ${LISTED_RECORD_COLUMNS}
         from products p where ${productParts.join(' and ')} order by p.updated_at, p.id limit ?)`,
-    `(select c.kind, c.product_id as "itemId", c.at as sort_at, ${RECORD_COLUMNS}
+    `(select c.kind, c.product_id as "itemId", c.at as sort_at, ${LISTED_RECORD_COLUMNS}
         from product_changes c left join products p on c.kind = ${FEED_KIND.linked} and p.id = c.product_id and ${linked.sql}
        where ${changeParts.join(' and ')} and ${kinds}
        order by c.at, c.product_id, c.kind limit ?)`,

@@ -5,19 +5,19 @@ import { notFound } from '../../platform/errors.ts';
 import { etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { historyPage, recordProductChange, type ProductHistoryItem } from './product-history.ts';
-import type { Page } from '../../platform/pagination.ts';
 import { paginationOf, type Pagination } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { ProductLifecycle } from './product-lifecycle.ts';
 import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
 import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
-import { readListPage } from './product-read.ts';
+import { completeListed, listedRecordBytes, readListPage } from './product-read.ts';
+import { admitStored, mapPage, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
 import { hasLiveProductInBrand, hasLiveProductInCategories, insertDraft, readProduct, readProductsByIds, visibleProductIds } from './products.queries.ts';
 import { DEFAULT_PRODUCT_CHANGES_RETENTION_DAYS } from './product-changes-retention.ts';
 import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { readPinnedVersions } from '../templates/templates.queries.ts';
+import { readPinnedVersions, versionsBytes } from '../templates/templates.queries.ts';
 import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
 import {
@@ -45,8 +45,8 @@ export interface ProductOutcome {
 }
 
 export type ProductListResult =
-  | { mode: 'page'; items: ProductSummary[]; pagination: Pagination }
-  | { mode: 'sync'; items: Array<ProductSummary | ProductTombstone>; pagination: SyncPagination };
+  | { mode: 'page'; page: SizedPage<ProductSummary, Pagination> }
+  | { mode: 'sync'; page: SizedPage<ProductSummary | ProductTombstone, SyncPagination> };
 
 export interface ProductServiceOptions {
   library: LibraryService;
@@ -81,31 +81,34 @@ export class ProductService {
     this.upgrades = new ProductTemplateUpgrades({ library: options.library, templates: options.templates });
   }
 
-  /** listProducts (spec 4.5): ordinary pages (updatedAt, id descending) or, with sync=true, a cursor scan. */
+  /**
+   * listProducts (spec 4.5): ordinary pages (updatedAt, id descending) or, with sync=true, a cursor
+   * scan, as summaries with their media, read batch by batch under the answer budget (REST streams it).
+   */
   async list(ctx: Ctx, query: Record<string, unknown>): Promise<ProductListResult> {
-    const records = await this.listRecords(ctx, query);
-    if (records.mode === 'page') {
-      const media = await this.library.mediaFor(ctx, mediaIdsOf(records.items));
-      return { mode: 'page', items: records.items.map((record) => summaryOf(record, media)), pagination: records.pagination };
-    }
+    const listed = await this.listRecords(ctx, query);
     // tombstones (sync feed only) carry no media and pass through as they are
-    const products = records.items.filter((item): item is ProductRecord => !isTombstone(item));
-    const media = await this.library.mediaFor(ctx, mediaIdsOf(products));
-    const items = records.items.map((item) => (isTombstone(item) ? item : summaryOf(item, media)));
-    return { mode: 'sync', items, pagination: records.pagination };
+    const withMedia = async <T extends SyncItem>(items: T[]) => {
+      const media = await this.library.mediaFor(ctx, mediaIdsOf(items.filter((item): item is T & ProductRecord => !isTombstone(item))));
+      return items.map((item) => (isTombstone(item) ? item : summaryOf(item, media)));
+    };
+    return listed.mode === 'page'
+      ? { mode: 'page', page: mapPage(listed.page, async (items) => (await withMedia(items)) as ProductSummary[]) }
+      : { mode: 'sync', page: mapPage(listed.page, withMedia) };
   }
 
   /** The same listing as stored records (GraphQL resolves media, brands and templates through its loaders). */
   async listRecords(
     ctx: Ctx,
     query: Record<string, unknown>,
-  ): Promise<{ mode: 'page'; items: ProductRecord[]; pagination: Pagination } | { mode: 'sync'; items: SyncItem[]; pagination: SyncPagination }> {
+  ): Promise<{ mode: 'page'; page: SizedPage<ProductRecord, Pagination> } | { mode: 'sync'; page: SizedPage<SyncItem, SyncPagination> }> {
     requirePermission(ctx, 'products:read');
     const parsed = parseProductQuery(ctx, query);
+    const publishedOnly = parsed.filters.publishedOnly;
     if (parsed.mode === 'page') {
       const page = { page: parsed.page, pageSize: parsed.pageSize };
       const { records, total } = await readListPage(ctx, parsed.filters, page.pageSize, (page.page - 1) * page.pageSize, this.totals);
-      return { mode: 'page', items: records, pagination: paginationOf(page, total) };
+      return { mode: 'page', page: sizedItems(paginationOf(page, total), records, listedRecordBytes, (batch) => completeListed(ctx, batch, publishedOnly)) };
     }
     if (!this.cursorSecret) throw new Error('The cursor signing secret is not loaded; sync is unavailable');
     const { items, pagination } = await syncPage(ctx, parsed, {
@@ -113,7 +116,8 @@ export class ProductService {
       scanLimit: this.syncScanLimit,
       changesRetentionDays: this.changesRetentionDays,
     });
-    return { mode: 'sync', items, pagination };
+    const bytesOf = (item: SyncItem) => (isTombstone(item) ? 0 : listedRecordBytes(item));
+    return { mode: 'sync', page: sizedItems(pagination, items, bytesOf, (batch) => completeListed(ctx, batch, publishedOnly)) };
   }
 
   /** getProduct: one product the caller may see (drafts are 404 for view_only and usable), with its ETag. */
@@ -147,6 +151,7 @@ export class ProductService {
   /** Batch read of pinned definitions (spec 2.5 templateDefinition): needs no templates:read. */
   async pinnedVersions(ctx: Ctx, versionIds: readonly string[]): Promise<TemplateVersionView[]> {
     requirePermission(ctx, 'products:read');
+    if (ctx.answer) await admitStored(ctx, await versionsBytes(ctx, versionIds));
     return readPinnedVersions(ctx, versionIds);
   }
 
@@ -178,7 +183,7 @@ export class ProductService {
   }
 
   /** A product's history (docs/products.md "History"), newest first; visible exactly when the product is (a draft is 404 for view_only and usable). */
-  async history(ctx: Ctx, id: number, query: unknown): Promise<Page<ProductHistoryItem>> {
+  async history(ctx: Ctx, id: number, query: unknown): Promise<SizedPage<ProductHistoryItem, Pagination>> {
     await this.readVisible(ctx, id);
     return historyPage(ctx, id, query);
   }

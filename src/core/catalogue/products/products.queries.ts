@@ -25,6 +25,49 @@ export const RECORD_COLUMNS = `p.id, p.name, p.spu, p.description, p.status, p.b
   p.template_version_id as "templateVersionId", p.template_fields as "templateFields", p.media_fields as "mediaFields",
   p.cover_file_id as "coverFileId", p.image_file_ids as "imageFileIds", p.related_file_ids as "relatedFileIds"`;
 
+/**
+ * Where a listed record's template fields would be: a marker with their stored size. Pages of
+ * products are chosen and ordered with their light columns, and the template fields (up to about
+ * 1 MB a product) are read batch by batch while the answer is written, under the answer budget
+ * (readTemplateFieldsOf; platform/answer-budget.ts). `$` is not allowed in a field key, so the
+ * marker can never be a product's own field.
+ */
+export const DEFERRED_FIELDS_SIZE = '$storedBytes';
+
+/** RECORD_COLUMNS with the template fields deferred (the marker in their place). */
+export const LISTED_RECORD_COLUMNS = RECORD_COLUMNS.replace(
+  'p.template_fields as "templateFields"',
+  `jsonb_build_object('${DEFERRED_FIELDS_SIZE}', octet_length(p.template_fields::text)) as "templateFields"`,
+);
+
+/** The stored size of a listed record's deferred template fields, or null when the record carries them. */
+export function deferredFieldsSize(record: Pick<ProductRecord, 'templateFields'>): number | null {
+  const size = record.templateFields[DEFERRED_FIELDS_SIZE];
+  return typeof size === 'number' ? size : null;
+}
+
+/**
+ * The template fields of listed products as they are now, with the updatedAt they belong to, by
+ * id; products deleted meanwhile are missing. Visibility is the caller's: a product unpublished
+ * meanwhile is missing for roles that see published products only.
+ */
+export async function readTemplateFieldsOf(
+  ctx: TeamScope,
+  ids: readonly number[],
+  publishedOnly: boolean,
+): Promise<Map<number, { updatedAt: string; templateFields: Record<string, unknown> }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await queryRows<Record<string, unknown>>(
+    ctx,
+    `select p.id, ${isoSql('p.updated_at')} as "updatedAt", p.template_fields as "templateFields" from products p
+      where p.team_id = ? and p.deleted_at is null and p.id = any(?::int[]) ${publishedOnly ? `and p.status = 'published'` : ''}`,
+    [ctx.teamId, intArray(ids)],
+  );
+  return new Map(
+    rows.map((row) => [int(row.id, 'id'), { updatedAt: text(row.updatedAt, 'updatedAt'), templateFields: jsonObject(row.templateFields, 'templateFields') }]),
+  );
+}
+
 /** A list of file ids (an int[] column, or a JSON array of a jsonb value): numbers, or digits as text on some paths. */
 function fileIds(value: unknown, column: string): number[] {
   if (value === null || value === undefined) return [];
@@ -198,7 +241,7 @@ export async function readListPageRecords(ctx: TeamScope, filters: ProductFilter
   const pageSql = `with page as (
        select p.id, p.updated_at from products p where ${condition.sql} order by p.updated_at desc, p.id desc limit ? offset ?
      )
-     select ${RECORD_COLUMNS} from page join products p on p.id = page.id order by page.updated_at desc, page.id desc`;
+     select ${LISTED_RECORD_COLUMNS} from page join products p on p.id = page.id order by page.updated_at desc, page.id desc`;
   const rows = await queryRows<Record<string, unknown>>(ctx, statementFor('list', pageSql, !condition.searching), [...condition.params, limit, offset]);
   return rows.map(recordOf);
 }
@@ -268,7 +311,7 @@ function windowCondition(teamId: number, filters: ProductFilters, window: SyncWi
 /** The first `limit` products of a sync window without search, (updatedAt, id) ascending. */
 export async function readSyncRecords(ctx: TeamScope, filters: ProductFilters, window: SyncWindow, limit: number): Promise<ProductRecord[]> {
   const condition = windowCondition(ctx.teamId, filters, window);
-  const sql = `select ${RECORD_COLUMNS} from products p where ${condition.sql} order by p.updated_at, p.id limit ?`;
+  const sql = `select ${LISTED_RECORD_COLUMNS} from products p where ${condition.sql} order by p.updated_at, p.id limit ?`;
   const rows = await queryRows<Record<string, unknown>>(ctx, statementFor('sync', sql, true), [...condition.params, limit]);
   return rows.map(recordOf);
 }
@@ -306,7 +349,7 @@ export async function scanSyncSearch(
      )
      select (select count(*)::int from scanned) as scanned, (select at from last) as "lastAt", (select id from last) as "lastId",
        coalesce((select json_agg(x order by x."updatedAt", x.id) from (
-         select ${RECORD_COLUMNS} from hits h join products p on p.id = h.id) x), '[]') as rows`,
+         select ${LISTED_RECORD_COLUMNS} from hits h join products p on p.id = h.id) x), '[]') as rows`,
     [...search.params, ...condition.params, scanLimit, hitLimit],
   );
   const lastAt = nullableText(row!.lastAt, 'lastAt');

@@ -3,7 +3,8 @@ import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
+import { admitStored, sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
@@ -18,8 +19,9 @@ import {
   replaceCategoryBindings,
 } from './template-bindings.ts';
 import { buildDefinition, newOpaqueId } from './template-definition.ts';
-import { readTemplate, readTemplatePage, readVersionState, type TemplateVersionState } from './template-read.ts';
+import { readTemplate, readVersionState, type TemplateVersionState } from './template-read.ts';
 import {
+  countLiveTemplates,
   currentVersionId,
   insertTemplate,
   insertVersion as insertVersionRow,
@@ -27,7 +29,10 @@ import {
   lockLiveTemplate,
   readTemplatesByIds,
   readVersion,
-  readVersionsOfTemplates,
+  readVersionWindows,
+  versionWindowsBytes,
+  liveTemplatesBytes,
+  sizedLiveTemplatesPage,
   softDeleteTemplate,
   updateTemplate,
 } from './templates.queries.ts';
@@ -39,6 +44,7 @@ import {
   TemplatePatch,
   type TemplateGroupView,
   type TemplateVersionView,
+  type VersionWindow,
   type TemplateView,
 } from './template.schemas.ts';
 
@@ -85,11 +91,19 @@ async function insertVersion(
 /** Information templates with versioned definitions, bindings and the library default (spec 2.4, 3.2, 3.3, 4.4). */
 export class InformationTemplateService {
   /** listTemplates: live templates, createdAt descending then id, ordinary pagination. */
-  async listPage(ctx: Ctx, query: { page?: number; pageSize?: number }): Promise<Page<TemplateView>> {
+  async listPage(ctx: Ctx, query: { page?: number; pageSize?: number }): Promise<SizedPage<TemplateView, Pagination>> {
     requirePermission(ctx, 'templates:read');
     const page = normalizePage(query);
-    const { items, total } = await readTemplatePage(ctx, page.pageSize, (page.page - 1) * page.pageSize);
-    return { items, pagination: paginationOf(page, total) };
+    const offset = (page.page - 1) * page.pageSize;
+    const sized = await sizedLiveTemplatesPage(ctx, page.pageSize, offset);
+    // a page past the end carries no total: count them
+    const total = sized.rows.length === 0 && offset > 0 ? await countLiveTemplates(ctx) : sized.total;
+    return sizedPage(
+      paginationOf(page, total),
+      sized.rows,
+      (ids) => readTemplatesByIds(ctx, ids),
+      (t) => t.id,
+    );
   }
 
   /** getTemplate: one live template with the ETag over fields, groups, bindings and default designation. */
@@ -103,6 +117,7 @@ export class InformationTemplateService {
   /** Batch read for dataloaders: live templates of the caller's team among `ids`. */
   async findByIds(ctx: Ctx, ids: readonly string[]): Promise<TemplateView[]> {
     requirePermission(ctx, 'templates:read');
+    if (ctx.answer) await admitStored(ctx, await liveTemplatesBytes(ctx, ids));
     return readTemplatesByIds(ctx, ids);
   }
 
@@ -224,11 +239,14 @@ export class InformationTemplateService {
     return readVersionState(ctx, templateId, number, options);
   }
 
-  /** Batch read for the GraphQL versions loader: the versions of each given template, oldest first, one list per id. */
-  async versionsByTemplateIds(ctx: Ctx, templateIds: readonly string[]): Promise<TemplateVersionView[][]> {
+  /**
+   * Batch read for the GraphQL versions loader: the versions of each window (a template, the newest
+   * `last` below `before`), oldest first, one list per window; only those versions are read.
+   */
+  async versionWindows(ctx: Ctx, windows: readonly VersionWindow[]): Promise<TemplateVersionView[][]> {
     requirePermission(ctx, 'templates:read');
-    const byTemplate = Map.groupBy(await readVersionsOfTemplates(ctx, templateIds), (version) => version.templateId);
-    return templateIds.map((id) => byTemplate.get(id) ?? []);
+    if (ctx.answer) await admitStored(ctx, await versionWindowsBytes(ctx, windows));
+    return readVersionWindows(ctx, windows);
   }
 
   /** Spec 4.5 template resolution at product creation; products call this inside their transaction. */

@@ -1,16 +1,9 @@
 import type { Ctx } from '../../platform/ctx.ts';
 import type { TemplateVersionView, TemplateView } from './template.schemas.ts';
-import {
-  countLiveTemplates,
-  findLiveTemplate,
-  liveTemplatesPage,
-  lockLiveTemplate,
-  lockTemplateForShare,
-  readVersionState as versionStateRow,
-} from './templates.queries.ts';
+import { findLiveTemplate, lockLiveTemplate, lockTemplateForShare, readVersionState as versionStateRow } from './templates.queries.ts';
 
 /*
- * The template reads that take more than one statement: a read after a lock, a page with its total.
+ * The template reads that take more than one statement: a read after a lock, a version's state.
  * The statements are in templates.queries.ts.
  */
 
@@ -21,14 +14,6 @@ export async function readTemplate(ctx: Ctx, id: string, options: { forUpdate?: 
   // takes a fresh snapshot (read committed) and so sees the committed winner.
   if (options.forUpdate && !(await lockLiveTemplate(ctx, id))) return null;
   return findLiveTemplate(ctx, id);
-}
-
-/** A page of live templates, createdAt descending then id (spec 4.4), with the live total. */
-export async function readTemplatePage(ctx: Ctx, limit: number, offset: number): Promise<{ items: TemplateView[]; total: number }> {
-  const page = await liveTemplatesPage(ctx, limit, offset);
-  // a page past the end carries no total: count them
-  if (page.items.length === 0 && offset > 0) return { items: page.items, total: await countLiveTemplates(ctx) };
-  return page;
 }
 
 /** A template as moving a product to another of its versions sees it: whether it is live, its current version's number, the version asked for. */

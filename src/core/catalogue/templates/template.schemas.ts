@@ -267,3 +267,10 @@ export interface TemplateVersionView {
   createdAt: string;
   groups: TemplateGroupView[];
 }
+
+/** Which versions of one template a reader asks for: the newest `last` numbered below `before` (null: up to the current one). */
+export interface VersionWindow {
+  templateId: string;
+  before: number | null;
+  last: number;
+}

@@ -1,9 +1,10 @@
+import type { SizedRow } from '../../platform/answer-budget.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bigintNumber, bool, int, intList, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ResolvedTemplate } from './template-resolution.ts';
-import type { TemplateFieldView, TemplateGroupView, TemplateVersionView, TemplateView } from './template.schemas.ts';
+import type { TemplateFieldView, TemplateGroupView, TemplateVersionView, TemplateView, VersionWindow } from './template.schemas.ts';
 
 /*
  * Statements on information templates and their versions (product_info_templates,
@@ -83,16 +84,24 @@ export async function findLiveTemplate(scope: TeamScope, id: string): Promise<Te
   return row && templateView(row);
 }
 
-/** A page of the team's live templates, createdAt descending then id (spec 4.4), with the live total (0 when the page is empty: countLiveTemplates tells then). */
-export async function liveTemplatesPage(scope: TeamScope, limit: number, offset: number): Promise<{ items: TemplateView[]; total: number }> {
+/**
+ * The ids of a page of the team's live templates in the list's order, with the stored size of each
+ * one's definition (what its answer costs: the definition is nearly all of it) and the live total
+ * (0 when the page is empty). The rows themselves are read by readTemplatesByIds, batch by batch.
+ */
+export async function sizedLiveTemplatesPage(scope: TeamScope, limit: number, offset: number): Promise<{ rows: SizedRow<string>[]; total: number }> {
   const rows = await queryRows<Record<string, unknown>>(
     scope,
-    `${templateSelect(', count(*) over () as total')}
+    `select t.id, octet_length(v.definition::text) as bytes, count(*) over () as total
+      from product_info_templates t join template_versions v on v.id = t.current_version_id
       where t.team_id = ? and t.deleted_at is null
       order by t.created_at desc, t.id limit ? offset ?`,
     [scope.teamId, limit, offset],
   );
-  return { items: rows.map(templateView), total: rows.length > 0 ? bigintNumber(rows[0]!.total, 'total') : 0 };
+  return {
+    rows: rows.map((row) => ({ id: text(row.id, 'id'), storedBytes: int(row.bytes, 'bytes') })),
+    total: rows.length > 0 ? bigintNumber(rows[0]!.total, 'total') : 0,
+  };
 }
 
 /** How many live templates the team has. */
@@ -136,15 +145,66 @@ export async function readVersion(scope: TeamScope, versionId: string): Promise<
   return row && versionView(row);
 }
 
-/** Every version of the given templates of the team, oldest first per template. */
-export async function readVersionsOfTemplates(scope: TeamScope, templateIds: readonly string[]): Promise<TemplateVersionView[]> {
-  if (templateIds.length === 0) return [];
+/** The windows as rows PostgreSQL can join (`w.i` is the window's index). */
+const WINDOWS = `jsonb_to_recordset(?::jsonb) as w(i int, "templateId" text, before int, last int)`;
+
+function windowRows(windows: readonly VersionWindow[]): string {
+  return JSON.stringify(windows.map((w, i) => ({ i, templateId: w.templateId, before: w.before, last: w.last })));
+}
+
+/** What the versions of `windows` would carry: the stored size of their definitions. */
+export async function versionWindowsBytes(scope: TeamScope, windows: readonly VersionWindow[]): Promise<number> {
+  if (windows.length === 0) return 0;
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    `select coalesce(sum(x.bytes), 0)::bigint as bytes from ${WINDOWS} cross join lateral (
+       select octet_length(v.definition::text) as bytes from template_versions v
+        where v.team_id = ? and v.template_id = w."templateId" and (w.before is null or v.number < w.before)
+        order by v.number desc limit w.last) x`,
+    [windowRows(windows), scope.teamId],
+  );
+  return bigintNumber(row!.bytes, 'bytes');
+}
+
+/** The versions of each window of the team's templates, oldest first (deleted templates included: products pin them). */
+export async function readVersionWindows(scope: TeamScope, windows: readonly VersionWindow[]): Promise<TemplateVersionView[][]> {
+  if (windows.length === 0) return [];
   const rows = await queryRows<Record<string, unknown>>(
     scope,
-    `${VERSION_SELECT} where v.team_id = ? and v.template_id in (select jsonb_array_elements_text(?::jsonb)) order by v.template_id, v.number`,
-    [scope.teamId, JSON.stringify(templateIds)],
+    `select w.i, x.* from ${WINDOWS} cross join lateral (
+       ${VERSION_SELECT} where v.team_id = ? and v.template_id = w."templateId" and (w.before is null or v.number < w.before)
+        order by v.number desc limit w.last) x
+      order by w.i, x.number`,
+    [windowRows(windows), scope.teamId],
   );
-  return rows.map(versionView);
+  const byWindow = windows.map((): TemplateVersionView[] => []);
+  for (const row of rows) byWindow[int(row.i, 'i')]!.push(versionView(row));
+  return byWindow;
+}
+
+/** What the given versions of the team would carry: the stored size of their definitions. */
+export async function versionsBytes(scope: TeamScope, versionIds: readonly string[]): Promise<number> {
+  if (versionIds.length === 0) return 0;
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    `select coalesce(sum(octet_length(v.definition::text)), 0)::bigint as bytes from template_versions v
+      where v.team_id = ? and v.id in (select jsonb_array_elements_text(?::jsonb))`,
+    [scope.teamId, JSON.stringify(versionIds)],
+  );
+  return bigintNumber(row!.bytes, 'bytes');
+}
+
+/** What the current definitions of the given live templates would carry. */
+export async function liveTemplatesBytes(scope: TeamScope, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const row = await queryOne<Record<string, unknown>>(
+    scope,
+    `select coalesce(sum(octet_length(v.definition::text)), 0)::bigint as bytes
+       from product_info_templates t join template_versions v on v.id = t.current_version_id
+      where t.team_id = ? and t.deleted_at is null and t.id in (select jsonb_array_elements_text(?::jsonb))`,
+    [scope.teamId, JSON.stringify(ids)],
+  );
+  return bigintNumber(row!.bytes, 'bytes');
 }
 
 /**
