@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageUnavailableError } from '../../src/core/assets/storage/storage.ts';
-import { unavailableError } from '../../src/core/platform/db-errors.ts';
+import { createTestEnv } from '../support/env.ts';
+import { given } from '../support/given.ts';
+import { tempDir } from '../support/media-files.ts';
 import { testBucket, type TestBucket } from '../support/object-store.ts';
 import { privateGateway, type PrivateGateway } from '../support/private-gateway.ts';
 
@@ -95,7 +97,7 @@ describe('the S3 store failing mid-transfer', () => {
     );
     expect(failure).toBeInstanceOf(StorageUnavailableError);
     expect(read).toBeLessThan(bytes.length);
-    expect(unavailableError(failure)?.code).toBe('service_unavailable');
+    expect((failure as StorageUnavailableError).code).toBe('service_unavailable');
     await gateway.start();
   });
 
@@ -131,10 +133,37 @@ describe('the S3 store failing mid-transfer', () => {
       (e: unknown) => e,
     );
     expect(failure).toBeInstanceOf(StorageUnavailableError);
-    expect(unavailableError(failure)?.code).toBe('service_unavailable');
+    expect((failure as StorageUnavailableError).code).toBe('service_unavailable');
     expect(await storage.exists('objects/small').catch((e: unknown) => e)).toBeInstanceOf(StorageUnavailableError);
     await gateway.start();
     await storage.put('objects/small', Buffer.from('small'));
     expect((await buffer((await storage.open('objects/small'))!.stream)).toString()).toBe('small');
+  });
+});
+
+describe('Shelf with its S3 store down', () => {
+  it('answers a signed download link 503 with Retry-After while the gateway is down, and the file again once it is back', async () => {
+    const dir = await tempDir('faults-rest');
+    const env = await createTestEnv({ STORAGE_DIR: dir.path, ...bucket.env('rest'), S3_ENDPOINT: gateway.endpoint });
+    try {
+      const g = given(env);
+      const team = await g.team('Faults');
+      const path = `${dir.path}/notes.txt`;
+      await import('node:fs/promises').then((fs) => fs.writeFile(path, 'bytes behind a flaky gateway'));
+      const { id } = await g.libraryFile(team, { file: path, folder: '/in' });
+      const link = new URL(env.core.assets.links.sign({ teamId: team.teamId, fileId: id, purpose: 'download' }, Math.floor(Date.now() / 1000) + 600));
+      const get = () => env.app.inject({ method: 'GET', url: link.pathname + link.search });
+      await gateway.kill();
+      const down = await get();
+      expect(down.statusCode).toBe(503);
+      expect(Number(down.headers['retry-after'])).toBeGreaterThan(0);
+      await gateway.start();
+      const back = await get();
+      expect(back.statusCode).toBe(200);
+      expect(back.body).toBe('bytes behind a flaky gateway');
+    } finally {
+      await env.close();
+      await dir.remove();
+    }
   });
 });

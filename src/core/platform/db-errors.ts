@@ -9,8 +9,6 @@ const UNREACHABLE_CODES = new Set([
   'EHOSTUNREACH',
   'ENOTFOUND',
   'EPIPE',
-  // the object store (assets/storage StorageUnavailableError)
-  'ESTORAGEUNAVAILABLE',
   // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, connection exceptions
   '57P01',
   '57P02',

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
+import { DomainError } from '../../platform/errors.ts';
 import { LocalIncomingObject, type IncomingObject } from './incoming-object.ts';
 
 export type { IncomingObject } from './incoming-object.ts';
@@ -37,12 +38,13 @@ export interface ListedObject {
 
 /**
  * The object store cannot be reached now (down, restarting, overloaded): not the caller's fault.
- * Its `code` is in platform/db-errors.ts's table, so adapters answer 503 with Retry-After.
+ * A domain error, so every adapter answers it as `service_unavailable` (503 with Retry-After, in
+ * GraphQL `extensions.code`), as when PostgreSQL is down; the store's own error is its `cause`.
  */
-export class StorageUnavailableError extends Error {
-  readonly code = 'ESTORAGEUNAVAILABLE';
+export class StorageUnavailableError extends DomainError {
   constructor(cause: unknown) {
-    super(`the object store is unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super('service_unavailable', 'The file store is unavailable; retry later');
+    this.cause = cause;
   }
 }
 
