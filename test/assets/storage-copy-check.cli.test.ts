@@ -3,6 +3,7 @@ import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectKey } from '../../src/core/assets/imports/import.ts';
+import { StorageMaintenance } from '../../src/core/assets/storage/storage-maintenance.ts';
 import { LocalDiskStorage } from '../../src/core/assets/storage/storage.ts';
 import { runCli, spawnCli, type CliResult } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
@@ -32,6 +33,8 @@ beforeAll(async () => {
     await g.libraryFile(team, { file: path });
     keys.push(objectKey(sha256(bytes)));
   }
+  // the same bytes in another team: a second stored_objects row naming the same key
+  await g.libraryFile(await g.team('Same bytes'), { file: join(inputs.path, 'p0.png') });
   // a category icon: referenced by its own table, not content-addressed
   await g.categoryIcon(team);
   keys.push(...(await env.orm.em.fork().execute<{ storage_key: string }[]>('select storage_key from category_icons')).map((r) => r.storage_key));
@@ -199,5 +202,31 @@ describe('storage check', () => {
     expect(removal.json.removed).toBe(3);
     expect((await shelf(['storage', 'check', '--store', 'local'])).json).toMatchObject({ ok: 4, unreferenced: [], missing: [] });
     await incoming.discard();
+  });
+});
+
+describe('paging through the referenced keys', () => {
+  /** Text whose SHA-256 starts with `digit`, so its key sorts where the test needs it. */
+  function bytesStartingWith(digit: string): string {
+    for (let i = 0; ; i++) if (sha256(Buffer.from(`paging ${i}`)).startsWith(digit)) return `paging ${i}`;
+  }
+
+  it('walks every table page by page, each key once, even when one table is ahead of another', async () => {
+    // library keys objects/0..., objects/8... and a pending key objects/f...: with pages of one row
+    // per table, the first page holds objects/0 and objects/f, and objects/8 must not be skipped
+    const g = given(env);
+    for (const digit of ['0', '8']) {
+      const path = join(inputs.path, `paging-${digit}.txt`);
+      await writeFile(path, bytesStartingWith(digit));
+      await g.libraryFile(team, { file: path });
+    }
+    const pending = join(inputs.path, 'paging-f.txt');
+    await writeFile(pending, bytesStartingWith('f'));
+    await env.core.assets.pendingInbound.holdFile(env.core.operatorCtx(), { team: team.teamId, file: pending });
+    const store = new LocalDiskStorage(local.path);
+    for (const pageSize of [1, 2, 3, 1000]) {
+      const report = await new StorageMaintenance({ pageSize }).check(env.core.operatorCtx(), store);
+      expect(report, `page size ${pageSize}`).toMatchObject({ referenced: 7, ok: 7, missingCount: 0, wrongSizeCount: 0, unreferencedCount: 0 });
+    }
   });
 });

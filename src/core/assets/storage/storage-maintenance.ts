@@ -72,14 +72,14 @@ function derivedContent(key: string): string | null {
   return /\/([0-9a-f]{64})(?:[./]|$)/.exec(key)?.[1] ?? null;
 }
 
-/** Every referenced key in byte order, a database page at a time. */
-async function* referencedKeys(op: UnitOfWork): AsyncGenerator<ReferencedKey> {
+/** Every referenced key in byte order, `pageSize` rows of each table at a time. */
+async function* referencedKeys(op: UnitOfWork, pageSize: number): AsyncGenerator<ReferencedKey> {
   let after = '';
   for (;;) {
-    const page = await referencedKeysAfter(op, after, PAGE);
-    yield* page;
-    if (page.length < PAGE) return;
-    after = page[page.length - 1]!.key;
+    const { keys, done } = await referencedKeysAfter(op, after, pageSize);
+    yield* keys;
+    if (done) return;
+    after = keys[keys.length - 1]!.key;
   }
 }
 
@@ -89,6 +89,13 @@ async function* referencedKeys(op: UnitOfWork): AsyncGenerator<ReferencedKey> {
  * store against the database.
  */
 export class StorageMaintenance {
+  /** Rows read from each table at a time (tests make it small to cross page boundaries). */
+  private readonly pageSize: number;
+
+  constructor(options: { pageSize?: number } = {}) {
+    this.pageSize = options.pageSize ?? PAGE;
+  }
+
   /**
    * Copies every object a row references from `from` to `to`. Each copy is hashed as it streams and
    * read back from the destination and hashed again; a content-addressed object must hash to its
@@ -119,7 +126,7 @@ export class StorageMaintenance {
       onProgress?.({ ...progress });
     };
     const running = new Set<Promise<void>>();
-    for await (const object of referencedKeys(op)) {
+    for await (const object of referencedKeys(op, this.pageSize)) {
       const task = copyOne(object).finally(() => running.delete(task));
       running.add(task);
       if (running.size >= COPY_CONCURRENCY) await Promise.race(running);
@@ -177,7 +184,7 @@ export class StorageMaintenance {
 
     const stored = storage.list()[Symbol.asyncIterator]();
     let next = await stored.next();
-    for await (const referenced of referencedKeys(op)) {
+    for await (const referenced of referencedKeys(op, this.pageSize)) {
       report.referenced++;
       while (!next.done && next.value.key < referenced.key) {
         await unlisted(next.value);

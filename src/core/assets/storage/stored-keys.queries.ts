@@ -22,14 +22,47 @@ export interface ReferencedKey {
   sha256: string | null;
 }
 
-/** Referenced keys after `after` in byte order (the order S3 lists in), at most `limit`. */
-export async function referencedKeysAfter(op: UnitOfWork, after: string, limit: number): Promise<ReferencedKey[]> {
-  const rows = await queryRows<{ storage_key: string; byte_size: string; sha256: string | null }>(
-    op,
-    `${REFERENCED_KEYS} where storage_key collate "C" > ? group by storage_key order by storage_key collate "C" limit ?`,
-    [after, limit],
-  );
-  return rows.map((row) => ({ key: row.storage_key, size: Number(row.byte_size), sha256: row.sha256 }));
+/**
+ * Each table that names storage keys, as a statement reading its next rows after a key in byte
+ * order (the order S3 lists in), duplicates included (one row per team and content).
+ */
+const KEYS_AFTER = [
+  'select storage_key, byte_size::text as byte_size, sha256 from stored_objects where storage_key collate "C" > ? order by storage_key collate "C" limit ?',
+  'select storage_key, byte_size::text as byte_size, sha256 from approval_assets where storage_key collate "C" > ? order by storage_key collate "C" limit ?',
+  'select storage_key, byte_size::text as byte_size, sha256 from library_pending_inbounds where storage_key collate "C" > ? order by storage_key collate "C" limit ?',
+  'select storage_key, byte_size::text as byte_size, null as sha256 from category_icons where storage_key collate "C" > ? order by storage_key collate "C" limit ?',
+];
+
+/**
+ * The next referenced keys after `after`, each once, in byte order: every table's next `limit` rows
+ * (a top-N read, not a sort of the whole table), merged up to the smallest last key of a table that
+ * had more rows than it gave, so no key of any table is passed over. `done` when every table gave
+ * all it had.
+ */
+export async function referencedKeysAfter(op: UnitOfWork, after: string, limit: number): Promise<{ keys: ReferencedKey[]; done: boolean }> {
+  let cutoff: string | null = null;
+  const rows: { storage_key: string; byte_size: string; sha256: string | null }[] = [];
+  for (const sql of KEYS_AFTER) {
+    const page = await queryRows<{ storage_key: string; byte_size: string; sha256: string | null }>(op, sql, [after, limit]);
+    rows.push(...page);
+    if (page.length === limit) {
+      const last = page[page.length - 1]!.storage_key;
+      if (cutoff === null || last < cutoff) cutoff = last;
+    }
+  }
+  const byKey = new Map<string, ReferencedKey>();
+  for (const row of rows) {
+    if (cutoff !== null && row.storage_key > cutoff) continue;
+    const known = byKey.get(row.storage_key);
+    const size = Number(row.byte_size);
+    if (!known) byKey.set(row.storage_key, { key: row.storage_key, size, sha256: row.sha256 });
+    else {
+      known.size = Math.max(known.size, size);
+      if (known.sha256 === null) known.sha256 = row.sha256;
+    }
+  }
+  const keys = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { keys, done: cutoff === null };
 }
 
 /** How many keys are referenced and how many bytes they hold. */
