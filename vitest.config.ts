@@ -3,8 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   // Resolve packages as Node does at run time. Vite's default adds the `development` condition,
   // which loads graphql's dev build for our files while yoga and Pothos (loaded by Node) get the
-  // production build: two graphql copies in one process.
-  ssr: { resolve: { conditions: ['module', 'node', 'production'] } },
+  // production build: two graphql copies in one process. `module-sync`, not `module`, is what Node
+  // 24 itself matches: `module` would pick the AWS SDK's bundler build (dist-es), whose
+  // extensionless imports Node cannot load.
+  ssr: { resolve: { conditions: ['module-sync', 'node', 'production'] } },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],

@@ -33,7 +33,15 @@ const base = `http://127.0.0.1:${PORT}`;
 const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${DATABASE}`);
 const storageDir = mkdtempSync(join(tmpdir(), 'shelf-answer-memory-'));
-const env = { ...process.env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, PORT: String(PORT), ROLE: 'all', LOG_LEVEL: 'warn', QUEUE_PREFIX: 'bench-mem' };
+const env = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  STORAGE_DIR: storageDir,
+  PORT: String(PORT),
+  ROLE: 'all',
+  LOG_LEVEL: 'warn',
+  QUEUE_PREFIX: 'bench-mem',
+};
 
 function cli(...args: string[]): any {
   const out = execFileSync(process.execPath, ['src/cli/main.mjs', ...args], { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
@@ -133,14 +141,18 @@ async function fill(): Promise<{ key: string; viewer: string; teamId: number; pr
   for (let i = 0; i < HISTORY; i++) await call(key, 'PATCH', `/v1/products/${productId}`, { templateFields: fields(`h${i}`) });
   // a second version of the products' template, so every product has an upgrade to preview
   const current = await call(key, 'GET', `/v1/product-info-templates/${texts.data.id}`);
-  const groups = current.data.groups.map((g: any, i: number) => ({ ...g, fields: i === 0 ? [...g.fields, { key: 'extra', name: 'Extra', type: 'text' }] : g.fields }));
+  const groups = current.data.groups.map((g: any, i: number) => ({
+    ...g,
+    fields: i === 0 ? [...g.fields, { key: 'extra', name: 'Extra', type: 'text' }] : g.fields,
+  }));
   await call(key, 'PATCH', `/v1/product-info-templates/${texts.data.id}`, { groups });
   // 5,000 categories: 50 roots of 99 children each
   let made = 0;
   for (let r = 0; made < CATEGORIES; r++) {
     const root = await call(key, 'POST', '/v1/categories', { brandId, name: `Root ${r}` });
     made++;
-    for (let c = 0; c < 99 && made < CATEGORIES; c++, made++) await call(key, 'POST', '/v1/categories', { brandId, name: `Child ${r}-${c}`, parentId: root.data.id });
+    for (let c = 0; c < 99 && made < CATEGORIES; c++, made++)
+      await call(key, 'POST', '/v1/categories', { brandId, name: `Child ${r}-${c}`, parentId: root.data.id });
   }
   return { key, viewer, teamId, productId, brandId, textsTemplateId: texts.data.id as string };
 }
@@ -233,7 +245,12 @@ async function main(): Promise<void> {
     rest('GET /v1/products/{id}/history?pageSize=100', key, 'GET', `/v1/products/${productId}/history?pageSize=100`),
     rest('GET /v1/activity-records?pageSize=100', key, 'GET', '/v1/activity-records?pageSize=100'),
     rest('GET /v1/categories?pageSize=100', viewer, 'GET', `/v1/categories?brandId=${brandId}&pageSize=100`),
-    rest('GET /v1/products/template-upgrades?pageSize=100', key, 'GET', `/v1/products/template-upgrades?templateId=${world.textsTemplateId}&from=1&pageSize=100`),
+    rest(
+      'GET /v1/products/template-upgrades?pageSize=100',
+      key,
+      'GET',
+      `/v1/products/template-upgrades?templateId=${world.textsTemplateId}&from=1&pageSize=100`,
+    ),
     rest('POST /open/search-assets (100)', viewer, 'POST', '/open/search-assets', { startPoint: 0, endPoint: 100 }),
     graphql('GraphQL templates(pageSize: 10) with groups', viewer, '{ templates(pageSize: 10) { items { id groups { fields { key config } } } } }'),
     graphql('GraphQL products(pageSize: 100) with templateFields', viewer, '{ products(pageSize: 100) { items { id templateFields } } }'),

@@ -11,6 +11,10 @@ export interface Config {
   publicBaseUrl: string;
   linkSigningSecret: string | null;
   storageDir: string;
+  /** Where file bytes live: `local` (STORAGE_DIR, the default) or an S3 bucket (docs/operations.md "Object storage"). */
+  storage: StorageConfig;
+  /** The S3_* settings when S3_BUCKET is set, whatever the backend (`storage copy` moves files between the two). */
+  s3: S3Settings | null;
   logoHostAllowlist: string[];
   outboundAllowHosts: string[];
   approvalDownloadTimeoutMs: number;
@@ -55,6 +59,22 @@ export interface Config {
   /** Stored bytes one CLI command's answer may carry; past it the command fails with response_too_large (docs/cli.md "Large answers"). */
   cliMaxAnswerBytes: number;
 }
+
+/** The S3_* settings of a bucket; credentials come from the AWS SDK's default chain when not set here. */
+export interface S3Settings {
+  bucket: string;
+  prefix: string;
+  endpoint: string | null;
+  region: string;
+  forcePathStyle: boolean;
+  /** AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) when set; null: the rest of the SDK's chain (AWS_PROFILE, web identity, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+  /** S3_DOWNLOAD_REDIRECT: signed links to originals answer 302 to a presigned GET of the bucket instead of streaming through Shelf. */
+  redirectDownloads: boolean;
+}
+
+/** STORAGE_BACKEND: local disk (STORAGE_DIR) or the S3 bucket of the S3_* settings. */
+export type StorageConfig = { backend: 'local' } | ({ backend: 's3' } & S3Settings);
 
 /** Thrown for a wrong setting; the message names the variable so the operator knows what to fix. */
 export class ConfigError extends Error {}
@@ -120,6 +140,37 @@ function retrySchedule(env: Env): number[] {
   }
 }
 
+function s3Settings(env: Env): S3Settings | null {
+  const bucket = (env.S3_BUCKET ?? '').trim();
+  if (bucket === '') return null;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`S3_BUCKET is not a valid bucket name: "${bucket}"`);
+  const prefix = (env.S3_PREFIX ?? '').trim();
+  if (prefix !== '' && (!/^[\w.-]+(\/[\w.-]+)*\/?$/.test(prefix) || prefix.split('/').some((part) => part === '.' || part === '..'))) {
+    throw new ConfigError(`S3_PREFIX must be a relative key prefix of letters, digits, '.', '_', '-' and '/', got "${prefix}"`);
+  }
+  const endpoint = env.S3_ENDPOINT ? url(env, 'S3_ENDPOINT', '', ['http:', 'https:']).replace(/\/+$/, '') : null;
+  // the SDK's own variables name the region when S3_REGION does not
+  const region = (env.S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1').trim();
+  if (!/^[a-z0-9-]+$/.test(region)) throw new ConfigError(`S3_REGION must be a region name like us-east-1, got "${region}"`);
+  // servers other than AWS mostly want path-style addressing: the default when an endpoint is set
+  const forcePathStyle = onOff(env, 'S3_FORCE_PATH_STYLE', endpoint !== null);
+  // the chain's first source, read here with the rest of the settings; the SDK goes on down the chain without them
+  const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim();
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
+  const sessionToken = env.AWS_SESSION_TOKEN?.trim();
+  const credentials = accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } : null;
+  return { bucket, prefix, endpoint, region, forcePathStyle, credentials, redirectDownloads: onOff(env, 'S3_DOWNLOAD_REDIRECT', false) };
+}
+
+function storageConfig(env: Env, s3: S3Settings | null): StorageConfig {
+  const backend = (env.STORAGE_BACKEND || 'local').trim();
+  if (backend === 'local') return { backend };
+  if (backend !== 's3') throw new ConfigError(`STORAGE_BACKEND must be local or s3, got "${backend}"`);
+  if (!s3) throw new ConfigError('S3_BUCKET must name the bucket when STORAGE_BACKEND=s3');
+  return { backend, ...s3 };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const role = env.ROLE || 'all';
   if (role !== 'all' && role !== 'api' && role !== 'worker') {
@@ -136,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
   const hostForUrl = isIP(host) === 6 ? `[${host}]` : host;
+  const s3 = s3Settings(env);
   return {
     role,
     port,
@@ -145,6 +197,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', `http://${hostForUrl}:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
     linkSigningSecret: secret,
     storageDir: env.STORAGE_DIR || './data/files',
+    storage: storageConfig(env, s3),
+    s3,
     logoHostAllowlist: hostList(env, 'LOGO_HOST_ALLOWLIST', false),
     outboundAllowHosts: hostList(env, 'OUTBOUND_ALLOW_HOSTS', true),
     approvalDownloadTimeoutMs: integer(env, 'APPROVAL_DOWNLOAD_TIMEOUT_MS', 30000, 1, 3_600_000),

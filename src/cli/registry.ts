@@ -35,7 +35,8 @@ export type ModuleName =
   | 'category-icon'
   | 'share'
   | 'webhook'
-  | 'approval';
+  | 'approval'
+  | 'storage';
 
 export type Handler = (cli: Cli, flags: Flags) => Promise<object>;
 
@@ -349,6 +350,22 @@ export const COMMANDS = {
     help: 'Cancels a task (its submitter only), as the member. Prints {"taskId","status":"CANCELED"}.',
     flags: { task: TASK, user: USER },
   },
+  'storage copy': {
+    module: 'storage',
+    help: 'Copies every referenced object from one store to the other, each verified by SHA-256; resumable (objects already there are skipped); a progress bar on stderr. Prints {"objects","bytes","copied","copiedBytes","skipped","missingAtSource","failed"}.',
+    flags: {
+      from: { value: 'local|s3', required: true, help: 'the store to copy from: local (STORAGE_DIR) or s3 (the S3_* settings)' },
+      to: { value: 'local|s3', required: true, help: 'the store to copy to' },
+    },
+  },
+  'storage check': {
+    module: 'storage',
+    help: 'Checks a store against the database: referenced objects missing or of the wrong size, and objects nothing references. Prints {"referenced","ok","missing","wrongSize","unreferenced",...}.',
+    flags: {
+      store: { value: 'local|s3', help: 'the store to check (default: STORAGE_BACKEND)' },
+      'remove-unreferenced': { help: 'remove the unreferenced objects older than an hour' },
+    },
+  },
 } as const satisfies Record<string, CommandDef>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -372,6 +389,7 @@ export const MODULES: { readonly [M in ModuleName]: () => Promise<{ handlers: Ha
   share: () => import('./commands/share.ts'),
   webhook: () => import('./commands/webhook.ts'),
   approval: () => import('./commands/approval.ts'),
+  storage: () => import('./commands/storage.ts'),
 };
 
 export const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];

@@ -20,7 +20,8 @@ import { VersionedMemo } from './platform/versioned-memo.ts';
 import { TagFileCounts } from './assets/search/tag-file-counts.ts';
 import type { ColourMatch } from './assets/search/search.queries.ts';
 import type { FacetCounts } from './assets/search/facets.ts';
-import { LocalDiskStorage, type Storage } from './assets/storage/storage.ts';
+import { createStorage } from './assets/storage/create-storage.ts';
+import type { Storage } from './assets/storage/storage.ts';
 import { ApprovalActions } from './approvals/approval-actions.ts';
 import { ApprovalEngine } from './approvals/task-engine.ts';
 import { ApprovalTaskService } from './approvals/task.service.ts';
@@ -152,7 +153,7 @@ export interface EventServices {
 export interface PlatformServices {
   /** The heap that answers being read and written may hold at once (ANSWER_MEMORY_BUDGET_MB; docs/operations.md "Memory"). */
   answerBudget: AnswerBudget;
-  /** File bytes (library files, icons, derived images) under STORAGE_DIR. */
+  /** File bytes (library files, icons, derived images): under STORAGE_DIR or in an S3 bucket (STORAGE_BACKEND). */
   storage: Storage;
   /** The one way out of the machine: callbacks and approval downloads (DESIGN.md Outbound HTTP). */
   outbound: OutboundGuard;
@@ -163,7 +164,7 @@ export interface PlatformServices {
 export function createCore(orm: MikroORM, config: Config): Core {
   const logoHosts = [new URL(config.publicBaseUrl).hostname.toLowerCase(), ...config.logoHostAllowlist];
   const brands = new BrandService({ logoHosts });
-  const storage = new LocalDiskStorage(config.storageDir);
+  const storage = createStorage(config);
   const categoryIcons = new CategoryIconService({ storage });
   const categories = new CategoryService({ icons: categoryIcons });
   // spec 3.2: a brand with live categories is not deleted (brand_has_dependents)

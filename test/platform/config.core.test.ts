@@ -46,6 +46,40 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
     }
   });
 
+  it('keeps files on local disk unless STORAGE_BACKEND=s3 names a bucket, with path-style addressing by default when an endpoint is set', () => {
+    expect(loadConfig({}).storage).toEqual({ backend: 'local' });
+    expect(loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf-files' }).storage).toEqual({
+      backend: 's3',
+      bucket: 'shelf-files',
+      prefix: '',
+      endpoint: null,
+      region: 'us-east-1',
+      forcePathStyle: false,
+      credentials: null,
+      redirectDownloads: false,
+    });
+    expect(
+      loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf', S3_ENDPOINT: 'http://127.0.0.1:7480/', AWS_REGION: 'eu-west-1', S3_PREFIX: 'prod/' }).storage,
+    ).toEqual({
+      backend: 's3',
+      bucket: 'shelf',
+      prefix: 'prod/',
+      endpoint: 'http://127.0.0.1:7480',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      credentials: null,
+      redirectDownloads: false,
+    });
+    expect(loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf', S3_ENDPOINT: 'http://127.0.0.1:7480', S3_FORCE_PATH_STYLE: 'off' }).storage).toMatchObject({
+      forcePathStyle: false,
+    });
+  });
+
+  it('redirects signed links to presigned S3 URLs only with S3_DOWNLOAD_REDIRECT=on', () => {
+    expect(loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }).storage).toMatchObject({ redirectDownloads: false });
+    expect(loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf', S3_DOWNLOAD_REDIRECT: 'on' }).storage).toMatchObject({ redirectDownloads: true });
+  });
+
   it('derives PUBLIC_BASE_URL from HOST and PORT', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicBaseUrl).toBe('http://0.0.0.0:9000');
   });
@@ -76,6 +110,15 @@ describe('configuration (CONTRACT.md), read once and validated at start-up', () 
     ['PRODUCT_CHANGES_RETENTION_DAYS', { PRODUCT_CHANGES_RETENTION_DAYS: '-30' }],
     ['PRODUCT_CHANGES_RETENTION_DAYS', { PRODUCT_CHANGES_RETENTION_DAYS: '1.5' }],
     ['PRODUCT_CHANGES_RETENTION_DAYS', { PRODUCT_CHANGES_RETENTION_DAYS: '30d' }],
+    ['STORAGE_BACKEND', { STORAGE_BACKEND: 'ftp' }],
+    ['S3_BUCKET', { STORAGE_BACKEND: 's3' }],
+    ['S3_BUCKET', { S3_BUCKET: 'Not_A_Bucket', STORAGE_BACKEND: 's3' }],
+    ['S3_ENDPOINT', { S3_ENDPOINT: 'ftp://127.0.0.1:7480', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
+    ['S3_PREFIX', { S3_PREFIX: '../up', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
+    ['S3_REGION', { S3_REGION: 'Europe West', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
+    ['S3_DOWNLOAD_REDIRECT', { S3_DOWNLOAD_REDIRECT: 'maybe', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
+    ['AWS_SECRET_ACCESS_KEY', { AWS_ACCESS_KEY_ID: 'only-the-id', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
+    ['S3_FORCE_PATH_STYLE', { S3_FORCE_PATH_STYLE: 'sometimes', STORAGE_BACKEND: 's3', S3_BUCKET: 'shelf' }],
   ];
   for (const [variable, env] of wrong) {
     it(`stops with a message naming ${variable} for ${JSON.stringify(Object.values(env)[0])}`, () => {

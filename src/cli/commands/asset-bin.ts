@@ -1,10 +1,10 @@
 import { RecycleBinService } from '../../core/assets/recycle-bin/recycle-bin.service.ts';
-import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
+import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { asMember, given, idFlag, idsFlag, numberFlag, type Cli } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 /** The recycle bin takes only the storage, as createCore builds it. */
-const bin = (cli: Cli) => new RecycleBinService(new LocalDiskStorage(cli.config.storageDir));
+const bin = (cli: Cli) => new RecycleBinService(createStorage(cli.config));
 
 /**
  * The recycle bin from the operator CLI (docs/library.md "Recycle bin"), acting as the member

@@ -1,6 +1,6 @@
 import { LibraryImportService } from '../../core/assets/imports/import.ts';
 import { PendingInboundService } from '../../core/assets/pending-inbound/pending-inbound.ts';
-import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
+import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { given, idsFlag, numberFlag, type Cli, type Flags } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
@@ -10,7 +10,7 @@ function idsInput(flags: Flags): Record<string, unknown> {
 
 /** Pending inbound takes the storage and the import service, as createCore builds it. */
 function pendingInbound(cli: Cli): PendingInboundService {
-  const storage = new LocalDiskStorage(cli.config.storageDir);
+  const storage = createStorage(cli.config);
   return new PendingInboundService({ imports: new LibraryImportService(storage), storage });
 }
 

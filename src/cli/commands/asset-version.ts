@@ -1,13 +1,13 @@
 import { LibraryImportService } from '../../core/assets/imports/import.ts';
 import { RecycleBinService } from '../../core/assets/recycle-bin/recycle-bin.service.ts';
-import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
+import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { VersionLineService } from '../../core/assets/versions/version-lines.service.ts';
 import { asMember, idFlag, type Cli } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 /** Version lines take the recycle bin and the import service, each on the storage, as createCore builds them. */
 function versionLines(cli: Cli): VersionLineService {
-  const storage = new LocalDiskStorage(cli.config.storageDir);
+  const storage = createStorage(cli.config);
   return new VersionLineService({ recycleBin: new RecycleBinService(storage), imports: new LibraryImportService(storage) });
 }
 

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import { LibraryImportService } from '../../core/assets/imports/import.ts';
-import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
+import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { given, idFlag, numberFlag, type Cli, type Flags } from '../command.ts';
 import type { Handlers } from '../registry.ts';
@@ -13,7 +13,7 @@ const FILE_ONLY_FLAGS = ['name', 'tags', 'description', 'score', 'link', 'user',
  * their service when given.
  */
 function services(cli: Cli) {
-  const storage = new LocalDiskStorage(cli.config.storageDir);
+  const storage = createStorage(cli.config);
   const imports = new LibraryImportService(storage);
   return {
     imports,

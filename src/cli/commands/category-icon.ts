@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CategoryIconService } from '../../core/catalogue/categories/category-icon.service.ts';
-import { LocalDiskStorage } from '../../core/assets/storage/storage.ts';
+import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { idFlag } from '../command.ts';
 import type { Handlers } from '../registry.ts';
@@ -19,7 +19,7 @@ async function readIconFile(path: string | boolean | undefined): Promise<Buffer>
 export const handlers: Handlers<'category-icon'> = {
   'category-icon import': async (cli, flags) => {
     const bytes = await readIconFile(flags.file);
-    return new CategoryIconService({ storage: new LocalDiskStorage(cli.config.storageDir) }).importIcon(cli.operatorCtx(), {
+    return new CategoryIconService({ storage: createStorage(cli.config) }).importIcon(cli.operatorCtx(), {
       teamId: idFlag(flags.team),
       bytes,
     });

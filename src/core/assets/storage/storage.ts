@@ -1,18 +1,15 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
+import { DomainError } from '../../platform/errors.ts';
 import { LocalIncomingObject, type IncomingObject } from './incoming-object.ts';
 
 export type { IncomingObject } from './incoming-object.ts';
 
-/**
- * Where file bytes live. Keys are relative, slash-separated paths chosen by the core
- * (e.g. `objects/ab/cdef...`); the interface lets another backend replace local disk.
- */
 /** A stored file opened for reading. */
 export interface Opened {
   stream: Readable;
@@ -31,6 +28,39 @@ export interface ObjectReader {
   close(): Promise<void>;
 }
 
+/** An object found by `list`. */
+export interface ListedObject {
+  key: string;
+  size: number;
+  /** When the object was written. */
+  modifiedAt: Date;
+}
+
+/**
+ * The object store cannot be reached now (down, restarting, overloaded): not the caller's fault.
+ * A domain error, so every adapter answers it as `service_unavailable` (503 with Retry-After, in
+ * GraphQL `extensions.code`), as when PostgreSQL is down; the store's own error is its `cause`.
+ */
+export class StorageUnavailableError extends DomainError {
+  constructor(cause: unknown) {
+    super('service_unavailable', 'The file store is unavailable; retry later');
+    this.cause = cause;
+  }
+}
+
+/** A key as every backend accepts it: relative, slash-separated word characters, dots and dashes, no `.` or `..` part. */
+export function checkedKey(key: string): string {
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+    throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+  }
+  return key;
+}
+
+/**
+ * Where file bytes live. Keys are relative, slash-separated paths chosen by the core
+ * (e.g. `objects/ab/cdef...`). Two backends: local disk (LocalDiskStorage, the default) and an S3
+ * bucket (S3Storage); `createStorage` picks one from the configuration.
+ */
 export interface Storage {
   put(key: string, bytes: Buffer): Promise<void>;
   /** Like put, from a stream, so large files never sit in memory. */
@@ -40,14 +70,26 @@ export interface Storage {
    * streams): written in storage as it arrives, then placed under its key without a copy.
    */
   receive(): Promise<IncomingObject>;
-  /** A stream of the object, or null when it does not exist. */
-  open(key: string): Promise<Opened | null>;
+  /**
+   * A stream of the object, or null when it does not exist; with `range`, only bytes start..end
+   * (inclusive, within the object: the caller checks them against its size), and `size` is theirs.
+   */
+  open(key: string, range?: { start: number; end: number }): Promise<Opened | null>;
   /** The object for reading into the caller's buffers, or null when it does not exist; the caller closes it. */
   openReader(key: string): Promise<ObjectReader | null>;
   exists(key: string): Promise<boolean>;
+  /** The object's size in bytes, or null when it does not exist. */
+  size(key: string): Promise<number | null>;
+  /** Every object under a key prefix (all when ''), in key order (bytewise); objects being received are under `incoming/`. */
+  list(prefix?: string): AsyncIterable<ListedObject>;
   remove(key: string): Promise<void>;
   /** Removes every object under a key prefix (a content's processed images); nothing when there are none. */
   removeTree(prefix: string): Promise<void>;
+  /**
+   * A URL the client may GET the object from directly for `expiresInSeconds`, sent with these
+   * headers; null when this store serves no such URLs (local disk; S3 unless S3_DOWNLOAD_REDIRECT).
+   */
+  downloadUrl(key: string, options: { expiresInSeconds: number; contentType: string; contentDisposition: string | null }): Promise<string | null>;
 }
 
 /** Local-disk storage under STORAGE_DIR; writes go to a temporary name first so readers never see half a file. */
@@ -58,11 +100,13 @@ export class LocalDiskStorage implements Storage {
     this.root = resolve(root);
   }
 
+  /** Where objects live, for messages and the operator CLI. */
+  describe(): string {
+    return this.root;
+  }
+
   private pathOf(key: string): string {
-    if (!/^[\w.-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
-      throw new Error(`invalid storage key ${JSON.stringify(key)}`);
-    }
-    const path = join(this.root, ...key.split('/'));
+    const path = join(this.root, ...checkedKey(key).split('/'));
     if (!path.startsWith(this.root + sep)) throw new Error('storage key escapes the storage root');
     return path;
   }
@@ -93,10 +137,11 @@ export class LocalDiskStorage implements Storage {
     }
   }
 
-  async open(key: string): Promise<Opened | null> {
+  async open(key: string, range?: { start: number; end: number }): Promise<Opened | null> {
     const path = this.pathOf(key);
     try {
       const info = await stat(path);
+      if (range) return { stream: createReadStream(path, range), size: Math.max(0, range.end - range.start + 1) };
       return { stream: createReadStream(path), size: info.size };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -134,11 +179,52 @@ export class LocalDiskStorage implements Storage {
     }
   }
 
+  async size(key: string): Promise<number | null> {
+    try {
+      const info = await stat(this.pathOf(key));
+      return info.isFile() ? info.size : null;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  /** Regular files under the prefix; a write's temporary `*.tmp` file is not an object yet and is left out. */
+  async *list(prefix = ''): AsyncGenerator<ListedObject> {
+    const root = prefix === '' ? this.root : this.pathOf(prefix);
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(root, { recursive: true, withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    const keys = entries
+      .filter((entry) => entry.isFile() && !entry.name.endsWith('.tmp'))
+      .map((entry) =>
+        join(entry.parentPath, entry.name)
+          .slice(this.root.length + 1)
+          .split(sep)
+          .join('/'),
+      )
+      // keys are ASCII: code-unit order is byte order, S3's listing order
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const key of keys) {
+      const info = await stat(join(this.root, ...key.split('/'))).catch(() => null);
+      if (info) yield { key, size: info.size, modifiedAt: info.mtime };
+    }
+  }
+
   async remove(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
   }
 
   async removeTree(prefix: string): Promise<void> {
     await rm(this.pathOf(prefix), { recursive: true, force: true });
+  }
+
+  /** Local files are served by Shelf itself. */
+  async downloadUrl(): Promise<string | null> {
+    return null;
   }
 }

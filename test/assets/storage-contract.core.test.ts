@@ -1,0 +1,205 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalDiskStorage, StorageUnavailableError, type Storage } from '../../src/core/assets/storage/storage.ts';
+import { tempDir } from '../support/media-files.ts';
+import { testBucket, type TestBucket } from '../support/object-store.ts';
+
+/**
+ * One contract, two backends: every test below runs against local disk and against an S3 bucket
+ * on the RADOS Gateway (scripts/objectstore.sh), so the core can rely on the same behaviour from
+ * either (docs/operations.md "Object storage").
+ */
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let bucket: TestBucket;
+const backends: Record<string, () => Storage> = {};
+
+beforeAll(async () => {
+  dir = await tempDir('storage-contract');
+  bucket = await testBucket();
+  backends.local = () => new LocalDiskStorage(dir.path);
+  // a prefix, as a deployment sharing a bucket would set: nothing may be written outside it
+  backends.s3 = () => bucket.storage({ prefix: 'shelf/' });
+});
+afterAll(async () => {
+  await bucket?.remove();
+  await dir?.remove();
+});
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+async function readAll(storage: Storage, key: string): Promise<Buffer | null> {
+  const opened = await storage.open(key);
+  return opened ? buffer(opened.stream) : null;
+}
+
+async function readWithReader(storage: Storage, key: string, bufferSize: number): Promise<Buffer | null> {
+  const reader = await storage.openReader(key);
+  if (!reader) return null;
+  const parts: Buffer[] = [];
+  const into = Buffer.alloc(bufferSize);
+  try {
+    for (let n = await reader.readInto(into); n > 0; n = await reader.readInto(into)) parts.push(Buffer.from(into.subarray(0, n)));
+  } finally {
+    await reader.close();
+  }
+  return Buffer.concat(parts);
+}
+
+async function listed(storage: Storage, prefix?: string): Promise<{ key: string; size: number }[]> {
+  const all: { key: string; size: number }[] = [];
+  for await (const { key, size, modifiedAt } of storage.list(prefix)) {
+    expect(Math.abs(modifiedAt.getTime() - Date.now())).toBeLessThan(10 * 60_000);
+    all.push({ key, size });
+  }
+  // listed in key order, as the storage check's merge with the database's keys needs
+  expect(all.map((o) => o.key)).toEqual(all.map((o) => o.key).sort());
+  return all;
+}
+
+describe.each(['local', 's3'])('the storage contract on %s', (backend) => {
+  const storage = () => backends[backend]!();
+  const ns = `c-${backend}`;
+
+  it('stores bytes under a key and gives them back, with their size, until removed', async () => {
+    const s = storage();
+    await s.put(`${ns}/put/a.txt`, Buffer.from('hello'));
+    expect(await s.exists(`${ns}/put/a.txt`)).toBe(true);
+    expect(await s.size(`${ns}/put/a.txt`)).toBe(5);
+    const opened = await s.open(`${ns}/put/a.txt`);
+    expect(opened!.size).toBe(5);
+    expect((await buffer(opened!.stream)).toString()).toBe('hello');
+    await s.put(`${ns}/put/a.txt`, Buffer.from('replaced'));
+    expect((await readAll(s, `${ns}/put/a.txt`))!.toString()).toBe('replaced');
+    await s.remove(`${ns}/put/a.txt`);
+    expect(await s.exists(`${ns}/put/a.txt`)).toBe(false);
+    // removing what is not there is not an error
+    await s.remove(`${ns}/put/a.txt`);
+  });
+
+  it('answers null for an object that does not exist', async () => {
+    const s = storage();
+    expect(await s.open(`${ns}/missing`)).toBeNull();
+    expect(await s.openReader(`${ns}/missing`)).toBeNull();
+    expect(await s.size(`${ns}/missing`)).toBeNull();
+    expect(await s.exists(`${ns}/missing`)).toBe(false);
+  });
+
+  it('refuses keys that are not relative slash-separated paths, before touching the store', async () => {
+    const s = storage();
+    for (const key of ['../escape', 'a/../b', '/abs', 'a//b', 'a b', '']) {
+      await expect(s.put(key, Buffer.from('x'))).rejects.toThrow(/invalid storage key/);
+    }
+    expect(await listed(s, ns)).toEqual([]);
+  });
+
+  it('streams a large object in (several multipart parts on S3) and out, byte for byte', async () => {
+    const s = storage();
+    const bytes = randomBytes(20 * 1024 * 1024 + 123);
+    await s.putStream(`${ns}/big`, Readable.from([bytes.subarray(0, 7_000_000), bytes.subarray(7_000_000)]));
+    expect(await s.size(`${ns}/big`)).toBe(bytes.length);
+    expect(sha256((await readAll(s, `${ns}/big`))!)).toBe(sha256(bytes));
+    // the buffer reader of ZIP downloads, with a buffer smaller and one larger than a network chunk
+    expect(sha256((await readWithReader(s, `${ns}/big`, 1000))!)).toBe(sha256(bytes));
+    expect(sha256((await readWithReader(s, `${ns}/big`, 4 * 1024 * 1024))!)).toBe(sha256(bytes));
+    await s.remove(`${ns}/big`);
+  });
+
+  it('keeps nothing of a stream that fails midway', async () => {
+    const s = storage();
+    async function* failing() {
+      yield randomBytes(9 * 1024 * 1024);
+      // what Node's request stream fails with when the client goes away
+      throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    }
+    // the source's own error (a client that went away), not the store's: never a 503
+    const failure = await s.putStream(`${ns}/broken`, Readable.from(failing())).catch((e: unknown) => e);
+    expect(failure).not.toBeInstanceOf(StorageUnavailableError);
+    expect((failure as Error).message).toBe('aborted');
+    expect(await s.exists(`${ns}/broken`)).toBe(false);
+    expect(await listed(s, ns)).toEqual([]);
+    // nor parts of an unfinished multipart upload, which S3 would keep (and bill) until aborted
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
+  });
+
+  it('reads a range of an object (start and end inclusive)', async () => {
+    const s = storage();
+    await s.put(`${ns}/range`, Buffer.from('0123456789'));
+    const opened = await s.open(`${ns}/range`, { start: 2, end: 5 });
+    expect(opened!.size).toBe(4);
+    expect((await buffer(opened!.stream)).toString()).toBe('2345');
+    expect((await buffer((await s.open(`${ns}/range`, { start: 9, end: 9 }))!.stream)).toString()).toBe('9');
+    expect(await s.open(`${ns}/range-missing`, { start: 0, end: 1 })).toBeNull();
+    await s.remove(`${ns}/range`);
+  });
+
+  it('places a received object under the key known at the end, once, leaving nothing under incoming/', async () => {
+    const s = storage();
+    const first = await s.receive();
+    await first.write(Buffer.from('hello '));
+    await first.write(Buffer.from('world'));
+    expect(await first.place(`${ns}/objects/hw`)).toBe(true);
+    expect((await readAll(s, `${ns}/objects/hw`))!.toString()).toBe('hello world');
+    const second = await s.receive();
+    await second.write(Buffer.from('hello world'));
+    expect(await second.place(`${ns}/objects/hw`)).toBe(false);
+    expect(await listed(s, 'incoming')).toEqual([]);
+    await expect(first.place(`${ns}/objects/other`)).rejects.toThrow(/already placed/);
+    await s.remove(`${ns}/objects/hw`);
+  });
+
+  it('receives a large object in parts and places it without losing a byte', async () => {
+    const s = storage();
+    const bytes = randomBytes(18 * 1024 * 1024);
+    const object = await s.receive();
+    for (let at = 0; at < bytes.length; at += 1024 * 1024) await object.write(bytes.subarray(at, at + 1024 * 1024));
+    expect(await object.place(`${ns}/objects/large`)).toBe(true);
+    expect(sha256((await readAll(s, `${ns}/objects/large`))!)).toBe(sha256(bytes));
+    expect(await listed(s, 'incoming')).toEqual([]);
+    await s.remove(`${ns}/objects/large`);
+  });
+
+  it('drops a discarded object: nothing placed, nothing under incoming/, discarding twice changes nothing', async () => {
+    const s = storage();
+    const object = await s.receive();
+    await object.write(randomBytes(1024));
+    await object.discard();
+    await object.discard();
+    expect(await listed(s, 'incoming')).toEqual([]);
+    expect(await listed(s, ns)).toEqual([]);
+    // a discard after the first part was sent aborts the multipart upload: no parts stay behind
+    const large = await s.receive();
+    await large.write(randomBytes(12 * 1024 * 1024));
+    await large.discard();
+    expect(await listed(s, 'incoming')).toEqual([]);
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
+  });
+
+  it('removes every object under a prefix and nothing beside it', async () => {
+    const s = storage();
+    await s.put(`${ns}/derived/ab/w100`, Buffer.from('1'));
+    await s.put(`${ns}/derived/ab/sub/w200`, Buffer.from('22'));
+    await s.put(`${ns}/derived/abc/w100`, Buffer.from('333'));
+    expect(await listed(s, `${ns}/derived`)).toEqual([
+      { key: `${ns}/derived/ab/sub/w200`, size: 2 },
+      { key: `${ns}/derived/ab/w100`, size: 1 },
+      { key: `${ns}/derived/abc/w100`, size: 3 },
+    ]);
+    await s.removeTree(`${ns}/derived/ab`);
+    expect(await listed(s, `${ns}/derived`)).toEqual([{ key: `${ns}/derived/abc/w100`, size: 3 }]);
+    await s.removeTree(`${ns}/derived/none`);
+    await s.removeTree(`${ns}/derived/abc`);
+    expect(await listed(s, ns)).toEqual([]);
+  });
+});
+
+describe('the S3 backend', () => {
+  it('keeps every key under its prefix, so deployments can share a bucket', async () => {
+    const s = bucket.storage({ prefix: 'tenant-a' });
+    await s.put('objects/x/y', Buffer.from('y'));
+    expect(await bucket.keys()).toContain('tenant-a/objects/x/y');
+    expect(await listed(s)).toEqual([{ key: 'objects/x/y', size: 1 }]);
+    await s.remove('objects/x/y');
+  });
+});
