@@ -55,8 +55,11 @@ async function admin(sql: string): Promise<void> {
   await client.end();
 }
 
+const children: ReturnType<typeof spawn>[] = [];
+
 function startService() {
   const child = spawn(process.execPath, [...serviceNodeFlags(), 'src/main.mjs'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  children.push(child);
   return child;
 }
 
@@ -280,4 +283,9 @@ async function main(): Promise<void> {
   await new Promise((r) => service.once('exit', r));
 }
 
-await main();
+await main().catch((error: unknown) => {
+  console.error(error);
+  // the service inherits this process's output: stop every child so the run ends
+  process.exitCode = 1;
+  for (const child of children) child.kill('SIGTERM');
+});

@@ -1,0 +1,66 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { given, type GivenKey } from '../support/given.ts';
+
+/*
+ * docs/operations.md "Memory": every lease on the answer budget goes back once its answer is
+ * written, over keep-alive connections as over closed ones, so a steady load never drifts into
+ * 503s. Real sockets: keep-alive is what inject does not have.
+ */
+
+let env: TestEnv;
+let viewer: GivenKey;
+let base: string;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  const g = given(env);
+  const team = await g.team();
+  const manager = await g.key(team, 'manage');
+  viewer = await g.key(team, 'view_only');
+  const ctx = await g.ctx(manager);
+  for (let i = 0; i < 30; i++) {
+    const created = await env.core.catalogue.products.create(ctx, { name: `P${i}`, description: 'd'.repeat(1000) });
+    await env.core.catalogue.products.publish(ctx, created.body.id);
+  }
+  await env.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => env.close());
+
+async function rounds(count: number, request: () => Promise<Response>): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let round = 0; round < count; round++) {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const res = await request();
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    statuses.push(...answers);
+  }
+  return statuses;
+}
+
+describe('answer budget leases over keep-alive connections', () => {
+  it('20 rounds of 10 concurrent REST product pages: all 200, and the budget is back to 0', async () => {
+    const statuses = await rounds(20, () => fetch(`${base}/v1/products?pageSize=100`, { headers: { authorization: `Bearer ${viewer.key}` } }));
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    await expect.poll(() => env.core.platform.answerBudget.used).toBe(0);
+  });
+
+  it('20 rounds of 10 concurrent GraphQL product pages with templateFields: all 200 without errors, and the budget is back to 0', async () => {
+    const query = '{ products(pageSize: 100) { items { id name templateFields } } }';
+    const statuses = await rounds(20, () =>
+      fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${viewer.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      }),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    await expect.poll(() => env.core.platform.answerBudget.used).toBe(0);
+  });
+});
