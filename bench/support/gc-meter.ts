@@ -1,0 +1,32 @@
+/**
+ * Preloaded into a benchmark's server process (`--import`): counts the process's own CPU time
+ * (process.cpuUsage) and the garbage collector's pauses (perf_hooks 'gc' entries), and answers the
+ * parent's 'gc-stats' message with the totals so far. Nothing else changes in the server.
+ */
+import { PerformanceObserver } from 'node:perf_hooks';
+
+/** What a server answers to 'gc-stats': totals since it started. */
+export interface GcStats {
+  type: 'gc-stats';
+  /** ms the main thread spent in GC pauses. */
+  gcMs: number;
+  /** GC pauses so far. */
+  gcCount: number;
+  /** ms of user + system CPU of the whole process (every thread). */
+  cpuMs: number;
+}
+
+let gcMs = 0;
+let gcCount = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcMs += entry.duration;
+    gcCount++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
+process.on('message', (message) => {
+  if (message !== 'gc-stats') return;
+  const cpu = process.cpuUsage();
+  process.send?.({ type: 'gc-stats', gcMs, gcCount, cpuMs: (cpu.user + cpu.system) / 1000 } satisfies GcStats);
+});
