@@ -336,6 +336,7 @@ interface Run {
   gcShare: number;
   gcPerRequest: number;
   kbPerResponse: number;
+  statementsPerRequest: number;
 }
 
 async function answers(server: ChildServer, reqs: Req[], key: string): Promise<unknown[]> {
@@ -372,6 +373,7 @@ async function run(server: ChildServer, reqs: Req[], key: string, seconds: numbe
     gcShare: gc / Math.max(1, cpu),
     gcPerRequest: gc / Math.max(1, requests),
     kbPerResponse: result.throughput.total / Math.max(1, requests) / 1024,
+    statementsPerRequest: (after.statements - before.statements) / Math.max(1, requests),
   };
 }
 
@@ -433,7 +435,7 @@ try {
           figures.set(at(server.name, shape.name, side), [...(figures.get(at(server.name, shape.name, side)) ?? []), r]);
           console.error(
             `round ${round} ${server.name.padEnd(14)} ${shape.name.padEnd(14)} ${side.padEnd(8)} ${r.rps.toFixed(0).padStart(5)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ` +
-              `cpu ${r.cpuPerRequest.toFixed(2)} ms/req  gc ${(r.gcShare * 100).toFixed(0)}%  ${r.kbPerResponse.toFixed(1)} KiB${r.failed > 0 ? `  FAILED ${r.failed}` : ''}`,
+              `cpu ${r.cpuPerRequest.toFixed(2)} ms/req  gc ${(r.gcShare * 100).toFixed(0)}%  ${r.statementsPerRequest.toFixed(1)} SQL/req  ${r.kbPerResponse.toFixed(1)} KiB${r.failed > 0 ? `  FAILED ${r.failed}` : ''}`,
           );
         }
       }
@@ -453,8 +455,8 @@ function report(all: Shape[]): void {
       `${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per side after ${WARMUP_SECONDS} s warm-up; ` +
       `1-min load average ${loads.map((l) => `${l.load.toFixed(1)} (${l.phase})`).join(', ')}.`,
     '',
-    '| shape | server | side | req/s (median) | per round | p50 ms | p99 ms | CPU ms/req | GC share of CPU | GC ms/req | KiB/resp | GraphQL/REST req/s | GraphQL/REST p99 |',
-    '|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| shape | server | side | req/s (median) | per round | p50 ms | p99 ms | CPU ms/req | GC share of CPU | GC ms/req | SQL/req | KiB/resp | GraphQL/REST req/s | GraphQL/REST p99 |',
+    '|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const verdicts: string[] = [];
   for (const shape of all) {
@@ -469,7 +471,7 @@ function report(all: Shape[]): void {
         lines.push(
           `| ${shape.name} | ${server.name} | ${side} | ${med(side, (r) => r.rps).toFixed(0)} | ${runs.map((r) => r.rps.toFixed(0)).join(' / ')} | ` +
             `${med(side, (r) => r.p50).toFixed(0)} | ${med(side, (r) => r.p99).toFixed(0)} | ${med(side, (r) => r.cpuPerRequest).toFixed(2)} | ` +
-            `${(med(side, (r) => r.gcShare) * 100).toFixed(0)}% | ${med(side, (r) => r.gcPerRequest).toFixed(2)} | ${med(side, (r) => r.kbPerResponse).toFixed(1)} | ${ratios} |`,
+            `${(med(side, (r) => r.gcShare) * 100).toFixed(0)}% | ${med(side, (r) => r.gcPerRequest).toFixed(2)} | ${med(side, (r) => r.statementsPerRequest).toFixed(1)} | ${med(side, (r) => r.kbPerResponse).toFixed(1)} | ${ratios} |`,
         );
         const failed = runs.reduce((n, r) => n + r.failed, 0);
         if (failed > 0) verdicts.push(`${shape.name} ${server.name} ${side}: ${failed} requests FAILED`);

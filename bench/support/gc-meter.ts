@@ -1,9 +1,11 @@
 /**
  * Preloaded into a benchmark's server process (`--import`): counts the process's own CPU time
- * (process.cpuUsage) and the garbage collector's pauses (perf_hooks 'gc' entries), and answers the
- * parent's 'gc-stats' message with the totals so far. Nothing else changes in the server.
+ * (process.cpuUsage), the garbage collector's pauses (perf_hooks 'gc' entries) and the SQL
+ * statements sent (calls of pg's Client.query, which every database access goes through), and
+ * answers the parent's 'gc-stats' message with the totals so far. Nothing else changes in the server.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
+import pg from 'pg';
 
 /** What a server answers to 'gc-stats': totals since it started. */
 export interface GcStats {
@@ -14,7 +16,16 @@ export interface GcStats {
   gcCount: number;
   /** ms of user + system CPU of the whole process (every thread). */
   cpuMs: number;
+  /** SQL statements sent to PostgreSQL. */
+  statements: number;
 }
+
+let statements = 0;
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  statements++;
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
 
 let gcMs = 0;
 let gcCount = 0;
@@ -28,5 +39,5 @@ new PerformanceObserver((list) => {
 process.on('message', (message) => {
   if (message !== 'gc-stats') return;
   const cpu = process.cpuUsage();
-  process.send?.({ type: 'gc-stats', gcMs, gcCount, cpuMs: (cpu.user + cpu.system) / 1000 } satisfies GcStats);
+  process.send?.({ type: 'gc-stats', gcMs, gcCount, cpuMs: (cpu.user + cpu.system) / 1000, statements } satisfies GcStats);
 });

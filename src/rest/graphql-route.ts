@@ -8,6 +8,7 @@ import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors, shelfCodeOf, useShelfErrorCodes } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
 import { isIntrospectionOnly } from '../graphql/introspection-only.ts';
+import { useJitQueries } from '../graphql/jit.ts';
 import type { Ctx } from '../core/platform/ctx.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import { useQueryLimits } from '../graphql/query-limits.ts';
@@ -45,7 +46,7 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     // cached by document alone would let the same document through with larger page sizes, so
     // useQueryLimits keeps its own cache, behind the limits
     parserAndValidationCache: { documentCache: documents, validationCache: false },
-    plugins: [useQueryLimits(), useUnsupportedMediaType(), useShelfErrorCodes()],
+    plugins: [useQueryLimits(), useJitQueries(), useUnsupportedMediaType(), useShelfErrorCodes()],
     // GraphiQL from the installed package: its scripts, styles and icon are inlined, so the page
     // loads nothing from another origin (offline, behind a proxy, under a strict CSP)
     renderGraphiQL,

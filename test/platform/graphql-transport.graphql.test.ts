@@ -50,7 +50,7 @@ describe('a GraphQL answer is one body with its length, as a REST answer', () =>
     expect(res.status).toBe(200);
     expect(res.headers['transfer-encoding']).toBeUndefined();
     expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
-    expect(res.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     const parsed = JSON.parse(res.body);
     expect(parsed.data.brands.items).toHaveLength(30);
     expect(parsed.data.brands.pagination.totalCount).toBe(30);
