@@ -4,8 +4,13 @@
  * statements sent (calls of pg's Client.query, which every database access goes through), and
  * answers the parent's 'gc-stats' message with the totals so far. Nothing else changes in the server.
  */
+import { createRequire } from 'node:module';
 import { PerformanceObserver } from 'node:perf_hooks';
-import pg from 'pg';
+import type pgTypes from 'pg';
+
+// the server's own pg (the script's node_modules: another checkout's under BENCH_COMPARE_DIR),
+// whose CommonJS module the ESM entry re-exports, so patching its Client patches what the server uses
+const pg = createRequire(process.argv[1]!)('pg') as typeof pgTypes;
 
 /** What a server answers to 'gc-stats': totals since it started. */
 export interface GcStats {
@@ -22,7 +27,7 @@ export interface GcStats {
 
 let statements = 0;
 const query = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+pg.Client.prototype.query = function (this: pgTypes.Client, ...args: unknown[]) {
   statements++;
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof query;
