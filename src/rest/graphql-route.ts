@@ -46,6 +46,10 @@ export async function graphqlRoute(app: FastifyInstance, { core }: { core: Core 
     // cached by document alone would let the same document through with larger page sizes, so
     // useQueryLimits keeps its own cache, behind the limits
     parserAndValidationCache: { documentCache: documents, validationCache: false },
+    // Fastify has read the whole body, within its 1 MiB limit, before yoga runs (a larger one is
+    // refused with 413 payload_too_large by sendGraphqlError): yoga's own 25 MB check would only
+    // pipe that string through a TransformStream into a new Request on every request
+    maxRequestBodySize: false,
     plugins: [useQueryLimits(), useJitQueries(), useUnsupportedMediaType(), useShelfErrorCodes()],
     // GraphiQL from the installed package: its scripts, styles and icon are inlined, so the page
     // loads nothing from another origin (offline, behind a proxy, under a strict CSP)

@@ -18,6 +18,24 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
+/** POSTs a body to /graphql in chunks, without Content-Length (Transfer-Encoding: chunked). */
+function postChunked(chunks: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` } },
+      (res) => {
+        const received: Buffer[] = [];
+        res.on('data', (c: Buffer) => received.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(received).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
 /** POSTs to /graphql over a real socket and returns the status, headers and body as sent. */
 function post(
   body: unknown,
@@ -62,5 +80,22 @@ describe('a GraphQL answer is one body with its length, as a REST answer', () =>
     expect(res.headers['transfer-encoding']).toBeUndefined();
     expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
     expect(JSON.parse(res.body).errors[0].extensions.code).toBe('validation_failed');
+  });
+
+  it('refuses a chunked body over 1 MiB without Content-Length with 413 payload_too_large (Fastify counts it, not yoga)', async () => {
+    const before = await env.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from brands');
+    const padding = 'x'.repeat(64 * 1024);
+    const chunks = ['{"query":"{ brands { items { id } } }","extensions":{"pad":"', ...Array.from({ length: 17 }, () => padding), '"}}'];
+    const res = await postChunked(chunks);
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).errors[0].extensions.code).toBe('payload_too_large');
+    const after = await env.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from brands');
+    expect(after).toEqual(before);
+  });
+
+  it('answers a chunked body within the limit as any other', async () => {
+    const res = await postChunked(['{"query":"{ brands(pageSize: 2) ', '{ items { id } } }"}']);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).data.brands.items).toHaveLength(2);
   });
 });
