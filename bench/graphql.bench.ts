@@ -376,9 +376,7 @@ async function run(server: ChildServer, reqs: Req[], key: string, seconds: numbe
     gcPerRequest: gc / Math.max(1, requests),
     kbPerResponse: result.throughput.total / Math.max(1, requests) / 1024,
     statementsPerRequest: (after.statements - before.statements) / Math.max(1, requests),
-    gcKinds: Object.fromEntries(
-      Object.entries(after.gcMsByKind).map(([kind, ms]) => [kind, (ms - (before.gcMsByKind[kind] ?? 0)) / Math.max(1, requests)]),
-    ),
+    gcKinds: Object.fromEntries(Object.entries(after.gcMsByKind).map(([kind, ms]) => [kind, (ms - (before.gcMsByKind[kind] ?? 0)) / Math.max(1, requests)])),
   };
 }
 
@@ -440,7 +438,9 @@ try {
           figures.set(at(server.name, shape.name, side), [...(figures.get(at(server.name, shape.name, side)) ?? []), r]);
           console.error(
             `round ${round} ${server.name.padEnd(14)} ${shape.name.padEnd(14)} ${side.padEnd(8)} ${r.rps.toFixed(0).padStart(5)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ` +
-              `cpu ${r.cpuPerRequest.toFixed(2)} ms/req  gc ${(r.gcShare * 100).toFixed(0)}%  ${r.statementsPerRequest.toFixed(1)} SQL/req  ${r.kbPerResponse.toFixed(1)} KiB  gc ms/req ${Object.entries(r.gcKinds)
+              `cpu ${r.cpuPerRequest.toFixed(2)} ms/req  gc ${(r.gcShare * 100).toFixed(0)}%  ${r.statementsPerRequest.toFixed(1)} SQL/req  ${r.kbPerResponse.toFixed(1)} KiB  gc ms/req ${Object.entries(
+                r.gcKinds,
+              )
                 .map(([k, v]) => `${k} ${v.toFixed(2)}`)
                 .join(' ')}${r.failed > 0 ? `  FAILED ${r.failed}` : ''}`,
           );
