@@ -6,6 +6,8 @@ declare module 'autocannon' {
     duration?: number;
     headers?: Record<string, string>;
     timeout?: number;
+    /** Requests each connection sends in turn (bench/graphql.bench.ts); each overrides the defaults above. */
+    requests?: Array<{ method?: string; path?: string; body?: string; headers?: Record<string, string> }>;
   }
   interface Histogram {
     average: number;

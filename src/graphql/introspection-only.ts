@@ -7,13 +7,14 @@ const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
  * `__typename` at its root, through fragments too). Such a request needs no key: the schema is
  * public (schema/schema.graphql), so GraphiQL's Docs panel loads before a key is entered, while
  * every query of data still authenticates. A document that does not parse is not introspection
- * (yoga answers its syntax error).
+ * (yoga answers its syntax error). `parsed` is the document yoga already parsed from `query`
+ * (its parser cache), so the request's text is not parsed a second time.
  */
-export function isIntrospectionOnly(query: string | undefined, operationName: string | undefined): boolean {
+export function isIntrospectionOnly(query: string | undefined, operationName: string | undefined, parsed?: DocumentNode): boolean {
   if (!query) return false;
   let document: DocumentNode;
   try {
-    document = parse(query, { maxTokens: 10_000 });
+    document = parsed ?? parse(query, { maxTokens: 10_000 });
   } catch {
     return false;
   }

@@ -117,13 +117,57 @@ function isTokenLimit(error: unknown): boolean {
   return error instanceof GraphQLError && /contains more than \d+ tokens/.test(error.message);
 }
 
+/** Documents whose variables' refusals are remembered; variables past this many characters (as JSON) are measured every time. */
+const REMEMBERED_VARIABLES_CHARS = 2048;
+/** Refusals remembered per document, one per set of variables (the oldest forgotten first). */
+const REMEMBERED_PER_DOCUMENT = 64;
+
+/**
+ * What measuring and validating a document concluded, kept with the parsed document: yoga's parser
+ * cache (a bounded LRU by query text) hands the same DocumentNode to every request sending the same
+ * text, so a WeakMap keyed by it lives exactly as long as the parser cache keeps the document.
+ */
+interface Remembered {
+  /** The refusal (or null) of a document without variables: it depends on the document alone. */
+  refusal?: GraphQLError | null;
+  /** Refusals by the variables' JSON, for a document with variables (page sizes are variables too). */
+  byVariables?: Map<string, GraphQLError | null>;
+  /** GraphQL's own validation result, by the rules it ran with: it never depends on the variables. */
+  validation?: { rules: string; errors: readonly GraphQLError[] };
+}
+
+/**
+ * The limits' refusal of a document with these variables, measured once per document (and set of
+ * variables) and then remembered: the measure is a pure function of the schema, the document and
+ * the variables, so a repeat is the same answer without walking the document again.
+ */
+function rememberedRefusal(remembered: Remembered, schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null {
+  const hasVariables = document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && (d.variableDefinitions?.length ?? 0) > 0);
+  if (!hasVariables) {
+    if (remembered.refusal === undefined) remembered.refusal = refusalOf(schema, document, {});
+    return remembered.refusal;
+  }
+  const key = JSON.stringify(variables);
+  if (key.length > REMEMBERED_VARIABLES_CHARS) return refusalOf(schema, document, variables);
+  remembered.byVariables ??= new Map();
+  const known = remembered.byVariables.get(key);
+  if (known !== undefined) return known;
+  const refusal = refusalOf(schema, document, variables);
+  if (remembered.byVariables.size >= REMEMBERED_PER_DOCUMENT) remembered.byVariables.delete(remembered.byVariables.keys().next().value!);
+  remembered.byVariables.set(key, refusal);
+  return refusal;
+}
+
 /**
  * The envelop plugin: the parser stops past the token limit, and the limits are checked before
  * GraphQL's own validation rules run (some of which, like overlapping-field checks, grow faster
  * than the document), so a refused operation costs only its measuring. The refusal depends on
- * the variables (page sizes), so yoga's validation cache must stay off (graphql-route.ts).
+ * the variables (page sizes), so yoga's validation cache stays off (graphql-route.ts): this plugin
+ * keeps its own, checking the limits first on every request (remembered per document and
+ * variables) and reusing GraphQL's validation result of a document only once the limits pass.
  */
 export function useQueryLimits(): Plugin<{ params?: { variables?: unknown } }> {
+  const documents = new WeakMap<DocumentNode, Remembered>();
   return {
     onParse({ setParseFn }) {
       setParseFn((source, options) => {
@@ -137,11 +181,31 @@ export function useQueryLimits(): Plugin<{ params?: { variables?: unknown } }> {
         }
       });
     },
-    onValidate({ params, context, setResult }) {
+    onValidate({ params, context, setResult, validateFn, setValidationFn }) {
       const raw = context.params?.variables;
       const variables = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-      const refusal = refusalOf(params.schema, params.documentAST, variables);
-      if (refusal) setResult([refusal]);
+      let remembered = documents.get(params.documentAST);
+      if (!remembered) {
+        remembered = {};
+        documents.set(params.documentAST, remembered);
+      }
+      const refusal = rememberedRefusal(remembered, params.schema, params.documentAST, variables);
+      if (refusal) {
+        setResult([refusal]);
+        return;
+      }
+      const rules = (params.rules as ReadonlyArray<{ name: string }> | undefined)?.map((rule) => rule.name).join(',') ?? '';
+      const validation = remembered.validation;
+      if (validation?.rules === rules) {
+        setResult(validation.errors);
+        return;
+      }
+      const entry = remembered;
+      setValidationFn((...args) => {
+        const errors = validateFn(...args);
+        entry.validation = { rules, errors };
+        return errors;
+      });
     },
   };
 }

@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
+import { createLRUCache, createYoga, type Plugin } from 'graphql-yoga';
+import type { DocumentNode } from 'graphql';
 import type { Core } from '../core/core.ts';
 import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors, shelfCodeOf, useShelfErrorCodes } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
 import { isIntrospectionOnly } from '../graphql/introspection-only.ts';
+import { useJitQueries } from '../graphql/jit.ts';
 import type { Ctx } from '../core/platform/ctx.ts';
 import { AnswerAllowance } from '../core/platform/answer-budget.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
@@ -35,15 +37,23 @@ query FirstLook {
 
 /** graphql-yoga at /graphql, mounted as one Fastify route; the same Bearer key authenticates. */
 export async function graphqlRoute(app: FastifyInstance, { core, live }: { core: Core; live?: LiveHub }): Promise<void> {
+  // yoga's parser cache (bounded LRU by query text, as yoga's default), held here so the context
+  // reads the document yoga parsed instead of parsing the text again (isIntrospectionOnly)
+  const documents = createLRUCache<DocumentNode>();
   const yoga = createYoga<ServerContext, GqlContext>({
     schema,
     graphqlEndpoint: '/graphql',
     logging: false,
     maskedErrors: { maskError: maskDomainErrors },
     // the query limits are checked in validation and depend on the variables: a validation result
-    // cached by document alone would let the same document through with larger page sizes
-    parserAndValidationCache: { validationCache: false },
-    plugins: [useQueryLimits(), useUnsupportedMediaType(), useShelfErrorCodes()],
+    // cached by document alone would let the same document through with larger page sizes, so
+    // useQueryLimits keeps its own cache, behind the limits
+    parserAndValidationCache: { documentCache: documents, validationCache: false },
+    // Fastify has read the whole body, within its 1 MiB limit, before yoga runs (a larger one is
+    // refused with 413 payload_too_large by sendGraphqlError): yoga's own 25 MB check would only
+    // pipe that string through a TransformStream into a new Request on every request
+    maxRequestBodySize: false,
+    plugins: [useQueryLimits(), useJitQueries(), useUnsupportedMediaType(), useShelfErrorCodes()],
     // GraphiQL from the installed package: its scripts, styles and icon are inlined, so the page
     // loads nothing from another origin (offline, behind a proxy, under a strict CSP)
     renderGraphiQL,
@@ -56,7 +66,8 @@ export async function graphqlRoute(app: FastifyInstance, { core, live }: { core:
       if (params.query?.includes('\u0000')) refuseUnsafeInput(params.query, 'query');
       // the schema is public: GraphiQL's Docs panel loads before a key is entered (no resolver of
       // an introspection-only operation reads ctx)
-      if (isIntrospectionOnly(params.query, params.operationName)) return { core, ctx: null as unknown as Ctx };
+      if (isIntrospectionOnly(params.query, params.operationName, params.query ? documents.get(params.query) : undefined))
+        return { core, ctx: null as unknown as Ctx };
       const key = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
       // a frontend names the signed-in member it acts for (docs/access.md); without it the key acts
       const member = req.headers['x-shelf-member'];
@@ -90,11 +101,19 @@ export async function graphqlRoute(app: FastifyInstance, { core, live }: { core:
           reply.header(key, value);
         });
         reply.status(response.status);
-        reply.send(response.body);
+        // a single result is one serialized string: sent whole, with its Content-Length, in one
+        // write (its ReadableStream went out in many chunked writes); a stream stays a stream
+        reply.send(isStream(response) ? response.body : await response.text());
         return reply;
       },
     });
   });
+}
+
+/** Whether yoga answers with a stream of results (text/event-stream, multipart/mixed) rather than one body. */
+function isStream(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  return type.startsWith('text/event-stream') || type.startsWith('multipart/');
 }
 
 /** A request yoga has no parser for (text/plain, ...): refused in GraphQL's shape with 415, not an empty 415. */

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countingApp, type CountingApp } from '../support/query-counter.ts';
 import type { TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
@@ -56,5 +57,50 @@ describe('one product projection', () => {
       expect(withoutLinks(fromGraphql[field]), field).toEqual(withoutLinks(rest[field]));
     }
     expect(Object.keys(fromGraphql.templateFields)).toEqual(Object.keys(rest.templateFields));
+  });
+});
+
+describe('a page of products: the items summaries load in one batch before the items resolve', () => {
+  let counting: CountingApp;
+  beforeAll(async () => {
+    counting = await countingApp(env);
+    for (let i = 0; i < 3; i++) {
+      const [x, y] = [await gp.image(team), await gp.image(team)];
+      await gp.product(editor, { name: `Paged ${i}`, imageAssetIds: [x, y], coverAssetId: y });
+    }
+  });
+  afterAll(() => counting.close());
+
+  async function page(query: string): Promise<{ body: any; statements: number }> {
+    counting.statements.length = 0;
+    const res = await counting.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${editor.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query }),
+    });
+    return { body: res.json(), statements: counting.statements.length };
+  }
+
+  it('answers the summary fields asked through fragments as when asked directly, and as REST', async () => {
+    const direct = await page(`{ products(pageSize: 50) { items { id templateFields cover ${MEDIA} images ${MEDIA} } } }`);
+    const fragments = await page(
+      `query { products(pageSize: 50) { ...Page } } fragment Page on ProductPage { items { id ... on Product { templateFields cover ${MEDIA} } ...Images } } fragment Images on Product { images ${MEDIA} }`,
+    );
+    expect(direct.body.errors).toBeUndefined();
+    expect(fragments.body).toEqual(direct.body);
+    const rest = (await send(env, { url: '/v1/products?pageSize=50', key: editor.key })).body.data;
+    expect(withoutLinks(direct.body.data.products.items)).toEqual(
+      withoutLinks(rest.map((p: Record<string, unknown>) => ({ id: p.id, templateFields: p.templateFields, cover: p.cover, images: p.images }))),
+    );
+    expect(direct.body.data.products.items.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reads the media of a page with one statement, and none when no summary field is asked', async () => {
+    const plain = await page('{ products(pageSize: 10) { items { id name } } }');
+    const withMedia = await page(`{ products(pageSize: 10) { items { id name cover ${MEDIA} images ${MEDIA} templateFields relatedAssets ${MEDIA} } } }`);
+    expect(plain.body.errors).toBeUndefined();
+    expect(withMedia.body.errors).toBeUndefined();
+    expect(withMedia.statements).toBe(plain.statements + 1);
   });
 });

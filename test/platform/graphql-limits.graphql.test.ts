@@ -198,6 +198,66 @@ describe('GraphQL query limits: hostile documents are refused before anything ru
   });
 });
 
+describe('GraphQL query limits: what is remembered per document never lets a refused operation through', () => {
+  it('refuses a document with variables every time its variables are too large, in any order of requests', async () => {
+    const query = 'query($n: Int) { products(pageSize: $n) { items { images { id name previewUrl } relatedAssets { id name previewUrl } } } }';
+    const codes: Array<string | undefined> = [];
+    for (const n of [100, 5, 100, 5, 100]) {
+      const res = await sendCounted({ query, variables: { n } });
+      codes.push(res.body.errors?.[0].extensions.code);
+      if (n === 100) expect(res.statements).toBe(0);
+    }
+    expect(codes).toEqual(['query_too_complex', undefined, 'query_too_complex', undefined, 'query_too_complex']);
+  });
+
+  it('refuses a document without variables again on a repeat, before the key lookup, with the same measure', async () => {
+    const query = childrenParentNest(4).replace('query($id: Int!)', 'query').replace('$id', String(rootId));
+    const first = await sendCounted({ query });
+    const again = await sendCounted({ query });
+    expect(first.body.errors[0].extensions.code).toBe('query_too_complex');
+    expect(again.body.errors).toEqual(first.body.errors);
+    expect(again.statements).toBe(0);
+  });
+
+  it("refuses a document GraphQL's rules refuse again on a repeat (its remembered validation), with validation_failed", async () => {
+    const query = '{ brands { items { id nope } } }';
+    const first = await sendCounted({ query });
+    const again = await sendCounted({ query });
+    expect(first.body.errors[0].extensions.code).toBe('validation_failed');
+    expect(again.body.errors).toEqual(first.body.errors);
+    expect(again.body).not.toHaveProperty('data');
+    expect(again.statements).toBe(0);
+  });
+
+  it('checks the limits before the remembered validation: a document accepted once is refused with larger variables', async () => {
+    const query = 'query($n: Int) { categories(pageSize: $n) { items { id children { id children { id parent { children { id } } } } } } }';
+    const small = await sendCounted({ query, variables: { n: 1 } });
+    expect(small.body.errors?.[0].extensions.code).not.toBe('validation_failed');
+    const large = await sendCounted({ query, variables: { n: 100 } });
+    expect(large.body.errors[0].extensions.code).toBe('query_too_complex');
+    expect(large.statements).toBe(0);
+  });
+
+  it('answers an introspection-only document without a key on every repeat, and a data document still needs one', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await counting.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ query: '{ __schema { queryType { name } } }' }),
+      });
+      expect(res.json()).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+      const data = await counting.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ query: '{ __typename brands { items { id } } }' }),
+      });
+      expect(data.json().errors[0].extensions.code).toBe('invalid_credentials');
+    }
+  });
+});
+
 describe('GraphQL query limits: what legitimate clients send stays within them', () => {
   it("lets GraphiQL's introspection query through, and it answers", async () => {
     const query = getIntrospectionQuery({

@@ -1,5 +1,6 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { MediaObject } from '../../core/assets/files/library.schemas.ts';
 import type { Versioned } from '../../core/platform/etag.ts';
 import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/products/product-projection.ts';
@@ -29,11 +30,70 @@ const summaryLoader = createContextCache(
       async (records) => {
         // one media lookup for every product of the response, then the core's own projection (spec 2.5)
         const media = await gql.core.assets.library.mediaFor(gql.ctx, mediaIdsOf(records));
-        return records.map((record) => summaryOf(record, media));
+        const loaded = loadedSummaries(gql);
+        return records.map((record) => {
+          const summary = summaryOf(record, media);
+          loaded.set(record.id, summary);
+          return summary;
+        });
       },
       { cacheKeyFn: (record) => record.id },
     ),
 );
+
+/** The summaries this request has loaded, by product id: their fields then resolve at once, without a promise each. */
+const loadedSummaries = createContextCache((_gql: GqlContext) => new Map<number, ProductSummary>());
+
+type SummaryField = 'templateFields' | 'cover' | 'images' | 'relatedAssets';
+const SUMMARY_FIELDS = new Set<string>(['templateFields', 'cover', 'images', 'relatedAssets']);
+
+/** A field of a product's summary: at once when this request has loaded it, else through the batched loader. */
+function summaryField<K extends SummaryField>(product: ProductRecord, gql: GqlContext, field: K): ProductSummary[K] | Promise<ProductSummary[K]> {
+  const loaded = loadedSummaries(gql).get(product.id);
+  return loaded
+    ? loaded[field]
+    : summaryLoader(gql)
+        .load(product)
+        .then((summary) => summary[field]);
+}
+
+/** Whether a page's `items` selection (through fragments too) asks for a field of the products' summaries. */
+function asksSummaries(info: GraphQLResolveInfo): boolean {
+  const pending: SelectionSetNode[] = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+  const seen = new Set<string>();
+  let depth = 0;
+  while (pending.length > 0 && depth++ < 1000) {
+    for (const selection of pending.pop()!.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value === 'items' && selection.selectionSet) {
+          if (selectsSummary(selection.selectionSet, info, new Set())) return true;
+        }
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        pending.push(selection.selectionSet);
+      } else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) pending.push(fragment.selectionSet);
+      }
+    }
+  }
+  return false;
+}
+
+function selectsSummary(set: SelectionSetNode, info: GraphQLResolveInfo, seen: Set<string>): boolean {
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (SUMMARY_FIELDS.has(selection.name.value)) return true;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      if (selectsSummary(selection.selectionSet, info, seen)) return true;
+    } else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = info.fragments[selection.name.value];
+      if (fragment && selectsSummary(fragment.selectionSet, info, seen)) return true;
+    }
+  }
+  return false;
+}
 
 const versionLoader = createContextCache(
   (gql: GqlContext) =>
@@ -128,25 +188,25 @@ export const ProductRef = builder.loadableObject('Product', {
       type: JsonObjectRef,
       description:
         'Values keyed by stable template field ID (keys sorted, as in REST); image/file values are arrays of MediaObject-shaped objects (unresolved, with id null, for files no longer live).',
-      resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).templateFields,
+      resolve: (p, _args, gql) => summaryField(p, gql, 'templateFields'),
     }),
     cover: t.field({
       type: MediaObjectRef,
       nullable: true,
       description: 'The explicit cover, or the first image; null when there is none or its file is gone.',
-      resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).cover,
+      resolve: (p, _args, gql) => summaryField(p, gql, 'cover'),
     }),
     images: t.field({
       type: [MediaObjectRef],
       description: `Images in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`,
       complexity: listCost(LIST_BOUNDS.productMedia),
-      resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).images,
+      resolve: (p, _args, gql) => summaryField(p, gql, 'images'),
     }),
     relatedAssets: t.field({
       type: [MediaObjectRef],
       description: `Related files in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`,
       complexity: listCost(LIST_BOUNDS.productMedia),
-      resolve: async (p, _args, gql) => (await summaryLoader(gql).load(p)).relatedAssets,
+      resolve: (p, _args, gql) => summaryField(p, gql, 'relatedAssets'),
     }),
   }),
 });
@@ -205,12 +265,17 @@ builder.queryFields((t) => ({
       status: t.arg({ type: ProductStatusEnum, description: 'Only products in this status; never widens what your role may see.' }),
     },
     complexity: pageCost,
-    resolve: async (_root, args, gql) => {
+    resolve: async (_root, args, gql, info) => {
       const query = withoutNulls(args);
       const result = await gql.core.catalogue.products.listRecords(gql.ctx, query);
       // without sync=true the core always answers with an ordinary page
       if (result.mode !== 'page') throw new Error('products: expected an ordinary page');
-      return collectPage(gql.ctx, result.page);
+      // the page's summaries in the one batch the items would have made, before the items resolve,
+      // so that their fields resolve without a promise each; a failure stays the fields' own (loadMany
+      // never rejects: the fields then load again and answer it as before)
+      const page = await collectPage(gql.ctx, result.page);
+      if (asksSummaries(info)) await summaryLoader(gql).loadMany(page.items);
+      return page;
     },
   }),
   product: t.field({

@@ -1,0 +1,86 @@
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+
+/** Compiled operations of one document, by operation name ('' for the only one). */
+type Compiled = Map<string, CompiledQuery | null>;
+
+/**
+ * Runs query operations through graphql-jit instead of graphql-js's executor (docs/graphql.md
+ * "Performance"): an operation is compiled once into plain functions that call the same resolvers
+ * with the same context, arguments and null/error propagation, but without graphql-js's per-field
+ * promises and objects, which dominated the CPU and the garbage collection of large pages.
+ *
+ * Compiled operations live beside yoga's parser cache (a bounded LRU by query text that hands the
+ * same DocumentNode to every request sending the same text): a WeakMap keyed by the document
+ * frees them with it. Only queries are compiled; mutations and subscriptions, and any operation
+ * graphql-jit cannot compile, keep graphql-js. Execution starts after parsing, the limits
+ * (query-limits.ts), validation and the context, as before.
+ */
+export function useJitQueries(): Plugin {
+  const documents = new WeakMap<DocumentNode, Compiled>();
+  const compiledFor = (args: ExecutionArgs): CompiledQuery | null => {
+    let byName = documents.get(args.document);
+    if (!byName) {
+      byName = new Map();
+      documents.set(args.document, byName);
+    }
+    const name = args.operationName ?? '';
+    if (byName.has(name)) return byName.get(name)!;
+    const operation = getOperationAST(args.document, args.operationName);
+    let compiled: CompiledQuery | null = null;
+    if (operation?.operation === 'query') {
+      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
+      if (isCompiledQuery(result)) compiled = result;
+    }
+    byName.set(name, compiled);
+    return compiled;
+  };
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const compiled = compiledFor(args);
+      if (!compiled) return;
+      const execute = (run: ExecutionArgs) => {
+        const result = compiled.query(run.rootValue, run.contextValue, run.variableValues ?? {});
+        return result instanceof Promise ? result.then(withGraphqlErrors) : withGraphqlErrors(result);
+      };
+      setExecuteFn(execute as Parameters<typeof setExecuteFn>[0]);
+    },
+  };
+}
+
+/**
+ * What graphql-jit reports an error as: its own error function's objects, not graphql-js's class,
+ * or (variables that do not coerce) a GraphQLError built with graphql-js 16's positional
+ * arguments, which graphql 17 reads as no options: no extensions object.
+ */
+interface JitError {
+  message: string;
+  locations?: ReadonlyArray<{ line: number; column: number }>;
+  path?: ReadonlyArray<string | number>;
+  originalError?: Error | null;
+  extensions?: Record<string, unknown>;
+}
+
+/**
+ * graphql-jit's errors as graphql-js's GraphQLError, with the same message, path, locations,
+ * extensions and originalError: yoga's masking and Shelf's error codes (errors.ts) recognise a
+ * GraphQLError by its class and read its extensions, so a domain error keeps its code and a
+ * variable that does not coerce stays validation_failed, exactly as under graphql-js.
+ */
+function withGraphqlErrors(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.length || result.errors.every(isWhole)) return result;
+  const errors = result.errors.map((raw) => {
+    if (isWhole(raw)) return raw as GraphQLError;
+    const e = raw as unknown as JitError;
+    const error = new GraphQLError(e.message, { path: e.path, originalError: e.originalError ?? undefined, extensions: e.extensions });
+    if (e.locations?.length) Object.assign(error, { locations: e.locations });
+    return error;
+  });
+  return { ...result, errors };
+}
+
+/** A GraphQLError as graphql-js builds it: its class, and an extensions object. */
+function isWhole(error: unknown): boolean {
+  return error instanceof GraphQLError && typeof error.extensions === 'object' && error.extensions !== null;
+}
