@@ -10,7 +10,7 @@ import { schema } from '../graphql/index.ts';
 import { isIntrospectionOnly } from '../graphql/introspection-only.ts';
 import { useJitQueries } from '../graphql/jit.ts';
 import type { Ctx } from '../core/platform/ctx.ts';
-import { AnswerAllowance } from '../core/platform/answer-budget.ts';
+import { holdAnswer } from './answer-allowance.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import { useQueryLimits } from '../graphql/query-limits.ts';
 import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';
@@ -75,8 +75,7 @@ export async function graphqlRoute(app: FastifyInstance, { core, live }: { core:
       const ctx = core.ctxFor(actor, req.id);
       // heavy reads admit their size against this answer (docs/graphql.md "Limits"); its leases on
       // the memory budget are held until the answer has been written or the client went away
-      ctx.answer = new AnswerAllowance(core.platform.answerBudget, core.config.graphqlMaxResponseBytes);
-      reply.raw.once('close', () => ctx.answer?.releaseAll());
+      holdAnswer(ctx, reply, core.platform.answerBudget, core.config.graphqlMaxResponseBytes);
       return { core, ctx } as GqlContext;
     },
   });

@@ -153,12 +153,13 @@ describe('round trips of a search (docs/search.md)', () => {
         return counting.statements;
       };
       const body = { parentId: lib.folders['/photos'], currentUserId: lib.ann, startPoint: 1, endPoint: 2 };
-      // authentication, preamble, then the page (its ids, then their rows) and the count: the subtree's folders come with the preamble
+      // authentication, preamble, then the page (its ids, their size admitted against the answer's memory
+      // budget, then their rows) and the count: the subtree's folders come with the preamble
       const first = await search(body);
-      expect(first).toHaveLength(5);
+      expect(first).toHaveLength(6);
       expect(first[1]).toMatch(/library_versions.*library_folders p.*members m.*path_ids @>/s);
-      // the next page knows its total: authentication, preamble, the page's ids and rows
-      expect(await search({ ...body, startPoint: 0, endPoint: 1 })).toHaveLength(4);
+      // the next page knows its total: authentication, preamble, the page's ids, their size and rows
+      expect(await search({ ...body, startPoint: 0, endPoint: 1 })).toHaveLength(5);
       // past the known total, no page either
       expect(await search({ ...body, startPoint: 50, endPoint: 60 })).toHaveLength(2);
     } finally {

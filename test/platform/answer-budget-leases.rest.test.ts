@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey } from '../support/given.ts';
+import { tempDir, writeImage } from '../support/media-files.ts';
+import { join } from 'node:path';
 
 /*
  * docs/operations.md "Memory": every lease on the answer budget goes back once its answer is
@@ -12,6 +14,7 @@ import { given, type GivenKey } from '../support/given.ts';
 let env: TestEnv;
 let viewer: GivenKey;
 let base: string;
+let files: Awaited<ReturnType<typeof tempDir>>;
 
 beforeAll(async () => {
   env = await createTestEnv();
@@ -24,10 +27,16 @@ beforeAll(async () => {
     const created = await env.core.catalogue.products.create(ctx, { name: `P${i}`, description: 'd'.repeat(1000) });
     await env.core.catalogue.products.publish(ctx, created.body.id);
   }
+  files = await tempDir('budget-leases');
+  await writeImage(join(files.path, 'a.png'), { width: 8, height: 8, colour: '#336699', format: 'png' });
+  await g.libraryFile(team, { file: join(files.path, 'a.png'), description: 'x'.repeat(500) });
   await env.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
 });
-afterAll(async () => env.close());
+afterAll(async () => {
+  await env.close();
+  await files?.remove();
+});
 
 async function rounds(count: number, request: () => Promise<Response>): Promise<number[]> {
   const statuses: number[] = [];
@@ -61,6 +70,28 @@ describe('answer budget leases over keep-alive connections', () => {
       }),
     );
     expect(new Set(statuses)).toEqual(new Set([200]));
+    await expect.poll(() => env.core.platform.answerBudget.used).toBe(0);
+  });
+
+  it('a search page is admitted against the budget: with the budget taken, POST /open/search-assets waits, then gets 503 with Retry-After; after, it answers and the budget is back to 0', async () => {
+    const search = () =>
+      fetch(`${base}/open/search-assets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${viewer.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ startPoint: 0, endPoint: 100 }),
+      });
+    const held = await env.core.platform.answerBudget.reserve(env.core.platform.answerBudget.totalBytes);
+    try {
+      const refused = await search();
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('2');
+      expect(JSON.stringify(await refused.json())).toContain('memory_budget_exhausted');
+    } finally {
+      held.release();
+    }
+    const answered = await search();
+    expect(answered.status).toBe(200);
+    expect((await answered.json()).result.assets).toHaveLength(1);
     await expect.poll(() => env.core.platform.answerBudget.used).toBe(0);
   });
 });

@@ -15,6 +15,7 @@ import {
 import { OpenErrorEnvelope, openCommonErrors, openErrorRef, openOk, openOkSchema } from '../open-envelope.ts';
 import type { RestResource } from '../resource.ts';
 import { bearerSecurity } from '../schemas.ts';
+import { holdAnswer } from '../answer-allowance.ts';
 
 const tags = ['Asset search'];
 
@@ -35,7 +36,8 @@ export async function openSearchRoutes(fastify: FastifyInstance, { core }: { cor
         response: { 200: openOkSchema(Type.Ref('SearchAssetsResult')), ...openCommonErrors },
       },
     },
-    async (request) => openOk(request.id, await core.assets.assetSearch.search(request.ctx, request.body)),
+    async (request, reply) =>
+      openOk(request.id, await core.assets.assetSearch.search(holdAnswer(request.ctx, reply, core.platform.answerBudget), request.body)),
   );
 
   app.post(

@@ -1,6 +1,6 @@
 import type { TeamScope } from '../../platform/ctx.ts';
 import { intArray, preparedSql, queryRows, type PreparedSql } from '../../platform/sql.ts';
-import { float, int, intList, jsonList, nullableFloat, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
+import { bigintNumber, float, int, intList, jsonList, nullableFloat, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { TagDTO } from './search.schemas.ts';
 
@@ -39,6 +39,25 @@ export const ASSET_ROWS: Record<'withTags' | 'withoutTags', PreparedSql> = {
   withTags: preparedSql('search.assetRowsWithTags', assetRowsSql(true)),
   withoutTags: preparedSql('search.assetRows', assetRowsSql(false)),
 };
+
+/**
+ * What the AssetRows of `ids` would carry: the stored size of their free-text columns (up to about
+ * 130 KB a file: descriptions, the AI texts), their tags and the rest of an item, to admit a page
+ * against its answer before it is read (platform/answer-budget.ts).
+ */
+const ASSET_ROWS_BYTES = preparedSql(
+  'search.assetRowsBytes',
+  `select coalesce(sum(coalesce(octet_length(f.description), 0) + coalesce(octet_length(f.link), 0) + coalesce(octet_length(f.ai_tags), 0)
+      + coalesce(octet_length(f.ai_title), 0) + coalesce(octet_length(f.ai_description), 0) + coalesce(octet_length(f.ai_detailed_description::text), 0)
+      + coalesce(cardinality(f.tag_ids), 0) * 96 + 2048), 0)::bigint as bytes
+     from library_files f where f.team_id = ? and f.deleted_at is null and f.id = any(?::int[])`,
+);
+
+export async function assetRowsBytes(scope: TeamScope, ids: readonly number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await queryRows<Record<string, unknown>>(scope, ASSET_ROWS_BYTES, [scope.teamId, intArray(ids)]);
+  return bigintNumber(rows[0]!.bytes, 'bytes');
+}
 
 /** The rows of `ids` in the order of `ids`; ids without a row (not the team's, or deleted since) are left out. */
 export async function assetRowsInOrder(scope: TeamScope, ids: readonly number[], includeTags: boolean): Promise<AssetRow[]> {

@@ -4,7 +4,8 @@ import { isResourceId } from '../../platform/ids.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { toAssetItem } from './asset-items.ts';
-import { assetRowsInOrder, tagsByFileIds, type AssetRow } from './asset-rows.queries.ts';
+import { assetRowsBytes, assetRowsInOrder, tagsByFileIds, type AssetRow } from './asset-rows.queries.ts';
+import { admitStored } from '../../platform/answer-budget.ts';
 import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type TagDTO } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan } from './search-filter.ts';
 import {
@@ -116,7 +117,10 @@ export class AssetSearchService {
    * does not depend on them, search-pages.queries.ts), then their rows (a prepared statement), in page order.
    */
   private async pageRows(ctx: Ctx, page: PageStatement, includeTags: boolean): Promise<AssetRow[]> {
-    return assetRowsInOrder(ctx, await pageIdsOf(ctx, page), includeTags);
+    const ids = await pageIdsOf(ctx, page);
+    // a page of 100 files can carry about 13 MB of text: admitted against the answer's budget first
+    if (ctx.answer) await admitStored(ctx, await assetRowsBytes(ctx, ids));
+    return assetRowsInOrder(ctx, ids, includeTags);
   }
 
   /** Batch read for the GraphQL dataloader of AssetItem.tags. */
