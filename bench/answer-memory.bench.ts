@@ -144,10 +144,10 @@ async function fill(): Promise<{ key: string; viewer: string; teamId: number; pr
   for (let i = 0; i < HISTORY; i++) await call(key, 'PATCH', `/v1/products/${productId}`, { templateFields: fields(`h${i}`) });
   // a second version of the products' template, so every product has an upgrade to preview
   const current = await call(key, 'GET', `/v1/product-info-templates/${texts.data.id}`);
-  const groups = current.data.groups.map((g: any, i: number) => ({
-    ...g,
-    fields: i === 0 ? [...g.fields, { key: 'extra', name: 'Extra', type: 'text' }] : g.fields,
-  }));
+  const groups = current.data.groups.map((g: any, i: number) => {
+    const kept = g.fields.map((f: any) => ({ id: f.id }));
+    return { id: g.id, name: g.name, fields: i === 0 ? [...kept, { key: 'extra', name: 'Extra', type: 'text' }] : kept };
+  });
   await call(key, 'PATCH', `/v1/product-info-templates/${texts.data.id}`, { groups });
   // 5,000 categories: 50 roots of 99 children each
   let made = 0;

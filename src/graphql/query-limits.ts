@@ -136,6 +136,15 @@ interface Remembered {
   validation?: { rules: string; errors: readonly GraphQLError[] };
 }
 
+/** The variables as JSON, or null when they cannot be written (nested past what JSON.stringify's recursion takes: refused later, unremembered). */
+function variablesKey(variables: Record<string, unknown>): string | null {
+  try {
+    return JSON.stringify(variables);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The limits' refusal of a document with these variables, measured once per document (and set of
  * variables) and then remembered: the measure is a pure function of the schema, the document and
@@ -147,8 +156,8 @@ function rememberedRefusal(remembered: Remembered, schema: GraphQLSchema, docume
     if (remembered.refusal === undefined) remembered.refusal = refusalOf(schema, document, {});
     return remembered.refusal;
   }
-  const key = JSON.stringify(variables);
-  if (key.length > REMEMBERED_VARIABLES_CHARS) return refusalOf(schema, document, variables);
+  const key = variablesKey(variables);
+  if (key === null || key.length > REMEMBERED_VARIABLES_CHARS) return refusalOf(schema, document, variables);
   remembered.byVariables ??= new Map();
   const known = remembered.byVariables.get(key);
   if (known !== undefined) return known;

@@ -183,11 +183,11 @@ export async function uploadRoutes(app: FastifyInstance, { core }: { core: Core 
       operationId: 'uploadOffset',
       summary: 'Where an upload stands (tus HEAD)',
       description:
-        "Upload-Offset (bytes received: resume from there), Upload-Length, Upload-Metadata as sent, Upload-Expires; Cache-Control no-store. 404 for an unknown upload or another team's, 410 for one that expired before its last byte.",
+        "Upload-Offset (bytes received: resume from there), Upload-Length, Upload-Metadata as sent, Upload-Expires; Cache-Control no-store. 404 for an unknown upload or another team's, 410 for one that expired before its last byte, 412 when Tus-Resumable is not 1.0.0.",
       tags,
       security: bearerSecurity,
       params: idParams,
-      response: { 200: Type.Null({ description: 'The headers say it.' }), 410: ErrorRef, ...commonErrors },
+      response: { 200: Type.Null({ description: 'The headers say it.' }), 410: ErrorRef, 412: ErrorRef, ...commonErrors },
     },
     handler: async (request, reply) => {
       const view = await core.assets.uploads.status(request.ctx, (request.params as { id: string }).id);
@@ -207,7 +207,7 @@ export async function uploadRoutes(app: FastifyInstance, { core }: { core: Core 
         operationId: 'appendToUpload',
         summary: 'Send bytes of an upload (tus PATCH)',
         description:
-          'Content-Type application/offset+octet-stream (415 otherwise), Upload-Offset equal to the upload\'s offset (409 otherwise), optional Upload-Checksum "<sha1|sha256|md5> <base64>" of this body (460 when it does not match: nothing of it is kept). Answers 204 with the new Upload-Offset. One PATCH at a time per upload: a second one meanwhile is 423 (retry after it). When the connection is cut, the bytes that arrived (without a checksum) are kept: HEAD says where to resume. The last byte places the file (as asset import does) before the answer. 404/410 as HEAD; 413 for bytes past Upload-Length; 503 with Retry-After when the file store fails (resume from the offset).',
+          'Content-Type application/offset+octet-stream (415 otherwise), Upload-Offset equal to the upload\'s offset (409 otherwise), optional Upload-Checksum "<sha1|sha256|md5> <base64>" of this body (460 when it does not match: nothing of it is kept). Answers 204 with the new Upload-Offset. One PATCH at a time per upload: a second one meanwhile is 423 (retry after it). When the connection is cut, the bytes that arrived (without a checksum) are kept: HEAD says where to resume. The last byte places the file (as asset import does) before the answer. 404/410 as HEAD; 412 when Tus-Resumable is not 1.0.0; 413 for bytes past Upload-Length; 503 with Retry-After when the file store fails (resume from the offset).',
         tags,
         security: bearerSecurity,
         params: idParams,
@@ -215,6 +215,7 @@ export async function uploadRoutes(app: FastifyInstance, { core }: { core: Core 
           204: Type.Null({ description: 'Taken; see Upload-Offset.' }),
           409: ErrorRef,
           410: ErrorRef,
+          412: ErrorRef,
           415: ErrorRef,
           423: ErrorRef,
           460: ErrorRef,
@@ -240,11 +241,11 @@ export async function uploadRoutes(app: FastifyInstance, { core }: { core: Core 
         operationId: 'terminateUpload',
         summary: 'Abandon an upload (tus termination)',
         description:
-          "Removes the upload and the bytes it received; 204. A completed upload's record goes, its file stays. 404 unknown or another team's; 423 while a PATCH is sending to it.",
+          "Removes the upload and the bytes it received; 204. A completed upload's record goes, its file stays. 404 unknown or another team's; 412 when Tus-Resumable is not 1.0.0; 423 while a PATCH is sending to it.",
         tags,
         security: bearerSecurity,
         params: idParams,
-        response: { 204: Type.Null({ description: 'Removed.' }), 423: ErrorRef, ...commonErrors },
+        response: { 204: Type.Null({ description: 'Removed.' }), 412: ErrorRef, 423: ErrorRef, ...commonErrors },
       },
     },
     async (request, reply) => {
