@@ -157,6 +157,13 @@ try {
   console.log(
     `slowest cases: ${report.slowest.map((s) => `${s.case.id} ${s.case.operation} ${s.case.mutation} ${s.status} ${(s.ms / 1000).toFixed(1)} s`).join('; ')}`,
   );
+  console.log('\np99 per operation (ms; `valid` and `maximal-body` are writes and reads that succeed, `mutated` the rest):');
+  console.log('| operation | cases | p50 | p99 | max |\n|---|---|---|---|---|');
+  const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  for (const [key, times] of Object.entries(report.times).sort()) {
+    const sorted = [...times].sort((a, b) => a - b);
+    console.log(`| ${key} | ${sorted.length} | ${quantile(sorted, 0.5).toFixed(0)} | ${quantile(sorted, 0.99).toFixed(0)} | ${sorted.at(-1)!.toFixed(0)} |`);
+  }
   if (crashed) console.log(crashed);
   console.log(`\n${report.failures.length} failing answers in ${classes.length} classes (server errors first):`);
   const ordered = [...classes].sort((a, b) => Number(b.first.status >= 500 || b.first.status === 0) - Number(a.first.status >= 500 || a.first.status === 0));

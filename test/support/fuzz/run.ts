@@ -55,6 +55,8 @@ export interface FuzzReport {
   operations: string[];
   /** The five cases that took longest, slowest first. */
   slowest: Array<{ case: FuzzCase; ms: number; status: number }>;
+  /** Every case's time in ms by operation (and mutation: `valid` and `maximal-body` cases are the writes that should succeed). */
+  times: Record<string, number[]>;
 }
 
 /** The OpenAPI document the running app serves. */
@@ -162,6 +164,7 @@ export async function runFuzz(
     failures: [],
     operations: operationsOf(doc).map((op) => op.id),
     slowest: [],
+    times: {},
   };
   let next = 0;
   const worker = async () => {
@@ -169,7 +172,10 @@ export async function runFuzz(
       const c = cases[next++]!;
       const started = performance.now();
       const answers = await Promise.all(Array.from({ length: c.copies }, () => exchange(target.host, target.port, c.request, 20_000)));
-      report.slowest = [...report.slowest, { case: c, ms: performance.now() - started, status: answers[0]!.status }].sort((a, b) => b.ms - a.ms).slice(0, 5);
+      const ms = performance.now() - started;
+      report.slowest = [...report.slowest, { case: c, ms, status: answers[0]!.status }].sort((a, b) => b.ms - a.ms).slice(0, 5);
+      const timeKey = `${c.operation} ${c.mutation === 'valid' || c.mutation === 'maximal-body' ? c.mutation : 'mutated'}`;
+      (report.times[timeKey] ??= []).push(ms);
       for (const answer of answers) {
         const problems = judge(checker, c, answer);
         report.sent++;
