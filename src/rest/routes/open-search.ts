@@ -54,7 +54,7 @@ export async function openSearchRoutes(fastify: FastifyInstance, { core }: { cor
         response: { 200: openOkSchema(Type.Ref('SearchShareResult')), 403: openErrorRef, 429: openErrorRef, ...openCommonErrors },
       },
     },
-    async (request) => openOk(request.id, await core.assets.shares.search(request.ctx, request.body)),
+    async (request, reply) => openOk(request.id, await core.assets.shares.search(holdAnswer(request.ctx, reply, core.platform.answerBudget), request.body)),
   );
 }
 

@@ -9,10 +9,12 @@ import { parseFolderPath } from '../folders/folders.ts';
 import { requireTeam } from '../../access/require-team.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { toAssetItem } from '../search/asset-items.ts';
+import { assetRowsBytes, assetRowsInOrder, type AssetRow } from '../search/asset-rows.queries.ts';
+import { admitStored } from '../../platform/answer-budget.ts';
 import { SearchShareRequest, type ShareSearchResult } from '../search/search.schemas.ts';
 import { Issues, pageOf, SEARCH_DEFAULTS } from '../search/search-filter.ts';
 import { hashSharePassword, hashShareToken, newShareToken, verifySharePassword } from './share-secrets.ts';
-import { countFolderFiles, folderFilesPage, insertShare, isLiveFolderUnder, liveChildFolders, type OpenedShare, shareByTokenHash } from './shares.queries.ts';
+import { countFolderFiles, folderFileIdsPage, insertShare, isLiveFolderUnder, liveChildFolders, type OpenedShare, shareByTokenHash } from './shares.queries.ts';
 import { liveFolderAtPath } from '../folders/folders.queries.ts';
 
 /** Input of `share create` (CONTRACT.md); keys are the CLI flag names so details name the flag. */
@@ -72,12 +74,19 @@ export class FolderShareService {
     const keyword = body.keyword?.trim().toLowerCase() || null;
     const nameLike = keyword === null ? null : `%${escapeLike(keyword)}%`;
     const [rows, totalCount, folders] = await Promise.all([
-      page.limit === 0 ? Promise.resolve([]) : folderFilesPage(ctx, folderId, nameLike, page.limit, page.offset),
+      page.limit === 0 ? Promise.resolve([]) : this.pageRows(ctx, folderId, nameLike, page),
       countFolderFiles(ctx, folderId, nameLike),
       body.needChildren ? liveChildFolders(ctx, folderId, nameLike) : Promise.resolve([]),
     ]);
     const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: null, nowMs };
     return { assets: rows.map((row) => toAssetItem(row, this.deps.signer, links)), totalCount, folders, folderCount: folders.length };
+  }
+
+  /** The page's files (ids first, then their rows with tags), admitted against the answer's memory budget before the rows are read. */
+  private async pageRows(ctx: Ctx, folderId: number, nameLike: string | null, page: { limit: number; offset: number }): Promise<AssetRow[]> {
+    const ids = await folderFileIdsPage(ctx, folderId, nameLike, page.limit, page.offset);
+    if (ctx.answer) await admitStored(ctx, await assetRowsBytes(ctx, ids));
+    return assetRowsInOrder(ctx, ids, true);
   }
 
   /**

@@ -1,7 +1,6 @@
 import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { float, int, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
-import { ASSET_ROW_COLUMNS, ASSET_TAGS_COLUMN, assetRowOf, type AssetRow } from '../search/asset-rows.queries.ts';
 import type { FolderDTO } from '../search/search.schemas.ts';
 
 /*
@@ -58,17 +57,15 @@ function filesIn(scope: TeamScope, folderId: number, nameLike: string | null): {
   };
 }
 
-/** A page of the live files directly in the folder (whose lowercased names are `like` nameLike, unless null), by lowercased name then id, with their tags. */
-export async function folderFilesPage(scope: TeamScope, folderId: number, nameLike: string | null, limit: number, offset: number): Promise<AssetRow[]> {
+/** The ids of a page of the live files directly in the folder (whose lowercased names are `like` nameLike, unless null), by lowercased name then id. */
+export async function folderFileIdsPage(scope: TeamScope, folderId: number, nameLike: string | null, limit: number, offset: number): Promise<number[]> {
   const files = filesIn(scope, folderId, nameLike);
   const rows = await queryRows<Record<string, unknown>>(
     scope,
-    `select ${ASSET_ROW_COLUMNS}, ${ASSET_TAGS_COLUMN}
-               from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
-              where ${files.where} order by lower(f.name), f.id limit ? offset ?`,
+    `select f.id from library_files f where ${files.where} order by lower(f.name), f.id limit ? offset ?`,
     [...files.params, limit, offset],
   );
-  return rows.map(assetRowOf);
+  return rows.map((row) => int(row.id, 'id'));
 }
 
 /** How many live files are directly in the folder (whose lowercased names are `like` nameLike, unless null). */
