@@ -1,7 +1,15 @@
 import { isEnumType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { ROLES } from '../../src/core/access/roles.ts';
-import { APPROVAL_DECISIONS, APPROVAL_STATUSES, APPROVER_STATES, NODE_ROLES, SIGN_MODES } from '../../src/core/approvals/approval-values.ts';
+import {
+  APPROVAL_DECISIONS,
+  APPROVAL_STATUSES,
+  APPROVER_STATES,
+  CALLBACK_EVENT_NAMES,
+  CALLBACK_TASK_STATUSES,
+  NODE_ROLES,
+  SIGN_MODES,
+} from '../../src/core/approvals/approval-values.ts';
 import { FIELD_TYPES as CUSTOM_FIELD_TYPES } from '../../src/core/assets/custom-metadata/field-types.ts';
 import { DERIVATIVE_FORMATS, DERIVATIVE_MODES } from '../../src/core/assets/delivery/derivatives.ts';
 import { VALIDITY_STATUSES } from '../../src/core/assets/files/file-validity.ts';
@@ -24,6 +32,8 @@ const ENUMS: Record<string, readonly string[]> = {
   ApprovalDecision: APPROVAL_DECISIONS,
   ApprovalApproverStatus: APPROVER_STATES,
   ApprovalSignMode: SIGN_MODES,
+  ApprovalCallbackEventName: CALLBACK_EVENT_NAMES,
+  ApprovalCallbackTaskStatus: CALLBACK_TASK_STATUSES,
   ApprovalNodeRole: NODE_ROLES,
   ActivityAction: ACTIVITY_ACTIONS,
   ActivityResourceType: RESOURCE_TYPES,

@@ -29,6 +29,22 @@ export type SignMode = (typeof SIGN_MODES)[number];
 export const NODE_ROLES = ['normal', 'resubmit_submitter', 'resubmit_approver'] as const;
 export type NodeRole = (typeof NODE_ROLES)[number];
 
+/** The eventName of an approval callback (spec 6.3), in the order a normal pass sends them first. */
+export const CALLBACK_EVENT_NAMES = [
+  'NODE_STARTED',
+  'APPROVER_SUBMITTED',
+  'NODE_COMPLETED',
+  'NODE_TRANSFERRED',
+  'SUBMITTER_RESUBMITTED',
+  'TASK_APPROVED',
+  'NODE_TIMEOUT',
+] as const;
+export type CallbackEventName = (typeof CALLBACK_EVENT_NAMES)[number];
+
+/** The taskStatus of an approval callback (spec 6.3). */
+export const CALLBACK_TASK_STATUSES = ['PROCESSING', 'APPROVED', 'TIMEOUT'] as const;
+export type CallbackTaskStatus = (typeof CALLBACK_TASK_STATUSES)[number];
+
 export function isApprovalDecision(value: unknown): value is ApprovalDecision {
   return APPROVAL_DECISIONS.includes(value as ApprovalDecision);
 }

@@ -4,6 +4,7 @@ import { APPROVAL_EVENT_TYPE } from '../events/event-types.ts';
 import { recordEvent, type EventToRecord } from '../events/outbox.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
 import type { NodeRole } from './approval-values.ts';
+import type { CallbackEventName, CallbackTaskStatus } from './approval-values.ts';
 
 /** The node a task is at, as the callbacks name it (spec 6.3 node object). */
 export interface NodeVisit {
@@ -49,8 +50,8 @@ export async function memberNames(scope: TeamScope, ids: number[]): Promise<Map<
 export function callbackEvent(
   teamId: number,
   task: { id: string; round: number },
-  eventName: string,
-  taskStatus: 'PROCESSING' | 'APPROVED' | 'TIMEOUT',
+  eventName: CallbackEventName,
+  taskStatus: CallbackTaskStatus,
   fields: Record<string, unknown>,
 ): EventToRecord {
   return {
@@ -66,8 +67,8 @@ export function callbackEvent(
 export async function recordCallback(
   scope: ActingScope,
   task: { id: string; round: number },
-  eventName: string,
-  taskStatus: 'PROCESSING' | 'APPROVED' | 'TIMEOUT',
+  eventName: CallbackEventName,
+  taskStatus: CallbackTaskStatus,
   fields: Record<string, unknown>,
 ): Promise<void> {
   await recordEvent(scope, callbackEvent(scope.teamId, task, eventName, taskStatus, fields));

@@ -1,4 +1,12 @@
-import { APPROVAL_DECISIONS, APPROVAL_STATUSES, APPROVER_STATES, NODE_ROLES, SIGN_MODES } from '../../core/approvals/approval-values.ts';
+import {
+  APPROVAL_DECISIONS,
+  APPROVAL_STATUSES,
+  APPROVER_STATES,
+  CALLBACK_EVENT_NAMES,
+  CALLBACK_TASK_STATUSES,
+  NODE_ROLES,
+  SIGN_MODES,
+} from '../../core/approvals/approval-values.ts';
 import { enumFromCore } from '../enums.ts';
 
 /* The closed sets of Area D as GraphQL enums, built from the core's lists (approval-values.ts). */
@@ -46,4 +54,24 @@ export const NodeRoleEnum = enumFromCore('ApprovalNodeRole', {
     resubmit_submitter: 'After a rejection: the submitter resubmits new versions of the assets.',
     resubmit_approver: "After a resubmission: the rejecting node's approvers review again.",
   },
+});
+
+export const CallbackEventNameEnum = enumFromCore('ApprovalCallbackEventName', {
+  description: `The eventName of an approval callback (spec 6.3; ${APPROVALS_DOCS} "Callbacks"), as subscriptions report it too.`,
+  values: CALLBACK_EVENT_NAMES,
+  describe: {
+    NODE_STARTED: 'A node started (the first node, a normal transition, a transition to a resubmit node).',
+    APPROVER_SUBMITTED: 'An approver submitted a decision.',
+    NODE_COMPLETED: 'A node was completed (approved or rejected).',
+    NODE_TRANSFERRED: 'The flow moved to the next processing node (normal, resubmit, timeout transfer).',
+    SUBMITTER_RESUBMITTED: 'The submitter sent updated assets at the resubmit step.',
+    TASK_APPROVED: 'The task reached its final approved state.',
+    NODE_TIMEOUT: 'A node timed out.',
+  },
+});
+
+export const CallbackTaskStatusEnum = enumFromCore('ApprovalCallbackTaskStatus', {
+  description: 'The taskStatus an approval callback carries (spec 6.3).',
+  values: CALLBACK_TASK_STATUSES,
+  describe: { PROCESSING: 'The task is in progress.', APPROVED: 'The task is approved.', TIMEOUT: 'A node of the task timed out.' },
 });

@@ -15,6 +15,9 @@ import { HISTORY_ACTIONS, type HistoryAction } from '../../core/catalogue/produc
 import { PRODUCT_STATUSES, type ProductStatus } from '../../core/catalogue/products/product.schemas.ts';
 import { EVENT_TYPES, type EventType } from '../../core/events/event-types.ts';
 import { storedValue } from '../enums.ts';
+import { CALLBACK_EVENT_NAMES, CALLBACK_TASK_STATUSES } from '../../core/approvals/approval-values.ts';
+import { oneOf } from '../../core/platform/row-checks.ts';
+import { CallbackEventNameEnum, CallbackTaskStatusEnum } from './approval-enums.ts';
 
 const RESUME =
   'Every update carries its `position`; a client that reconnects with the last one it received (this argument, or the SSE `Last-Event-ID` header, which EventSource sends by itself) first receives what it missed, in order and once. ' +
@@ -67,11 +70,16 @@ const ApprovalProgressUpdateRef = builder.objectRef<LiveRow>('ApprovalProgressUp
     position: t.string({ ...positionField, resolve: positionOf }),
     eventId: t.string({ description: 'The event id, the same as the callback delivery carries.', resolve: (row) => String(row.body.eventId) }),
     taskId: t.string({ description: 'The approval task.', resolve: (row) => row.subjectId }),
-    eventName: t.string({
-      description: 'The callback eventName of spec 6.3 (TASK_CREATED, NODE_APPROVED, TASK_APPROVED, NODE_TIMEOUT, ...).',
-      resolve: (row) => String(payloadOf(row).eventName),
+    eventName: t.field({
+      type: CallbackEventNameEnum,
+      description: 'The callback eventName of spec 6.3.',
+      resolve: (row) => oneOf(CALLBACK_EVENT_NAMES, payloadOf(row).eventName, 'payload.eventName'),
     }),
-    taskStatus: t.string({ description: 'The taskStatus of spec 6.3: PROCESSING, APPROVED or TIMEOUT.', resolve: (row) => String(payloadOf(row).taskStatus) }),
+    taskStatus: t.field({
+      type: CallbackTaskStatusEnum,
+      description: 'The taskStatus of spec 6.3.',
+      resolve: (row) => oneOf(CALLBACK_TASK_STATUSES, payloadOf(row).taskStatus, 'payload.taskStatus'),
+    }),
     round: t.int({ description: 'The review round (1, then one more per resubmission).', resolve: (row) => Number(payloadOf(row).round ?? 1) }),
     at: t.string({ description: 'When the change was made (RFC 3339).', resolve: atOf }),
     payload: t.field({
