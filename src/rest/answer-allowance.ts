@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { AnswerAllowance, type AnswerBudget } from '../core/platform/answer-budget.ts';
 import type { Ctx } from '../core/platform/ctx.ts';
+import { whenResponseCloses } from './response-closed.ts';
 
 /**
  * Gives a request's context the allowance its heavy reads admit their size against (docs/operations.md
@@ -11,6 +12,6 @@ import type { Ctx } from '../core/platform/ctx.ts';
 export function holdAnswer(ctx: Ctx, reply: FastifyReply, budget: AnswerBudget, maxBytes = Number.MAX_SAFE_INTEGER): Ctx {
   const answer = new AnswerAllowance(budget, maxBytes);
   ctx.answer = answer;
-  reply.raw.once('close', () => answer.releaseAll());
+  whenResponseCloses(reply.raw, () => answer.releaseAll());
   return ctx;
 }

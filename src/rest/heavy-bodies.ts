@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { HEAP_BYTES_PER_STORED_BYTE, type AnswerBudget } from '../core/platform/answer-budget.ts';
+import { whenResponseCloses } from './response-closed.ts';
 
 /** Bodies from this size on are admitted under the memory budget; smaller ones cost what any request costs. */
 const HEAVY_BODY_BYTES = 64 * 1024;
@@ -25,7 +26,7 @@ export function admitHeavyBodies(app: FastifyInstance, budget: AnswerBudget, bod
     const bytes = chunked ? bodyLimit : declared;
     budget.reserve(bytes * HEAP_BYTES_PER_STORED_BYTE).then(
       (lease) => {
-        reply.raw.once('close', lease.release);
+        whenResponseCloses(reply.raw, lease.release);
         done();
       },
       (error: Error) => done(error),

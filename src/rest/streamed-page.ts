@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import type { TSchema } from 'typebox';
 import type { AnswerBudget, LeasedBatch, SizedPage } from '../core/platform/answer-budget.ts';
+import { whenResponseCloses } from './response-closed.ts';
 
 /** Serializes one value with the route's compiled serializer for its schema. */
 type Serialize = (value: unknown) => string;
@@ -49,7 +50,7 @@ export async function sendStreamedArray<T, P>(
   const first = await batches.next();
   // a client gone before the first chunk is pulled never starts the generator, so its finally would
   // not run: the first batch's lease is also given back when the response closes (release is idempotent)
-  if (!first.done) reply.raw.once('close', first.value.lease.release);
+  if (!first.done) whenResponseCloses(reply.raw, first.value.lease.release);
   const body = Readable.from(envelopeChunks(first, batches, options.serializeItem, options.head, options.tail), { objectMode: false });
   return reply.type('application/json; charset=utf-8').send(body);
 }

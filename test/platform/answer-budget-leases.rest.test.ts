@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey } from '../support/given.ts';
@@ -93,5 +94,25 @@ describe('answer budget leases over keep-alive connections', () => {
     expect(answered.status).toBe(200);
     expect((await answered.json()).result.assets).toHaveLength(1);
     await expect.poll(() => env.core.platform.answerBudget.used).toBe(0);
+  });
+
+  it('clients that go away mid-request (a load run stopping with requests in flight, 10 connections) leave no lease behind, REST and GraphQL', async () => {
+    for (const request of [
+      { url: `${base}/v1/products?pageSize=100`, method: 'GET' as const },
+      {
+        url: `${base}/graphql`,
+        method: 'POST' as const,
+        body: JSON.stringify({ query: '{ products(pageSize: 100) { items { id templateFields } } }' }),
+      },
+    ]) {
+      const run = await autocannon({
+        ...request,
+        connections: 10,
+        duration: 2,
+        headers: { authorization: `Bearer ${viewer.key}`, 'content-type': 'application/json' },
+      });
+      expect(run.non2xx).toBe(0);
+      await expect.poll(() => env.core.platform.answerBudget.used).toBe(0);
+    }
   });
 });

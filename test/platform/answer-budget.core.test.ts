@@ -123,6 +123,14 @@ describe("an answer's allowance (GraphQL, the CLI)", () => {
     expect(budget.used).toBe(0);
   });
 
+  it('a read admitted after the answer was written (its client gone) gives its lease back at once', async () => {
+    const budget = new AnswerBudget(1_000_000);
+    const answer = new AnswerAllowance(budget, 1000);
+    answer.releaseAll();
+    await answer.admit(100);
+    expect(budget.used).toBe(0);
+  });
+
   it('collectPage admits the whole page against the answer before reading it', async () => {
     const budget = new AnswerBudget(1_000_000);
     const answer = new AnswerAllowance(budget, 100);

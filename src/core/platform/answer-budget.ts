@@ -251,6 +251,7 @@ export async function collectPage<T, P>(scope: { answer?: AnswerAllowance }, pag
  */
 export class AnswerAllowance {
   private admitted = 0;
+  private released = false;
   private readonly leases: BudgetLease[] = [];
 
   private readonly budget: AnswerBudget;
@@ -275,10 +276,15 @@ export class AnswerAllowance {
       );
     }
     this.admitted += storedBytes;
-    this.leases.push(await this.budget.reserve(storedBytes * HEAP_BYTES_PER_STORED_BYTE));
+    const lease = await this.budget.reserve(storedBytes * HEAP_BYTES_PER_STORED_BYTE);
+    // an answer already written (or its client gone) holds nothing: a read still running then gives its lease back at once
+    if (this.released) lease.release();
+    else this.leases.push(lease);
   }
 
+  /** Gives back every lease, now and of any read still running; called once the answer is written or its client went away. */
   releaseAll(): void {
+    this.released = true;
     for (const lease of this.leases.splice(0)) lease.release();
   }
 }
