@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { TSchema } from 'typebox';
 import type { AnswerBudget, LeasedBatch, SizedPage } from '../core/platform/answer-budget.ts';
@@ -51,14 +52,29 @@ export async function sendStreamedArray<T, P>(
   // a client gone before the first chunk is pulled never starts the generator, so its finally would
   // not run: the first batch's lease is also given back when the response closes (release is idempotent)
   if (!first.done) whenResponseCloses(reply.raw, first.value.lease.release);
-  const body = Readable.from(envelopeChunks(first, batches, options.serializeItem, options.head, options.tail), { objectMode: false });
+  const body = Readable.from(envelopeChunks(reply.raw, first, batches, options.serializeItem, options.head, options.tail), { objectMode: false });
   return reply.type('application/json; charset=utf-8').send(body);
+}
+
+/** Resolves once the response buffers no more than a socket's high-water mark (at once when it is closed). */
+function drained(response: ServerResponse): Promise<void> {
+  if (response.closed || !response.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.once('drain', done);
+    response.once('close', done);
+  });
 }
 
 /** Characters written to the socket at a time. */
 const CHUNK_CHARS = 64 * 1024;
 
 async function* envelopeChunks<T>(
+  response: ServerResponse,
   first: IteratorResult<LeasedBatch<T>>,
   batches: AsyncGenerator<LeasedBatch<T>>,
   serializeItem: Serialize,
@@ -79,6 +95,9 @@ async function* envelopeChunks<T>(
           chunk = '';
         }
       }
+      // the batch's lease also covers its text on its way out: it goes back once the response has
+      // handed what it buffered to the socket, so a slow client holds budget, not unbudgeted memory
+      await drained(response);
       held.lease.release();
       held = null;
       const next = await batches.next();
