@@ -56,17 +56,21 @@ export async function sendStreamedArray<T, P>(
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
-/** Resolves once the response buffers no more than a socket's high-water mark (at once when it is closed). */
+/**
+ * Resolves once the response's socket has taken what it was given down to its high-water mark (at
+ * once when the response is closed, or has no socket of its own: inject's collects the body itself).
+ */
 function drained(response: ServerResponse): Promise<void> {
-  if (response.closed || !response.writableNeedDrain) return Promise.resolve();
+  const socket = response.socket;
+  if (response.closed || socket === null || !socket.writableNeedDrain) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
+      socket.off('drain', done);
+      socket.off('close', done);
       resolve();
     };
-    response.once('drain', done);
-    response.once('close', done);
+    socket.once('drain', done);
+    socket.once('close', done);
   });
 }
 
