@@ -1,7 +1,7 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
@@ -10,6 +10,7 @@ import { givenTemplates } from '../support/given-templates.ts';
 import { send } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
 import { freePort } from '../support/private-redis.ts';
+import { launchChromium } from '../support/browser.ts';
 
 /*
  * The share page in a real browser (Debian's chromium, installed by scripts/browser.sh in CI),
@@ -18,18 +19,6 @@ import { freePort } from '../support/private-redis.ts';
  * request the browser makes is recorded: one to anywhere but the page's own origin fails the test.
  * Screenshots go to the system's temp directory (shelf-share-*.png).
  */
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// as root and on a closed network: no sandbox, and none of Chromium's background connections
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let env: TestEnv;
 let browser: Browser;
@@ -54,7 +43,7 @@ beforeAll(async () => {
   editor = await given(env).key(team, 'editable');
   usable = await given(env).key(team, 'usable');
   manager = await given(env).key(team, 'manage');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

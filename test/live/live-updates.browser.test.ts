@@ -1,28 +1,18 @@
 import { readFile } from 'node:fs/promises';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey } from '../support/given.ts';
 import { graphql } from '../support/http.ts';
 import { freePort } from '../support/private-redis.ts';
 import { openStreams } from './live-support.ts';
+import { launchChromium } from '../support/browser.ts';
 
 /*
  * docs/graphql.md "A browser page", run as written in Debian's Chromium: EventSource with a stream
  * token, updates as they commit, and EventSource's own reconnection with Last-Event-ID after the
  * connection is cut.
  */
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let env: TestEnv;
 let browser: Browser;
@@ -38,7 +28,7 @@ beforeAll(async () => {
   env = await createTestEnv({ PUBLIC_BASE_URL: origin, LIVE_RELAY_INTERVAL_MS: '20' });
   await env.app.listen({ port, host: '127.0.0.1' });
   key = await given(env).key(await given(env).team('Browser'), 'editable');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,27 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { freePort } from '../support/private-redis.ts';
+import { launchChromium } from '../support/browser.ts';
 
 /*
  * The API reference in a real browser ("/docs and GraphiQL work without internet"):
  * Debian's Chromium opens the pages from a listening server, every request the page makes is
  * recorded, and the pages must render with none of them leaving Shelf's origin and no script error.
  */
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let env: TestEnv;
 let browser: Browser;
@@ -32,7 +22,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${port}`;
   env = await createTestEnv({ PUBLIC_BASE_URL: origin });
   await env.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
