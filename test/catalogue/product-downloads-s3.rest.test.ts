@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
 import { objectKey } from '../../src/core/assets/imports/import.ts';
 import { testBucket, type TestBucket } from '../support/object-store.ts';
 import { useProductWorld } from '../support/product-world.ts';
+import { unzip } from '../support/unzip.ts';
 
 /** Product ZIP downloads read their entries from an S3 bucket (STORAGE_BACKEND=s3) as they do from disk. */
 let bucket: TestBucket;
@@ -17,28 +17,6 @@ afterAll(async () => {
   await bucket?.remove();
 });
 const world = useProductWorld(options);
-
-async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<ZipFile>((resolve, reject) => fromBuffer(bytes, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
-  const entries = new Map<string, Buffer>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (entry: Entry) => {
-      zip.openReadStream(entry, (error, stream) => {
-        if (error) return reject(error);
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          entries.set(entry.fileName, Buffer.concat(chunks));
-          zip.readEntry();
-        });
-      });
-    });
-    zip.on('end', resolve);
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-  return entries;
-}
 
 /** A library file's bytes as the bucket holds them. */
 async function storedBytes(fileId: number): Promise<Buffer> {

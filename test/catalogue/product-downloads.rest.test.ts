@@ -1,13 +1,13 @@
 import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
 import { objectKey } from '../../src/core/assets/imports/import.ts';
 import { zipEntryNames } from '../../src/core/catalogue/products/product-downloads.ts';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { unzip } from '../support/unzip.ts';
 
 const world = useProductWorld({ team: 'Downloads' });
 let env: TestEnv;
@@ -49,29 +49,6 @@ async function download(productId: number, key: GivenKey, body?: unknown, idempo
     json = undefined;
   }
   return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload, json };
-}
-
-/** The entries of a ZIP archive, name to bytes, read with an independent reader (yauzl). */
-async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<ZipFile>((resolve, reject) => fromBuffer(bytes, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
-  const entries = new Map<string, Buffer>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (entry: Entry) => {
-      zip.openReadStream(entry, (error, stream) => {
-        if (error) return reject(error);
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          entries.set(entry.fileName, Buffer.concat(chunks));
-          zip.readEntry();
-        });
-      });
-    });
-    zip.on('end', resolve);
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-  return entries;
 }
 
 /** The stored bytes of a library file. */

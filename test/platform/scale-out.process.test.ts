@@ -5,7 +5,6 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
 import { objectKey } from '../../src/core/assets/imports/import.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { FAST_RETRIES } from '../support/event-world.ts';
@@ -15,6 +14,7 @@ import { tempDir } from '../support/media-files.ts';
 import { testBucket, type TestBucket } from '../support/object-store.ts';
 import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { unzip } from '../support/unzip.ts';
 
 /*
  * Beyond one machine (issue 33, part 3; docs/operations.md "Scaling out"): two ROLE=api processes
@@ -127,28 +127,6 @@ async function fetchVia(port: number, link: string): Promise<{ status: number; t
   const url = new URL(link);
   const res = await fetch(`${base(port)}${url.pathname}${url.search}`);
   return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
-}
-
-async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<ZipFile>((resolve, reject) => fromBuffer(bytes, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
-  const entries = new Map<string, Buffer>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (entry: Entry) => {
-      zip.openReadStream(entry, (error, stream) => {
-        if (error) return reject(error);
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          entries.set(entry.fileName, Buffer.concat(chunks));
-          zip.readEntry();
-        });
-      });
-    });
-    zip.on('end', resolve);
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-  return entries;
 }
 
 /** Every file under a directory: a process's STORAGE_DIR must stay empty when the bytes live in the bucket. */
