@@ -53,7 +53,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { loadConfig } from '../src/config.ts';
-import { objectKey } from '../src/core/assets/imports/import.ts';
+import { objectKey } from '../src/core/assets/imports/library-import.service.ts';
 import { LocalDiskStorage } from '../src/core/assets/storage/storage.ts';
 import { createCore } from '../src/core/core.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';

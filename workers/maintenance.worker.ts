@@ -4,7 +4,7 @@ import { purgeExpiredActivity } from '../src/core/catalogue/activity/activity-re
 import { purgeExpiredSyncFeedLogs } from '../src/core/catalogue/products/product-changes-retention.ts';
 import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts';
 import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
-import type { ValidityCheckResult } from '../src/core/assets/files/file-validity.ts';
+import type { ValidityCheckResult } from '../src/core/assets/files/file-validity.service.ts';
 
 /** Housekeeping jobs: idempotency records past their 24-hour window, events past their 30-day replay window, activity records and the products sync feed's change log and role log past their retention; uploads past their expiry; the daily validity check. */
 export function maintenanceProcessor(core: Core) {

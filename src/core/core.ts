@@ -3,14 +3,14 @@ import type { Config } from '../config.ts';
 import { AccessService } from './access/access.service.ts';
 import { CategoryIconService } from './catalogue/categories/category-icon.service.ts';
 import { DerivativeCache } from './assets/delivery/derivatives.ts';
-import { FileDeliveryService } from './assets/delivery/file-delivery.ts';
-import { FolderEditService } from './assets/folders/folder-edit.ts';
-import { LibraryEditService } from './assets/files/library-edit.ts';
+import { FileDeliveryService } from './assets/delivery/file-delivery.service.ts';
+import { FolderEditService } from './assets/folders/folder-edit.service.ts';
+import { LibraryEditService } from './assets/files/library-edit.service.ts';
 import { RecycleBinService } from './assets/recycle-bin/recycle-bin.service.ts';
-import { VersionLineService } from './assets/versions/version-lines.service.ts';
-import { LibraryImportService } from './assets/imports/import.ts';
-import { PendingInboundService } from './assets/pending-inbound/pending-inbound.ts';
-import { UploadService } from './assets/uploads/uploads.service.ts';
+import { VersionLineService } from './assets/versions/version-line.service.ts';
+import { LibraryImportService } from './assets/imports/library-import.service.ts';
+import { PendingInboundService } from './assets/pending-inbound/pending-inbound.service.ts';
+import { UploadService } from './assets/uploads/upload.service.ts';
 import { LibraryService } from './assets/files/library.service.ts';
 import { LinkSigner } from './assets/delivery/links.ts';
 import { PreviewCache } from './assets/delivery/previews.ts';
@@ -22,20 +22,20 @@ import type { ColourMatch } from './assets/search/search.queries.ts';
 import type { FacetCounts } from './assets/search/facets.ts';
 import { createStorage } from './assets/storage/create-storage.ts';
 import type { Storage } from './assets/storage/storage.ts';
-import { ApprovalActions } from './approvals/approval-actions.ts';
+import { ApprovalActionService } from './approvals/approval-action.service.ts';
 import { ApprovalEngine } from './approvals/task-engine.ts';
-import { ApprovalTaskService } from './approvals/task.service.ts';
+import { ApprovalTaskService } from './approvals/approval-task.service.ts';
 import { ApprovalTemplateService } from './approvals/approval-template.service.ts';
 import { activityPage, purgeActivity } from './catalogue/activity/activity-records.ts';
 import { BrandService } from './catalogue/brands/brand.service.ts';
-import { FileValidityService } from './assets/files/file-validity.ts';
-import { CustomFieldTemplateService } from './assets/custom-metadata/custom-field-templates.ts';
-import { FileCustomFieldService } from './assets/custom-metadata/file-custom-fields.ts';
-import { FileMetadataService } from './assets/custom-metadata/file-metadata.ts';
-import { MetadataFieldService } from './assets/custom-metadata/metadata-fields.ts';
-import { ProductDownloads } from './catalogue/products/product-downloads.ts';
-import { ProductSharePages } from './catalogue/products/product-share-page.ts';
-import { ProductShareService } from './catalogue/products/product-shares.ts';
+import { FileValidityService } from './assets/files/file-validity.service.ts';
+import { CustomFieldTemplateService } from './assets/custom-metadata/custom-field-template.service.ts';
+import { FileCustomFieldService } from './assets/custom-metadata/file-custom-field.service.ts';
+import { FileMetadataService } from './assets/custom-metadata/file-metadata.service.ts';
+import { MetadataFieldService } from './assets/custom-metadata/metadata-field.service.ts';
+import { ProductDownloadService } from './catalogue/products/product-download.service.ts';
+import { ProductSharePageService } from './catalogue/products/product-share-page.service.ts';
+import { ProductShareService } from './catalogue/products/product-share.service.ts';
 import { DeliveryService } from './events/delivery.service.ts';
 import { SubscriptionService } from './events/subscription.service.ts';
 import { WebhookAdminService } from './events/webhook-admin.service.ts';
@@ -65,7 +65,7 @@ export interface Core {
    * Adapters decide, resubmit and cancel through `actions`, the one entry point for a member's
    * actions on a task; `engine` and `tasks` are for the workers and createApproval/taskStatusQuery.
    */
-  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine; actions: ApprovalActions };
+  approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine; actions: ApprovalActionService };
   /** What every area leans on: stored bytes, the way out of the machine, shared counters. */
   platform: PlatformServices;
   /** A unit of work for one request of one caller. */
@@ -84,11 +84,11 @@ export interface CatalogueServices {
   /** The team-wide log of catalogue writes (manage only; docs/products.md). */
   activity: { page: typeof activityPage; purge: typeof purgeActivity };
   /** Product downloads: records and the files a ZIP streams (docs/products.md). */
-  downloads: ProductDownloads;
+  downloads: ProductDownloadService;
   /** Product shares: create, list, revoke (docs/products.md "Shares"). */
   productShares: ProductShareService;
   /** The page a product share's link opens, for people without an API key. */
-  sharePages: ProductSharePages;
+  sharePages: ProductSharePageService;
 }
 
 export interface AssetServices {
@@ -209,7 +209,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   brands.addDependentCheck((tx, brandId) => products.hasLiveInBrand(tx, brandId));
   const readVisibleProduct = (ctx: Ctx, id: number) => products.readVisible(ctx, id);
   const recycleBin = new RecycleBinService(storage);
-  const downloads = new ProductDownloads({ storage, readVisible: readVisibleProduct });
+  const downloads = new ProductDownloadService({ storage, readVisible: readVisibleProduct });
   const productShares = new ProductShareService({ secret: config.linkSigningSecret, publicBaseUrl: config.publicBaseUrl, readVisible: readVisibleProduct });
   const pendingInbound = new PendingInboundService({ imports: libraryImport, storage });
   const versionLines = new VersionLineService({ recycleBin, imports: libraryImport });
@@ -226,7 +226,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       activity: { page: activityPage, purge: purgeActivity },
       downloads,
       productShares,
-      sharePages: new ProductSharePages({ shares: productShares, secret: config.linkSigningSecret, library, limiter: attemptLimiter, downloads }),
+      sharePages: new ProductSharePageService({ shares: productShares, secret: config.linkSigningSecret, library, limiter: attemptLimiter, downloads }),
     },
     assets: {
       library,
@@ -274,7 +274,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
       templates: approvalTemplates,
       tasks: approvalTasks,
       engine: approvalEngine,
-      actions: new ApprovalActions({ engine: approvalEngine, tasks: approvalTasks }),
+      actions: new ApprovalActionService({ engine: approvalEngine, tasks: approvalTasks }),
     },
     platform: { storage, outbound, attemptLimiter, answerBudget: new AnswerBudget(config.answerMemoryBudgetBytes) },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)

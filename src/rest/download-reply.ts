@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { PreparedDownload } from '../core/catalogue/products/product-downloads.ts';
+import type { PreparedDownload } from '../core/catalogue/products/product-download.service.ts';
 import type { Core } from '../core/core.ts';
 import { attachment } from './content-disposition.ts';
 import { zipArchive } from './zip-stream.ts';

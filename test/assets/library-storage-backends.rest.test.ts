@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorAsMember } from '../../src/core/access/operator-scopes.ts';
 import { previewKey } from '../../src/core/assets/delivery/previews.ts';
-import { objectKey } from '../../src/core/assets/imports/import.ts';
+import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenTeam } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';

@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/core/access/roles.ts';
-import { objectKey } from '../../src/core/assets/imports/import.ts';
+import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { LINK_LIFETIME_SECONDS } from '../../src/core/assets/delivery/links.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenTeam } from '../support/given.ts';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { objectKey } from '../../src/core/assets/imports/import.ts';
+import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { previewKey } from '../../src/core/assets/delivery/previews.ts';
 import { runCli } from '../support/cli.ts';
 import type { EventWorld } from '../support/event-world.ts';

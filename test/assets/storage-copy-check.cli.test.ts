@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { objectKey } from '../../src/core/assets/imports/import.ts';
+import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { StorageMaintenance } from '../../src/core/assets/storage/storage-maintenance.ts';
 import { LocalDiskStorage } from '../../src/core/assets/storage/storage.ts';
 import { runCli, spawnCli, type CliResult } from '../support/cli.ts';

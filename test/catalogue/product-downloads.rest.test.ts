@@ -1,8 +1,8 @@
 import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { objectKey } from '../../src/core/assets/imports/import.ts';
-import { zipEntryNames } from '../../src/core/catalogue/products/product-downloads.ts';
+import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
+import { zipEntryNames } from '../../src/core/catalogue/products/product-download.service.ts';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';

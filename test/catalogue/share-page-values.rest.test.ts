@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SharePageField, SharePageMedia } from '../../src/core/catalogue/products/product-share-page.ts';
+import type { SharePageField, SharePageMedia } from '../../src/core/catalogue/products/product-share-page.service.ts';
 import type { FieldType } from '../../src/core/catalogue/templates/template.schemas.ts';
 import { fieldValue } from '../../src/rest/share-page/field-values.ts';
 import { formatMoney, formatQuantity } from '../../src/rest/share-page/format.ts';

@@ -12,13 +12,13 @@ import {
 } from '../../src/core/approvals/approval-values.ts';
 import { FIELD_TYPES as CUSTOM_FIELD_TYPES } from '../../src/core/assets/custom-metadata/field-types.ts';
 import { DERIVATIVE_FORMATS, DERIVATIVE_MODES } from '../../src/core/assets/delivery/derivatives.ts';
-import { VALIDITY_STATUSES } from '../../src/core/assets/files/file-validity.ts';
+import { VALIDITY_STATUSES } from '../../src/core/assets/files/file-validity.service.ts';
 import { RECYCLE_ENTRY_KINDS } from '../../src/core/assets/recycle-bin/recycle-bin.schemas.ts';
 import { KEYWORD_SEARCH_TYPES, SORT_NAMES, SORT_TYPES } from '../../src/core/assets/search/search.schemas.ts';
 import { REMOVE_TYPES } from '../../src/core/assets/versions/version-lines.schemas.ts';
 import { ACTIVITY_ACTIONS, RESOURCE_TYPES } from '../../src/core/catalogue/activity/activity-records.ts';
 import { HISTORY_ACTIONS } from '../../src/core/catalogue/products/product-history.ts';
-import { SHARE_STATUSES } from '../../src/core/catalogue/products/product-shares.ts';
+import { SHARE_STATUSES } from '../../src/core/catalogue/products/product-share.service.ts';
 import { PRODUCT_STATUSES, PRODUCT_TOMBSTONE_REASONS, PRODUCT_VISIBILITIES } from '../../src/core/catalogue/products/product.schemas.ts';
 import { FIELD_TYPES, SYNC_STRATEGIES, SYSTEM_KEYS } from '../../src/core/catalogue/templates/template.schemas.ts';
 import { EVENT_TYPES, SUBSCRIPTION_KINDS } from '../../src/core/events/event-types.ts';

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { objectKey } from '../../src/core/assets/imports/import.ts';
+import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { FAST_RETRIES } from '../support/event-world.ts';
 import { given, type GivenKey, type GivenTeam } from '../support/given.ts';

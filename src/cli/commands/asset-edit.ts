@@ -1,5 +1,5 @@
-import { FileValidityService } from '../../core/assets/files/file-validity.ts';
-import type { LibraryEditService } from '../../core/assets/files/library-edit.ts';
+import { FileValidityService } from '../../core/assets/files/file-validity.service.ts';
+import type { LibraryEditService } from '../../core/assets/files/library-edit.service.ts';
 import type { AssetItem } from '../../core/assets/search/search.schemas.ts';
 import type { Ctx } from '../../core/platform/ctx.ts';
 import { asMember, idFlag, numberFlag, type Cli, type Flags } from '../command.ts';

@@ -1,7 +1,7 @@
-import { CustomFieldTemplateService } from '../../core/assets/custom-metadata/custom-field-templates.ts';
-import { FileCustomFieldService } from '../../core/assets/custom-metadata/file-custom-fields.ts';
-import { FileMetadataService } from '../../core/assets/custom-metadata/file-metadata.ts';
-import { MetadataFieldService } from '../../core/assets/custom-metadata/metadata-fields.ts';
+import { CustomFieldTemplateService } from '../../core/assets/custom-metadata/custom-field-template.service.ts';
+import { FileCustomFieldService } from '../../core/assets/custom-metadata/file-custom-field.service.ts';
+import { FileMetadataService } from '../../core/assets/custom-metadata/file-metadata.service.ts';
+import { MetadataFieldService } from '../../core/assets/custom-metadata/metadata-field.service.ts';
 import { collectPage } from '../../core/platform/answer-budget.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { asMember, asTeam, idFlag, numberFlag } from '../command.ts';

@@ -1,5 +1,5 @@
-import { LibraryImportService } from '../../core/assets/imports/import.ts';
-import { PendingInboundService } from '../../core/assets/pending-inbound/pending-inbound.ts';
+import { LibraryImportService } from '../../core/assets/imports/library-import.service.ts';
+import { PendingInboundService } from '../../core/assets/pending-inbound/pending-inbound.service.ts';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { given, idsFlag, numberFlag, type Cli, type Flags } from '../command.ts';
 import type { Handlers } from '../registry.ts';

@@ -1,7 +1,7 @@
-import { LibraryImportService } from '../../core/assets/imports/import.ts';
+import { LibraryImportService } from '../../core/assets/imports/library-import.service.ts';
 import { RecycleBinService } from '../../core/assets/recycle-bin/recycle-bin.service.ts';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
-import { VersionLineService } from '../../core/assets/versions/version-lines.service.ts';
+import { VersionLineService } from '../../core/assets/versions/version-line.service.ts';
 import { asMember, idFlag, type Cli } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { LibraryImportService } from '../../core/assets/imports/import.ts';
+import { LibraryImportService } from '../../core/assets/imports/library-import.service.ts';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { given, idFlag, numberFlag, type Cli, type Flags } from '../command.ts';
@@ -17,10 +17,10 @@ function services(cli: Cli) {
   const imports = new LibraryImportService(storage);
   return {
     imports,
-    pending: async () => new (await import('../../core/assets/pending-inbound/pending-inbound.ts')).PendingInboundService({ imports, storage }),
+    pending: async () => new (await import('../../core/assets/pending-inbound/pending-inbound.service.ts')).PendingInboundService({ imports, storage }),
     versionLines: async () => {
       const [{ VersionLineService }, { RecycleBinService }] = await Promise.all([
-        import('../../core/assets/versions/version-lines.service.ts'),
+        import('../../core/assets/versions/version-line.service.ts'),
         import('../../core/assets/recycle-bin/recycle-bin.service.ts'),
       ]);
       return new VersionLineService({ recycleBin: new RecycleBinService(storage), imports });

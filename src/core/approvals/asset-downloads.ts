@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { invalid, type DomainError } from '../platform/errors.ts';
 import { OutboundFailedError, OutboundRefusedError, type OutboundGuard } from '../platform/outbound/outbound-guard.ts';
-import { objectKey } from '../assets/imports/import.ts';
+import { objectKey } from '../assets/imports/library-import.service.ts';
 import type { IncomingObject, Storage } from '../assets/storage/storage.ts';
 
 /**

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { LibraryImportService } from '../assets/imports/import.ts';
+import type { LibraryImportService } from '../assets/imports/library-import.service.ts';
 import { pinAllStoredBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage/storage.ts';
 import { memberIdOf, type Ctx, type UnitOfWork, type ActingScope, type CallerScope } from '../platform/ctx.ts';

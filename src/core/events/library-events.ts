@@ -120,7 +120,7 @@ async function materialsItemChanged(scope: ActingScope, changeType: 'VALIDITY' |
   if (await anySubscription(scope)) await fileUpdatedInFolders(scope, after);
 }
 
-/** 6.2 VALIDITY materials item (file-validity.ts builds it). */
+/** 6.2 VALIDITY materials item (file-validity.service.ts builds it). */
 export interface ValidityFacts {
   materialId: number;
   validityStatus: number;
@@ -131,20 +131,20 @@ export interface ValidityFacts {
   isPermanent: boolean;
 }
 
-/** 6.2 METADATA materials item (file-metadata.ts builds it): `metadata` maps field names to values, only those created or updated now (null: cleared). */
+/** 6.2 METADATA materials item (file-metadata.service.ts builds it): `metadata` maps field names to values, only those created or updated now (null: cleared). */
 export interface MetadataFacts {
   materialId: number;
   recordId: number;
   metadata: Record<string, string | number | null>;
 }
 
-/** 6.2 CUSTOM_FIELD materials item (file-custom-fields.ts builds it): one object keyed by the template id, mapping custom field ids to values set or cleared (null) now. */
+/** 6.2 CUSTOM_FIELD materials item (file-custom-field.service.ts builds it): one object keyed by the template id, mapping custom field ids to values set or cleared (null) now. */
 export interface CustomFieldFacts {
   materialId: number;
   customFields: Array<Record<string, Record<string, string | number | null>>>;
 }
 
-/** 6.2 MATERIAL_VERSION_CHANGED payload (version-lines.service.ts says what each field is per action). */
+/** 6.2 MATERIAL_VERSION_CHANGED payload (version-line.service.ts says what each field is per action). */
 export interface VersionChange {
   coverMaterialId: number;
   newMaterialId: number;

@@ -1,4 +1,4 @@
-import type { ConfirmedInbound, PendingInboundView } from '../../core/assets/pending-inbound/pending-inbound.ts';
+import type { ConfirmedInbound, PendingInboundView } from '../../core/assets/pending-inbound/pending-inbound.service.ts';
 import { pageCost } from '../costs.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../../core/core.ts';
-import type { RequestedRange } from '../../core/assets/delivery/file-delivery.ts';
+import type { RequestedRange } from '../../core/assets/delivery/file-delivery.service.ts';
 import { attachment } from '../content-disposition.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ShareAccessGrant, ShareVisit } from '../../core/catalogue/products/product-share-page.ts';
+import type { ShareAccessGrant, ShareVisit } from '../../core/catalogue/products/product-share-page.service.ts';
 import type { Core } from '../../core/core.ts';
 import { DomainError } from '../../core/platform/errors.ts';
 import { replyWithZip } from '../download-reply.ts';

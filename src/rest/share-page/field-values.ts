@@ -1,4 +1,4 @@
-import type { SharePageField, SharePageMedia } from '../../core/catalogue/products/product-share-page.ts';
+import type { SharePageField, SharePageMedia } from '../../core/catalogue/products/product-share-page.service.ts';
 import { formatDate, formatDateRange, formatList, formatMoney, formatNumber, formatQuantity, humanBytes } from './format.ts';
 import { html, httpUrl, LINK_REL, type SafeHtml } from './html.ts';
 import { richDeltaRemembered, richHtmlRemembered } from './rich-text-memo.ts';

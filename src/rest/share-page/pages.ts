@@ -1,4 +1,4 @@
-import type { SharePageView } from '../../core/catalogue/products/product-share-page.ts';
+import type { SharePageView } from '../../core/catalogue/products/product-share-page.service.ts';
 import { fieldValue } from './field-values.ts';
 import { formatMoment, humanBytes } from './format.ts';
 import { html, type SafeHtml } from './html.ts';

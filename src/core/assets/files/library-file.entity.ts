@@ -33,7 +33,7 @@ export const LibraryFile = defineEntity({
       name: 'library_files_recycle_entry_index',
       expression: 'create index "library_files_recycle_entry_index" on "library_files" ("recycle_entry_id") where "recycle_entry_id" is not null',
     },
-    // the daily validity check (file-validity.ts) visits only files that have a validity period
+    // the daily validity check (file-validity.service.ts) visits only files that have a validity period
     {
       name: 'library_files_validity_index',
       expression:

@@ -4,7 +4,7 @@ import { queryOne, queryRows } from '../../platform/sql.ts';
 import type { ContentFacts } from './probe.ts';
 
 /*
- * Statements of an import placing a file (import.ts): its stored object (one per team and
+ * Statements of an import placing a file (library-import.service.ts): its stored object (one per team and
  * content), the library file, and its tags. Each takes the team of the import plan: an import
  * may run for a team the operator names, so the team is a parameter, not the caller's scope.
  */

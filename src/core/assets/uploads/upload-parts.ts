@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { DomainError } from '../../platform/errors.ts';
-import { objectKey } from '../imports/import.ts';
+import { objectKey } from '../imports/library-import.service.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { UploadRow } from './uploads.queries.ts';
 

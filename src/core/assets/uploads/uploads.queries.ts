@@ -3,7 +3,7 @@ import { bigintNumber, int, jsonList, nullableInt, nullableText, oneOf, text } f
 import { queryOne, queryRows } from '../../platform/sql.ts';
 
 /*
- * Statements on `library_uploads` (uploads.service.ts). Every statement on an upload names its
+ * Statements on `library_uploads` (upload.service.ts). Every statement on an upload names its
  * team: an id of another team's upload finds nothing, as an unknown one does.
  */
 

@@ -112,7 +112,7 @@ export class LibraryImportService {
   /**
    * Everything of `importFile` before the placement: validates the input, reads the bytes (MIME by
    * content, dimensions, duration, palette) and stores them (content-addressed). Pending inbound
-   * (pending-inbound.ts) holds the plan and places it when it is confirmed.
+   * (pending-inbound.service.ts) holds the plan and places it when it is confirmed.
    */
   async prepareFile(op: UnitOfWork, input: unknown): Promise<PlacementPlan> {
     const body = checkImportFile(input);

@@ -3,12 +3,12 @@ import { verifySharePassword } from '../../assets/shares/share-secrets.ts';
 import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
-import type { PreparedDownload, ProductDownloads } from './product-downloads.ts';
+import type { PreparedDownload, ProductDownloadService } from './product-download.service.ts';
 import type { FieldType } from '../templates/template.schemas.ts';
 import { isBlank, isMediaField } from './product-fields.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { readProduct } from './products.queries.ts';
-import type { ProductShareService, ShareAccessRow } from './product-shares.ts';
+import type { ProductShareService, ShareAccessRow } from './product-share.service.ts';
 import { readPinnedVersions } from '../templates/templates.queries.ts';
 import { accessProof, SHARE_TOKEN_PATTERN, verifyAccessProof } from './share-links.ts';
 
@@ -87,14 +87,20 @@ const SHARE_JOB = 'product-share';
  * protected share: share_password_required, then share_password_invalid (throttled per share
  * and client, 429 too_many_attempts).
  */
-export class ProductSharePages {
+export class ProductSharePageService {
   private readonly shares: ProductShareService;
   private readonly secret: string | null;
   private readonly library: LibraryService;
   private readonly limiter: AttemptLimiter;
-  private readonly downloads: ProductDownloads;
+  private readonly downloads: ProductDownloadService;
 
-  constructor(deps: { shares: ProductShareService; secret: string | null; library: LibraryService; limiter: AttemptLimiter; downloads: ProductDownloads }) {
+  constructor(deps: {
+    shares: ProductShareService;
+    secret: string | null;
+    library: LibraryService;
+    limiter: AttemptLimiter;
+    downloads: ProductDownloadService;
+  }) {
     this.shares = deps.shares;
     this.secret = deps.secret;
     this.library = deps.library;

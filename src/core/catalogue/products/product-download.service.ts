@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import { objectKey } from '../../assets/imports/import.ts';
+import { objectKey } from '../../assets/imports/library-import.service.ts';
 import type { ObjectReader, Storage } from '../../assets/storage/storage.ts';
 import { actorLabel, keyOf, type Ctx, type TeamScope } from '../../platform/ctx.ts';
 import { DomainError, invalidFields } from '../../platform/errors.ts';
@@ -88,7 +88,7 @@ const checkPage = compileInput(PageQuery);
  * the files, and commits a download record (idempotent with a key: a replay gives the same files
  * and no second record); the adapter then streams the ZIP from storage.
  */
-export class ProductDownloads {
+export class ProductDownloadService {
   private readonly storage: Storage;
   private readonly readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord>;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { objectKey } from '../assets/imports/import.ts';
+import { objectKey } from '../assets/imports/library-import.service.ts';
 import { pinAllStoredBytes, releaseBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage/storage.ts';
 import type { Ctx, UnitOfWork, TeamScope } from '../platform/ctx.ts';

@@ -1,7 +1,7 @@
 import type { Ctx } from '../platform/ctx.ts';
 import type { ApprovalActionResult } from './approval-values.ts';
 import type { ApprovalEngine } from './task-engine.ts';
-import type { ApprovalTaskService } from './task.service.ts';
+import type { ApprovalTaskService } from './approval-task.service.ts';
 
 /** New versions of a task's assets, downloaded from public URLs through the outbound guard (GraphQL). */
 export interface ResubmitFromUrls {
@@ -25,7 +25,7 @@ export interface ResubmitFromFiles {
  * resubmission first fetches and stores bytes in the task service; the rules (who may act, at
  * which step, which values) are those of the operations this delegates to.
  */
-export class ApprovalActions {
+export class ApprovalActionService {
   private readonly engine: ApprovalEngine;
   private readonly tasks: ApprovalTaskService;
 

@@ -11,7 +11,7 @@ import type { Storage } from '../storage/storage.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { extensionOf } from '../files/file-rules.ts';
 import { parseFolderPath } from '../folders/folders.ts';
-import { objectKey, type ImportProgress, type LibraryImportService, type PlacementPlan } from '../imports/import.ts';
+import { objectKey, type ImportProgress, type LibraryImportService, type PlacementPlan } from '../imports/library-import.service.ts';
 import { operatorInTeam, operatorTeamScope } from '../../access/operator-scopes.ts';
 import {
   countPendingInbounds,

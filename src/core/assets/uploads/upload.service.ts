@@ -11,11 +11,11 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { normalizeLink, normalizeTags } from '../files/file-rules.ts';
 import { parseFolderPath } from '../folders/folders.ts';
-import type { LibraryImportService } from '../imports/import.ts';
-import type { PendingInboundService } from '../pending-inbound/pending-inbound.ts';
+import type { LibraryImportService } from '../imports/library-import.service.ts';
+import type { PendingInboundService } from '../pending-inbound/pending-inbound.service.ts';
 import type { Storage } from '../storage/storage.ts';
 import { findMember } from '../versions/version-lines.queries.ts';
-import type { VersionLineService } from '../versions/version-lines.service.ts';
+import type { VersionLineService } from '../versions/version-line.service.ts';
 import { assembleParts, partKey, partsPrefix, receivePart } from './upload-parts.ts';
 import { UploadPlacementInput, type UploadChunk, type UploadLimits, type UploadResult, type UploadView } from './uploads.schemas.ts';
 import {

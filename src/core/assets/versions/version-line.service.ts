@@ -7,7 +7,7 @@ import { isResourceId } from '../../platform/ids.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { RecycleBinService } from '../recycle-bin/recycle-bin.service.ts';
-import { importActor, type LibraryImportService } from '../imports/import.ts';
+import { importActor, type LibraryImportService } from '../imports/library-import.service.ts';
 import type { ImportedFile } from '../files/library.schemas.ts';
 import { AddVersionInput, RemoveVersionInput, type VersionLineView } from './version-lines.schemas.ts';
 import {

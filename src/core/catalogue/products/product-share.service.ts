@@ -74,7 +74,7 @@ export type ProductShareView = Static<typeof ProductShareView>;
 const checkCreate = compileInput(ProductShareCreate);
 const checkPage = compileInput(PageQuery);
 
-/** A share as the page side needs it (product-share-page.ts). */
+/** A share as the page side needs it (product-share-page.service.ts). */
 export interface ShareAccessRow {
   id: number;
   teamId: number;
@@ -90,7 +90,7 @@ export interface ShareAccessRow {
 /**
  * Product shares, the API side (docs/products.md "Shares"): create, list and revoke, for usable
  * and higher with products:share; usable shares published products only (it sees no drafts).
- * The page a share's link opens is product-share-page.ts.
+ * The page a share's link opens is product-share-page.service.ts.
  */
 export class ProductShareService {
   private readonly secret: string | null;
