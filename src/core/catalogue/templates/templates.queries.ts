@@ -152,18 +152,35 @@ function windowRows(windows: readonly VersionWindow[]): string {
   return JSON.stringify(windows.map((w, i) => ({ i, templateId: w.templateId, before: w.before, last: w.last })));
 }
 
-/** What the versions of `windows` would carry: the stored size of their definitions. */
-export async function versionWindowsBytes(scope: TeamScope, windows: readonly VersionWindow[]): Promise<number> {
-  if (windows.length === 0) return 0;
-  const row = await queryOne<Record<string, unknown>>(
+/**
+ * The versions of each window with what they carry in all (the stored size of their definitions),
+ * in one statement: the versions come back only when that size is at most `withSizeBytes`, else
+ * `versions` is null and only the size was read (the caller admits it, then readVersionWindows).
+ */
+export async function readSizedVersionWindows(
+  scope: TeamScope,
+  windows: readonly VersionWindow[],
+  withSizeBytes: number,
+): Promise<{ storedBytes: number; versions: TemplateVersionView[][] | null }> {
+  if (windows.length === 0) return { storedBytes: 0, versions: [] };
+  const rows = await queryRows<Record<string, unknown>>(
     scope,
-    `select coalesce(sum(x.bytes), 0)::bigint as bytes from ${WINDOWS} cross join lateral (
-       select octet_length(v.definition::text) as bytes from template_versions v
-        where v.team_id = ? and v.template_id = w."templateId" and (w.before is null or v.number < w.before)
-        order by v.number desc limit w.last) x`,
-    [windowRows(windows), scope.teamId],
+    `select x.i, x.id, x."templateId", x.number, x.name, x.description, x."createdAt", x."storedBytes",
+        case when x."storedBytes" <= ? then x.definition end as definition
+       from (select w.i, v.id, v.template_id as "templateId", v.number, v.name, v.description, ${isoSql('v.created_at')} as "createdAt",
+                v.definition, sum(v.bytes) over ()::bigint as "storedBytes"
+               from ${WINDOWS} cross join lateral (
+                 select v.*, octet_length(v.definition::text) as bytes from template_versions v
+                  where v.team_id = ? and v.template_id = w."templateId" and (w.before is null or v.number < w.before)
+                  order by v.number desc limit w.last) v) x
+      order by x.i, x.number`,
+    [withSizeBytes, windowRows(windows), scope.teamId],
   );
-  return bigintNumber(row!.bytes, 'bytes');
+  const storedBytes = rows.length === 0 ? 0 : bigintNumber(rows[0]!.storedBytes, 'storedBytes');
+  if (storedBytes > withSizeBytes) return { storedBytes, versions: null };
+  const byWindow = windows.map((): TemplateVersionView[] => []);
+  for (const row of rows) byWindow[int(row.i, 'i')]!.push(versionView(row));
+  return { storedBytes, versions: byWindow };
 }
 
 /** The versions of each window of the team's templates, oldest first (deleted templates included: products pin them). */
