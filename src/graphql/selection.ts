@@ -7,13 +7,22 @@ import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
  * hide a field (its name is read, not its alias); each fragment is walked once.
  */
 export function asksBelow(info: GraphQLResolveInfo, under: string, fields: ReadonlySet<string>): boolean {
-  const below = fieldsOf(
-    info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])),
-    info,
-  );
+  const below = selected(info);
   const sets: SelectionSetNode[] = [];
   for (const field of below) if (field.name.value === under && field.selectionSet) sets.push(field.selectionSet);
   return fieldsOf(sets, info).some((field) => fields.has(field.name.value));
+}
+
+/** Whether the resolving field's own selection asks, through fragments too, for one of `fields`. */
+export function asks(info: GraphQLResolveInfo, fields: ReadonlySet<string>): boolean {
+  return selected(info).some((field) => fields.has(field.name.value));
+}
+
+function selected(info: GraphQLResolveInfo): FieldOf[] {
+  return fieldsOf(
+    info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])),
+    info,
+  );
 }
 
 type FieldOf = Extract<SelectionSetNode['selections'][number], { kind: Kind.FIELD }>;

@@ -193,9 +193,39 @@ describe("a template's versions are admitted against the answer", () => {
       return { body, statements: counting.statements.length };
     };
     const without = await run('');
-    const withVersions = await run('versions { id number description }');
+    const withVersions = await run('versions { id number description groups { id } }');
     return { versions: withVersions.body.data.template.template.versions.length, statements: withVersions.statements - without.statements };
   }
+
+  it('versions whose groups are not asked are read without their definitions, in one statement', async () => {
+    const key = await g.key(await g.team(), 'manage');
+    const tpl = await t.template(key, { groups: [{ name: 'G', fields: [textField('a')] }] });
+    const ctx = await g.ctx(key);
+    await env.core.catalogue.templates.update(ctx, tpl.id, { description: 'v2' });
+    const read = async (selection: string, fragments = '') => {
+      counting.statements.length = 0;
+      const res = await counting.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        payload: { query: `query($id: String!) { template(id: $id) { template { id versions { ${selection} } } } } ${fragments}`, variables: { id: tpl.id } },
+      });
+      expect(res.json().errors).toBeUndefined();
+      return { versions: res.json().data.template.template.versions, statements: [...counting.statements] };
+    };
+    const summaries = await read('id number description createdAt');
+    expect(summaries.versions.map((v: { number: number; description: string | null }) => [v.number, v.description])).toEqual([
+      [1, null],
+      [2, 'v2'],
+    ]);
+    const versionsRead = summaries.statements.filter((sql) => sql.includes('template_versions v') && sql.includes('cross join lateral'));
+    expect(versionsRead).toHaveLength(1);
+    expect(versionsRead[0]).not.toMatch(/definition/);
+    // asked through a fragment, the groups come with their definitions
+    const full = await read('...V', 'fragment V on TemplateVersion { number groups { fields { key } } }');
+    expect(full.versions[1].groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'a']);
+    expect(full.statements.filter((sql) => sql.includes('cross join lateral') && sql.includes('definition'))).toHaveLength(1);
+  });
 
   it('versions carrying at most READ_WITH_SIZE_BYTES come with their stored size in one statement', async () => {
     const key = await g.key(await g.team(), 'manage');

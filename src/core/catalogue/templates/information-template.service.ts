@@ -31,6 +31,7 @@ import {
   readVersion,
   readVersionWindows,
   readSizedVersionWindows,
+  readVersionSummaryWindows,
   liveTemplatesBytes,
   sizedLiveTemplatesPage,
   softDeleteTemplate,
@@ -43,6 +44,7 @@ import {
   TemplateDelete,
   TemplatePatch,
   type TemplateGroupView,
+  type TemplateVersionSummary,
   type TemplateVersionView,
   type VersionWindow,
   type TemplateView,
@@ -251,6 +253,15 @@ export class InformationTemplateService {
     const sized = await readSizedVersionWindows(ctx, windows, READ_WITH_SIZE_BYTES);
     await admitStored(ctx, sized.storedBytes);
     return sized.versions ?? readVersionWindows(ctx, windows);
+  }
+
+  /**
+   * The versions of each window without their definitions (number, name, description, when): a
+   * list of versions whose groups are not asked reads neither the definitions nor their size.
+   */
+  async versionSummaryWindows(ctx: Ctx, windows: readonly VersionWindow[]): Promise<TemplateVersionSummary[][]> {
+    requirePermission(ctx, 'templates:read');
+    return readVersionSummaryWindows(ctx, windows);
   }
 
   /** Spec 4.5 template resolution at product creation; products call this inside their transaction. */

@@ -4,7 +4,7 @@ import { bigintNumber, bool, int, intList, nullableText, text } from '../../plat
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ResolvedTemplate } from './template-resolution.ts';
-import type { TemplateFieldView, TemplateGroupView, TemplateVersionView, TemplateView, VersionWindow } from './template.schemas.ts';
+import type { TemplateFieldView, TemplateGroupView, TemplateVersionSummary, TemplateVersionView, TemplateView, VersionWindow } from './template.schemas.ts';
 
 /*
  * Statements on information templates and their versions (product_info_templates,
@@ -128,6 +128,11 @@ const VERSION_SELECT = `select v.id, v.template_id as "templateId", v.number, v.
 
 /** A row of VERSION_SELECT (from pg, or from to_jsonb) as the view. */
 function versionView(row: Record<string, unknown>): TemplateVersionView {
+  return { ...versionSummary(row), groups: definitionGroups(row.definition, 'definition') };
+}
+
+/** A row of VERSION_SELECT without its definition. */
+function versionSummary(row: Record<string, unknown>): TemplateVersionSummary {
   return {
     id: text(row.id, 'id'),
     templateId: text(row.templateId, 'templateId'),
@@ -135,7 +140,6 @@ function versionView(row: Record<string, unknown>): TemplateVersionView {
     name: text(row.name, 'name'),
     description: nullableText(row.description, 'description'),
     createdAt: text(row.createdAt, 'createdAt'),
-    groups: definitionGroups(row.definition, 'definition'),
   };
 }
 
@@ -181,6 +185,24 @@ export async function readSizedVersionWindows(
   const byWindow = windows.map((): TemplateVersionView[] => []);
   for (const row of rows) byWindow[int(row.i, 'i')]!.push(versionView(row));
   return { storedBytes, versions: byWindow };
+}
+
+/** The versions of each window without their definitions, oldest first (deleted templates included: products pin them). */
+export async function readVersionSummaryWindows(scope: TeamScope, windows: readonly VersionWindow[]): Promise<TemplateVersionSummary[][]> {
+  if (windows.length === 0) return [];
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `select w.i, v.id, v.template_id as "templateId", v.number, v.name, v.description, ${isoSql('v.created_at')} as "createdAt"
+       from ${WINDOWS} cross join lateral (
+         select v.id, v.template_id, v.number, v.name, v.description, v.created_at from template_versions v
+          where v.team_id = ? and v.template_id = w."templateId" and (w.before is null or v.number < w.before)
+          order by v.number desc limit w.last) v
+      order by w.i, v.number`,
+    [windowRows(windows), scope.teamId],
+  );
+  const byWindow = windows.map((): TemplateVersionSummary[] => []);
+  for (const row of rows) byWindow[int(row.i, 'i')]!.push(versionSummary(row));
+  return byWindow;
 }
 
 /** The versions of each window of the team's templates, oldest first (deleted templates included: products pin them). */
