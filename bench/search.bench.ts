@@ -273,8 +273,7 @@ async function measureBare(pool: pg.Pool, teamId: number, v: Variants): Promise<
           // the page's ids, then their rows through the same prepared statement as the service
           const page = pageSql(statements.page);
           const ids = (await pool.query({ name: page.name, text: page.positional, values: statements.page.params })).rows.map((r) => r.id as number);
-          if (ids.length > 0)
-            await pool.query({ name: ASSET_ROWS.withTags.name, text: ASSET_ROWS.withTags.positional, values: [teamId, `{${ids.join(',')}}`] });
+          if (ids.length > 0) await pool.query({ name: ASSET_ROWS.name, text: ASSET_ROWS.positional, values: [teamId, `{${ids.join(',')}}`] });
         })(),
         pool.query(positional(statements.count.sql), statements.count.params),
       ]);

@@ -239,7 +239,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
         versionLines,
         limits: { maxFileBytes: config.uploadMaxFileBytes, teamQuotaBytes: config.uploadTeamQuotaBytes, expirySeconds: config.uploadExpirySeconds },
       }),
-      libraryEdit: new LibraryEditService({ readItem: async (tx, fileId) => (await assetSearch.findItems(tx, [fileId], { includeTags: false }))[0]! }),
+      libraryEdit: new LibraryEditService({ readItem: async (tx, fileId) => (await assetSearch.findItems(tx, [fileId]))[0]! }),
       folderEdit: new FolderEditService(),
       recycleBin,
       versionLines,

@@ -1,4 +1,4 @@
-import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 
@@ -17,33 +17,46 @@ type Compiled = Map<string, CompiledQuery | null>;
  * graphql-jit cannot compile, keep graphql-js. Execution starts after parsing, the limits
  * (query-limits.ts), validation and the context, as before.
  */
-export function useJitQueries(): Plugin {
-  const documents = new WeakMap<DocumentNode, Compiled>();
-  const compiledFor = (args: ExecutionArgs): CompiledQuery | null => {
-    let byName = documents.get(args.document);
+export class JitQueries {
+  private readonly documents = new WeakMap<DocumentNode, Compiled>();
+
+  /** The compiled query operation of a document (once per document and operation name); null for anything else. */
+  compiledFor(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
+    let byName = this.documents.get(document);
     if (!byName) {
       byName = new Map();
-      documents.set(args.document, byName);
+      this.documents.set(document, byName);
     }
-    const name = args.operationName ?? '';
+    const name = operationName ?? '';
     if (byName.has(name)) return byName.get(name)!;
-    const operation = getOperationAST(args.document, args.operationName);
+    const operation = getOperationAST(document, operationName);
     let compiled: CompiledQuery | null = null;
     if (operation?.operation === 'query') {
-      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
+      const result = compileQuery(schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
       if (isCompiledQuery(result)) compiled = result;
     }
     byName.set(name, compiled);
     return compiled;
-  };
+  }
+}
+
+/** Runs a compiled query, its errors as graphql-js's (withGraphqlErrors). */
+export function runCompiled(
+  compiled: CompiledQuery,
+  rootValue: unknown,
+  context: unknown,
+  variables: Record<string, unknown>,
+): ExecutionResult | Promise<ExecutionResult> {
+  const result = compiled.query(rootValue, context, variables);
+  return result instanceof Promise ? result.then(withGraphqlErrors) : withGraphqlErrors(result);
+}
+
+export function useJitQueries(jit = new JitQueries()): Plugin {
   return {
     onExecute({ args, setExecuteFn }) {
-      const compiled = compiledFor(args);
+      const compiled = jit.compiledFor(args.schema, args.document, args.operationName);
       if (!compiled) return;
-      const execute = (run: ExecutionArgs) => {
-        const result = compiled.query(run.rootValue, run.contextValue, run.variableValues ?? {});
-        return result instanceof Promise ? result.then(withGraphqlErrors) : withGraphqlErrors(result);
-      };
+      const execute = (run: ExecutionArgs) => runCompiled(compiled, run.rootValue, run.contextValue, (run.variableValues ?? {}) as Record<string, unknown>);
       setExecuteFn(execute as Parameters<typeof setExecuteFn>[0]);
     },
   };

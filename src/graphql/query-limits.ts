@@ -168,6 +168,35 @@ function rememberedRefusal(remembered: Remembered, schema: GraphQLSchema, docume
 }
 
 /**
+ * What measuring and validating each parsed document concluded, kept with the document (a WeakMap:
+ * it lives as long as yoga's parser cache keeps the document). One per route: the yoga plugin below
+ * fills it, and the route's fast path for queries (rest/graphql-fast-path.ts) reads it.
+ */
+export class RememberedLimits {
+  private readonly documents = new WeakMap<DocumentNode, Remembered>();
+
+  entry(document: DocumentNode): Remembered {
+    let remembered = this.documents.get(document);
+    if (!remembered) {
+      remembered = {};
+      this.documents.set(document, remembered);
+    }
+    return remembered;
+  }
+
+  /**
+   * Whether this document may run with these variables: within every limit (measured now, or
+   * remembered), and passed by GraphQL's validation before. A document never validated, or refused,
+   * answers false: yoga then validates it, or answers the refusal in its format.
+   */
+  admits(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): boolean {
+    const remembered = this.entry(document);
+    if (remembered.validation === undefined || remembered.validation.errors.length > 0) return false;
+    return rememberedRefusal(remembered, schema, document, variables) === null;
+  }
+}
+
+/**
  * The envelop plugin: the parser stops past the token limit, and the limits are checked before
  * GraphQL's own validation rules run (some of which, like overlapping-field checks, grow faster
  * than the document), so a refused operation costs only its measuring. The refusal depends on
@@ -175,8 +204,7 @@ function rememberedRefusal(remembered: Remembered, schema: GraphQLSchema, docume
  * keeps its own, checking the limits first on every request (remembered per document and
  * variables) and reusing GraphQL's validation result of a document only once the limits pass.
  */
-export function useQueryLimits(): Plugin<{ params?: { variables?: unknown } }> {
-  const documents = new WeakMap<DocumentNode, Remembered>();
+export function useQueryLimits(limits = new RememberedLimits()): Plugin<{ params?: { variables?: unknown } }> {
   return {
     onParse({ setParseFn }) {
       setParseFn((source, options) => {
@@ -193,11 +221,7 @@ export function useQueryLimits(): Plugin<{ params?: { variables?: unknown } }> {
     onValidate({ params, context, setResult, validateFn, setValidationFn }) {
       const raw = context.params?.variables;
       const variables = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-      let remembered = documents.get(params.documentAST);
-      if (!remembered) {
-        remembered = {};
-        documents.set(params.documentAST, remembered);
-      }
+      const remembered = limits.entry(params.documentAST);
       const refusal = rememberedRefusal(remembered, params.schema, params.documentAST, variables);
       if (refusal) {
         setResult([refusal]);

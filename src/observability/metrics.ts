@@ -11,6 +11,8 @@ export interface Metrics {
   webhookAttempts: Counter<'outcome'>;
   /** Duration of webhook attempts that reached the receiver or timed out. */
   webhookAttemptDuration: Histogram<'outcome'>;
+  /** GraphQL requests by how they were served: `fast` (a query yoga had validated, rest/graphql-fast-path.ts) or `yoga`. */
+  graphqlRequests: Counter<'path'>;
 }
 
 export function createMetrics(options: { orm: MikroORM; queues: () => Queue[]; outboxLagSeconds?: () => Promise<number> }): Metrics {
@@ -74,6 +76,13 @@ export function createMetrics(options: { orm: MikroORM; queues: () => Queue[]; o
     registers: [registry],
   });
 
+  const graphqlRequests = new Counter({
+    name: 'shelf_graphql_requests_total',
+    help: 'GraphQL requests by how they were served: fast (a query already validated, without yoga) or yoga',
+    labelNames: ['path'] as const,
+    registers: [registry],
+  });
+
   const outboxLag = options.outboxLagSeconds;
   if (outboxLag) {
     new Gauge({
@@ -86,5 +95,5 @@ export function createMetrics(options: { orm: MikroORM; queues: () => Queue[]; o
     });
   }
 
-  return { registry, httpDuration, jobsProcessed, webhookAttempts, webhookAttemptDuration };
+  return { registry, httpDuration, jobsProcessed, webhookAttempts, webhookAttemptDuration, graphqlRequests };
 }

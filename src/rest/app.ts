@@ -256,7 +256,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // uploads (tus and one-request) read their own bodies and answer browsers' preflights without a key
   await app.register(uploadRoutes, { prefix: '/v1', core: deps.core });
-  await app.register(graphqlRoute, { core: deps.core, ...(deps.liveUpdates === false ? {} : { live: startLiveUpdates(app, deps) }) });
+  await app.register(graphqlRoute, { core: deps.core, metrics: deps.metrics, ...(deps.liveUpdates === false ? {} : { live: startLiveUpdates(app, deps) }) });
 
   return app;
 }

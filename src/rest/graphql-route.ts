@@ -8,14 +8,16 @@ import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors, shelfCodeOf, useShelfErrorCodes } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
 import { isIntrospectionOnly } from '../graphql/introspection-only.ts';
-import { useJitQueries } from '../graphql/jit.ts';
+import { JitQueries, useJitQueries } from '../graphql/jit.ts';
 import type { Ctx } from '../core/platform/ctx.ts';
 import { holdAnswer } from './answer-allowance.ts';
 import { refuseUnsafeInput } from '../core/platform/json-input.ts';
-import { useQueryLimits } from '../graphql/query-limits.ts';
+import { RememberedLimits, useQueryLimits } from '../graphql/query-limits.ts';
 import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';
 import type { LiveHub } from '../core/live/live-hub.ts';
 import { serveStream, wantsEventStream } from './graphql-stream.ts';
+import { answerQueryFast, type GraphqlParams } from './graphql-fast-path.ts';
+import type { Metrics } from '../observability/metrics.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -36,10 +38,28 @@ query FirstLook {
 `;
 
 /** graphql-yoga at /graphql, mounted as one Fastify route; the same Bearer key authenticates. */
-export async function graphqlRoute(app: FastifyInstance, { core, live }: { core: Core; live?: LiveHub }): Promise<void> {
+export async function graphqlRoute(app: FastifyInstance, { core, live, metrics }: { core: Core; live?: LiveHub; metrics?: Metrics }): Promise<void> {
   // yoga's parser cache (bounded LRU by query text, as yoga's default), held here so the context
-  // reads the document yoga parsed instead of parsing the text again (isIntrospectionOnly)
+  // reads the document yoga parsed instead of parsing the text again (isIntrospectionOnly), and
+  // the fast path (graphql-fast-path.ts) finds the documents yoga has parsed
   const documents = createLRUCache<DocumentNode>();
+  const limits = new RememberedLimits();
+  const jit = new JitQueries();
+  /** The context of an operation that reads data: the caller authenticated, the answer's allowance held. */
+  const contextFor = async (req: FastifyRequest, reply: FastifyReply, params: Partial<GraphqlParams>): Promise<GqlContext> => {
+    // variables and literals alike: a NUL character or variables nested too deep are refused before anything runs
+    refuseUnsafeInput(params.variables ?? {}, 'variables');
+    if (params.query?.includes('\u0000')) refuseUnsafeInput(params.query, 'query');
+    const key = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
+    // a frontend names the signed-in member it acts for (docs/access.md); without it the key acts
+    const member = req.headers['x-shelf-member'];
+    const actor = member === undefined ? key : await core.access.actForMember(core.operatorCtx(), key, Array.isArray(member) ? member[0] : member);
+    const ctx = core.ctxFor(actor, req.id);
+    // heavy reads admit their size against this answer (docs/graphql.md "Limits"); its leases on
+    // the memory budget are held until the answer has been written or the client went away
+    holdAnswer(ctx, reply, core.platform.answerBudget, core.config.graphqlMaxResponseBytes);
+    return { core, ctx };
+  };
   const yoga = createYoga<ServerContext, GqlContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -53,7 +73,7 @@ export async function graphqlRoute(app: FastifyInstance, { core, live }: { core:
     // refused with 413 payload_too_large by sendGraphqlError): yoga's own 25 MB check would only
     // pipe that string through a TransformStream into a new Request on every request
     maxRequestBodySize: false,
-    plugins: [useQueryLimits(), useJitQueries(), useUnsupportedMediaType(), useShelfErrorCodes()],
+    plugins: [useQueryLimits(limits), useJitQueries(jit), useUnsupportedMediaType(), useShelfErrorCodes()],
     // GraphiQL from the installed package: its scripts, styles and icon are inlined, so the page
     // loads nothing from another origin (offline, behind a proxy, under a strict CSP)
     renderGraphiQL,
@@ -61,24 +81,18 @@ export async function graphqlRoute(app: FastifyInstance, { core, live }: { core:
       ? { title: 'Shelf GraphQL', defaultQuery: GRAPHIQL_DEFAULT_QUERY, headers: '{\n  "Authorization": "Bearer <your API key>"\n}' }
       : false,
     context: async ({ req, reply, params }) => {
-      // variables and literals alike: a NUL character or variables nested too deep are refused before anything runs
-      refuseUnsafeInput(params.variables ?? {}, 'variables');
-      if (params.query?.includes('\u0000')) refuseUnsafeInput(params.query, 'query');
       // the schema is public: GraphiQL's Docs panel loads before a key is entered (no resolver of
       // an introspection-only operation reads ctx)
-      if (isIntrospectionOnly(params.query, params.operationName, params.query ? documents.get(params.query) : undefined))
+      if (isIntrospectionOnly(params.query, params.operationName, params.query ? documents.get(params.query) : undefined)) {
+        refuseUnsafeInput(params.variables ?? {}, 'variables');
+        if (params.query?.includes('\u0000')) refuseUnsafeInput(params.query, 'query');
         return { core, ctx: null as unknown as Ctx };
-      const key = await core.access.authenticate(core.operatorCtx(), req.headers.authorization);
-      // a frontend names the signed-in member it acts for (docs/access.md); without it the key acts
-      const member = req.headers['x-shelf-member'];
-      const actor = member === undefined ? key : await core.access.actForMember(core.operatorCtx(), key, Array.isArray(member) ? member[0] : member);
-      const ctx = core.ctxFor(actor, req.id);
-      // heavy reads admit their size against this answer (docs/graphql.md "Limits"); its leases on
-      // the memory budget are held until the answer has been written or the client went away
-      holdAnswer(ctx, reply, core.platform.answerBudget, core.config.graphqlMaxResponseBytes);
-      return { core, ctx } as GqlContext;
+      }
+      return contextFor(req, reply, { query: params.query, variables: params.variables ?? {}, operationName: params.operationName });
     },
   });
+
+  const fast = { schema, documents, limits, jit, context: contextFor, fetchAPI: yoga.fetchAPI };
 
   // An encapsulated context: /graphql reads its own bodies (yoga parses JSON, so malformed JSON is a
   // GraphQL answer, not the /v1 envelope) and answers its own failures in GraphQL's shape.
@@ -95,6 +109,12 @@ export async function graphqlRoute(app: FastifyInstance, { core, live }: { core:
       handler: async (req, reply) => {
         // subscriptions: server-sent events with positions, caps and drains of their own (graphql-stream.ts)
         if (live && wantsEventStream(req)) return serveStream(req, reply, { core, hub: live });
+        // a query yoga has parsed and validated before: answered without yoga's request objects
+        if (await answerQueryFast(req, reply, fast)) {
+          metrics?.graphqlRequests.labels('fast').inc();
+          return reply;
+        }
+        metrics?.graphqlRequests.labels('yoga').inc();
         const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
         response.headers.forEach((value, key) => {
           reply.header(key, value);

@@ -215,3 +215,77 @@ describe('nested category queries load in a constant number of SQL statements (d
     expect(largeRun.statements).toBeLessThanOrEqual(3 + 3 * 10);
   });
 });
+
+describe("a categories page reads its items' parents in its own statement", () => {
+  let counting: CountingApp;
+  let tree: BrandView;
+  let ids: Map<string, number>;
+  beforeAll(async () => {
+    counting = await countingApp(env);
+    tree = await g.brand(manager, { name: 'Paged tree' });
+    // 2 roots, 3 children each, 2 leaves per child: 14 nodes; pages of 5 put parents on other pages
+    const nodes = [];
+    for (let r = 0; r < 2; r++) {
+      nodes.push({ key: `r${r}`, parentKey: null, name: `R${r}` });
+      for (let c = 0; c < 3; c++) {
+        nodes.push({ key: `r${r}c${c}`, parentKey: `r${r}`, name: `C${r}${c}` });
+        for (let l = 0; l < 2; l++) nodes.push({ key: `r${r}c${c}l${l}`, parentKey: `r${r}c${c}`, name: `L${r}${c}${l}` });
+      }
+    }
+    ids = await seedCategories(env.orm.em.fork(), { teamId: team.teamId, brandId: tree.id }, nodes);
+  });
+  afterAll(async () => counting.close());
+
+  async function page(n: number, items: string, fragments = ''): Promise<{ items: Array<Record<string, unknown>>; statements: number }> {
+    counting.statements.length = 0;
+    const res = await counting.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${manager.key}`, 'content-type': 'application/json' },
+      payload: {
+        query: `query($b: Int!, $p: Int!) { categories(brandId: $b, page: $p, pageSize: 5) { items { ${items} } } } ${fragments}`,
+        variables: { b: tree.id, p: n },
+      },
+    });
+    const body = res.json();
+    expect(body.errors).toBeUndefined();
+    return { items: body.data.categories.items, statements: counting.statements.length };
+  }
+
+  it("answers every page with each item's parent (on the page or not), in as many statements as without parents", async () => {
+    const byId = new Map([...ids].map(([key, id]) => [id, key]));
+    for (const n of [1, 2, 3]) {
+      const withParents = await page(n, 'id parentId parent { id name pathKey }');
+      const without = await page(n, 'id parentId');
+      expect(withParents.statements).toBe(without.statements);
+      for (const item of withParents.items) {
+        const parent = item.parent as { id: number; name: string; pathKey: string } | null;
+        expect(parent?.id ?? null).toBe(item.parentId);
+        if (parent) expect(`/${parent.pathKey.split('/').pop()}`).toBe(`/${parent.name}`);
+        if (parent) expect(byId.get(item.id as number)!.startsWith(byId.get(parent.id)!)).toBe(true);
+      }
+    }
+  });
+
+  it('sees parent through fragments and aliases, and a parent of a parent still loads by id', async () => {
+    const viaFragment = await page(3, '...Up', 'fragment Up on Category { id up: parent { id parent { id } } }');
+    const without = await page(3, 'id');
+    // the page's parents come with the page; the grandparents take one batch
+    expect(viaFragment.statements).toBe(without.statements + 1);
+    for (const item of viaFragment.items) {
+      const up = item.up as { id: number; parent: { id: number } | null };
+      expect(up).not.toBeNull();
+      const [parent] = await env.core.catalogue.categories.findByIds(await g.ctx(manager), [up.id]);
+      expect(up.parent?.id ?? null).toBe(parent!.parentId);
+    }
+  });
+
+  it("answers another team's key no page and no parent of this team's tree", async () => {
+    const other = await g.key(await g.team(), 'manage');
+    const res = await graphql(env, other.key, `query($b: Int!) { categories(brandId: $b) { items { id parent { id } } pagination { totalCount } } }`, {
+      b: tree.id,
+    });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.categories).toEqual({ items: [], pagination: { totalCount: 0 } });
+  });
+});

@@ -4,6 +4,8 @@ import { given, type GivenKey } from '../support/given.ts';
 import { givenTemplates, templateName, textField } from '../support/given-templates.ts';
 import { graphql, send } from '../support/http.ts';
 import { enumValueName } from '../../src/graphql/enums.ts';
+import { AnswerAllowance, AnswerBudget, READ_WITH_SIZE_BYTES } from '../../src/core/platform/answer-budget.ts';
+import { countingApp, type CountingApp } from '../support/query-counter.ts';
 
 let env: TestEnv;
 let g: ReturnType<typeof given>;
@@ -166,5 +168,102 @@ describe('GraphQL templates', () => {
     const stranger = await g.key(await g.team(), 'manage');
     const res = await graphql(env, stranger.key, `query($id: String!) { template(id: $id) { etag } }`, { id: tpl.id });
     expect(res.body.errors[0].extensions.code).toBe('not_found');
+  });
+});
+
+describe("a template's versions are admitted against the answer", () => {
+  let counting: CountingApp;
+  beforeAll(async () => {
+    counting = await countingApp(env);
+  });
+  afterAll(async () => counting.close());
+
+  /** Statements a template(id) query sends, with and without versions. */
+  async function versionStatements(key: GivenKey, id: string): Promise<{ versions: number; statements: number }> {
+    const run = async (selection: string) => {
+      counting.statements.length = 0;
+      const res = await counting.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        payload: { query: `query($id: String!) { template(id: $id) { template { id ${selection} } } }`, variables: { id } },
+      });
+      const body = res.json();
+      expect(body.errors).toBeUndefined();
+      return { body, statements: counting.statements.length };
+    };
+    const without = await run('');
+    const withVersions = await run('versions { id number description groups { id } }');
+    return { versions: withVersions.body.data.template.template.versions.length, statements: withVersions.statements - without.statements };
+  }
+
+  it('versions whose groups are not asked are read without their definitions, in one statement', async () => {
+    const key = await g.key(await g.team(), 'manage');
+    const tpl = await t.template(key, { groups: [{ name: 'G', fields: [textField('a')] }] });
+    const ctx = await g.ctx(key);
+    await env.core.catalogue.templates.update(ctx, tpl.id, { description: 'v2' });
+    const read = async (selection: string, fragments = '') => {
+      counting.statements.length = 0;
+      const res = await counting.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        payload: { query: `query($id: String!) { template(id: $id) { template { id versions { ${selection} } } } } ${fragments}`, variables: { id: tpl.id } },
+      });
+      expect(res.json().errors).toBeUndefined();
+      return { versions: res.json().data.template.template.versions, statements: [...counting.statements] };
+    };
+    const summaries = await read('id number description createdAt');
+    expect(summaries.versions.map((v: { number: number; description: string | null }) => [v.number, v.description])).toEqual([
+      [1, null],
+      [2, 'v2'],
+    ]);
+    const versionsRead = summaries.statements.filter((sql) => sql.includes('template_versions v') && sql.includes('cross join lateral'));
+    expect(versionsRead).toHaveLength(1);
+    expect(versionsRead[0]).not.toMatch(/definition/);
+    // asked through a fragment, the groups come with their definitions
+    const full = await read('...V', 'fragment V on TemplateVersion { number groups { fields { key } } }');
+    expect(full.versions[1].groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'a']);
+    expect(full.statements.filter((sql) => sql.includes('cross join lateral') && sql.includes('definition'))).toHaveLength(1);
+  });
+
+  it('versions carrying at most READ_WITH_SIZE_BYTES come with their stored size in one statement', async () => {
+    const key = await g.key(await g.team(), 'manage');
+    const tpl = await t.template(key, { groups: [{ name: 'G', fields: [textField('a')] }] });
+    const ctx = await g.ctx(key);
+    for (let v = 2; v <= 3; v++) await env.core.catalogue.templates.update(ctx, tpl.id, { description: `v${v}` });
+    expect(await versionStatements(key, tpl.id)).toEqual({ versions: 3, statements: 1 });
+  });
+
+  it('versions carrying more than READ_WITH_SIZE_BYTES are sized first and read once admitted (two statements)', async () => {
+    const key = await g.key(await g.team(), 'manage');
+    // 200 fields with 255-character placeholders: about 120 KB of definition a version
+    const fields = Array.from({ length: 197 }, (_, i) => ({ ...textField(`f${i}`), name: `${'n'.repeat(120)}${i}`, placeholder: 'p'.repeat(255) }));
+    const tpl = await t.template(key, { groups: [{ name: 'G', fields }] });
+    const ctx = await g.ctx(key);
+    for (let v = 2; v <= 3; v++) await env.core.catalogue.templates.update(ctx, tpl.id, { description: `v${v}` });
+    const [sized] = await env.orm.em
+      .fork()
+      .execute<{ bytes: number }[]>('select sum(octet_length(definition::text))::int as bytes from template_versions where template_id = ?', [tpl.id]);
+    expect(sized!.bytes).toBeGreaterThan(READ_WITH_SIZE_BYTES);
+    expect(await versionStatements(key, tpl.id)).toEqual({ versions: 3, statements: 2 });
+  });
+
+  it('a versions read past what the answer may still carry fails with response_too_large, small or large', async () => {
+    const key = await g.key(await g.team(), 'manage');
+    const tpl = await t.template(key, { groups: [{ name: 'G', fields: [textField('a')] }] });
+    const ctx = await g.ctx(key);
+    await env.core.catalogue.templates.update(ctx, tpl.id, { description: 'v2' });
+    const windows = [{ templateId: tpl.id, before: null, last: 10 }];
+    const budget = new AnswerBudget(64 * 1024 * 1024);
+    const tight = { ...ctx, answer: new AnswerAllowance(budget, 100) };
+    await expect(env.core.catalogue.templates.versionWindows(tight, windows)).rejects.toMatchObject({ code: 'response_too_large' });
+    const roomy = { ...ctx, answer: new AnswerAllowance(budget, 1024 * 1024) };
+    const [versions] = await env.core.catalogue.templates.versionWindows(roomy, windows);
+    expect(versions!.map((v) => v.description)).toEqual([null, 'v2']);
+    expect(roomy.answer.admittedBytes).toBeGreaterThan(100);
+    expect(budget.used).toBeGreaterThan(0);
+    roomy.answer.releaseAll();
+    expect(budget.used).toBe(0);
   });
 });

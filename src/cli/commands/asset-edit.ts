@@ -24,16 +24,11 @@ function tagsFlag(value: string | boolean | undefined): unknown {
 /** An empty text flag clears the field (null), as in GraphQL's updateLibraryFile. */
 const clearable = (value: string | boolean | undefined) => (value === '' ? null : value);
 
-/**
- * The file as GraphQL answers an edit: the edit's AssetItem (read back through search), with its
- * tags read as GraphQL's `tags` field reads them. The library edit service comes with the core.
- */
+/** The file as GraphQL answers an edit: the edit's AssetItem (read back through search, with its tags). The library edit service comes with the core. */
 async function edited(cli: Cli, flags: Flags, edit: (service: LibraryEditService, ctx: Ctx, fileId: number) => Promise<AssetItem>): Promise<object> {
   const ctx = await asMember(cli, flags);
   const { assets } = await cli.core();
-  const item = await edit(assets.libraryEdit, ctx, idFlag(flags.file));
-  const [tags] = await assets.assetSearch.tagsByFileIds(ctx, [item.id]);
-  return { ...item, tags: tags ?? [] };
+  return edit(assets.libraryEdit, ctx, idFlag(flags.file));
 }
 
 /** File edits from the operator CLI, acting as the member `--user` (docs/library.md, docs/search.md). */

@@ -15,6 +15,14 @@ export const HEAP_BYTES_PER_STORED_BYTE = 6;
 /** Rows are read in batches of at most this many stored bytes (at least one row per batch). */
 export const BATCH_STORED_BYTES = 2 * 1024 * 1024;
 
+/**
+ * Stored bytes a read may bring back together with their size, admitted right after it: a small
+ * read (a template's versions) then costs one statement instead of a size query and a read. Past
+ * it the read returns only the size, and its rows are read once admitted. It is of the order of
+ * what an ordinary request holds unadmitted (REST's GET of one template reads its definition).
+ */
+export const READ_WITH_SIZE_BYTES = 256 * 1024;
+
 /** What a request waits in line for the budget before it is told to come back. */
 export const BUDGET_WAIT_MS = 5_000;
 

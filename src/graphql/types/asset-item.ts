@@ -11,7 +11,7 @@ import { LibraryTagRef } from './library-tag.ts';
 
 const fromItem = describedBy(AssetItemSchema);
 
-/** AssetItem (spec 2.6); tags and folders are resolved through per-request dataloaders. */
+/** AssetItem (spec 2.6), its tags as the core read them; folders and validity are resolved through per-request dataloaders. */
 export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement({
   description: 'A library file as search results show it (spec 2.6 AssetItem; REST: POST /open/search-assets).',
   fields: (t) => ({
@@ -39,12 +39,12 @@ export const AssetItemRef = builder.objectRef<AssetItem>('AssetItem').implement(
     createUser: t.exposeString('createUser', { nullable: true, ...fromItem('createUser') }),
     updateTime: t.exposeString('updateTime', fromItem('updateTime')),
     updateUser: t.exposeInt('updateUser', { nullable: true, ...fromItem('updateUser') }),
-    tags: t.loadableList({
-      type: LibraryTagRef,
+    tags: t.field({
+      type: [LibraryTagRef],
       description: `${fromItem('tags').description} ${countedAs(LIST_BOUNDS.fileTags, 'a file has at most 50 tags')}`,
       complexity: listCost(LIST_BOUNDS.fileTags),
-      load: (fileIds: number[], gql: GqlContext) => gql.core.assets.assetSearch.tagsByFileIds(gql.ctx, fileIds),
-      resolve: (item) => item.id,
+      // read with the item by every core operation that returns one
+      resolve: (item) => item.tags,
     }),
     thumbnailAccessUrl: t.exposeString('thumbnailAccessUrl', { nullable: true, ...fromItem('thumbnailAccessUrl') }),
     imageContentAnalysis: t.field({ type: AnalysisRef, nullable: true, ...fromItem('imageContentAnalysis'), resolve: (item) => item.imageContentAnalysis }),
@@ -78,7 +78,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A live file of the team by file-path ID; null when there is none.',
     args: { id: t.arg.int({ required: true, description: 'File-path ID.' }) },
-    resolve: async (_root, args, gql) => (await gql.core.assets.assetSearch.findItems(gql.ctx, [args.id], { includeTags: false }))[0] ?? null,
+    resolve: async (_root, args, gql) => (await gql.core.assets.assetSearch.findItems(gql.ctx, [args.id]))[0] ?? null,
   }),
 }));
 

@@ -151,6 +151,6 @@ builder.queryFields((t) => ({
       'search-assets (spec 4.6): any role of the team may search. Query cost: the result counts endPoint - startPoint times (default 10, at most 100).',
     args: { input: t.arg({ type: SearchAssetsInput, description: 'The filters; omitted: every file, newest first.' }) },
     complexity: (args) => searchPageCost(args.input, LIST_BOUNDS.searchAssetsDefault),
-    resolve: (_root, args, gql) => gql.core.assets.assetSearch.search(gql.ctx, args.input ?? {}, { includeTags: false }),
+    resolve: (_root, args, gql) => gql.core.assets.assetSearch.search(gql.ctx, args.input ?? {}),
   }),
 }));

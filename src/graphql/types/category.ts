@@ -1,4 +1,5 @@
 import type { CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
+import { createContextCache } from '@pothos/core';
 import { withoutNulls } from '../args.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
@@ -6,6 +7,7 @@ import { LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { DESCENDING_TREE } from '../query-cost.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_EXAMPLE, timestampFields, versionedOf } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
+import { asksBelow } from '../selection.ts';
 
 /**
  * Category, loaded in batches per request: `parent`, `children` and `brand` each cost one query
@@ -36,7 +38,13 @@ export const CategoryRef = builder.loadableObject('Category', {
 
 builder.objectFields(CategoryRef, (t) => ({
   brand: t.field({ type: BrandRef, description: 'The brand (batched per request).', resolve: (category) => category.brandId }),
-  parent: t.field({ type: CategoryRef, nullable: true, description: 'The parent category; null for a root.', resolve: (category) => category.parentId }),
+  parent: t.field({
+    type: CategoryRef,
+    nullable: true,
+    description: 'The parent category; null for a root.',
+    // read with the page when a page asked for its items' parents, else loaded by id in one batch
+    resolve: (category, _args, gql) => (category.parentId === null ? null : (pageCategories(gql).get(category.parentId) ?? category.parentId)),
+  }),
   children: t.loadableList({
     type: CategoryRef,
     description:
@@ -47,6 +55,11 @@ builder.objectFields(CategoryRef, (t) => ({
     resolve: (category) => category.id,
   }),
 }));
+
+/** The categories this request's pages read with their parents (team-scoped as the request), by id. */
+const pageCategories = createContextCache((_gql: GqlContext) => new Map<number, CategoryView>());
+
+const ASKS_PARENT = new Set(['parent']);
 
 const CategoryPageRef = pageType('CategoryPage', CategoryRef, { description: 'A page of live categories (REST: GET /v1/categories).', items: 'categories' });
 
@@ -90,7 +103,15 @@ builder.queryFields((t) => ({
     description: 'The flat live tree ordered by brandId, parentId (roots first), sortOrder, id.',
     args: { brandId: t.arg.int({ description: "Only this brand's tree." }), ...pageArgs(t) },
     complexity: pageCost,
-    resolve: (_root, args, gql) => gql.core.catalogue.categories.listPage(gql.ctx, withoutNulls(args)),
+    resolve: async (_root, args, gql, info) => {
+      if (!asksBelow(info, 'items', ASKS_PARENT)) return gql.core.catalogue.categories.listPage(gql.ctx, withoutNulls(args));
+      // the items' parents in the page's own statement, so each item's parent resolves at once
+      const { parents, ...page } = await gql.core.catalogue.categories.listPageWithParents(gql.ctx, withoutNulls(args));
+      const known = pageCategories(gql);
+      for (const category of page.items) known.set(category.id, category);
+      for (const category of parents) known.set(category.id, category);
+      return page;
+    },
   }),
   category: t.field({
     type: CategoryResultRef,

@@ -4,9 +4,11 @@ import {
   SYSTEM_KEYS,
   type TemplateFieldView,
   type TemplateGroupView,
+  type TemplateVersionSummary,
   type TemplateVersionView,
   type TemplateView,
 } from '../../core/catalogue/templates/template.schemas.ts';
+import { asks } from '../selection.ts';
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import { builder, JsonObjectRef } from '../builder.ts';
@@ -103,7 +105,7 @@ const TemplateGroupRef = builder.objectRef<TemplateGroupView>('TemplateGroup').i
   }),
 });
 
-export const TemplateVersionRef = builder.objectRef<TemplateVersionView>('TemplateVersion').implement({
+export const TemplateVersionRef = builder.objectRef<TemplateVersionView | TemplateVersionSummary>('TemplateVersion').implement({
   description: 'An immutable snapshot of a template definition, written by every create and update (spec 3.3).',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Version id: what a product pins (templateVersionId).' }),
@@ -116,7 +118,14 @@ export const TemplateVersionRef = builder.objectRef<TemplateVersionView>('Templa
       type: [TemplateGroupRef],
       description: `The definition in this version. ${GROUPS_COST}`,
       complexity: listCost(LIST_BOUNDS.templateGroups),
-      resolve: (version) => version.groups,
+      // a summary (Template.versions read without definitions when groups looked unasked) loads its
+      // definition through the versions loader, admitted like any other
+      resolve: (version, _args, gql) =>
+        'groups' in version
+          ? version.groups
+          : versionsLoader(gql)
+              .load({ templateId: version.templateId, before: version.number + 1, last: 1 })
+              .then((versions) => versions[0]?.groups ?? []),
     }),
   }),
 });
@@ -158,9 +167,12 @@ builder.objectFields(TemplateRef, (t) => ({
       before: t.arg.int({ description: 'Only versions numbered below this one; omitted: up to the current version.' }),
     },
     complexity: (args) => listCost(sizeOf(args.last, LIST_BOUNDS.templateVersionsDefault, LIST_BOUNDS.templateVersionsMax)),
-    resolve: async (template, args, gql) => {
+    resolve: async (template, args, gql, info) => {
       const last = sizeOf(args.last, LIST_BOUNDS.templateVersionsDefault, LIST_BOUNDS.templateVersionsMax);
-      return last === 0 ? [] : versionsLoader(gql).load({ templateId: template.id, before: args.before ?? null, last });
+      if (last === 0) return [];
+      const window = { templateId: template.id, before: args.before ?? null, last };
+      // the definitions (nearly all of a version's bytes) are read only when the versions' groups are asked
+      return asks(info, ASKS_GROUPS) ? versionsLoader(gql).load(window) : versionSummariesLoader(gql).load(window);
     },
   }),
 }));
@@ -172,6 +184,16 @@ const versionsLoader = createContextCache(
       cacheKeyFn: (w) => `${w.templateId}\u0000${w.before}\u0000${w.last}`,
     }),
 );
+
+/** The same windows without definitions, for a versions selection that asks no groups. */
+const versionSummariesLoader = createContextCache(
+  (gql: GqlContext) =>
+    new DataLoader<VersionWindow, TemplateVersionSummary[], string>(async (windows) => gql.core.catalogue.templates.versionSummaryWindows(gql.ctx, windows), {
+      cacheKeyFn: (w) => `${w.templateId}\u0000${w.before}\u0000${w.last}`,
+    }),
+);
+
+const ASKS_GROUPS = new Set(['groups']);
 
 const TemplatePageRef = pageType('TemplatePage', TemplateRef, {
   description: 'A page of live templates (REST: GET /v1/product-info-templates).',

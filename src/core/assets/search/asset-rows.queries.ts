@@ -26,19 +26,17 @@ export const ASSET_TAGS_COLUMN = `coalesce((select json_agg(json_build_object('i
     from (select u.id, (select t.name from library_tags t where t.id = u.id and t.team_id = f.team_id) as name from unnest(f.tag_ids) u(id)) u
    where u.name is not null), '[]') as tags`;
 
-const assetRowsSql = (tags: boolean) => `select ${ASSET_ROW_COLUMNS}${tags ? `, ${ASSET_TAGS_COLUMN}` : ''}
-   from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
-  where f.team_id = ? and f.deleted_at is null and f.id = any(?::int[])`;
-
 /**
  * The AssetRows of the team's live files among some ids (parameters: team id, int[] literal of
- * ids), in no particular order: prepared, so PostgreSQL plans it once per connection (the plan is
- * the same for any ids: primary-key lookups). With and without tags (GraphQL loads them apart).
+ * ids), with their tags, in no particular order: prepared, so PostgreSQL plans it once per
+ * connection (the plan is the same for any ids: primary-key lookups).
  */
-export const ASSET_ROWS: Record<'withTags' | 'withoutTags', PreparedSql> = {
-  withTags: preparedSql('search.assetRowsWithTags', assetRowsSql(true)),
-  withoutTags: preparedSql('search.assetRows', assetRowsSql(false)),
-};
+export const ASSET_ROWS: PreparedSql = preparedSql(
+  'search.assetRowsWithTags',
+  `select ${ASSET_ROW_COLUMNS}, ${ASSET_TAGS_COLUMN}
+     from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id
+    where f.team_id = ? and f.deleted_at is null and f.id = any(?::int[])`,
+);
 
 /**
  * What the AssetRows of `ids` would carry: the stored size of their free-text columns (up to about
@@ -60,9 +58,9 @@ export async function assetRowsBytes(scope: TeamScope, ids: readonly number[]): 
 }
 
 /** The rows of `ids` in the order of `ids`; ids without a row (not the team's, or deleted since) are left out. */
-export async function assetRowsInOrder(scope: TeamScope, ids: readonly number[], includeTags: boolean): Promise<AssetRow[]> {
+export async function assetRowsInOrder(scope: TeamScope, ids: readonly number[]): Promise<AssetRow[]> {
   if (ids.length === 0) return [];
-  const rows = await queryRows<Record<string, unknown>>(scope, includeTags ? ASSET_ROWS.withTags : ASSET_ROWS.withoutTags, [scope.teamId, intArray(ids)]);
+  const rows = await queryRows<Record<string, unknown>>(scope, ASSET_ROWS, [scope.teamId, intArray(ids)]);
   const byId = new Map(rows.map((row) => assetRowOf(row)).map((row) => [row.id, row]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
@@ -130,25 +128,4 @@ export function assetRowOf(row: Record<string, unknown>): AssetRow {
 function tagOf(value: unknown, column: string): TagDTO {
   const tag = (value ?? {}) as { id?: unknown; name?: unknown };
   return { id: int(tag.id, `${column}.id`), name: text(tag.name, `${column}.name`) };
-}
-
-/** Tags of live files of the team, per file id (GraphQL dataloader for AssetItem.tags). */
-export async function tagsByFileIds(scope: TeamScope, fileIds: readonly number[]): Promise<TagDTO[][]> {
-  if (fileIds.length === 0) return [];
-  const rows = await queryRows<Record<string, unknown>>(
-    scope,
-    `select ft.file_id as "fileId", t.id, t.name
-       from library_file_tags ft join library_tags t on t.id = ft.tag_id and t.team_id = ft.team_id
-      where ft.team_id = ? and ft.file_id = any(?::int[])
-      order by t.name, t.id`,
-    [scope.teamId, intArray(fileIds)],
-  );
-  const byFile = new Map<number, TagDTO[]>();
-  for (const row of rows) {
-    const fileId = int(row.fileId, 'fileId');
-    const list = byFile.get(fileId) ?? [];
-    list.push({ id: int(row.id, 'id'), name: text(row.name, 'name') });
-    byFile.set(fileId, list);
-  }
-  return fileIds.map((id) => byFile.get(id) ?? []);
 }

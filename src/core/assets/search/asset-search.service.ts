@@ -1,12 +1,12 @@
-import type { Ctx, TeamScope } from '../../platform/ctx.ts';
+import type { Ctx } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { toAssetItem } from './asset-items.ts';
-import { assetRowsBytes, assetRowsInOrder, tagsByFileIds, type AssetRow } from './asset-rows.queries.ts';
+import { assetRowsBytes, assetRowsInOrder, type AssetRow } from './asset-rows.queries.ts';
 import { admitStored } from '../../platform/answer-budget.ts';
-import { SearchAssetsRequest, type AssetItem, type AssetSearchResult, type TagDTO } from './search.schemas.ts';
+import { SearchAssetsRequest, type AssetItem, type AssetSearchResult } from './search.schemas.ts';
 import { planAssetSearch, type AssetSearchPlan } from './search-filter.ts';
 import {
   childFolders,
@@ -32,12 +32,6 @@ const checkSearchAssets = compileInput(SearchAssetsRequest);
 /** Plans a search-assets body (validation included) without running it: the benchmark's entry point. */
 export function planSearch(input: unknown): AssetSearchPlan {
   return planAssetSearch(checkSearchAssets(input));
-}
-
-/** How the adapters want results: REST embeds tags; GraphQL resolves them through a dataloader. */
-export interface SearchOptions {
-  includeTags?: boolean;
-  nowMs?: number;
 }
 
 /**
@@ -73,8 +67,9 @@ export class AssetSearchService {
   /**
    * search-assets: matching assets of the page, the exact total, with needChildren the child
    * folders (spec 4.6), and with facets the counts per value of each (docs/search.md "Facets").
+   * One result for every adapter: each asset with its tags, read with its row.
    */
-  async search(ctx: Ctx, input: unknown, options: SearchOptions = {}): Promise<AssetSearchResult> {
+  async search(ctx: Ctx, input: unknown): Promise<AssetSearchResult> {
     const plan = planAssetSearch(checkSearchAssets(input === undefined ? {} : input));
     // the version is read before the count runs (versioned-memo.ts), with the reference checks
     const preamble = await this.preamble(ctx, plan);
@@ -89,12 +84,12 @@ export class AssetSearchService {
     const statements = searchStatements(ctx.teamId, plan, resolved, knownTotal, this.collectMaxMatches);
     const pageIsEmpty = plan.page.limit === 0 || (knownTotal !== undefined && plan.page.offset >= knownTotal);
     const [rows, total, folders, facets] = await Promise.all([
-      pageIsEmpty ? Promise.resolve([]) : this.pageRows(ctx, statements.page, options.includeTags ?? true),
+      pageIsEmpty ? Promise.resolve([]) : this.pageRows(ctx, statements.page),
       this.totals.get(ctx.teamId, version, filterKey, () => countMatches(ctx, statements.count)),
       plan.needChildren ? childFolders(ctx, plan.filter) : Promise.resolve(null),
       plan.facets ? this.facets.count(ctx, version, plan.filter, resolved, plan.facets, knownTotal) : Promise.resolve(null),
     ]);
-    const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: plan.derivative, nowMs: options.nowMs ?? Date.now() };
+    const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: plan.derivative, nowMs: Date.now() };
     const result: AssetSearchResult = { assets: rows.map((row) => toAssetItem(row, this.signer, links)), total };
     if (folders) {
       result.folders = folders;
@@ -104,11 +99,11 @@ export class AssetSearchService {
     return result;
   }
 
-  /** AssetItems of the live files of the team among `ids`, in id order (GraphQL libraryFile and edit results). */
-  async findItems(ctx: Ctx, ids: readonly number[], options: SearchOptions = {}): Promise<AssetItem[]> {
+  /** AssetItems (with their tags) of the live files of the team among `ids`, in id order (GraphQL libraryFile and edit results). */
+  async findItems(ctx: Ctx, ids: readonly number[]): Promise<AssetItem[]> {
     const ordered = [...new Set(ids.filter(isResourceId))].sort((a, b) => a - b);
-    const rows = await assetRowsInOrder(ctx, ordered, options.includeTags ?? true);
-    const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: null, nowMs: options.nowMs ?? Date.now() };
+    const rows = await assetRowsInOrder(ctx, ordered);
+    const links = { actor: ctx.actor, teamId: ctx.teamId, derivative: null, nowMs: Date.now() };
     return rows.map((row) => toAssetItem(row, this.signer, links));
   }
 
@@ -116,16 +111,11 @@ export class AssetSearchService {
    * The page's ids (bound parameters: planned for their values, or prepared when the shape's plan
    * does not depend on them, search-pages.queries.ts), then their rows (a prepared statement), in page order.
    */
-  private async pageRows(ctx: Ctx, page: PageStatement, includeTags: boolean): Promise<AssetRow[]> {
+  private async pageRows(ctx: Ctx, page: PageStatement): Promise<AssetRow[]> {
     const ids = await pageIdsOf(ctx, page);
     // a page of 100 files can carry about 13 MB of text: admitted against the answer's budget first
     if (ctx.answer) await admitStored(ctx, await assetRowsBytes(ctx, ids));
-    return assetRowsInOrder(ctx, ids, includeTags);
-  }
-
-  /** Batch read for the GraphQL dataloader of AssetItem.tags. */
-  async tagsByFileIds(ctx: TeamScope, fileIds: readonly number[]): Promise<TagDTO[][]> {
-    return tagsByFileIds(ctx, fileIds);
+    return assetRowsInOrder(ctx, ids);
   }
 
   /**

@@ -86,7 +86,7 @@ export class FolderShareService {
   private async pageRows(ctx: Ctx, folderId: number, nameLike: string | null, page: { limit: number; offset: number }): Promise<AssetRow[]> {
     const ids = await folderFileIdsPage(ctx, folderId, nameLike, page.limit, page.offset);
     if (ctx.answer) await admitStored(ctx, await assetRowsBytes(ctx, ids));
-    return assetRowsInOrder(ctx, ids, true);
+    return assetRowsInOrder(ctx, ids);
   }
 
   /**

@@ -91,6 +91,38 @@ export async function countLiveCategories(scope: TeamScope, brandId: number | nu
   return int(row!.n, 'n');
 }
 
+/**
+ * The page liveCategoriesPage reads, and in the same statement the live parents its items name
+ * that are not on the page themselves: a page of a tree with its parents in one round trip.
+ */
+export async function liveCategoriesPageWithParents(
+  scope: TeamScope,
+  brandId: number | null,
+  limit: number,
+  offset: number,
+): Promise<{ categories: CategoryView[]; parents: CategoryView[]; total: number }> {
+  const filter = brandFilter(scope, brandId);
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `with page as (
+         select id, parent_id, count(*) over ()::int as total from categories
+          where team_id = ? and deleted_at is null${filter.sql}
+          order by brand_id, parent_id nulls first, sort_order, id limit ? offset ?
+       )
+       select ${categoryColumns('c')}, page.total, false as "isParent" from page join categories c on c.id = page.id
+       union all
+       select ${categoryColumns('c')}, 0, true from categories c
+        where c.team_id = ? and c.deleted_at is null
+          and c.id in (select parent_id from page) and c.id not in (select id from page)
+       order by "isParent", "brandId", "parentId" nulls first, "sortOrder", id`,
+    [...filter.params, limit, offset, scope.teamId],
+  );
+  const categories: CategoryView[] = [];
+  const parents: CategoryView[] = [];
+  for (const row of rows) (bool(row.isParent, 'isParent') ? parents : categories).push(categoryOf(row));
+  return { categories, parents, total: categories.length > 0 ? int(rows[0]!.total, 'total') : 0 };
+}
+
 /** The team's live categories among `ids`. */
 export async function liveCategoriesAmong(scope: TeamScope, ids: readonly number[]): Promise<CategoryView[]> {
   const rows = await queryRows<Record<string, unknown>>(

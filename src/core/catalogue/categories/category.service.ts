@@ -16,6 +16,7 @@ import {
   insertCategory,
   liveCategoriesAmong,
   liveCategoriesPage,
+  liveCategoriesPageWithParents,
   liveChildrenOf,
   liveNode,
   liveNodeCount,
@@ -42,6 +43,25 @@ function versioned(category: CategoryView): Versioned<CategoryView> {
   return { data: category, etag: etagOf(category) };
 }
 
+/** What listCategories takes: a page, and optionally one brand's tree. */
+export interface CategoryPageQuery {
+  page?: number;
+  pageSize?: number;
+  brandId?: number;
+}
+
+function checkPageQuery(ctx: Ctx, query: CategoryPageQuery): { page: ReturnType<typeof normalizePage>; brandId: number | null } {
+  requirePermission(ctx, 'categories:read');
+  const page = normalizePage(query);
+  if (query.brandId != null && !isResourceId(query.brandId)) throw invalid('brandId', 'must be a positive integer id');
+  return { page, brandId: query.brandId ?? null };
+}
+
+/** The page's total: a page past the end carries none (the statement counts its rows), so it is counted apart. */
+async function totalOf(ctx: Ctx, page: { page: number }, brandId: number | null, items: number, pageTotal: number): Promise<number> {
+  return items === 0 && page.page > 1 ? countLiveCategories(ctx, brandId) : pageTotal;
+}
+
 /** Category trees of a team's brands (spec 2.3, 3.2, 4.3, 8). */
 export class CategoryService {
   private readonly icons: CategoryIconService;
@@ -63,15 +83,20 @@ export class CategoryService {
   }
 
   /** listCategorys (spec 4.3): the flat live tree ordered by brandId, parentId (roots first), sortOrder, id; optional brand filter. */
-  async listPage(ctx: Ctx, query: { page?: number; pageSize?: number; brandId?: number }): Promise<Page<CategoryView>> {
-    requirePermission(ctx, 'categories:read');
-    const page = normalizePage(query);
-    if (query.brandId != null && !isResourceId(query.brandId)) throw invalid('brandId', 'must be a positive integer id');
-    const brandId = query.brandId ?? null;
-    const { categories, total: pageTotal } = await liveCategoriesPage(ctx, brandId, page.pageSize, (page.page - 1) * page.pageSize);
-    let total = pageTotal;
-    if (categories.length === 0 && page.page > 1) total = await countLiveCategories(ctx, brandId);
-    return { items: categories, pagination: paginationOf(page, total) };
+  async listPage(ctx: Ctx, query: CategoryPageQuery): Promise<Page<CategoryView>> {
+    const { page, brandId } = checkPageQuery(ctx, query);
+    const { categories, total } = await liveCategoriesPage(ctx, brandId, page.pageSize, (page.page - 1) * page.pageSize);
+    return { items: categories, pagination: paginationOf(page, await totalOf(ctx, page, brandId, categories.length, total)) };
+  }
+
+  /**
+   * listCategories with, read in the same statement, the live parents of its items that are not on
+   * the page (GraphQL's `parent` of a page's items): the tree's page and what its items point up to.
+   */
+  async listPageWithParents(ctx: Ctx, query: CategoryPageQuery): Promise<Page<CategoryView> & { parents: CategoryView[] }> {
+    const { page, brandId } = checkPageQuery(ctx, query);
+    const { categories, parents, total } = await liveCategoriesPageWithParents(ctx, brandId, page.pageSize, (page.page - 1) * page.pageSize);
+    return { items: categories, pagination: paginationOf(page, await totalOf(ctx, page, brandId, categories.length, total)), parents };
   }
 
   /** getCategory (spec 4.3): one live category of the caller's team, with its ETag; others give 404. */

@@ -4,7 +4,7 @@ import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
-import { admitStored, sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
+import { admitStored, READ_WITH_SIZE_BYTES, sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
@@ -30,7 +30,8 @@ import {
   readTemplatesByIds,
   readVersion,
   readVersionWindows,
-  versionWindowsBytes,
+  readSizedVersionWindows,
+  readVersionSummaryWindows,
   liveTemplatesBytes,
   sizedLiveTemplatesPage,
   softDeleteTemplate,
@@ -43,6 +44,7 @@ import {
   TemplateDelete,
   TemplatePatch,
   type TemplateGroupView,
+  type TemplateVersionSummary,
   type TemplateVersionView,
   type VersionWindow,
   type TemplateView,
@@ -242,11 +244,24 @@ export class InformationTemplateService {
   /**
    * Batch read for the GraphQL versions loader: the versions of each window (a template, the newest
    * `last` below `before`), oldest first, one list per window; only those versions are read.
+   * Admitted against the caller's answer: a small read comes with its size in one statement, a
+   * larger one is sized first and read once admitted.
    */
   async versionWindows(ctx: Ctx, windows: readonly VersionWindow[]): Promise<TemplateVersionView[][]> {
     requirePermission(ctx, 'templates:read');
-    if (ctx.answer) await admitStored(ctx, await versionWindowsBytes(ctx, windows));
-    return readVersionWindows(ctx, windows);
+    if (!ctx.answer) return readVersionWindows(ctx, windows);
+    const sized = await readSizedVersionWindows(ctx, windows, READ_WITH_SIZE_BYTES);
+    await admitStored(ctx, sized.storedBytes);
+    return sized.versions ?? readVersionWindows(ctx, windows);
+  }
+
+  /**
+   * The versions of each window without their definitions (number, name, description, when): a
+   * list of versions whose groups are not asked reads neither the definitions nor their size.
+   */
+  async versionSummaryWindows(ctx: Ctx, windows: readonly VersionWindow[]): Promise<TemplateVersionSummary[][]> {
+    requirePermission(ctx, 'templates:read');
+    return readVersionSummaryWindows(ctx, windows);
   }
 
   /** Spec 4.5 template resolution at product creation; products call this inside their transaction. */

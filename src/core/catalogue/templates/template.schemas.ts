@@ -268,6 +268,9 @@ export interface TemplateVersionView {
   groups: TemplateGroupView[];
 }
 
+/** A version without its definition: what a list of versions shows when their groups are not asked. */
+export type TemplateVersionSummary = Omit<TemplateVersionView, 'groups'>;
+
 /** Which versions of one template a reader asks for: the newest `last` numbered below `before` (null: up to the current one). */
 export interface VersionWindow {
   templateId: string;

@@ -4,7 +4,7 @@ import { bigintNumber, bool, int, intList, nullableText, text } from '../../plat
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ResolvedTemplate } from './template-resolution.ts';
-import type { TemplateFieldView, TemplateGroupView, TemplateVersionView, TemplateView, VersionWindow } from './template.schemas.ts';
+import type { TemplateFieldView, TemplateGroupView, TemplateVersionSummary, TemplateVersionView, TemplateView, VersionWindow } from './template.schemas.ts';
 
 /*
  * Statements on information templates and their versions (product_info_templates,
@@ -128,6 +128,11 @@ const VERSION_SELECT = `select v.id, v.template_id as "templateId", v.number, v.
 
 /** A row of VERSION_SELECT (from pg, or from to_jsonb) as the view. */
 function versionView(row: Record<string, unknown>): TemplateVersionView {
+  return { ...versionSummary(row), groups: definitionGroups(row.definition, 'definition') };
+}
+
+/** A row of VERSION_SELECT without its definition. */
+function versionSummary(row: Record<string, unknown>): TemplateVersionSummary {
   return {
     id: text(row.id, 'id'),
     templateId: text(row.templateId, 'templateId'),
@@ -135,7 +140,6 @@ function versionView(row: Record<string, unknown>): TemplateVersionView {
     name: text(row.name, 'name'),
     description: nullableText(row.description, 'description'),
     createdAt: text(row.createdAt, 'createdAt'),
-    groups: definitionGroups(row.definition, 'definition'),
   };
 }
 
@@ -152,18 +156,53 @@ function windowRows(windows: readonly VersionWindow[]): string {
   return JSON.stringify(windows.map((w, i) => ({ i, templateId: w.templateId, before: w.before, last: w.last })));
 }
 
-/** What the versions of `windows` would carry: the stored size of their definitions. */
-export async function versionWindowsBytes(scope: TeamScope, windows: readonly VersionWindow[]): Promise<number> {
-  if (windows.length === 0) return 0;
-  const row = await queryOne<Record<string, unknown>>(
+/**
+ * The versions of each window with what they carry in all (the stored size of their definitions),
+ * in one statement: the versions come back only when that size is at most `withSizeBytes`, else
+ * `versions` is null and only the size was read (the caller admits it, then readVersionWindows).
+ */
+export async function readSizedVersionWindows(
+  scope: TeamScope,
+  windows: readonly VersionWindow[],
+  withSizeBytes: number,
+): Promise<{ storedBytes: number; versions: TemplateVersionView[][] | null }> {
+  if (windows.length === 0) return { storedBytes: 0, versions: [] };
+  const rows = await queryRows<Record<string, unknown>>(
     scope,
-    `select coalesce(sum(x.bytes), 0)::bigint as bytes from ${WINDOWS} cross join lateral (
-       select octet_length(v.definition::text) as bytes from template_versions v
-        where v.team_id = ? and v.template_id = w."templateId" and (w.before is null or v.number < w.before)
-        order by v.number desc limit w.last) x`,
+    `select x.i, x.id, x."templateId", x.number, x.name, x.description, x."createdAt", x."storedBytes",
+        case when x."storedBytes" <= ? then x.definition end as definition
+       from (select w.i, v.id, v.template_id as "templateId", v.number, v.name, v.description, ${isoSql('v.created_at')} as "createdAt",
+                v.definition, sum(v.bytes) over ()::bigint as "storedBytes"
+               from ${WINDOWS} cross join lateral (
+                 select v.*, octet_length(v.definition::text) as bytes from template_versions v
+                  where v.team_id = ? and v.template_id = w."templateId" and (w.before is null or v.number < w.before)
+                  order by v.number desc limit w.last) v) x
+      order by x.i, x.number`,
+    [withSizeBytes, windowRows(windows), scope.teamId],
+  );
+  const storedBytes = rows.length === 0 ? 0 : bigintNumber(rows[0]!.storedBytes, 'storedBytes');
+  if (storedBytes > withSizeBytes) return { storedBytes, versions: null };
+  const byWindow = windows.map((): TemplateVersionView[] => []);
+  for (const row of rows) byWindow[int(row.i, 'i')]!.push(versionView(row));
+  return { storedBytes, versions: byWindow };
+}
+
+/** The versions of each window without their definitions, oldest first (deleted templates included: products pin them). */
+export async function readVersionSummaryWindows(scope: TeamScope, windows: readonly VersionWindow[]): Promise<TemplateVersionSummary[][]> {
+  if (windows.length === 0) return [];
+  const rows = await queryRows<Record<string, unknown>>(
+    scope,
+    `select w.i, v.id, v.template_id as "templateId", v.number, v.name, v.description, ${isoSql('v.created_at')} as "createdAt"
+       from ${WINDOWS} cross join lateral (
+         select v.id, v.template_id, v.number, v.name, v.description, v.created_at from template_versions v
+          where v.team_id = ? and v.template_id = w."templateId" and (w.before is null or v.number < w.before)
+          order by v.number desc limit w.last) v
+      order by w.i, v.number`,
     [windowRows(windows), scope.teamId],
   );
-  return bigintNumber(row!.bytes, 'bytes');
+  const byWindow = windows.map((): TemplateVersionSummary[] => []);
+  for (const row of rows) byWindow[int(row.i, 'i')]!.push(versionSummary(row));
+  return byWindow;
 }
 
 /** The versions of each window of the team's templates, oldest first (deleted templates included: products pin them). */
