@@ -2,8 +2,8 @@ import { copyFile, link, mkdir, open, rename, rm, stat, truncate } from 'node:fs
 import { dirname } from 'node:path';
 import type { AppendedPiece, AppendPoint } from './appends.ts';
 
-/** Writes are gathered up to this size: one write call per 64 KiB network chunk cost more than the copy. */
-const WRITE_BATCH = 4 * 1024 * 1024;
+/** Writes are gathered up to this size: a write call per 64 KiB network chunk costs more, and larger batches kept chunks alive long enough to cost full GCs (bench/RESULTS-uploads.md). */
+const WRITE_BATCH = 512 * 1024;
 
 /**
  * Local disk: an object written in pieces is one file, opened at each piece and written from the

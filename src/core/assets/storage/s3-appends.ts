@@ -8,8 +8,8 @@ type Sdk = typeof import('@aws-sdk/client-s3');
 const MIN_PART_SIZE = 8 * 1024 * 1024;
 /** S3 takes at most 10,000 parts; a little room is left under it. */
 const MAX_PARTS = 9_000;
-/** Parts sent at once: as the SDK's own uploads do (lib-storage, putStream). */
-const PARTS_IN_FLIGHT = 4;
+/** Parts sent at once: two kept the gateway as busy as four (bench/RESULTS-uploads.md) with half the buffers. */
+const PARTS_IN_FLIGHT = 2;
 
 /**
  * An S3 object written in pieces: one multipart upload whose parts are cut from the pieces'
