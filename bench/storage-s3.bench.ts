@@ -164,6 +164,19 @@ function download(url: string): Promise<number> {
   });
 }
 
+/** The Location a link answers with (302), which the client then GETs. */
+function redirectTarget(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        res.resume();
+        if (res.statusCode !== 302 || !res.headers.location) return reject(new Error(`${url} answered ${res.statusCode}, not a redirect`));
+        resolve(res.headers.location);
+      })
+      .on('error', reject);
+  });
+}
+
 interface Figures {
   ms: number[];
 }
@@ -307,9 +320,15 @@ async function downloads() {
     env: { ...env, ...s3Env, DATABASE_URL: databaseUrl, LINK_SIGNING_SECRET: SECRET },
     execArgv: serviceNodeFlags(),
   });
+  // the same app answering links with a 302 to a presigned GET (S3_DOWNLOAD_REDIRECT=on), the client following it
+  const redirecting = await startChildServer('shelf-redirect', new URL('./servers/shelf-server.ts', import.meta.url), {
+    env: { ...env, ...s3Env, S3_DOWNLOAD_REDIRECT: 'on', DATABASE_URL: databaseUrl, LINK_SIGNING_SECRET: SECRET },
+    execArgv: serviceNodeFlags(),
+  });
   const bytes = TOTAL_MIB * MiB;
   const presigned: Figures = { ms: [] };
   const shelf: Figures = { ms: [] };
+  const redirected: Figures = { ms: [] };
   const rss: number[] = [];
   const cpu: number[] = [];
   try {
@@ -317,8 +336,10 @@ async function downloads() {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const idle = rssMbOf(server.child.pid!);
     for (let run = 0; run < RUNS; run++) {
-      for (const which of run % 2 === 0 ? ['presigned', 'shelf'] : ['shelf', 'presigned']) {
-        if (which === 'presigned') {
+      for (const which of run % 2 === 0 ? ['presigned', 'shelf', 'redirect'] : ['redirect', 'shelf', 'presigned']) {
+        if (which === 'redirect') {
+          redirected.ms.push(await timed(async () => download(await redirectTarget(`${redirecting.baseUrl}${link}`))));
+        } else if (which === 'presigned') {
           const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: BUCKET, Key: storageKey }), { expiresIn: 600 });
           presigned.ms.push(await timed(() => download(url)));
         } else {
@@ -328,16 +349,17 @@ async function downloads() {
           rss.push(riseMb);
           cpu.push(cpuSeconds(server.child.pid!) - before);
         }
-        log(`  download round ${run + 1} ${which}: ${mbps(bytes, (which === 'shelf' ? shelf : presigned).ms.at(-1)!).toFixed(0)} MiB/s`);
+        log(`  download round ${run + 1} ${which}: ${mbps(bytes, { shelf, presigned, redirect: redirected }[which]!.ms.at(-1)!).toFixed(0)} MiB/s`);
       }
     }
   } finally {
     await server.stop();
+    await redirecting.stop();
     await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: storageKey }));
     collectGarbage();
     await dropDatabase(databaseUrl);
   }
-  return { bytes, presigned, shelf, rss, cpu };
+  return { bytes, presigned, shelf, redirected, rss, cpu };
 }
 
 async function main() {
@@ -359,8 +381,9 @@ async function main() {
       '|---|---|---|',
       row('presigned GET from the gateway (floor)', down.presigned),
       row('signed /files link streamed through Shelf', down.shelf),
+      row('signed /files link with S3_DOWNLOAD_REDIRECT=on (302, then the gateway)', down.redirected),
       '',
-      `Shelf / floor: ${ratio.toFixed(2)} (target >= 0.85: ${ratio >= 0.85 ? 'met' : 'missed'}); server RSS rise ${Math.max(...down.rss).toFixed(0)} MB (runs ${down.rss.map((r) => r.toFixed(0)).join(', ')}); server CPU s per download ${down.cpu.map((c) => c.toFixed(1)).join(', ')}.`,
+      `Shelf / floor: ${ratio.toFixed(2)} (target >= 0.85: ${ratio >= 0.85 ? 'met' : 'missed'}); server RSS rise ${Math.max(...down.rss).toFixed(0)} MB (runs ${down.rss.map((r) => r.toFixed(0)).join(', ')}); server CPU s per download ${down.cpu.map((c) => c.toFixed(1)).join(', ')}. Redirected / floor: ${(summary(down.presigned) / summary(down.redirected)).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     await s3.close();

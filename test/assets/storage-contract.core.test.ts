@@ -201,6 +201,25 @@ describe.each(['local', 's3'])('the storage contract on %s', (backend) => {
     await storage().remove(`${ns}/objects/appended`);
   });
 
+  it('a small object in pieces, or in one piece, is whole once completed; a dropped last piece leaves it to be sent again', async () => {
+    const key = `${ns}/uploads/u4/data`;
+    const bytes = randomBytes(300_000);
+    const first = await storage().appendPiece(key, { offset: 0, length: bytes.length, state: null }, Readable.from([bytes.subarray(0, 100_000)]));
+    await first.recorded();
+    const last = await storage().appendPiece(key, { offset: 100_000, length: bytes.length, state: first.state }, Readable.from([bytes.subarray(100_000)]));
+    await last.drop();
+    const again = await storage().appendPiece(key, { offset: 100_000, length: bytes.length, state: first.state }, Readable.from([bytes.subarray(100_000)]));
+    await again.recorded();
+    await storage().completeAppends(key, again.state, bytes.length);
+    expect(sha256((await readAll(storage(), key))!)).toBe(sha256(bytes));
+    const one = await storage().appendPiece(`${ns}/uploads/u5/data`, { offset: 0, length: bytes.length, state: null }, Readable.from([bytes]));
+    await storage().completeAppends(`${ns}/uploads/u5/data`, one.state, bytes.length);
+    expect(sha256((await readAll(storage(), `${ns}/uploads/u5/data`))!)).toBe(sha256(bytes));
+    await storage().removeTree(`${ns}/uploads`);
+    expect(await listed(storage(), ns)).toEqual([]);
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
+  });
+
   it('a piece that is dropped or fails midway leaves the recorded bytes as they were', async () => {
     const key = `${ns}/uploads/u2/data`;
     const first = randomBytes(9 * 1024 * 1024);

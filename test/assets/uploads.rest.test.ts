@@ -178,8 +178,8 @@ describe('tus upload: created, sent in chunks, placed as asset import places a f
         fileId,
       ]);
     expect(tags.map((t) => t.name)).toEqual(['red', 'upload']);
-    // the parts are gone once placed
-    expect(await partFiles(done.id)).toEqual([]);
+    // the upload's object goes once the file is placed (behind the answer)
+    await expect.poll(() => partFiles(done.id)).toEqual([]);
     const events = (await writtenDeliveries(world.env, world.team.teamId)).slice(before).filter((d) => d.path === '/m');
     const inbound = events.filter((e) => e.body.eventType === 'MATERIAL_INBOUND_COMPLETED');
     expect(inbound).toHaveLength(1);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
-import { AbstractTokenizer, EndOfStreamError, type IReadChunkOptions, type ITokenizer } from 'strtok3';
+import { AbstractTokenizer, EndOfStreamError, fromBuffer, type IReadChunkOptions, type ITokenizer } from 'strtok3';
 import { fromFile } from 'strtok3';
 import type { Storage } from '../storage/storage.ts';
 
@@ -59,6 +59,19 @@ export function storedSource(storage: Storage, key: string, size: number): Conte
   const path = storage.localPath(key);
   if (path !== null) {
     return { ...lazyFileSource(path, size), size, path };
+  }
+  if (size <= WINDOW) {
+    // a small object is read once, in one request, and probed from memory
+    let bytes: Promise<Buffer> | null = null;
+    const whole = () => (bytes ??= readRange(storage, key, 0, size));
+    return {
+      size,
+      path: null,
+      tokenizer: async () => fromBuffer(await whole()),
+      head: async (n) => (await whole()).subarray(0, n),
+      forSharp: whole,
+      close: async () => {},
+    };
   }
   let scratch: string | null = null;
   return {

@@ -8,6 +8,8 @@ type Sdk = typeof import('@aws-sdk/client-s3');
 const MIN_PART_SIZE = 8 * 1024 * 1024;
 /** S3 takes at most 10,000 parts; a little room is left under it. */
 const MAX_PARTS = 9_000;
+/** How long part buffers are kept after the last piece ended, for the next PATCH of an upload. */
+const SPARE_KEPT_MS = 10_000;
 /** Parts sent at once: two kept the gateway as busy as four (bench/RESULTS-uploads.md) with half the buffers. */
 const PARTS_IN_FLIGHT = 2;
 
@@ -17,12 +19,15 @@ const PARTS_IN_FLIGHT = 2;
  * clients often send 5 MB) are kept as a small "tail" object and lead the next piece's first part.
  */
 interface S3AppendState {
-  uploadId: string;
+  /** null until a first whole part is sent: a small upload needs no multipart upload. */
+  uploadId: string | null;
   partSize: number;
   /** The parts sent, each `partSize` bytes, in order. */
   parts: { n: number; etag: string }[];
   /** The bytes after the last part, held as an object of their own; null when none. */
   tail: { key: string; size: number } | null;
+  /** The object was written whole by its last piece (no part ever sent): completing it is nothing. */
+  whole?: boolean;
 }
 
 function stateOf(state: AppendState): S3AppendState {
@@ -45,6 +50,7 @@ export class S3Appends {
   /** Part buffers are reused: a GiB in 8 MiB buffers freshly allocated each time kept the GC busy. */
   private readonly spare: Buffer[] = [];
   private active = 0;
+  private idle: NodeJS.Timeout | null = null;
 
   constructor(load: () => Promise<{ sdk: Sdk; client: S3Client }>, bucket: string) {
     this.load = load;
@@ -54,15 +60,16 @@ export class S3Appends {
   async append(bucketKey: string, from: AppendPoint, source: AsyncIterable<Buffer>): Promise<AppendedPiece> {
     const { sdk, client } = await this.load();
     const Bucket = this.bucket;
-    const started = from.state === null;
-    let previous = from.state === null ? await this.start(bucketKey, from.length) : stateOf(from.state);
+    let previous: S3AppendState = from.state === null ? { uploadId: null, partSize: partSizeFor(from.length), parts: [], tail: null } : stateOf(from.state);
     let revived = false;
-    if (!started && (await this.exists(bucketKey))) {
+    if (previous.uploadId !== null && (await this.exists(bucketKey))) {
       // an earlier last piece completed the upload, then its placement failed: continue a copy of it
       previous = await this.revive(bucketKey, previous);
       revived = true;
     }
-    const { uploadId, partSize } = previous;
+    const { partSize } = previous;
+    let uploadId = previous.uploadId;
+    let started = false;
     const parts = [...previous.parts];
     const sending = new Set<Promise<void>>();
     let failure: unknown = null;
@@ -71,9 +78,11 @@ export class S3Appends {
     let written = 0;
     let next = previous.parts.length + 1;
     this.active++;
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
     const send = (bytes: Buffer, n: number) => {
       const sent = client
-        .send(new sdk.UploadPartCommand({ Bucket, Key: bucketKey, UploadId: uploadId, PartNumber: n, Body: bytes, ContentLength: bytes.length }))
+        .send(new sdk.UploadPartCommand({ Bucket, Key: bucketKey, UploadId: uploadId!, PartNumber: n, Body: bytes, ContentLength: bytes.length }))
         .then(
           (answer) => {
             parts.push({ n, etag: answer.ETag! });
@@ -97,6 +106,10 @@ export class S3Appends {
           if (filled < partSize) continue;
           while (sending.size >= PARTS_IN_FLIGHT) await Promise.race(sending);
           if (failure) throw failure;
+          if (uploadId === null) {
+            uploadId = await this.start(bucketKey);
+            started = true;
+          }
           send(buffer, next++);
           buffer = this.buffer(partSize);
           filled = 0;
@@ -107,12 +120,17 @@ export class S3Appends {
       if (failure) throw failure;
       parts.sort((a, b) => a.n - b.n);
       let tail = previous.tail;
-      if (written > 0) {
+      // the whole object in one buffer (a small upload's last piece): one PUT, no multipart upload
+      const whole = written > 0 && uploadId === null && from.offset + written === from.length;
+      if (whole) {
+        tail = null;
+        await client.send(new sdk.PutObjectCommand({ Bucket, Key: bucketKey, Body: buffer.subarray(0, filled), ContentLength: filled }));
+      } else if (written > 0) {
         tail = filled === 0 ? null : { key: `${bucketKey}.tail.${from.offset + written}`, size: filled };
         if (tail) await client.send(new sdk.PutObjectCommand({ Bucket, Key: tail.key, Body: buffer.subarray(0, filled), ContentLength: filled }));
       }
       this.release(buffer);
-      const state: S3AppendState = { uploadId, partSize, parts, tail };
+      const state: S3AppendState = { uploadId, partSize, parts, tail, ...(whole ? { whole } : {}) };
       const own = (t: S3AppendState['tail']) => t !== null && t.key !== previous.tail?.key;
       return {
         written,
@@ -124,16 +142,23 @@ export class S3Appends {
         },
         drop: async () => {
           if (own(tail)) await this.remove(tail!.key).catch(() => {});
-          if (started || revived) await this.abort(bucketKey, uploadId).catch(() => {});
+          if (whole) await this.remove(bucketKey).catch(() => {});
+          if ((started || revived) && uploadId !== null) await this.abort(bucketKey, uploadId).catch(() => {});
         },
       };
     } catch (e) {
       await Promise.allSettled(sending);
-      if (started || revived) await this.abort(bucketKey, uploadId).catch(() => {});
+      if ((started || revived) && uploadId !== null) await this.abort(bucketKey, uploadId).catch(() => {});
       throw storageError(e);
     } finally {
-      // no buffer is kept while no piece arrives: an idle process holds none of them
-      if (--this.active === 0) this.spare.length = 0;
+      // kept for the upload's next PATCH (each PATCH's own buffers were 8 MiB of garbage a part),
+      // dropped once no piece has arrived for a while: an idle process holds none of them
+      if (--this.active === 0) {
+        this.idle = setTimeout(() => {
+          this.spare.length = 0;
+        }, SPARE_KEPT_MS);
+        this.idle.unref();
+      }
     }
   }
 
@@ -141,9 +166,17 @@ export class S3Appends {
   async complete(bucketKey: string, state: AppendState, length: number): Promise<void> {
     const { sdk, client } = await this.load();
     const Bucket = this.bucket;
-    const { uploadId, partSize, parts, tail } = stateOf(state);
+    const { uploadId, partSize, parts, tail, whole } = stateOf(state);
+    if (whole) return;
     if (parts.length * partSize + (tail?.size ?? 0) !== length) throw new Error(`the appended object ${bucketKey} does not hold ${length} bytes`);
     try {
+      if (uploadId === null) {
+        // no part was ever sent (the last piece added nothing): the tail is the object
+        const buffer = this.buffer(partSize);
+        const size = tail ? await this.readInto(tail.key, buffer) : 0;
+        await client.send(new sdk.PutObjectCommand({ Bucket, Key: bucketKey, Body: buffer.subarray(0, size), ContentLength: size }));
+        return;
+      }
       const all = [...parts];
       if (tail) {
         const buffer = this.buffer(partSize);
@@ -167,11 +200,11 @@ export class S3Appends {
     }
   }
 
-  private async start(bucketKey: string, length: number): Promise<S3AppendState> {
+  private async start(bucketKey: string): Promise<string> {
     const { sdk, client } = await this.load();
     try {
       const { UploadId } = await client.send(new sdk.CreateMultipartUploadCommand({ Bucket: this.bucket, Key: bucketKey }));
-      return { uploadId: UploadId!, partSize: partSizeFor(length), parts: [], tail: null };
+      return UploadId!;
     } catch (e) {
       throw storageError(e);
     }
@@ -184,7 +217,7 @@ export class S3Appends {
   private async revive(bucketKey: string, state: S3AppendState): Promise<S3AppendState> {
     const { sdk, client } = await this.load();
     const Bucket = this.bucket;
-    const fresh = await this.start(bucketKey, 0);
+    const fresh = { uploadId: await this.start(bucketKey) };
     const source = `${Bucket}/${encodeURIComponent(bucketKey).replace(/%2F/g, '/')}`;
     try {
       const parts: S3AppendState['parts'] = [];
@@ -210,7 +243,7 @@ export class S3Appends {
   }
 
   private release(buffer: Buffer): void {
-    if (this.active > 0 && this.spare.length <= PARTS_IN_FLIGHT) this.spare.push(buffer);
+    if (this.spare.length <= PARTS_IN_FLIGHT) this.spare.push(buffer);
   }
 
   private buffer(size: number): Buffer {

@@ -245,7 +245,8 @@ export class UploadService {
       if (piece && !recorded) await piece.drop().catch(() => {});
       if (piece && recorded && !completed) await piece.recorded().catch(() => {});
       if (held) await releaseLease(ctx, id, token).catch(() => {});
-      if (completed) await this.deps.storage.removeTree(uploadPrefix(id)).catch(() => {});
+      // not waited for: the file is placed, and what is left under the prefix is removed behind the answer
+      if (completed) void this.deps.storage.removeTree(uploadPrefix(id)).catch(() => {});
     }
   }
 
