@@ -58,6 +58,8 @@ const env = process.env;
 const MiB = 1024 * 1024;
 const TOTAL_MIB = Number(env.BENCH_MIB ?? 1024);
 const RUNS = Number(env.BENCH_RUNS ?? 3);
+/** `downloads`: only the signed-link download (4.), for working on it. */
+const ONLY = env.BENCH_ONLY ?? '';
 const ENDPOINT = env.S3_ENDPOINT || 'http://127.0.0.1:7480';
 const CREDENTIALS = {
   accessKeyId: env.SHELF_OBJECTSTORE_ACCESS_KEY || 'shelf-test-access',
@@ -101,6 +103,12 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 function rssMbOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Runs `work` while sampling a process's RSS every 50 ms; the peak rise over `baseline`. */
@@ -153,6 +161,19 @@ function download(url: string): Promise<number> {
       res.on('error', reject);
     });
     request.on('error', reject);
+  });
+}
+
+/** The Location a link answers with (302), which the client then GETs. */
+function redirectTarget(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        res.resume();
+        if (res.statusCode !== 302 || !res.headers.location) return reject(new Error(`${url} answered ${res.statusCode}, not a redirect`));
+        resolve(res.headers.location);
+      })
+      .on('error', reject);
   });
 }
 
@@ -299,39 +320,76 @@ async function downloads() {
     env: { ...env, ...s3Env, DATABASE_URL: databaseUrl, LINK_SIGNING_SECRET: SECRET },
     execArgv: serviceNodeFlags(),
   });
+  // the same app answering links with a 302 to a presigned GET (S3_DOWNLOAD_REDIRECT=on), the client following it
+  const redirecting = await startChildServer('shelf-redirect', new URL('./servers/shelf-server.ts', import.meta.url), {
+    env: { ...env, ...s3Env, S3_DOWNLOAD_REDIRECT: 'on', DATABASE_URL: databaseUrl, LINK_SIGNING_SECRET: SECRET },
+    execArgv: serviceNodeFlags(),
+  });
   const bytes = TOTAL_MIB * MiB;
   const presigned: Figures = { ms: [] };
   const shelf: Figures = { ms: [] };
+  const redirected: Figures = { ms: [] };
   const rss: number[] = [];
+  const cpu: number[] = [];
   try {
     await download(`${server.baseUrl}${link}`).catch(() => 0);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const idle = rssMbOf(server.child.pid!);
     for (let run = 0; run < RUNS; run++) {
-      for (const which of run % 2 === 0 ? ['presigned', 'shelf'] : ['shelf', 'presigned']) {
-        if (which === 'presigned') {
+      for (const which of run % 2 === 0 ? ['presigned', 'shelf', 'redirect'] : ['redirect', 'shelf', 'presigned']) {
+        if (which === 'redirect') {
+          redirected.ms.push(await timed(async () => download(await redirectTarget(`${redirecting.baseUrl}${link}`))));
+        } else if (which === 'presigned') {
           const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: BUCKET, Key: storageKey }), { expiresIn: 600 });
           presigned.ms.push(await timed(() => download(url)));
         } else {
+          const before = cpuSeconds(server.child.pid!);
           const { result: ms, riseMb } = await withRss(server.child.pid!, idle, () => timed(() => download(`${server.baseUrl}${link}`)));
           shelf.ms.push(ms);
           rss.push(riseMb);
+          cpu.push(cpuSeconds(server.child.pid!) - before);
         }
-        log(`  download round ${run + 1} ${which}: ${mbps(bytes, (which === 'shelf' ? shelf : presigned).ms.at(-1)!).toFixed(0)} MiB/s`);
+        log(`  download round ${run + 1} ${which}: ${mbps(bytes, { shelf, presigned, redirect: redirected }[which]!.ms.at(-1)!).toFixed(0)} MiB/s`);
       }
     }
   } finally {
     await server.stop();
+    await redirecting.stop();
     await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: storageKey }));
     collectGarbage();
     await dropDatabase(databaseUrl);
   }
-  return { bytes, presigned, shelf, rss };
+  return { bytes, presigned, shelf, redirected, rss, cpu };
 }
 
 async function main() {
   log(`storage bench: ${TOTAL_MIB} MiB, ${RUNS} rounds, gateway ${ENDPOINT}, bucket ${BUCKET}`);
   await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  if (ONLY === 'downloads') {
+    const down = await downloads();
+    const ratio = summary(down.presigned) / summary(down.shelf);
+    const row = (name: string, f: Figures) =>
+      `| ${name} | ${mbps(down.bytes, summary(f)).toFixed(0)} | ${f.ms.map((ms) => mbps(down.bytes, ms).toFixed(0)).join(', ')} |`;
+    const lines = [
+      `## Signed-link download from S3 (${new Date().toISOString().slice(0, 16)}Z, ${cpus().length} cores, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', ')})`,
+      '',
+      `${TOTAL_MIB} MiB, ${RUNS} rounds. MiB/s: median, then every run.`,
+      '',
+      '| transfer | median MiB/s | runs |',
+      '|---|---|---|',
+      row('presigned GET from the gateway (floor)', down.presigned),
+      row('signed /files link streamed through Shelf', down.shelf),
+      row('signed /files link with S3_DOWNLOAD_REDIRECT=on (302, then the gateway)', down.redirected),
+      '',
+      `Shelf / floor: ${ratio.toFixed(2)} (target >= 0.85: ${ratio >= 0.85 ? 'met' : 'missed'}); server RSS rise ${Math.max(...down.rss).toFixed(0)} MB (runs ${down.rss.map((r) => r.toFixed(0)).join(', ')}); server CPU s per download ${down.cpu.map((c) => c.toFixed(1)).join(', ')}. Redirected / floor: ${(summary(down.presigned) / summary(down.redirected)).toFixed(2)}.`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    await s3.close();
+    client.destroy();
+    return;
+  }
   const up = await largeUploads();
   const local = await localUploads();
   const small = await smallObjects();

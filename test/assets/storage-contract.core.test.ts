@@ -176,6 +176,101 @@ describe.each(['local', 's3'])('the storage contract on %s', (backend) => {
     if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
   });
 
+  it('appends pieces, each from a fresh instance (another process), below and above the minimum part size, into one object', async () => {
+    const bytes = randomBytes(21 * 1024 * 1024 + 77);
+    const key = `${ns}/uploads/u1/data`;
+    // 5 MB pieces (what tus clients send), then an 11 MB one, then the rest
+    const cuts = [0, 5_000_000, 10_000_000, 21_000_000, bytes.length];
+    let state: Record<string, unknown> | null = null;
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const piece = await storage().appendPiece(key, { offset: cuts[i]!, length: bytes.length, state }, Readable.from([bytes.subarray(cuts[i], cuts[i + 1])]));
+      expect(piece.written).toBe(cuts[i + 1]! - cuts[i]!);
+      await piece.recorded();
+      state = piece.state;
+    }
+    // nothing is readable under the key before it is completed
+    if (backend === 's3') expect(await storage().exists(key)).toBe(false);
+    await storage().completeAppends(key, state!, bytes.length);
+    expect(sha256((await readAll(storage(), key))!)).toBe(sha256(bytes));
+    expect(await storage().placeAs(key, `${ns}/objects/appended`)).toBe(true);
+    expect(await storage().placeAs(key, `${ns}/objects/appended`)).toBe(false);
+    await storage().removeTree(`${ns}/uploads`);
+    expect(sha256((await readAll(storage(), `${ns}/objects/appended`))!)).toBe(sha256(bytes));
+    expect(await listed(storage(), ns)).toEqual([{ key: `${ns}/objects/appended`, size: bytes.length }]);
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
+    await storage().remove(`${ns}/objects/appended`);
+  });
+
+  it('a small object in pieces, or in one piece, is whole once completed; a dropped last piece leaves it to be sent again', async () => {
+    const key = `${ns}/uploads/u4/data`;
+    const bytes = randomBytes(300_000);
+    const first = await storage().appendPiece(key, { offset: 0, length: bytes.length, state: null }, Readable.from([bytes.subarray(0, 100_000)]));
+    await first.recorded();
+    const last = await storage().appendPiece(key, { offset: 100_000, length: bytes.length, state: first.state }, Readable.from([bytes.subarray(100_000)]));
+    await last.drop();
+    const again = await storage().appendPiece(key, { offset: 100_000, length: bytes.length, state: first.state }, Readable.from([bytes.subarray(100_000)]));
+    await again.recorded();
+    await storage().completeAppends(key, again.state, bytes.length);
+    expect(sha256((await readAll(storage(), key))!)).toBe(sha256(bytes));
+    const one = await storage().appendPiece(`${ns}/uploads/u5/data`, { offset: 0, length: bytes.length, state: null }, Readable.from([bytes]));
+    await storage().completeAppends(`${ns}/uploads/u5/data`, one.state, bytes.length);
+    expect(sha256((await readAll(storage(), `${ns}/uploads/u5/data`))!)).toBe(sha256(bytes));
+    await storage().removeTree(`${ns}/uploads`);
+    expect(await listed(storage(), ns)).toEqual([]);
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
+  });
+
+  it('a piece that is dropped or fails midway leaves the recorded bytes as they were', async () => {
+    const key = `${ns}/uploads/u2/data`;
+    const first = randomBytes(9 * 1024 * 1024);
+    const piece = await storage().appendPiece(key, { offset: 0, length: 30_000_000, state: null }, Readable.from([first]));
+    await piece.recorded();
+    // a checksum mismatch: appended, then dropped
+    const dropped = await storage().appendPiece(
+      key,
+      { offset: first.length, length: 30_000_000, state: piece.state },
+      Readable.from([randomBytes(10_000_000)]),
+    );
+    await dropped.drop();
+    // a client that went away: the source fails midway
+    async function* failing() {
+      yield randomBytes(9 * 1024 * 1024);
+      throw Object.assign(new Error('gone'), { code: 'ECONNRESET' });
+    }
+    await expect(storage().appendPiece(key, { offset: first.length, length: 30_000_000, state: piece.state }, failing())).rejects.toThrow();
+    const rest = randomBytes(30_000_000 - first.length);
+    const last = await storage().appendPiece(key, { offset: first.length, length: 30_000_000, state: piece.state }, Readable.from([rest]));
+    await last.recorded();
+    await storage().completeAppends(key, last.state, 30_000_000);
+    expect(sha256((await readAll(storage(), key))!)).toBe(sha256(Buffer.concat([first, rest])));
+    await storage().removeTree(`${ns}/uploads`);
+    expect(await listed(storage(), ns)).toEqual([]);
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
+  });
+
+  it('a completed object whose placement failed can still take its last piece again; the placed copy never changes', async () => {
+    const key = `${ns}/uploads/u3/data`;
+    const head = randomBytes(9 * 1024 * 1024);
+    const tail = randomBytes(1000);
+    const first = await storage().appendPiece(key, { offset: 0, length: head.length + tail.length, state: null }, Readable.from([head]));
+    await first.recorded();
+    const last = await storage().appendPiece(key, { offset: head.length, length: head.length + tail.length, state: first.state }, Readable.from([tail]));
+    await storage().completeAppends(key, last.state, head.length + tail.length);
+    expect(await storage().placeAs(key, `${ns}/objects/placed`)).toBe(true);
+    // the transaction that records the last piece failed: the piece is dropped, the client sends it again
+    await last.drop();
+    const again = await storage().appendPiece(key, { offset: head.length, length: head.length + tail.length, state: first.state }, Readable.from([tail]));
+    await again.recorded();
+    await storage().completeAppends(key, again.state, head.length + tail.length);
+    const whole = sha256(Buffer.concat([head, tail]));
+    expect(sha256((await readAll(storage(), key))!)).toBe(whole);
+    expect(sha256((await readAll(storage(), `${ns}/objects/placed`))!)).toBe(whole);
+    await storage().removeTree(`${ns}/uploads`);
+    await storage().remove(`${ns}/objects/placed`);
+    expect(await listed(storage(), ns)).toEqual([]);
+    if (backend === 's3') expect(await bucket.openUploads()).toBe(0);
+  });
+
   it('removes every object under a prefix and nothing beside it', async () => {
     const s = storage();
     await s.put(`${ns}/derived/ab/w100`, Buffer.from('1'));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { maintenanceProcessor } from '../../workers/maintenance.worker.ts';
 import type { Job } from 'bullmq';
 import { request as httpRequest } from 'node:http';
@@ -103,6 +103,7 @@ async function liveFileCount(teamId = world.team.teamId): Promise<number> {
   return Number(row!.n);
 }
 
+/** What the store holds of an upload (its object `data` while it receives). */
 async function partFiles(id: string): Promise<string[]> {
   return readdir(join(lib.storage.path, 'uploads', id)).catch(() => []);
 }
@@ -177,8 +178,8 @@ describe('tus upload: created, sent in chunks, placed as asset import places a f
         fileId,
       ]);
     expect(tags.map((t) => t.name)).toEqual(['red', 'upload']);
-    // the parts are gone once placed
-    expect(await partFiles(done.id)).toEqual([]);
+    // the upload's object goes once the file is placed (behind the answer)
+    await expect.poll(() => partFiles(done.id)).toEqual([]);
     const events = (await writtenDeliveries(world.env, world.team.teamId)).slice(before).filter((d) => d.path === '/m');
     const inbound = events.filter((e) => e.body.eventType === 'MATERIAL_INBOUND_COMPLETED');
     expect(inbound).toHaveLength(1);
@@ -461,13 +462,16 @@ describe('what an upload is', () => {
     const created = await create(10, { filename: 'store-back.txt' });
     const id = created.url.split('/').pop()!;
     expect((await patch(created.url, 0, Buffer.from('12345'))).status).toBe(204);
-    // the next part's place taken by a directory: the store cannot write that object
-    await mkdir(join(lib.storage.path, 'uploads', id, '000001'), { recursive: true });
+    // the upload's object set aside and its place taken by a directory: the store cannot write it
+    const data = join(lib.storage.path, 'uploads', id, 'data');
+    await rename(data, `${data}.aside`);
+    await mkdir(data);
     const down = await patch(created.url, 5, Buffer.from('67890'));
     expect(down.status).toBe(503);
     expect(down.headers['retry-after']).toBeDefined();
     expect((await request('HEAD', created.url, { headers: TUS })).headers['upload-offset']).toBe('5');
-    await rm(join(lib.storage.path, 'uploads', id, '000001'), { recursive: true });
+    await rm(data, { recursive: true });
+    await rename(`${data}.aside`, data);
     expect((await patch(created.url, 5, Buffer.from('67890'))).status).toBe(204);
     const done = (await request('GET', created.url)).body.data;
     expect(done.status).toBe('completed');
@@ -477,6 +481,25 @@ describe('what an upload is', () => {
         done.result.fileId,
       ]);
     expect(file!.sha256).toBe(createHash('sha256').update('1234567890').digest('hex'));
+  });
+});
+
+describe("an upload's one object", () => {
+  it('bytes written past the recorded offset by a request that never recorded them (a process killed mid-chunk) are not part of the file', async () => {
+    const created = await create(10, { filename: 'cut.txt' });
+    const id = created.url.split('/').pop()!;
+    expect((await patch(created.url, 0, Buffer.from('12345'))).status).toBe(204);
+    await appendFile(join(lib.storage.path, 'uploads', id, 'data'), 'garbage that was never recorded');
+    expect((await request('HEAD', created.url, { headers: TUS })).headers['upload-offset']).toBe('5');
+    expect((await patch(created.url, 5, Buffer.from('67890'))).status).toBe(204);
+    const done = (await request('GET', created.url)).body.data;
+    const [file] = await world.env.orm.em
+      .fork()
+      .execute<Record<string, unknown>[]>('select o.sha256, o.storage_key from library_files f join stored_objects o on o.id = f.object_id where f.id = ?', [
+        done.result.fileId,
+      ]);
+    expect(file!.sha256).toBe(createHash('sha256').update('1234567890').digest('hex'));
+    expect((await readFile(join(lib.storage.path, String(file!.storage_key)))).toString()).toBe('1234567890');
   });
 });
 
@@ -534,8 +557,8 @@ describe('two PATCHes to one upload at once', () => {
       req.write(first.subarray(0, 100_000));
       finish = () => req.end(first.subarray(100_000));
     });
-    // its part is being written: it holds the upload
-    await expect.poll(async () => (await partFiles(id)).some((name) => name.endsWith('.tmp')), { timeout: 20_000 }).toBe(true);
+    // its bytes are being appended to the upload's object: it holds the upload
+    await expect.poll(async () => (await partFiles(id)).includes('data'), { timeout: 20_000 }).toBe(true);
     // it holds the upload's lease, not a database transaction: a slow client ties up no connection
     const open = await world.env.orm.em
       .fork()

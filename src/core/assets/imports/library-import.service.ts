@@ -14,7 +14,13 @@ import { extensionOf, fileNameOf, normalizeLink, normalizeTags } from '../files/
 import { ensureFolderPath, parseFolderPath } from '../folders/folders.ts';
 import { walkDirectory } from './directory-walk.ts';
 import { ensureStoredObject, insertImportedFile, tagImportedFile } from './imports.queries.ts';
-import { ImportDirectoryInput, ImportFileInput, type ImportedDirectory, type ImportedFile } from '../files/library.schemas.ts';
+import {
+  ImportDirectoryInput,
+  ImportFileInput,
+  type ImportFileInput as ImportFileBody,
+  type ImportedDirectory,
+  type ImportedFile,
+} from '../files/library.schemas.ts';
 import { probeFile, type ContentFacts } from './probe.ts';
 import type { PaletteColour } from '../search/colour.ts';
 import { paletteForImport } from '../search/palettes.ts';
@@ -80,6 +86,8 @@ export interface PlacementPlan {
   palette: PaletteColour[];
   /** The file the bytes came from, to store them again if a permanent delete took them meanwhile; null for a held plan. */
   sourcePath: string | null;
+  /** Stores the bytes again when they are not a file's (an upload's stored pieces); null otherwise. */
+  restore: (() => Promise<void>) | null;
 }
 
 /** An operator import acts for the member it names (--user), else for the operator's CLI. */
@@ -116,29 +124,38 @@ export class LibraryImportService {
    */
   async prepareFile(op: UnitOfWork, input: unknown): Promise<PlacementPlan> {
     const body = checkImportFile(input);
+    const checked = await this.checkPlacement(op, body, () => requireRegularFile(body.file, 'file'));
+    const facts = await probeFile(body.file);
+    const palette = await paletteForImport(body.file, facts);
+    await this.storeBytes(body.file, facts.sha256);
+    return { ...checked, facts, palette, sourcePath: body.file, restore: null };
+  }
+
+  /**
+   * `prepareFile` for bytes already stored under their content key and probed (an upload: its
+   * pieces were placed by key, uploads.service.ts): the same rules for the rest of the input.
+   * `input.file` only names the file when `name` does not. `restore` stores the bytes again if a
+   * permanent delete takes them before the placement commits.
+   */
+  async prepareStored(
+    op: UnitOfWork,
+    input: unknown,
+    stored: { facts: ContentFacts; palette: PaletteColour[]; restore: () => Promise<void> },
+  ): Promise<PlacementPlan> {
+    const checked = await this.checkPlacement(op, checkImportFile(input));
+    return { ...checked, facts: stored.facts, palette: stored.palette, sourcePath: null, restore: stored.restore };
+  }
+
+  /** The input's rules that need no bytes: folder path, tags, link, name, (`fileCheck`,) team and member. */
+  private async checkPlacement(op: UnitOfWork, body: ImportFileBody, fileCheck: () => Promise<void> = async () => {}) {
     const segments = parseFolderPath(body.folder);
     const tags = normalizeTags(body.tags);
     const link = normalizeLink(body.link);
     const name = fileNameOf(body.name, body.file);
-    await requireRegularFile(body.file, 'file');
+    await fileCheck();
     await requireTeam(op, body.team);
     const userId = await requireTeamMember(op, body.team, body.user);
-    const facts = await probeFile(body.file);
-    const palette = await paletteForImport(body.file, facts);
-    await this.storeBytes(body.file, facts.sha256);
-    return {
-      teamId: body.team,
-      segments,
-      name,
-      tags,
-      description: body.description ?? null,
-      score: body.score ?? null,
-      link,
-      userId,
-      facts,
-      palette,
-      sourcePath: body.file,
-    };
+    return { teamId: body.team, segments, name, tags, description: body.description ?? null, score: body.score ?? null, link, userId };
   }
 
   /**
@@ -223,7 +240,7 @@ export class LibraryImportService {
       tx,
       this.storage,
       objectKey(plan.facts.sha256),
-      sourcePath === null ? undefined : () => this.storeBytes(sourcePath, plan.facts.sha256),
+      plan.restore ?? (sourcePath === null ? undefined : () => this.storeBytes(sourcePath, plan.facts.sha256)),
     );
   }
 

@@ -1,6 +1,7 @@
-import { open } from 'node:fs/promises';
-import { fileTypeFromFile } from 'file-type';
+import { fileTypeFromTokenizer } from 'file-type';
 import sharp from 'sharp';
+import type { ContentSource } from './content-source.ts';
+import { fileSource } from './content-source.ts';
 
 /** What the bytes are, read from the bytes: never from the file name. */
 export interface DetectedType {
@@ -12,42 +13,50 @@ export interface DetectedType {
 const OCTET_STREAM: DetectedType = { mimeType: 'application/octet-stream', extension: null };
 const TEXT_SAMPLE_BYTES = 8192;
 
+/** detectContentType of a local file. */
+export async function detectType(path: string): Promise<DetectedType> {
+  const source = await fileSource(path);
+  return detectContentType(source);
+}
+
 /**
- * The MIME type of a file by its content (issue: "MIME by content, not by name"). file-type reads
- * the magic numbers; it reports SVG as generic XML, so sharp's decoder confirms SVG; a file that
+ * The MIME type of content by its bytes (issue: "MIME by content, not by name"). file-type reads
+ * the magic numbers; it reports SVG as generic XML, so sharp's decoder confirms SVG; content that
  * neither knows and that is valid UTF-8 without NUL bytes is text/plain; anything else is
  * application/octet-stream.
  */
-export async function detectType(path: string): Promise<DetectedType> {
-  const found = await fileTypeFromFile(path);
+export async function detectContentType(source: ContentSource): Promise<DetectedType> {
+  const tokenizer = await source.tokenizer();
+  const found = await fileTypeFromTokenizer(tokenizer).finally(() => tokenizer.close());
   if (found && found.mime !== 'application/xml') return { mimeType: found.mime, extension: found.ext };
-  if (await isSvg(path)) return { mimeType: 'image/svg+xml', extension: 'svg' };
+  const sample = await source.head(TEXT_SAMPLE_BYTES);
+  if (await isSvg(source, sample)) return { mimeType: 'image/svg+xml', extension: 'svg' };
   if (found) return { mimeType: found.mime, extension: found.ext };
-  return (await looksLikeText(path)) ? { mimeType: 'text/plain', extension: 'txt' } : OCTET_STREAM;
+  return looksLikeText(sample) ? { mimeType: 'text/plain', extension: 'txt' } : OCTET_STREAM;
 }
 
-async function isSvg(path: string): Promise<boolean> {
+/**
+ * Whether sharp decodes the content as SVG. libvips looks for `<svg` near the start before it
+ * parses anything, so content without it in the first 8 KiB is not handed over (an object
+ * store's content would be read whole for nothing).
+ */
+async function isSvg(source: ContentSource, sample: Buffer): Promise<boolean> {
+  if (!sample.toString('latin1').toLowerCase().includes('<svg')) return false;
   try {
-    return (await sharp(path).metadata()).format === 'svg';
+    return (await sharp(await source.forSharp()).metadata()).format === 'svg';
   } catch {
     return false;
   }
 }
 
-async function looksLikeText(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
+function looksLikeText(sample: Buffer): boolean {
+  if (sample.length === 0) return false;
+  if (sample.includes(0)) return false;
   try {
-    const buffer = Buffer.alloc(TEXT_SAMPLE_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, TEXT_SAMPLE_BYTES, 0);
-    if (bytesRead === 0) return false;
-    const sample = buffer.subarray(0, bytesRead);
-    if (sample.includes(0)) return false;
     // stream: true tolerates a multi-byte character cut at the end of the sample
     new TextDecoder('utf-8', { fatal: true }).decode(sample, { stream: true });
     return true;
   } catch {
     return false;
-  } finally {
-    await handle.close();
   }
 }

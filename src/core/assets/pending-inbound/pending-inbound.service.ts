@@ -117,6 +117,7 @@ function planOf(teamId: number, row: PendingRow): PlacementPlan {
     },
     palette: row.palette,
     sourcePath: null,
+    restore: null,
   };
 }
 
@@ -143,7 +144,11 @@ export class PendingInboundService {
 
   /** `asset import --file F --pending`: the import's rules and probing, then a pending row instead of a placement. */
   async holdFile(op: UnitOfWork, input: unknown): Promise<HeldInbound> {
-    const plan = await this.deps.imports.prepareFile(op, input);
+    return this.holdPlan(op, await this.deps.imports.prepareFile(op, input));
+  }
+
+  /** Holds a prepared import (its bytes stored) as a pending inbound: a file's, or an upload's (`pending`). */
+  async holdPlan(op: UnitOfWork, plan: PlacementPlan): Promise<HeldInbound> {
     const { facts } = plan;
     // the row is written under the bytes' lock, so a permanent delete cannot take them in between
     const pendingId = await inTransaction(op, async (tx) => {

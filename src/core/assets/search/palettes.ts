@@ -6,6 +6,6 @@ export function hasPalette(facts: { mimeType: string; width: number | null }): b
 }
 
 /** The palette of a file about to be imported (colour search, docs/search.md); [] for anything else. */
-export async function paletteForImport(path: string, facts: { mimeType: string; width: number | null }): Promise<PaletteColour[]> {
+export async function paletteForImport(path: string | Buffer, facts: { mimeType: string; width: number | null }): Promise<PaletteColour[]> {
   return hasPalette(facts) ? extractPalette(path) : [];
 }

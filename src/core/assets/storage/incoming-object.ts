@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { link, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { once } from 'node:events';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { linkNew } from './local-appends.ts';
 
 /**
  * A new object written as its bytes arrive, before its key is known: content-addressed keys name
@@ -83,24 +84,7 @@ export class LocalIncomingObject implements IncomingObject {
     try {
       const objectPath = this.pathOf(key);
       await new Promise<void>((resolve, reject) => this.file.end((e?: Error | null) => (e ? reject(e) : resolve())));
-      let placed = true;
-      try {
-        await link(this.partPath, objectPath);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') placed = false;
-        else if (code === 'ENOENT') {
-          // the object's prefix directory does not exist yet
-          await mkdir(dirname(objectPath), { recursive: true });
-          placed = await link(this.partPath, objectPath).then(
-            () => true,
-            (again: NodeJS.ErrnoException) => {
-              if (again.code === 'EEXIST') return false;
-              throw again;
-            },
-          );
-        } else throw e;
-      }
+      const placed = await linkNew(this.partPath, objectPath);
       await rm(this.partPath, { force: true });
       this.done = true;
       return placed;

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import type { AppendedPiece, AppendPoint, AppendState } from './appends.ts';
 import type { IncomingObject } from './incoming-object.ts';
-import { checkedKey, StorageUnavailableError, type ListedObject, type ObjectReader, type Opened, type Storage } from './storage.ts';
+import { S3Appends } from './s3-appends.ts';
+import { notFound, storageError, unavailable } from './s3-errors.ts';
+import { checkedKey, type ListedObject, type ObjectReader, type Opened, type Storage } from './storage.ts';
 
 /** Where the S3 backend keeps objects: a bucket (and optional key prefix) on AWS or any S3-compatible server. */
 export interface S3StorageOptions {
@@ -35,40 +38,6 @@ const COPY_PART_SIZE = 1024 * 1024 * 1024;
 type Sdk = typeof import('@aws-sdk/client-s3');
 type LibStorage = typeof import('@aws-sdk/lib-storage');
 
-/** Network failures and server errors: the store is down or overloaded, not the request wrong. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EPIPE',
-  'ECONNABORTED',
-  'TimeoutError',
-  'RequestTimeout',
-]);
-
-function unavailable(e: unknown): boolean {
-  const error = e as { code?: string; name?: string; $metadata?: { httpStatusCode?: number }; message?: string };
-  const status = error.$metadata?.httpStatusCode;
-  if (status !== undefined && status >= 500) return true;
-  if (error.code && UNREACHABLE.has(error.code)) return true;
-  if (error.name && UNREACHABLE.has(error.name)) return true;
-  return /socket hang up|ECONNREFUSED|ECONNRESET|aborted/i.test(error.message ?? '');
-}
-
-/** An error of the store as the core sees it: unreachable stores become StorageUnavailableError (503 with Retry-After). */
-function storageError(e: unknown): Error {
-  if (e instanceof StorageUnavailableError) return e;
-  if (unavailable(e)) return new StorageUnavailableError(e);
-  return e as Error;
-}
-
-function notFound(e: unknown): boolean {
-  const error = e as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata?.httpStatusCode === 404;
-}
-
 /**
  * Objects in an S3 bucket. Writes are single PUTs or multipart uploads, both of which S3 makes
  * visible only once complete, so readers never see half an object. Reads stream the object and,
@@ -81,10 +50,12 @@ export class S3Storage implements Storage {
   private readonly options: S3StorageOptions;
   private readonly prefix: string;
   private loaded: Promise<{ sdk: Sdk; lib: LibStorage; client: S3Client }> | null = null;
+  private readonly appends: S3Appends;
 
   constructor(options: S3StorageOptions) {
     this.options = options;
     this.prefix = options.prefix ? options.prefix.replace(/\/*$/, '/') : '';
+    this.appends = new S3Appends(() => this.load(), options.bucket);
   }
 
   /** Where objects live, for messages and the operator CLI. */
@@ -154,6 +125,25 @@ export class S3Storage implements Storage {
       await upload.abort().catch(() => {});
       throw sourceError ?? storageError(e);
     }
+  }
+
+  /** A multipart upload whose parts are cut from the pieces (s3-appends.ts). */
+  appendPiece(key: string, from: AppendPoint, source: AsyncIterable<Buffer>): Promise<AppendedPiece> {
+    return this.appends.append(this.keyOf(key), from, source);
+  }
+
+  completeAppends(key: string, state: AppendState, length: number): Promise<void> {
+    return this.appends.complete(this.keyOf(key), state, length);
+  }
+
+  /** CopyObject inside the store (see receive): the bytes do not pass through Shelf. */
+  placeAs(from: string, to: string): Promise<boolean> {
+    return this.placeCopy(this.keyOf(from), to);
+  }
+
+  /** Objects in a bucket have no path on this machine. */
+  localPath(): null {
+    return null;
   }
 
   /**
@@ -374,6 +364,7 @@ export class S3Storage implements Storage {
           new sdk.DeleteObjectsCommand({ Bucket: this.options.bucket, Delete: { Objects: page.map((o) => ({ Key: o.bucketKey })), Quiet: true } }),
         );
       }
+      await this.appends.abortUnder(bucketPrefix);
     } catch (e) {
       throw storageError(e);
     }

@@ -6,9 +6,12 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
 import { DomainError } from '../../platform/errors.ts';
+import type { AppendedPiece, AppendPoint, AppendState } from './appends.ts';
 import { LocalIncomingObject, type IncomingObject } from './incoming-object.ts';
+import { appendToFile, completeFile, linkNew } from './local-appends.ts';
 
 export type { IncomingObject } from './incoming-object.ts';
+export type { AppendedPiece, AppendPoint, AppendState } from './appends.ts';
 
 /** A stored file opened for reading. */
 export interface Opened {
@@ -71,6 +74,25 @@ export interface Storage {
    */
   receive(): Promise<IncomingObject>;
   /**
+   * Appends one piece (an upload's PATCH) to the object being written under `key`, where the
+   * recorded pieces end (appends.ts); nothing is readable under `key` before `completeAppends`.
+   * A source that fails leaves nothing of the piece.
+   */
+  appendPiece(key: string, from: AppendPoint, source: AsyncIterable<Buffer>): Promise<AppendedPiece>;
+  /** Makes the recorded pieces (`state`, `length` bytes in all) the object `key`, readable from then on. */
+  completeAppends(key: string, state: AppendState, length: number): Promise<void>;
+  /**
+   * Places the object `from` under the key `to` too, without writing its bytes again where the
+   * store allows (local: a hard link; S3: CopyObject inside the store): true when it did, false
+   * when `to` already existed (left as it was: content-addressed keys hold the same bytes).
+   */
+  placeAs(from: string, to: string): Promise<boolean>;
+  /**
+   * Where this machine can open the object by path (local disk), for libraries that read files
+   * by name and only what they need (libvips); null on an object store. Read only.
+   */
+  localPath(key: string): string | null;
+  /**
    * A stream of the object, or null when it does not exist; with `range`, only bytes start..end
    * (inclusive, within the object: the caller checks them against its size), and `size` is theirs.
    */
@@ -83,7 +105,10 @@ export interface Storage {
   /** Every object under a key prefix (all when ''), in key order (bytewise); objects being received are under `incoming/`. */
   list(prefix?: string): AsyncIterable<ListedObject>;
   remove(key: string): Promise<void>;
-  /** Removes every object under a key prefix (a content's processed images); nothing when there are none. */
+  /**
+   * Removes every object under a key prefix (a content's processed images, an upload's pieces),
+   * and any unfinished write under it (S3 multipart uploads); nothing when there are none.
+   */
   removeTree(prefix: string): Promise<void>;
   /**
    * A URL the client may GET the object from directly for `expiresInSeconds`, sent with these
@@ -135,6 +160,22 @@ export class LocalDiskStorage implements Storage {
       await rm(temporary, { force: true });
       throw e;
     }
+  }
+
+  appendPiece(key: string, from: AppendPoint, source: AsyncIterable<Buffer>): Promise<AppendedPiece> {
+    return appendToFile(this.pathOf(key), from, source);
+  }
+
+  completeAppends(key: string, _state: AppendState, length: number): Promise<void> {
+    return completeFile(this.pathOf(key), length);
+  }
+
+  placeAs(from: string, to: string): Promise<boolean> {
+    return linkNew(this.pathOf(from), this.pathOf(to));
+  }
+
+  localPath(key: string): string {
+    return this.pathOf(key);
   }
 
   async open(key: string, range?: { start: number; end: number }): Promise<Opened | null> {

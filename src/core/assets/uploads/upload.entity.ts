@@ -7,8 +7,8 @@ import { dbTimestamp } from '../../platform/timestamps.ts';
  * An upload over HTTP in progress (docs/library.md "Uploads"): a tus upload, a one-request upload
  * while its bytes arrive, or a GraphQL resumable upload. Every API process sees the same row, so
  * an upload started on one process is resumed on another; a PATCH holds the row's lease while its
- * bytes arrive, so two PATCHes to one upload never interleave. Each PATCH's bytes are one part
- * object in storage (`uploads/<id>/<n>`); the last byte places the file as `asset import` does,
+ * bytes arrive, so two PATCHes to one upload never interleave. Each PATCH's bytes are appended to
+ * one object in storage (`uploads/<id>/data`); the last byte places the file as `asset import` does,
  * and the row stays (status `completed`, with the file) until it expires.
  */
 export const LibraryUpload = defineEntity({
@@ -26,8 +26,10 @@ export const LibraryUpload = defineEntity({
     byteLength: p.bigint(),
     /** Upload-Offset: the bytes received so far. */
     byteOffset: p.bigint().defaultRaw('0'),
-    /** Sizes of the part objects received, in order. */
+    /** Sizes of the pieces received (one per PATCH), in order. */
     parts: p.json().columnType('jsonb').defaultRaw("'[]'"),
+    /** What the file store needs to append the next piece (an S3 multipart upload's id and parts); null before the first. */
+    storeState: p.json().columnType('jsonb').nullable(),
     /** The placement (folder, name, tags, ...), validated at creation. */
     placement: p.json().columnType('jsonb'),
     /** Upload-Metadata as the client sent it, returned on HEAD (tus 1.0 creation). */

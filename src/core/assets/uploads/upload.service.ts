@@ -1,7 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash, type Hash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { requirePermission } from '../../access/roles.ts';
 import { libraryEvents } from '../../events/library-events.ts';
@@ -11,12 +8,16 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { normalizeLink, normalizeTags } from '../files/file-rules.ts';
 import { parseFolderPath } from '../folders/folders.ts';
-import type { LibraryImportService } from '../imports/library-import.service.ts';
+import { storedSource } from '../imports/content-source.ts';
+import { objectKey, type LibraryImportService } from '../imports/library-import.service.ts';
+import { probeContent, type ContentFacts } from '../imports/probe.ts';
+import { extractPalette, type PaletteColour } from '../search/colour.ts';
+import { hasPalette } from '../search/palettes.ts';
 import type { PendingInboundService } from '../pending-inbound/pending-inbound.service.ts';
-import type { Storage } from '../storage/storage.ts';
+import type { AppendedPiece, Storage } from '../storage/storage.ts';
 import { findMember } from '../versions/version-lines.queries.ts';
 import type { VersionLineService } from '../versions/version-line.service.ts';
-import { assembleParts, partKey, partsPrefix, receivePart } from './upload-parts.ts';
+import { hashStored, receivePiece, RunningHashes, uploadDataKey, uploadPrefix } from './upload-pieces.ts';
 import { UploadPlacementInput, type UploadChunk, type UploadLimits, type UploadResult, type UploadView } from './uploads.schemas.ts';
 import {
   completeUpload,
@@ -69,13 +70,15 @@ function viewOf(row: UploadRow): UploadView {
 /**
  * Uploads over HTTP (docs/library.md "Uploads"): the tus 1.0 protocol's operations, the one-request
  * upload and GraphQL's, on one model. An upload is a row of `library_uploads`, seen by every API
- * process; each PATCH holds the row's lease while its bytes arrive and stores them as one part
- * object through `Storage` (never a path: any backend). The last byte assembles the parts and
- * places the file exactly as `asset import --file` does (LibraryImportService: probing, content
- * addressing, folders, tags, events), in the transaction that records the last part: nothing is
- * placed before every byte has arrived and matched its checksum.
+ * process; each PATCH holds the row's lease while its bytes arrive and appends them to the upload's
+ * one object through `Storage` (upload-pieces.ts; any backend), hashing them as they pass. The last
+ * byte completes that object, probes it where it lies, places it under its content key by the
+ * store's own means (a link, a copy inside the bucket), and places the file exactly as
+ * `asset import --file` does (folders, tags, events), in the transaction that records the last
+ * piece: nothing is placed before every byte has arrived and matched its checksum.
  */
 export class UploadService {
+  private readonly hashes = new RunningHashes();
   private readonly deps: {
     storage: Storage;
     imports: LibraryImportService;
@@ -106,6 +109,9 @@ export class UploadService {
     if (length > maxFileBytes) {
       throw new DomainError('payload_too_large', `The file is larger than the upload limit of ${maxFileBytes} bytes`, undefined, { reason: 'file_too_large' });
     }
+    const id = randomUUID();
+    // an empty file has all its bytes now: stored (and probed) before the transaction that places it
+    const empty = length === 0 ? await this.storeEmpty() : null;
     const row = await inTransaction(ctx, async (tx) => {
       // a version line's file is checked now, before any byte (and again when the upload is placed)
       if (placement.versionOf !== undefined && !(await findMember(tx, placement.versionOf))?.live) {
@@ -129,7 +135,7 @@ export class UploadService {
         }
       }
       const created = await insertUpload(tx, {
-        id: randomUUID(),
+        id,
         teamId: tx.teamId,
         userId: memberIdOf(tx.actor),
         byteLength: length,
@@ -137,7 +143,7 @@ export class UploadService {
         metadataHeader: input.metadataHeader ?? null,
         expirySeconds,
       });
-      return length === 0 ? this.finish(tx, created) : created;
+      return empty ? this.finish(tx, created, empty) : created;
     });
     return viewOf(row);
   }
@@ -166,41 +172,54 @@ export class UploadService {
     requirePermission(ctx, 'library:edit');
     if (!UUID.test(id)) throw notFound('Upload');
     const token = randomUUID();
+    const lease = new LeaseWatch(ctx, id, token);
     const upload = await claimUpload(ctx, id, token, LEASE_SECONDS);
     if (upload === null) {
+      lease.stop();
       const row = await findUpload(ctx, id);
       if (row === null) throw notFound('Upload');
       if (row.status === 'receiving' && row.expired) throw expiredRefusal();
       throw refusal('validation_failed', 'Another request is sending bytes to this upload; wait for it and resume', 'upload_locked');
     }
+    lease.start();
     let held = true;
-    let written: string | null = null;
+    let piece: AppendedPiece | null = null;
+    let recorded = false;
     let completed = false;
-    const renewal = setInterval(
-      () => {
-        renewLease(ctx, id, token, LEASE_SECONDS).catch(() => {});
-      },
-      (LEASE_SECONDS * 1000) / 3,
-    );
     try {
       if (upload.status === 'receiving' && upload.expired) throw expiredRefusal();
       if (chunk.offset !== upload.byteOffset) {
         throw refusal('validation_failed', `Upload-Offset ${chunk.offset} is not the upload's offset ${upload.byteOffset}`, 'upload_offset_mismatch');
       }
       if (upload.status === 'completed') return viewOf(upload);
-      const key = partKey(id, upload.parts.length);
-      written = key;
-      const hash = chunk.checksum ? createHash(chunk.checksum.algorithm) : null;
-      const keepPartial = (options.keepPartial ?? true) && chunk.checksum === null;
-      const received = await receivePart(this.deps.storage, key, chunk.body, upload.byteLength - upload.byteOffset, hash, keepPartial);
-      if (hash && hash.digest('base64') !== chunk.checksum!.digest) {
+      // begun before its bytes were one object (its pieces were objects of their own): it cannot be continued
+      if (upload.byteOffset > 0 && upload.storeState === null) throw expiredRefusal();
+      const checksum = chunk.checksum ? createHash(chunk.checksum.algorithm) : null;
+      const running = this.hashes.take(id, upload.byteOffset);
+      piece = await receivePiece(
+        this.deps.storage,
+        uploadDataKey(id),
+        { offset: upload.byteOffset, length: upload.byteLength, state: upload.storeState },
+        chunk.body,
+        {
+          room: upload.byteLength - upload.byteOffset,
+          hashes: [checksum, running].filter((hash): hash is Hash => hash !== null),
+          keepPartial: (options.keepPartial ?? true) && chunk.checksum === null,
+          requireLease: () => lease.require(),
+        },
+      );
+      if (checksum && checksum.digest('base64') !== chunk.checksum!.digest) {
         throw refusal(
           'validation_failed',
           `The chunk's ${chunk.checksum!.algorithm} does not match Upload-Checksum; nothing of it was kept`,
           'checksum_mismatch',
         );
       }
-      if (received === 0) return viewOf(upload);
+      if (piece.written === 0) return viewOf(upload);
+      const offset = upload.byteOffset + piece.written;
+      const state = piece.state;
+      // the last byte: the object is completed, probed and placed by key before the transaction
+      const stored = offset === upload.byteLength ? await this.storeUpload(upload, state, running) : null;
       const row = await inTransaction(
         ctx,
         async (tx) => {
@@ -209,23 +228,25 @@ export class UploadService {
             throw refusal('validation_failed', 'Another request took over this upload; resume from its offset', 'upload_locked');
           }
           // recorded with the lease released: the commit does both
-          const recorded = await recordPart(tx, id, upload.byteOffset + received, [...upload.parts, received], this.deps.limits.expirySeconds);
-          if (recorded.byteOffset < recorded.byteLength) return recorded;
-          return this.finish(tx, recorded);
+          const next = await recordPart(tx, id, { offset, parts: [...upload.parts, piece!.written], storeState: state }, this.deps.limits.expirySeconds);
+          return stored ? this.finish(tx, next, stored) : next;
         },
         // the request's body can be read once: a conflict is answered (503, Retry-After) and the client resumes
         { maxAttempts: 1 },
       );
       held = false;
-      written = null;
+      recorded = true;
       completed = row.status === 'completed';
+      if (!completed && running) this.hashes.keep(id, offset, running);
       return viewOf(row);
     } finally {
-      clearInterval(renewal);
-      // a part that was not recorded is dropped (the same key is written again on resume)
-      if (written !== null) await this.deps.storage.remove(written).catch(() => {});
+      lease.stop();
+      // a piece not recorded leaves nothing (the same bytes are appended again on resume)
+      if (piece && !recorded) await piece.drop().catch(() => {});
+      if (piece && recorded && !completed) await piece.recorded().catch(() => {});
       if (held) await releaseLease(ctx, id, token).catch(() => {});
-      if (completed) await this.deps.storage.removeTree(partsPrefix(id)).catch(() => {});
+      // not waited for: the file is placed, and what is left under the prefix is removed behind the answer
+      if (completed) void this.deps.storage.removeTree(uploadPrefix(id)).catch(() => {});
     }
   }
 
@@ -250,7 +271,7 @@ export class UploadService {
     const outcome = await deleteUnleasedUpload(ctx, id);
     if (outcome === null) throw notFound('Upload');
     if (outcome === 'leased') throw refusal('validation_failed', 'Another request is sending bytes to this upload; wait for it', 'upload_locked');
-    await this.deps.storage.removeTree(partsPrefix(id));
+    await this.deps.storage.removeTree(uploadPrefix(id));
   }
 
   /**
@@ -263,7 +284,7 @@ export class UploadService {
       const ids = await inTransaction(op, async (tx) => {
         const expired = await lockExpiredUploads(tx, batch);
         // the bytes go first, under the rows' locks: a failure leaves the rows for the next run
-        for (const id of expired) await this.deps.storage.removeTree(partsPrefix(id));
+        for (const id of expired) await this.deps.storage.removeTree(uploadPrefix(id));
         await deleteUploads(tx, expired);
         return expired;
       });
@@ -283,45 +304,130 @@ export class UploadService {
   }
 
   /**
-   * The last byte arrived: the parts are joined into a scratch file (the import's probes read a
-   * file: type from the bytes, dimensions, duration, palette), and the file is placed as
-   * `asset import --file` places it, with its events, in the caller's transaction.
+   * The last byte arrived: the upload's object is completed and placed under its content key by
+   * the store (no byte rewritten; identical bytes stored once), and probed where it lies
+   * (content-source.ts), as `asset import` probes a file. The hash is the one computed as the
+   * pieces arrived, or, when another process received some of them, one read of the object.
    */
-  private async finish(tx: Ctx, upload: UploadRow): Promise<UploadRow> {
-    const placement = upload.placement as UploadPlacementInput;
-    const dir = await mkdtemp(join(tmpdir(), 'shelf-upload-'));
+  private async storeUpload(upload: UploadRow, state: Record<string, unknown>, running: Hash | null): Promise<StoredUpload> {
+    const { storage } = this.deps;
+    const key = uploadDataKey(upload.id);
+    await storage.completeAppends(key, state, upload.byteLength);
+    const sha256 = running ? running.digest('hex') : await hashStored(storage, key);
+    const stored = await this.probeStored(key, upload.byteLength, sha256);
+    await storage.placeAs(key, objectKey(sha256));
+    // a permanent delete that takes the bytes before the placement commits: placed again from the upload
+    return { ...stored, restore: async () => void (await storage.placeAs(key, objectKey(sha256))) };
+  }
+
+  /** An empty file's bytes, stored (once, content-addressed) and probed. */
+  private async storeEmpty(): Promise<StoredUpload> {
+    const { storage } = this.deps;
+    const key = objectKey(createHash('sha256').digest('hex'));
+    const store = async () => {
+      if (!(await storage.exists(key))) await storage.put(key, Buffer.alloc(0));
+    };
+    await store();
+    return { ...(await this.probeStored(key, 0, createHash('sha256').digest('hex'))), restore: store };
+  }
+
+  private async probeStored(key: string, size: number, sha256: string): Promise<Omit<StoredUpload, 'restore'>> {
+    const source = storedSource(this.deps.storage, key, size);
     try {
-      const path = join(dir, 'upload');
-      await assembleParts(this.deps.storage, upload, path);
-      const input = Object.fromEntries(
-        Object.entries({
-          team: upload.teamId,
-          file: path,
-          folder: placement.folder,
-          name: placement.name,
-          tags: placement.tags,
-          description: placement.description,
-          score: placement.score,
-          link: placement.link,
-          user: upload.userId ?? undefined,
-        }).filter(([, value]) => value !== undefined),
-      );
-      let result: UploadResult;
-      if (placement.pending) {
-        const held = await this.deps.pending.holdFile(tx, input);
-        result = { fileId: null, assetId: null, folderIds: [], pendingIds: held.pendingIds };
-      } else {
-        const plan = await this.deps.imports.prepareFile(tx, input);
-        const placed = await this.deps.imports.place(tx, plan);
-        await libraryEvents.imported(tx, placed.id);
-        if (placement.versionOf !== undefined) {
-          await this.deps.versionLines.addVersion(tx, placement.versionOf, { versionFileId: placed.id, makeCover: placement.cover === true });
-        }
-        result = { fileId: placed.id, assetId: placed.assetId, folderIds: placed.folderIds, pendingIds: [] };
-      }
-      return completeUpload(tx, upload.id, result as unknown as Record<string, unknown>);
+      const facts = await probeContent(source, { sha256, byteSize: size });
+      const palette = hasPalette(facts) ? await extractPalette(await source.forSharp()) : [];
+      return { facts, palette };
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await source.close();
     }
   }
+
+  /** Places the stored upload as `asset import --file` places a file, with its events, in the caller's transaction. */
+  private async finish(tx: Ctx, upload: UploadRow, stored: StoredUpload): Promise<UploadRow> {
+    const placement = upload.placement as UploadPlacementInput;
+    const input = Object.fromEntries(
+      Object.entries({
+        team: upload.teamId,
+        // names the file when the placement does not, as the scratch file of an import would
+        file: 'upload',
+        folder: placement.folder,
+        name: placement.name,
+        tags: placement.tags,
+        description: placement.description,
+        score: placement.score,
+        link: placement.link,
+        user: upload.userId ?? undefined,
+      }).filter(([, value]) => value !== undefined),
+    );
+    const plan = await this.deps.imports.prepareStored(tx, input, stored);
+    let result: UploadResult;
+    if (placement.pending) {
+      const held = await this.deps.pending.holdPlan(tx, plan);
+      result = { fileId: null, assetId: null, folderIds: [], pendingIds: held.pendingIds };
+    } else {
+      const placed = await this.deps.imports.place(tx, plan);
+      await libraryEvents.imported(tx, placed.id);
+      if (placement.versionOf !== undefined) {
+        await this.deps.versionLines.addVersion(tx, placement.versionOf, { versionFileId: placed.id, makeCover: placement.cover === true });
+      }
+      result = { fileId: placed.id, assetId: placed.assetId, folderIds: placed.folderIds, pendingIds: [] };
+    }
+    return completeUpload(tx, upload.id, result as unknown as Record<string, unknown>);
+  }
 }
+
+/** An upload's bytes placed under their content key, with what the import records about them. */
+interface StoredUpload {
+  facts: ContentFacts;
+  palette: PaletteColour[];
+  /** Places the bytes under their key again (a permanent delete took them meanwhile). */
+  restore: () => Promise<void>;
+}
+
+/**
+ * A PATCH's hold on its upload while the bytes arrive: the lease renewed every third of its
+ * length, and the time until which this process may still write. That time is counted from
+ * before each renewal was sent, less a margin, so it ends before the database's lease does: a
+ * request that stalled and lost its upload to another stops writing before the other starts.
+ */
+class LeaseWatch {
+  private readonly scope: Ctx;
+  private readonly id: string;
+  private readonly token: string;
+  private validUntil: number;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(scope: Ctx, id: string, token: string) {
+    this.scope = scope;
+    this.id = id;
+    this.token = token;
+    this.validUntil = Date.now() + LEASE_SECONDS * 1000 - LEASE_MARGIN_MS;
+  }
+
+  start(): void {
+    this.timer = setInterval(
+      () => {
+        const sent = Date.now();
+        renewLease(this.scope, this.id, this.token, LEASE_SECONDS).then(
+          (held) => {
+            this.validUntil = held ? sent + LEASE_SECONDS * 1000 - LEASE_MARGIN_MS : 0;
+          },
+          () => {},
+        );
+      },
+      (LEASE_SECONDS * 1000) / 3,
+    );
+  }
+
+  require(): void {
+    if (Date.now() >= this.validUntil) throw refusal('validation_failed', 'Another request took over this upload; resume from its offset', 'upload_locked');
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+/** How long before the database's lease ends a PATCH stops writing. */
+const LEASE_MARGIN_MS = 3000;

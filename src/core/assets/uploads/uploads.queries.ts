@@ -17,8 +17,10 @@ export interface UploadRow {
   userId: number | null;
   byteLength: number;
   byteOffset: number;
-  /** Sizes of the part objects, in order. */
+  /** Sizes of the pieces received (one per PATCH), in order. */
   parts: number[];
+  /** What the store needs to append the next piece (Storage.appendPiece); null before the first piece. */
+  storeState: Record<string, unknown> | null;
   placement: Record<string, unknown>;
   metadataHeader: string | null;
   status: UploadStatus;
@@ -29,7 +31,7 @@ export interface UploadRow {
   expired: boolean;
 }
 
-const COLUMNS = `id::text as id, team_id, user_id, byte_length, byte_offset, parts, placement, metadata_header, status, result,
+const COLUMNS = `id::text as id, team_id, user_id, byte_length, byte_offset, parts, store_state, placement, metadata_header, status, result,
   (extract(epoch from expires_at) * 1000)::bigint as expires_ms, expires_at <= now() as expired`;
 
 function uploadOf(row: Record<string, unknown>): UploadRow {
@@ -41,6 +43,7 @@ function uploadOf(row: Record<string, unknown>): UploadRow {
     byteLength: bigintNumber(row.byte_length, 'byte_length'),
     byteOffset: bigintNumber(row.byte_offset, 'byte_offset'),
     parts: jsonList(row.parts, 'parts').map((size) => int(size, 'parts[]')),
+    storeState: row.store_state === null || row.store_state === undefined ? null : (row.store_state as Record<string, unknown>),
     placement: row.placement as Record<string, unknown>,
     metadataHeader: nullableText(row.metadata_header, 'metadata_header'),
     status: oneOf(UPLOAD_STATUSES, row.status, 'status'),
@@ -132,13 +135,22 @@ export async function deleteUnleasedUpload(scope: TeamScope, id: string): Promis
   return (await findUpload(scope, id)) ? 'leased' : null;
 }
 
-/** Records a part received: the new offset and part list, the expiry moved `expirySeconds` from now, the lease released. */
-export async function recordPart(tx: TeamScope, id: string, offset: number, parts: readonly number[], expirySeconds: number): Promise<UploadRow> {
+/**
+ * Records a piece received: the new offset, piece list and store state, the expiry moved
+ * `expirySeconds` from now, the lease released.
+ */
+export async function recordPart(
+  tx: TeamScope,
+  id: string,
+  piece: { offset: number; parts: readonly number[]; storeState: Record<string, unknown> },
+  expirySeconds: number,
+): Promise<UploadRow> {
   const row = await queryOne<Record<string, unknown>>(
     tx,
-    `update library_uploads set byte_offset = ?, parts = ?::jsonb, expires_at = now() + make_interval(secs => ?), lease_token = null, lease_until = null
+    `update library_uploads set byte_offset = ?, parts = ?::jsonb, store_state = ?::jsonb, expires_at = now() + make_interval(secs => ?),
+        lease_token = null, lease_until = null
       where id = ?::uuid and team_id = ? returning ${COLUMNS}`,
-    [offset, JSON.stringify(parts), expirySeconds, id, tx.teamId],
+    [piece.offset, JSON.stringify(piece.parts), JSON.stringify(piece.storeState), expirySeconds, id, tx.teamId],
   );
   return uploadOf(row!);
 }
@@ -177,7 +189,7 @@ export async function lockExpiredUploads(tx: UnitOfWork, limit: number): Promise
   return rows.map((r) => text(r.id, 'id'));
 }
 
-/** Removes uploads by id (the maintenance job's, after their parts). */
+/** Removes uploads by id (the maintenance job's, after their bytes). */
 export async function deleteUploads(tx: UnitOfWork, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await queryRows(tx, 'delete from library_uploads where id = any(?::uuid[])', [`{${ids.join(',')}}`]);
