@@ -48,6 +48,7 @@ import { loadConfig } from '../src/config.ts';
 import { S3Storage } from '../src/core/assets/storage/s3-storage.ts';
 import { LocalDiskStorage } from '../src/core/assets/storage/storage.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
 import { startChildServer } from './support/child-server.ts';
@@ -271,7 +272,7 @@ async function downloads() {
   let storageKey: string;
   try {
     await migrateUp(orm);
-    const core = createCore(orm, config);
+    const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
     const op = core.operatorCtx();
     const { teamId } = await core.access.createTeam(op, { name: 'Bench S3' });
     const path = join(inputs, 'large.bin');

@@ -31,6 +31,7 @@ import pg from 'pg';
 import * as tus from 'tus-js-client';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../src/db/orm.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     const config = loadConfig({ DATABASE_URL: databaseUrl, STORAGE_DIR: storage, LOG_LEVEL: 'silent' });
     const orm = await openOrm({ databaseUrl, poolMax: 2 });
     await migrateUp(orm);
-    const core = createCore(orm, config);
+    const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
     const team = await core.access.createTeam(core.operatorCtx(), { name: 'Bench uploads' });
     const { key } = await core.access.createKey(core.operatorCtx(), { teamId: team.teamId, role: 'editable' });
     await orm.close();

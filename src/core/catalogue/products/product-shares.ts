@@ -12,7 +12,7 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { newShareNonce, shareToken, shareUrl } from './share-links.ts';
+import { newShareNonce, shareToken } from './share-links.ts';
 import { countShares, findShare, insertShare, nextShareId, revokeShare, shareByTokenHash, sharesPage, type ShareRow } from './product-shares.queries.ts';
 
 /** How long a share lives: 7 days unless asked, at most 365 days, never past the creating key's expiry. */
@@ -94,12 +94,13 @@ export interface ShareAccessRow {
  */
 export class ProductShareService {
   private readonly secret: string | null;
-  private readonly publicBaseUrl: string;
+  private readonly sharePageUrl: (token: string) => string;
   private readonly readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord>;
 
-  constructor(deps: { secret: string | null; publicBaseUrl: string; readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord> }) {
+  /** `sharePageUrl`: the public URL of the page a token opens, composed by the adapter that serves it (src/public-urls.ts). */
+  constructor(deps: { secret: string | null; sharePageUrl: (token: string) => string; readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord> }) {
     this.secret = deps.secret;
-    this.publicBaseUrl = deps.publicBaseUrl;
+    this.sharePageUrl = deps.sharePageUrl;
     this.readVisible = deps.readVisible;
   }
 
@@ -182,7 +183,7 @@ export class ProductShareService {
   private view(row: ShareRow): ProductShareView {
     const { teamId, nonce, ...rest } = row;
     const token = shareToken(this.requireSecret(), { teamId, id: row.id, nonce });
-    return { ...rest, url: shareUrl(this.publicBaseUrl, token) };
+    return { ...rest, url: this.sharePageUrl(token) };
   }
 
   /** The requested expiry as an instant, or the default; 422 when past, too far, or after the key's own expiry. */
