@@ -3,7 +3,7 @@ import { bool, int, jsonList, nullableInt, nullableText, oneOf, text } from '../
 import { intArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
 import { APPROVAL_EVENT_TYPE, EVENT_TYPES, FOLDER_EVENT_TYPE, SUBSCRIPTION_KINDS, type SubscriptionKind } from './event-types.ts';
-import { ENDPOINT_STATES, type EndpointView } from './webhook-admin.service.ts';
+import { ENDPOINT_STATES, type EndpointView } from './webhook-values.ts';
 
 /*
  * Statements on webhook endpoints and the subscriptions that point events at them

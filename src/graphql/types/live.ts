@@ -11,7 +11,7 @@ import { HistoryActionEnum } from './activity.ts';
 import { JsonRef } from './json.ts';
 import { ProductStatusEnum } from './product.ts';
 import { EventTypeEnum } from './webhook.ts';
-import { HISTORY_ACTIONS, type HistoryAction } from '../../core/catalogue/products/product-history.ts';
+import { HISTORY_ACTIONS, type HistoryAction } from '../../core/catalogue/products/product-history.schemas.ts';
 import { PRODUCT_STATUSES, type ProductStatus } from '../../core/catalogue/products/product.schemas.ts';
 import { EVENT_TYPES, type EventType } from '../../core/events/event-types.ts';
 import { storedValue } from '../enums.ts';

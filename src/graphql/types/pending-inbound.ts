@@ -1,4 +1,5 @@
-import type { ConfirmedInbound, PendingInboundView } from '../../core/assets/pending-inbound/pending-inbound.ts';
+import type { ConfirmedInbound } from '../../core/assets/pending-inbound/pending-inbound.ts';
+import type { PendingInboundView } from '../../core/assets/pending-inbound/pending-inbound.schemas.ts';
 import { pageCost } from '../costs.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';

@@ -14,7 +14,7 @@ import {
   ProductVisibilityRequest,
 } from '../../core/catalogue/products/product.schemas.ts';
 import type { Core } from '../../core/core.ts';
-import { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
+import { ProductHistoryItem } from '../../core/catalogue/products/product-history.schemas.ts';
 import { header } from '../auth.ts';
 import { replyWithEtag } from '../replies.ts';
 import { replyCreated } from '../replies.ts';

@@ -19,7 +19,7 @@ import {
   lookupRowsByIds,
   type LookupFolder,
   type LookupRow,
-} from './files.queries.ts';
+} from './asset-lookup.queries.ts';
 import type { LibraryService } from './library.service.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 

@@ -6,7 +6,7 @@ import { invalid, notFound } from '../../platform/errors.ts';
 import { timestampInput } from '../../platform/timestamp-schema.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { filePeriods, lockFilePeriod, moveDueValidityStatuses, refreshValidityStatus, setFilePeriod, type PeriodRow } from './files.queries.ts';
+import { filePeriods, lockFilePeriod, moveDueValidityStatuses, refreshValidityStatus, setFilePeriod, type PeriodRow } from './file-validity.queries.ts';
 
 /** A file's validity period: both bounds optional; the call replaces the whole period. */
 export const FileValidityInput = Type.Object(
