@@ -24,7 +24,7 @@ import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../src/config.ts';
 import { createCore, type Core } from '../src/core/core.ts';
 import { publicUrls } from '../src/public-urls.ts';
-import { recordEvent } from '../src/core/events/outbox.ts';
+import { recordEvent } from '../src/core/outbox/outbox.ts';
 import { inTransaction } from '../src/core/platform/tx.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';

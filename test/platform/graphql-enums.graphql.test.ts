@@ -21,7 +21,7 @@ import { HISTORY_ACTIONS } from '../../src/core/catalogue/products/product-histo
 import { SHARE_STATUSES } from '../../src/core/catalogue/products/product-shares.schemas.ts';
 import { PRODUCT_STATUSES, PRODUCT_TOMBSTONE_REASONS, PRODUCT_VISIBILITIES } from '../../src/core/catalogue/products/product.schemas.ts';
 import { FIELD_TYPES, SYNC_STRATEGIES, SYSTEM_KEYS } from '../../src/core/catalogue/templates/template.schemas.ts';
-import { EVENT_TYPES, SUBSCRIPTION_KINDS } from '../../src/core/events/event-types.ts';
+import { EVENT_TYPES, SUBSCRIPTION_KINDS } from '../../src/core/outbox/event-types.ts';
 import { DELIVERY_STATUSES, ENDPOINT_STATES } from '../../src/core/events/webhook-values.ts';
 import { enumValueName } from '../../src/graphql/enums.ts';
 import { schema } from '../../src/graphql/index.ts';

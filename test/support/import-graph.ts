@@ -67,3 +67,39 @@ export function importPath(graph: ReadonlyMap<string, readonly ImportEdge[]>, fr
   }
   return null;
 }
+
+/** The import circles among `files`: each a strongly connected set of two or more files (Tarjan), files sorted. */
+export function importCircles(graph: ReadonlyMap<string, readonly ImportEdge[]>, files: readonly string[]): string[][] {
+  const inScope = new Set(files);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  let next = 0;
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const { to } of graph.get(file) ?? []) {
+      if (!inScope.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const circle: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      circle.push(member);
+    } while (member !== file);
+    if (circle.length > 1) circles.push(circle.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return circles;
+}

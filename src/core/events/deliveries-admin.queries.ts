@@ -1,6 +1,6 @@
 import type { TeamScope, UnitOfWork } from '../platform/ctx.ts';
 import { isoSql } from '../platform/timestamps.ts';
-import { EVENT_TYPES } from './event-types.ts';
+import { EVENT_TYPES } from '../outbox/event-types.ts';
 import { DELIVERY_STATUSES, type AttemptView, type DeliveryView } from './webhook-values.ts';
 import { bigintText, oneOf, int, nullableInt, nullableText, text } from '../platform/row-checks.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';

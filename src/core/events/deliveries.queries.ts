@@ -21,7 +21,7 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
   previous_secret: string | null;
-  /** The event's body as stored (outbox.ts: JSON.stringify of an object without `sequence`). */
+  /** The event's body as stored (outbox/outbox.ts: JSON.stringify of an object without `sequence`). */
   body: string;
   event_id: string;
 }
@@ -98,7 +98,7 @@ function nextInLine(endpointId: string, orderingKey: string): string {
  * Finishes the successful deliveries of a batch in one statement, as FINISH does for one: each
  * delivery of a batch heads its own line (the relay takes heads only), so lines do not collide.
  *
- * Writers (outbox.ts) lock line rows as they add events, one line per event and several in one
+ * Writers (outbox/outbox.ts) lock line rows as they add events, one line per event and several in one
  * transaction (an edit writes its file's line, then its folders'), in no order this statement could
  * share. So it never waits for a line: it locks, in key order, only the lines nobody holds (`free`)
  * and finishes their deliveries; the others are finished one by one, each waiting for its one line

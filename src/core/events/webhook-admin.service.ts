@@ -5,14 +5,14 @@ import { normalizePage, paginationOf, type Page } from '../platform/pagination.t
 import { checkTimestamp } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { randomUUID } from 'node:crypto';
-import { actorObject } from './outbox.ts';
+import { actorObject } from '../outbox/outbox.ts';
 import { newSigningSecret } from './signing-secret.ts';
 import { isUuid } from '../platform/ids.ts';
 import { appendToLine, countDeliveries, endpointIdOfDelivery, listAttempts, listDeliveries, purgeFinishedDeliveries } from './deliveries-admin.queries.ts';
-import { eventsSentTo, insertEvent, purgeOldEventsWithoutDeliveries } from './outbox.queries.ts';
+import { eventsSentTo, insertEvent, purgeOldEventsWithoutDeliveries } from '../outbox/outbox.queries.ts';
 import { enableEndpoint, findEndpoint, listEndpoints, rotateEndpointSecret } from './subscriptions.queries.ts';
 
-import { TEST_EVENT_TYPE } from './event-types.ts';
+import { TEST_EVENT_TYPE } from '../outbox/event-types.ts';
 import { type AttemptView, DELIVERY_STATUSES, type DeliveryView, type EndpointView } from './webhook-values.ts';
 
 export { TEST_EVENT_TYPE };

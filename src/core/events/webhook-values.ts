@@ -1,4 +1,4 @@
-import type { EventType, SubscriptionKind } from './event-types.ts';
+import type { EventType, SubscriptionKind } from '../outbox/event-types.ts';
 
 /**
  * The closed sets of values and the views of the integrator tools (docs/events.md), written once:

@@ -13,7 +13,7 @@ import { ProductStatusEnum } from './product.ts';
 import { EventTypeEnum } from './webhook.ts';
 import { HISTORY_ACTIONS, type HistoryAction } from '../../core/catalogue/products/product-history.schemas.ts';
 import { PRODUCT_STATUSES, type ProductStatus } from '../../core/catalogue/products/product.schemas.ts';
-import { EVENT_TYPES, type EventType } from '../../core/events/event-types.ts';
+import { EVENT_TYPES, type EventType } from '../../core/outbox/event-types.ts';
 import { storedValue } from '../enums.ts';
 import { CALLBACK_EVENT_NAMES, CALLBACK_TASK_STATUSES } from '../../core/approvals/approval-values.ts';
 import { oneOf } from '../../core/platform/row-checks.ts';

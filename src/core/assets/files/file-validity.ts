@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../../events/library-events.ts';
+import { libraryEvents } from './library-events.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { timestampInput } from '../../platform/timestamp-schema.ts';

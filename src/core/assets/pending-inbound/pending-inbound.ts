@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../../events/library-events.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';

@@ -1,4 +1,5 @@
-import { liveRowOfProductChange, recordLive } from '../../live/live-log.ts';
+import { recordLive } from '../../platform/live-log.ts';
+import { liveRowOfProductChange } from './product-live-row.ts';
 import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
 import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';

@@ -1,4 +1,4 @@
-import type { LiveFiles } from './product-media.ts';
+import type { LiveFiles } from './product-projection.ts';
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalid, type FieldIssue, invalidFields } from '../../platform/errors.ts';

@@ -11,7 +11,8 @@ import type { TemplateFieldView, TemplateGroupView, TemplateVersionView } from '
 import { draftReasonOf, fieldsOf, mergeCustomValues, type CustomValues } from './product-fields.ts';
 import { recordProductChange } from './product-history.ts';
 import { lockProductForWrite } from './product-lifecycle.ts';
-import { fieldLimitProblem, type LiveFiles } from './product-media.ts';
+import { fieldLimitProblem } from './product-media.ts';
+import type { LiveFiles } from './product-projection.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { completenessIssues, draftFromRecord } from './product-write.ts';
 import { readPinnedProductsPage, repinTemplateVersion, updateFields } from './products.queries.ts';
