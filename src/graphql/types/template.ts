@@ -17,7 +17,7 @@ import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageField,
 import { collectPage } from '../../core/platform/answer-budget.ts';
 import type { VersionWindow } from '../../core/catalogue/templates/template.schemas.ts';
 
-const FieldTypeEnum = enumFromCore('TemplateFieldType', {
+export const FieldTypeEnum = enumFromCore('TemplateFieldType', {
   description: 'The type of a template field: which values products may give it and which config it takes (docs/templates.md).',
   values: FIELD_TYPES,
   describe: {
