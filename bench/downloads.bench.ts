@@ -1,5 +1,5 @@
 /**
- * Product download benchmark (issue 16 item 5): `POST /v1/products/{id}/downloads` of a product
+ * Product download benchmark: `POST /v1/products/{id}/downloads` of a product
  * whose media total about 1 GiB, over loopback HTTP against Shelf's real app in a child process,
  * with two floors measured in the same run: reading the same stored files from disk with fs
  * streams, and a bare `node:http` server streaming the same files over the same loopback.

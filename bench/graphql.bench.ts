@@ -1,5 +1,5 @@
 /**
- * GraphQL against REST benchmark (issue 37): the same process, the same data, the same moment.
+ * GraphQL against REST benchmark: the same process, the same data, the same moment.
  *
  *   npm run bench:graphql
  *

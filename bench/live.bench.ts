@@ -1,5 +1,5 @@
 /**
- * Live updates benchmark (issue 35): BENCH_STREAMS (1,000) open subscription streams on one API
+ * Live updates benchmark: BENCH_STREAMS (1,000) open subscription streams on one API
  * process (a real `ROLE=api` process), spread over BENCH_TEAMS (100) teams, and BENCH_RATE (200)
  * committed product changes a second for BENCH_SECONDS (20), spread over the teams (each change
  * reaches the 10 streams of its team: 2,000 updates a second). Measured: commit-to-receipt

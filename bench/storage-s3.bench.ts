@@ -1,5 +1,5 @@
 /**
- * Object storage benchmark (issue 33 section 2): Shelf's S3 storage backend against the same SDK
+ * Object storage benchmark: Shelf's S3 storage backend against the same SDK
  * used bare, on the RADOS Gateway of scripts/objectstore.sh (S3_ENDPOINT, default
  * http://127.0.0.1:7480, with that script's test credentials), and its local-disk backend against
  * plain fs writes. Each floor is measured in the same run, in rotating order with what it bounds.

@@ -1,6 +1,6 @@
 /**
- * Resumable upload benchmark (issue 33, "a 1 GiB resumable upload ... to local disk at >= 0.8x of
- * writing the bytes to a file; RSS rise under 64 MB"): tus-js-client sends a file of random bytes
+ * Resumable upload benchmark (the target: a 1 GiB resumable upload to local disk at >= 0.8x of
+ * writing the bytes to a file, with an RSS rise under 64 MB): tus-js-client sends a file of random bytes
  * to Shelf's real app in a child process (ROLE=api, the service's Node flags), in chunks, over
  * loopback; the floor, measured in the same run, is copying the same file into a new file with fs
  * streams.
