@@ -2,7 +2,7 @@ import type { TeamScope } from '../../platform/ctx.ts';
 import { preparedSql, queryOne, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
-import { filterSql, LISTED_RECORD_COLUMNS, recordOf, type ProductFilters } from './products.queries.ts';
+import { filterSql, LISTED_RECORD_COLUMNS, RECORD_NAMES, recordOf, type ProductFilters } from './products.queries.ts';
 
 /*
  * The SQL of the sync feed (docs/products.md "Sync feed"), in lean SQL next to the service:
@@ -138,29 +138,6 @@ export async function readFeedSlice(ctx: TeamScope, filters: ProductFilters, win
   const rows = await queryRows<FeedRow>(ctx, statementFor(sql), [...params, limit]);
   return rows.map(entryOf);
 }
-
-/** The names RECORD_COLUMNS gives its columns, as the union's outer select passes them on. */
-const RECORD_NAMES = [
-  'id',
-  'name',
-  'spu',
-  'description',
-  'status',
-  'brandId',
-  'categoryId',
-  'ownerUserId',
-  'publishedAt',
-  'createdAt',
-  'updatedAt',
-  'draftReason',
-  'templateId',
-  'templateVersionId',
-  'templateFields',
-  'mediaFields',
-  'coverFileId',
-  'imageFileIds',
-  'relatedFileIds',
-] as const;
 
 function recordAliases(): string {
   return RECORD_NAMES.map((name) => `"${name}"`).join(', ');
