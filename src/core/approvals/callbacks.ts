@@ -3,8 +3,7 @@ import { memberNamesAmong } from '../access/members.queries.ts';
 import { APPROVAL_EVENT_TYPE } from '../outbox/event-types.ts';
 import { recordEvent, type EventToRecord } from '../outbox/outbox.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
-import type { NodeRole } from './approval-values.ts';
-import type { CallbackEventName, CallbackTaskStatus } from './approval-values.ts';
+import type { NodeRole, CallbackEventName, CallbackTaskStatus } from './approval-values.ts';
 
 /** The node a task is at, as the callbacks name it (spec 6.3 node object). */
 export interface NodeVisit {

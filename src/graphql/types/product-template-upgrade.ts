@@ -1,6 +1,6 @@
 import type { Versioned } from '../../core/platform/etag.ts';
 import type { FieldIssue } from '../../core/platform/errors.ts';
-import type { Pagination } from '../../core/platform/pagination.ts';
+import { type Pagination, MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
 import { collectPage, type SizedPage } from '../../core/platform/answer-budget.ts';
 import type {
   FieldDiff,
@@ -14,7 +14,6 @@ import { FIELD_TYPES } from '../../core/catalogue/templates/template.schemas.ts'
 import { withoutNulls } from '../args.ts';
 import { storedValue } from '../enums.ts';
 import { builder, PaginationRef } from '../builder.ts';
-import { MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { ifMatchArg, pageArgs, type ObjectFieldBuilder } from '../shapes.ts';
 import { JsonRef } from './json.ts';

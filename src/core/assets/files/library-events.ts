@@ -1,5 +1,4 @@
-import type { ActingScope } from '../../platform/ctx.ts';
-import { memberIdOf } from '../../platform/ctx.ts';
+import { type ActingScope, memberIdOf } from '../../platform/ctx.ts';
 import { fileFacts, filesFacts, type FileFacts } from './files.queries.ts';
 import { FOLDER_EVENT_TYPE } from '../../outbox/event-types.ts';
 import { recordEvent } from '../../outbox/outbox.ts';

@@ -12,8 +12,7 @@ import { draftReasonOf, fieldsOf, mergeCustomValues, type CustomValues } from '.
 import { recordProductChange } from './product-history.ts';
 import { lockProductForWrite } from './product-lifecycle.ts';
 import { fieldLimitProblem } from './product-media.ts';
-import type { LiveFiles } from './product-projection.ts';
-import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
+import { type LiveFiles, mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { completenessIssues, draftFromRecord } from './product-write.ts';
 import { readPinnedProductsPage, repinTemplateVersion, updateFields } from './products.queries.ts';
 import { completeListed, listedRecordBytes } from './product-read.ts';
