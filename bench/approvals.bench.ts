@@ -22,6 +22,7 @@ import { loadavg } from 'node:os';
 import { Queue } from 'bullmq';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { redisConnection } from '../src/queues.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
@@ -188,7 +189,7 @@ async function main(): Promise<void> {
     STORAGE_DIR: STORAGE,
     APPROVAL_MAX_ASSET_BYTES: String(50 * 1024 * 1024),
   });
-  const core = createCore(orm, config);
+  const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
   const op = core.operatorCtx();
   const { teamId } = await core.access.createTeam(op, { name: 'Bench' });
   const { key } = await core.access.createKey(op, { teamId, role: 'manage' });

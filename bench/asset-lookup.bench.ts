@@ -1,5 +1,5 @@
 /**
- * Asset lookup benchmark (issue 16, issue 25): `GET /v1/assets?name=<substring>` on the 1,000,000-file
+ * Asset lookup benchmark: `GET /v1/assets?name=<substring>` on the 1,000,000-file
  * benchmark library, over real HTTP against Shelf's app in a child process, with two floors measured
  * in the same run.
  *

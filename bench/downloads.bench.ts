@@ -1,5 +1,5 @@
 /**
- * Product download benchmark (issue 16 item 5): `POST /v1/products/{id}/downloads` of a product
+ * Product download benchmark: `POST /v1/products/{id}/downloads` of a product
  * whose media total about 1 GiB, over loopback HTTP against Shelf's real app in a child process,
  * with two floors measured in the same run: reading the same stored files from disk with fs
  * streams, and a bare `node:http` server streaming the same files over the same loopback.
@@ -56,6 +56,7 @@ import { loadConfig } from '../src/config.ts';
 import { objectKey } from '../src/core/assets/imports/library-import.service.ts';
 import { LocalDiskStorage } from '../src/core/assets/storage/storage.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { ZIP_CHUNK_BYTES, ZIP_RING_SIZE, zipArchive } from '../src/rest/zip-stream.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
@@ -122,7 +123,7 @@ async function setUp(storageDir: string): Promise<Setup> {
   const orm = await openOrm({ databaseUrl });
   try {
     await migrateUp(orm);
-    const core = createCore(orm, config);
+    const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
     const op = core.operatorCtx();
     const { teamId } = await core.access.createTeam(op, { name: 'Bench downloads' });
     const editable = await core.access.createKey(op, { teamId, role: 'editable' });

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../src/db/orm.ts';
 import { startFuzzPeer } from '../test/support/fuzz/peer.ts';
 import { exchange } from '../test/support/fuzz/raw-http.ts';
@@ -62,7 +63,8 @@ async function seedDatabase(env: Record<string, string>, inputs: string, peerUrl
   const orm = await openOrm({ databaseUrl, poolMax: 4 });
   try {
     await migrateUp(orm);
-    const core = createCore(orm, loadConfig(env));
+    const coreConfig = loadConfig(env);
+    const core = createCore(orm, coreConfig, publicUrls(coreConfig.publicBaseUrl));
     try {
       return await seedFuzzWorld({ core, orm }, inputs, peerUrl);
     } finally {

@@ -1,5 +1,5 @@
 /**
- * GraphQL against REST benchmark (issue 37): the same process, the same data, the same moment.
+ * GraphQL against REST benchmark: the same process, the same data, the same moment.
  *
  *   npm run bench:graphql
  *
@@ -41,6 +41,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { seedCategories, type SeedNode } from '../test/support/category-seed.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
@@ -94,10 +95,8 @@ async function seed(storageDir: string): Promise<Seed> {
   const orm = await openOrm({ databaseUrl, poolMax: 4 });
   try {
     await migrateUp(orm);
-    const core = createCore(
-      orm,
-      loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', STORAGE_DIR: storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL }),
-    );
+    const coreConfig = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', STORAGE_DIR: storageDir, LINK_SIGNING_SECRET: SECRET, PUBLIC_BASE_URL });
+    const core = createCore(orm, coreConfig, publicUrls(coreConfig.publicBaseUrl));
     const op = () => core.operatorCtx();
     const { teamId } = await core.access.createTeam(op(), { name: 'Bench' });
     const { key: manageKey } = await core.access.createKey(op(), { teamId, role: 'manage' });

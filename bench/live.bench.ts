@@ -1,5 +1,5 @@
 /**
- * Live updates benchmark (issue 35): BENCH_STREAMS (1,000) open subscription streams on one API
+ * Live updates benchmark: BENCH_STREAMS (1,000) open subscription streams on one API
  * process (a real `ROLE=api` process), spread over BENCH_TEAMS (100) teams, and BENCH_RATE (200)
  * committed product changes a second for BENCH_SECONDS (20), spread over the teams (each change
  * reaches the 10 streams of its team: 2,000 updates a second). Measured: commit-to-receipt
@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
 import { processCpuMs } from './support/cpu-time.ts';
@@ -168,7 +169,8 @@ async function main(): Promise<void> {
   await freshDatabase(DATABASE);
   const orm = await openOrm({ databaseUrl: DATABASE, poolMax: 4 });
   await migrateUp(orm);
-  const core = createCore(orm, loadConfig({ DATABASE_URL: DATABASE, LINK_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret-01' }));
+  const coreConfig = loadConfig({ DATABASE_URL: DATABASE, LINK_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret-01' });
+  const core = createCore(orm, coreConfig, publicUrls(coreConfig.publicBaseUrl));
   const teams: number[] = [];
   const keys = new Map<number, string>();
   for (let i = 0; i < TEAMS; i++) {

@@ -23,6 +23,7 @@
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
 
@@ -257,7 +258,8 @@ async function generate(): Promise<void> {
   try {
     let t = performance.now();
     await migrateUp(orm);
-    const core = createCore(orm, loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }));
+    const coreConfig = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+    const core = createCore(orm, coreConfig, publicUrls(coreConfig.publicBaseUrl));
     const db = async (sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows;
     const bench = await seedTeamThroughCore(core, 'Bench', db);
     const other = await seedTeamThroughCore(core, 'Other', db);

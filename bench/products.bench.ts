@@ -42,6 +42,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { openOrm } from '../src/db/orm.ts';
 import { databaseUrl, isComplete, PRODUCTS_DB, SEARCH_TERM } from './products-generate.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
@@ -167,7 +168,8 @@ const headers = { authorization: `Bearer ${key}` };
 async function createKey(team: number): Promise<string> {
   const orm = await openOrm({ databaseUrl, poolMax: 1 });
   try {
-    const core = createCore(orm, loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }));
+    const coreConfig = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+    const core = createCore(orm, coreConfig, publicUrls(coreConfig.publicBaseUrl));
     return (await core.access.createKey(core.operatorCtx(), { teamId: team, role: 'editable' })).key;
   } finally {
     await orm.close();

@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { seedSearchLibrary } from './support/search-seed.ts';
@@ -38,7 +39,7 @@ export async function generateSearchDatabase(options: { files: number; realImage
   const orm = await openOrm({ databaseUrl });
   try {
     await migrateUp(orm);
-    const seed = await seedSearchLibrary(createCore(orm, config), databaseUrl, options);
+    const seed = await seedSearchLibrary(createCore(orm, config, publicUrls(config.publicBaseUrl)), databaseUrl, options);
     await seed.cleanup();
     const facts = {
       teamId: seed.teamId,

@@ -1,5 +1,5 @@
 /**
- * Object storage benchmark (issue 33 section 2): Shelf's S3 storage backend against the same SDK
+ * Object storage benchmark: Shelf's S3 storage backend against the same SDK
  * used bare, on the RADOS Gateway of scripts/objectstore.sh (S3_ENDPOINT, default
  * http://127.0.0.1:7480, with that script's test credentials), and its local-disk backend against
  * plain fs writes. Each floor is measured in the same run, in rotating order with what it bounds.
@@ -48,6 +48,7 @@ import { loadConfig } from '../src/config.ts';
 import { S3Storage } from '../src/core/assets/storage/s3-storage.ts';
 import { LocalDiskStorage } from '../src/core/assets/storage/storage.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
 import { startChildServer } from './support/child-server.ts';
@@ -292,7 +293,7 @@ async function downloads() {
   let storageKey: string;
   try {
     await migrateUp(orm);
-    const core = createCore(orm, config);
+    const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
     const op = core.operatorCtx();
     const { teamId } = await core.access.createTeam(op, { name: 'Bench S3' });
     const path = join(inputs, 'large.bin');

@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { createMetrics } from '../src/observability/metrics.ts';
 import { Queues } from '../src/queues.ts';
@@ -111,7 +112,7 @@ const orm = await openOrm({ databaseUrl: config.databaseUrl });
 const queues = new Queues(config);
 try {
   await migrateUp(orm);
-  const core = createCore(orm, config);
+  const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
   const app = await buildApp({ core, queues, metrics: createMetrics({ orm, queues: () => queues.all() }) });
   await app.ready();
   const { teamId } = await core.access.createTeam(core.operatorCtx(), { name: 'Bench' });

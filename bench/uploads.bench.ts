@@ -1,5 +1,5 @@
 /**
- * Upload benchmark (issue 33): uploads through Shelf's real app in a child process (ROLE=api, the
+ * Upload benchmark: uploads through Shelf's real app in a child process (ROLE=api, the
  * service's Node flags), each against its floor measured in the same run, in rotating order.
  *
  *   node bench/uploads.bench.ts     BENCH_BACKEND=local|s3 (local) BENCH_UPLOAD_MIB=1024
@@ -38,6 +38,7 @@ import pg from 'pg';
 import * as tus from 'tus-js-client';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../src/db/orm.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
 
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
     const config = loadConfig({ ...s3Env, DATABASE_URL: databaseUrl, STORAGE_DIR: storage, LOG_LEVEL: 'silent' });
     const orm = await openOrm({ databaseUrl, poolMax: 2 });
     await migrateUp(orm);
-    const core = createCore(orm, config);
+    const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
     const team = await core.access.createTeam(core.operatorCtx(), { name: 'Bench uploads' });
     const { key } = await core.access.createKey(core.operatorCtx(), { teamId: team.teamId, role: 'editable' });
     await orm.close();

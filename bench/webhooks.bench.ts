@@ -23,7 +23,8 @@ import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../src/config.ts';
 import { createCore, type Core } from '../src/core/core.ts';
-import { recordEvent } from '../src/core/events/outbox.ts';
+import { publicUrls } from '../src/public-urls.ts';
+import { recordEvent } from '../src/core/outbox/outbox.ts';
 import { inTransaction } from '../src/core/platform/tx.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
     QUEUE_PREFIX: PREFIX,
     LINK_SIGNING_SECRET: 'bench-webhooks-secret-bench-webhooks-secret',
   });
-  const core: Core = createCore(orm, config);
+  const core: Core = createCore(orm, config, publicUrls(config.publicBaseUrl));
   const op = core.operatorCtx();
   const { teamId } = await core.access.createTeam(op, { name: 'Bench' });
   await core.access.enableSubscriptions(op, { teamId });
@@ -384,7 +385,8 @@ async function main(): Promise<void> {
     await core.events.subscriptions
       .changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] })
       .catch(() => undefined);
-    const config2 = createCore(orm, loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: `${allowHost},${downHost}`, QUEUE_PREFIX: PREFIX }));
+    const coreConfig = loadConfig({ DATABASE_URL: DATABASE, REDIS_URL, OUTBOUND_ALLOW_HOSTS: `${allowHost},${downHost}`, QUEUE_PREFIX: PREFIX });
+    const config2 = createCore(orm, coreConfig, publicUrls(coreConfig.publicBaseUrl));
     await config2.events.subscriptions.changeMaterialSubscription(ctx, { callbackUrl: `http://${downHost}/down`, eventTypes: ['MATERIAL_VERSION_CHANGED'] });
     const [endpoint] = (await db(`select id from webhook_endpoints where url = ?`, [`http://${downHost}/down`])) as [{ id: number }];
     const t0 = Date.now();

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * An idempotent replay no longer keeps an HTTP status: the core returns none, and every create
- * answers 201 (issue 12). The column stays, with a default, because processes of the previous
+ * answers 201 (the REST adapter decides the status). The column stays, with a default, because processes of the previous
  * release still insert and read it during a rolling deploy (new processes migrate at start while
  * old ones serve); it can be dropped in the release after this one.
  */

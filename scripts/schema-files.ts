@@ -1,5 +1,6 @@
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { openOrm } from '../src/db/orm.ts';
 import { printedSchema } from '../src/graphql/index.ts';
 import { createMetrics } from '../src/observability/metrics.ts';
@@ -15,7 +16,11 @@ export async function renderedSchemas(): Promise<Record<string, string>> {
   const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 1 });
   const queues = new Queues(config);
   try {
-    const app = await buildApp({ core: createCore(orm, config), queues, metrics: createMetrics({ orm, queues: () => queues.all() }) });
+    const app = await buildApp({
+      core: createCore(orm, config, publicUrls(config.publicBaseUrl)),
+      queues,
+      metrics: createMetrics({ orm, queues: () => queues.all() }),
+    });
     await app.ready();
     const openapi = `${JSON.stringify(app.swagger(), null, 2)}\n`;
     await app.close();

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { createCore } from './core/core.ts';
+import { publicUrls } from './public-urls.ts';
 import { loadSigningSecret } from './core/platform/settings.ts';
 import { ensureDatabase, migrateUp, openOrm } from './db/orm.ts';
 import { createMetrics } from './observability/metrics.ts';
@@ -15,7 +16,7 @@ async function main(config: Config): Promise<void> {
   const applied = await migrateUp(orm);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   const signingSecret = await loadSigningSecret({ em: orm.em.fork() }, config.linkSigningSecret);
-  const core = createCore(orm, { ...config, linkSigningSecret: signingSecret });
+  const core = createCore(orm, { ...config, linkSigningSecret: signingSecret }, publicUrls(config.publicBaseUrl));
   const queues = new Queues(config);
   const metrics = createMetrics({ orm, queues: () => queues.all(), outboxLagSeconds: () => core.events.deliveries.lagSeconds(core.operatorCtx()) });
 

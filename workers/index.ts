@@ -4,21 +4,9 @@ import type { Config } from '../src/config.ts';
 import type { Core } from '../src/core/core.ts';
 import type { Metrics } from '../src/observability/metrics.ts';
 import { redisConnection, type Queues } from '../src/queues.ts';
+import { scheduleMaintenance } from './maintenance.worker.ts';
 import { OutboxRelay } from './outbox-relay.ts';
 import { processorRegistry } from './registry.ts';
-
-/** The repeatable jobs every deployment runs; BullMQ keys them by id, so many workers schedule them once. */
-async function scheduleRepeatables(queues: Queues): Promise<void> {
-  await queues.get('maintenance').upsertJobScheduler('purge-idempotency', { every: 60 * 60 * 1000 }, { name: 'purge-idempotency' });
-  await queues.get('maintenance').upsertJobScheduler('purge-events', { every: 60 * 60 * 1000 }, { name: 'purge-events' });
-  await queues.get('maintenance').upsertJobScheduler('purge-activity', { every: 60 * 60 * 1000 }, { name: 'purge-activity' });
-  // the products sync feed's change log (docs/products.md "Retention")
-  await queues.get('maintenance').upsertJobScheduler('purge-product-changes', { every: 60 * 60 * 1000 }, { name: 'purge-product-changes' });
-  // uploads past their expiry: their parts and rows (docs/library.md "Uploads")
-  await queues.get('maintenance').upsertJobScheduler('purge-uploads', { every: 15 * 60 * 1000 }, { name: 'purge-uploads' });
-  // daily, just after midnight UTC: files whose validity period started or ended (docs/library.md "Validity")
-  await queues.get('maintenance').upsertJobScheduler('validity-check', { pattern: '5 0 * * *', tz: 'UTC' }, { name: 'validity-check' });
-}
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -40,7 +28,7 @@ export async function startWorkers(deps: { core: Core; config: Config; queues: Q
     worker.on('error', (err) => deps.logger.error({ queue: name, err }, 'worker error'));
     return worker;
   });
-  await scheduleRepeatables(deps.queues);
+  await scheduleMaintenance(deps.queues.get('maintenance'));
   const relay = new OutboxRelay({
     core: deps.core,
     queues: deps.queues,

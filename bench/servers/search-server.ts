@@ -5,6 +5,7 @@
  */
 import { loadConfig } from '../../src/config.ts';
 import { createCore } from '../../src/core/core.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 import { openOrm } from '../../src/db/orm.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { Queues } from '../../src/queues.ts';
@@ -13,7 +14,7 @@ import { serveUntilStopped } from './serve.ts';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' });
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
-const core = createCore(orm, config);
+const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
 core.assets.searchTotals.enabled = process.env.SEARCH_TOTALS_MEMO !== 'off';
 core.assets.colourMatches.enabled = core.assets.searchTotals.enabled;
 core.assets.facetCounts.enabled = core.assets.searchTotals.enabled;

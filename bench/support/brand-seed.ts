@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { createCore } from '../../src/core/core.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../../src/db/orm.ts';
 
 /** What the benchmark loads: a view_only key of the measured team, one of its brands, its brand count. */
@@ -43,7 +44,8 @@ export async function seedBrands(databaseUrl: string, brandCount: number): Promi
   const orm = await openOrm({ databaseUrl, poolMax: 4 });
   try {
     await migrateUp(orm);
-    const core = createCore(orm, loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }));
+    const coreConfig = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+    const core = createCore(orm, coreConfig, publicUrls(coreConfig.publicBaseUrl));
     const op = () => core.operatorCtx();
     const seedTeam = async (name: string) => {
       const { teamId } = await core.access.createTeam(op(), { name });

@@ -68,11 +68,15 @@ async function cliFor(orm: MikroORM, config: Config): Promise<Cli> {
     ctxFor: (actor) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId: 'cli', answer }),
     core: () =>
       (core ??= (async () => {
-        const [{ createCore }, { loadSigningSecret }] = await Promise.all([import('../core/core.ts'), import('../core/platform/settings.ts')]);
+        const [{ createCore }, { loadSigningSecret }, { publicUrls }] = await Promise.all([
+          import('../core/core.ts'),
+          import('../core/platform/settings.ts'),
+          import('../public-urls.ts'),
+        ]);
         // the same link-signing secret as the service (kept in the database unless configured), so a
         // command's result may carry signed links like the API's do
         const linkSigningSecret = await loadSigningSecret({ em: orm.em.fork() }, config.linkSigningSecret);
-        return createCore(orm, { ...config, linkSigningSecret });
+        return createCore(orm, { ...config, linkSigningSecret }, publicUrls(config.publicBaseUrl));
       })()),
   };
 }

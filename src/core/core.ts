@@ -12,7 +12,7 @@ import { LibraryImportService } from './assets/imports/library-import.service.ts
 import { PendingInboundService } from './assets/pending-inbound/pending-inbound.service.ts';
 import { UploadService } from './assets/uploads/upload.service.ts';
 import { LibraryService } from './assets/files/library.service.ts';
-import { LinkSigner } from './assets/delivery/links.ts';
+import { type FileLinkUrl, LinkSigner } from './assets/delivery/links.ts';
 import { PreviewCache } from './assets/delivery/previews.ts';
 import { AssetSearchService } from './assets/search/asset-search.service.ts';
 import { FolderShareService } from './assets/shares/folder-share.service.ts';
@@ -131,13 +131,13 @@ export interface AssetServices {
   lookupNameMatchIds: VersionedMemo<Int32Array>;
   /** Folder shares and share search (spec 4.6 search-share, `share create`). */
   shares: FolderShareService;
-  /** Signs and verifies `/files/...` links. */
+  /** Signs and verifies file links (the adapter layer composes their URLs, src/public-urls.ts). */
   links: LinkSigner;
   /** Derived preview images, cached in storage. */
   previews: PreviewCache;
   /** Processed images behind search `publicUrl`, cached in storage (docs/search.md). */
   derivatives: DerivativeCache;
-  /** Serves what a signed `/files/...` link names. */
+  /** Serves what a signed file link names. */
   fileDelivery: FileDeliveryService;
 }
 
@@ -161,7 +161,18 @@ export interface PlatformServices {
   attemptLimiter: AttemptLimiter;
 }
 
-export function createCore(orm: MikroORM, config: Config): Core {
+/**
+ * The public URLs of what the core signs, composed by the adapter layer that serves and parses
+ * them (src/public-urls.ts): the core decides what is signed and until when, never the routes.
+ */
+export interface PublicUrls {
+  /** A signed file link (`LinkSigner`). */
+  fileLink: FileLinkUrl;
+  /** The page a product share's token opens. */
+  sharePage: (token: string) => string;
+}
+
+export function createCore(orm: MikroORM, config: Config, urls: PublicUrls): Core {
   const logoHosts = [new URL(config.publicBaseUrl).hostname.toLowerCase(), ...config.logoHostAllowlist];
   const brands = new BrandService({ logoHosts });
   const storage = createStorage(config);
@@ -170,7 +181,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   // spec 3.2: a brand with live categories is not deleted (brand_has_dependents)
   brands.addDependentCheck((tx, brandId) => categories.hasLiveInBrand(tx, brandId));
   const templates = new InformationTemplateService();
-  const links = new LinkSigner(config.linkSigningSecret, config.publicBaseUrl);
+  const links = new LinkSigner(config.linkSigningSecret, urls.fileLink);
   const previews = new PreviewCache(storage);
   const derivatives = new DerivativeCache(storage);
   const searchTotals = new VersionedMemo<number>(20_000);
@@ -210,7 +221,7 @@ export function createCore(orm: MikroORM, config: Config): Core {
   const readVisibleProduct = (ctx: Ctx, id: number) => products.readVisible(ctx, id);
   const recycleBin = new RecycleBinService(storage);
   const downloads = new ProductDownloadService({ storage, readVisible: readVisibleProduct });
-  const productShares = new ProductShareService({ secret: config.linkSigningSecret, publicBaseUrl: config.publicBaseUrl, readVisible: readVisibleProduct });
+  const productShares = new ProductShareService({ secret: config.linkSigningSecret, sharePageUrl: urls.sharePage, readVisible: readVisibleProduct });
   const pendingInbound = new PendingInboundService({ imports: libraryImport, storage });
   const versionLines = new VersionLineService({ recycleBin, imports: libraryImport });
   return {

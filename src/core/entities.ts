@@ -42,13 +42,16 @@ import { ApprovalDecision } from './approvals/approval-decision.entity.ts';
 import { ApprovalTask } from './approvals/approval-task.entity.ts';
 import { ApprovalTemplate } from './approvals/approval-template.entity.ts';
 import { EventSubscription } from './events/event-subscription.entity.ts';
-import { OutboxEvent } from './events/outbox-event.entity.ts';
+import { OutboxEvent } from './outbox/outbox-event.entity.ts';
 import { WebhookAttempt } from './events/webhook-attempt.entity.ts';
 import { WebhookDelivery } from './events/webhook-delivery.entity.ts';
 import { WebhookDeliveryLine } from './events/webhook-delivery-line.entity.ts';
 import { WebhookEndpoint } from './events/webhook-endpoint.entity.ts';
-import { IdempotencyRecord } from './platform/idempotency.entity.ts';
+import { IdempotencyRecord } from './access/idempotency-record.entity.ts';
 import { Setting } from './platform/setting.entity.ts';
+import { declareSyncFeedTriggers } from './catalogue/products/product-change-triggers.ts';
+
+declareSyncFeedTriggers();
 
 /** Every entity of every area; the ORM and the migration generator read this list. */
 export const entities = [

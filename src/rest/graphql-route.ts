@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type DocumentNode } from 'graphql';
 import { createLRUCache, createYoga, type Plugin } from 'graphql-yoga';
-import type { DocumentNode } from 'graphql';
 import type { Core } from '../core/core.ts';
 import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors, shelfCodeOf, useShelfErrorCodes } from '../graphql/errors.ts';

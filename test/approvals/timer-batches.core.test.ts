@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent, recordEvents, type ScopedEvent } from '../../src/core/events/outbox.ts';
+import { recordEvent, recordEvents, type ScopedEvent } from '../../src/core/outbox/outbox.ts';
 import type { SystemActor } from '../../src/core/platform/ctx.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { OutboxRelay } from '../../workers/outbox-relay.ts';

@@ -34,7 +34,7 @@ describe('GraphQL template upgrades', () => {
     const report = preview.body.data.productTemplateUpgrade;
     expect(report).toMatchObject({
       productId: product.id,
-      status: 'draft',
+      status: 'DRAFT',
       templateId: template.id,
       from: { number: 1 },
       to: { number: 2 },
@@ -43,7 +43,7 @@ describe('GraphQL template upgrades', () => {
       publishable: false,
     });
     expect(report.fields.added).toEqual([{ id: fields.material, key: 'material', required: true }]);
-    expect(report.fields.retyped).toEqual([{ id: fields.weight, fromType: 'number', toType: 'text' }]);
+    expect(report.fields.retyped).toEqual([{ id: fields.weight, fromType: 'NUMBER', toType: 'TEXT' }]);
     expect(report.removedValues).toEqual([expect.objectContaining({ fieldId: fields.legacy, value: 'x', name: 'Legacy code' })]);
     expect(report.invalidValues).toEqual([expect.objectContaining({ fieldId: fields.colour, value: 'blue' })]);
 
@@ -102,8 +102,8 @@ describe('GraphQL template upgrades', () => {
       pagination: { page: 1, pageSize: 2, totalCount: 3, totalPages: 2 },
     });
     expect(page.products).toEqual([
-      { productId: ids[0], status: 'draft', ready: true, invalidValues: [], canStayPublished: null },
-      { productId: ids[1], status: 'draft', ready: false, invalidValues: [{ fieldId: fields.colour }], canStayPublished: null },
+      { productId: ids[0], status: 'DRAFT', ready: true, invalidValues: [], canStayPublished: null },
+      { productId: ids[1], status: 'DRAFT', ready: false, invalidValues: [{ fieldId: fields.colour }], canStayPublished: null },
     ]);
     // every field of the bulk preview at the largest page stays within the query cost limit
     const everything = `query($t: String!) { productTemplateUpgrades(templateId: $t, from: 1, pageSize: 100) { templateId from { versionId number } to { versionId number }

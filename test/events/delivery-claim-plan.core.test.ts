@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_MANY } from '../../src/core/events/deliveries.queries.ts';
-import { recordEvent } from '../../src/core/events/outbox.ts';
+import { recordEvent } from '../../src/core/outbox/outbox.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../../src/core/events/outbox.ts';
+import { recordEvent } from '../../src/core/outbox/outbox.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';

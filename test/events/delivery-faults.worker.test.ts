@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../../src/core/events/outbox.ts';
+import { recordEvent } from '../../src/core/outbox/outbox.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
 import { given } from '../support/given.ts';

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../../src/core/events/outbox.ts';
+import { recordEvent } from '../../src/core/outbox/outbox.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { runCli, spawnCli } from '../support/cli.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';

@@ -1,5 +1,4 @@
-import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given, type GivenKey } from '../support/given.ts';

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createCore, type Core } from '../../src/core/core.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../../src/db/orm.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { Queues } from '../../src/queues.ts';
@@ -32,7 +33,7 @@ beforeAll(async () => {
     QUEUE_PREFIX: `shelf-test-unavailable-${process.pid}`,
     LOG_LEVEL: 'silent',
   });
-  core = createCore(orm, config);
+  core = createCore(orm, config, publicUrls(config.publicBaseUrl));
   queues = new Queues(config);
   app = await buildApp({ core, queues, metrics: createMetrics({ orm, queues: () => queues.all() }) });
   await app.ready();

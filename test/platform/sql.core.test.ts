@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
-import { preparedSql, queryOne, queryRows } from '../../src/core/platform/sql.ts';
+import { preparedSql, queryOne, queryRows, setClauses } from '../../src/core/platform/sql.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
@@ -65,5 +65,30 @@ describe('queryRows / queryOne (lean SQL)', () => {
     expect(() => preparedSql('test.sqlProbeById', 'select 1')).toThrow(/declared twice/);
     expect(() => preparedSql('test.quotedPlaceholder', `select '?' as q where 1 = ?`)).toThrow(/inside quotes/);
     expect(preparedSql('test.sqlProbeById', 'select id, label from sql_probe where id = ?').positional).toBe('select id, label from sql_probe where id = $1');
+  });
+});
+
+describe('setClauses (partial updates)', () => {
+  interface Changes {
+    name?: string;
+    logoUrl?: string | null;
+    sortOrder?: number;
+  }
+  const COLUMNS: readonly [keyof Changes, string][] = [
+    ['name', 'name'],
+    ['logoUrl', 'logo_url'],
+    ['sortOrder', 'sort_order'],
+  ];
+
+  it("assigns the given fields only, in the columns' order, null included and undefined left out", () => {
+    expect(setClauses<Changes>(COLUMNS, { sortOrder: 3, name: 'Acme', logoUrl: undefined })).toEqual({ sql: 'name = ?, sort_order = ?', params: ['Acme', 3] });
+    expect(setClauses<Changes>(COLUMNS, { logoUrl: null })).toEqual({ sql: 'logo_url = ?', params: [null] });
+  });
+
+  it('updates exactly the given columns of a row', async () => {
+    await env.orm.em.fork().execute(`insert into sql_probe values (7, 'seven')`);
+    const set = setClauses([['label', 'label']] as const, { label: 'sieben' });
+    await queryRows(ctx, `update sql_probe set ${set.sql} where id = ?`, [...set.params, 7]);
+    expect(await labelOf(7)).toBe('sieben');
   });
 });

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createCore, type Core } from '../../src/core/core.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 import { openOrm } from '../../src/db/orm.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { Queues } from '../../src/queues.ts';
@@ -55,7 +56,7 @@ export async function openTestEnv(databaseName: string, overrides: Record<string
     ...overrides,
   });
   const orm = await openOrm({ databaseUrl: config.databaseUrl, poolMax: 10 });
-  const core = createCore(orm, config);
+  const core = createCore(orm, config, publicUrls(config.publicBaseUrl));
   // as src/main.mjs does before it listens
   await core.platform.attemptLimiter.connect();
   const queues = new Queues(config);

@@ -9,7 +9,7 @@ export interface WrittenDelivery {
 /**
  * Every event written for delivery to an endpoint, oldest first, of one team's endpoints or (without
  * `teamId`) of every team in the test file's database: the outbox rows and their deliveries, which
- * are written in the transaction of the change that caused them (src/core/events/outbox.ts). Once a
+ * are written in the transaction of the change that caused them (src/core/outbox/outbox.ts). Once a
  * call has returned, these are all the webhooks it will ever cause, so "nothing was sent" is
  * checked here at once, with no wait for the relay that a slow machine could outlast.
  */

@@ -2,6 +2,7 @@ import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/c
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { createCore } from '../../src/core/core.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 import { ormConfig } from '../../src/db/orm.ts';
 import { buildApp } from '../../src/rest/app.ts';
 import type { TestEnv } from './env.ts';
@@ -42,7 +43,12 @@ export async function countingApp(env: TestEnv): Promise<CountingApp> {
     loggerFactory: (options: LoggerOptions) => new CountingLogger(options, statements),
   });
   // without the live relay, whose background statements would be counted with the request's
-  const app = await buildApp({ core: createCore(orm, env.config), queues: env.queues, metrics: env.metrics, liveUpdates: false });
+  const app = await buildApp({
+    core: createCore(orm, env.config, publicUrls(env.config.publicBaseUrl)),
+    queues: env.queues,
+    metrics: env.metrics,
+    liveUpdates: false,
+  });
   await app.ready();
   // the ORM's one-time connection check would otherwise be counted in the first measured request
   await orm.em.fork().execute('select 1');

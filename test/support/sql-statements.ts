@@ -47,9 +47,19 @@ export interface SqlLiteral {
  * around them.
  */
 export function sqlLiteralsIn(filename: string, source: string): SqlLiteral[] {
+  return literalsIn(filename, source).filter((literal) => isSqlStatement(literal.text));
+}
+
+export interface SourceLiteral extends SqlLiteral {
+  /** A template literal (which composes text from values) rather than a plain string. */
+  template: boolean;
+}
+
+/** Every string and template literal of a TypeScript source, parsed as sqlLiteralsIn does. */
+export function literalsIn(filename: string, source: string): SourceLiteral[] {
   const parsed = parseSync(filename, source, { lang: 'ts' });
   if (parsed.errors.length > 0) throw new Error(`${filename} does not parse: ${parsed.errors[0]!.message}`);
-  const found: SqlLiteral[] = [];
+  const found: SourceLiteral[] = [];
   const lineStarts = [0];
   for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
   const lineOf = (offset: number) => {
@@ -69,10 +79,9 @@ export function sqlLiteralsIn(filename: string, source: string): SqlLiteral[] {
     }
     if (node === null || typeof node !== 'object') return;
     const n = node as { type?: string; value?: unknown; start?: number; quasis?: { value: { cooked: string | null; raw: string } }[] };
-    let text: string | null = null;
-    if (n.type === 'Literal' && typeof n.value === 'string') text = n.value;
-    if (n.type === 'TemplateLiteral' && n.quasis) text = n.quasis.map((q) => q.value.cooked ?? q.value.raw).join('?');
-    if (text !== null && isSqlStatement(text)) found.push({ line: lineOf(n.start ?? 0), text });
+    if (n.type === 'Literal' && typeof n.value === 'string') found.push({ line: lineOf(n.start ?? 0), text: n.value, template: false });
+    if (n.type === 'TemplateLiteral' && n.quasis)
+      found.push({ line: lineOf(n.start ?? 0), text: n.quasis.map((q) => q.value.cooked ?? q.value.raw).join('?'), template: true });
     for (const [key, child] of Object.entries(node)) if (key !== 'parent') visit(child);
   };
   visit(parsed.program);

@@ -9,7 +9,7 @@ import { enableTeamSubscriptions, insertTeam } from './teams.queries.ts';
 import { deactivateKey, insertKey, keyByHash, setKeyRole } from './keys.queries.ts';
 import { insertMember, isMemberOfTeam } from './members.queries.ts';
 import { isRole, roleAtLeast, ROLE_TO_ACT_FOR_MEMBERS, type Role } from './roles.ts';
-import { liveRowOfKeyChange, recordLive } from '../live/live-log.ts';
+import { type LiveRowInput, recordLive } from '../platform/live-log.ts';
 import { inTransaction } from '../platform/tx.ts';
 
 const KEY_PREFIX = 'shelf_';
@@ -22,6 +22,24 @@ function requireName(name: string | undefined, field: string): string {
   const trimmed = (name ?? '').trim();
   if (trimmed.length < 1 || trimmed.length > 128) throw invalid(field, 'must be 1-128 characters');
   return trimmed;
+}
+
+/**
+ * A key's role changed or it was revoked: a row of the key's team that no subscription shows, on
+ * which every process with streams of the key checks the key again at once (live-hub.ts).
+ */
+function liveRowOfKeyChange(teamId: number, keyId: number, change: 'revoked' | 'role_changed'): LiveRowInput {
+  return {
+    teamId,
+    stream: 'key',
+    eventType: change,
+    subjectId: String(keyId),
+    folderIds: [],
+    brandId: null,
+    categoryId: null,
+    draftsOnly: false,
+    body: JSON.stringify({ keyId, change }),
+  };
 }
 
 /** Teams, members and API keys (spec 5). Keys are managed by operators only, never over the API. */

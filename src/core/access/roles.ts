@@ -1,9 +1,8 @@
 import { DomainError } from '../platform/errors.ts';
-import type { Actor, CallerScope } from '../platform/ctx.ts';
+import { ROLES, type Actor, type CallerScope, type Role } from '../platform/ctx.ts';
 
-/** Collaborator roles in a team's library, weakest first (spec 4.1: each includes the previous). */
-export const ROLES = ['view_only', 'usable', 'editable', 'manage'] as const;
-export type Role = (typeof ROLES)[number];
+// the roles are declared with the caller (platform/ctx.ts), below every room; access is where they are read
+export { ROLES, type Role };
 
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value);

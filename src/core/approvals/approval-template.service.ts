@@ -3,7 +3,7 @@ import type { Ctx, TeamScope } from '../platform/ctx.ts';
 import { notFound } from '../platform/errors.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
-import { ApprovalTemplateInput, type Workflow } from './approval.schemas.ts';
+import { ApprovalTemplateInput, type ApprovalTemplateView, type Workflow } from './approval.schemas.ts';
 import { checkedWorkflow, requireMembers } from './workflow.ts';
 import { isUuid } from '../platform/ids.ts';
 import { sizedPage, type SizedPage } from '../platform/answer-budget.ts';
@@ -32,21 +32,6 @@ async function sizedTemplates(scope: TeamScope, limit: number | null, offset: nu
     (ids) => templatesByIds(scope, ids),
     (template) => template.id,
   );
-}
-
-/** An approval template as listTemplates (spec 2.7) and GraphQL show it. */
-export interface ApprovalTemplateView {
-  id: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  usageCount: number;
-  autoImportEnabled: boolean;
-  targetFolder: string;
-  workflow: Workflow;
-  createdBy: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** A checked template body's definition, with the defaults of absent fields. */

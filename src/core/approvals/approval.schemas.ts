@@ -89,3 +89,18 @@ export const CreateApprovalInput = Type.Object(
   { additionalProperties: false },
 );
 export type CreateApprovalInput = Static<typeof CreateApprovalInput>;
+
+/** An approval template as listTemplates (spec 2.7) and GraphQL show it. */
+export interface ApprovalTemplateView {
+  id: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  usageCount: number;
+  autoImportEnabled: boolean;
+  targetFolder: string;
+  workflow: Workflow;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}

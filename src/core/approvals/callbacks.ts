@@ -1,10 +1,9 @@
 import type { TeamScope, ActingScope } from '../platform/ctx.ts';
 import { memberNamesAmong } from '../access/members.queries.ts';
-import { APPROVAL_EVENT_TYPE } from '../events/event-types.ts';
-import { recordEvent, type EventToRecord } from '../events/outbox.ts';
+import { APPROVAL_EVENT_TYPE } from '../outbox/event-types.ts';
+import { recordEvent, type EventToRecord } from '../outbox/outbox.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
-import type { NodeRole } from './approval-values.ts';
-import type { CallbackEventName, CallbackTaskStatus } from './approval-values.ts';
+import type { NodeRole, CallbackEventName, CallbackTaskStatus } from './approval-values.ts';
 
 /** The node a task is at, as the callbacks name it (spec 6.3 node object). */
 export interface NodeVisit {

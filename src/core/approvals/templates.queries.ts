@@ -4,8 +4,7 @@ import type { TeamScope } from '../platform/ctx.ts';
 import { bool, int, nullableBigintText, text } from '../platform/row-checks.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
-import type { ApprovalTemplateView } from './approval-template.service.ts';
-import type { Workflow } from './approval.schemas.ts';
+import type { ApprovalTemplateView, Workflow } from './approval.schemas.ts';
 
 /* Statements on approval templates (approval_templates). Every statement names the team. */
 

@@ -1,4 +1,4 @@
-import { recordEvents, type ScopedEvent } from '../events/outbox.ts';
+import { recordEvents, type ScopedEvent } from '../outbox/outbox.ts';
 import type { UnitOfWork } from '../platform/ctx.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { callbackEvent, nodeIdOf, nodeKeyOf, nodeObject, visitOf } from './callbacks.ts';

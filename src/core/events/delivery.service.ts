@@ -91,7 +91,7 @@ function finishFailed(stage: 'record' | 'promote', claimed: ClaimedDelivery, res
 
 /**
  * The body a receiver gets: the stored event with its line's `sequence` added as the last member.
- * The stored text is JSON.stringify output (outbox.ts, webhook-admin.service.ts) and has no
+ * The stored text is JSON.stringify output (outbox/outbox.ts, webhook-admin.service.ts) and has no
  * `sequence` of its own, so splicing it in before the closing brace gives the very bytes that
  * parsing and serialising `{...body, sequence}` gave, without either (they were a tenth of the
  * worker's time).
@@ -276,7 +276,7 @@ export class DeliveryService {
    * delivery the head. Null when the lease ran out and the delivery was given back meanwhile (then
    * only the attempt is recorded).
    *
-   * The line row's lock orders this with writers adding to the line (outbox.ts). It is the first
+   * The line row's lock orders this with writers adding to the line (outbox/outbox.ts). It is the first
    * lock of the transaction (`tx`, opened by attemptMany) and the only line it takes, so waiting
    * for a writer cannot close a cycle with it (deliveries.queries.ts SUCCEED_MANY says why that matters). Taken by a
    * statement of its own, it also lets the finishing statement's snapshot see every writer that

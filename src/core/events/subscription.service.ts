@@ -8,7 +8,7 @@ import { liveFolderIds } from '../assets/folders/folders.queries.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { checkCallbackUrl, type UrlChecker } from './callback-url.ts';
-import { FOLDER_EVENT_TYPE, MATERIAL_EVENT_TYPES, SUBSCRIPTION_OPERATIONS, isMaterialEventType, type SubscriptionOperation } from './event-types.ts';
+import { FOLDER_EVENT_TYPE, MATERIAL_EVENT_TYPES, SUBSCRIPTION_OPERATIONS, isMaterialEventType, type SubscriptionOperation } from '../outbox/event-types.ts';
 import {
   ApprovalSubscriptionChange,
   FolderSubscribeRequest,

@@ -2,8 +2,8 @@ import type { TeamScope, UnitOfWork } from '../platform/ctx.ts';
 import { bool, int, jsonList, nullableInt, nullableText, oneOf, text } from '../platform/row-checks.ts';
 import { intArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
-import { APPROVAL_EVENT_TYPE, EVENT_TYPES, FOLDER_EVENT_TYPE, SUBSCRIPTION_KINDS, type SubscriptionKind } from './event-types.ts';
-import { ENDPOINT_STATES, type EndpointView } from './webhook-admin.service.ts';
+import { APPROVAL_EVENT_TYPE, EVENT_TYPES, FOLDER_EVENT_TYPE, SUBSCRIPTION_KINDS, type SubscriptionKind } from '../outbox/event-types.ts';
+import { ENDPOINT_STATES, type EndpointView } from './webhook-values.ts';
 
 /*
  * Statements on webhook endpoints and the subscriptions that point events at them
@@ -118,21 +118,6 @@ export async function approvalSubscriptionOf(
       createdAt: text(row.created_at, 'created_at'),
     }
   );
-}
-
-/** Whether anyone in the team subscribes to anything: when nobody does, library writes skip event work entirely. */
-export async function anySubscription(scope: TeamScope): Promise<boolean> {
-  return (await queryOne(scope, 'select 1 from event_subscriptions where team_id = ? limit 1', [scope.teamId])) !== null;
-}
-
-/** The folders among `folderIds` that have folder subscriptions, in id order. */
-export async function subscribedFolderIds(scope: TeamScope, folderIds: readonly number[]): Promise<number[]> {
-  const rows = await queryRows<Record<string, unknown>>(
-    scope,
-    `select distinct folder_id from event_subscriptions where team_id = ? and kind = 'folder' and folder_id = any(?::int[]) order by folder_id`,
-    [scope.teamId, intArray(folderIds)],
-  );
-  return rows.map((row) => int(row.folder_id, 'folder_id'));
 }
 
 /**

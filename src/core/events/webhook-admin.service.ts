@@ -5,24 +5,17 @@ import { normalizePage, paginationOf, type Page } from '../platform/pagination.t
 import { checkTimestamp } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { randomUUID } from 'node:crypto';
-import { actorObject } from './outbox.ts';
+import { actorObject } from '../outbox/outbox.ts';
 import { newSigningSecret } from './signing-secret.ts';
 import { isUuid } from '../platform/ids.ts';
-import { appendToLine, countDeliveries, endpointIdOfDelivery, listAttempts, listDeliveries, purgeFinishedDeliveries } from './deliveries.queries.ts';
-import { eventsSentTo, insertEvent, purgeOldEventsWithoutDeliveries } from './outbox.queries.ts';
+import { appendToLine, countDeliveries, endpointIdOfDelivery, listAttempts, listDeliveries, purgeFinishedDeliveries } from './deliveries-admin.queries.ts';
+import { eventsSentTo, insertEvent, purgeOldEventsWithoutDeliveries } from '../outbox/outbox.queries.ts';
 import { enableEndpoint, findEndpoint, listEndpoints, rotateEndpointSecret } from './subscriptions.queries.ts';
 
-import { TEST_EVENT_TYPE, type EventType, type SubscriptionKind } from './event-types.ts';
+import { TEST_EVENT_TYPE } from '../outbox/event-types.ts';
+import { type AttemptView, DELIVERY_STATUSES, type DeliveryView, type EndpointView } from './webhook-values.ts';
 
 export { TEST_EVENT_TYPE };
-
-/** Where a delivery stands: waiting or retrying, being sent, done, or given up. */
-export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-/** An endpoint's state as its owner reads it (ENDPOINT_STATE below). */
-export const ENDPOINT_STATES = ['active', 'unsubscribed', 'disabled'] as const;
-export type EndpointState = (typeof ENDPOINT_STATES)[number];
 
 /**
  * Whose endpoints an integrator tool sees: a team's, all of them (`keyId` null: manage keys and
@@ -34,44 +27,6 @@ export type WebhookScope = TeamScope & { keyId: number | null };
 export function webhookScopeOf(ctx: Ctx): WebhookScope {
   const key = requireKey(ctx.actor);
   return { em: ctx.em, teamId: ctx.teamId, keyId: hasPermission(key.role, 'library:manage_access') ? null : key.keyId };
-}
-
-export interface EndpointView {
-  id: number;
-  url: string;
-  apiKeyId: number;
-  state: EndpointState;
-  disabledReason: string | null;
-  disabledAt: string | null;
-  failingSince: string | null;
-  secret: string;
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  subscriptions: { kind: SubscriptionKind; eventType: EventType; folderId: number | null }[];
-}
-
-export interface DeliveryView {
-  id: string;
-  eventId: string;
-  eventType: EventType;
-  orderingKey: string;
-  sequence: number;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-}
-
-export interface AttemptView {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseExcerpt: string | null;
 }
 
 /** Replays go this far back (GitHub keeps 3 days; docs/events.md). */

@@ -1,30 +1,13 @@
 import type { TeamScope, UnitOfWork } from '../platform/ctx.ts';
 import { bigintNumber, bool, int, intList, nullableInt, text } from '../platform/row-checks.ts';
-import { intArray, nullableIntArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
+import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 
 /*
  * Statements on the live log (live_events, live_positions, live_team_heads; docs/graphql.md "Live
- * updates"). Rows are written without a position in the change's transaction; the live relay
- * gives committed rows their positions under the counter row's lock (live-relay.ts says why).
+ * updates") as the relay and the streams read it. Rows are written without a position in the
+ * change's transaction (platform/live-log.queries.ts); the live relay gives committed rows their
+ * positions under the counter row's lock (live-relay.ts says why).
  */
-
-/** A live row as a writer records it. */
-export interface LiveRowInput {
-  teamId: number;
-  /** `library`, `approval` or `product`. */
-  stream: string;
-  eventType: string;
-  /** The file, task or product the row is about. */
-  subjectId: string;
-  /** Library: every folder on the affected files' paths (a folder subscription matches its subtree). */
-  folderIds: number[];
-  brandId: number | null;
-  categoryId: number | null;
-  /** Product: neither before nor after the change was the product published (roles that see published products only skip it). */
-  draftsOnly: boolean;
-  /** JSON text. */
-  body: string;
-}
 
 /** A positioned live row, as the relay publishes it and readers read it. */
 export interface LiveRow {
@@ -61,30 +44,6 @@ function liveRow(row: Record<string, unknown>): LiveRow {
     body: body as Record<string, unknown>,
     writtenAtMs: bigintNumber(row.written_ms, 'written_ms'),
   };
-}
-
-/** Writes live rows in the caller's transaction, in input order (their ids order them within one relay step). */
-export async function insertLiveRows(tx: UnitOfWork, rows: readonly LiveRowInput[]): Promise<void> {
-  if (rows.length === 0) return;
-  await queryRows(
-    tx,
-    `insert into live_events (team_id, stream, event_type, subject_id, folder_ids, brand_id, category_id, drafts_only, body)
-     select i.team_id, i.stream, i.event_type, i.subject_id, coalesce(i.folder_ids::int[], '{}'), i.brand_id, i.category_id, i.drafts_only, i.body::json
-       from unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::int[], ?::boolean[], ?::text[]) with ordinality
-         as i(team_id, stream, event_type, subject_id, folder_ids, brand_id, category_id, drafts_only, body, ord)
-      order by i.ord`,
-    [
-      intArray(rows.map((r) => r.teamId)),
-      textArray(rows.map((r) => r.stream)),
-      textArray(rows.map((r) => r.eventType)),
-      textArray(rows.map((r) => r.subjectId)),
-      textArray(rows.map((r) => `{${r.folderIds.join(',')}}`)),
-      nullableIntArray(rows.map((r) => r.brandId)),
-      nullableIntArray(rows.map((r) => r.categoryId)),
-      `{${rows.map((r) => (r.draftsOnly ? 't' : 'f')).join(',')}}`,
-      textArray(rows.map((r) => r.body)),
-    ],
-  );
 }
 
 /** Whether any committed row waits for a position (the relay's cheap check before it takes the lock). */

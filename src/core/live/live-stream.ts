@@ -1,7 +1,10 @@
 import { hasPermission, isRole, type Role } from '../access/roles.ts';
 import type { TeamScope } from '../platform/ctx.ts';
 import { rowsAfter, type LiveRow } from './live-events.queries.ts';
-import type { LiveStream as StreamName } from './live-log.ts';
+
+/** The streams a subscription reads (docs/graphql.md "Live updates"). */
+export const LIVE_STREAMS = ['library', 'approval', 'product'] as const;
+export type LiveStream = (typeof LIVE_STREAMS)[number];
 
 /** Rows a catching-up stream reads from PostgreSQL at once. */
 const PAGE = 500;
@@ -22,7 +25,7 @@ export class StreamEnded extends Error {
 
 /** What a subscription watches: one stream of the team, narrowed by a folder, task, brand or category. */
 export interface StreamScope {
-  stream: StreamName;
+  stream: LiveStream;
   folderId?: number | null;
   taskId?: string | null;
   brandId?: number | null;

@@ -1,7 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Role } from '../access/roles.ts';
 import type { AnswerAllowance } from './answer-budget.ts';
 import { DomainError } from './errors.ts';
+
+/**
+ * Collaborator roles in a team's library, weakest first (spec 4.1: each includes the previous).
+ * Declared with the caller, whose key carries one; what each role may do is access/roles.ts.
+ */
+export const ROLES = ['view_only', 'usable', 'editable', 'manage'] as const;
+export type Role = (typeof ROLES)[number];
 
 /** An API key of a team, with its collaborator role as of this request (spec 5). */
 export interface KeyActor {

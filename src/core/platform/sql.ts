@@ -156,6 +156,22 @@ export interface SqlFragment {
   params: unknown[];
 }
 
+/**
+ * The assignments of a partial update, for `update t set ${sql}`: `column = ?` for each field that
+ * `changes` gives (undefined leaves the column as it is; null sets it to null), in the order of
+ * `columns`, each value its parameter.
+ */
+export function setClauses<Changes extends object>(columns: readonly (readonly [keyof Changes, string])[], changes: Changes): SqlFragment {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const [field, column] of columns) {
+    if (changes[field] === undefined) continue;
+    sets.push(`${column} = ?`);
+    params.push(changes[field]);
+  }
+  return { sql: sets.join(', '), params };
+}
+
 /** A PostgreSQL array literal of integers, for `?::int[]` (`= any(?::int[])`: one round trip for any number of ids). */
 export function intArray(values: readonly number[]): string {
   return `{${values.map((v) => Math.trunc(v)).join(',')}}`;

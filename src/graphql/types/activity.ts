@@ -1,5 +1,5 @@
-import { ACTIVITY_ACTIONS, RESOURCE_TYPES, type ActivityAction, type ActivityItem } from '../../core/catalogue/activity/activity-records.ts';
-import { HISTORY_ACTIONS, type ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
+import { ACTIVITY_ACTIONS, RESOURCE_TYPES, type ActivityAction, type ActivityItem } from '../../core/catalogue/activity/activity-records.schemas.ts';
+import { HISTORY_ACTIONS, type ProductHistoryItem } from '../../core/catalogue/products/product-history.schemas.ts';
 import { ROLES } from '../../core/access/roles.ts';
 import { withoutNulls } from '../args.ts';
 import { pageCost } from '../costs.ts';

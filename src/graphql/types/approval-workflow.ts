@@ -1,5 +1,4 @@
-import { APPROVAL_LIMITS, type ApprovalTemplateInput, type WorkflowNode } from '../../core/approvals/approval.schemas.ts';
-import type { ApprovalTemplateView } from '../../core/approvals/approval-template.service.ts';
+import { APPROVAL_LIMITS, type ApprovalTemplateInput, type WorkflowNode, type ApprovalTemplateView } from '../../core/approvals/approval.schemas.ts';
 import { withoutNulls } from '../args.ts';
 import { countedAs, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';

@@ -1,5 +1,5 @@
 import type { ApprovalActionResult } from '../../core/approvals/approval-values.ts';
-import type { ApprovalTemplateView } from '../../core/approvals/approval-template.service.ts';
+import type { ApprovalTemplateView } from '../../core/approvals/approval.schemas.ts';
 import type { TaskStatusView } from '../../core/approvals/approval-task.service.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';

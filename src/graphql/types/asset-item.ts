@@ -1,5 +1,4 @@
-import type { AssetItem } from '../../core/assets/search/search.schemas.ts';
-import { AssetItem as AssetItemSchema } from '../../core/assets/search/search.schemas.ts';
+import { type AssetItem, AssetItem as AssetItemSchema } from '../../core/assets/search/search.schemas.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';

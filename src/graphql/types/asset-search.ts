@@ -1,5 +1,4 @@
-import type { AssetItem } from '../../core/assets/search/search.schemas.ts';
-import { KEYWORD_SEARCH_TYPES, SearchAssetsRequest, SORT_NAMES, SORT_TYPES } from '../../core/assets/search/search.schemas.ts';
+import { type AssetItem, KEYWORD_SEARCH_TYPES, SearchAssetsRequest, SORT_NAMES, SORT_TYPES } from '../../core/assets/search/search.schemas.ts';
 import { DERIVATIVE_FORMATS, DERIVATIVE_MODES } from '../../core/assets/delivery/derivatives.ts';
 import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
 import { builder } from '../builder.ts';

@@ -1,6 +1,6 @@
-import type { ConfirmedInbound, PendingInboundView } from '../../core/assets/pending-inbound/pending-inbound.service.ts';
-import { pageCost } from '../costs.ts';
-import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
+import type { ConfirmedInbound } from '../../core/assets/pending-inbound/pending-inbound.service.ts';
+import type { PendingInboundView } from '../../core/assets/pending-inbound/pending-inbound.schemas.ts';
+import { pageCost, countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType } from '../shapes.ts';
 

@@ -1,4 +1,4 @@
-import { SHARE_STATUSES, type ProductShareView } from '../../core/catalogue/products/product-share.service.ts';
+import { SHARE_STATUSES, type ProductShareView } from '../../core/catalogue/products/product-shares.schemas.ts';
 import { ROLES } from '../../core/access/roles.ts';
 import { withoutNulls } from '../args.ts';
 import { pageCost } from '../costs.ts';

@@ -1,6 +1,6 @@
 import type { Versioned } from '../../core/platform/etag.ts';
 import type { FieldIssue } from '../../core/platform/errors.ts';
-import type { Pagination } from '../../core/platform/pagination.ts';
+import { type Pagination, MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
 import { collectPage, type SizedPage } from '../../core/platform/answer-budget.ts';
 import type {
   FieldDiff,
@@ -9,13 +9,16 @@ import type {
   TemplateUpgradesPreview,
   ValueFinding,
 } from '../../core/catalogue/products/template-upgrade.schemas.ts';
+import { PRODUCT_STATUSES } from '../../core/catalogue/products/product.schemas.ts';
+import { FIELD_TYPES } from '../../core/catalogue/templates/template.schemas.ts';
 import { withoutNulls } from '../args.ts';
+import { storedValue } from '../enums.ts';
 import { builder, PaginationRef } from '../builder.ts';
-import { MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { ifMatchArg, pageArgs, type ObjectFieldBuilder } from '../shapes.ts';
 import { JsonRef } from './json.ts';
-import { ProductResultRef, recordResult } from './product.ts';
+import { ProductResultRef, ProductStatusEnum, recordResult } from './product.ts';
+import { FieldTypeEnum } from './template.ts';
 
 /*
  * Template upgrades (docs/products.md "Template upgrades"): the preview of one product, the upgrade,
@@ -45,7 +48,7 @@ const FieldSummaryRef = builder.objectRef<FieldSummary>('TemplateUpgradeField').
     id: t.exposeString('id', { description: 'Stable field id (the templateFields key).' }),
     key: t.exposeString('key', { description: 'Machine name.' }),
     name: t.exposeString('name', { description: 'The label.' }),
-    type: t.exposeString('type', { description: 'The field type (spec 2.4).' }),
+    type: t.field({ type: FieldTypeEnum, description: 'The field type (spec 2.4).', resolve: (f) => storedValue(FIELD_TYPES, f.type) }),
     required: t.exposeBoolean('required', { description: 'Whether a published product needs a value.' }),
   }),
 });
@@ -56,8 +59,8 @@ const RetypedFieldRef = builder.objectRef<RetypedField>('TemplateUpgradeRetypedF
     id: t.exposeString('id', { description: 'Stable field id.' }),
     key: t.exposeString('key', { description: 'Machine name.' }),
     name: t.exposeString('name', { description: 'The label in the target version.' }),
-    fromType: t.exposeString('fromType', { description: 'Its type in the pinned version.' }),
-    toType: t.exposeString('toType', { description: 'Its type in the target version.' }),
+    fromType: t.field({ type: FieldTypeEnum, description: 'Its type in the pinned version.', resolve: (f) => storedValue(FIELD_TYPES, f.fromType) }),
+    toType: t.field({ type: FieldTypeEnum, description: 'Its type in the target version.', resolve: (f) => storedValue(FIELD_TYPES, f.toType) }),
   }),
 });
 
@@ -113,7 +116,7 @@ const IssueRef = builder.objectRef<FieldIssue>('TemplateUpgradeIssue').implement
 function findingsFields<Shape extends ProductUpgradeItem>(t: ObjectFieldBuilder<Shape>) {
   return {
     productId: t.int({ description: 'The product.', resolve: (f) => f.productId }),
-    status: t.string({ description: '`draft` or `published`, now.', resolve: (f) => f.status }),
+    status: t.field({ type: ProductStatusEnum, description: "The product's status now.", resolve: (f) => storedValue(PRODUCT_STATUSES, f.status) }),
     removedValues: t.field({
       type: [ValueFindingRef],
       description: `Values of fields the target version no longer has: the upgrade drops them. ${FINDINGS_COST}`,

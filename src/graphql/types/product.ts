@@ -7,8 +7,7 @@ import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/
 import { PRODUCT_STATUSES, PRODUCT_VISIBILITIES, type ProductSummary, type ProductVisibilityItem } from '../../core/catalogue/products/product.schemas.ts';
 import type { TemplateVersionView } from '../../core/catalogue/templates/template.schemas.ts';
 import { withoutNulls } from '../args.ts';
-import { pageCost } from '../costs.ts';
-import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
+import { pageCost, countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';

@@ -1,5 +1,4 @@
-import type { AssetItem } from '../../core/assets/search/search.schemas.ts';
-import { SearchShareRequest } from '../../core/assets/search/search.schemas.ts';
+import { type AssetItem, SearchShareRequest } from '../../core/assets/search/search.schemas.ts';
 import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { describedBy } from '../schema-descriptions.ts';

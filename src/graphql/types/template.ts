@@ -7,6 +7,7 @@ import {
   type TemplateVersionSummary,
   type TemplateVersionView,
   type TemplateView,
+  type VersionWindow,
 } from '../../core/catalogue/templates/template.schemas.ts';
 import { asks } from '../selection.ts';
 import { createContextCache } from '@pothos/core';
@@ -17,9 +18,8 @@ import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageField, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
 import { collectPage } from '../../core/platform/answer-budget.ts';
-import type { VersionWindow } from '../../core/catalogue/templates/template.schemas.ts';
 
-const FieldTypeEnum = enumFromCore('TemplateFieldType', {
+export const FieldTypeEnum = enumFromCore('TemplateFieldType', {
   description: 'The type of a template field: which values products may give it and which config it takes (docs/templates.md).',
   values: FIELD_TYPES,
   describe: {

@@ -1,6 +1,6 @@
-import type { AttemptView, DeliveryView, EndpointView } from '../../core/events/webhook-admin.service.ts';
-import { DELIVERY_STATUSES, ENDPOINT_STATES, webhookScopeOf } from '../../core/events/webhook-admin.service.ts';
-import { EVENT_TYPES, MATERIAL_EVENT_TYPES, SUBSCRIPTION_KINDS, type EventType } from '../../core/events/event-types.ts';
+import { webhookScopeOf } from '../../core/events/webhook-admin.service.ts';
+import { type AttemptView, DELIVERY_STATUSES, type DeliveryView, ENDPOINT_STATES, type EndpointView } from '../../core/events/webhook-values.ts';
+import { EVENT_TYPES, MATERIAL_EVENT_TYPES, SUBSCRIPTION_KINDS, type EventType } from '../../core/outbox/event-types.ts';
 import { countedAs, LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import { enumFromCore } from '../enums.ts';

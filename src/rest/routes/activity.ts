@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue/activity/activity-records.ts';
+import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue/activity/activity-records.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { bearerSecurity, commonErrors } from '../schemas.ts';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { DownloadRecordView, DownloadRequest, DOWNLOAD_LIMITS } from '../../core/catalogue/products/product-download.service.ts';
+import { DownloadRecordView, DownloadRequest, DOWNLOAD_LIMITS } from '../../core/catalogue/products/product-downloads.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';

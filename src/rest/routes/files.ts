@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../../core/core.ts';
 import type { RequestedRange } from '../../core/assets/delivery/file-delivery.service.ts';
+import { FILE_LINK_ROUTE, fileLinkParts } from '../../public-urls.ts';
 import { attachment } from '../content-disposition.ts';
 
 /**
@@ -22,23 +23,12 @@ function requestedRange(header: string | undefined): RequestedRange | null {
  * Area A envelope: 403 forbidden (malformed or altered), 410 link_expired, 404 not_found.
  */
 export async function fileRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  app.get('/files/:teamId/:fileId/:purpose', { schema: { hide: true } }, async (request, reply) => {
+  app.get(FILE_LINK_ROUTE, { schema: { hide: true } }, async (request, reply) => {
     // cast kept: this hidden route has no params/querystring schema for a type provider to read (the core checks the signed link itself)
     const params = request.params as { teamId: string; fileId: string; purpose: string };
-    // cast kept: no querystring schema either; a repeated parameter arrives as an array and `single` drops it
+    // cast kept: no querystring schema either; a repeated parameter arrives as an array and fileLinkParts drops it
     const query = request.query as Record<string, string | string[] | undefined>;
-    const single = (value: string | string[] | undefined) => (Array.isArray(value) ? undefined : value);
-    const delivery = await core.assets.fileDelivery.open(
-      core.operatorCtx(),
-      {
-        ...params,
-        exp: single(query.exp),
-        sig: single(query.sig),
-        variant: single(query.v),
-      },
-      Date.now(),
-      requestedRange(request.headers.range),
-    );
+    const delivery = await core.assets.fileDelivery.open(core.operatorCtx(), fileLinkParts(params, query), Date.now(), requestedRange(request.headers.range));
     if (delivery.redirectTo) {
       // the store serves the bytes (S3_DOWNLOAD_REDIRECT): its presigned URL expires sooner than the link, so the redirect is not cached
       return reply.redirect(delivery.redirectTo, 302);

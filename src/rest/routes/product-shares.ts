@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ProductShareCreate, ProductShareView } from '../../core/catalogue/products/product-share.service.ts';
+import { ProductShareCreate, ProductShareView } from '../../core/catalogue/products/product-shares.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { MAX_RESOURCE_ID } from '../../core/platform/ids.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';

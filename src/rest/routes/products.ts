@@ -14,10 +14,9 @@ import {
   ProductVisibilityRequest,
 } from '../../core/catalogue/products/product.schemas.ts';
 import type { Core } from '../../core/core.ts';
-import { ProductHistoryItem } from '../../core/catalogue/products/product-history.ts';
+import { ProductHistoryItem } from '../../core/catalogue/products/product-history.schemas.ts';
 import { header } from '../auth.ts';
-import { replyWithEtag } from '../replies.ts';
-import { replyCreated } from '../replies.ts';
+import { replyWithEtag, replyCreated } from '../replies.ts';
 import { listSchema, ok, okSchema, PaginationSchema } from '../envelope.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';

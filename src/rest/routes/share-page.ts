@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ShareAccessGrant, ShareVisit } from '../../core/catalogue/products/product-share-page.service.ts';
 import type { Core } from '../../core/core.ts';
 import { DomainError } from '../../core/platform/errors.ts';
+import { SHARE_PAGE_ROUTE, sharePagePath } from '../../public-urls.ts';
 import { replyWithZip } from '../download-reply.ts';
 import { FAVICON_PATH, FAVICON_SVG } from '../share-page/favicon.ts';
 import type { SafeHtml } from '../share-page/html.ts';
@@ -82,7 +83,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
   /** `promptStatus`: the password prompt's status: 200 when it is the page itself, 403 when it answers a form post or a download. */
   const sendFailure = (request: FastifyRequest, reply: FastifyReply, error: unknown, promptStatus = 200) => {
     // cast kept: as in visitOf, no params schema on these routes
-    const pagePath = `/s/${encodeURIComponent((request.params as { token: string }).token)}`;
+    const pagePath = sharePagePath((request.params as { token: string }).token);
     if (error instanceof DomainError) {
       if (error.code === 'share_password_required') return sendPage(reply, promptStatus, passwordPage(pagePath, null));
       if (error.code === 'share_password_invalid') return sendPage(reply, 403, passwordPage(pagePath, 'That password is not right. Try again.'));
@@ -104,7 +105,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
       stringifySetCookie({
         name: ACCESS_COOKIE,
         value: grant.proof,
-        path: `/s/${token}`,
+        path: sharePagePath(token),
         maxAge: Math.max(1, Math.floor((grant.expiresAtMs - Date.now()) / 1000)),
         httpOnly: true,
         // Lax: a link followed from an e-mail or chat still carries it
@@ -129,7 +130,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
   );
 
   app.get(
-    '/s/:token',
+    SHARE_PAGE_ROUTE,
     {
       schema: {
         hide: true,
@@ -141,7 +142,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
       try {
         const visit = visitOf(request);
         const { view } = await core.catalogue.sharePages.open(core.operatorCtx(), visit);
-        return sendPage(reply, 200, productPage(view, `/s/${encodeURIComponent(visit.token)}/download`));
+        return sendPage(reply, 200, productPage(view, `${sharePagePath(visit.token)}/download`));
       } catch (error) {
         return sendFailure(request, reply, error);
       }
@@ -149,7 +150,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
   );
 
   app.post(
-    '/s/:token',
+    SHARE_PAGE_ROUTE,
     {
       schema: {
         hide: true,
@@ -165,10 +166,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
         const { grant } = await core.catalogue.sharePages.open(core.operatorCtx(), visit);
         if (grant) grantCookie(reply, visit.token, grant);
         // post/redirect/get: reloading the page does not send the password again
-        return reply
-          .status(303)
-          .header('Location', `/s/${encodeURIComponent(visit.token)}`)
-          .send();
+        return reply.status(303).header('Location', sharePagePath(visit.token)).send();
       } catch (error) {
         return sendFailure(request, reply, error, 403);
       }
@@ -176,7 +174,7 @@ export async function sharePageRoutes(app: FastifyInstance, { core }: { core: Co
   );
 
   app.get(
-    '/s/:token/download',
+    `${SHARE_PAGE_ROUTE}/download`,
     {
       schema: {
         hide: true,

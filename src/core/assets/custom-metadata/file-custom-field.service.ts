@@ -1,5 +1,5 @@
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../../events/library-events.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
 import { inTransaction } from '../../platform/tx.ts';

@@ -29,7 +29,18 @@ export interface LinkTarget {
   variant?: string;
 }
 
-/** The parts of `/files/{teamId}/{fileId}/{purpose}?exp=&sig=` as they arrived. */
+/**
+ * A signed link: its target, expiry and signature. The core decides these; the adapter that serves
+ * the link composes them into a URL and parses them back (src/public-urls.ts).
+ */
+export interface SignedFileLink extends LinkTarget {
+  sig: string;
+}
+
+/** Composes a signed link's public URL; given to the core by the adapter layer (src/public-urls.ts). */
+export type FileLinkUrl = (link: SignedFileLink) => string;
+
+/** A link's parts as they arrived, parsed by the adapter that serves it, before any check. */
 export interface LinkParts {
   teamId: string;
   fileId: string;
@@ -50,18 +61,18 @@ function refused(): DomainError {
 }
 
 /**
- * Signs and verifies `/files/...` links: HMAC-SHA256 over a versioned, domain-separated message
+ * Signs and verifies service-issued file links: HMAC-SHA256 over a versioned, domain-separated message
  * naming team, file, purpose and expiry, so no part can be changed without the secret. The
  * signature is compared in constant time and checked before the expiry, so an altered link says
  * nothing about its expiry.
  */
 export class LinkSigner {
   private readonly secret: string | null;
-  private readonly baseUrl: string;
+  private readonly urlOf: FileLinkUrl;
 
-  constructor(secret: string | null, publicBaseUrl: string) {
+  constructor(secret: string | null, urlOf: FileLinkUrl) {
     this.secret = secret;
-    this.baseUrl = publicBaseUrl.replace(/\/+$/, '');
+    this.urlOf = urlOf;
   }
 
   private mac(teamId: number, fileId: number, purpose: LinkPurpose, expiresAt: number, variant?: string): string {
@@ -72,12 +83,17 @@ export class LinkSigner {
     return createHmac('sha256', this.secret).update(message).digest('base64url');
   }
 
-  /** The absolute URL for a target with an explicit expiry (epoch seconds). */
-  sign(target: Omit<LinkTarget, 'expiresAt'>, expiresAt: number): string {
+  /** What a link for a target with an explicit expiry (epoch seconds) carries: the target, the expiry and the signature over both. */
+  signParts(target: Omit<LinkTarget, 'expiresAt'>, expiresAt: number): SignedFileLink {
     if (target.purpose === 'derived' && !VARIANT.test(target.variant ?? '')) throw new Error('a derived link needs a variant');
     const sig = this.mac(target.teamId, target.fileId, target.purpose, expiresAt, target.variant);
-    const variant = target.purpose === 'derived' ? `v=${target.variant}&` : '';
-    return `${this.baseUrl}/files/${target.teamId}/${target.fileId}/${target.purpose}?${variant}exp=${expiresAt}&sig=${sig}`;
+    const { teamId, fileId, purpose } = target;
+    return purpose === 'derived' ? { teamId, fileId, purpose, variant: target.variant!, expiresAt, sig } : { teamId, fileId, purpose, expiresAt, sig };
+  }
+
+  /** The public URL for a target with an explicit expiry (epoch seconds), composed by the adapter layer's composer. */
+  sign(target: Omit<LinkTarget, 'expiresAt'>, expiresAt: number): string {
+    return this.urlOf(this.signParts(target, expiresAt));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { libraryVersionOf } from '../search/library-versions.queries.ts';
 import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import type { Ctx } from '../../platform/ctx.ts';
+import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
@@ -19,9 +19,9 @@ import {
   lookupRowsByIds,
   type LookupFolder,
   type LookupRow,
-} from './files.queries.ts';
-import type { LibraryService } from './library.service.ts';
+} from './asset-lookup.queries.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
+import type { FolderView, MediaObject } from './library.schemas.ts';
 
 /** `GET /v1/assets` filters (docs/products.md "Asset lookup"); unknown query parameters are ignored, as elsewhere. */
 export const AssetLookupQuery = Type.Object({
@@ -89,6 +89,12 @@ export interface LookupMemos {
   nameMatchIds: VersionedMemo<Int32Array>;
 }
 
+/** What asset lookup reads of the library (LibraryService): a folder by its path and the files' media objects. */
+export interface LookupLibrary {
+  findFolderByPath(scope: TeamScope, path: string): Promise<FolderView | null>;
+  mediaFor(ctx: Ctx, ids: readonly number[]): Promise<Map<number, MediaObject>>;
+}
+
 /**
  * Asset lookup (spec 2.1 "the id returned by asset lookup"): a sync job finds the file-path IDs its
  * products' media must reference, by name, folder, extension, content hash or id. Any role; the
@@ -98,7 +104,7 @@ export interface LookupMemos {
  */
 export async function lookupAssets(
   ctx: Ctx,
-  library: LibraryService,
+  library: LookupLibrary,
   memos: LookupMemos | null,
   input: unknown,
   fewNameMatches = FEW_NAME_MATCHES,

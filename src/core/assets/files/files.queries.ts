@@ -2,16 +2,14 @@ import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { bigintText, int, intList, jsonList, nullableFloat, nullableInt, nullableText, text, textList } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
-import { IN_LIVE_SUBTREE } from '../folders/folders.queries.ts';
 import { ASSET_ROW_COLUMNS, assetRowOf, type AssetRow } from '../search/asset-rows.queries.ts';
 import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../versions/version-lines.queries.ts';
-import { NARROW_NAME_MATCHES } from './file-names.queries.ts';
 import type { LibraryFileView } from './library.schemas.ts';
 
 /*
  * Statements on library files (library_files) with their folder and tags: the facts events
- * describe, edits, validity periods, the library's reads and asset lookup. Every statement names
- * the team but the daily validity check's, which runs across teams.
+ * describe, edits and the library's reads. Every statement names the team. Validity periods are
+ * file-validity.queries.ts, asset lookup asset-lookup.queries.ts.
  */
 
 /**
@@ -106,101 +104,6 @@ export async function moveFileToFolder(tx: TeamScope, fileId: number, folderId: 
     fileId,
     tx.teamId,
   ]);
-}
-
-// validity periods (docs/library.md "Validity")
-
-/** A file's validity status: 0 valid, 1 not started, 2 expired. */
-export type ValidityStatusCode = 0 | 1 | 2;
-
-/** A file's validity period as stored, with its status. */
-export interface PeriodRow {
-  id: number;
-  startTime: string | null;
-  endTime: string | null;
-  /** The end in epoch ms (null: permanent). */
-  endMs: number | null;
-  status: ValidityStatusCode;
-}
-
-/** The status of a period at a time given as one `?` parameter (SQL): one expression for the edit and the daily check. */
-const STATUS_SQL = `(case when validity_start > ?::timestamptz then 1 when validity_end <= ?::timestamptz then 2 else 0 end)::smallint`;
-
-const PERIOD_COLUMNS = `id, ${isoSql('validity_start')} as "startTime", ${isoSql('validity_end')} as "endTime",
-  (extract(epoch from validity_end) * 1000)::float8 as "endMs", validity_status as status`;
-
-function validityStatus(value: unknown, column: string): ValidityStatusCode {
-  const status = int(value, column);
-  if (status !== 0 && status !== 1 && status !== 2) throw new Error(`column ${column}: expected a validity status 0, 1 or 2, got ${status}`);
-  return status;
-}
-
-function periodOf(row: Record<string, unknown>): PeriodRow {
-  return {
-    id: int(row.id, 'id'),
-    startTime: nullableText(row.startTime, 'startTime'),
-    endTime: nullableText(row.endTime, 'endTime'),
-    endMs: nullableFloat(row.endMs, 'endMs'),
-    status: validityStatus(row.status, 'status'),
-  };
-}
-
-/** Locks a live file of the team (`for update`) and reads its period; null when it is not the team's live file. */
-export async function lockFilePeriod(tx: TeamScope, fileId: number): Promise<PeriodRow | null> {
-  const row = await queryOne<Record<string, unknown>>(
-    tx,
-    `select ${PERIOD_COLUMNS} from library_files where id = ? and team_id = ? and deleted_at is null for update`,
-    [fileId, tx.teamId],
-  );
-  return row && periodOf(row);
-}
-
-/** Replaces a file's validity period (RFC 3339 bounds, null: open); its status is set by `refreshValidityStatus`. */
-export async function setFilePeriod(tx: TeamScope, fileId: number, start: string | null, end: string | null): Promise<void> {
-  await queryRows(
-    tx,
-    'update library_files set validity_start = ?::timestamptz, validity_end = ?::timestamptz, updated_at = now() where id = ? and team_id = ?',
-    [start, end, fileId, tx.teamId],
-  );
-}
-
-/** Sets a file's validity status as of `at` (RFC 3339) and reads its period. */
-export async function refreshValidityStatus(tx: TeamScope, fileId: number, at: string): Promise<PeriodRow> {
-  const row = await queryOne<Record<string, unknown>>(
-    tx,
-    `update library_files set validity_status = ${STATUS_SQL} where id = ? and team_id = ? returning ${PERIOD_COLUMNS}`,
-    [at, at, fileId, tx.teamId],
-  );
-  return periodOf(row!);
-}
-
-/** The periods of the team's live files among `ids` (in no particular order). */
-export async function filePeriods(scope: TeamScope, ids: readonly number[]): Promise<PeriodRow[]> {
-  const rows = await queryRows<Record<string, unknown>>(
-    scope,
-    `select ${PERIOD_COLUMNS} from library_files where team_id = ? and deleted_at is null and id = any(?::int[])`,
-    [scope.teamId, intArray(ids)],
-  );
-  return rows.map(periodOf);
-}
-
-/**
- * The daily check's step, across teams: up to `batchSize` live files with a period whose status as
- * of `at` (RFC 3339) differs from the stored one get the new status; their periods, with their
- * teams. Rows another transaction holds are skipped (`skip locked`), left for the next run.
- */
-export async function moveDueValidityStatuses(tx: UnitOfWork, at: string, batchSize: number): Promise<(PeriodRow & { teamId: number })[]> {
-  const rows = await queryRows<Record<string, unknown>>(
-    tx,
-    `update library_files f set validity_status = ${STATUS_SQL}, updated_at = now()
-      where f.id in (select id from library_files
-                      where deleted_at is null and (validity_start is not null or validity_end is not null)
-                        and validity_status <> ${STATUS_SQL}
-                      order by id limit ? for update skip locked)
-     returning f.team_id as "teamId", ${PERIOD_COLUMNS}`,
-    [at, at, at, at, batchSize],
-  );
-  return rows.map((row) => ({ teamId: int(row.teamId, 'teamId'), ...periodOf(row) }));
 }
 
 // library reads (LibraryService)
@@ -302,125 +205,4 @@ export async function visibleMediaRows(scope: TeamScope, ids: readonly number[])
     height: nullableInt(row.height, 'height'),
     durationMs: nullableFloat(row.durationMs, 'durationMs'),
   }));
-}
-
-// asset lookup (asset-lookup.ts): the team's live files by name, folder, extension, content hash or ids
-
-/** One file of a lookup page. */
-export interface LookupRow {
-  id: number;
-  assetId: number;
-  name: string;
-  folderPath: string;
-}
-
-/** A lookup's folder filter: files directly in the root, in a folder, or in a folder's live subtree. */
-export type LookupFolder = 'root' | { id: number; recursive: boolean };
-
-/** What a lookup matches; null fields do not filter. */
-export interface LookupFilter {
-  /** A LIKE pattern on the lower-cased name (escaped with `\`). */
-  namePattern: string | null;
-  folder: LookupFolder | null;
-  /** Lower-case, without the dot. */
-  extension: string | null;
-  /** Lower-case hex. */
-  sha256: string | null;
-  ids: readonly number[] | null;
-}
-
-/** A lookup's conditions on library files (`f`, with its folder `d`) and their parameters. */
-export interface LookupMatches {
-  readonly where: readonly string[];
-  readonly params: readonly unknown[];
-}
-
-/** The team's live files a lookup filter matches. */
-export function lookupMatches(scope: TeamScope, filter: LookupFilter): LookupMatches {
-  const where: string[] = ['f.team_id = ?', 'f.deleted_at is null'];
-  const params: unknown[] = [scope.teamId];
-  if (filter.namePattern !== null) {
-    where.push(`lower(f.name) like ? escape '\\'`);
-    params.push(filter.namePattern);
-  }
-  if (filter.folder === 'root') where.push('f.folder_id is null');
-  else if (filter.folder?.recursive) {
-    where.push(IN_LIVE_SUBTREE);
-    params.push(scope.teamId, filter.folder.id);
-  } else if (filter.folder) {
-    where.push('f.folder_id = ?');
-    params.push(filter.folder.id);
-  }
-  if (filter.extension !== null) {
-    where.push('f.extension = ?');
-    params.push(filter.extension);
-  }
-  if (filter.sha256 !== null) {
-    where.push('f.object_id = (select o.id from stored_objects o where o.team_id = f.team_id and o.sha256 = ?)');
-    params.push(filter.sha256);
-  }
-  if (filter.ids !== null) {
-    where.push('f.id = any(?::int[])');
-    params.push(intArray(filter.ids));
-  }
-  return { where, params };
-}
-
-/** Names what a lookup matches, for memos of its count. */
-export function lookupMatchesKey(matches: LookupMatches): string {
-  return `asset-lookup|${JSON.stringify([matches.where, matches.params])}`;
-}
-
-/** The live files of the team matching conditions, with their folders. */
-const filesWhere = (conditions: readonly string[]) =>
-  `from library_files f left join library_folders d on d.id = f.folder_id and d.team_id = f.team_id where ${conditions.join(' and ')}`;
-
-/** A page, in id order, of the files `from` (a filesWhere) gives; its last two parameters are the limit and offset. */
-const pageSql = (from: string) => `select f.id, f.object_id as "assetId", f.name, coalesce(d.path, '/') as "folderPath" ${from} order by f.id limit ? offset ?`;
-
-function lookupRowOf(row: Record<string, unknown>): LookupRow {
-  return { id: int(row.id, 'id'), assetId: int(row.assetId, 'assetId'), name: text(row.name, 'name'), folderPath: text(row.folderPath, 'folderPath') };
-}
-
-async function lookupRows(scope: TeamScope, sql: string, params: unknown[]): Promise<LookupRow[]> {
-  return (await queryRows<Record<string, unknown>>(scope, sql, params)).map(lookupRowOf);
-}
-
-/** How many files a lookup matches: an exact count, reading every match. */
-export async function countLookupMatches(scope: TeamScope, matches: LookupMatches): Promise<number> {
-  const row = await queryOne<Record<string, unknown>>(scope, `select count(*)::int as n ${filesWhere(matches.where)}`, [...matches.params]);
-  return int(row!.n, 'n');
-}
-
-/** A page of a lookup's matches, in id order. */
-export async function lookupPage(scope: TeamScope, matches: LookupMatches, limit: number, offset: number): Promise<LookupRow[]> {
-  return lookupRows(scope, pageSql(filesWhere(matches.where)), [...matches.params, limit, offset]);
-}
-
-/** The lookup rows of the team's live files among `ids` (at most `limit`), in id order. */
-export async function lookupRowsByIds(scope: TeamScope, ids: Int32Array, limit: number): Promise<LookupRow[]> {
-  const from = filesWhere(['f.id = any(?::int[])', 'f.team_id = ?', 'f.deleted_at is null']);
-  return lookupRows(scope, pageSql(from), [`{${ids.join(',')}}`, scope.teamId, limit, 0]);
-}
-
-/**
- * A page of the live files whose name is like a pattern, read by id from the narrow name table's
- * matches: for a name with few matches.
- */
-export async function lookupPageByNameMatches(scope: TeamScope, namePattern: string, limit: number, offset: number): Promise<LookupRow[]> {
-  const from = filesWhere([`f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES}))`, 'f.team_id = ?', 'f.deleted_at is null']);
-  return lookupRows(scope, pageSql(from), [scope.teamId, namePattern, scope.teamId, limit, offset]);
-}
-
-/**
- * A page of the live files whose name is like a pattern, walking the narrow name table in id
- * order: for a name with many matches, which fill a page within a few pages' rows.
- */
-export async function lookupPageByNameWalk(scope: TeamScope, namePattern: string, limit: number, offset: number): Promise<LookupRow[]> {
-  const from = filesWhere([
-    `f.id = any(array(select n.file_id ${NARROW_NAME_MATCHES} order by n.file_id limit ? offset ?))`,
-    'f.team_id = ?',
-    'f.deleted_at is null',
-  ]);
-  return lookupRows(scope, pageSql(from), [scope.teamId, namePattern, limit, offset, scope.teamId, limit, 0]);
 }

@@ -6,7 +6,7 @@ import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { normalizeLink, normalizeTags } from './file-rules.ts';
 import { lockLiveFile } from './edited-file.ts';
-import { libraryEvents } from '../../events/library-events.ts';
+import { libraryEvents } from './library-events.ts';
 import { fileFacts, moveFileToFolder, updateFileColumns, type FileAssignment, type FileFacts } from './files.queries.ts';
 import { ensureTags, tagFile, untagFileExcept } from './tags.queries.ts';
 import { isLiveFolder } from '../folders/folders.queries.ts';

@@ -6,7 +6,6 @@ import { LibraryFolder } from '../folders/folder.entity.ts';
 import { StoredObject } from '../storage/stored-object.entity.ts';
 import { SEARCH_INDEXES } from '../search/search-indexes.ts';
 import { LIBRARY_FILES_TRIGGERS } from '../search/search-triggers.ts';
-import { LIBRARY_FILES_CHANGE_TRIGGER } from '../../catalogue/products/product-change-triggers.ts';
 
 /**
  * A library file: one placement of a stored object in a folder (null = the library root). Its id
@@ -40,8 +39,9 @@ export const LibraryFile = defineEntity({
         'create index "library_files_validity_index" on "library_files" ("id") where "deleted_at" is null and ("validity_start" is not null or "validity_end" is not null)',
     },
   ],
-  // the products sync feed logs products whose media changed (product-change-triggers.ts)
-  triggers: [...LIBRARY_FILES_TRIGGERS, LIBRARY_FILES_CHANGE_TRIGGER],
+  // the products sync feed's trigger, logging products whose media changed, is declared by its
+  // owner (catalogue/products/product-change-triggers.ts), after these
+  triggers: [...LIBRARY_FILES_TRIGGERS],
   properties: {
     id: p.integer().primary().autoincrement(),
     team: () => p.manyToOne(Team),

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import type { Actor, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid } from '../../platform/errors.ts';
-import { libraryEvents } from '../../events/library-events.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { extensionOf, fileNameOf, normalizeLink, normalizeTags } from '../files/file-rules.ts';

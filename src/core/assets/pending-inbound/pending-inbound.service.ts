@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../../events/library-events.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
@@ -22,6 +22,7 @@ import {
   pendingInboundPage,
   type PendingRow,
 } from './pending-inbounds.queries.ts';
+import type { PendingInboundView } from './pending-inbound.schemas.ts';
 
 /** How many pending inbounds one confirm or discard takes: all of them are placed in one transaction. */
 export const PENDING_LIMITS = { idsPerCall: 100 } as const;
@@ -55,30 +56,6 @@ export const OperatorPendingInboundListInput = Type.Object(
 const checkIds = compileInput(PendingInboundIdsInput);
 const checkOperatorIds = compileInput(OperatorPendingInboundIdsInput);
 const checkOperatorList = compileInput(OperatorPendingInboundListInput);
-
-/** A pending inbound as the list shows it (GraphQL `PendingInbound`, `asset pending list`). */
-export interface PendingInboundView {
-  id: number;
-  /** Where it will be placed: `/a/b`, or `/` for the library root. */
-  folderPath: string;
-  name: string;
-  extension: string | null;
-  mimeType: string;
-  /** Bytes. */
-  byteSize: number;
-  width: number | null;
-  height: number | null;
-  /** Milliseconds; null when not audio or video or unknown. */
-  durationMs: number | null;
-  tags: string[];
-  description: string | null;
-  score: number | null;
-  link: string | null;
-  /** The member the import named (`--user`); null without one. */
-  userId: number | null;
-  /** RFC 3339, UTC, microseconds. */
-  createdAt: string;
-}
 
 /** What a pending import prints: the ids of the pending inbounds it created (and, for `--dir`, what failed). */
 export interface HeldInbound {

@@ -4,7 +4,7 @@ import { intArray, queryOne, queryRows, textArray } from '../../platform/sql.ts'
 import { isoSql } from '../../platform/timestamps.ts';
 import type { StoredBytes } from '../recycle-bin/stored-bytes.ts';
 import type { PaletteColour } from '../search/colour.ts';
-import type { PendingInboundView } from './pending-inbound.service.ts';
+import type { PendingInboundView } from './pending-inbound.schemas.ts';
 
 /*
  * Statements on pending inbounds (library_pending_inbounds, docs/library.md "Pending inbound").

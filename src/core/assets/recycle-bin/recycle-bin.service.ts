@@ -1,5 +1,5 @@
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../../events/library-events.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import { filesFacts } from '../files/files.queries.ts';
 import { memberIdOf, type Ctx } from '../../platform/ctx.ts';
 import { DomainError, notFound } from '../../platform/errors.ts';

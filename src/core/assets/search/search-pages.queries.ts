@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { int } from '../../platform/row-checks.ts';
-import { boundSql, preparedSql, queryRows, type PreparedSql } from '../../platform/sql.ts';
+import { boundSql, preparedSql, queryRows, type PreparedSql, type SqlFragment } from '../../platform/sql.ts';
 import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
-import type { SqlFragment } from '../../platform/sql.ts';
 import { orderByOf, whereOf, type ResolvedFilter } from './search.queries.ts';
 import {
   deepOnlyCount,

@@ -1,10 +1,9 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createWriteStream } from 'node:fs';
 import { DomainError } from '../../platform/errors.ts';
 import type { AppendedPiece, AppendPoint, AppendState } from './appends.ts';
 import { LocalIncomingObject, type IncomingObject } from './incoming-object.ts';

@@ -1,7 +1,7 @@
 import { createHash, type Hash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../../events/library-events.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import { type Ctx, memberIdOf, type UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { inTransaction } from '../../platform/tx.ts';

@@ -1,5 +1,5 @@
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents, type VersionChange } from '../../events/library-events.ts';
+import { libraryEvents, type VersionChange } from '../files/library-events.ts';
 import { filesFacts, type FileFacts } from '../files/files.queries.ts';
 import { memberIdOf, type Ctx, type UnitOfWork, type TeamScope } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';

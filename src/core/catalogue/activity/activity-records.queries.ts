@@ -2,7 +2,7 @@ import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { int, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
-import type { ActivityAction, ActivityItem, ResourceType } from './activity-records.ts';
+import type { ActivityAction, ActivityItem, ResourceType } from './activity-records.schemas.ts';
 
 /* Statements on activity records (activity_records). Every statement but the retention purge names the team. */
 

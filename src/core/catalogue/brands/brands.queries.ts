@@ -1,6 +1,6 @@
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bigintNumber, bool, int, nullableText, text } from '../../platform/row-checks.ts';
-import { intArray, preparedSql, queryOne, queryRows } from '../../platform/sql.ts';
+import { intArray, preparedSql, queryOne, queryRows, setClauses } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { BrandView } from './brand.schemas.ts';
 
@@ -98,17 +98,11 @@ const CHANGE_COLUMNS: readonly [keyof BrandValues, string][] = [
 
 /** Sets the given columns of the brand and its updated_at; the brand afterwards (null when the team has no such brand). */
 export async function updateBrand(tx: TeamScope, id: number, changes: BrandChanges): Promise<BrandView | null> {
-  const sets: string[] = [];
-  const params: unknown[] = [];
-  for (const [field, column] of CHANGE_COLUMNS) {
-    if (changes[field] === undefined) continue;
-    sets.push(`${column} = ?`);
-    params.push(changes[field]);
-  }
+  const set = setClauses(CHANGE_COLUMNS, changes);
   const row = await queryOne<Record<string, unknown>>(
     tx,
-    `update brands set ${sets.join(', ')}, updated_at = now() where id = ? and team_id = ? returning ${BRAND_COLUMNS}`,
-    [...params, id, tx.teamId],
+    `update brands set ${set.sql}, updated_at = now() where id = ? and team_id = ? returning ${BRAND_COLUMNS}`,
+    [...set.params, id, tx.teamId],
   );
   return row ? brandOf(row) : null;
 }

@@ -1,6 +1,6 @@
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bool, int, intList, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
+import { intArray, queryOne, queryRows, setClauses } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { CategoryView } from './category.schemas.ts';
 
@@ -336,7 +336,11 @@ export interface CategoryChanges {
   isEnabled?: boolean;
 }
 
-const CHANGE_COLUMNS: readonly [keyof CategoryChanges, string][] = [
+/** The placement's columns first, then the changed ones. */
+const UPDATE_COLUMNS: readonly [keyof (CategoryPlacement & CategoryChanges), string][] = [
+  ['parentId', 'parent_id'],
+  ['pathKey', 'path_key'],
+  ['depth', 'depth'],
   ['sortOrder', 'sort_order'],
   ['name', 'name'],
   ['description', 'description'],
@@ -347,17 +351,11 @@ const CHANGE_COLUMNS: readonly [keyof CategoryChanges, string][] = [
 
 /** Writes a category's placement, the given columns and its updated_at; the category afterwards. */
 export async function updateCategory(tx: TeamScope, id: number, placement: CategoryPlacement, changes: CategoryChanges): Promise<CategoryView> {
-  const sets: string[] = ['parent_id = ?', 'path_key = ?', 'depth = ?'];
-  const params: unknown[] = [placement.parentId, placement.pathKey, placement.depth];
-  for (const [field, column] of CHANGE_COLUMNS) {
-    if (changes[field] === undefined) continue;
-    sets.push(`${column} = ?`);
-    params.push(changes[field]);
-  }
+  const set = setClauses(UPDATE_COLUMNS, { ...changes, ...placement });
   const row = await queryOne<Record<string, unknown>>(
     tx,
-    `update categories set ${sets.join(', ')}, updated_at = now() where id = ? and team_id = ? returning ${categoryColumns()}`,
-    [...params, id, tx.teamId],
+    `update categories set ${set.sql}, updated_at = now() where id = ? and team_id = ? returning ${categoryColumns()}`,
+    [...set.params, id, tx.teamId],
   );
   return categoryOf(row!);
 }

@@ -1,8 +1,13 @@
+import { ApiKey } from '../../access/api-key.entity.ts';
+import { LibraryFile } from '../../assets/files/library-file.entity.ts';
+
 /**
  * Triggers that write the sync feed's change log (product_changes, docs/products.md "Sync feed")
  * in the transaction of the change, whoever makes it: the REST and GraphQL adapters, the CLI and
  * workers alike. Declared on the entities as raw DDL so migration diffs create them once and never
- * drop them; their functions are created by the migration that adds product_changes.
+ * drop them; their functions are created by the migration that adds product_changes. The feed
+ * owns them: the catalogue's entities list theirs, and declareSyncFeedTriggers adds those on the
+ * access and assets tables, so those rooms never import the catalogue.
  *
  * Each is narrow on purpose, so ordinary writes stay cheap: the products trigger fires only for a
  * deletion or an unpublish (its WHEN clause is evaluated without calling the function); the
@@ -54,3 +59,17 @@ export const API_KEYS_ROLE_CHANGE_TRIGGER = {
     'create trigger "api_keys_role_change_log" after update of "role" on "api_keys" for each row when (old.role is distinct from new.role) ' +
     'execute function api_key_role_changes_log()',
 };
+
+/**
+ * Adds the feed's triggers on tables of lower rooms (api_keys, library_files) to their entities'
+ * metadata, once, before the ORM reads it (src/core/entities.ts calls it where it lists them).
+ */
+export function declareSyncFeedTriggers(): void {
+  for (const [entity, trigger] of [
+    [ApiKey, API_KEYS_ROLE_CHANGE_TRIGGER],
+    [LibraryFile, LIBRARY_FILES_CHANGE_TRIGGER],
+  ] as const) {
+    const triggers = entity.meta.triggers;
+    if (!triggers.some((declared) => declared.name === trigger.name)) triggers.push(trigger);
+  }
+}

@@ -1,4 +1,4 @@
-import type { LiveFiles } from './product-media.ts';
+import type { LiveFiles } from './product-projection.ts';
 import type { FieldIssue } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import type { TemplateFieldView, TemplateGroupView } from '../templates/template.schemas.ts';

@@ -3,7 +3,7 @@ import type { TeamScope } from '../../platform/ctx.ts';
 import { bigintText, int, jsonList, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
-import type { FieldChange, ProductHistoryItem } from './product-history.ts';
+import type { FieldChange, ProductHistoryItem } from './product-history.schemas.ts';
 
 /* Statements on product history entries (product_history). Every statement names the team. */
 

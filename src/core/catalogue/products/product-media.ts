@@ -96,12 +96,6 @@ export function checkMediaTotal(result: Pick<ProductRecord, 'coverFileId' | 'ima
   }
 }
 
-/**
- * A product's references that resolve to a live file, each to the file shown for it: itself, or
- * for a hidden version of a version line, the line's cover (docs/library.md "Version lines").
- */
-export type LiveFiles = ReadonlyMap<number, number>;
-
 /** The live files among a product's references (for its ETag, projection and completeness). */
 export async function liveFileIdsOf(tx: Ctx, record: ProductRecord): Promise<Map<number, number>> {
   return visibleFileIds(tx, mediaIdsOf([record]));

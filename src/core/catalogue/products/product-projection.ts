@@ -1,8 +1,13 @@
-import type { LiveFiles } from './product-media.ts';
 import type { MediaObject } from '../../assets/files/library.schemas.ts';
 import { etagOf } from '../../platform/etag.ts';
 import type { ProductDetail, ProductSummary } from './product.schemas.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';
+
+/**
+ * A product's references that resolve to a live file, each to the file shown for it: itself, or
+ * for a hidden version of a version line, the line's cover (docs/library.md "Version lines").
+ */
+export type LiveFiles = ReadonlyMap<number, number>;
 
 /**
  * A product as stored: scalars plus media references as file-path ids. It is what writes return

@@ -8,7 +8,8 @@ import type { FieldType } from '../templates/template.schemas.ts';
 import { isBlank, isMediaField } from './product-fields.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { readProduct } from './products.queries.ts';
-import type { ProductShareService, ShareAccessRow } from './product-share.service.ts';
+import type { ProductShareService } from './product-share.service.ts';
+import type { ShareAccessRow } from './product-shares.schemas.ts';
 import { readPinnedVersions } from '../templates/templates.queries.ts';
 import { accessProof, SHARE_TOKEN_PATTERN, verifyAccessProof } from './share-links.ts';
 

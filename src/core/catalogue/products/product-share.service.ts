@@ -1,4 +1,3 @@
-import { Type, type Static } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import { hashSharePassword, hashShareToken } from '../../assets/shares/share-secrets.ts';
 import { actorLabel, keyOf, linkExpiryOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
@@ -6,86 +5,16 @@ import { invalid, notFound, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
 import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
-import { literalUnion } from '../../platform/schema-shapes.ts';
-import { timestampInput } from '../../platform/timestamp-schema.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { newShareNonce, shareToken, shareUrl } from './share-links.ts';
+import { newShareNonce, shareToken } from './share-links.ts';
 import { countShares, findShare, insertShare, nextShareId, revokeShare, shareByTokenHash, sharesPage, type ShareRow } from './product-shares.queries.ts';
-
-/** How long a share lives: 7 days unless asked, at most 365 days, never past the creating key's expiry. */
-export const SHARE_LIFETIME = { defaultDays: 7, maxDays: 365 } as const;
-
-export const ProductShareCreate = Type.Object(
-  {
-    expiresAt: Type.Optional(
-      timestampInput(
-        `When the link stops working (RFC 3339): in the future, at most ${SHARE_LIFETIME.maxDays} days ahead and not after the API key's own expiry. Default: ${SHARE_LIFETIME.defaultDays} days (or the key's expiry, if sooner).`,
-      ),
-    ),
-    password: Type.Optional(
-      Type.String({
-        minLength: 4,
-        maxLength: 128,
-        pattern: '^[^\\u0000-\\u001f\\u007f]*$',
-        description: 'Visitors must enter it before they see anything; 4-128 characters, not blank. Kept only as a slow hash (scrypt).',
-      }),
-    ),
-    assetIds: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), {
-        minItems: 1,
-        maxItems: 100,
-        description: "File-path IDs among the product's media the page shows (and downloads); omitted: all of its media, as it is when the page is opened.",
-      }),
-    ),
-    allowDownload: Type.Optional(Type.Boolean({ description: 'Whether the page offers the shown files as one ZIP download. Default true.' })),
-  },
-  { $id: 'ProductShareCreate', additionalProperties: false },
-);
-
-export const SHARE_STATUSES = ['active', 'expired', 'revoked'] as const;
-
-export const ProductShareView = Type.Object(
-  {
-    id: Type.Integer({ description: 'Share id.' }),
-    productId: Type.Integer({ description: 'The shared product.' }),
-    url: Type.String({
-      format: 'uri',
-      description:
-        'The page for people without an API key: `{PUBLIC_BASE_URL}/s/{token}`. Anyone with it can open the page until the share expires or is revoked (and knows the password, when set).',
-    }),
-    status: literalUnion(SHARE_STATUSES, { description: '`active`, `expired` (past expiresAt) or `revoked`.' }),
-    expiresAt: Type.String({ format: 'date-time', description: 'When the link stops working (RFC 3339, UTC, microseconds).' }),
-    passwordProtected: Type.Boolean({ description: 'Whether the page asks for a password.' }),
-    assetIds: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: "The file-path IDs shown; null: all of the product's media." }),
-    allowDownload: Type.Boolean({ description: 'Whether the page offers a ZIP download.' }),
-    createdAt: Type.String({ format: 'date-time', description: 'RFC 3339, UTC, microseconds.' }),
-    revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was revoked; null while not revoked.' }),
-    actor: Type.String({ description: 'Who created it: `key:<id>` or `member:<id>`.' }),
-    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key that created it.' }),
-    role: Type.Union([Type.String(), Type.Null()], { description: "That key's role at the time." }),
-  },
-  { $id: 'ProductShare', additionalProperties: false },
-);
-export type ProductShareView = Static<typeof ProductShareView>;
+import { ProductShareCreate, type ProductShareView, SHARE_LIFETIME, type ShareAccessRow } from './product-shares.schemas.ts';
 
 const checkCreate = compileInput(ProductShareCreate);
 const checkPage = compileInput(PageQuery);
-
-/** A share as the page side needs it (product-share-page.service.ts). */
-export interface ShareAccessRow {
-  id: number;
-  teamId: number;
-  productId: number;
-  passwordHash: string | null;
-  fileIds: number[] | null;
-  allowDownload: boolean;
-  showsDrafts: boolean;
-  expiresAtMs: number;
-  revoked: boolean;
-}
 
 /**
  * Product shares, the API side (docs/products.md "Shares"): create, list and revoke, for usable
@@ -94,12 +23,13 @@ export interface ShareAccessRow {
  */
 export class ProductShareService {
   private readonly secret: string | null;
-  private readonly publicBaseUrl: string;
+  private readonly sharePageUrl: (token: string) => string;
   private readonly readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord>;
 
-  constructor(deps: { secret: string | null; publicBaseUrl: string; readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord> }) {
+  /** `sharePageUrl`: the public URL of the page a token opens, composed by the adapter that serves it (src/public-urls.ts). */
+  constructor(deps: { secret: string | null; sharePageUrl: (token: string) => string; readVisible: (ctx: Ctx, id: number) => Promise<ProductRecord> }) {
     this.secret = deps.secret;
-    this.publicBaseUrl = deps.publicBaseUrl;
+    this.sharePageUrl = deps.sharePageUrl;
     this.readVisible = deps.readVisible;
   }
 
@@ -182,7 +112,7 @@ export class ProductShareService {
   private view(row: ShareRow): ProductShareView {
     const { teamId, nonce, ...rest } = row;
     const token = shareToken(this.requireSecret(), { teamId, id: row.id, nonce });
-    return { ...rest, url: shareUrl(this.publicBaseUrl, token) };
+    return { ...rest, url: this.sharePageUrl(token) };
   }
 
   /** The requested expiry as an instant, or the default; 422 when past, too far, or after the key's own expiry. */

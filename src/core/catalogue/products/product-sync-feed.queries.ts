@@ -1,8 +1,8 @@
-import type { Ctx } from '../../platform/ctx.ts';
+import type { TeamScope } from '../../platform/ctx.ts';
 import { preparedSql, queryOne, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
-import { filterSql, LISTED_RECORD_COLUMNS, recordOf, type ProductFilters } from './products.queries.ts';
+import { filterSql, LISTED_RECORD_COLUMNS, RECORD_NAMES, recordOf, type ProductFilters } from './products.queries.ts';
 
 /*
  * The SQL of the sync feed (docs/products.md "Sync feed"), in lean SQL next to the service:
@@ -75,7 +75,7 @@ function statementFor(sql: string): PreparedSql {
  * product the caller cannot see or the filters exclude. Tombstones ignore the brand, category and
  * status filters, as the visibility check does (spec 4.5 rule 5).
  */
-export async function readFeedSlice(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: ProductFilters, window: FeedWindow, limit: number): Promise<FeedEntry[]> {
+export async function readFeedSlice(ctx: TeamScope, filters: ProductFilters, window: FeedWindow, limit: number): Promise<FeedEntry[]> {
   const products = filterSql(ctx.teamId, filters);
   const productParts = [products.sql, 'p.updated_at < ?::timestamptz'];
   const productParams: unknown[] = [...products.params, window.upper];
@@ -139,29 +139,6 @@ export async function readFeedSlice(ctx: Pick<Ctx, 'em' | 'teamId'>, filters: Pr
   return rows.map(entryOf);
 }
 
-/** The names RECORD_COLUMNS gives its columns, as the union's outer select passes them on. */
-const RECORD_NAMES = [
-  'id',
-  'name',
-  'spu',
-  'description',
-  'status',
-  'brandId',
-  'categoryId',
-  'ownerUserId',
-  'publishedAt',
-  'createdAt',
-  'updatedAt',
-  'draftReason',
-  'templateId',
-  'templateVersionId',
-  'templateFields',
-  'mediaFields',
-  'coverFileId',
-  'imageFileIds',
-  'relatedFileIds',
-] as const;
-
 function recordAliases(): string {
   return RECORD_NAMES.map((name) => `"${name}"`).join(', ');
 }
@@ -184,7 +161,7 @@ function entryOf(row: FeedRow): FeedEntry {
  * The role a key had at `since`: the role it changed from in its first role change at or after
  * that instant, or its current role when it has not changed since.
  */
-export async function readRoleAt(ctx: Pick<Ctx, 'em' | 'teamId'>, keyId: number, since: string): Promise<string | null> {
+export async function readRoleAt(ctx: TeamScope, keyId: number, since: string): Promise<string | null> {
   const row = await queryOne<{ role: string }>(ctx, ROLE_AT, [ctx.teamId, keyId, since]);
   return row?.role ?? null;
 }

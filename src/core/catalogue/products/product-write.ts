@@ -1,10 +1,9 @@
-import type { LiveFiles } from './product-media.ts';
+import { type LiveFiles, effectiveCoverId, type ProductRecord } from './product-projection.ts';
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalid, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
 import { checkMediaTotal, checkMediaWrite } from './product-media.ts';
-import { effectiveCoverId, type ProductRecord } from './product-projection.ts';
 import { isMemberOfTeam } from '../../access/members.queries.ts';
 import { lockLiveBrandForShare } from '../brands/brands.queries.ts';
 import { liveCategoryBrand } from '../categories/categories.queries.ts';

@@ -18,12 +18,42 @@ import type { SyncPosition } from './sync-cursor.ts';
  * - trigram indexes on name and spu, and the GIN index on media_file_ids, for search.
  */
 
+/**
+ * The ProductRecord's fields and the columns of `products p` each is read from, in recordOf's
+ * order: the one list every select of a record, and the sync feed's union, are written from.
+ */
+const RECORD_FIELDS = [
+  ['id', 'p.id'],
+  ['name', 'p.name'],
+  ['spu', 'p.spu'],
+  ['description', 'p.description'],
+  ['status', 'p.status'],
+  ['brandId', 'p.brand_id'],
+  ['categoryId', 'p.category_id'],
+  ['ownerUserId', 'p.owner_id'],
+  ['publishedAt', isoSql('p.published_at')],
+  ['createdAt', isoSql('p.created_at')],
+  ['updatedAt', isoSql('p.updated_at')],
+  ['draftReason', 'p.draft_reason'],
+  ['templateId', 'p.template_id'],
+  ['templateVersionId', 'p.template_version_id'],
+  ['templateFields', 'p.template_fields'],
+  ['mediaFields', 'p.media_fields'],
+  ['coverFileId', 'p.cover_file_id'],
+  ['imageFileIds', 'p.image_file_ids'],
+  ['relatedFileIds', 'p.related_file_ids'],
+] as const satisfies readonly (readonly [keyof ProductRecord, string])[];
+
+/** The names a record's columns are read as (a union's outer select passes them on by these). */
+export const RECORD_NAMES: readonly (keyof ProductRecord)[] = RECORD_FIELDS.map(([name]) => name);
+
+/** A record's select list, with some fields read from other expressions. */
+function recordSelect(instead: Partial<Record<keyof ProductRecord, string>> = {}): string {
+  return RECORD_FIELDS.map(([name, column]) => `${instead[name] ?? column} as "${name}"`).join(', ');
+}
+
 /** The ProductRecord columns of `products p`. */
-export const RECORD_COLUMNS = `p.id, p.name, p.spu, p.description, p.status, p.brand_id as "brandId", p.category_id as "categoryId",
-  p.owner_id as "ownerUserId", ${isoSql('p.published_at')} as "publishedAt", ${isoSql('p.created_at')} as "createdAt",
-  ${isoSql('p.updated_at')} as "updatedAt", p.draft_reason as "draftReason", p.template_id as "templateId",
-  p.template_version_id as "templateVersionId", p.template_fields as "templateFields", p.media_fields as "mediaFields",
-  p.cover_file_id as "coverFileId", p.image_file_ids as "imageFileIds", p.related_file_ids as "relatedFileIds"`;
+export const RECORD_COLUMNS = recordSelect();
 
 /**
  * Where a listed record's template fields would be: a marker with their stored size. Pages of
@@ -35,10 +65,9 @@ export const RECORD_COLUMNS = `p.id, p.name, p.spu, p.description, p.status, p.b
 export const DEFERRED_FIELDS_SIZE = '$storedBytes';
 
 /** RECORD_COLUMNS with the template fields deferred (the marker in their place). */
-export const LISTED_RECORD_COLUMNS = RECORD_COLUMNS.replace(
-  'p.template_fields as "templateFields"',
-  `jsonb_build_object('${DEFERRED_FIELDS_SIZE}', octet_length(p.template_fields::text)) as "templateFields"`,
-);
+export const LISTED_RECORD_COLUMNS = recordSelect({
+  templateFields: `jsonb_build_object('${DEFERRED_FIELDS_SIZE}', octet_length(p.template_fields::text))`,
+});
 
 /** The stored size of a listed record's deferred template fields, or null when the record carries them. */
 export function deferredFieldsSize(record: Pick<ProductRecord, 'templateFields'>): number | null {
@@ -401,21 +430,28 @@ export async function readPinnedProductsPage(
   return { records: rows.map(recordOf), total: int(count!.n, 'n') };
 }
 
+/** The columns a draft writes (creation and edits alike): each column, its parameter's cast, and its value. */
+const DRAFT_COLUMNS: readonly { column: string; cast: string; value: (draft: ProductDraft) => unknown }[] = [
+  { column: 'name', cast: '', value: (draft) => draft.name },
+  { column: 'spu', cast: '', value: (draft) => draft.spu },
+  { column: 'description', cast: '', value: (draft) => draft.description },
+  { column: 'brand_id', cast: '', value: (draft) => draft.brandId },
+  { column: 'category_id', cast: '', value: (draft) => draft.categoryId },
+  { column: 'owner_id', cast: '', value: (draft) => draft.ownerUserId },
+  { column: 'template_fields', cast: '::jsonb', value: (draft) => JSON.stringify(draft.values.templateFields) },
+  { column: 'media_fields', cast: '::jsonb', value: (draft) => JSON.stringify(draft.values.mediaFields) },
+  { column: 'cover_file_id', cast: '', value: (draft) => draft.coverFileId },
+  { column: 'image_file_ids', cast: '::int[]', value: (draft) => intArray(draft.imageFileIds) },
+  { column: 'related_file_ids', cast: '::int[]', value: (draft) => intArray(draft.relatedFileIds) },
+  { column: 'media_file_ids', cast: '::int[]', value: (draft) => intArray(allFileIds({ ...draft, mediaFields: draft.values.mediaFields })) },
+];
+
+const DRAFT_INSERT_COLUMNS = DRAFT_COLUMNS.map((c) => c.column).join(', ');
+const DRAFT_INSERT_VALUES = DRAFT_COLUMNS.map((c) => `?${c.cast}`).join(', ');
+const DRAFT_ASSIGNMENTS = DRAFT_COLUMNS.map((c) => `${c.column} = ?${c.cast}`).join(', ');
+
 function draftParams(draft: ProductDraft): unknown[] {
-  return [
-    draft.name,
-    draft.spu,
-    draft.description,
-    draft.brandId,
-    draft.categoryId,
-    draft.ownerUserId,
-    JSON.stringify(draft.values.templateFields),
-    JSON.stringify(draft.values.mediaFields),
-    draft.coverFileId,
-    intArray(draft.imageFileIds),
-    intArray(draft.relatedFileIds),
-    intArray(allFileIds({ ...draft, mediaFields: draft.values.mediaFields })),
-  ];
+  return DRAFT_COLUMNS.map((c) => c.value(draft));
 }
 
 /**
@@ -431,9 +467,8 @@ export async function insertDraft(
 ): Promise<ProductRecord> {
   const row = await queryOne<Record<string, unknown>>(
     tx,
-    `insert into products as p (team_id, status, draft_reason, template_id, template_version_id, name, spu, description, brand_id, category_id,
-        owner_id, template_fields, media_fields, cover_file_id, image_file_ids, related_file_ids, media_file_ids, created_at, updated_at)
-     select ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?::int[], ?::int[], ?::int[], c.t, c.t
+    `insert into products as p (team_id, status, draft_reason, template_id, template_version_id, ${DRAFT_INSERT_COLUMNS}, created_at, updated_at)
+     select ?, 'draft', ?, ?, ?, ${DRAFT_INSERT_VALUES}, c.t, c.t
        from (select clock_timestamp() as t) c
      returning ${RECORD_COLUMNS}`,
     [tx.teamId, draftReason, pin?.templateId ?? null, pin?.versionId ?? null, ...draftParams(draft)],
@@ -445,9 +480,7 @@ export async function insertDraft(
 export async function updateFields(tx: TeamScope, id: number, draft: ProductDraft, draftReason: string | null): Promise<ProductRecord> {
   const row = await queryOne<Record<string, unknown>>(
     tx,
-    `update products p set draft_reason = ?, name = ?, spu = ?, description = ?, brand_id = ?, category_id = ?, owner_id = ?,
-        template_fields = ?::jsonb, media_fields = ?::jsonb, cover_file_id = ?, image_file_ids = ?::int[], related_file_ids = ?::int[],
-        media_file_ids = ?::int[], updated_at = clock_timestamp()
+    `update products p set draft_reason = ?, ${DRAFT_ASSIGNMENTS}, updated_at = clock_timestamp()
       where p.id = ? and p.team_id = ?
      returning ${RECORD_COLUMNS}`,
     [draftReason, ...draftParams(draft), id, tx.teamId],

@@ -17,11 +17,6 @@ export function shareToken(secret: string, share: { teamId: number; id: number; 
   return createHmac('sha256', secret).update(`shelf-product-share:v1|${share.teamId}|${share.id}|${share.nonce}`).digest('base64url');
 }
 
-/** The page a share's link opens. */
-export function shareUrl(publicBaseUrl: string, token: string): string {
-  return `${publicBaseUrl.replace(/\/+$/, '')}/s/${token}`;
-}
-
 /** The shape of a token in a URL; anything else is unknown without a database lookup. */
 export const SHARE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 

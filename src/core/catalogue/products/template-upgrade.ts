@@ -11,8 +11,8 @@ import type { TemplateFieldView, TemplateGroupView, TemplateVersionView } from '
 import { draftReasonOf, fieldsOf, mergeCustomValues, type CustomValues } from './product-fields.ts';
 import { recordProductChange } from './product-history.ts';
 import { lockProductForWrite } from './product-lifecycle.ts';
-import { fieldLimitProblem, type LiveFiles } from './product-media.ts';
-import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
+import { fieldLimitProblem } from './product-media.ts';
+import { type LiveFiles, mediaIdsOf, type ProductRecord } from './product-projection.ts';
 import { completenessIssues, draftFromRecord } from './product-write.ts';
 import { readPinnedProductsPage, repinTemplateVersion, updateFields } from './products.queries.ts';
 import { completeListed, listedRecordBytes } from './product-read.ts';

@@ -37,12 +37,13 @@ import {
   softDeleteTemplate,
   updateTemplate,
 } from './templates.queries.ts';
-import { resolveTemplateForProduct, type ResolvedTemplate, type TemplateResolutionInput } from './template-resolution.ts';
+import { resolveTemplateForProduct, type TemplateResolutionInput } from './template-resolution.ts';
 import {
   TEMPLATE_LIMITS,
   TemplateCreate,
   TemplateDelete,
   TemplatePatch,
+  type ResolvedTemplate,
   type TemplateGroupView,
   type TemplateVersionSummary,
   type TemplateVersionView,

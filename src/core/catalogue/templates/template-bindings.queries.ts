@@ -1,7 +1,7 @@
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bool, text } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
-import type { ResolvedTemplate } from './template-resolution.ts';
+import type { ResolvedTemplate } from './template.schemas.ts';
 
 /*
  * Statements on template bindings (template_brand_bindings, template_category_bindings): which

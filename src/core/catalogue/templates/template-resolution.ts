@@ -3,12 +3,7 @@ import { invalid } from '../../platform/errors.ts';
 import { isLiveCategory } from '../categories/categories.queries.ts';
 import { templateForCategory } from './template-bindings.queries.ts';
 import { libraryDefaultToPin, liveTemplateToPin } from './templates.queries.ts';
-
-/** What a new product pins: a live template and its newest version. */
-export interface ResolvedTemplate {
-  templateId: string;
-  versionId: string;
-}
+import type { ResolvedTemplate } from './template.schemas.ts';
 
 export interface TemplateResolutionInput {
   templateId?: string | null;

@@ -277,3 +277,9 @@ export interface VersionWindow {
   before: number | null;
   last: number;
 }
+
+/** What a new product pins: a live template and its newest version. */
+export interface ResolvedTemplate {
+  templateId: string;
+  versionId: string;
+}

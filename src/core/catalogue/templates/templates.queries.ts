@@ -3,8 +3,15 @@ import type { TeamScope } from '../../platform/ctx.ts';
 import { bigintNumber, bool, int, intList, nullableText, text } from '../../platform/row-checks.ts';
 import { queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
-import type { ResolvedTemplate } from './template-resolution.ts';
-import type { TemplateFieldView, TemplateGroupView, TemplateVersionSummary, TemplateVersionView, TemplateView, VersionWindow } from './template.schemas.ts';
+import type {
+  ResolvedTemplate,
+  TemplateFieldView,
+  TemplateGroupView,
+  TemplateVersionSummary,
+  TemplateVersionView,
+  TemplateView,
+  VersionWindow,
+} from './template.schemas.ts';
 
 /*
  * Statements on information templates and their versions (product_info_templates,

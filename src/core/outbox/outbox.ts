@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { actorLabel, type Actor, type UnitOfWork, type ActingScope } from '../platform/ctx.ts';
-import { liveRowOfEvent, recordLive, type LiveScope } from '../live/live-log.ts';
+import { type LiveRowInput, recordLive } from '../platform/live-log.ts';
 import { insertEventsWithDeliveries, insertEventWithDeliveries, type OutboxRow } from './outbox.queries.ts';
 
 /** Which subscriptions an event reaches (spec 6): a team's material subscriptions of its type, a folder's, or approval subscriptions. */
@@ -93,5 +93,23 @@ function outboxRow(event: ScopedEvent, eventId: string, body: string): OutboxRow
     orderingKey: event.orderingKey,
     body,
     actor: actorLabel(event.actor),
+  };
+}
+
+/** What the live log records of an outbox event: which stream it feeds and what it is about. */
+export type LiveScope = { stream: 'library'; subjectId: string; folderIds: readonly number[] } | { stream: 'approval'; subjectId: string };
+
+/** A library event or approval callback for the live log: the very body a webhook receiver gets (less its per-line sequence). */
+function liveRowOfEvent(teamId: number, eventType: string, scope: LiveScope, body: string): LiveRowInput {
+  return {
+    teamId,
+    stream: scope.stream,
+    eventType,
+    subjectId: scope.subjectId,
+    folderIds: scope.stream === 'library' ? [...new Set(scope.folderIds)] : [],
+    brandId: null,
+    categoryId: null,
+    draftsOnly: false,
+    body,
   };
 }

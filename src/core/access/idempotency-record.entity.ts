@@ -1,11 +1,13 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { ApiKey } from '../access/api-key.entity.ts';
-import { Team } from '../access/team.entity.ts';
-import { dbTimestamp, nullableTimestamp } from './timestamps.ts';
+import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
+import { ApiKey } from './api-key.entity.ts';
+import { Team } from './team.entity.ts';
 
 /**
  * The remembered outcome of a create made with an Idempotency-Key (spec 4.1, 8), scoped to
  * team + API key + operation. Rows older than 24 hours no longer count and are purged by a worker.
+ * Written and read by platform/idempotency.ts; declared here, with the keys its rows belong to,
+ * so the platform imports no entity of a room above it.
  */
 export const IdempotencyRecord = defineEntity({
   name: 'IdempotencyRecord',
