@@ -3,7 +3,7 @@
  *
  *   npm run bench:graphql
  *
- * A throwaway database (shelf_bench_graphql, dropped and recreated, dropped again at the end) is
+ * A throwaway database (shelf_bench_graphql or BENCH_DATABASE, dropped and recreated, dropped again at the end) is
  * migrated and seeded through the core: one team, an editable key (it sees download links, as the
  * issue measured), a brand with a 500-category tree (10 roots, 70 children, 420 grandchildren), a
  * template of 2 fields pinned by 100 published products (each with brand, category, a cover, 3
@@ -28,6 +28,7 @@
  *
  * Settings: DATABASE_URL (server; default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL,
  * BENCH_SHAPES=products100,products20,product,search50,categories500,template, BENCH_SIDES=rest,graphql,
+ * BENCH_DATABASE=shelf_bench_graphql (the throwaway database's name; another one lets two runs share the server),
  * BENCH_ROUNDS=2, BENCH_SECONDS=8, BENCH_WARMUP_SECONDS=2, BENCH_CONNECTIONS=10,
  * BENCH_PROFILE=1 (CPU profile of the server into bench/.profiles, written when it stops),
  * BENCH_COMPARE_DIR=<another checkout with bench/servers/shelf-server.ts>: its Shelf measured too,
@@ -62,7 +63,9 @@ const TARGET_RATE = 0.8;
 const TARGET_P99 = 1.25;
 const SECRET = 'graphql-benchmark-signing-secret-0123456789abcdef';
 const PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
-const databaseUrl = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'shelf_bench_graphql');
+/** BENCH_DATABASE: another name lets two runs share the PostgreSQL server without dropping each other's data. */
+const DATABASE = env.BENCH_DATABASE ?? 'shelf_bench_graphql';
+const databaseUrl = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', DATABASE);
 const here = (path: string) => new URL(path, import.meta.url);
 
 type Side = 'rest' | 'graphql';
@@ -414,7 +417,7 @@ try {
           LINK_SIGNING_SECRET: SECRET,
           PUBLIC_BASE_URL,
           STORAGE_DIR: storageDir,
-          QUEUE_PREFIX: 'shelf-bench-graphql',
+          QUEUE_PREFIX: `shelf-bench-${DATABASE}`,
         },
         execArgv: [...serviceNodeFlags(), '--import', here('./support/gc-meter.ts').href, ...profile],
       }),
