@@ -215,11 +215,6 @@ const ProductPageRef = pageType('ProductPage', ProductRef, { description: 'A pag
 
 export const ProductResultRef = etagResultType('ProductResult', ProductRef, { field: 'product' });
 
-/** A product write's outcome as a ProductResult: the stored record (not the REST detail) and its ETag. */
-export function recordResult(outcome: { record: ProductRecord; etag: string | null }): Versioned<ProductRecord> {
-  return { data: outcome.record, etag: outcome.etag ?? '' };
-}
-
 const DeletedProductRef = deletionType('DeletedProduct', 'Int', { noun: 'product', description: 'What a deletion answers.' });
 
 const ProductVisibilityRef = builder.objectRef<ProductVisibilityItem>('ProductVisibility').implement({
@@ -267,7 +262,7 @@ builder.queryFields((t) => ({
     complexity: pageCost,
     resolve: async (_root, args, gql, info) => {
       const query = withoutNulls(args);
-      const result = await gql.core.catalogue.products.listRecords(gql.ctx, query);
+      const result = await gql.core.catalogue.products.list(gql.ctx, query);
       // without sync=true the core always answers with an ordinary page
       if (result.mode !== 'page') throw new Error('products: expected an ordinary page');
       // the page's summaries in the one batch the items would have made, before the items resolve,
@@ -282,7 +277,7 @@ builder.queryFields((t) => ({
     type: ProductResultRef,
     description: 'One product with its ETag (REST: GET /v1/products/{id}); a draft is not_found for view_only and usable keys.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }) },
-    resolve: (_root, args, gql) => gql.core.catalogue.products.getRecord(gql.ctx, args.id),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.get(gql.ctx, args.id),
   }),
   productVisibility: t.field({
     type: [ProductVisibilityRef],
@@ -299,7 +294,10 @@ builder.mutationFields((t) => ({
     description:
       'Always creates a draft and pins the resolved template version (editable role; REST: POST /v1/products). Errors: forbidden, validation_failed, sku_in_use, not_found (brand, category, template), idempotency_key_reused.',
     args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The new product.' }), idempotencyKey: idempotencyKeyArg(t) },
-    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined)),
+    resolve: async (_root, args, gql) => {
+      const created = await gql.core.catalogue.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
+      return { data: created.body, etag: created.etag ?? '' } satisfies Versioned<ProductRecord>;
+    },
   }),
   updateProduct: t.field({
     type: ProductResultRef,
@@ -310,20 +308,20 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: ProductPatchInput, required: true, description: 'The changes.' }),
       ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale.'),
     },
-    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined)),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined),
   }),
   publishProduct: t.field({
     type: ProductResultRef,
     description:
       'Publishes a complete product (editable role; REST: POST /v1/products/{id}/publish). Errors: forbidden, not_found, validation_failed (details name what is missing), precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
-    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined)),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),
   unpublishProduct: t.field({
     type: ProductResultRef,
     description: 'Back to draft (editable role; REST: POST /v1/products/{id}/unpublish). Errors: forbidden, not_found, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
-    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined)),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),
   deleteProduct: t.field({
     type: DeletedProductRef,
