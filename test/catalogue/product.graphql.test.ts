@@ -196,9 +196,45 @@ describe('products with brand, category, cover and images load in a fixed number
     expect(largeRun.items).toBe(100);
     expect(largeRun.statements).toBe(smallRun.statements);
     // authentication, the page, the product version and the total (counted once per version: product-totals.ts),
-    // the page's template fields (one batch: they are small here), brands, categories, media, pinned versions
+    // the page's template fields (one batch: they are small here), brands with categories (one read), media, pinned versions
     // and their size (admitted against the answer first: answer-budget.ts)
     expect(largeRun.statements).toBeGreaterThanOrEqual(5);
     expect(largeRun.statements).toBeLessThanOrEqual(10);
+  });
+
+  it('reads the brands and categories of a page in one statement, asked for through fragments too, and answers null for a product without them', async () => {
+    const key = await library(6);
+    const bare = await gp.product(key, { name: 'Bare' });
+    const direct = `{ products(pageSize: 10) { items { id brand { id name } category { id name } } } }`;
+    const fragments = `query { products(pageSize: 10) { ...Page } }
+      fragment Page on ProductPage { items { id ... on Product { brand { id name } } ...Cat } }
+      fragment Cat on Product { category { id name } }`;
+    const run = async (query: string) => {
+      counting.statements.length = 0;
+      const res = await counting.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ query }),
+      });
+      return { body: res.json(), statements: [...counting.statements] };
+    };
+    // the first read of a page also counts its total (then memoized by product version: product-totals.ts)
+    await run(direct);
+    const plain = await run(direct);
+    const spread = await run(fragments);
+    expect(plain.body.errors).toBeUndefined();
+    expect(spread.body).toEqual(plain.body);
+    const items = plain.body.data.products.items as Array<{ id: number; brand: { id: number; name: string } | null; category: { id: number } | null }>;
+    expect(items).toHaveLength(7);
+    expect(items.find((p) => p.id === bare.id)).toEqual({ id: bare.id, brand: null, category: null });
+    expect(items.filter((p) => p.id !== bare.id).every((p) => p.brand !== null && p.category !== null)).toBe(true);
+    // one statement reads the page's brands and categories together, whichever way they are asked for
+    for (const run of [plain, spread]) {
+      const reads = run.statements.filter((sql) => /from brands\b/.test(sql) || /from categories\b/.test(sql));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toMatch(/from categories\b/);
+    }
+    expect(spread.statements).toHaveLength(plain.statements.length);
   });
 });

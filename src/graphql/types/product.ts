@@ -1,6 +1,8 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
+import type { CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import type { MediaObject } from '../../core/assets/files/library.schemas.ts';
 import type { Versioned } from '../../core/platform/etag.ts';
 import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/products/product-projection.ts';
@@ -12,6 +14,7 @@ import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
+import { itemFieldsOf } from '../item-selection.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
@@ -57,42 +60,63 @@ function summaryField<K extends SummaryField>(product: ProductRecord, gql: GqlCo
         .then((summary) => summary[field]);
 }
 
-/** Whether a page's `items` selection (through fragments too) asks for a field of the products' summaries. */
-function asksSummaries(info: GraphQLResolveInfo): boolean {
-  const pending: SelectionSetNode[] = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-  const seen = new Set<string>();
-  let depth = 0;
-  while (pending.length > 0 && depth++ < 1000) {
-    for (const selection of pending.pop()!.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value === 'items' && selection.selectionSet) {
-          if (selectsSummary(selection.selectionSet, info, new Set())) return true;
-        }
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        pending.push(selection.selectionSet);
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        const fragment = info.fragments[selection.name.value];
-        if (fragment) pending.push(fragment.selectionSet);
-      }
-    }
+/**
+ * The brands and categories this request has loaded for a page's items, by id (null: none such
+ * for this caller, or deleted): the items' brand and category then resolve at once, without a
+ * loader promise each. The loads are the types' own loaders, so they stay team-scoped and cached.
+ */
+const loadedBrands = createContextCache((_gql: GqlContext) => new Map<number, BrandView | null>());
+const loadedCategories = createContextCache((_gql: GqlContext) => new Map<number, CategoryView | null>());
+
+/**
+ * The brands and categories of a page's items in one read (categories.findWithBrands), kept for
+ * their fields and primed into the types' own loaders for the rest of the operation. A failure
+ * (a role without brands:read, say) loads nothing here: each field then loads through its loader
+ * and answers the failure as before.
+ */
+async function preloadReferences(gql: GqlContext, items: ProductRecord[], want: { brands: boolean; categories: boolean }): Promise<void> {
+  const idsOf = (pick: (p: ProductRecord) => number | null) => [...new Set(items.map(pick))].filter((id): id is number => id !== null);
+  const brandIds = want.brands ? idsOf((p) => p.brandId) : [];
+  const categoryIds = want.categories ? idsOf((p) => p.categoryId) : [];
+  let found: { brands: BrandView[]; categories: CategoryView[] };
+  try {
+    found = await gql.core.catalogue.categories.findWithBrands(gql.ctx, brandIds, categoryIds);
+  } catch {
+    return;
   }
-  return false;
+  fill(brandIds, found.brands, loadedBrands(gql), BrandRef.getDataloader(gql));
+  fill(categoryIds, found.categories, loadedCategories(gql), CategoryRef.getDataloader(gql));
 }
 
-function selectsSummary(set: SelectionSetNode, info: GraphQLResolveInfo, seen: Set<string>): boolean {
-  for (const selection of set.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (SUMMARY_FIELDS.has(selection.name.value)) return true;
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      if (selectsSummary(selection.selectionSet, info, seen)) return true;
-    } else if (!seen.has(selection.name.value)) {
-      seen.add(selection.name.value);
-      const fragment = info.fragments[selection.name.value];
-      if (fragment && selectsSummary(fragment.selectionSet, info, seen)) return true;
-    }
+/** Each asked id's object, or null when it was not found (none such for this caller, or deleted). */
+function fill<T extends { id: number }>(ids: number[], found: T[], into: Map<number, T | null>, loader: DataLoader<number, T | null>): void {
+  const byId = new Map(found.map((item) => [item.id, item]));
+  for (const id of ids) {
+    const value = byId.get(id) ?? null;
+    into.set(id, value);
+    loader.prime(id, value);
   }
-  return false;
+}
+
+/** A product's brand or category: the loaded object at once, or its id for the type's loader. */
+function loadedOr<T>(loaded: Map<number, T | null>, id: number | null): T | number | null {
+  if (id === null) return null;
+  const value = loaded.get(id);
+  return value === undefined ? id : value;
+}
+
+/**
+ * Loads concurrently what a page's items ask for: their summaries (media and template fields) in
+ * one batch, their brands and categories in one read. Nothing fails here: a failure stays the
+ * fields' own.
+ */
+async function preloadItems(gql: GqlContext, info: GraphQLResolveInfo, items: ProductRecord[]): Promise<void> {
+  const fields = itemFieldsOf(info);
+  const loads: Array<Promise<unknown>> = [];
+  if ([...SUMMARY_FIELDS].some((field) => fields.has(field))) loads.push(summaryLoader(gql).loadMany(items));
+  if (fields.has('brand') || fields.has('category'))
+    loads.push(preloadReferences(gql, items, { brands: fields.has('brand'), categories: fields.has('category') }));
+  await Promise.all(loads);
 }
 
 const versionLoader = createContextCache(
@@ -171,12 +195,17 @@ export const ProductRef = builder.loadableObject('Product', {
     }),
     templateId: t.exposeString('templateId', { nullable: true, description: 'The template whose version is pinned; null without one.' }),
     templateVersionId: t.exposeString('templateVersionId', { nullable: true, description: 'The pinned template version, fixed at creation.' }),
-    brand: t.field({ type: BrandRef, nullable: true, description: 'The brand (batched per request); null when none or deleted.', resolve: (p) => p.brandId }),
+    brand: t.field({
+      type: BrandRef,
+      nullable: true,
+      description: 'The brand (batched per request); null when none or deleted.',
+      resolve: (p, _args, gql) => loadedOr(loadedBrands(gql), p.brandId),
+    }),
     category: t.field({
       type: CategoryRef,
       nullable: true,
       description: 'The category (batched per request); null when none or deleted.',
-      resolve: (p) => p.categoryId,
+      resolve: (p, _args, gql) => loadedOr(loadedCategories(gql), p.categoryId),
     }),
     templateDefinition: t.field({
       type: TemplateVersionRef,
@@ -265,11 +294,9 @@ builder.queryFields((t) => ({
       const result = await gql.core.catalogue.products.list(gql.ctx, query);
       // without sync=true the core always answers with an ordinary page
       if (result.mode !== 'page') throw new Error('products: expected an ordinary page');
-      // the page's summaries in the one batch the items would have made, before the items resolve,
-      // so that their fields resolve without a promise each; a failure stays the fields' own (loadMany
-      // never rejects: the fields then load again and answer it as before)
+      // what the items ask for, in the batches they would have made, before they resolve
       const page = await collectPage(gql.ctx, result.page);
-      if (asksSummaries(info)) await summaryLoader(gql).loadMany(page.items);
+      await preloadItems(gql, info, page.items);
       return page;
     },
   }),
