@@ -238,3 +238,39 @@ describe('products with brand, category, cover and images load in a fixed number
     expect(spread.statements).toHaveLength(plain.statements.length);
   });
 });
+
+describe('product(id) templateDefinition, read against the answer allowance', () => {
+  let counting: CountingApp;
+  beforeAll(async () => {
+    counting = await countingApp(env);
+  });
+  afterAll(async () => counting.close());
+
+  async function definitionReads(placeholder: string): Promise<{ statements: string[] }> {
+    const fields = Array.from({ length: 150 }, (_, i) => ({ key: `f${i}`, name: `Field ${i} ${'n'.repeat(100)}`, type: 'text', placeholder }));
+    const template = await givenTemplates(env).template(manager, { groups: [{ name: 'Big', fields }] });
+    const product = await gp.product(manager, { name: 'Pinned', templateId: template.id });
+    counting.statements.length = 0;
+    const res = await counting.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${manager.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: `{ product(id: ${product.id}) { product { templateDefinition { id groups { fields { id placeholder } } } } } }` }),
+    });
+    const body = res.json();
+    expect(body.errors).toBeUndefined();
+    const groups = body.data.product.product.templateDefinition.groups as Array<{ fields: Array<{ placeholder: string | null }> }>;
+    expect(groups.flatMap((g) => g.fields).filter((f) => f.placeholder === placeholder)).toHaveLength(150);
+    return { statements: counting.statements.filter((sql) => /from template_versions\b/.test(sql)) };
+  }
+
+  it('reads a definition of at most 64 KiB with its size in one statement, and admits a larger one by its size before reading it', async () => {
+    const small = await definitionReads('short');
+    expect(small.statements).toHaveLength(1);
+    expect(small.statements[0]).toMatch(/octet_length/);
+    const large = await definitionReads('p'.repeat(255));
+    expect(large.statements).toHaveLength(2);
+    expect(large.statements[0]).toMatch(/octet_length/);
+    expect(large.statements[1]).not.toMatch(/octet_length/);
+  });
+});

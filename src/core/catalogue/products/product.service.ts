@@ -12,7 +12,7 @@ import { allFileIds, checkedLive } from './product-media.ts';
 import { productEtag, versionedProduct, type ProductRecord } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
 import { completeListed, listedRecordBytes, readListPage } from './product-read.ts';
-import { admitStored, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
+import { readAdmitted, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
 import {
   hasLiveProductInBrand,
   hasLiveProductInCategories,
@@ -25,7 +25,7 @@ import {
 import { DEFAULT_PRODUCT_CHANGES_RETENTION_DAYS } from './product-changes-retention.ts';
 import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { readPinnedVersions, versionsBytes } from '../templates/templates.queries.ts';
+import { readPinnedVersions, readPinnedVersionsWithin } from '../templates/templates.queries.ts';
 import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
 import { ProductCreate, ProductVisibilityRequest, type ProductVisibilityItem, type SyncPagination } from './product.schemas.ts';
@@ -125,8 +125,11 @@ export class ProductService {
   /** Batch read of pinned definitions (spec 2.5 templateDefinition): needs no templates:read. */
   async pinnedVersions(ctx: Ctx, versionIds: readonly string[]): Promise<TemplateVersionView[]> {
     requirePermission(ctx, 'products:read');
-    if (ctx.answer) await admitStored(ctx, await versionsBytes(ctx, versionIds));
-    return readPinnedVersions(ctx, versionIds);
+    return readAdmitted(
+      ctx,
+      (limit) => readPinnedVersionsWithin(ctx, versionIds, limit),
+      () => readPinnedVersions(ctx, versionIds),
+    );
   }
 
   /** createProduct (spec 4.5): always a draft; pins the resolved template version; idempotent with a key. */
