@@ -274,3 +274,26 @@ describe('product(id) templateDefinition, read against the answer allowance', ()
     expect(large.statements[1]).not.toMatch(/octet_length/);
   });
 });
+
+describe('signed download links in product media', () => {
+  it('signs download links for an operation that asks for them (through a fragment too) and leaves them out of one that does not', async () => {
+    const image = await gp.image(team, 'linked.png');
+    await gp.published(manager, { name: 'Linked', imageAssetIds: [image] });
+    const page = async (query: string) => {
+      const res = await graphql(env, editor.key, query);
+      expect(res.body.errors).toBeUndefined();
+      return (res.body.data.products.items as Array<{ cover: Record<string, unknown> | null }>).filter((p) => p.cover?.id === image);
+    };
+    const viaFragment = await page(
+      `query { products(pageSize: 100) { items { cover { ...Links } } } } fragment Links on MediaObject { id downloadUrl downloadUrlExpiresAt }`,
+    );
+    expect(viaFragment).toHaveLength(1);
+    expect(viaFragment[0]!.cover!.downloadUrl).toMatch(/^http:\/\/127\.0\.0\.1:8080\/files\//);
+    expect(viaFragment[0]!.cover!.downloadUrlExpiresAt).toMatch(/^\d{4}-/);
+    const expiryOnly = await page(`{ products(pageSize: 100) { items { cover { id downloadUrlExpiresAt } } } }`);
+    expect(expiryOnly[0]!.cover!.downloadUrlExpiresAt).toMatch(/^\d{4}-/);
+    // asked for nothing of the link: the media objects answer the same fields, without a signature made for them
+    const without = await page(`{ products(pageSize: 100) { items { cover { id name previewUrl } } } }`);
+    expect(without[0]!.cover).toEqual({ id: image, name: 'linked.png', previewUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8080\/files\//) });
+  });
+});

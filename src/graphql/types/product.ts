@@ -14,7 +14,7 @@ import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
-import { itemFieldsOf } from '../item-selection.ts';
+import { itemFieldsOf, operationSelects } from '../selections.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
@@ -32,7 +32,8 @@ const summaryLoader = createContextCache(
     new DataLoader<ProductRecord, ProductSummary, number>(
       async (records) => {
         // one media lookup for every product of the response, then the core's own projection (spec 2.5)
-        const media = await gql.core.assets.library.mediaFor(gql.ctx, mediaIdsOf(records));
+        const links = mediaLinks(gql).downloadUrl ? {} : { downloadUrl: false };
+        const media = await gql.core.assets.library.mediaFor(gql.ctx, mediaIdsOf(records), Date.now(), links);
         const loaded = loadedSummaries(gql);
         return records.map((record) => {
           const summary = summaryOf(record, media);
@@ -44,6 +45,17 @@ const summaryLoader = createContextCache(
     ),
 );
 
+/**
+ * Whether this request's media objects carry signed download links: only when its operation selects
+ * downloadUrl or downloadUrlExpiresAt (each link costs a signature), as the resolvers that load
+ * summaries note before they do (until then, and for any other caller, they do).
+ */
+const mediaLinks = createContextCache((_gql: GqlContext) => ({ downloadUrl: true }));
+
+function noteMediaLinks(gql: GqlContext, info: GraphQLResolveInfo): void {
+  mediaLinks(gql).downloadUrl = operationSelects(info, 'downloadUrl') || operationSelects(info, 'downloadUrlExpiresAt');
+}
+
 /** The summaries this request has loaded, by product id: their fields then resolve at once, without a promise each. */
 const loadedSummaries = createContextCache((_gql: GqlContext) => new Map<number, ProductSummary>());
 
@@ -51,13 +63,18 @@ type SummaryField = 'templateFields' | 'cover' | 'images' | 'relatedAssets';
 const SUMMARY_FIELDS = new Set<string>(['templateFields', 'cover', 'images', 'relatedAssets']);
 
 /** A field of a product's summary: at once when this request has loaded it, else through the batched loader. */
-function summaryField<K extends SummaryField>(product: ProductRecord, gql: GqlContext, field: K): ProductSummary[K] | Promise<ProductSummary[K]> {
+function summaryField<K extends SummaryField>(
+  product: ProductRecord,
+  gql: GqlContext,
+  info: GraphQLResolveInfo,
+  field: K,
+): ProductSummary[K] | Promise<ProductSummary[K]> {
   const loaded = loadedSummaries(gql).get(product.id);
-  return loaded
-    ? loaded[field]
-    : summaryLoader(gql)
-        .load(product)
-        .then((summary) => summary[field]);
+  if (loaded) return loaded[field];
+  noteMediaLinks(gql, info);
+  return summaryLoader(gql)
+    .load(product)
+    .then((summary) => summary[field]);
 }
 
 /**
@@ -113,7 +130,10 @@ function loadedOr<T>(loaded: Map<number, T | null>, id: number | null): T | numb
 async function preloadItems(gql: GqlContext, info: GraphQLResolveInfo, items: ProductRecord[]): Promise<void> {
   const fields = itemFieldsOf(info);
   const loads: Array<Promise<unknown>> = [];
-  if ([...SUMMARY_FIELDS].some((field) => fields.has(field))) loads.push(summaryLoader(gql).loadMany(items));
+  if ([...SUMMARY_FIELDS].some((field) => fields.has(field))) {
+    noteMediaLinks(gql, info);
+    loads.push(summaryLoader(gql).loadMany(items));
+  }
   if (fields.has('brand') || fields.has('category'))
     loads.push(preloadReferences(gql, items, { brands: fields.has('brand'), categories: fields.has('category') }));
   await Promise.all(loads);
@@ -217,25 +237,25 @@ export const ProductRef = builder.loadableObject('Product', {
       type: JsonObjectRef,
       description:
         'Values keyed by stable template field ID (keys sorted, as in REST); image/file values are arrays of MediaObject-shaped objects (unresolved, with id null, for files no longer live).',
-      resolve: (p, _args, gql) => summaryField(p, gql, 'templateFields'),
+      resolve: (p, _args, gql, info) => summaryField(p, gql, info, 'templateFields'),
     }),
     cover: t.field({
       type: MediaObjectRef,
       nullable: true,
       description: 'The explicit cover, or the first image; null when there is none or its file is gone.',
-      resolve: (p, _args, gql) => summaryField(p, gql, 'cover'),
+      resolve: (p, _args, gql, info) => summaryField(p, gql, info, 'cover'),
     }),
     images: t.field({
       type: [MediaObjectRef],
       description: `Images in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`,
       complexity: listCost(LIST_BOUNDS.productMedia),
-      resolve: (p, _args, gql) => summaryField(p, gql, 'images'),
+      resolve: (p, _args, gql, info) => summaryField(p, gql, info, 'images'),
     }),
     relatedAssets: t.field({
       type: [MediaObjectRef],
       description: `Related files in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`,
       complexity: listCost(LIST_BOUNDS.productMedia),
-      resolve: (p, _args, gql) => summaryField(p, gql, 'relatedAssets'),
+      resolve: (p, _args, gql, info) => summaryField(p, gql, info, 'relatedAssets'),
     }),
   }),
 });
