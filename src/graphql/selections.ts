@@ -6,23 +6,28 @@ import { Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinition
  * operation text, so a repeated operation reads its selection once.
  */
 
-const itemFieldsByNode = new WeakMap<FieldNode, ReadonlySet<string>>();
+const childFieldsByNode = new WeakMap<FieldNode, Map<string, ReadonlySet<string>>>();
 
 /**
- * The fields a page field's `items` selection asks for, through inline and named fragments (each
- * named fragment read once): a page resolver loads what its items will need in one batch, before
- * they resolve, so their fields answer at once instead of through a loader promise each.
+ * The fields the selection of `child` (a page's `items`, a result's `product`) under the field being
+ * resolved asks for, through inline and named fragments (each named fragment read once): the
+ * resolver loads what they will need in one batch, before they resolve, so that they answer at
+ * once instead of through a loader promise each.
  */
-export function itemFieldsOf(info: GraphQLResolveInfo): ReadonlySet<string> {
+export function childFieldsOf(info: GraphQLResolveInfo, child: string): ReadonlySet<string> {
   const node = info.fieldNodes.length === 1 ? info.fieldNodes[0]! : null;
-  const known = node && itemFieldsByNode.get(node);
+  let byChild = node && childFieldsByNode.get(node);
+  const known = byChild?.get(child);
   if (known) return known;
-  const fields = readItemFields(info);
-  if (node) itemFieldsByNode.set(node, fields);
+  const fields = readChildFields(info, child);
+  if (node) {
+    if (!byChild) childFieldsByNode.set(node, (byChild = new Map()));
+    byChild.set(child, fields);
+  }
   return fields;
 }
 
-function readItemFields(info: GraphQLResolveInfo): Set<string> {
+function readChildFields(info: GraphQLResolveInfo, child: string): Set<string> {
   const fields = new Set<string>();
   const seen = new Set<string>();
   const pending: Array<{ set: SelectionSetNode; inItems: boolean }> = info.fieldNodes.flatMap((node) =>
@@ -33,7 +38,7 @@ function readItemFields(info: GraphQLResolveInfo): Set<string> {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
         if (inItems) fields.add(selection.name.value);
-        else if (selection.name.value === 'items' && selection.selectionSet) pending.push({ set: selection.selectionSet, inItems: true });
+        else if (selection.name.value === child && selection.selectionSet) pending.push({ set: selection.selectionSet, inItems: true });
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         pending.push({ set: selection.selectionSet, inItems });
       } else {

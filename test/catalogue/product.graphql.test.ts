@@ -264,6 +264,26 @@ describe('product(id) templateDefinition, read against the answer allowance', ()
     return { statements: counting.statements.filter((sql) => /from template_versions\b/.test(sql)) };
   }
 
+  it('answers product(id) with every field in one statement each: key, product with its live files, media, definition, brand with category', async () => {
+    const brand = await g.brand(manager, { name: 'Counted' });
+    const category = await g.category(manager, { brandId: brand.id, name: 'Counted' });
+    const template = await givenTemplates(env).template(manager);
+    const image = await gp.image(team, 'counted.png');
+    const product = await gp.product(manager, { name: 'Counted', brandId: brand.id, categoryId: category.id, templateId: template.id, imageAssetIds: [image] });
+    counting.statements.length = 0;
+    const res = await counting.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${manager.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: GET, variables: { id: product.id } }),
+    });
+    const body = res.json();
+    expect(body.errors).toBeUndefined();
+    expect(body.data.product.product).toMatchObject({ brand: { id: brand.id }, category: { id: category.id }, cover: { id: image } });
+    expect(body.data.product.product.templateDefinition.id).toBe(product.templateVersionId);
+    expect(counting.statements).toHaveLength(5);
+  });
+
   it('reads a definition of at most 64 KiB with its size in one statement, and admits a larger one by its size before reading it', async () => {
     const small = await definitionReads('short');
     expect(small.statements).toHaveLength(1);

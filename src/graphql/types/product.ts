@@ -14,7 +14,7 @@ import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
-import { itemFieldsOf, operationSelects } from '../selections.ts';
+import { childFieldsOf, operationSelects } from '../selections.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
@@ -123,16 +123,21 @@ function loadedOr<T>(loaded: Map<number, T | null>, id: number | null): T | numb
 }
 
 /**
- * Loads concurrently what a page's items ask for: their summaries (media and template fields) in
- * one batch, their brands and categories in one read. Nothing fails here: a failure stays the
- * fields' own.
+ * Loads concurrently what the products of a page's items (or of product(id)) ask for: their
+ * summaries (media and template fields) in one batch, their pinned definitions in one batch, their
+ * brands and categories in one read. Nothing fails here (loadMany never rejects): a failure stays
+ * the fields' own.
  */
-async function preloadItems(gql: GqlContext, info: GraphQLResolveInfo, items: ProductRecord[]): Promise<void> {
-  const fields = itemFieldsOf(info);
+async function preloadItems(gql: GqlContext, info: GraphQLResolveInfo, items: ProductRecord[], child: 'items' | 'product'): Promise<void> {
+  const fields = childFieldsOf(info, child);
   const loads: Array<Promise<unknown>> = [];
   if ([...SUMMARY_FIELDS].some((field) => fields.has(field))) {
     noteMediaLinks(gql, info);
     loads.push(summaryLoader(gql).loadMany(items));
+  }
+  if (fields.has('templateDefinition')) {
+    const ids = [...new Set(items.map((p) => p.templateVersionId))].filter((id): id is string => id !== null);
+    if (ids.length > 0) loads.push(versionLoader(gql).loadMany(ids));
   }
   if (fields.has('brand') || fields.has('category'))
     loads.push(preloadReferences(gql, items, { brands: fields.has('brand'), categories: fields.has('category') }));
@@ -143,9 +148,23 @@ const versionLoader = createContextCache(
   (gql: GqlContext) =>
     new DataLoader<string, TemplateVersionView | null>(async (ids) => {
       const versions = new Map((await gql.core.catalogue.products.pinnedVersions(gql.ctx, ids)).map((v) => [v.id, v]));
-      return ids.map((id) => versions.get(id) ?? null);
+      const loaded = loadedVersions(gql);
+      return ids.map((id) => {
+        const version = versions.get(id) ?? null;
+        loaded.set(id, version);
+        return version;
+      });
     }),
 );
+
+/** The pinned versions this request has loaded, by id: templateDefinition then resolves at once. */
+const loadedVersions = createContextCache((_gql: GqlContext) => new Map<string, TemplateVersionView | null>());
+
+function templateDefinitionOf(product: ProductRecord, gql: GqlContext): TemplateVersionView | null | Promise<TemplateVersionView | null> {
+  if (product.templateVersionId === null) return null;
+  const loaded = loadedVersions(gql).get(product.templateVersionId);
+  return loaded === undefined ? versionLoader(gql).load(product.templateVersionId) : loaded;
+}
 
 const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
   description: 'A library file a product references (spec 2.5); links are signed and expire.',
@@ -231,7 +250,7 @@ export const ProductRef = builder.loadableObject('Product', {
       type: TemplateVersionRef,
       nullable: true,
       description: 'The pinned template version; unchanged by later template edits or deletion; null without a template.',
-      resolve: (p, _args, gql) => (p.templateVersionId === null ? null : versionLoader(gql).load(p.templateVersionId)),
+      resolve: (p, _args, gql) => templateDefinitionOf(p, gql),
     }),
     templateFields: t.field({
       type: JsonObjectRef,
@@ -316,7 +335,7 @@ builder.queryFields((t) => ({
       if (result.mode !== 'page') throw new Error('products: expected an ordinary page');
       // what the items ask for, in the batches they would have made, before they resolve
       const page = await collectPage(gql.ctx, result.page);
-      await preloadItems(gql, info, page.items);
+      await preloadItems(gql, info, page.items, 'items');
       return page;
     },
   }),
@@ -324,7 +343,11 @@ builder.queryFields((t) => ({
     type: ProductResultRef,
     description: 'One product with its ETag (REST: GET /v1/products/{id}); a draft is not_found for view_only and usable keys.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }) },
-    resolve: (_root, args, gql) => gql.core.catalogue.products.get(gql.ctx, args.id),
+    resolve: async (_root, args, gql, info) => {
+      const product = await gql.core.catalogue.products.get(gql.ctx, args.id);
+      await preloadItems(gql, info, [product.data], 'product');
+      return product;
+    },
   }),
   productVisibility: t.field({
     type: [ProductVisibilityRef],
