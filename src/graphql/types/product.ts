@@ -78,9 +78,9 @@ function summaryField<K extends SummaryField>(
 }
 
 /**
- * The brands and categories this request has loaded for a page's items, by id (null: none such
- * for this caller, or deleted): the items' brand and category then resolve at once, without a
- * loader promise each. The loads are the types' own loaders, so they stay team-scoped and cached.
+ * The brands and categories this request has loaded for its products, by id (null: none such for
+ * this caller, or deleted): their brand and category fields then resolve at once, without a loader
+ * promise each. The read is the core's team-scoped batch read, as the types' own loaders are.
  */
 const loadedBrands = createContextCache((_gql: GqlContext) => new Map<number, BrandView | null>());
 const loadedCategories = createContextCache((_gql: GqlContext) => new Map<number, CategoryView | null>());

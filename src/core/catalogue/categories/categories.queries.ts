@@ -1,6 +1,6 @@
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bool, int, intList, jsonList, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
-import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
+import { intArray, preparedSql, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { BrandView } from '../brands/brand.schemas.ts';
 import { BRAND_COLUMNS, brandOf } from '../brands/brands.queries.ts';
@@ -103,6 +103,15 @@ export async function liveCategoriesAmong(scope: TeamScope, ids: readonly number
   return rows.map(categoryOf);
 }
 
+// prepared: a GraphQL page of products runs it on every request
+const BRANDS_AND_CATEGORIES = preparedSql(
+  'categories.withBrands',
+  `select (select coalesce(json_agg(b), '[]') from (select ${BRAND_COLUMNS} from brands
+            where team_id = ? and deleted_at is null and id = any(?::int[])) b) as brands,
+          (select coalesce(json_agg(c), '[]') from (select ${categoryColumns()} from categories
+            where team_id = ? and deleted_at is null and id = any(?::int[])) c) as categories`,
+);
+
 /**
  * The team's live brands among `brandIds` and live categories among `categoryIds`, in one statement
  * (each read as JSON rows of the same columns as the separate reads): what a page of products
@@ -113,14 +122,7 @@ export async function liveBrandsAndCategoriesAmong(
   brandIds: readonly number[],
   categoryIds: readonly number[],
 ): Promise<{ brands: BrandView[]; categories: CategoryView[] }> {
-  const row = await queryOne<Record<string, unknown>>(
-    scope,
-    `select (select coalesce(json_agg(b), '[]') from (select ${BRAND_COLUMNS} from brands
-              where team_id = ? and deleted_at is null and id = any(?::int[])) b) as brands,
-            (select coalesce(json_agg(c), '[]') from (select ${categoryColumns()} from categories
-              where team_id = ? and deleted_at is null and id = any(?::int[])) c) as categories`,
-    [scope.teamId, intArray(brandIds), scope.teamId, intArray(categoryIds)],
-  );
+  const row = await queryOne<Record<string, unknown>>(scope, BRANDS_AND_CATEGORIES, [scope.teamId, intArray(brandIds), scope.teamId, intArray(categoryIds)]);
   return {
     brands: jsonList(row!.brands, 'brands').map((b) => brandOf(b as Record<string, unknown>)),
     categories: jsonList(row!.categories, 'categories').map((c) => categoryOf(c as Record<string, unknown>)),

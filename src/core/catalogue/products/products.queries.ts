@@ -199,6 +199,23 @@ export async function readProduct(ctx: TeamScope, id: number, options: { publish
   return row && recordOf(row);
 }
 
+/** The statement of readProductWithLive per visibility and lock, prepared: every product read and write runs one. */
+const WITH_LIVE: Record<string, PreparedSql> = Object.fromEntries(
+  [false, true].flatMap((publishedOnly) =>
+    [false, true].map((lock) => [
+      `${publishedOnly}/${lock}`,
+      preparedSql(
+        `products.withLive.${publishedOnly ? 'published' : 'all'}${lock ? '.lock' : ''}`,
+        `select ${RECORD_COLUMNS},
+            (select coalesce(jsonb_agg(jsonb_build_array(r.id, ${VISIBLE_ID})), '[]'::jsonb) from ${VISIBLE_FROM}
+              where r.team_id = p.team_id and r.id = any(p.media_file_ids) and ${VISIBLE_WHERE}) as "liveFiles"
+           from products p where p.id = ? and p.team_id = ? and p.deleted_at is null
+          ${publishedOnly ? `and p.status = 'published'` : ''}${lock ? ' for update of p' : ''}`,
+      ),
+    ]),
+  ),
+);
+
 /**
  * One live product of the caller's team with its references that resolve to a live file, each to
  * the file shown for it (as visibleFileIds answers them), in one statement: what a read's ETag and
@@ -210,15 +227,7 @@ export async function readProductWithLive(
   id: number,
   options: { publishedOnly?: boolean; lock?: boolean } = {},
 ): Promise<{ record: ProductRecord; live: Map<number, number> } | null> {
-  const row = await queryOne<Record<string, unknown>>(
-    ctx,
-    `select ${RECORD_COLUMNS},
-        (select coalesce(jsonb_agg(jsonb_build_array(r.id, ${VISIBLE_ID})), '[]'::jsonb) from ${VISIBLE_FROM}
-          where r.team_id = p.team_id and r.id = any(p.media_file_ids) and ${VISIBLE_WHERE}) as "liveFiles"
-       from products p where p.id = ? and p.team_id = ? and p.deleted_at is null
-      ${options.publishedOnly ? `and p.status = 'published'` : ''}${options.lock ? ' for update of p' : ''}`,
-    [id, ctx.teamId],
-  );
+  const row = await queryOne<Record<string, unknown>>(ctx, WITH_LIVE[`${options.publishedOnly === true}/${options.lock === true}`]!, [id, ctx.teamId]);
   if (!row) return null;
   const live = new Map<number, number>();
   for (const pair of jsonList(row.liveFiles, 'liveFiles')) {
