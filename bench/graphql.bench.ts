@@ -3,7 +3,7 @@
  *
  *   npm run bench:graphql
  *
- * A throwaway database (shelf_bench_graphql, dropped and recreated, dropped again at the end) is
+ * A throwaway database (shelf_bench_graphql or BENCH_DATABASE, dropped and recreated, dropped again at the end) is
  * migrated and seeded through the core: one team, an editable key (it sees download links, as the
  * issue measured), a brand with a 500-category tree (10 roots, 70 children, 420 grandchildren), a
  * template of 2 fields pinned by 100 published products (each with brand, category, a cover, 3
@@ -24,10 +24,12 @@
  * Before measuring, each pair is checked to answer the same items (ids, names, media ids, tags,
  * field values; links aside, they carry expiry and signature). For each run: req/s, p50, p99, and
  * the server's CPU per request and GC share, read in the server process (bench/support/gc-meter.ts:
- * process.cpuUsage and perf_hooks 'gc' pauses, main thread). The report is Markdown on stdout.
+ * process.cpuUsage and perf_hooks 'gc' pauses, main thread), and PostgreSQL's CPU per request (the
+ * backends of this run's database, from /proc). The report is Markdown on stdout.
  *
  * Settings: DATABASE_URL (server; default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL,
  * BENCH_SHAPES=products100,products20,product,search50,categories500,template, BENCH_SIDES=rest,graphql,
+ * BENCH_DATABASE=shelf_bench_graphql (the throwaway database's name; another one lets two runs share the server),
  * BENCH_ROUNDS=2, BENCH_SECONDS=8, BENCH_WARMUP_SECONDS=2, BENCH_CONNECTIONS=10,
  * BENCH_PROFILE=1 (CPU profile of the server into bench/.profiles, written when it stops),
  * BENCH_COMPARE_DIR=<another checkout with bench/servers/shelf-server.ts>: its Shelf measured too,
@@ -47,6 +49,7 @@ import { seedCategories, type SeedNode } from '../test/support/category-seed.ts'
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
 import { ask } from './support/child-messages.ts';
 import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { cpuMeter } from './support/cpu-time.ts';
 import type { GcStats } from './support/gc-meter.ts';
 import { median } from './support/load.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
@@ -63,7 +66,9 @@ const TARGET_RATE = 0.8;
 const TARGET_P99 = 1.25;
 const SECRET = 'graphql-benchmark-signing-secret-0123456789abcdef';
 const PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
-const databaseUrl = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'shelf_bench_graphql');
+/** BENCH_DATABASE: another name lets two runs share the PostgreSQL server without dropping each other's data. */
+const DATABASE = env.BENCH_DATABASE ?? 'shelf_bench_graphql';
+const databaseUrl = databaseUrlNamed(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', DATABASE);
 const here = (path: string) => new URL(path, import.meta.url);
 
 type Side = 'rest' | 'graphql';
@@ -332,6 +337,8 @@ interface Run {
   failed: number;
   /** Server CPU per request (ms) and the share of it the GC's pauses took. */
   cpuPerRequest: number;
+  /** PostgreSQL's CPU per request (ms): the backends of this run's database, read from /proc. */
+  pgCpuPerRequest: number;
   gcShare: number;
   gcPerRequest: number;
   kbPerResponse: number;
@@ -352,6 +359,7 @@ async function answers(server: ChildServer, reqs: Req[], key: string): Promise<u
 
 async function run(server: ChildServer, reqs: Req[], key: string, seconds: number): Promise<Run> {
   const before = await ask<GcStats>(server.child, 'gc-stats', 'gc-stats');
+  const meter = cpuMeter(server.child.pid!, DATABASE);
   const result = await autocannon({
     url: server.baseUrl,
     connections: CONNECTIONS,
@@ -360,6 +368,7 @@ async function run(server: ChildServer, reqs: Req[], key: string, seconds: numbe
     headers: { authorization: `Bearer ${key}` },
     requests: reqs.map((r) => ({ method: r.method, path: r.path, body: r.body, headers: { authorization: `Bearer ${key}`, ...r.headers } })),
   });
+  const pg = meter.stop().postgresMs;
   const after = await ask<GcStats>(server.child, 'gc-stats', 'gc-stats');
   const requests = result.requests.total;
   const cpu = after.cpuMs - before.cpuMs;
@@ -371,6 +380,7 @@ async function run(server: ChildServer, reqs: Req[], key: string, seconds: numbe
     requests,
     failed: result.errors + result.timeouts + result.non2xx,
     cpuPerRequest: cpu / Math.max(1, requests),
+    pgCpuPerRequest: pg / Math.max(1, requests),
     gcShare: gc / Math.max(1, cpu),
     gcPerRequest: gc / Math.max(1, requests),
     kbPerResponse: result.throughput.total / Math.max(1, requests) / 1024,
@@ -413,7 +423,7 @@ try {
           LINK_SIGNING_SECRET: SECRET,
           PUBLIC_BASE_URL,
           STORAGE_DIR: storageDir,
-          QUEUE_PREFIX: 'shelf-bench-graphql',
+          QUEUE_PREFIX: `shelf-bench-${DATABASE}`,
         },
         execArgv: [...serviceNodeFlags(), '--import', here('./support/gc-meter.ts').href, ...profile],
       }),
@@ -437,7 +447,7 @@ try {
           figures.set(at(server.name, shape.name, side), [...(figures.get(at(server.name, shape.name, side)) ?? []), r]);
           console.error(
             `round ${round} ${server.name.padEnd(14)} ${shape.name.padEnd(14)} ${side.padEnd(8)} ${r.rps.toFixed(0).padStart(5)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ` +
-              `cpu ${r.cpuPerRequest.toFixed(2)} ms/req  gc ${(r.gcShare * 100).toFixed(0)}%  ${r.statementsPerRequest.toFixed(1)} SQL/req  ${r.kbPerResponse.toFixed(1)} KiB  gc ms/req ${Object.entries(
+              `cpu ${r.cpuPerRequest.toFixed(2)} ms/req  pg ${r.pgCpuPerRequest.toFixed(2)} ms/req  gc ${(r.gcShare * 100).toFixed(0)}%  ${r.statementsPerRequest.toFixed(1)} SQL/req  ${r.kbPerResponse.toFixed(1)} KiB  gc ms/req ${Object.entries(
                 r.gcKinds,
               )
                 .map(([k, v]) => `${k} ${v.toFixed(2)}`)
@@ -461,8 +471,8 @@ function report(all: Shape[]): void {
       `${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per side after ${WARMUP_SECONDS} s warm-up; ` +
       `1-min load average ${loads.map((l) => `${l.load.toFixed(1)} (${l.phase})`).join(', ')}.`,
     '',
-    '| shape | server | side | req/s (median) | per round | p50 ms | p99 ms | CPU ms/req | GC share of CPU | GC ms/req | SQL/req | KiB/resp | GraphQL/REST req/s | GraphQL/REST p99 |',
-    '|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| shape | server | side | req/s (median) | per round | p50 ms | p99 ms | CPU ms/req | PostgreSQL CPU ms/req | GC share of CPU | GC ms/req | SQL/req | KiB/resp | GraphQL/REST req/s | GraphQL/REST p99 |',
+    '|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const verdicts: string[] = [];
   for (const shape of all) {
@@ -476,7 +486,7 @@ function report(all: Shape[]): void {
             : ' | ';
         lines.push(
           `| ${shape.name} | ${server.name} | ${side} | ${med(side, (r) => r.rps).toFixed(0)} | ${runs.map((r) => r.rps.toFixed(0)).join(' / ')} | ` +
-            `${med(side, (r) => r.p50).toFixed(0)} | ${med(side, (r) => r.p99).toFixed(0)} | ${med(side, (r) => r.cpuPerRequest).toFixed(2)} | ` +
+            `${med(side, (r) => r.p50).toFixed(0)} | ${med(side, (r) => r.p99).toFixed(0)} | ${med(side, (r) => r.cpuPerRequest).toFixed(2)} | ${med(side, (r) => r.pgCpuPerRequest).toFixed(2)} | ` +
             `${(med(side, (r) => r.gcShare) * 100).toFixed(0)}% | ${med(side, (r) => r.gcPerRequest).toFixed(2)} | ${med(side, (r) => r.statementsPerRequest).toFixed(1)} | ${med(side, (r) => r.kbPerResponse).toFixed(1)} | ${ratios} |`,
         );
         const failed = runs.reduce((n, r) => n + r.failed, 0);

@@ -159,3 +159,21 @@ describe('batch reads for dataloaders', () => {
     expect(await env.core.catalogue.categories.findChildrenByParentIds(stranger, [root.id])).toEqual([[]]);
   });
 });
+
+describe('CategoryService.findWithBrands', () => {
+  it("reads the caller's team's live brands and categories only, as findByIds reads them", async () => {
+    const brand = await g.brand(manager, { name: 'Referenced' });
+    const category = await g.category(manager, { brandId: brand.id, name: 'Referenced category' });
+    const gone = await g.category(manager, { brandId: brand.id, name: 'Gone' });
+    expect((await send(env, { method: 'DELETE', url: `/v1/categories/${gone.id}`, key: manager.key })).status).toBe(200);
+    const other = await g.team();
+    const otherKey = await g.key(other, 'manage');
+    const otherBrand = await g.brand(otherKey, { name: 'Theirs' });
+    const otherCategory = await g.category(otherKey, { brandId: otherBrand.id, name: 'Theirs' });
+    const ctx = await g.ctx(manager);
+    const found = await env.core.catalogue.categories.findWithBrands(ctx, [brand.id, otherBrand.id], [category.id, gone.id, otherCategory.id]);
+    expect(found.brands).toEqual(await env.core.catalogue.brands.findByIds(ctx, [brand.id]));
+    expect(found.categories).toEqual(await env.core.catalogue.categories.findByIds(ctx, [category.id]));
+    expect(await env.core.catalogue.categories.findWithBrands(ctx, [], [])).toEqual({ brands: [], categories: [] });
+  });
+});

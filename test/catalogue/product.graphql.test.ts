@@ -196,9 +196,124 @@ describe('products with brand, category, cover and images load in a fixed number
     expect(largeRun.items).toBe(100);
     expect(largeRun.statements).toBe(smallRun.statements);
     // authentication, the page, the product version and the total (counted once per version: product-totals.ts),
-    // the page's template fields (one batch: they are small here), brands, categories, media, pinned versions
+    // the page's template fields (one batch: they are small here), brands with categories (one read), media, pinned versions
     // and their size (admitted against the answer first: answer-budget.ts)
     expect(largeRun.statements).toBeGreaterThanOrEqual(5);
     expect(largeRun.statements).toBeLessThanOrEqual(10);
+  });
+
+  it('reads the brands and categories of a page in one statement, asked for through fragments too, and answers null for a product without them', async () => {
+    const key = await library(6);
+    const bare = await gp.product(key, { name: 'Bare' });
+    const direct = `{ products(pageSize: 10) { items { id brand { id name } category { id name } } } }`;
+    const fragments = `query { products(pageSize: 10) { ...Page } }
+      fragment Page on ProductPage { items { id ... on Product { brand { id name } } ...Cat } }
+      fragment Cat on Product { category { id name } }`;
+    const run = async (query: string) => {
+      counting.statements.length = 0;
+      const res = await counting.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ query }),
+      });
+      return { body: res.json(), statements: [...counting.statements] };
+    };
+    // the first read of a page also counts its total (then memoized by product version: product-totals.ts)
+    await run(direct);
+    const plain = await run(direct);
+    const spread = await run(fragments);
+    expect(plain.body.errors).toBeUndefined();
+    expect(spread.body).toEqual(plain.body);
+    const items = plain.body.data.products.items as Array<{ id: number; brand: { id: number; name: string } | null; category: { id: number } | null }>;
+    expect(items).toHaveLength(7);
+    expect(items.find((p) => p.id === bare.id)).toEqual({ id: bare.id, brand: null, category: null });
+    expect(items.filter((p) => p.id !== bare.id).every((p) => p.brand !== null && p.category !== null)).toBe(true);
+    // one statement reads the page's brands and categories together, whichever way they are asked for
+    for (const run of [plain, spread]) {
+      const reads = run.statements.filter((sql) => /from brands\b/.test(sql) || /from categories\b/.test(sql));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toMatch(/from categories\b/);
+    }
+    expect(spread.statements).toHaveLength(plain.statements.length);
+  });
+});
+
+describe('product(id) templateDefinition, read against the answer allowance', () => {
+  let counting: CountingApp;
+  beforeAll(async () => {
+    counting = await countingApp(env);
+  });
+  afterAll(async () => counting.close());
+
+  async function definitionReads(placeholder: string): Promise<{ statements: string[] }> {
+    const fields = Array.from({ length: 150 }, (_, i) => ({ key: `f${i}`, name: `Field ${i} ${'n'.repeat(100)}`, type: 'text', placeholder }));
+    const template = await givenTemplates(env).template(manager, { groups: [{ name: 'Big', fields }] });
+    const product = await gp.product(manager, { name: 'Pinned', templateId: template.id });
+    counting.statements.length = 0;
+    const res = await counting.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${manager.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: `{ product(id: ${product.id}) { product { templateDefinition { id groups { fields { id placeholder } } } } } }` }),
+    });
+    const body = res.json();
+    expect(body.errors).toBeUndefined();
+    const groups = body.data.product.product.templateDefinition.groups as Array<{ fields: Array<{ placeholder: string | null }> }>;
+    expect(groups.flatMap((g) => g.fields).filter((f) => f.placeholder === placeholder)).toHaveLength(150);
+    return { statements: counting.statements.filter((sql) => /from template_versions\b/.test(sql)) };
+  }
+
+  it('answers product(id) with every field in one statement each: key, product with its live files, media, definition, brand with category', async () => {
+    const brand = await g.brand(manager, { name: 'Counted' });
+    const category = await g.category(manager, { brandId: brand.id, name: 'Counted' });
+    const template = await givenTemplates(env).template(manager);
+    const image = await gp.image(team, 'counted.png');
+    const product = await gp.product(manager, { name: 'Counted', brandId: brand.id, categoryId: category.id, templateId: template.id, imageAssetIds: [image] });
+    counting.statements.length = 0;
+    const res = await counting.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${manager.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: GET, variables: { id: product.id } }),
+    });
+    const body = res.json();
+    expect(body.errors).toBeUndefined();
+    expect(body.data.product.product).toMatchObject({ brand: { id: brand.id }, category: { id: category.id }, cover: { id: image } });
+    expect(body.data.product.product.templateDefinition.id).toBe(product.templateVersionId);
+    expect(counting.statements).toHaveLength(5);
+  });
+
+  it('reads a definition of at most 64 KiB with its size in one statement, and admits a larger one by its size before reading it', async () => {
+    const small = await definitionReads('short');
+    expect(small.statements).toHaveLength(1);
+    expect(small.statements[0]).toMatch(/octet_length/);
+    const large = await definitionReads('p'.repeat(255));
+    expect(large.statements).toHaveLength(2);
+    expect(large.statements[0]).toMatch(/octet_length/);
+    expect(large.statements[1]).not.toMatch(/octet_length/);
+  });
+});
+
+describe('signed download links in product media', () => {
+  it('signs download links for an operation that asks for them (through a fragment too) and leaves them out of one that does not', async () => {
+    const image = await gp.image(team, 'linked.png');
+    await gp.published(manager, { name: 'Linked', imageAssetIds: [image] });
+    const page = async (query: string) => {
+      const res = await graphql(env, editor.key, query);
+      expect(res.body.errors).toBeUndefined();
+      return (res.body.data.products.items as Array<{ cover: Record<string, unknown> | null }>).filter((p) => p.cover?.id === image);
+    };
+    const viaFragment = await page(
+      `query { products(pageSize: 100) { items { cover { ...Links } } } } fragment Links on MediaObject { id downloadUrl downloadUrlExpiresAt }`,
+    );
+    expect(viaFragment).toHaveLength(1);
+    expect(viaFragment[0]!.cover!.downloadUrl).toMatch(/^http:\/\/127\.0\.0\.1:8080\/files\//);
+    expect(viaFragment[0]!.cover!.downloadUrlExpiresAt).toMatch(/^\d{4}-/);
+    const expiryOnly = await page(`{ products(pageSize: 100) { items { cover { id downloadUrlExpiresAt } } } }`);
+    expect(expiryOnly[0]!.cover!.downloadUrlExpiresAt).toMatch(/^\d{4}-/);
+    // asked for nothing of the link: the media objects answer the same fields, without a signature made for them
+    const without = await page(`{ products(pageSize: 100) { items { cover { id name previewUrl } } } }`);
+    expect(without[0]!.cover).toEqual({ id: image, name: 'linked.png', previewUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8080\/files\//) });
   });
 });

@@ -6,6 +6,8 @@ import {
   batchesOf,
   collectPage,
   HEAP_BYTES_PER_STORED_BYTE,
+  readAdmitted,
+  SMALL_READ_BYTES,
   sizedItems,
   sizedPage,
 } from '../../src/core/platform/answer-budget.ts';
@@ -153,5 +155,49 @@ describe("an answer's allowance (GraphQL, the CLI)", () => {
       async (batch) => batch,
     );
     expect(await collectPage({ answer }, small)).toEqual({ items: ['x'], pagination: { n: 1 } });
+  });
+});
+
+describe('readAdmitted: a heavy read in one statement when small', () => {
+  /** A read of `storedBytes` that records what was asked of it. */
+  function reads(storedBytes: number) {
+    const asked: string[] = [];
+    return {
+      asked,
+      within: async (limit: number) => {
+        asked.push(`within ${limit}`);
+        return { storedBytes, value: storedBytes <= limit ? 'small' : null };
+      },
+      whole: async () => {
+        asked.push('whole');
+        return 'whole';
+      },
+    };
+  }
+
+  it('reads a read of at most SMALL_READ_BYTES with its size in one go and admits that size', async () => {
+    const answer = new AnswerAllowance(new AnswerBudget(10_000_000), 1_000_000);
+    const read = reads(SMALL_READ_BYTES);
+    expect(await readAdmitted({ answer }, read.within, read.whole)).toBe('small');
+    expect(read.asked).toEqual([`within ${SMALL_READ_BYTES}`]);
+    expect(answer.admittedBytes).toBe(SMALL_READ_BYTES);
+  });
+
+  it('admits a larger read by its size before reading it whole, and refuses one past the cap without reading it', async () => {
+    const answer = new AnswerAllowance(new AnswerBudget(10_000_000), 200_000);
+    const large = reads(SMALL_READ_BYTES + 1);
+    expect(await readAdmitted({ answer }, large.within, large.whole)).toBe('whole');
+    expect(large.asked).toEqual([`within ${SMALL_READ_BYTES}`, 'whole']);
+    expect(answer.admittedBytes).toBe(SMALL_READ_BYTES + 1);
+    const tooLarge = reads(200_000);
+    await expect(readAdmitted({ answer }, tooLarge.within, tooLarge.whole)).rejects.toMatchObject({ code: 'response_too_large' });
+    expect(tooLarge.asked).toEqual([`within ${SMALL_READ_BYTES}`]);
+    expect(answer.admittedBytes).toBe(SMALL_READ_BYTES + 1);
+  });
+
+  it('without an answer to admit against (REST) reads whole at once', async () => {
+    const read = reads(10);
+    expect(await readAdmitted({}, read.within, read.whole)).toBe('whole');
+    expect(read.asked).toEqual(['whole']);
   });
 });

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ProductDetail } from '../../src/core/catalogue/products/product.schemas.ts';
+import type { ProductRecord } from '../../src/core/catalogue/products/product-projection.ts';
 import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import type { TestEnv } from './env.ts';
 import { given, type GivenKey, type GivenTeam } from './given.ts';
@@ -65,12 +65,12 @@ export function givenProducts(env: TestEnv, dir: string) {
       return (await g.libraryFile(team, { file: path, name })).id;
     },
     /** A product created through the core by `key` (editable or manage). */
-    async product(key: GivenKey, input: Record<string, unknown> = {}): Promise<ProductDetail> {
+    async product(key: GivenKey, input: Record<string, unknown> = {}): Promise<ProductRecord> {
       const ctx = await g.ctx(key);
       return (await env.core.catalogue.products.create(ctx, input)).body;
     },
     /** A published product. */
-    async published(key: GivenKey, input: Record<string, unknown> = {}): Promise<ProductDetail> {
+    async published(key: GivenKey, input: Record<string, unknown> = {}): Promise<ProductRecord> {
       const ctx = await g.ctx(key);
       const created = await env.core.catalogue.products.create(ctx, { name: `Published ${++counter}`, ...input });
       return (await env.core.catalogue.products.publish(ctx, created.body.id)).data;

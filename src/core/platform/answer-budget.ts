@@ -297,6 +297,30 @@ export class AnswerAllowance {
   }
 }
 
+/**
+ * Stored bytes a heavy read may load in the statement that measures it, admitted right after: one
+ * statement instead of two for the common small read, while what an answer holds before admission
+ * stays this small (x HEAP_BYTES_PER_STORED_BYTE in heap).
+ */
+export const SMALL_READ_BYTES = 64 * 1024;
+
+/**
+ * A heavy read admitted against the caller's answer (GraphQL, the CLI), in one statement when it is
+ * small: `readWithin(SMALL_READ_BYTES)` answers the stored size and, when it is at most that, what
+ * it read; a larger read is admitted by its size first and then read whole by `readWhole`, as
+ * admitStored does. Without an answer to admit against, `readWhole` alone.
+ */
+export async function readAdmitted<T>(
+  scope: { answer?: AnswerAllowance },
+  readWithin: (limit: number) => Promise<{ storedBytes: number; value: T | null }>,
+  readWhole: () => Promise<T>,
+): Promise<T> {
+  if (!scope.answer) return readWhole();
+  const small = await readWithin(SMALL_READ_BYTES);
+  await scope.answer.admit(small.storedBytes);
+  return small.value ?? readWhole();
+}
+
 /** Admits a heavy read's stored size against the caller's answer, when the caller has one (GraphQL, the CLI). */
 export async function admitStored(scope: { answer?: AnswerAllowance }, storedBytes: number): Promise<void> {
   if (scope.answer) await scope.answer.admit(storedBytes);

@@ -105,7 +105,7 @@ builder.queryFields((t) => ({
       const { changes, ...given } = withoutNulls(args);
       // the core reads the REST query's spelling: sync and changes as 'true' / 'false'
       const query = { ...given, sync: 'true', ...(changes === undefined ? {} : { changes: String(changes) }) };
-      const result = await gql.core.catalogue.products.listRecords(gql.ctx, query);
+      const result = await gql.core.catalogue.products.list(gql.ctx, query);
       // with sync=true the core always answers with a sync page
       if (result.mode !== 'sync') throw new Error('productSync: expected a sync page');
       return collectPage(gql.ctx, result.page);

@@ -17,7 +17,7 @@ import { builder, PaginationRef } from '../builder.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { ifMatchArg, pageArgs, type ObjectFieldBuilder } from '../shapes.ts';
 import { JsonRef } from './json.ts';
-import { ProductResultRef, ProductStatusEnum, recordResult } from './product.ts';
+import { ProductResultRef, ProductStatusEnum } from './product.ts';
 import { FieldTypeEnum } from './template.ts';
 
 /*
@@ -262,15 +262,13 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: TemplateUpgradeInput, description: 'What to drop.' }),
       ifMatch: ifMatchArg(t, "Required: the product's ETag from a read or the preview; refused (precondition_failed) if stale."),
     },
-    resolve: async (_root, args, gql) =>
-      recordResult(
-        await gql.core.catalogue.products.upgradeTemplate(
-          gql.ctx,
-          args.productId,
-          withoutNulls({ to: args.to }),
-          withoutNulls(args.input ?? {}),
-          args.ifMatch ?? undefined,
-        ),
+    resolve: (_root, args, gql) =>
+      gql.core.catalogue.products.upgradeTemplate(
+        gql.ctx,
+        args.productId,
+        withoutNulls({ to: args.to }),
+        withoutNulls(args.input ?? {}),
+        args.ifMatch ?? undefined,
       ),
   }),
 }));

@@ -1,6 +1,8 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
+import type { CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import type { MediaObject } from '../../core/assets/files/library.schemas.ts';
 import type { Versioned } from '../../core/platform/etag.ts';
 import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/products/product-projection.ts';
@@ -11,6 +13,7 @@ import { pageCost, countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { enumFromCore } from '../enums.ts';
+import { childFieldsOf, operationSelects } from '../selections.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
@@ -28,7 +31,8 @@ const summaryLoader = createContextCache(
     new DataLoader<ProductRecord, ProductSummary, number>(
       async (records) => {
         // one media lookup for every product of the response, then the core's own projection (spec 2.5)
-        const media = await gql.core.assets.library.mediaFor(gql.ctx, mediaIdsOf(records));
+        const links = mediaLinks(gql).downloadUrl ? {} : { downloadUrl: false };
+        const media = await gql.core.assets.library.mediaFor(gql.ctx, mediaIdsOf(records), Date.now(), links);
         const loaded = loadedSummaries(gql);
         return records.map((record) => {
           const summary = summaryOf(record, media);
@@ -40,6 +44,17 @@ const summaryLoader = createContextCache(
     ),
 );
 
+/**
+ * Whether this request's media objects carry signed download links: only when its operation selects
+ * downloadUrl or downloadUrlExpiresAt (each link costs a signature), as the resolvers that load
+ * summaries note before they do (until then, and for any other caller, they do).
+ */
+const mediaLinks = createContextCache((_gql: GqlContext) => ({ downloadUrl: true }));
+
+function noteMediaLinks(gql: GqlContext, info: GraphQLResolveInfo): void {
+  mediaLinks(gql).downloadUrl = operationSelects(info, 'downloadUrl') || operationSelects(info, 'downloadUrlExpiresAt');
+}
+
 /** The summaries this request has loaded, by product id: their fields then resolve at once, without a promise each. */
 const loadedSummaries = createContextCache((_gql: GqlContext) => new Map<number, ProductSummary>());
 
@@ -47,60 +62,108 @@ type SummaryField = 'templateFields' | 'cover' | 'images' | 'relatedAssets';
 const SUMMARY_FIELDS = new Set<string>(['templateFields', 'cover', 'images', 'relatedAssets']);
 
 /** A field of a product's summary: at once when this request has loaded it, else through the batched loader. */
-function summaryField<K extends SummaryField>(product: ProductRecord, gql: GqlContext, field: K): ProductSummary[K] | Promise<ProductSummary[K]> {
+function summaryField<K extends SummaryField>(
+  product: ProductRecord,
+  gql: GqlContext,
+  info: GraphQLResolveInfo,
+  field: K,
+): ProductSummary[K] | Promise<ProductSummary[K]> {
   const loaded = loadedSummaries(gql).get(product.id);
-  return loaded
-    ? loaded[field]
-    : summaryLoader(gql)
-        .load(product)
-        .then((summary) => summary[field]);
+  if (loaded) return loaded[field];
+  noteMediaLinks(gql, info);
+  return summaryLoader(gql)
+    .load(product)
+    .then((summary) => summary[field]);
 }
 
-/** Whether a page's `items` selection (through fragments too) asks for a field of the products' summaries. */
-function asksSummaries(info: GraphQLResolveInfo): boolean {
-  const pending: SelectionSetNode[] = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-  const seen = new Set<string>();
-  let depth = 0;
-  while (pending.length > 0 && depth++ < 1000) {
-    for (const selection of pending.pop()!.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value === 'items' && selection.selectionSet) {
-          if (selectsSummary(selection.selectionSet, info, new Set())) return true;
-        }
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        pending.push(selection.selectionSet);
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        const fragment = info.fragments[selection.name.value];
-        if (fragment) pending.push(fragment.selectionSet);
-      }
-    }
+/**
+ * The brands and categories this request has loaded for its products, by id (null: none such for
+ * this caller, or deleted): their brand and category fields then resolve at once, without a loader
+ * promise each. The read is the core's team-scoped batch read, as the types' own loaders are.
+ */
+const loadedBrands = createContextCache((_gql: GqlContext) => new Map<number, BrandView | null>());
+const loadedCategories = createContextCache((_gql: GqlContext) => new Map<number, CategoryView | null>());
+
+/**
+ * The brands and categories of a page's items in one read (categories.findWithBrands), kept for
+ * their fields and primed into the types' own loaders for the rest of the operation. A failure
+ * (a role without brands:read, say) loads nothing here: each field then loads through its loader
+ * and answers the failure as before.
+ */
+async function preloadReferences(gql: GqlContext, items: ProductRecord[], want: { brands: boolean; categories: boolean }): Promise<void> {
+  const idsOf = (pick: (p: ProductRecord) => number | null) => [...new Set(items.map(pick))].filter((id): id is number => id !== null);
+  const brandIds = want.brands ? idsOf((p) => p.brandId) : [];
+  const categoryIds = want.categories ? idsOf((p) => p.categoryId) : [];
+  let found: { brands: BrandView[]; categories: CategoryView[] };
+  try {
+    found = await gql.core.catalogue.categories.findWithBrands(gql.ctx, brandIds, categoryIds);
+  } catch {
+    return;
   }
-  return false;
+  fill(brandIds, found.brands, loadedBrands(gql), BrandRef.getDataloader(gql));
+  fill(categoryIds, found.categories, loadedCategories(gql), CategoryRef.getDataloader(gql));
 }
 
-function selectsSummary(set: SelectionSetNode, info: GraphQLResolveInfo, seen: Set<string>): boolean {
-  for (const selection of set.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (SUMMARY_FIELDS.has(selection.name.value)) return true;
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      if (selectsSummary(selection.selectionSet, info, seen)) return true;
-    } else if (!seen.has(selection.name.value)) {
-      seen.add(selection.name.value);
-      const fragment = info.fragments[selection.name.value];
-      if (fragment && selectsSummary(fragment.selectionSet, info, seen)) return true;
-    }
+/** Each asked id's object, or null when it was not found (none such for this caller, or deleted). */
+function fill<T extends { id: number }>(ids: number[], found: T[], into: Map<number, T | null>, loader: DataLoader<number, T | null>): void {
+  const byId = new Map(found.map((item) => [item.id, item]));
+  for (const id of ids) {
+    const value = byId.get(id) ?? null;
+    into.set(id, value);
+    loader.prime(id, value);
   }
-  return false;
+}
+
+/** A product's brand or category: the loaded object at once, or its id for the type's loader. */
+function loadedOr<T>(loaded: Map<number, T | null>, id: number | null): T | number | null {
+  if (id === null) return null;
+  const value = loaded.get(id);
+  return value === undefined ? id : value;
+}
+
+/**
+ * Loads concurrently what the products of a page's items (or of product(id)) ask for: their
+ * summaries (media and template fields) in one batch, their pinned definitions in one batch, their
+ * brands and categories in one read. Nothing fails here (loadMany never rejects): a failure stays
+ * the fields' own.
+ */
+async function preloadItems(gql: GqlContext, info: GraphQLResolveInfo, items: ProductRecord[], child: 'items' | 'product'): Promise<void> {
+  const fields = childFieldsOf(info, child);
+  const loads: Array<Promise<unknown>> = [];
+  if ([...SUMMARY_FIELDS].some((field) => fields.has(field))) {
+    noteMediaLinks(gql, info);
+    loads.push(summaryLoader(gql).loadMany(items));
+  }
+  if (fields.has('templateDefinition')) {
+    const ids = [...new Set(items.map((p) => p.templateVersionId))].filter((id): id is string => id !== null);
+    if (ids.length > 0) loads.push(versionLoader(gql).loadMany(ids));
+  }
+  if (fields.has('brand') || fields.has('category'))
+    loads.push(preloadReferences(gql, items, { brands: fields.has('brand'), categories: fields.has('category') }));
+  await Promise.all(loads);
 }
 
 const versionLoader = createContextCache(
   (gql: GqlContext) =>
     new DataLoader<string, TemplateVersionView | null>(async (ids) => {
       const versions = new Map((await gql.core.catalogue.products.pinnedVersions(gql.ctx, ids)).map((v) => [v.id, v]));
-      return ids.map((id) => versions.get(id) ?? null);
+      const loaded = loadedVersions(gql);
+      return ids.map((id) => {
+        const version = versions.get(id) ?? null;
+        loaded.set(id, version);
+        return version;
+      });
     }),
 );
+
+/** The pinned versions this request has loaded, by id: templateDefinition then resolves at once. */
+const loadedVersions = createContextCache((_gql: GqlContext) => new Map<string, TemplateVersionView | null>());
+
+function templateDefinitionOf(product: ProductRecord, gql: GqlContext): TemplateVersionView | null | Promise<TemplateVersionView | null> {
+  if (product.templateVersionId === null) return null;
+  const loaded = loadedVersions(gql).get(product.templateVersionId);
+  return loaded === undefined ? versionLoader(gql).load(product.templateVersionId) : loaded;
+}
 
 const MediaObjectRef = builder.objectRef<MediaObject>('MediaObject').implement({
   description: 'A library file a product references (spec 2.5); links are signed and expire.',
@@ -170,42 +233,47 @@ export const ProductRef = builder.loadableObject('Product', {
     }),
     templateId: t.exposeString('templateId', { nullable: true, description: 'The template whose version is pinned; null without one.' }),
     templateVersionId: t.exposeString('templateVersionId', { nullable: true, description: 'The pinned template version, fixed at creation.' }),
-    brand: t.field({ type: BrandRef, nullable: true, description: 'The brand (batched per request); null when none or deleted.', resolve: (p) => p.brandId }),
+    brand: t.field({
+      type: BrandRef,
+      nullable: true,
+      description: 'The brand (batched per request); null when none or deleted.',
+      resolve: (p, _args, gql) => loadedOr(loadedBrands(gql), p.brandId),
+    }),
     category: t.field({
       type: CategoryRef,
       nullable: true,
       description: 'The category (batched per request); null when none or deleted.',
-      resolve: (p) => p.categoryId,
+      resolve: (p, _args, gql) => loadedOr(loadedCategories(gql), p.categoryId),
     }),
     templateDefinition: t.field({
       type: TemplateVersionRef,
       nullable: true,
       description: 'The pinned template version; unchanged by later template edits or deletion; null without a template.',
-      resolve: (p, _args, gql) => (p.templateVersionId === null ? null : versionLoader(gql).load(p.templateVersionId)),
+      resolve: (p, _args, gql) => templateDefinitionOf(p, gql),
     }),
     templateFields: t.field({
       type: JsonObjectRef,
       description:
         'Values keyed by stable template field ID (keys sorted, as in REST); image/file values are arrays of MediaObject-shaped objects (unresolved, with id null, for files no longer live).',
-      resolve: (p, _args, gql) => summaryField(p, gql, 'templateFields'),
+      resolve: (p, _args, gql, info) => summaryField(p, gql, info, 'templateFields'),
     }),
     cover: t.field({
       type: MediaObjectRef,
       nullable: true,
       description: 'The explicit cover, or the first image; null when there is none or its file is gone.',
-      resolve: (p, _args, gql) => summaryField(p, gql, 'cover'),
+      resolve: (p, _args, gql, info) => summaryField(p, gql, info, 'cover'),
     }),
     images: t.field({
       type: [MediaObjectRef],
       description: `Images in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`,
       complexity: listCost(LIST_BOUNDS.productMedia),
-      resolve: (p, _args, gql) => summaryField(p, gql, 'images'),
+      resolve: (p, _args, gql, info) => summaryField(p, gql, info, 'images'),
     }),
     relatedAssets: t.field({
       type: [MediaObjectRef],
       description: `Related files in order (live library files only). ${countedAs(LIST_BOUNDS.productMedia, 'a product has at most 100')}`,
       complexity: listCost(LIST_BOUNDS.productMedia),
-      resolve: (p, _args, gql) => summaryField(p, gql, 'relatedAssets'),
+      resolve: (p, _args, gql, info) => summaryField(p, gql, info, 'relatedAssets'),
     }),
   }),
 });
@@ -213,11 +281,6 @@ export const ProductRef = builder.loadableObject('Product', {
 const ProductPageRef = pageType('ProductPage', ProductRef, { description: 'A page of products (REST: GET /v1/products).', items: 'products' });
 
 export const ProductResultRef = etagResultType('ProductResult', ProductRef, { field: 'product' });
-
-/** A product write's outcome as a ProductResult: the stored record (not the REST detail) and its ETag. */
-export function recordResult(outcome: { record: ProductRecord; etag: string | null }): Versioned<ProductRecord> {
-  return { data: outcome.record, etag: outcome.etag ?? '' };
-}
 
 const DeletedProductRef = deletionType('DeletedProduct', 'Int', { noun: 'product', description: 'What a deletion answers.' });
 
@@ -266,14 +329,12 @@ builder.queryFields((t) => ({
     complexity: pageCost,
     resolve: async (_root, args, gql, info) => {
       const query = withoutNulls(args);
-      const result = await gql.core.catalogue.products.listRecords(gql.ctx, query);
+      const result = await gql.core.catalogue.products.list(gql.ctx, query);
       // without sync=true the core always answers with an ordinary page
       if (result.mode !== 'page') throw new Error('products: expected an ordinary page');
-      // the page's summaries in the one batch the items would have made, before the items resolve,
-      // so that their fields resolve without a promise each; a failure stays the fields' own (loadMany
-      // never rejects: the fields then load again and answer it as before)
+      // what the items ask for, in the batches they would have made, before they resolve
       const page = await collectPage(gql.ctx, result.page);
-      if (asksSummaries(info)) await summaryLoader(gql).loadMany(page.items);
+      await preloadItems(gql, info, page.items, 'items');
       return page;
     },
   }),
@@ -281,7 +342,11 @@ builder.queryFields((t) => ({
     type: ProductResultRef,
     description: 'One product with its ETag (REST: GET /v1/products/{id}); a draft is not_found for view_only and usable keys.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }) },
-    resolve: (_root, args, gql) => gql.core.catalogue.products.getRecord(gql.ctx, args.id),
+    resolve: async (_root, args, gql, info) => {
+      const product = await gql.core.catalogue.products.get(gql.ctx, args.id);
+      await preloadItems(gql, info, [product.data], 'product');
+      return product;
+    },
   }),
   productVisibility: t.field({
     type: [ProductVisibilityRef],
@@ -298,7 +363,10 @@ builder.mutationFields((t) => ({
     description:
       'Always creates a draft and pins the resolved template version (editable role; REST: POST /v1/products). Errors: forbidden, validation_failed, sku_in_use, not_found (brand, category, template), idempotency_key_reused.',
     args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The new product.' }), idempotencyKey: idempotencyKeyArg(t) },
-    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined)),
+    resolve: async (_root, args, gql) => {
+      const created = await gql.core.catalogue.products.create(gql.ctx, args.input, args.idempotencyKey ?? undefined);
+      return { data: created.body, etag: created.etag ?? '' } satisfies Versioned<ProductRecord>;
+    },
   }),
   updateProduct: t.field({
     type: ProductResultRef,
@@ -309,20 +377,20 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: ProductPatchInput, required: true, description: 'The changes.' }),
       ifMatch: ifMatchArg(t, 'The ETag last read; refused (precondition_failed) if stale.'),
     },
-    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined)),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.update(gql.ctx, args.id, args.input, args.ifMatch ?? undefined),
   }),
   publishProduct: t.field({
     type: ProductResultRef,
     description:
       'Publishes a complete product (editable role; REST: POST /v1/products/{id}/publish). Errors: forbidden, not_found, validation_failed (details name what is missing), precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
-    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined)),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.publish(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),
   unpublishProduct: t.field({
     type: ProductResultRef,
     description: 'Back to draft (editable role; REST: POST /v1/products/{id}/unpublish). Errors: forbidden, not_found, precondition_failed.',
     args: { id: t.arg.int({ required: true, description: 'Product id.' }), ifMatch: ifMatchArg(t) },
-    resolve: async (_root, args, gql) => recordResult(await gql.core.catalogue.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined)),
+    resolve: (_root, args, gql) => gql.core.catalogue.products.unpublish(gql.ctx, args.id, args.ifMatch ?? undefined),
   }),
   deleteProduct: t.field({
     type: DeletedProductRef,

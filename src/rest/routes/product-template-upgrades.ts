@@ -14,6 +14,7 @@ import { header } from '../auth.ts';
 import { sendStreamedArray } from '../streamed-page.ts';
 import { ok, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
+import { productDetail } from '../product-views.ts';
 import { replyWithEtag } from '../replies.ts';
 import type { RestResource } from '../resource.ts';
 import { bearerSecurity, commonErrors, ErrorRef, IdParams } from '../schemas.ts';
@@ -88,14 +89,14 @@ export async function productTemplateUpgradeRoutes(fastify: FastifyInstance, { c
       },
     },
     async (request, reply) => {
-      const outcome = await core.catalogue.products.upgradeTemplate(
+      const upgraded = await core.catalogue.products.upgradeTemplate(
         request.ctx,
         request.params.id,
         request.query,
         request.body ?? {},
         header(request, 'if-match'),
       );
-      return replyWithEtag(reply, request.id, outcome);
+      return replyWithEtag(reply, request.id, await productDetail(core, request.ctx, upgraded));
     },
   );
 

@@ -22,6 +22,9 @@ import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
 import { sendSizedPage } from '../streamed-page.ts';
+import { productDetail, productSummaries } from '../product-views.ts';
+import { mapPage } from '../../core/platform/answer-budget.ts';
+import type { SyncItem } from '../../core/catalogue/products/product-sync.ts';
 
 const DetailRef = Type.Ref('ProductDetail');
 const tags = ['Products'];
@@ -76,9 +79,10 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
     async (request, reply) => {
       const result = await core.catalogue.products.list(request.ctx, request.query);
       const common = { requestId: request.id, budget: core.platform.answerBudget };
+      const summaries = <T extends SyncItem>(items: T[]) => productSummaries(core, request.ctx, items);
       return result.mode === 'page'
-        ? sendSizedPage(reply, { ...common, page: result.page, itemSchema: ListItem, paginationSchema: PaginationSchema })
-        : sendSizedPage(reply, { ...common, page: result.page, itemSchema: ListItem, paginationSchema: SyncPagination });
+        ? sendSizedPage(reply, { ...common, page: mapPage(result.page, summaries), itemSchema: ListItem, paginationSchema: PaginationSchema })
+        : sendSizedPage(reply, { ...common, page: mapPage(result.page, summaries), itemSchema: ListItem, paginationSchema: SyncPagination });
     },
   );
 
@@ -98,7 +102,9 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
       },
     },
     async (request, reply) => {
-      return replyCreated(reply, request.id, await core.catalogue.products.create(request.ctx, request.body, header(request, 'idempotency-key')));
+      const created = await core.catalogue.products.create(request.ctx, request.body, header(request, 'idempotency-key'));
+      const { data } = await productDetail(core, request.ctx, { data: created.body, etag: created.etag ?? '' });
+      return replyCreated(reply, request.id, { ...created, body: data });
     },
   );
 
@@ -131,7 +137,8 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
         response: { 200: okSchema(DetailRef), ...commonErrors },
       },
     },
-    async (request, reply) => replyWithEtag(reply, request.id, await core.catalogue.products.get(request.ctx, request.params.id)),
+    async (request, reply) =>
+      replyWithEtag(reply, request.id, await productDetail(core, request.ctx, await core.catalogue.products.get(request.ctx, request.params.id))),
   );
 
   app.patch(
@@ -151,8 +158,8 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
       },
     },
     async (request, reply) => {
-      const outcome = await core.catalogue.products.update(request.ctx, request.params.id, request.body, header(request, 'if-match'));
-      return replyWithEtag(reply, request.id, outcome);
+      const updated = await core.catalogue.products.update(request.ctx, request.params.id, request.body, header(request, 'if-match'));
+      return replyWithEtag(reply, request.id, await productDetail(core, request.ctx, updated));
     },
   );
 
@@ -171,8 +178,10 @@ export async function productRoutes(fastify: FastifyInstance, { core }: { core: 
           response: { 200: okSchema(DetailRef), 412: ErrorRef, ...commonErrors },
         },
       },
-      async (request, reply) =>
-        replyWithEtag(reply, request.id, await core.catalogue.products[action](request.ctx, request.params.id, header(request, 'if-match'))),
+      async (request, reply) => {
+        const changed = await core.catalogue.products[action](request.ctx, request.params.id, header(request, 'if-match'));
+        return replyWithEtag(reply, request.id, await productDetail(core, request.ctx, changed));
+      },
     );
   statusChange('publish', {
     summary: 'Publish a product',

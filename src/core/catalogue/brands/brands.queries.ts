@@ -6,7 +6,7 @@ import type { BrandView } from './brand.schemas.ts';
 
 /* Statements on brands. Every statement names the team. */
 
-const BRAND_COLUMNS = `id, name, code, description, website, sort_order as "sortOrder", is_enabled as "isEnabled",
+export const BRAND_COLUMNS = `id, name, code, description, website, sort_order as "sortOrder", is_enabled as "isEnabled",
   ${isoSql('created_at')} as "createdAt", ${isoSql('updated_at')} as "updatedAt"`;
 
 // the two hot reads, prepared so PostgreSQL plans them once per connection (bench/RESULTS-brands.md)
@@ -19,7 +19,7 @@ const LIST_LIVE_BRANDS = preparedSql(
 );
 
 /** A row of BRAND_COLUMNS as the view, built field by field in the view's order (its ETag hashes it): a rest spread took ~18 µs per page of 100 here, this ~2 µs. */
-function brandOf(row: Record<string, unknown>): BrandView {
+export function brandOf(row: Record<string, unknown>): BrandView {
   return {
     id: int(row.id, 'id'),
     name: text(row.name, 'name'),

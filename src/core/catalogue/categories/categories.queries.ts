@@ -1,7 +1,9 @@
 import type { TeamScope } from '../../platform/ctx.ts';
-import { bool, int, intList, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
-import { intArray, queryOne, queryRows, setClauses } from '../../platform/sql.ts';
+import { bool, int, intList, nullableInt, nullableText, oneOf, text } from '../../platform/row-checks.ts';
+import { intArray, preparedSql, queryOne, queryRows, setClauses } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
+import type { BrandView } from '../brands/brand.schemas.ts';
+import { BRAND_COLUMNS, brandOf } from '../brands/brands.queries.ts';
 import type { CategoryView } from './category.schemas.ts';
 
 /*
@@ -131,6 +133,42 @@ export async function liveCategoriesAmong(scope: TeamScope, ids: readonly number
     [scope.teamId, intArray(ids)],
   );
   return rows.map(categoryOf);
+}
+
+// prepared: a GraphQL page of products runs it on every request. Plain rows of one shape (a brand
+// row's category columns are null, and the other way round): half the PostgreSQL time of two
+// json_agg subqueries for a page of 100
+const BRANDS_AND_CATEGORIES = preparedSql(
+  'categories.withBrands',
+  `select 'brand' as kind, ${BRAND_COLUMNS}, null::int as "brandId", null::int as "parentId", null::text as "pathKey",
+          null::text as "iconEmoji", null::int as "iconAssetId"
+     from brands where team_id = ? and deleted_at is null and id = any(?::int[])
+   union all
+   select 'category', id, name, null, description, null, sort_order, is_enabled, ${isoSql('created_at')}, ${isoSql('updated_at')},
+          brand_id, parent_id, path_key, icon_emoji, icon_asset_id
+     from categories where team_id = ? and deleted_at is null and id = any(?::int[])`,
+);
+
+const REFERENCE_KINDS = ['brand', 'category'] as const;
+
+/**
+ * The team's live brands among `brandIds` and live categories among `categoryIds`, in one statement
+ * (each row read by the same mapper as the separate reads): what a page of products references,
+ * for a client that asks for both.
+ */
+export async function liveBrandsAndCategoriesAmong(
+  scope: TeamScope,
+  brandIds: readonly number[],
+  categoryIds: readonly number[],
+): Promise<{ brands: BrandView[]; categories: CategoryView[] }> {
+  const rows = await queryRows<Record<string, unknown>>(scope, BRANDS_AND_CATEGORIES, [scope.teamId, intArray(brandIds), scope.teamId, intArray(categoryIds)]);
+  const brands: BrandView[] = [];
+  const categories: CategoryView[] = [];
+  for (const row of rows) {
+    if (oneOf(REFERENCE_KINDS, row.kind, 'kind') === 'brand') brands.push(brandOf(row));
+    else categories.push(categoryOf(row));
+  }
+  return { brands, categories };
 }
 
 /** The live children of the parents `parentIds`, by parent id, then in sibling order. */

@@ -9,11 +9,13 @@ import { normalizePage, paginationOf, type Page } from '../../platform/paginatio
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
+import type { BrandView } from '../brands/brand.schemas.ts';
 import { lockLiveBrandTree } from '../brands/brands.queries.ts';
 import {
   countLiveCategories,
   hasLiveCategoryInBrand,
   insertCategory,
+  liveBrandsAndCategoriesAmong,
   liveCategoriesAmong,
   liveCategoriesPage,
   liveCategoriesPageWithParents,
@@ -112,6 +114,17 @@ export class CategoryService {
     requirePermission(ctx, 'categories:read');
     if (ids.length === 0) return [];
     return liveCategoriesAmong(ctx, ids);
+  }
+
+  /**
+   * Batch read of what a page of products references, brands and categories in one read (GraphQL
+   * Product.brand and Product.category); each list needs its own read permission when not empty.
+   */
+  async findWithBrands(ctx: Ctx, brandIds: readonly number[], categoryIds: readonly number[]): Promise<{ brands: BrandView[]; categories: CategoryView[] }> {
+    if (brandIds.length > 0) requirePermission(ctx, 'brands:read');
+    if (categoryIds.length > 0) requirePermission(ctx, 'categories:read');
+    if (brandIds.length === 0 && categoryIds.length === 0) return { brands: [], categories: [] };
+    return liveBrandsAndCategoriesAmong(ctx, brandIds, categoryIds);
   }
 
   /** Batch read for GraphQL dataloaders (Category.children): the live children of each parent in sibling order, one list per parent id. */

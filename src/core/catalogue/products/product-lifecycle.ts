@@ -1,14 +1,14 @@
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
-import { checkIfMatch } from '../../platform/etag.ts';
+import { checkIfMatch, type Versioned } from '../../platform/etag.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { recordProductChange } from './product-history.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { draftReasonOf } from './product-fields.ts';
-import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
-import { productEtagRepresentation, type ProductRecord } from './product-projection.ts';
-import { publishProduct, readProduct, softDeleteProduct, unpublishProduct, updateFields } from './products.queries.ts';
+import { allFileIds, checkedLive } from './product-media.ts';
+import { productEtagRepresentation, versionedProduct, type ProductRecord } from './product-projection.ts';
+import { publishProduct, readProductWithLive, softDeleteProduct, unpublishProduct, updateFields } from './products.queries.ts';
 import {
   applyCustomValues,
   checkMedia,
@@ -39,7 +39,7 @@ export class ProductLifecycle {
   }
 
   /** PATCH: the create rules for the fields given; the template cannot change; a published product must stay complete. */
-  async patch(ctx: Ctx, id: number, input: unknown, ifMatch: string | undefined): Promise<ProductRecord> {
+  async patch(ctx: Ctx, id: number, input: unknown, ifMatch: string | undefined): Promise<Versioned<ProductRecord>> {
     const patch = checkPatch(input);
     const name = patch.name === undefined ? undefined : normalizeName(patch.name);
     const spu = patch.spu === undefined ? undefined : normalizeSpu(patch.spu);
@@ -83,33 +83,33 @@ export class ProductLifecycle {
       }
       const updated = await updateFields(tx, id, draft, current.status === 'draft' ? draftReasonOf(issues, groups) : null);
       await recordProductChange(tx, id, 'updated', current, updated);
-      return updated;
+      return versionedProduct(updated, nowLive);
     });
   }
 
   /** Publish: the complete product (name and required template values), publishedAt set; no-op when already published. */
-  async publish(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<ProductRecord> {
+  async publish(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<Versioned<ProductRecord>> {
     return inTransaction(ctx, async (tx) => {
       const { current, live } = await this.lockForWrite(tx, id, ifMatch);
-      if (current.status === 'published') return current;
+      if (current.status === 'published') return versionedProduct(current, live);
       const issues = completenessIssues(draftFromRecord(current), await this.definitionOf(tx, current), live);
       if (issues.length > 0) throw new DomainError('validation_failed', 'The product is not complete and cannot be published', issues);
       const published = await publishProduct(tx, id);
       await recordProductChange(tx, id, 'published', current, published);
-      return published;
+      return versionedProduct(published, live);
     });
   }
 
   /** Unpublish: back to draft, publishedAt null, draftReason recomputed; no-op when already a draft. */
-  async unpublish(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<ProductRecord> {
+  async unpublish(ctx: Ctx, id: number, ifMatch: string | undefined): Promise<Versioned<ProductRecord>> {
     return inTransaction(ctx, async (tx) => {
       const { current, live } = await this.lockForWrite(tx, id, ifMatch);
-      if (current.status === 'draft') return current;
+      if (current.status === 'draft') return versionedProduct(current, live);
       const definition = await this.definitionOf(tx, current);
       const issues = completenessIssues(draftFromRecord(current), definition, live);
       const unpublished = await unpublishProduct(tx, id, draftReasonOf(issues, definition));
       await recordProductChange(tx, id, 'unpublished', current, unpublished);
-      return unpublished;
+      return versionedProduct(unpublished, live);
     });
   }
 
@@ -129,9 +129,9 @@ export class ProductLifecycle {
 
 /** Locks the live product row and checks If-Match against its representation now (files deleted since included). */
 export async function lockProductForWrite(tx: Ctx, id: number, ifMatch: string | undefined): Promise<{ current: ProductRecord; live: Map<number, number> }> {
-  const current = await readProduct(tx, id, { lock: true });
-  if (!current) throw notFound('Product');
-  const live = await liveFileIdsOf(tx, current);
+  const read = await readProductWithLive(tx, id, { lock: true });
+  if (!read) throw notFound('Product');
+  const { record: current, live } = read;
   checkIfMatch(ifMatch, productEtagRepresentation(current, live));
   return { current, live };
 }

@@ -1,10 +1,9 @@
-import { visibleFileIds } from '../../assets/versions/version-lines.queries.ts';
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { LibraryFileView } from '../../assets/files/library.schemas.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import type { MediaFieldInput } from './product-fields.ts';
-import { mediaIdsOf, mediaReferenceCount, type ProductRecord } from './product-projection.ts';
+import { mediaReferenceCount, type ProductRecord } from './product-projection.ts';
 import { PRODUCT_LIMITS } from './product.schemas.ts';
 
 /*
@@ -94,11 +93,6 @@ export function checkMediaTotal(result: Pick<ProductRecord, 'coverFileId' | 'ima
       },
     ]);
   }
-}
-
-/** The live files among a product's references (for its ETag, projection and completeness). */
-export async function liveFileIdsOf(tx: Ctx, record: ProductRecord): Promise<Map<number, number>> {
-  return visibleFileIds(tx, mediaIdsOf([record]));
 }
 
 /** References just checked live: each shows itself. */

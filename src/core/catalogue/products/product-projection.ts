@@ -1,5 +1,5 @@
 import type { MediaObject } from '../../assets/files/library.schemas.ts';
-import { etagOf } from '../../platform/etag.ts';
+import { etagOf, type Versioned } from '../../platform/etag.ts';
 import type { ProductDetail, ProductSummary } from './product.schemas.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';
 
@@ -10,8 +10,9 @@ import type { TemplateGroupView } from '../templates/template.schemas.ts';
 export type LiveFiles = ReadonlyMap<number, number>;
 
 /**
- * A product as stored: scalars plus media references as file-path ids. It is what writes return
- * to the idempotency record and what GraphQL resolves from; REST projects it into spec 2.5 views.
+ * A product as stored: scalars plus media references as file-path ids. It is what every product
+ * read and write of the core answers (and what the idempotency record keeps); REST projects it into
+ * the spec 2.5 views with summaryOf / detailOf, GraphQL resolves its fields through loaders.
  */
 export interface ProductRecord extends Omit<ProductSummary, 'cover' | 'images' | 'relatedAssets'> {
   // templateFields (inherited) holds the custom values other than image/file
@@ -100,6 +101,11 @@ function project<M>(
  */
 export function productEtag(record: ProductRecord, liveFileIds: LiveFiles): string {
   return etagOf(productEtagRepresentation(record, liveFileIds));
+}
+
+/** What a product read or write answers: the record with its ETag (each adapter projects the record for its wire). */
+export function versionedProduct(record: ProductRecord, liveFileIds: LiveFiles): Versioned<ProductRecord> {
+  return { data: record, etag: productEtag(record, liveFileIds) };
 }
 
 /** What the ETag hashes (and If-Match is checked against): the representation with media as ids. */

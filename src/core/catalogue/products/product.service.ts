@@ -9,27 +9,27 @@ import type { ProductHistoryItem } from './product-history.schemas.ts';
 import { paginationOf, type Pagination } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { ProductLifecycle } from './product-lifecycle.ts';
-import { allFileIds, checkedLive, liveFileIdsOf } from './product-media.ts';
-import { detailOf, mediaIdsOf, productEtag, summaryOf, type ProductRecord } from './product-projection.ts';
+import { allFileIds, checkedLive } from './product-media.ts';
+import { productEtag, versionedProduct, type ProductRecord } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
 import { completeListed, listedRecordBytes, readListPage } from './product-read.ts';
-import { admitStored, mapPage, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
-import { hasLiveProductInBrand, hasLiveProductInCategories, insertDraft, readProduct, readProductsByIds, visibleProductIds } from './products.queries.ts';
+import { readAdmitted, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
+import {
+  hasLiveProductInBrand,
+  hasLiveProductInCategories,
+  insertDraft,
+  readProduct,
+  readProductWithLive,
+  readProductsByIds,
+  visibleProductIds,
+} from './products.queries.ts';
 import { DEFAULT_PRODUCT_CHANGES_RETENTION_DAYS } from './product-changes-retention.ts';
 import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
 import { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { readPinnedVersions, versionsBytes } from '../templates/templates.queries.ts';
+import { readPinnedVersions, readPinnedVersionsWithin } from '../templates/templates.queries.ts';
 import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate } from './product-write.ts';
 import { draftReasonOf } from './product-fields.ts';
-import {
-  ProductCreate,
-  ProductVisibilityRequest,
-  type ProductDetail,
-  type ProductSummary,
-  type ProductTombstone,
-  type ProductVisibilityItem,
-  type SyncPagination,
-} from './product.schemas.ts';
+import { ProductCreate, ProductVisibilityRequest, type ProductVisibilityItem, type SyncPagination } from './product.schemas.ts';
 import type { InformationTemplateService } from '../templates/information-template.service.ts';
 import type { TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
 import { ProductTemplateUpgrades } from './template-upgrade.ts';
@@ -38,16 +38,12 @@ import type { ProductUpgradeItem, TemplateUpgradeReport, TemplateUpgradesPreview
 const checkCreate = compileInput(ProductCreate);
 const checkVisibility = compileInput(ProductVisibilityRequest);
 
-/** A product write or read: the spec 2.5 detail and its ETag for REST, the stored record for GraphQL. */
-export interface ProductOutcome {
-  data: ProductDetail;
-  etag: string;
-  record: ProductRecord;
-}
-
-export type ProductListResult =
-  | { mode: 'page'; page: SizedPage<ProductSummary, Pagination> }
-  | { mode: 'sync'; page: SizedPage<ProductSummary | ProductTombstone, SyncPagination> };
+/**
+ * A page of products as stored records (tombstones too, in sync pages with changes=true), read batch
+ * by batch under the answer budget: REST projects each batch into spec 2.5 summaries, GraphQL
+ * resolves the fields asked for through its loaders.
+ */
+export type ProductListResult = { mode: 'page'; page: SizedPage<ProductRecord, Pagination> } | { mode: 'sync'; page: SizedPage<SyncItem, SyncPagination> };
 
 export interface ProductServiceOptions {
   library: LibraryService;
@@ -82,27 +78,8 @@ export class ProductService {
     this.upgrades = new ProductTemplateUpgrades({ library: options.library, templates: options.templates });
   }
 
-  /**
-   * listProducts (spec 4.5): ordinary pages (updatedAt, id descending) or, with sync=true, a cursor
-   * scan, as summaries with their media, read batch by batch under the answer budget (REST streams it).
-   */
+  /** listProducts (spec 4.5): ordinary pages (updatedAt, id descending) or, with sync=true, a cursor scan. */
   async list(ctx: Ctx, query: Record<string, unknown>): Promise<ProductListResult> {
-    const listed = await this.listRecords(ctx, query);
-    // tombstones (sync feed only) carry no media and pass through as they are
-    const withMedia = async <T extends SyncItem>(items: T[]) => {
-      const media = await this.library.mediaFor(ctx, mediaIdsOf(items.filter((item): item is T & ProductRecord => !isTombstone(item))));
-      return items.map((item) => (isTombstone(item) ? item : summaryOf(item, media)));
-    };
-    return listed.mode === 'page'
-      ? { mode: 'page', page: mapPage(listed.page, async (items) => (await withMedia(items)) as ProductSummary[]) }
-      : { mode: 'sync', page: mapPage(listed.page, withMedia) };
-  }
-
-  /** The same listing as stored records (GraphQL resolves media, brands and templates through its loaders). */
-  async listRecords(
-    ctx: Ctx,
-    query: Record<string, unknown>,
-  ): Promise<{ mode: 'page'; page: SizedPage<ProductRecord, Pagination> } | { mode: 'sync'; page: SizedPage<SyncItem, SyncPagination> }> {
     requirePermission(ctx, 'products:read');
     const parsed = parseProductQuery(ctx, query);
     const publishedOnly = parsed.filters.publishedOnly;
@@ -122,14 +99,11 @@ export class ProductService {
   }
 
   /** getProduct: one product the caller may see (drafts are 404 for view_only and usable), with its ETag. */
-  async get(ctx: Ctx, id: number): Promise<ProductOutcome> {
-    return this.outcome(ctx, await this.readVisible(ctx, id));
-  }
-
-  /** The stored record of a product the caller may see, with its ETag (GraphQL product(id)). */
-  async getRecord(ctx: Ctx, id: number): Promise<Versioned<ProductRecord>> {
-    const record = await this.readVisible(ctx, id);
-    return { data: record, etag: productEtag(record, await liveFileIdsOf(ctx, record)) };
+  async get(ctx: Ctx, id: number): Promise<Versioned<ProductRecord>> {
+    requirePermission(ctx, 'products:read');
+    const read = await readProductWithLive(ctx, id, { publishedOnly: publishedOnly(ctx) });
+    if (!read) throw notFound('Product');
+    return versionedProduct(read.record, read.live);
   }
 
   /**
@@ -152,16 +126,20 @@ export class ProductService {
   /** Batch read of pinned definitions (spec 2.5 templateDefinition): needs no templates:read. */
   async pinnedVersions(ctx: Ctx, versionIds: readonly string[]): Promise<TemplateVersionView[]> {
     requirePermission(ctx, 'products:read');
-    if (ctx.answer) await admitStored(ctx, await versionsBytes(ctx, versionIds));
-    return readPinnedVersions(ctx, versionIds);
+    return readAdmitted(
+      ctx,
+      (limit) => readPinnedVersionsWithin(ctx, versionIds, limit),
+      () => readPinnedVersions(ctx, versionIds),
+    );
   }
 
   /** createProduct (spec 4.5): always a draft; pins the resolved template version; idempotent with a key. */
-  async create(ctx: Ctx, input: unknown, idempotencyKey?: string): Promise<IdempotentOutcome<ProductDetail> & { record: ProductRecord }> {
+  async create(ctx: Ctx, input: unknown, idempotencyKey?: string): Promise<IdempotentOutcome<ProductRecord>> {
     requirePermission(ctx, 'products:create');
     const body = checkCreate(input);
     const draft = draftFromCreate(body);
-    const stored = await withIdempotency(ctx, { operation: 'products.create', key: idempotencyKey, input: body }, async (tx) => {
+    // spec 4.5: a replay answers the stored record and ETag; the adapters show only media still valid now
+    return withIdempotency(ctx, { operation: 'products.create', key: idempotencyKey, input: body }, async (tx) => {
       await checkReferences(tx, draft, { brandOrCategory: true, owner: true });
       const pin = await this.templates.resolveForProduct(tx, { templateId: body.templateId, brandId: draft.brandId, categoryId: draft.categoryId });
       const groups = pin ? (await this.templates.getVersion(tx, pin.versionId)).groups : null;
@@ -178,9 +156,6 @@ export class ProductService {
       await recordProductChange(tx, record.id, 'created', null, record);
       return { body: record, etag: productEtag(record, live) };
     });
-    // spec 4.5: a replay keeps the original scalars and ETag and shows only media still valid now
-    const projected = await this.outcome(ctx, stored.body, stored.etag ?? undefined);
-    return { body: projected.data, etag: projected.etag, replayed: stored.replayed, record: stored.body };
   }
 
   /** A product's history (docs/products.md "History"), newest first; visible exactly when the product is (a draft is 404 for view_only and usable). */
@@ -190,22 +165,21 @@ export class ProductService {
   }
 
   /** updateProduct (docs/products.md): the create field rules; template fixed; a published product must stay complete. */
-  async update(ctx: Ctx, id: number, input: unknown, ifMatch?: string): Promise<ProductOutcome> {
+  async update(ctx: Ctx, id: number, input: unknown, ifMatch?: string): Promise<Versioned<ProductRecord>> {
     requirePermission(ctx, 'products:update');
-    const record = await this.lifecycle.patch(ctx, id, input, ifMatch);
-    return this.outcome(ctx, record);
+    return this.lifecycle.patch(ctx, id, input, ifMatch);
   }
 
   /** publishProduct (docs/products.md): validates the complete product, sets publishedAt; already published: unchanged 200. */
-  async publish(ctx: Ctx, id: number, ifMatch?: string): Promise<ProductOutcome> {
+  async publish(ctx: Ctx, id: number, ifMatch?: string): Promise<Versioned<ProductRecord>> {
     requirePermission(ctx, 'products:publish');
-    return this.outcome(ctx, await this.lifecycle.publish(ctx, id, ifMatch));
+    return this.lifecycle.publish(ctx, id, ifMatch);
   }
 
   /** unpublishProduct (docs/products.md): back to draft, publishedAt null; already a draft: unchanged 200. */
-  async unpublish(ctx: Ctx, id: number, ifMatch?: string): Promise<ProductOutcome> {
+  async unpublish(ctx: Ctx, id: number, ifMatch?: string): Promise<Versioned<ProductRecord>> {
     requirePermission(ctx, 'products:publish');
-    return this.outcome(ctx, await this.lifecycle.unpublish(ctx, id, ifMatch));
+    return this.lifecycle.unpublish(ctx, id, ifMatch);
   }
 
   /** deleteProduct (spec 3.2 style): soft delete; the spu stays reserved. */
@@ -223,14 +197,14 @@ export class ProductService {
    */
   async previewTemplateUpgrade(ctx: Ctx, id: number, query: unknown): Promise<Versioned<TemplateUpgradeReport>> {
     requirePermission(ctx, 'products:update');
-    const product = await this.getRecord(ctx, id);
+    const product = await this.get(ctx, id);
     return { data: await this.upgrades.preview(ctx, product.data, query), etag: product.etag };
   }
 
   /** Template upgrade: the roles that edit products; If-Match required; one transaction with history and activity. */
-  async upgradeTemplate(ctx: Ctx, id: number, query: unknown, input: unknown, ifMatch?: string): Promise<ProductOutcome> {
+  async upgradeTemplate(ctx: Ctx, id: number, query: unknown, input: unknown, ifMatch?: string): Promise<Versioned<ProductRecord>> {
     requirePermission(ctx, 'products:update');
-    return this.outcome(ctx, await this.upgrades.apply(ctx, id, query, input, ifMatch));
+    return this.upgrades.apply(ctx, id, query, input, ifMatch);
   }
 
   /** Bulk template upgrade preview: a page of the products pinned to one version; the roles that edit products. */
@@ -262,13 +236,6 @@ export class ProductService {
 
   private async definitionOf(ctx: Ctx, record: Pick<ProductRecord, 'templateVersionId'>): Promise<TemplateGroupView[] | null> {
     return record.templateVersionId === null ? null : (await this.templates.getVersion(ctx, record.templateVersionId)).groups;
-  }
-
-  /** Projects a record for REST: media objects of live files (one lookup), the pinned definition, the ETag. */
-  private async outcome(ctx: Ctx, record: ProductRecord, storedEtag?: string): Promise<ProductOutcome> {
-    const [media, groups] = await Promise.all([this.library.mediaFor(ctx, mediaIdsOf([record])), this.definitionOf(ctx, record)]);
-    const etag = storedEtag ?? productEtag(record, new Map([...media].map(([id, object]) => [id, object.id ?? id])));
-    return { data: detailOf(record, media, groups), etag, record };
   }
 }
 

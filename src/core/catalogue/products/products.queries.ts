@@ -2,6 +2,7 @@ import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { bigintNumber, int, jsonList, nullableInt, nullableText, oneOf, text } from '../../platform/row-checks.ts';
 import { escapeLike, intArray, preparedSql, queryOne, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
+import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../../assets/versions/version-lines.queries.ts';
 import { allFileIds } from './product-media.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { ProductDraft } from './product-write.ts';
@@ -225,6 +226,44 @@ export async function readProduct(ctx: TeamScope, id: number, options: { publish
     [id, ctx.teamId],
   );
   return row && recordOf(row);
+}
+
+/** The statement of readProductWithLive per visibility and lock, prepared: every product read and write runs one. */
+const WITH_LIVE: Record<string, PreparedSql> = Object.fromEntries(
+  [false, true].flatMap((publishedOnly) =>
+    [false, true].map((lock) => [
+      `${publishedOnly}/${lock}`,
+      preparedSql(
+        `products.withLive.${publishedOnly ? 'published' : 'all'}${lock ? '.lock' : ''}`,
+        `select ${RECORD_COLUMNS},
+            (select coalesce(jsonb_agg(jsonb_build_array(r.id, ${VISIBLE_ID})), '[]'::jsonb) from ${VISIBLE_FROM}
+              where r.team_id = p.team_id and r.id = any(p.media_file_ids) and ${VISIBLE_WHERE}) as "liveFiles"
+           from products p where p.id = ? and p.team_id = ? and p.deleted_at is null
+          ${publishedOnly ? `and p.status = 'published'` : ''}${lock ? ' for update of p' : ''}`,
+      ),
+    ]),
+  ),
+);
+
+/**
+ * One live product of the caller's team with its references that resolve to a live file, each to
+ * the file shown for it (as visibleFileIds answers them), in one statement: what a read's ETag and
+ * a write's If-Match are computed over. `lock` takes the product's row (not the files') for the rest
+ * of the transaction.
+ */
+export async function readProductWithLive(
+  ctx: TeamScope,
+  id: number,
+  options: { publishedOnly?: boolean; lock?: boolean } = {},
+): Promise<{ record: ProductRecord; live: Map<number, number> } | null> {
+  const row = await queryOne<Record<string, unknown>>(ctx, WITH_LIVE[`${options.publishedOnly === true}/${options.lock === true}`]!, [id, ctx.teamId]);
+  if (!row) return null;
+  const live = new Map<number, number>();
+  for (const pair of jsonList(row.liveFiles, 'liveFiles')) {
+    const [requested, shown] = jsonList(pair, 'liveFiles[]');
+    live.set(int(requested, 'liveFiles[][0]'), int(shown, 'liveFiles[][1]'));
+  }
+  return { record: recordOf(row), live };
 }
 
 /** Live products of the caller's team among `ids` (within visibility), in no particular order. */

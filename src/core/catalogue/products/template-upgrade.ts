@@ -4,6 +4,7 @@ import { visibleFileIds } from '../../assets/versions/version-lines.queries.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, invalidFields, isDomainError, type FieldIssue } from '../../platform/errors.ts';
 import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
+import type { Versioned } from '../../platform/etag.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { InformationTemplateService } from '../templates/information-template.service.ts';
@@ -12,7 +13,7 @@ import { draftReasonOf, fieldsOf, mergeCustomValues, type CustomValues } from '.
 import { recordProductChange } from './product-history.ts';
 import { lockProductForWrite } from './product-lifecycle.ts';
 import { fieldLimitProblem } from './product-media.ts';
-import { type LiveFiles, mediaIdsOf, type ProductRecord } from './product-projection.ts';
+import { type LiveFiles, mediaIdsOf, type ProductRecord, versionedProduct } from './product-projection.ts';
 import { completenessIssues, draftFromRecord } from './product-write.ts';
 import { readPinnedProductsPage, repinTemplateVersion, updateFields } from './products.queries.ts';
 import { completeListed, listedRecordBytes } from './product-read.ts';
@@ -265,7 +266,7 @@ export class ProductTemplateUpgrades {
    * preview judges them; refused with the preview's blocking issues unless `drop` names every
    * invalid value. Writes the values that carry over, the new pin, draftReason, history and activity.
    */
-  async apply(ctx: Ctx, id: number, query: unknown, input: unknown, ifMatch: string | undefined): Promise<ProductRecord> {
+  async apply(ctx: Ctx, id: number, query: unknown, input: unknown, ifMatch: string | undefined): Promise<Versioned<ProductRecord>> {
     const { to } = checkQuery(query ?? {});
     const { drop = [] } = checkRequest(input ?? {});
     if (ifMatch === undefined) throw invalid('If-Match', "is required: send the product's ETag from your last read (and preview) of it");
@@ -287,7 +288,8 @@ export class ProductTemplateUpgrades {
       const draftReason = current.status === 'draft' ? draftReasonOf(missing, target.to.groups) : null;
       const upgraded = await updateFields(tx, id, { ...draftFromRecord(current), values: carried }, draftReason);
       await recordProductChange(tx, id, 'template_upgraded', current, upgraded);
-      return upgraded;
+      // the upgrade keeps or drops references, never adds one: the lock's live files cover them all
+      return versionedProduct(upgraded, live);
     });
   }
 

@@ -1,7 +1,7 @@
 import type { SizedRow } from '../../platform/answer-budget.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bigintNumber, bool, int, intList, nullableText, text } from '../../platform/row-checks.ts';
-import { queryOne, queryRows } from '../../platform/sql.ts';
+import { preparedSql, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type {
   ResolvedTemplate,
@@ -228,18 +228,6 @@ export async function readVersionWindows(scope: TeamScope, windows: readonly Ver
   return byWindow;
 }
 
-/** What the given versions of the team would carry: the stored size of their definitions. */
-export async function versionsBytes(scope: TeamScope, versionIds: readonly string[]): Promise<number> {
-  if (versionIds.length === 0) return 0;
-  const row = await queryOne<Record<string, unknown>>(
-    scope,
-    `select coalesce(sum(octet_length(v.definition::text)), 0)::bigint as bytes from template_versions v
-      where v.team_id = ? and v.id in (select jsonb_array_elements_text(?::jsonb))`,
-    [scope.teamId, JSON.stringify(versionIds)],
-  );
-  return bigintNumber(row!.bytes, 'bytes');
-}
-
 /** What the current definitions of the given live templates would carry. */
 export async function liveTemplatesBytes(scope: TeamScope, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
@@ -267,6 +255,31 @@ export async function readPinnedVersions(scope: TeamScope, versionIds: readonly 
     [scope.teamId, JSON.stringify(versionIds)],
   );
   return rows.map(versionView);
+}
+
+// prepared: GraphQL runs it for every product read that asks for its definition
+const PINNED_WITHIN = preparedSql(
+  'templates.pinnedWithin',
+  `select s.id, s."templateId", s.number, s.name, s.description, s."createdAt", s."storedBytes",
+          case when s."storedBytes" <= ?::bigint then s.definition end as definition
+     from (select v.id, v.template_id as "templateId", v.number, v.name, v.description, ${isoSql('v.created_at')} as "createdAt",
+                  v.definition, sum(octet_length(v.definition::text)) over ()::bigint as "storedBytes"
+             from template_versions v where v.team_id = ? and v.id in (select jsonb_array_elements_text(?::jsonb))) s`,
+);
+
+/**
+ * The pinned versions read with their stored size in one statement (answer-budget.ts readAdmitted):
+ * with their definitions when those take at most `limit` stored bytes in all, else the size only.
+ */
+export async function readPinnedVersionsWithin(
+  scope: TeamScope,
+  versionIds: readonly string[],
+  limit: number,
+): Promise<{ storedBytes: number; value: TemplateVersionView[] | null }> {
+  if (versionIds.length === 0) return { storedBytes: 0, value: [] };
+  const rows = await queryRows<Record<string, unknown>>(scope, PINNED_WITHIN, [limit, scope.teamId, JSON.stringify(versionIds)]);
+  const storedBytes = rows.length === 0 ? 0 : bigintNumber(rows[0]!.storedBytes, 'storedBytes');
+  return { storedBytes, value: storedBytes <= limit ? rows.map(versionView) : null };
 }
 
 /** Holds a template of the team (deleted ones included) FOR SHARE until the transaction ends; false when there is none. */
