@@ -1,4 +1,4 @@
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 
 /**
  * Whether the resolving field's selection asks, through fragments and inline fragments too, for
@@ -18,6 +18,21 @@ export function asks(info: GraphQLResolveInfo, fields: ReadonlySet<string>): boo
   return selected(info).some((field) => fields.has(field.name.value));
 }
 
+/**
+ * The fields named `name` among the fields of the resolving field's `under` field, fragments
+ * spread (a result's `template { versions }`): a resolver reads what they need with its own row.
+ */
+export function fieldsBelow(info: GraphQLResolveInfo, under: string, name: string): FieldNode[] {
+  const sets: SelectionSetNode[] = [];
+  for (const field of selected(info)) if (field.name.value === under && field.selectionSet) sets.push(field.selectionSet);
+  return fieldsOf(sets, info).filter((field) => field.name.value === name);
+}
+
+/** Whether a field's own selection asks, through fragments too, for one of `fields`. */
+export function fieldAsks(field: FieldNode, info: GraphQLResolveInfo, fields: ReadonlySet<string>): boolean {
+  return field.selectionSet !== undefined && fieldsOf([field.selectionSet], info).some((below) => fields.has(below.name.value));
+}
+
 function selected(info: GraphQLResolveInfo): FieldOf[] {
   return fieldsOf(
     info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])),
@@ -25,7 +40,7 @@ function selected(info: GraphQLResolveInfo): FieldOf[] {
   );
 }
 
-type FieldOf = Extract<SelectionSetNode['selections'][number], { kind: Kind.FIELD }>;
+type FieldOf = FieldNode;
 
 /** The fields of some selection sets, fragments spread (each once), without recursion. */
 function fieldsOf(sets: SelectionSetNode[], info: GraphQLResolveInfo): FieldOf[] {

@@ -218,13 +218,53 @@ describe("a template's versions are admitted against the answer", () => {
       [1, null],
       [2, 'v2'],
     ]);
-    const versionsRead = summaries.statements.filter((sql) => sql.includes('template_versions v') && sql.includes('cross join lateral'));
+    // read with the template (one statement), its versions' part without their definitions
+    const versionsRead = summaries.statements.filter((sql) => sql.includes('template_versions tv'));
     expect(versionsRead).toHaveLength(1);
-    expect(versionsRead[0]).not.toMatch(/definition/);
+    expect(versionsRead[0]).not.toMatch(/tv\.definition/);
     // asked through a fragment, the groups come with their definitions
     const full = await read('...V', 'fragment V on TemplateVersion { number groups { fields { key } } }');
     expect(full.versions[1].groups[0].fields.map((f: { key: string }) => f.key)).toEqual(['name', 'sku', 'mainImage', 'a']);
     expect(full.statements.filter((sql) => sql.includes('cross join lateral') && sql.includes('definition'))).toHaveLength(1);
+  });
+
+  it('template(id) with versions whose groups are not asked reads the template and those versions in one statement', async () => {
+    const key = await g.key(await g.team(), 'manage');
+    const tpl = await t.template(key, { groups: [{ name: 'G', fields: [textField('a')] }] });
+    const ctx = await g.ctx(key);
+    for (const description of ['v2', 'v3']) await env.core.catalogue.templates.update(ctx, tpl.id, { description });
+    const read = async (selection: string, variables: Record<string, unknown> = {}, as: GivenKey = key) => {
+      counting.statements.length = 0;
+      const res = await counting.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${as.key}`, 'content-type': 'application/json' },
+        payload: {
+          query: `query($id: String!${'n' in variables ? ', $n: Int' : ''}) { template(id: $id) { etag template { id ${selection} } } }`,
+          variables: { id: tpl.id, ...variables },
+        },
+      });
+      return { body: res.json(), statements: counting.statements.length };
+    };
+    const numbers = (versions: Array<{ number: number }>) => versions.map((v) => v.number);
+    const alone = await read('');
+    const withVersions = await read('versions { id number name description createdAt }');
+    expect(withVersions.body.errors).toBeUndefined();
+    expect(numbers(withVersions.body.data.template.template.versions)).toEqual([1, 2, 3]);
+    expect(withVersions.body.data.template.etag).toBe(alone.body.data.template.etag);
+    expect(withVersions.statements).toBe(alone.statements);
+    // the window's arguments, literal or variables, and two windows at once answer as their own reads
+    expect(numbers((await read('versions(last: 1) { number }')).body.data.template.template.versions)).toEqual([3]);
+    expect(numbers((await read('versions(before: 3, last: 1) { number }')).body.data.template.template.versions)).toEqual([2]);
+    expect(numbers((await read('versions(last: $n) { number }', { n: 2 })).body.data.template.template.versions)).toEqual([2, 3]);
+    expect((await read('versions(last: 0) { number }')).body.data.template.template.versions).toEqual([]);
+    const two = (await read('a: versions(last: 1) { number } b: versions(before: 2) { number description }')).body.data.template.template;
+    expect([numbers(two.a), numbers(two.b)]).toEqual([[3], [1]]);
+    // another team's key sees no such template
+    const other = await g.key(await g.team(), 'manage');
+    const foreign = await read('versions { number }', {}, other);
+    expect(foreign.body.errors[0].extensions.code).toBe('not_found');
+    expect(foreign.body.data).toBeNull();
   });
 
   it('versions carrying at most READ_WITH_SIZE_BYTES come with their stored size in one statement', async () => {

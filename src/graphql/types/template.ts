@@ -9,7 +9,8 @@ import {
   type TemplateView,
   type VersionWindow,
 } from '../../core/catalogue/templates/template.schemas.ts';
-import { asks } from '../selection.ts';
+import { asks, fieldAsks, fieldsBelow } from '../selection.ts';
+import { Kind, type FieldNode, type GraphQLResolveInfo } from 'graphql';
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import { builder, JsonObjectRef } from '../builder.ts';
@@ -195,6 +196,39 @@ const versionSummariesLoader = createContextCache(
 
 const ASKS_GROUPS = new Set(['groups']);
 
+/**
+ * The one window of versions without definitions that a `template(id)` selection asks
+ * (`template { versions(last, before) { number name ... } }`, fragments included), or null: the
+ * template is then read with that window in one statement and the versions resolve from it. Null
+ * (each read apart, as before) when no versions are asked, when they ask groups, when two
+ * selections ask different windows, or when an argument is a variable.
+ */
+function versionSummaryWindowAsked(info: GraphQLResolveInfo): Omit<VersionWindow, 'templateId'> | null {
+  let window: Omit<VersionWindow, 'templateId'> | null = null;
+  for (const node of fieldsBelow(info, 'template', 'versions')) {
+    if (fieldAsks(node, info, ASKS_GROUPS)) return null;
+    const args = literalIntArgs(node);
+    if (!args) return null;
+    const last = sizeOf(args.last, LIST_BOUNDS.templateVersionsDefault, LIST_BOUNDS.templateVersionsMax);
+    if (last === 0) return null;
+    const asked = { before: args.before ?? null, last };
+    if (window && (window.before !== asked.before || window.last !== asked.last)) return null;
+    window = asked;
+  }
+  return window;
+}
+
+/** A field's arguments when each is an Int or null literal; null when any is a variable. */
+function literalIntArgs(node: FieldNode): Record<string, number | null> | null {
+  const args: Record<string, number | null> = {};
+  for (const arg of node.arguments ?? []) {
+    if (arg.value.kind === Kind.INT) args[arg.name.value] = Number.parseInt(arg.value.value, 10);
+    else if (arg.value.kind === Kind.NULL) args[arg.name.value] = null;
+    else return null;
+  }
+  return args;
+}
+
 const TemplatePageRef = pageType('TemplatePage', TemplateRef, {
   description: 'A page of live templates (REST: GET /v1/product-info-templates).',
   items: 'templates',
@@ -280,7 +314,14 @@ builder.queryFields((t) => ({
     type: TemplateResultRef,
     description: 'One live template with its ETag (REST: GET /v1/product-info-templates/{id}). Errors: not_found.',
     args: { id: t.arg.string({ required: true, description: 'Template id.' }) },
-    resolve: (_root, args, gql) => gql.core.catalogue.templates.get(gql.ctx, args.id),
+    resolve: async (_root, args, gql, info) => {
+      const window = versionSummaryWindowAsked(info);
+      if (!window) return gql.core.catalogue.templates.get(gql.ctx, args.id);
+      // its versions in the same statement: Template.versions then finds them in the loader
+      const { template, versions } = await gql.core.catalogue.templates.getWithVersionSummaries(gql.ctx, args.id, window);
+      versionSummariesLoader(gql).prime({ templateId: template.data.id, ...window }, versions);
+      return template;
+    },
   }),
   templateVersion: t.field({
     type: TemplateVersionRef,

@@ -22,6 +22,7 @@ import { buildDefinition, newOpaqueId } from './template-definition.ts';
 import { readTemplate, readVersionState, type TemplateVersionState } from './template-read.ts';
 import {
   countLiveTemplates,
+  findLiveTemplateWithVersionSummaries,
   currentVersionId,
   insertTemplate,
   insertVersion as insertVersionRow,
@@ -115,6 +116,21 @@ export class InformationTemplateService {
     const template = await readTemplate(ctx, id);
     if (!template) throw notFound('Template');
     return versioned(template);
+  }
+
+  /**
+   * getTemplate with the versions of one window without their definitions, read in the same
+   * statement (GraphQL's `template(id) { versions { number name } }`: one round trip, as REST's read).
+   */
+  async getWithVersionSummaries(
+    ctx: Ctx,
+    id: string,
+    window: Omit<VersionWindow, 'templateId'>,
+  ): Promise<{ template: Versioned<TemplateView>; versions: TemplateVersionSummary[] }> {
+    requirePermission(ctx, 'templates:read');
+    const found = await findLiveTemplateWithVersionSummaries(ctx, id, window);
+    if (!found) throw notFound('Template');
+    return { template: versioned(found.template), versions: found.versions };
   }
 
   /** Batch read for dataloaders: live templates of the caller's team among `ids`. */

@@ -92,6 +92,33 @@ export async function findLiveTemplate(scope: TeamScope, id: string): Promise<Te
 }
 
 /**
+ * One live template of the team with the versions of one window (the newest `last` numbered below
+ * `before`, oldest first) without their definitions, in one statement, or null: what GraphQL's
+ * `template(id) { versions { ... } }` answers, in the round trip REST's template read takes.
+ */
+export async function findLiveTemplateWithVersionSummaries(
+  scope: TeamScope,
+  id: string,
+  window: Omit<VersionWindow, 'templateId'>,
+): Promise<{ template: TemplateView; versions: TemplateVersionSummary[] } | null> {
+  const versions = `, coalesce((select json_agg(json_build_object('id', x.id, 'templateId', x.template_id, 'number', x.number, 'name', x.name,
+        'description', x.description, 'createdAt', ${isoSql('x.created_at')}) order by x.number)
+       from (select tv.id, tv.template_id, tv.number, tv.name, tv.description, tv.created_at from template_versions tv
+              where tv.team_id = t.team_id and tv.template_id = t.id and (?::int is null or tv.number < ?::int)
+              order by tv.number desc limit ?) x), '[]'::json) as versions`;
+  const row = await queryOne<Record<string, unknown>>(scope, `${templateSelect(versions)} where t.id = ? and t.team_id = ? and t.deleted_at is null`, [
+    window.before,
+    window.before,
+    window.last,
+    id,
+    scope.teamId,
+  ]);
+  if (!row) return null;
+  if (!Array.isArray(row.versions)) throw new Error('column versions: expected a JSON array');
+  return { template: templateView(row), versions: (row.versions as Record<string, unknown>[]).map(versionSummary) };
+}
+
+/**
  * The ids of a page of the team's live templates in the list's order, with the stored size of each
  * one's definition (what its answer costs: the definition is nearly all of it) and the live total
  * (0 when the page is empty). The rows themselves are read by readTemplatesByIds, batch by batch.
