@@ -60,6 +60,8 @@ const TOTAL_MIB = Number(env.BENCH_MIB ?? 1024);
 const RUNS = Number(env.BENCH_RUNS ?? 3);
 /** `downloads`: only the signed-link download (4.), for working on it. */
 const ONLY = env.BENCH_ONLY ?? '';
+/** Extra Node flags for the streaming Shelf server of 4. (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile it). */
+const SERVER_FLAGS = (env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 const ENDPOINT = env.S3_ENDPOINT || 'http://127.0.0.1:7480';
 const CREDENTIALS = {
   accessKeyId: env.SHELF_OBJECTSTORE_ACCESS_KEY || 'shelf-test-access',
@@ -318,7 +320,7 @@ async function downloads() {
   }
   const server = await startChildServer('shelf', new URL('./servers/shelf-server.ts', import.meta.url), {
     env: { ...env, ...s3Env, DATABASE_URL: databaseUrl, LINK_SIGNING_SECRET: SECRET },
-    execArgv: serviceNodeFlags(),
+    execArgv: [...serviceNodeFlags(), ...SERVER_FLAGS],
   });
   // the same app answering links with a 302 to a presigned GET (S3_DOWNLOAD_REDIRECT=on), the client following it
   const redirecting = await startChildServer('shelf-redirect', new URL('./servers/shelf-server.ts', import.meta.url), {
