@@ -61,6 +61,8 @@ const TOTAL_MIB = Number(env.BENCH_MIB ?? 1024);
 const RUNS = Number(env.BENCH_RUNS ?? 3);
 /** `downloads`: only the signed-link download (4.), for working on it. */
 const ONLY = env.BENCH_ONLY ?? '';
+/** Extra Node flags for the streaming Shelf server of 4. (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile it). */
+const SERVER_FLAGS = (env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 const ENDPOINT = env.S3_ENDPOINT || 'http://127.0.0.1:7480';
 const CREDENTIALS = {
   accessKeyId: env.SHELF_OBJECTSTORE_ACCESS_KEY || 'shelf-test-access',
@@ -130,6 +132,12 @@ async function withRss<T>(pid: number, baseline: number, work: () => Promise<T>)
 function collectGarbage(): void {
   try {
     execFileSync('radosgw-admin', ['-c', CEPH_CONF, 'gc', 'process', '--include-all'], { stdio: 'ignore' });
+    // gc skips shards locked by a radosgw-admin that was killed mid-run (the lock outlives it by up to an hour), and says nothing
+    const left = execFileSync('radosgw-admin', ['-c', CEPH_CONF, 'gc', 'list', '--include-all'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+    if (left.includes('"oid"'))
+      log(
+        '  (garbage left after gc process: a gc shard is locked, see `rados -p default.rgw.log --namespace gc lock info gc.N gc_process`; memstore may fill)',
+      );
   } catch {
     log('  (radosgw-admin gc process failed; memstore may fill)');
   }
@@ -319,7 +327,7 @@ async function downloads() {
   }
   const server = await startChildServer('shelf', new URL('./servers/shelf-server.ts', import.meta.url), {
     env: { ...env, ...s3Env, DATABASE_URL: databaseUrl, LINK_SIGNING_SECRET: SECRET },
-    execArgv: serviceNodeFlags(),
+    execArgv: [...serviceNodeFlags(), ...SERVER_FLAGS],
   });
   // the same app answering links with a 302 to a presigned GET (S3_DOWNLOAD_REDIRECT=on), the client following it
   const redirecting = await startChildServer('shelf-redirect', new URL('./servers/shelf-server.ts', import.meta.url), {

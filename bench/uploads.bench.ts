@@ -108,6 +108,12 @@ async function emptyBucket(): Promise<void> {
   }
   try {
     execFileSync('radosgw-admin', ['-c', CEPH_CONF, 'gc', 'process', '--include-all'], { stdio: 'ignore' });
+    // gc skips shards locked by a radosgw-admin that was killed mid-run (the lock outlives it by up to an hour), and says nothing
+    const left = execFileSync('radosgw-admin', ['-c', CEPH_CONF, 'gc', 'list', '--include-all'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+    if (left.includes('"oid"'))
+      log(
+        '  (garbage left after gc process: a gc shard is locked, see `rados -p default.rgw.log --namespace gc lock info gc.N gc_process`; memstore may fill)',
+      );
   } catch {
     log('  (radosgw-admin gc process failed; memstore may fill)');
   }

@@ -82,6 +82,17 @@ describe.each(['local', 's3'])('library files stored on %s', (backend) => {
     expect(sha256(res.bytes)).toBe(sha256(photo.bytes));
   });
 
+  it("a HEAD of a signed download link answers the whole file's headers and no body, and the link still serves the bytes after", async () => {
+    const link = new URL(downloadLink());
+    const head = await env.app.inject({ method: 'HEAD', url: link.pathname + link.search });
+    expect(head.statusCode).toBe(200);
+    expect(Number(head.headers['content-length'])).toBe(photo.bytes.length);
+    expect(head.headers['accept-ranges']).toBe('bytes');
+    expect(head.rawPayload.length).toBe(0);
+    const res = await get(link.href);
+    expect(sha256(res.bytes)).toBe(sha256(photo.bytes));
+  });
+
   it('a signed link answers a range request with 206 and just those bytes', async () => {
     const total = photo.bytes.length;
     const cases: [string, number, number][] = [

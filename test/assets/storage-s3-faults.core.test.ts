@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageUnavailableError } from '../../src/core/assets/storage/storage.ts';
@@ -79,6 +82,48 @@ describe('the S3 store failing mid-transfer', () => {
     await restarted;
     expect(resumedAt.length).toBeGreaterThanOrEqual(1);
     expect(sha256(Buffer.concat(parts))).toBe(sha256(bytes));
+  });
+
+  it('a download piped into an HTTP response (what /files does) resumes the same way', async () => {
+    const resumedAt: number[] = [];
+    const storage = throughGateway({ onResume: (offset) => resumedAt.push(offset) });
+    const server = http.createServer(async (_req, res) => {
+      const opened = (await storage.open('objects/big'))!;
+      res.setHeader('content-length', String(opened.size));
+      opened.stream.pipe(res);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      let restarted: Promise<void> | null = null;
+      const received = await new Promise<Buffer>((resolve, reject) => {
+        http
+          .get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { agent: false }, (res) => {
+            const parts: Buffer[] = [];
+            let read = 0;
+            res.on('data', (chunk: Buffer) => {
+              parts.push(chunk);
+              read += chunk.length;
+              if (!restarted && read >= 4 * 1024 * 1024) {
+                res.pause();
+                restarted = gateway.kill().then(() => {
+                  res.resume();
+                  return gateway.start();
+                });
+              }
+            });
+            res.on('end', () => resolve(Buffer.concat(parts)));
+            res.on('error', reject);
+          })
+          .on('error', reject);
+      });
+      await restarted;
+      expect(resumedAt.length).toBeGreaterThanOrEqual(1);
+      expect(sha256(received)).toBe(sha256(bytes));
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('a download whose gateway stays down fails as unavailable (503) instead of ending short', async () => {

@@ -5,6 +5,7 @@ import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { AppendedPiece, AppendPoint, AppendState } from './appends.ts';
 import type { IncomingObject } from './incoming-object.ts';
 import { S3Appends } from './s3-appends.ts';
+import { DirectObjectStream } from './s3-direct-read.ts';
 import { notFound, storageError, unavailable } from './s3-errors.ts';
 import { checkedKey, type ListedObject, type ObjectReader, type Opened, type Storage } from './storage.ts';
 
@@ -246,8 +247,31 @@ export class S3Storage implements Storage {
     }
   }
 
+  /**
+   * An http: store (the operator's own gateway) is read over a socket of Shelf's own into reused
+   * buffers (s3-direct-read.ts): through the SDK's handler, every 64 KiB read was a new buffer, and
+   * a large download spent a third of the service's CPU in the collector. Anything but a plain
+   * answer (missing object, bad range, the store down) and https stores go through the SDK.
+   */
   async open(key: string, range?: { start: number; end: number }): Promise<Opened | null> {
-    return this.openStream(this.keyOf(key), range);
+    const bucketKey = this.keyOf(key);
+    if (this.options.endpoint?.startsWith('http:')) {
+      const direct = await DirectObjectStream.open({
+        presign: () => this.presignGet(bucketKey),
+        ...(range ? { range } : {}),
+        resumeForMs: this.options.resumeForMs ?? 30_000,
+        ...(this.options.onResume ? { onResume: this.options.onResume } : {}),
+      });
+      if (direct) return direct;
+    }
+    return this.openStream(bucketKey, range);
+  }
+
+  /** A presigned GET of a bucket key, for a read of Shelf's own (no request to the store). */
+  private async presignGet(bucketKey: string): Promise<URL> {
+    const { sdk, client } = await this.load();
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    return new URL(await getSignedUrl(client, new sdk.GetObjectCommand({ Bucket: this.options.bucket, Key: bucketKey }), { expiresIn: 900 }));
   }
 
   async openReader(key: string): Promise<ObjectReader | null> {
