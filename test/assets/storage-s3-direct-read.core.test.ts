@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Opened } from '../../src/core/assets/storage/storage.ts';
@@ -107,5 +107,24 @@ describe('reading an object from an http: store directly', () => {
     expect(past.size).toBe(0);
     expect(past.stream).not.toBeInstanceOf(DirectObjectStream);
     expect((await buffer(past.stream)).length).toBe(0);
+  });
+
+  it('a store that accepts the connection and never answers is given up after the head timeout, for the SDK to try', async () => {
+    const silent = net.createServer(() => {});
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const url = new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/bucket/key`);
+      expect(await DirectObjectStream.open({ presign: async () => url, resumeForMs: 1000, headTimeoutMs: 200 })).toBeNull();
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('a small object is read directly and arrives whole', async () => {
+    await storage.put('objects/small', Buffer.from('a thumbnail'));
+    const opened = (await storage.open('objects/small'))!;
+    expect(opened.stream).toBeInstanceOf(DirectObjectStream);
+    expect((await buffer(opened.stream)).toString()).toBe('a thumbnail');
   });
 });

@@ -12,6 +12,10 @@ import { storageError, unavailable } from './s3-errors.ts';
  */
 const BUFFERS = 4;
 const BUFFER_BYTES = 1024 * 1024;
+/** The least a reading buffer holds: a socket read's worth. */
+const MIN_BUFFER_BYTES = 64 * 1024;
+/** How long the store may take to answer a GET's head before the read goes through the SDK instead. */
+const HEAD_TIMEOUT_MS = 30_000;
 /** An answer's head larger than this is not one of a GET of an object. */
 const MAX_HEAD_BYTES = 64 * 1024;
 
@@ -40,26 +44,36 @@ class HeadError extends Error {
   readonly code = 'ECONNRESET';
 }
 
-/** The reading buffers of one object read: a buffer is taken for a socket read and given back once its bytes are written out. */
+/**
+ * The reading buffers of one object read: a buffer is taken for a socket read and given back once
+ * its bytes are written out. Buffers are made on first use and no larger than the answer's body
+ * (`sizeFor`), so reading a thumbnail holds its own size, not four megabytes.
+ */
 class BufferRing {
   private readonly free: Buffer[] = [];
+  private made = 0;
+  private bufferBytes = BUFFER_BYTES;
 
-  constructor() {
-    for (let i = 0; i < BUFFERS; i++) this.free.push(Buffer.allocUnsafeSlow(BUFFER_BYTES));
+  /** Called once the answer's length is known, before the first body buffer is taken. */
+  sizeFor(bodyBytes: number): void {
+    if (Number.isSafeInteger(bodyBytes) && bodyBytes >= 0) this.bufferBytes = Math.min(BUFFER_BYTES, Math.max(MIN_BUFFER_BYTES, bodyBytes));
   }
 
-  /** The reader pauses the socket before the last free buffer is taken, so one is always there. */
+  /** The reader pauses the socket before the last spare buffer is taken, so one is always there. */
   take(): Buffer {
-    return this.free.pop() ?? Buffer.allocUnsafeSlow(BUFFER_BYTES);
+    const buffer = this.free.pop();
+    if (buffer) return buffer;
+    this.made++;
+    return Buffer.allocUnsafeSlow(this.bufferBytes);
   }
 
   give(buffer: Buffer): void {
     this.free.push(buffer);
   }
 
-  /** Free buffers besides the one the next socket read lands in. */
+  /** Buffers free or not yet made, besides the one the next socket read lands in. */
   get spare(): number {
-    return this.free.length;
+    return this.free.length + Math.max(0, BUFFERS - this.made);
   }
 }
 
@@ -123,13 +137,15 @@ export class DirectObjectStream extends Readable {
     range?: { start: number; end: number };
     resumeForMs: number;
     onResume?: (offset: number) => void;
+    /** How long the store may take to answer the head (default 30 s); past it the caller reads through the SDK. */
+    headTimeoutMs?: number;
   }): Promise<{ stream: DirectObjectStream; size: number } | null> {
     const start = options.range?.start ?? 0;
     const ring = new BufferRing();
     const sink: BodySink = { onBody: () => false };
     let got: DirectGet;
     try {
-      got = await request(await options.presign(), start, options.range ? options.range.end : null, null, ring, sink);
+      got = await request(await options.presign(), start, options.range ? options.range.end : null, null, ring, sink, options.headTimeoutMs);
     } catch {
       return null;
     }
@@ -283,7 +299,15 @@ export class DirectObjectStream extends Readable {
  * read, the socket paused; later body reads land in the ring's buffers and go to `sink`. Rejects
  * when the connection fails or closes before the head is read.
  */
-function request(url: URL, from: number, to: number | null, ifMatch: string | null, ring: BufferRing, sink: BodySink): Promise<DirectGet> {
+function request(
+  url: URL,
+  from: number,
+  to: number | null,
+  ifMatch: string | null,
+  ring: BufferRing,
+  sink: BodySink,
+  headTimeoutMs = HEAD_TIMEOUT_MS,
+): Promise<DirectGet> {
   return new Promise((resolve, reject) => {
     let headRead = false;
     let headBytes: Buffer = Buffer.alloc(0);
@@ -309,12 +333,17 @@ function request(url: URL, from: number, to: number | null, ifMatch: string | nu
             return true;
           }
           headRead = true;
+          // a paused socket is idle while a slow client drains it: the timeout guards the head only
+          socket.setTimeout(0);
+          const head = parseHead(headBytes.subarray(0, endOfHead).toString('latin1'));
+          ring.sizeFor(Number(head.headers.get('content-length')));
           current = ring.take();
-          resolve({ head: parseHead(headBytes.subarray(0, endOfHead).toString('latin1')), socket, rest: Buffer.from(headBytes.subarray(endOfHead + 4)) });
+          resolve({ head, socket, rest: Buffer.from(headBytes.subarray(endOfHead + 4)) });
           return false;
         },
       },
     });
+    socket.setTimeout(headTimeoutMs, () => socket.destroy(new HeadError('the object store did not answer in time')));
     socket.once('error', reject);
     socket.once('close', () => reject(new HeadError('the object store closed the connection before answering')));
     const range = to === null ? (from > 0 ? `bytes=${from}-` : null) : `bytes=${from}-${to}`;
