@@ -39,12 +39,12 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { escapeLike } from '../src/core/platform/sql.ts';
 import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../src/core/assets/versions/version-lines.queries.ts';
-import { databaseUrlNamed } from './support/brand-seed.ts';
-import { startChildServer, type ChildServer } from './support/child-server.ts';
-import { serviceNodeFlags } from './support/service-flags.ts';
+import { escapeLike } from '../src/core/platform/sql.ts';
 import { BENCH_DATABASE, generateSearchDatabase } from './search-generate.ts';
+import { databaseUrlNamed } from './support/brand-seed.ts';
+import { type ChildServer, startChildServer } from './support/child-server.ts';
+import { serviceNodeFlags } from './support/service-flags.ts';
 
 const env = process.env;
 const SECONDS = Number(env.BENCH_SECONDS ?? 10);

@@ -22,9 +22,9 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { databaseUrlNamed, dropDatabase, freshDatabase, seedBrands } from './support/brand-seed.ts';
-import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { type ChildServer, startChildServer } from './support/child-server.ts';
+import { type LoadFigures, load, median } from './support/load.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
-import { load, median, type LoadFigures } from './support/load.ts';
 
 const env = process.env;
 // five short rounds rather than three long ones: on a shared machine a load spike then spoils one

@@ -17,9 +17,10 @@
  * the work is done: seen by taking a coverage snapshot when pg is asked to commit). Set
  * CALL_PATH_LIST=1 for every function with its calls.
  */
+
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Session } from 'node:inspector';
 import { createRequire } from 'node:module';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

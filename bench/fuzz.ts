@@ -6,7 +6,7 @@
  *
  *   npm run -s bench:fuzz -- --requests 5000 --graphql 500 --seed 7 [--concurrency 4] [--only rest:57]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,12 +17,12 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
-import { publicUrls } from '../src/public-urls.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../src/db/orm.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { startFuzzPeer } from '../test/support/fuzz/peer.ts';
 import { exchange } from '../test/support/fuzz/raw-http.ts';
 import { describeClass, failureClasses, runFuzz, showExchange } from '../test/support/fuzz/run.ts';
-import { seedFuzzWorld, type FuzzWorld } from '../test/support/fuzz/world.ts';
+import { type FuzzWorld, seedFuzzWorld } from '../test/support/fuzz/world.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
 
 const { values: args } = parseArgs({

@@ -35,20 +35,21 @@
  * BENCH_COMPARE_DIR=<another checkout with bench/servers/shelf-server.ts>: its Shelf measured too,
  * against the same database in the same run (before/after).
  */
-import autocannon from 'autocannon';
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
 import sharp from 'sharp';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
-import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
-import { seedCategories, type SeedNode } from '../test/support/category-seed.ts';
+import { publicUrls } from '../src/public-urls.ts';
+import { type SeedNode, seedCategories } from '../test/support/category-seed.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
 import { ask } from './support/child-messages.ts';
-import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { type ChildServer, startChildServer } from './support/child-server.ts';
 import { cpuMeter } from './support/cpu-time.ts';
 import type { GcStats } from './support/gc-meter.ts';
 import { median } from './support/load.ts';

@@ -42,12 +42,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
-import { publicUrls } from '../src/public-urls.ts';
 import { openOrm } from '../src/db/orm.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { databaseUrl, isComplete, PRODUCTS_DB, SEARCH_TERM } from './products-generate.ts';
-import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { type ChildServer, startChildServer } from './support/child-server.ts';
+import { type LoadFigures, load, median } from './support/load.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
-import { load, median, type LoadFigures } from './support/load.ts';
 
 const env = process.env;
 const PARTS = (env.BENCH_PARTS ?? 'scan,incremental,list').split(',');

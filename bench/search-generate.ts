@@ -13,8 +13,8 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
-import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { databaseUrlNamed, dropDatabase } from './support/brand-seed.ts';
 import { seedSearchLibrary } from './support/search-seed.ts';
 

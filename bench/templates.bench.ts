@@ -21,9 +21,9 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
-import { publicUrls } from '../src/public-urls.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { createMetrics } from '../src/observability/metrics.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { Queues } from '../src/queues.ts';
 import { buildApp } from '../src/rest/app.ts';
 

@@ -38,8 +38,8 @@ import pg from 'pg';
 import * as tus from 'tus-js-client';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
-import { publicUrls } from '../src/public-urls.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../src/db/orm.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

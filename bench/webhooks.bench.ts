@@ -16,17 +16,17 @@
  * is a real `ROLE=worker` process (BENCH_WORKER_LOG=file keeps its log); the floors are child
  * processes too. Every line gives the load average. Only 127.0.0.1 is contacted.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../src/config.ts';
-import { createCore, type Core } from '../src/core/core.ts';
-import { publicUrls } from '../src/public-urls.ts';
+import { type Core, createCore } from '../src/core/core.ts';
 import { recordEvent } from '../src/core/outbox/outbox.ts';
 import { inTransaction } from '../src/core/platform/tx.ts';
 import { migrateUp, openOrm } from '../src/db/orm.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { databaseUrlNamed, freshDatabase } from './support/brand-seed.ts';
 import { ask, sleep } from './support/child-messages.ts';
 import { cpuMeter, processCpuMs } from './support/cpu-time.ts';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CriticalityLevel, diff as diffGraphql } from '@graphql-inspector/core';
 import { apiDiff, type Diff } from 'api-smart-diff';
-import { buildSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
+import { buildSchema, type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 
 /**
  * The breaking-change check of docs/releases.md: schema/schema.graphql and schema/openapi.json

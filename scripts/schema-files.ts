@@ -1,9 +1,9 @@
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
-import { publicUrls } from '../src/public-urls.ts';
 import { openOrm } from '../src/db/orm.ts';
 import { printedSchema } from '../src/graphql/index.ts';
 import { createMetrics } from '../src/observability/metrics.ts';
+import { publicUrls } from '../src/public-urls.ts';
 import { Queues } from '../src/queues.ts';
 import { buildApp } from '../src/rest/app.ts';
 

@@ -1,4 +1,4 @@
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { type ConnectionOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 

@@ -1,12 +1,12 @@
 import pino from 'pino';
-import { loadConfig, ConfigError, type Config } from './config.ts';
+import { startWorkers } from '../workers/index.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createCore } from './core/core.ts';
-import { publicUrls } from './public-urls.ts';
 import { loadSigningSecret } from './core/platform/settings.ts';
 import { ensureDatabase, migrateUp, openOrm } from './db/orm.ts';
 import { createMetrics } from './observability/metrics.ts';
+import { publicUrls } from './public-urls.ts';
 import { Queues } from './queues.ts';
-import { startWorkers } from '../workers/index.ts';
 
 /** Migrates, then serves HTTP and/or runs the workers by ROLE; SIGTERM drains both. */
 async function main(config: Config): Promise<void> {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
 import type { Core } from '../src/core/core.ts';
 import type { Metrics } from '../src/observability/metrics.ts';
-import { redisConnection, type Queues } from '../src/queues.ts';
+import { type Queues, redisConnection } from '../src/queues.ts';
 import { scheduleMaintenance } from './maintenance.worker.ts';
 import { OutboxRelay } from './outbox-relay.ts';
 import { processorRegistry } from './registry.ts';

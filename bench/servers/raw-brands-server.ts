@@ -6,8 +6,9 @@
  * RAW_PREPARED=1 names the statements (server-side prepared); RAW_POOL_MAX sets the pool (default 10,
  * like Shelf's).
  */
-import Fastify from 'fastify';
+
 import { createHash, randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
 import pg from 'pg';
 import { serveUntilStopped } from './serve.ts';
 

@@ -11,8 +11,9 @@
  * product version (and library version for searches), as Shelf does, instead of counting on every
  * request: the floor for the work that is left once the count is gone.
  */
-import Fastify from 'fastify';
+
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import Fastify from 'fastify';
 import pg from 'pg';
 import { serveUntilStopped } from './serve.ts';
 

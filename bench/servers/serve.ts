@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 
 /** Messages between a benchmark and the server processes it forks. */
 export type ServerMessage = { type: 'listening'; port: number };

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { createCore } from '../../src/core/core.ts';
-import { publicUrls } from '../../src/public-urls.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../../src/db/orm.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 
 /** What the benchmark loads: a view_only key of the measured team, one of its brands, its brand count. */
 export interface BrandSeed {

@@ -1,5 +1,5 @@
 import { invalidFields } from '../core/platform/errors.ts';
-import { COMMAND_NAMES, commandDef, type CommandDef, type CommandName } from './registry.ts';
+import { COMMAND_NAMES, type CommandDef, type CommandName, commandDef } from './registry.ts';
 
 /** A mistake in the command line itself (docs/cli.md: exit 2); `flag` names the flag at fault. */
 export class UsageError extends Error {

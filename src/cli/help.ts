@@ -1,4 +1,4 @@
-import { commandDef, type CommandDef, type CommandName } from './registry.ts';
+import { type CommandDef, type CommandName, commandDef } from './registry.ts';
 
 const USAGE = 'Usage: npm run -s shelf -- <group> <command> [flags]   (or: node src/cli/main.mjs <group> <command> [flags])';
 const OUTPUT =

@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { DomainError } from '../core/platform/errors.ts';
-import { commandsUnder, leadingWords, parseFlags, resolveCommand, unknownCommand, UsageError } from './args.ts';
+import { commandsUnder, leadingWords, parseFlags, resolveCommand, UsageError, unknownCommand } from './args.ts';
 import type { Cli, Flags } from './command.ts';
 import { commandHelp, commandsHelp } from './help.ts';
-import { COMMAND_NAMES, loadHandler, type CommandName, type Handler } from './registry.ts';
+import { COMMAND_NAMES, type CommandName, type Handler, loadHandler } from './registry.ts';
 
 /** The operator CLI of CONTRACT.md: prints one JSON object; on failure `{"error":{code,message}}` and a non-zero exit. */
 

@@ -1,7 +1,7 @@
-import { Migrator } from '@mikro-orm/migrations';
-import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Migrator } from '@mikro-orm/migrations';
+import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { entities } from '../core/entities.ts';
 

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { maskError, type Plugin } from 'graphql-yoga';
-import { DomainError } from '../core/platform/errors.ts';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../core/platform/db-errors.ts';
+import { DomainError } from '../core/platform/errors.ts';
 
 const HTTP_STATUS: Partial<Record<string, number>> = { invalid_credentials: 401, key_inactive: 401, service_unavailable: 503 };
 

@@ -1,4 +1,4 @@
-import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { type DocumentNode, Kind, parse, type SelectionSetNode } from 'graphql';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 

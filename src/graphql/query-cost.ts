@@ -1,4 +1,10 @@
 import {
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+  type GraphQLType,
   getNamedType,
   isAbstractType,
   isCompositeType,
@@ -9,17 +15,11 @@ import {
   isNonNullType,
   isObjectType,
   Kind,
-  valueFromAST,
-  valueFromASTUntyped,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type GraphQLCompositeType,
-  type GraphQLField,
-  type GraphQLSchema,
-  type GraphQLType,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
+  valueFromAST,
+  valueFromASTUntyped,
 } from 'graphql';
 
 /*

@@ -1,5 +1,5 @@
+import { type DocumentNode, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { FragmentCycle, QueryMeasure } from './query-cost.ts';
 
 /**

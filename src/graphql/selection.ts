@@ -1,4 +1,4 @@
-import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 
 /**
  * Whether the resolving field's selection asks, through fragments and inline fragments too, for

@@ -1,4 +1,4 @@
-import { Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { type FieldNode, type GraphQLResolveInfo, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 /*
  * What an operation's selection asks for, read from its document so that resolvers load and

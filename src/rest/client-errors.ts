@@ -1,6 +1,6 @@
-import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FieldIssue } from '../core/platform/errors.ts';
 import { SHELF_VERSION, VERSION_HEADER } from '../version.ts';
 

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { FieldIssue } from '../core/platform/errors.ts';
 import type { Pagination } from '../core/platform/pagination.ts';
 

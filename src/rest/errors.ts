@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type ErrorCode, type MutationOutcome, invalidFields } from '../core/platform/errors.ts';
-import { schemaErrorsToIssues, type SchemaError } from '../core/platform/validate.ts';
-import { failure } from './envelope.ts';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../core/platform/db-errors.ts';
+import { DomainError, type ErrorCode, invalidFields, type MutationOutcome } from '../core/platform/errors.ts';
+import { type SchemaError, schemaErrorsToIssues } from '../core/platform/validate.ts';
+import { failure } from './envelope.ts';
 
 /** The one table from domain code to HTTP status (spec 7.1). */
 export const STATUS_OF: Record<ErrorCode, number> = {

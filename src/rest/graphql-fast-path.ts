@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
-import { processRegularResult, type FetchAPI } from 'graphql-yoga';
+import { type FetchAPI, processRegularResult } from 'graphql-yoga';
 import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors, withShelfCodes } from '../graphql/errors.ts';
 import { isIntrospectionOnly } from '../graphql/introspection-only.ts';
-import { runCompiled, type JitQueries } from '../graphql/jit.ts';
+import { type JitQueries, runCompiled } from '../graphql/jit.ts';
 import type { RememberedLimits } from '../graphql/query-limits.ts';
 
 /** A request's GraphQL parameters, as yoga hands them to the context. */

@@ -1,22 +1,22 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError, type DocumentNode } from 'graphql';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type DocumentNode, GraphQLError } from 'graphql';
 import { createLRUCache, createYoga, type Plugin } from 'graphql-yoga';
 import type { Core } from '../core/core.ts';
+import type { LiveHub } from '../core/live/live-hub.ts';
+import type { Ctx } from '../core/platform/ctx.ts';
+import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors, shelfCodeOf, useShelfErrorCodes } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
 import { isIntrospectionOnly } from '../graphql/introspection-only.ts';
 import { JitQueries, useJitQueries } from '../graphql/jit.ts';
-import type { Ctx } from '../core/platform/ctx.ts';
-import { holdAnswer } from './answer-allowance.ts';
-import { refuseUnsafeInput } from '../core/platform/json-input.ts';
 import { RememberedLimits, useQueryLimits } from '../graphql/query-limits.ts';
-import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';
-import type { LiveHub } from '../core/live/live-hub.ts';
-import { serveStream, wantsEventStream } from './graphql-stream.ts';
-import { answerQueryFast, type GraphqlParams } from './graphql-fast-path.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { holdAnswer } from './answer-allowance.ts';
+import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';
+import { answerQueryFast, type GraphqlParams } from './graphql-fast-path.ts';
+import { serveStream, wantsEventStream } from './graphql-stream.ts';
 
 interface ServerContext {
   req: FastifyRequest;

@@ -1,19 +1,18 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
-import type { Metrics } from '../observability/metrics.ts';
 import {
   createSourceEventStream,
+  type DocumentNode,
+  type ExecutionResult,
   executeSubscriptionEvent,
-  getOperationAST,
   GraphQLError,
+  getOperationAST,
   parse,
   validate,
   validateSubscriptionArgs,
-  type DocumentNode,
-  type ExecutionResult,
 } from 'graphql';
-import type { LiveRow } from '../core/live/live-events.queries.ts';
+import type { Logger } from 'pino';
 import type { Core } from '../core/core.ts';
+import type { LiveRow } from '../core/live/live-events.queries.ts';
 import { LiveHub } from '../core/live/live-hub.ts';
 import { type LiveSubscription, StreamEnded } from '../core/live/live-stream.ts';
 import { keyOfStreamToken } from '../core/live/stream-tokens.ts';
@@ -24,6 +23,7 @@ import type { GqlContext } from '../graphql/context.ts';
 import { maskDomainErrors, shelfCodeOf } from '../graphql/errors.ts';
 import { schema } from '../graphql/index.ts';
 import { bracketDepth, limitError, QUERY_LIMITS, refusalOf } from '../graphql/query-limits.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import { STATUS_OF } from './errors.ts';
 
 /** A request for a live update stream: GraphQL over SSE, "distinct connections" mode (one subscription per request). */

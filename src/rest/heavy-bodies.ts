@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HEAP_BYTES_PER_STORED_BYTE, type AnswerBudget } from '../core/platform/answer-budget.ts';
+import { type AnswerBudget, HEAP_BYTES_PER_STORED_BYTE } from '../core/platform/answer-budget.ts';
 import { whenResponseCloses } from './response-closed.ts';
 
 /** Bodies from this size on are admitted under the memory budget; smaller ones cost what any request costs. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { ErrorCode, FieldIssue } from '../core/platform/errors.ts';
 import type { IdempotentOutcome } from '../core/platform/idempotency.ts';
 import { asDomainError, retryAfterOf, STATUS_OF } from './errors.ts';

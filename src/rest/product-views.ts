@@ -1,9 +1,9 @@
+import type { ProductDetail, ProductSummary } from '../core/catalogue/products/product.schemas.ts';
+import { detailOf, mediaIdsOf, type ProductRecord, summaryOf } from '../core/catalogue/products/product-projection.ts';
+import { isTombstone, type SyncItem } from '../core/catalogue/products/product-sync.ts';
 import type { Core } from '../core/core.ts';
 import type { Ctx } from '../core/platform/ctx.ts';
 import type { Versioned } from '../core/platform/etag.ts';
-import { detailOf, mediaIdsOf, summaryOf, type ProductRecord } from '../core/catalogue/products/product-projection.ts';
-import type { ProductDetail, ProductSummary } from '../core/catalogue/products/product.schemas.ts';
-import { isTombstone, type SyncItem } from '../core/catalogue/products/product-sync.ts';
 
 /*
  * The spec 2.5 views REST answers, projected from the records the core's product operations return:

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 
 /** How much of a refused body Shelf still reads (and drops) so the client can read its 413. */
 const DRAIN_BYTES = 256 * 1024 * 1024;

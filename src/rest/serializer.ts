@@ -1,4 +1,4 @@
-import { SerializerSelector, type SerializerFactory } from '@fastify/fast-json-stringify-compiler';
+import { type SerializerFactory, SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
 type Schema = Record<string, unknown>;
 /** Finds a shared schema by `$ref` (the app's schemas are referenced by bare `$id`). */

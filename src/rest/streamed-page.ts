@@ -1,6 +1,6 @@
-import type { FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { AnswerBudget, LeasedBatch, SizedPage } from '../core/platform/answer-budget.ts';
 import { whenResponseCloses } from './response-closed.ts';

@@ -1,5 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, type UploadView } from '../core/assets/uploads/uploads.schemas.ts';
 import { DomainError } from '../core/platform/errors.ts';
 

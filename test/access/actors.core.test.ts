@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorMay, requirePermission } from '../../src/core/access/roles.ts';
-import { actorLabel, keyOf, linkExpiryOf, memberIdOf, requireKey, type Actor, type KeyActor } from '../../src/core/platform/ctx.ts';
+import { type Actor, actorLabel, type KeyActor, keyOf, linkExpiryOf, memberIdOf, requireKey } from '../../src/core/platform/ctx.ts';
 import { DomainError } from '../../src/core/platform/errors.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 
 let env: TestEnv;
 let team: GivenTeam;

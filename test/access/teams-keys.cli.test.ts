@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/core/access/access.service.ts';
-import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { runCli, spawnCli } from '../support/cli.ts';
+import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { send } from '../support/http.ts';
 import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 

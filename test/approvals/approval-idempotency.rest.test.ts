@@ -1,11 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestHash } from '../../src/core/platform/idempotency.ts';
-import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
+import { type ApprovalWorld, createApprovalWorld } from '../support/approval-world.ts';
 import { given } from '../support/given.ts';
-import { send, type Received } from '../support/http.ts';
+import { type Received, send } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
-import { countingApp, type CountingApp } from '../support/query-counter.ts';
+import { type CountingApp, countingApp } from '../support/query-counter.ts';
 
 let world: ApprovalWorld;
 let storage: Awaited<ReturnType<typeof tempDir>>;

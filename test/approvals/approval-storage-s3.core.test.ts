@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
+import { type ApprovalWorld, createApprovalWorld } from '../support/approval-world.ts';
 import { tempDir } from '../support/media-files.ts';
-import { testBucket, type TestBucket } from '../support/object-store.ts';
+import { type TestBucket, testBucket } from '../support/object-store.ts';
 
 /**
  * Approval assets on S3: downloads stream into the bucket as they arrive and are placed by a copy

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
+import { type ApprovalWorld, createApprovalWorld } from '../support/approval-world.ts';
 import { runCli, spawnCli } from '../support/cli.ts';
 import { given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
+import { type ApprovalWorld, createApprovalWorld } from '../support/approval-world.ts';
 import { tempDir } from '../support/media-files.ts';
 
 let world: ApprovalWorld;

@@ -6,7 +6,7 @@ import { recordEvent, recordEvents, type ScopedEvent } from '../../src/core/outb
 import type { SystemActor } from '../../src/core/platform/ctx.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { OutboxRelay } from '../../workers/outbox-relay.ts';
-import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
+import { type ApprovalWorld, createApprovalWorld } from '../support/approval-world.ts';
 import { tempDir } from '../support/media-files.ts';
 
 /*

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApprovalWorld, createApprovalWorld } from '../support/approval-world.ts';
 import { tempDir } from '../support/media-files.ts';
 import { until } from '../support/wait.ts';
 

@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenTeam } from '../support/given.ts';
+import { type GivenTeam, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 

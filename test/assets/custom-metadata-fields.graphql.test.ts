@@ -5,13 +5,13 @@ import type { GivenKey } from '../support/given.ts';
 import {
   CREATE_FIELD,
   CREATE_TEMPLATE,
+  type CustomMetadataWorld,
   LIST_FIELDS,
   LIST_TEMPLATES,
   READ,
   SET_CUSTOM,
   SET_METADATA,
   useCustomMetadata,
-  type CustomMetadataWorld,
 } from './custom-metadata.support.ts';
 
 /*

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { graphql } from '../support/http.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EventWorld } from '../support/event-world.ts';
 import type { GivenKey } from '../support/given.ts';
-import { CREATE_TEMPLATE, SET_CUSTOM, useCustomMetadata, type CustomMetadataWorld } from './custom-metadata.support.ts';
+import { CREATE_TEMPLATE, type CustomMetadataWorld, SET_CUSTOM, useCustomMetadata } from './custom-metadata.support.ts';
 
 /*
  * custom metadata fields and custom field templates: search-assets by

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisConnection } from '../../src/queues.ts';
 import { runCli } from '../support/cli.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
+import { type WrittenDelivery, writtenDeliveries } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/core/access/roles.ts';
 import { previewKey } from '../../src/core/assets/delivery/previews.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenTeam } from '../support/given.ts';
+import { type GivenTeam, given } from '../support/given.ts';
 import { tempDir, writeBmp, writeImage } from '../support/media-files.ts';
 
 let env: TestEnv;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenTeam } from '../support/given.ts';
+import { type GivenTeam, given } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
 
 /*

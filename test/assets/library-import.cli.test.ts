@@ -3,9 +3,9 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.ts';
+import { type CliResult, runCli } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenTeam } from '../support/given.ts';
+import { type GivenTeam, given } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
 import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 

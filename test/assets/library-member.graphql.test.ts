@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
 import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';

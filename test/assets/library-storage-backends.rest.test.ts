@@ -7,9 +7,9 @@ import { operatorAsMember } from '../../src/core/access/operator-scopes.ts';
 import { previewKey } from '../../src/core/assets/delivery/previews.ts';
 import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenTeam } from '../support/given.ts';
+import { type GivenTeam, given } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { S3_ENDPOINT, testBucket, type TestBucket } from '../support/object-store.ts';
+import { S3_ENDPOINT, type TestBucket, testBucket } from '../support/object-store.ts';
 
 /**
  * What touches a library file's bytes, on each backend: the import, signed links whole and by

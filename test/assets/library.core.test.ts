@@ -2,10 +2,10 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/core/access/roles.ts';
-import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { LINK_LIFETIME_SECONDS } from '../../src/core/assets/delivery/links.ts';
+import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenTeam } from '../support/given.ts';
+import { type GivenTeam, given } from '../support/given.ts';
 import { tempDir, writeBmp, writeImage, writeWav } from '../support/media-files.ts';
 
 let env: TestEnv;

@@ -1,12 +1,10 @@
-import { countingApp, type CountingApp } from '../support/query-counter.ts';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/core/access/roles.ts';
-
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
+import { type CountingApp, countingApp } from '../support/query-counter.ts';
 import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
 
 let env: TestEnv;

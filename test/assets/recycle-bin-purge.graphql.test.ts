@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { previewKey } from '../../src/core/assets/delivery/previews.ts';
+import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { runCli } from '../support/cli.ts';
 import type { EventWorld } from '../support/event-world.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { BIN, DELETE_FILE, DELETE_FOLDER, PURGE, RESTORE, useRecycleBin, type RecycleBinWorld } from './recycle-bin.support.ts';
+import { BIN, DELETE_FILE, DELETE_FOLDER, PURGE, RESTORE, type RecycleBinWorld, useRecycleBin } from './recycle-bin.support.ts';
 
 /*
  * the recycle bin. Deleting permanently and emptying, the refusals of bin

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { EventWorld } from '../support/event-world.ts';
-import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
+import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
 import { writeImage } from '../support/media-files.ts';
-import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
+import { type WrittenDelivery, writtenDeliveries } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { colourFamilyOf, FACET_LIMITS } from '../../src/core/assets/search/facets.ts';
 import type { TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
-import { useSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
+import { type SearchLibrary, useSearchLibrary } from '../support/search-library.ts';
 
 /*
  * Facet counts in asset search (docs/search.md "Facets"): opt-in `facets` on search-assets and

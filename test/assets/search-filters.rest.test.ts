@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
+import { type SearchLibrary, useSearchLibrary } from '../support/search-library.ts';
 
 const fixture = useSearchLibrary();
 let env: TestEnv;

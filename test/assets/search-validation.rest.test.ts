@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLES } from '../../src/core/access/roles.ts';
 import type { TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
+import { type SearchLibrary, useSearchLibrary } from '../support/search-library.ts';
 
 const fixture = useSearchLibrary();
 let env: TestEnv;

@@ -3,7 +3,7 @@ import { hashShareToken } from '../../src/core/assets/shares/share-secrets.ts';
 import { runCli, spawnCli } from '../support/cli.ts';
 import type { TestEnv } from '../support/env.ts';
 import { send } from '../support/http.ts';
-import { useSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
+import { type SearchLibrary, useSearchLibrary } from '../support/search-library.ts';
 import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 const fixture = useSearchLibrary();

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttemptLimiter } from '../../src/core/platform/attempt-limiter.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { privateRedis, type PrivateRedis } from '../support/private-redis.ts';
+import { type PrivateRedis, privateRedis } from '../support/private-redis.ts';
 
 let env: TestEnv;
 let redis: PrivateRedis;

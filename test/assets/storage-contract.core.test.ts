@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalDiskStorage, StorageUnavailableError, type Storage } from '../../src/core/assets/storage/storage.ts';
+import { LocalDiskStorage, type Storage, StorageUnavailableError } from '../../src/core/assets/storage/storage.ts';
 import { tempDir } from '../support/media-files.ts';
-import { testBucket, type TestBucket } from '../support/object-store.ts';
+import { type TestBucket, testBucket } from '../support/object-store.ts';
 
 /**
  * One contract, two backends: every test below runs against local disk and against an S3 bucket

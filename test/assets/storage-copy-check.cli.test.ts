@@ -3,13 +3,13 @@ import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
-import { StorageMaintenance } from '../../src/core/assets/storage/storage-maintenance.ts';
 import { LocalDiskStorage } from '../../src/core/assets/storage/storage.ts';
-import { runCli, spawnCli, type CliResult } from '../support/cli.ts';
+import { StorageMaintenance } from '../../src/core/assets/storage/storage-maintenance.ts';
+import { type CliResult, runCli, spawnCli } from '../support/cli.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenTeam } from '../support/given.ts';
+import { type GivenTeam, given } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { testBucket, type TestBucket } from '../support/object-store.ts';
+import { type TestBucket, testBucket } from '../support/object-store.ts';
 
 /** `storage copy` and `storage check` (docs/cli.md, docs/operations.md "Object storage") between local disk and the RADOS Gateway. */
 let env: TestEnv;

@@ -4,10 +4,10 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Opened } from '../../src/core/assets/storage/storage.ts';
 import { DirectObjectStream } from '../../src/core/assets/storage/s3-direct-read.ts';
 import type { S3Storage } from '../../src/core/assets/storage/s3-storage.ts';
-import { testBucket, type TestBucket } from '../support/object-store.ts';
+import type { Opened } from '../../src/core/assets/storage/storage.ts';
+import { type TestBucket, testBucket } from '../support/object-store.ts';
 
 /**
  * Reads from an http: store over Shelf's own socket into reused buffers (s3-direct-read.ts): piped

@@ -8,8 +8,8 @@ import { StorageUnavailableError } from '../../src/core/assets/storage/storage.t
 import { createTestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { tempDir } from '../support/media-files.ts';
-import { testBucket, type TestBucket } from '../support/object-store.ts';
-import { privateGateway, type PrivateGateway } from '../support/private-gateway.ts';
+import { type TestBucket, testBucket } from '../support/object-store.ts';
+import { type PrivateGateway, privateGateway } from '../support/private-gateway.ts';
 
 /**
  * The object store failing under Shelf: a radosgw of this file's own (test/support/private-gateway.ts)

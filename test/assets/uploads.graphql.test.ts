@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
 

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { maintenanceProcessor } from '../../workers/maintenance.worker.ts';
-import type { Job } from 'bullmq';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import type { Job } from 'bullmq';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maintenanceProcessor } from '../../workers/maintenance.worker.ts';
 import type { EventWorld } from '../support/event-world.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
 import { writtenDeliveries } from '../support/outbox.ts';
 

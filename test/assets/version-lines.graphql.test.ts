@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import type { EventWorld } from '../support/event-world.ts';
-import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
+import { createLibraryEventWorld, type LibraryEventWorld } from '../support/library-event-world.ts';
 import { writeImage } from '../support/media-files.ts';
-import { writtenDeliveries, type WrittenDelivery } from '../support/outbox.ts';
+import { type WrittenDelivery, writtenDeliveries } from '../support/outbox.ts';
 import type { Received } from '../support/webhook-receiver.ts';
 
 /*

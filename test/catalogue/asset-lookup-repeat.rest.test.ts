@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lookupAssets } from '../../src/core/assets/files/asset-lookup.ts';
+import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { given } from '../support/given.ts';
 import { useSearchLibrary } from '../support/search-library.ts';
 
 const fixture = useSearchLibrary();

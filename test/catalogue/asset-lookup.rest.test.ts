@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lookupAssets } from '../../src/core/assets/files/asset-lookup.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
+import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { given } from '../support/given.ts';
 import { buildSearchLibrary, type SearchLibrary } from '../support/search-library.ts';
 
 let env: TestEnv;

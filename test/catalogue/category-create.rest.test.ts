@@ -3,7 +3,7 @@ import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useCategoryRest, type CategoryRestWorld } from './category.rest.support.ts';
+import { type CategoryRestWorld, useCategoryRest } from './category.rest.support.ts';
 
 /** POST /v1/categories (spec 2.3, 4.3). */
 const { world, snapshot, create, remove, freshBrand } = useCategoryRest();

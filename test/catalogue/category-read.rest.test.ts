@@ -3,7 +3,7 @@ import type { Role } from '../../src/core/access/roles.ts';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useCategoryRest, type CategoryRestWorld } from './category.rest.support.ts';
+import { type CategoryRestWorld, useCategoryRest } from './category.rest.support.ts';
 
 /** GET /v1/categories and /v1/categories/{id}, who may read and write (spec 4.3), and cross-team isolation. */
 const { world, snapshot, create, patch, remove, read, freshBrand } = useCategoryRest();

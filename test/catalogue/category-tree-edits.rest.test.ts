@@ -3,7 +3,7 @@ import { childNames, storedCategories, treeProblems } from '../support/category-
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useCategoryTree, type CategoryTreeWorld } from './category-tree.rest.support.ts';
+import { type CategoryTreeWorld, useCategoryTree } from './category-tree.rest.support.ts';
 
 /** A brand's category tree (spec 2.3, 3.2): renaming, moving, sibling positions and deleting a subtree. */
 const { world, snapshot, create, patch, remove, read, sampleTree } = useCategoryTree();

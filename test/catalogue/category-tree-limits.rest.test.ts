@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { storedCategories, treeProblems } from '../support/category-tree.ts';
 import { layeredTree, seedCategories } from '../support/category-seed.ts';
+import { storedCategories, treeProblems } from '../support/category-tree.ts';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
-import { useCategoryTree, type CategoryTreeWorld } from './category-tree.rest.support.ts';
+import { type CategoryTreeWorld, useCategoryTree } from './category-tree.rest.support.ts';
 
 /** A brand's category tree under load (spec 8, 2.3): the depth and node limits, and concurrent tree changes, serialized per brand. */
 const { world, snapshot, create, patch, remove, read, chain } = useCategoryTree();

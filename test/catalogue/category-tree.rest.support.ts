@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
 import type { CategoryView } from '../../src/core/catalogue/categories/category.schemas.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 
 /** What the category tree files share: an environment and a team with a manage key. */

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useCategoryRest, type CategoryRestWorld } from './category.rest.support.ts';
+import { type CategoryRestWorld, useCategoryRest } from './category.rest.support.ts';
 
 /** PATCH and DELETE /v1/categories/{id} (spec 2.3, 3.2, 4.3). */
 const { world, snapshot, create, patch, remove, read, freshBrand } = useCategoryRest();

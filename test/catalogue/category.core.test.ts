@@ -3,7 +3,7 @@ import { mapDatabaseError } from '../../src/core/platform/db-errors.ts';
 import { DomainError } from '../../src/core/platform/errors.ts';
 import { queryOne } from '../../src/core/platform/sql.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 
 let env: TestEnv;

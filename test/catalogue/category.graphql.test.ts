@@ -1,12 +1,10 @@
-import { countingApp, type CountingApp } from '../support/query-counter.ts';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
-
 import { layeredTree, seedCategories } from '../support/category-seed.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
+import { type CountingApp, countingApp } from '../support/query-counter.ts';
 
 let env: TestEnv;
 let g: ReturnType<typeof given>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
 

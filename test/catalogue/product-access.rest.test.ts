@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/core/access/roles.ts';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
-import { send, type Received } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type Received, send } from '../support/http.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 
 /** Role matrix (spec 4.5, 5: reads for any role within visibility; writes for editable and manage) and cross-team isolation. */
 const world = useProductWorld({ team: 'A' });

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 
 /**
  * What the POST /v1/products files share (spec 4.5 ProductCreate, 2.5, 3.1, 7.1, 8): the product

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
-import { testBucket, type TestBucket } from '../support/object-store.ts';
+import { type TestBucket, testBucket } from '../support/object-store.ts';
 import { useProductWorld } from '../support/product-world.ts';
 import { unzip } from '../support/unzip.ts';
 

@@ -6,7 +6,7 @@ import { zipEntryNames } from '../../src/core/catalogue/products/product-downloa
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 import { unzip } from '../support/unzip.ts';
 
 const world = useProductWorld({ team: 'Downloads' });

@@ -4,7 +4,7 @@ import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { fieldIds } from '../support/given-products.ts';
 import { send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 
 /** GET, PATCH, publish, unpublish, DELETE /v1/products/{id} and POST /v1/products/visibility (docs/products.md). */
 const world = useProductWorld({ template: true });

@@ -3,7 +3,7 @@ import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 
 /** GET /v1/products, ordinary mode (spec 4.5, 2.1 pagination, 3.1 visibility). */
 const world = useProductWorld();

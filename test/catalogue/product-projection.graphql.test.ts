@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countingApp, type CountingApp } from '../support/query-counter.ts';
 import type { TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
+import { type CountingApp, countingApp } from '../support/query-counter.ts';
 
 const world = useProductWorld({ team: 'Projection' });
 let env: TestEnv;

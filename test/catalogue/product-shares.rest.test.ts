@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { fieldIds } from '../support/given-products.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { graphql, send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 
 const world = useProductWorld({ team: 'Shares' });
 let env: TestEnv;

@@ -3,9 +3,9 @@ import type { Role } from '../../src/core/access/roles.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
-import { send, type Received } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
-import { syncClock, unsigned, type SyncClock } from '../support/sync-clock.ts';
+import { type Received, send } from '../support/http.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
+import { type SyncClock, syncClock, unsigned } from '../support/sync-clock.ts';
 
 /**
  * The sync feed (docs/products.md "Sync feed"): GET /v1/products?sync=true&changes=true. A client

@@ -3,9 +3,9 @@ import { purgeExpiredProductChanges } from '../../src/core/catalogue/products/pr
 import { decodeCursor, encodeCursor } from '../../src/core/catalogue/products/sync-cursor.ts';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
-import { graphql, send, type Received } from '../support/http.ts';
+import { graphql, type Received, send } from '../support/http.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 import { FEED_TIME, type SyncClock, syncClock } from '../support/sync-clock.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
 
 /**
  * Retention of the sync feed's change log (docs/products.md "Sync feed", "Retention"): the

@@ -5,7 +5,7 @@ import { readRoleAt } from '../../src/core/catalogue/products/product-sync-feed.
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 import { FEED_TIME, type SyncClock, syncClock, unsigned } from '../support/sync-clock.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProductService } from '../../src/core/catalogue/products/product.service.ts';
+import { collectPage } from '../../src/core/platform/answer-budget.ts';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
-import { collectPage } from '../../src/core/platform/answer-budget.ts';
 
 /** The sync scan budget (docs/products.md): a search examines a bounded window per page. */
 let env: TestEnv;

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
-import { send, type Received } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type Received, send } from '../support/http.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 
 /**
  * GET /v1/products?sync=true (spec 4.5 synchronization rules, 2.1, 8). Time never passes in these

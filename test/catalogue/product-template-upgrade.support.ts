@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import type { GivenKey } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
 
 /** The field ids of a template made by `upgradeTemplate`, by key. */
 export interface UpgradeFields {

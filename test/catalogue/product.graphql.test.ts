@@ -1,13 +1,11 @@
-import { countingApp, type CountingApp } from '../support/query-counter.ts';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
 import type { TestEnv } from '../support/env.ts';
 import type { GivenKey, GivenTeam } from '../support/given.ts';
 import { fieldIds } from '../support/given-products.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { graphql, send } from '../support/http.ts';
-import { useProductWorld, type ProductWorld } from '../support/product-world.ts';
+import { type ProductWorld, useProductWorld } from '../support/product-world.ts';
+import { type CountingApp, countingApp } from '../support/query-counter.ts';
 
 /** GraphQL products: the same core operations, visibility and roles as REST; dataloaders keep the statement count fixed. */
 const world = useProductWorld();

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { fieldIds, givenProducts } from '../support/given-products.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { send } from '../support/http.ts';
 import { tempDir } from '../support/media-files.ts';
 import { freePort } from '../support/private-redis.ts';
-import { launchChromium } from '../support/browser.ts';
 
 /*
  * The share page in a real browser (Debian's chromium, installed by scripts/browser.sh in CI),

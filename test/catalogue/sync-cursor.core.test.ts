@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/core/platform/errors.ts';
 import { decodeCursor, encodeCursor, requireSameScope, type SyncScope } from '../../src/core/catalogue/products/sync-cursor.ts';
+import { DomainError } from '../../src/core/platform/errors.ts';
 
 const SECRET = 'cursor-secret-cursor-secret-cursor-secret';
 const scope: SyncScope = {

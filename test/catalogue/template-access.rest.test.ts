@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/core/access/roles.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { givenCategories } from '../support/given-categories.ts';
 import { givenTemplates, templateName } from '../support/given-templates.ts';
-import { send, type Sent } from '../support/http.ts';
+import { type Sent, send } from '../support/http.ts';
 
 /** Role matrix (reads any role, writes manage only) and cross-library isolation (spec 4.4, 5, 7.1). */
 let env: TestEnv;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { givenCategories } from '../support/given-categories.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { send } from '../support/http.ts';

@@ -3,7 +3,7 @@ import type { TestEnv } from '../support/env.ts';
 import type { GivenKey } from '../support/given.ts';
 import { templateName, textField } from '../support/given-templates.ts';
 import { send } from '../support/http.ts';
-import { RFC3339_MICROS, URL, useTemplateRest, type TemplateRestWorld } from './template.rest.support.ts';
+import { RFC3339_MICROS, type TemplateRestWorld, URL, useTemplateRest } from './template.rest.support.ts';
 
 /**
  * POST and GET /v1/product-info-templates (createTemplate, listTemplates). The list block runs after

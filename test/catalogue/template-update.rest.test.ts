@@ -3,7 +3,7 @@ import type { TestEnv } from '../support/env.ts';
 import type { GivenKey } from '../support/given.ts';
 import { templateName, textField } from '../support/given-templates.ts';
 import { send } from '../support/http.ts';
-import { URL, useTemplateRest, type TemplateRestWorld } from './template.rest.support.ts';
+import { type TemplateRestWorld, URL, useTemplateRest } from './template.rest.support.ts';
 
 /** GET, PATCH and DELETE /v1/product-info-templates/{id} (getTemplate, updateTemplate, deleteTemplate). */
 const { world, versionCount, create } = useTemplateRest();

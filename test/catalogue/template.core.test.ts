@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ctx } from '../../src/core/platform/ctx.ts';
 import { DomainError } from '../../src/core/platform/errors.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { givenCategories } from '../support/given-categories.ts';
 import { givenTemplates, textField } from '../support/given-templates.ts';
 

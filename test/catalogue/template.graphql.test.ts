@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnswerAllowance, AnswerBudget, READ_WITH_SIZE_BYTES } from '../../src/core/platform/answer-budget.ts';
+import { enumValueName } from '../../src/graphql/enums.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { givenTemplates, templateName, textField } from '../support/given-templates.ts';
 import { graphql, send } from '../support/http.ts';
-import { enumValueName } from '../../src/graphql/enums.ts';
-import { AnswerAllowance, AnswerBudget, READ_WITH_SIZE_BYTES } from '../../src/core/platform/answer-budget.ts';
-import { countingApp, type CountingApp } from '../support/query-counter.ts';
+import { type CountingApp, countingApp } from '../support/query-counter.ts';
 
 let env: TestEnv;
 let g: ReturnType<typeof given>;

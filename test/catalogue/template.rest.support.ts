@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { givenTemplates } from '../support/given-templates.ts';
 import { send } from '../support/http.ts';
 

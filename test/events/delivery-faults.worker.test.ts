@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/core/outbox/outbox.ts';
@@ -6,7 +6,7 @@ import { inTransaction } from '../../src/core/platform/tx.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
 import { given } from '../support/given.ts';
 import { send } from '../support/http.ts';
-import { privateRedis, type PrivateRedis } from '../support/private-redis.ts';
+import { type PrivateRedis, privateRedis } from '../support/private-redis.ts';
 import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

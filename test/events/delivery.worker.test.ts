@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/core/outbox/outbox.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 import { writtenDeliveries } from '../support/outbox.ts';
 import { until } from '../support/wait.ts';

@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningWorkers, startWorkers } from '../../workers/index.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { startReceiver, type Received, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { startWorkers, type RunningWorkers } from '../../workers/index.ts';
-import pino from 'pino';
+import { type Received, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * docs/events.md "First webhook in five minutes", followed step by step. The request bodies and

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
-import { send, type Received } from '../support/http.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
+import { type Received, send } from '../support/http.ts';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 let env: TestEnv;

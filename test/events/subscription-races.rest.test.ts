@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
 import { given } from '../support/given.ts';
-import { send, type Received } from '../support/http.ts';
+import { type Received, send } from '../support/http.ts';
 
 /*
  * Equal subscription writes sent at once (a client retrying, several instances of one integrator

@@ -4,7 +4,7 @@ import { recordEvent } from '../../src/core/outbox/outbox.ts';
 import { inTransaction } from '../../src/core/platform/tx.ts';
 import { runCli, spawnCli } from '../support/cli.ts';
 import { createEventWorld, type EventWorld } from '../support/event-world.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
 import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApprovalWorld, type ApprovalWorld } from '../support/approval-world.ts';
+import { type ApprovalWorld, createApprovalWorld } from '../support/approval-world.ts';
 import { tempDir } from '../support/media-files.ts';
 import { collect, listen, openStreams, sseClient } from './live-support.ts';
 

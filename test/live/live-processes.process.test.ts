@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { freePort } from '../support/private-redis.ts';
 import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
 import { collect, listen, openStreams, sseClient } from './live-support.ts';

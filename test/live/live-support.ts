@@ -1,4 +1,4 @@
-import { createClient, type Client } from 'graphql-sse';
+import { type Client, createClient } from 'graphql-sse';
 import type { TestEnv } from '../support/env.ts';
 import { freePort } from '../support/private-redis.ts';
 

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql } from '../support/http.ts';
 import { freePort } from '../support/private-redis.ts';
 import { openStreams } from './live-support.ts';
-import { launchChromium } from '../support/browser.ts';
 
 /*
  * docs/graphql.md "A browser page", run as written in Debian's Chromium: EventSource with a stream

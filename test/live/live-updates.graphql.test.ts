@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { graphql } from '../support/http.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { collect as collectOne, type Collected, listen, openStreams, sseClient } from './live-support.ts';
+import { type Collected, collect as collectOne, listen, openStreams, sseClient } from './live-support.ts';
 
 let env: TestEnv;
 let origin: string;

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { tempDir, writeImage } from '../support/media-files.ts';
-import { join } from 'node:path';
 
 /*
  * docs/operations.md "Memory": every lease on the answer budget goes back once its answer is

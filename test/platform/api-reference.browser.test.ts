@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { freePort } from '../support/private-redis.ts';
-import { launchChromium } from '../support/browser.ts';
 
 /*
  * The API reference in a real browser ("/docs and GraphiQL work without internet"):

@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError, invalid, notFound } from '../../src/core/platform/errors.ts';
 import { sendApprovalError } from '../../src/rest/approval-envelope.ts';
-import { envelopeArea, type AreaRoutes } from '../../src/rest/open-area.ts';
+import { type AreaRoutes, envelopeArea } from '../../src/rest/open-area.ts';
 import { sendOpenError } from '../../src/rest/open-envelope.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_NAMES, COMMANDS, MODULES, type CommandDef, type ModuleName } from '../../src/cli/registry.ts';
+import { COMMAND_NAMES, COMMANDS, type CommandDef, MODULES, type ModuleName } from '../../src/cli/registry.ts';
 import { runCli, spawnCli } from '../support/cli.ts';
 import { SPAWNING_TEST_TIMEOUT_MS } from '../support/wait.ts';
 

@@ -1,7 +1,7 @@
-import { connect, type AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { send } from '../support/http.ts';
 
 /** What the long fuzz run (bench:fuzz, seed 7) found, each kept answered in its envelope. */

@@ -4,11 +4,11 @@ import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { AnswerChecker } from '../support/fuzz/check.ts';
 import { MUTATIONS } from '../support/fuzz/mutations.ts';
 import { operationsOf, toWire, validDraft } from '../support/fuzz/operations.ts';
+import { type FuzzPeer, startFuzzPeer } from '../support/fuzz/peer.ts';
 import { Random } from '../support/fuzz/random.ts';
 import { exchange } from '../support/fuzz/raw-http.ts';
-import { startFuzzPeer, type FuzzPeer } from '../support/fuzz/peer.ts';
-import { describeClass, failureClasses, fetchDocument, restCases, runFuzz, showExchange, type FuzzReport, type FuzzTarget } from '../support/fuzz/run.ts';
-import { seedFuzzWorld, type FuzzWorld } from '../support/fuzz/world.ts';
+import { describeClass, type FuzzReport, type FuzzTarget, failureClasses, fetchDocument, restCases, runFuzz, showExchange } from '../support/fuzz/run.ts';
+import { type FuzzWorld, seedFuzzWorld } from '../support/fuzz/world.ts';
 import { tempDir } from '../support/media-files.ts';
 
 /**

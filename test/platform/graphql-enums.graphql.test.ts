@@ -17,12 +17,12 @@ import { RECYCLE_ENTRY_KINDS } from '../../src/core/assets/recycle-bin/recycle-b
 import { KEYWORD_SEARCH_TYPES, SORT_NAMES, SORT_TYPES } from '../../src/core/assets/search/search.schemas.ts';
 import { REMOVE_TYPES } from '../../src/core/assets/versions/version-lines.schemas.ts';
 import { ACTIVITY_ACTIONS, RESOURCE_TYPES } from '../../src/core/catalogue/activity/activity-records.schemas.ts';
+import { PRODUCT_STATUSES, PRODUCT_TOMBSTONE_REASONS, PRODUCT_VISIBILITIES } from '../../src/core/catalogue/products/product.schemas.ts';
 import { HISTORY_ACTIONS } from '../../src/core/catalogue/products/product-history.schemas.ts';
 import { SHARE_STATUSES } from '../../src/core/catalogue/products/product-shares.schemas.ts';
-import { PRODUCT_STATUSES, PRODUCT_TOMBSTONE_REASONS, PRODUCT_VISIBILITIES } from '../../src/core/catalogue/products/product.schemas.ts';
 import { FIELD_TYPES, SYNC_STRATEGIES, SYSTEM_KEYS } from '../../src/core/catalogue/templates/template.schemas.ts';
-import { EVENT_TYPES, SUBSCRIPTION_KINDS } from '../../src/core/outbox/event-types.ts';
 import { DELIVERY_STATUSES, ENDPOINT_STATES } from '../../src/core/events/webhook-values.ts';
+import { EVENT_TYPES, SUBSCRIPTION_KINDS } from '../../src/core/outbox/event-types.ts';
 import { enumValueName } from '../../src/graphql/enums.ts';
 import { schema } from '../../src/graphql/index.ts';
 

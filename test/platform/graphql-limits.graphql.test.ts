@@ -1,13 +1,13 @@
-import { getIntrospectionQuery, parse } from 'graphql';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
+import { getIntrospectionQuery, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/index.ts';
-import { QUERY_LIMITS, refusalOf } from '../../src/graphql/query-limits.ts';
 import { QueryMeasure } from '../../src/graphql/query-cost.ts';
-import { countingApp, type CountingApp } from '../support/query-counter.ts';
+import { QUERY_LIMITS, refusalOf } from '../../src/graphql/query-limits.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
-import { given, type GivenKey } from '../support/given.ts';
+import { type GivenKey, given } from '../support/given.ts';
 import { graphql, send } from '../support/http.ts';
+import { type CountingApp, countingApp } from '../support/query-counter.ts';
 
 let env: TestEnv;
 let counting: CountingApp;

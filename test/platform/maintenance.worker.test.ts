@@ -1,9 +1,9 @@
-import { QueueEvents } from 'bullmq';
 import { tmpdir } from 'node:os';
+import { QueueEvents } from 'bullmq';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisConnection } from '../../src/queues.ts';
-import { startWorkers, type RunningWorkers } from '../../workers/index.ts';
+import { type RunningWorkers, startWorkers } from '../../workers/index.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { given } from '../support/given.ts';
 import { givenProducts } from '../support/given-products.ts';

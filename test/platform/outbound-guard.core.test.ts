@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboundFailedError, OutboundGuard, OutboundRefusedError } from '../../src/core/platform/outbound/outbound-guard.ts';
-import { startDnsStub, type DnsStub } from '../support/dns-stub.ts';
+import { type DnsStub, startDnsStub } from '../support/dns-stub.ts';
 
 let server: Server;
 let port: number;

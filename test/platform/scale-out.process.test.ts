@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { FAST_RETRIES } from '../support/event-world.ts';
-import { given, type GivenKey, type GivenTeam } from '../support/given.ts';
+import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { givenProducts } from '../support/given-products.ts';
 import { tempDir } from '../support/media-files.ts';
-import { testBucket, type TestBucket } from '../support/object-store.ts';
+import { type TestBucket, testBucket } from '../support/object-store.ts';
+import { unzip } from '../support/unzip.ts';
 import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { unzip } from '../support/unzip.ts';
 
 /*
  * Beyond one machine (issue 33, part 3; docs/operations.md "Scaling out"): two ROLE=api processes

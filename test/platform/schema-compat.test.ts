@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { Kind, parse, print, visit, type FieldDefinitionNode, type InputValueDefinitionNode, type NamedTypeNode, type TypeNode } from 'graphql';
+import { type FieldDefinitionNode, type InputValueDefinitionNode, Kind, type NamedTypeNode, parse, print, type TypeNode, visit } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkRepository, checkSchemaCompatibility, declaredBreakingKeys, undatedDeprecations, type SchemaFiles } from '../../scripts/schema-compat.ts';
+import { checkRepository, checkSchemaCompatibility, declaredBreakingKeys, type SchemaFiles, undatedDeprecations } from '../../scripts/schema-compat.ts';
 
 /*
  * The release checks of docs/releases.md: the API schemas may not break the last release's

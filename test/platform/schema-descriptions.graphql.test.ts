@@ -1,4 +1,4 @@
-import { isEnumType, isInputObjectType, isInterfaceType, isObjectType, type GraphQLNamedType } from 'graphql';
+import { type GraphQLNamedType, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/index.ts';
 

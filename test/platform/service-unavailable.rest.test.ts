@@ -1,16 +1,16 @@
-import type { FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createCore, type Core } from '../../src/core/core.ts';
-import { publicUrls } from '../../src/public-urls.ts';
+import { type Core, createCore } from '../../src/core/core.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../../src/db/orm.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 import { Queues } from '../../src/queues.ts';
 import { buildApp } from '../../src/rest/app.ts';
 import { runCli } from '../support/cli.ts';
 import { redisUrl } from '../support/databases.ts';
-import { privatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
+import { type PrivatePostgres, privatePostgres } from '../support/private-postgres.ts';
 
 let pg: PrivatePostgres;
 let orm: MikroORM;

@@ -1,15 +1,15 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { symlink, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAssetServer, type AssetServer } from '../support/approval-world.ts';
+import { type AssetServer, startAssetServer } from '../support/approval-world.ts';
 import { adminUrl, databaseUrlFor, redisUrl } from '../support/databases.ts';
 import { FAST_RETRIES } from '../support/event-world.ts';
 import { tempDir } from '../support/media-files.ts';

@@ -3,9 +3,9 @@ import { Readable, Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
+import { type Entry, fromBuffer, type ZipFile } from 'yauzl';
 import type { ObjectReader } from '../../src/core/assets/storage/storage.ts';
-import { ZIP_CHUNK_BYTES, ZIP_RING_SIZE, zipArchive, zipStream, type ZipEntry } from '../../src/rest/zip-stream.ts';
+import { ZIP_CHUNK_BYTES, ZIP_RING_SIZE, type ZipEntry, zipArchive, zipStream } from '../../src/rest/zip-stream.ts';
 
 /** Everything a stream yields, or the error that destroyed it. */
 async function drain(stream: Readable): Promise<Buffer> {

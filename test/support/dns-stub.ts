@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
-import { isIP, type AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** A local DNS server on 127.0.0.1 for guard tests: answers A and AAAA queries from a script per name. */

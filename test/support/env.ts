@@ -1,13 +1,13 @@
-import type { FastifyInstance } from 'fastify';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createCore, type Core } from '../../src/core/core.ts';
-import { publicUrls } from '../../src/public-urls.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { type Core, createCore } from '../../src/core/core.ts';
 import { openOrm } from '../../src/db/orm.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 import { Queues } from '../../src/queues.ts';
 import { buildApp } from '../../src/rest/app.ts';
 import { adminUrl, databaseUrlFor, redisUrl } from './databases.ts';

@@ -1,7 +1,7 @@
 import pino from 'pino';
-import { startWorkers, type RunningWorkers } from '../../workers/index.ts';
+import { type RunningWorkers, startWorkers } from '../../workers/index.ts';
 import { createTestEnv, type TestEnv } from './env.ts';
-import { given, type GivenKey, type GivenTeam } from './given.ts';
+import { type GivenKey, type GivenTeam, given } from './given.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 /** A test world for events: a receiver on 127.0.0.1 allowed through the guard, a team with the capability, workers running. */

@@ -1,5 +1,5 @@
 import type { TestEnv } from './env.ts';
-import { given, type GivenKey } from './given.ts';
+import { type GivenKey, given } from './given.ts';
 
 export interface GivenCategory {
   id: number;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ProductRecord } from '../../src/core/catalogue/products/product-projection.ts';
 import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import type { TestEnv } from './env.ts';
-import { given, type GivenKey, type GivenTeam } from './given.ts';
+import { type GivenKey, type GivenTeam, given } from './given.ts';
 import { writeImage } from './media-files.ts';
 
 let counter = 0;

@@ -1,6 +1,6 @@
 import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import type { TestEnv } from './env.ts';
-import { given, type GivenKey } from './given.ts';
+import { type GivenKey, given } from './given.ts';
 
 let counter = 0;
 

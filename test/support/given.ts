@@ -1,8 +1,8 @@
+import sharp from 'sharp';
 import type { Role } from '../../src/core/access/roles.ts';
-import type { Ctx } from '../../src/core/platform/ctx.ts';
 import type { BrandView } from '../../src/core/catalogue/brands/brand.schemas.ts';
 import type { CategoryView } from '../../src/core/catalogue/categories/category.schemas.ts';
-import sharp from 'sharp';
+import type { Ctx } from '../../src/core/platform/ctx.ts';
 import type { TestEnv } from './env.ts';
 
 export interface GivenTeam {

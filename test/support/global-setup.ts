@@ -1,5 +1,5 @@
-import type { TestProject } from 'vitest/node';
 import pg from 'pg';
+import type { TestProject } from 'vitest/node';
 import { ensureDatabase, migrateUp, openOrm } from '../../src/db/orm.ts';
 import { adminUrl, databaseUrlFor } from './databases.ts';
 

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { connect, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/objectstore.sh', import.meta.url));

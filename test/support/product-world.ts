@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { ROLES, type Role } from '../../src/core/access/roles.ts';
 import type { TemplateView } from '../../src/core/catalogue/templates/template.schemas.ts';
 import { createTestEnv, type TestEnv } from './env.ts';
-import { given, type GivenKey, type GivenTeam } from './given.ts';
+import { type GivenKey, type GivenTeam, given } from './given.ts';
 import { ALL_TYPES_FIELDS, fieldIds, givenProducts } from './given-products.ts';
 import { givenTemplates } from './given-templates.ts';
 import { tempDir } from './media-files.ts';

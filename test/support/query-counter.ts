@@ -2,8 +2,8 @@ import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/c
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { createCore } from '../../src/core/core.ts';
-import { publicUrls } from '../../src/public-urls.ts';
 import { ormConfig } from '../../src/db/orm.ts';
+import { publicUrls } from '../../src/public-urls.ts';
 import { buildApp } from '../../src/rest/app.ts';
 import type { TestEnv } from './env.ts';
 

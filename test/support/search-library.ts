@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestEnv, type TestEnv } from './env.ts';
-import { given, type GivenKey, type GivenTeam } from './given.ts';
+import { type GivenKey, type GivenTeam, given } from './given.ts';
 import { tempDir, writeImage, writeWav } from './media-files.ts';
 
 /** An image with two colour areas: the left `leftPercent` of the width in `left`, the rest in `right`. */

@@ -1,4 +1,4 @@
-import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
+import { type Entry, fromBuffer, type ZipFile } from 'yauzl';
 
 /** A ZIP archive's entries by file name (yauzl, the reader of the ZIP tests). */
 export async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {

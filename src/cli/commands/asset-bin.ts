@@ -1,6 +1,6 @@
 import { RecycleBinService } from '../../core/assets/recycle-bin/recycle-bin.service.ts';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
-import { asMember, given, idFlag, idsFlag, numberFlag, type Cli } from '../command.ts';
+import { asMember, type Cli, given, idFlag, idsFlag, numberFlag } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 /** The recycle bin takes only the storage, as createCore builds it. */

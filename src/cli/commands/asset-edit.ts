@@ -2,7 +2,7 @@ import { FileValidityService } from '../../core/assets/files/file-validity.servi
 import type { LibraryEditService } from '../../core/assets/files/library-edit.service.ts';
 import type { AssetItem } from '../../core/assets/search/search.schemas.ts';
 import type { Ctx } from '../../core/platform/ctx.ts';
-import { asMember, idFlag, numberFlag, type Cli, type Flags } from '../command.ts';
+import { asMember, type Cli, type Flags, idFlag, numberFlag } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 /** `--start` / `--end` of `asset validity`: a time, or `none` (or omitted) for no bound. */

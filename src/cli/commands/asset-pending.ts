@@ -1,7 +1,7 @@
 import { LibraryImportService } from '../../core/assets/imports/library-import.service.ts';
 import { PendingInboundService } from '../../core/assets/pending-inbound/pending-inbound.service.ts';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
-import { given, idsFlag, numberFlag, type Cli, type Flags } from '../command.ts';
+import { type Cli, type Flags, given, idsFlag, numberFlag } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 function idsInput(flags: Flags): Record<string, unknown> {

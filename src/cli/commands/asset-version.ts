@@ -2,7 +2,7 @@ import { LibraryImportService } from '../../core/assets/imports/library-import.s
 import { RecycleBinService } from '../../core/assets/recycle-bin/recycle-bin.service.ts';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { VersionLineService } from '../../core/assets/versions/version-line.service.ts';
-import { asMember, idFlag, type Cli } from '../command.ts';
+import { asMember, type Cli, idFlag } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 /** Version lines take the recycle bin and the import service, each on the storage, as createCore builds them. */

@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress';
 import { LibraryImportService } from '../../core/assets/imports/library-import.service.ts';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
 import { invalid } from '../../core/platform/errors.ts';
-import { given, idFlag, numberFlag, type Cli, type Flags } from '../command.ts';
+import { type Cli, type Flags, given, idFlag, numberFlag } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 const FILE_ONLY_FLAGS = ['name', 'tags', 'description', 'score', 'link', 'user', 'version-of', 'cover'] as const;

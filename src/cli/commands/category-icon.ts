@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { CategoryIconService } from '../../core/catalogue/categories/category-icon.service.ts';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
+import { CategoryIconService } from '../../core/catalogue/categories/category-icon.service.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { idFlag } from '../command.ts';
 import type { Handlers } from '../registry.ts';

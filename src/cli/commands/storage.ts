@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import { createStorage } from '../../core/assets/storage/create-storage.ts';
-import { StorageMaintenance, type CopyProgress } from '../../core/assets/storage/storage-maintenance.ts';
+import { type CopyProgress, StorageMaintenance } from '../../core/assets/storage/storage-maintenance.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import type { Cli, Flags } from '../command.ts';
 import type { Handlers } from '../registry.ts';

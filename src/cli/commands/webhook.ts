@@ -1,5 +1,5 @@
 import { WebhookAdminService, type WebhookScope } from '../../core/events/webhook-admin.service.ts';
-import { asTeam, idFlag, teamScope, type Cli, type Flags } from '../command.ts';
+import { asTeam, type Cli, type Flags, idFlag, teamScope } from '../command.ts';
 import type { Handlers } from '../registry.ts';
 
 const webhooks = new WebhookAdminService();

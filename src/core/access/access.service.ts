@@ -1,16 +1,16 @@
-import { requireTeam } from './require-team.ts';
-import { operatorAsMember, requireId } from './operator-scopes.ts';
 import { createHash } from 'node:crypto';
 import type { KeyActor, MemberActor, UnitOfWork } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
-import { randomSecret, isResourceId } from '../platform/ids.ts';
+import { isResourceId, randomSecret } from '../platform/ids.ts';
+import { type LiveRowInput, recordLive } from '../platform/live-log.ts';
 import { checkTimestamp } from '../platform/timestamps.ts';
-import { enableTeamSubscriptions, insertTeam } from './teams.queries.ts';
+import { inTransaction } from '../platform/tx.ts';
 import { deactivateKey, insertKey, keyByHash, setKeyRole } from './keys.queries.ts';
 import { insertMember, isMemberOfTeam } from './members.queries.ts';
-import { isRole, roleAtLeast, ROLE_TO_ACT_FOR_MEMBERS, type Role } from './roles.ts';
-import { type LiveRowInput, recordLive } from '../platform/live-log.ts';
-import { inTransaction } from '../platform/tx.ts';
+import { operatorAsMember, requireId } from './operator-scopes.ts';
+import { requireTeam } from './require-team.ts';
+import { isRole, ROLE_TO_ACT_FOR_MEMBERS, type Role, roleAtLeast } from './roles.ts';
+import { enableTeamSubscriptions, insertTeam } from './teams.queries.ts';
 
 const KEY_PREFIX = 'shelf_';
 

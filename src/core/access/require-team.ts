@@ -1,5 +1,5 @@
-import { notFound } from '../platform/errors.ts';
 import type { UnitOfWork } from '../platform/ctx.ts';
+import { notFound } from '../platform/errors.ts';
 import { teamExists } from './teams.queries.ts';
 
 /** Operator operations name a team by id: 404 not_found (subject Team) when there is no such team. */

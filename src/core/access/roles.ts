@@ -1,5 +1,5 @@
+import { type Actor, type CallerScope, ROLES, type Role } from '../platform/ctx.ts';
 import { DomainError } from '../platform/errors.ts';
-import { ROLES, type Actor, type CallerScope, type Role } from '../platform/ctx.ts';
 
 // the roles are declared with the caller (platform/ctx.ts), below every room; access is where they are read
 export { ROLES, type Role };

@@ -1,7 +1,7 @@
 import type { Ctx } from '../platform/ctx.ts';
+import type { ApprovalTaskService } from './approval-task.service.ts';
 import type { ApprovalActionResult } from './approval-values.ts';
 import type { ApprovalEngine } from './task-engine.ts';
-import type { ApprovalTaskService } from './approval-task.service.ts';
 
 /** New versions of a task's assets, downloaded from public URLs through the outbound guard (GraphQL). */
 export interface ResubmitFromUrls {

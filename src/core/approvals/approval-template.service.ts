@@ -1,22 +1,22 @@
 import { requirePermission } from '../access/roles.ts';
+import { type SizedPage, sizedPage } from '../platform/answer-budget.ts';
 import type { Ctx, TeamScope } from '../platform/ctx.ts';
 import { notFound } from '../platform/errors.ts';
+import { isUuid } from '../platform/ids.ts';
+import { MAX_PAGE_SIZE, normalizePage } from '../platform/pagination.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { ApprovalTemplateInput, type ApprovalTemplateView, type Workflow } from './approval.schemas.ts';
-import { checkedWorkflow, requireMembers } from './workflow.ts';
-import { isUuid } from '../platform/ids.ts';
-import { sizedPage, type SizedPage } from '../platform/answer-budget.ts';
-import { MAX_PAGE_SIZE, normalizePage } from '../platform/pagination.ts';
 import {
   findTemplate,
   insertTemplate,
   setTemplateEnabled,
   sizedTemplatesPage,
+  type TemplateDefinition,
   templatesByIds,
   updateTemplate,
-  type TemplateDefinition,
 } from './templates.queries.ts';
+import { checkedWorkflow, requireMembers } from './workflow.ts';
 
 const checkTemplate = compileInput(ApprovalTemplateInput);
 

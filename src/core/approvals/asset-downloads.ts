@@ -3,10 +3,10 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { invalid, type DomainError } from '../platform/errors.ts';
-import { OutboundFailedError, OutboundRefusedError, type OutboundGuard } from '../platform/outbound/outbound-guard.ts';
 import { objectKey } from '../assets/imports/library-import.service.ts';
 import type { IncomingObject, Storage } from '../assets/storage/storage.ts';
+import { type DomainError, invalid } from '../platform/errors.ts';
+import { OutboundFailedError, type OutboundGuard, OutboundRefusedError } from '../platform/outbound/outbound-guard.ts';
 
 /**
  * An asset's bytes for a task: downloaded into storage and not yet placed under its key

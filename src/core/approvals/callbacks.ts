@@ -1,9 +1,9 @@
-import type { TeamScope, ActingScope } from '../platform/ctx.ts';
 import { memberNamesAmong } from '../access/members.queries.ts';
 import { APPROVAL_EVENT_TYPE } from '../outbox/event-types.ts';
-import { recordEvent, type EventToRecord } from '../outbox/outbox.ts';
+import { type EventToRecord, recordEvent } from '../outbox/outbox.ts';
+import type { ActingScope, TeamScope } from '../platform/ctx.ts';
 import type { WorkflowNode } from './approval.schemas.ts';
-import type { NodeRole, CallbackEventName, CallbackTaskStatus } from './approval-values.ts';
+import type { CallbackEventName, CallbackTaskStatus, NodeRole } from './approval-values.ts';
 
 /** The node a task is at, as the callbacks name it (spec 6.3 node object). */
 export interface NodeVisit {

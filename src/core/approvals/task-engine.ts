@@ -6,14 +6,13 @@ import { pipeline } from 'node:stream/promises';
 import type { LibraryImportService } from '../assets/imports/library-import.service.ts';
 import { pinAllStoredBytes } from '../assets/recycle-bin/stored-bytes.ts';
 import type { Storage } from '../assets/storage/storage.ts';
-import { memberIdOf, type Ctx, type UnitOfWork, type ActingScope, type CallerScope } from '../platform/ctx.ts';
-import { DomainError, notFound, invalid } from '../platform/errors.ts';
-import { inTransaction } from '../platform/tx.ts';
-import { ACTIVE_APPROVAL_STATUSES, APPROVAL_DECISIONS, isApprovalDecision, type ApprovalActionResult } from './approval-values.ts';
-import { planResubmission } from './resubmission.ts';
-import { memberNames, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf, type NodeVisit } from './callbacks.ts';
-import { fireTimeouts } from './timeouts.ts';
+import { type ActingScope, type CallerScope, type Ctx, memberIdOf, type UnitOfWork } from '../platform/ctx.ts';
+import { DomainError, invalid, notFound } from '../platform/errors.ts';
 import { isUuid } from '../platform/ids.ts';
+import { inTransaction } from '../platform/tx.ts';
+import { ACTIVE_APPROVAL_STATUSES, APPROVAL_DECISIONS, type ApprovalActionResult, isApprovalDecision } from './approval-values.ts';
+import { memberNames, type NodeVisit, nodeIdOf, nodeKeyOf, nodeObject, recordCallback, visitOf } from './callbacks.ts';
+import { planResubmission } from './resubmission.ts';
 import {
   addPendingDecisions,
   cancelTask,
@@ -29,11 +28,12 @@ import {
   recordResubmission,
   skipPendingDecisions,
   startNodeVisit,
-  visitDecisions,
   type TaskRow,
+  visitDecisions,
 } from './tasks.queries.ts';
+import { fireTimeouts } from './timeouts.ts';
 
-export { visitOf, type TaskRow };
+export { type TaskRow, visitOf };
 
 /** New bytes for one of the task's assets (`position`: its 0-based place in the task). */
 export interface ResubmittedAsset {

@@ -3,7 +3,7 @@ import { bool, int, nullableInt, nullableText, oneOf, text } from '../platform/r
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 import { isoMillisSql, isoSql } from '../platform/timestamps.ts';
 import type { Workflow } from './approval.schemas.ts';
-import { APPROVAL_STATUSES, APPROVER_STATES, NODE_ROLES, type ApprovalStatus, type ApproverState, type NodeRole } from './approval-values.ts';
+import { APPROVAL_STATUSES, APPROVER_STATES, type ApprovalStatus, type ApproverState, NODE_ROLES, type NodeRole } from './approval-values.ts';
 import { workflowColumn } from './templates.queries.ts';
 
 /*

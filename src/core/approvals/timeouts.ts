@@ -1,9 +1,9 @@
 import { recordEvents, type ScopedEvent } from '../outbox/outbox.ts';
 import type { UnitOfWork } from '../platform/ctx.ts';
+import { isUuid } from '../platform/ids.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { callbackEvent, nodeIdOf, nodeKeyOf, nodeObject, visitOf } from './callbacks.ts';
-import { fireTimers, lockDueTasks, lockOwnDueTask, timersDue, type DueTask } from './timers.queries.ts';
-import { isUuid } from '../platform/ids.ts';
+import { type DueTask, fireTimers, lockDueTasks, lockOwnDueTask, timersDue } from './timers.queries.ts';
 
 /*
  * Node timeouts (docs/approvals.md "Timers"), fired in batches. A timer's job fires its own timer

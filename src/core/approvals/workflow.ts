@@ -1,6 +1,6 @@
-import { invalid } from '../platform/errors.ts';
 import { memberIdsAmong } from '../access/members.queries.ts';
 import type { TeamScope } from '../platform/ctx.ts';
+import { invalid } from '../platform/errors.ts';
 import type { ApprovalTemplateInput, Workflow } from './approval.schemas.ts';
 
 const toId = (value: number | string): number => Number(value);

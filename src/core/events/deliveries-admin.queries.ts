@@ -1,9 +1,9 @@
-import type { TeamScope, UnitOfWork } from '../platform/ctx.ts';
-import { isoSql } from '../platform/timestamps.ts';
 import { EVENT_TYPES } from '../outbox/event-types.ts';
-import { DELIVERY_STATUSES, type AttemptView, type DeliveryView } from './webhook-values.ts';
-import { bigintText, oneOf, int, nullableInt, nullableText, text } from '../platform/row-checks.ts';
+import type { TeamScope, UnitOfWork } from '../platform/ctx.ts';
+import { bigintText, int, nullableInt, nullableText, oneOf, text } from '../platform/row-checks.ts';
 import { queryOne, queryRows } from '../platform/sql.ts';
+import { isoSql } from '../platform/timestamps.ts';
+import { type AttemptView, DELIVERY_STATUSES, type DeliveryView } from './webhook-values.ts';
 
 /*
  * Statements on webhook deliveries for the integrator tools (WebhookAdminService): pages of an

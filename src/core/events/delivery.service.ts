@@ -2,9 +2,11 @@ import { DeadlockException } from '@mikro-orm/core';
 import type { UnitOfWork } from '../platform/ctx.ts';
 import { inTransaction } from '../platform/tx.ts';
 import {
+  type ClaimedDelivery,
   claimDeliveries,
   finishDelivery,
   lockLine,
+  type NextInLine,
   oldestDueWaitSeconds,
   promoteNextInLine,
   releaseExpiredLeases,
@@ -12,12 +14,10 @@ import {
   succeedDeliveries,
   takeDueDeliveries,
   untakeDeliveries,
-  type ClaimedDelivery,
-  type NextInLine,
 } from './deliveries.queries.ts';
-import { disableEndpoint, noteEndpointFailure } from './subscriptions.queries.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
 import { signatureHeaders } from './signing.ts';
+import { disableEndpoint, noteEndpointFailure } from './subscriptions.queries.ts';
 
 /** What delivery needs of the outbound guard (src/core/platform/outbound): one guarded POST. */
 export interface WebhookPoster {

@@ -1,20 +1,20 @@
-import { newSigningSecret } from './signing-secret.ts';
-import { requireKey, type Ctx } from '../platform/ctx.ts';
-import { DomainError, invalid } from '../platform/errors.ts';
-import { withIdempotency, type IdempotentOutcome } from '../platform/idempotency.ts';
 import { lockKey } from '../access/keys.queries.ts';
 import { subscriptionsEnabled } from '../access/teams.queries.ts';
 import { liveFolderIds } from '../assets/folders/folders.queries.ts';
+import { FOLDER_EVENT_TYPE, isMaterialEventType, MATERIAL_EVENT_TYPES, SUBSCRIPTION_OPERATIONS, type SubscriptionOperation } from '../outbox/event-types.ts';
+import { type Ctx, requireKey } from '../platform/ctx.ts';
+import { DomainError, invalid } from '../platform/errors.ts';
+import { type IdempotentOutcome, withIdempotency } from '../platform/idempotency.ts';
 import { inTransaction } from '../platform/tx.ts';
 import { compileInput } from '../platform/validate.ts';
 import { checkCallbackUrl, type UrlChecker } from './callback-url.ts';
-import { FOLDER_EVENT_TYPE, MATERIAL_EVENT_TYPES, SUBSCRIPTION_OPERATIONS, isMaterialEventType, type SubscriptionOperation } from '../outbox/event-types.ts';
+import { newSigningSecret } from './signing-secret.ts';
 import {
   ApprovalSubscriptionChange,
-  FolderSubscribeRequest,
-  MaterialSubscribeRequest,
   type ApprovalSubscriptionView,
+  FolderSubscribeRequest,
   type MaterialEventTypeItem,
+  MaterialSubscribeRequest,
 } from './subscription.schemas.ts';
 import {
   activeMaterialEventTypes,

@@ -1,8 +1,8 @@
+import { APPROVAL_EVENT_TYPE, EVENT_TYPES, FOLDER_EVENT_TYPE, SUBSCRIPTION_KINDS, type SubscriptionKind } from '../outbox/event-types.ts';
 import type { TeamScope, UnitOfWork } from '../platform/ctx.ts';
 import { bool, int, jsonList, nullableInt, nullableText, oneOf, text } from '../platform/row-checks.ts';
 import { intArray, queryOne, queryRows, textArray } from '../platform/sql.ts';
 import { isoSql } from '../platform/timestamps.ts';
-import { APPROVAL_EVENT_TYPE, EVENT_TYPES, FOLDER_EVENT_TYPE, SUBSCRIPTION_KINDS, type SubscriptionKind } from '../outbox/event-types.ts';
 import { ENDPOINT_STATES, type EndpointView } from './webhook-values.ts';
 
 /*

@@ -1,18 +1,17 @@
-import { actorLabel, requireKey, type Ctx, type UnitOfWork, type CallerScope, type TeamScope } from '../platform/ctx.ts';
+import { randomUUID } from 'node:crypto';
 import { hasPermission } from '../access/roles.ts';
+import { TEST_EVENT_TYPE } from '../outbox/event-types.ts';
+import { eventsSentTo, insertEvent, purgeOldEventsWithoutDeliveries } from '../outbox/outbox.queries.ts';
+import { actorObject } from '../outbox/outbox.ts';
+import { actorLabel, type CallerScope, type Ctx, requireKey, type TeamScope, type UnitOfWork } from '../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../platform/errors.ts';
-import { normalizePage, paginationOf, type Page } from '../platform/pagination.ts';
+import { isUuid } from '../platform/ids.ts';
+import { normalizePage, type Page, paginationOf } from '../platform/pagination.ts';
 import { checkTimestamp } from '../platform/timestamps.ts';
 import { inTransaction } from '../platform/tx.ts';
-import { randomUUID } from 'node:crypto';
-import { actorObject } from '../outbox/outbox.ts';
-import { newSigningSecret } from './signing-secret.ts';
-import { isUuid } from '../platform/ids.ts';
 import { appendToLine, countDeliveries, endpointIdOfDelivery, listAttempts, listDeliveries, purgeFinishedDeliveries } from './deliveries-admin.queries.ts';
-import { eventsSentTo, insertEvent, purgeOldEventsWithoutDeliveries } from '../outbox/outbox.queries.ts';
+import { newSigningSecret } from './signing-secret.ts';
 import { enableEndpoint, findEndpoint, listEndpoints, rotateEndpointSecret } from './subscriptions.queries.ts';
-
-import { TEST_EVENT_TYPE } from '../outbox/event-types.ts';
 import { type AttemptView, DELIVERY_STATUSES, type DeliveryView, type EndpointView } from './webhook-values.ts';
 
 export { TEST_EVENT_TYPE };

@@ -1,8 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Team } from '../access/team.entity.ts';
+import { OutboxEvent } from '../outbox/outbox-event.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../platform/timestamps.ts';
 import { WebhookEndpoint } from './webhook-endpoint.entity.ts';
-import { OutboxEvent } from '../outbox/outbox-event.entity.ts';
 
 /**
  * One event for one endpoint (docs/events.md): its place (`sequence`) in the endpoint's line for

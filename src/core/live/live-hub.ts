@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { keyStates } from '../access/keys.queries.ts';
 import type { KeyActor, UnitOfWork } from '../platform/ctx.ts';
 import { DomainError } from '../platform/errors.ts';
-import { positionWindow, rowsAfter, teamHeads, type LiveRow } from './live-events.queries.ts';
-import { LiveRelay, teamChannel, type LiveMessage } from './live-relay.ts';
+import { type LiveRow, positionWindow, rowsAfter, teamHeads } from './live-events.queries.ts';
+import { type LiveMessage, LiveRelay, teamChannel } from './live-relay.ts';
 import { LiveSubscription, StreamEnded, type StreamScope } from './live-stream.ts';
 
 /** The bounds of live updates (docs/graphql.md "Live updates"); each has a LIVE_* setting. */

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { UnitOfWork } from '../platform/ctx.ts';
 import { inTransaction } from '../platform/tx.ts';
-import { anyUnpositioned, lockPositions, positionRows, purgeLiveRows, type LiveRow } from './live-events.queries.ts';
+import { anyUnpositioned, type LiveRow, lockPositions, positionRows, purgeLiveRows } from './live-events.queries.ts';
 
 /** Rows one relay step positions at most. */
 const BATCH = 1000;

@@ -1,6 +1,6 @@
 import { hasPermission, isRole, type Role } from '../access/roles.ts';
 import type { TeamScope } from '../platform/ctx.ts';
-import { rowsAfter, type LiveRow } from './live-events.queries.ts';
+import { type LiveRow, rowsAfter } from './live-events.queries.ts';
 
 /** The streams a subscription reads (docs/graphql.md "Live updates"). */
 export const LIVE_STREAMS = ['library', 'approval', 'product'] as const;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { actorLabel, type Actor, type UnitOfWork, type ActingScope } from '../platform/ctx.ts';
+import { type ActingScope, type Actor, actorLabel, type UnitOfWork } from '../platform/ctx.ts';
 import { type LiveRowInput, recordLive } from '../platform/live-log.ts';
 import { insertEventsWithDeliveries, insertEventWithDeliveries, type OutboxRow } from './outbox.queries.ts';
 

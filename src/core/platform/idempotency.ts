@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
-import { requireKey, type Ctx, type UnitOfWork } from './ctx.ts';
+import { type Ctx, requireKey, type UnitOfWork } from './ctx.ts';
 import { DomainError, invalid } from './errors.ts';
 import {
   claimRecord,

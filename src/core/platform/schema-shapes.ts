@@ -1,4 +1,4 @@
-import { Type, type TLiteral, type TObject, type TObjectOptions, type TOptional, type TProperties, type TSchemaOptions, type TUnion } from 'typebox';
+import { type TLiteral, type TObject, type TObjectOptions, type TOptional, type TProperties, type TSchemaOptions, type TUnion, Type } from 'typebox';
 
 /**
  * An object schema of the named `fields`, each optional, in the order given: the shape of every

@@ -1,4 +1,4 @@
-import { Type, type TString } from 'typebox';
+import { type TString, Type } from 'typebox';
 import { Format } from 'typebox/format';
 import { isStorableTimestamp, RFC3339_PATTERN } from './timestamps.ts';
 

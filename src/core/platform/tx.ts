@@ -1,6 +1,6 @@
 import { DeadlockException } from '@mikro-orm/core';
-import { mapDatabaseError } from './db-errors.ts';
 import type { Ctx, UnitOfWork } from './ctx.ts';
+import { mapDatabaseError } from './db-errors.ts';
 import { DomainError } from './errors.ts';
 
 const MAX_ATTEMPTS = 4;

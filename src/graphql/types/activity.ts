@@ -1,14 +1,14 @@
-import { ACTIVITY_ACTIONS, RESOURCE_TYPES, type ActivityAction, type ActivityItem } from '../../core/catalogue/activity/activity-records.schemas.ts';
-import { HISTORY_ACTIONS, type ProductHistoryItem } from '../../core/catalogue/products/product-history.schemas.ts';
 import { ROLES } from '../../core/access/roles.ts';
-import { withoutNulls } from '../args.ts';
-import { pageCost } from '../costs.ts';
-import { builder } from '../builder.ts';
-import { enumFromCore, storedValue } from '../enums.ts';
-import { KeyRoleEnum } from './key-role.ts';
-import { pageArgs, pageQuery, pageType, type ObjectFieldBuilder } from '../shapes.ts';
-import { JsonRef } from './json.ts';
+import { ACTIVITY_ACTIONS, type ActivityAction, type ActivityItem, RESOURCE_TYPES } from '../../core/catalogue/activity/activity-records.schemas.ts';
+import { HISTORY_ACTIONS, type ProductHistoryItem } from '../../core/catalogue/products/product-history.schemas.ts';
 import { collectPage } from '../../core/platform/answer-budget.ts';
+import { withoutNulls } from '../args.ts';
+import { builder } from '../builder.ts';
+import { pageCost } from '../costs.ts';
+import { enumFromCore, storedValue } from '../enums.ts';
+import { type ObjectFieldBuilder, pageArgs, pageQuery, pageType } from '../shapes.ts';
+import { JsonRef } from './json.ts';
+import { KeyRoleEnum } from './key-role.ts';
 
 /** What each action means, for both enums (a product's history has the product actions only). */
 const ACTION_MEANINGS: Record<ActivityAction, string> = {

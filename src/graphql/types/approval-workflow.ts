@@ -1,7 +1,7 @@
-import { APPROVAL_LIMITS, type ApprovalTemplateInput, type WorkflowNode, type ApprovalTemplateView } from '../../core/approvals/approval.schemas.ts';
+import { APPROVAL_LIMITS, type ApprovalTemplateInput, type ApprovalTemplateView, type WorkflowNode } from '../../core/approvals/approval.schemas.ts';
 import { withoutNulls } from '../args.ts';
-import { countedAs, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { countedAs, listCost } from '../costs.ts';
 import { SignModeEnum } from './approval-enums.ts';
 
 /*

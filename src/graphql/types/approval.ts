@@ -1,13 +1,13 @@
-import type { ApprovalActionResult } from '../../core/approvals/approval-values.ts';
 import type { ApprovalTemplateView } from '../../core/approvals/approval.schemas.ts';
 import type { TaskStatusView } from '../../core/approvals/approval-task.service.ts';
-import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
+import { APPROVAL_TEMPLATES_PAGE_SIZE } from '../../core/approvals/approval-template.service.ts';
+import type { ApprovalActionResult } from '../../core/approvals/approval-values.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
 import { builder } from '../builder.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
+import { pageQuery, RFC3339_MICROS, timestampFields } from '../shapes.ts';
 import { ApproverStatusEnum, DecisionEnum, NodeRoleEnum, SignModeEnum, StatusEnum } from './approval-enums.ts';
 import { TemplateInput, templateInputOf, WorkflowRef } from './approval-workflow.ts';
-import { pageQuery, RFC3339_MICROS, timestampFields } from '../shapes.ts';
-import { collectPage } from '../../core/platform/answer-budget.ts';
-import { APPROVAL_TEMPLATES_PAGE_SIZE } from '../../core/approvals/approval-template.service.ts';
 
 const TemplateRef = builder.objectRef<ApprovalTemplateView>('ApprovalTemplate').implement({
   description: 'An approval template (spec 2.7; `POST /approval` listTemplates returns the same). docs/approvals.md describes the workflow.',

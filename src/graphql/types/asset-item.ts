@@ -1,7 +1,7 @@
 import { type AssetItem, AssetItem as AssetItemSchema } from '../../core/assets/search/search.schemas.ts';
-import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { describedBy } from '../schema-descriptions.ts';
 import { FileValidityRef } from './file-validity.ts';
 import { AnalysisInput, AnalysisRef } from './image-content-analysis.ts';

@@ -1,13 +1,13 @@
-import { type AssetItem, KEYWORD_SEARCH_TYPES, SearchAssetsRequest, SORT_NAMES, SORT_TYPES } from '../../core/assets/search/search.schemas.ts';
 import { DERIVATIVE_FORMATS, DERIVATIVE_MODES } from '../../core/assets/delivery/derivatives.ts';
-import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
+import { FACET_LIMITS, type FacetResult } from '../../core/assets/search/facets.ts';
+import { type AssetItem, KEYWORD_SEARCH_TYPES, SearchAssetsRequest, SORT_NAMES, SORT_TYPES } from '../../core/assets/search/search.schemas.ts';
 import { builder } from '../builder.ts';
+import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
 import { enumFromCore } from '../enums.ts';
 import { describedBy } from '../schema-descriptions.ts';
 import { AssetItemRef } from './asset-item.ts';
 import { LibraryFolderRef } from './library-folder.ts';
 import { SearchFacetRef } from './search-facet.ts';
-import { FACET_LIMITS, type FacetResult } from '../../core/assets/search/facets.ts';
 
 const fromSearch = describedBy(SearchAssetsRequest);
 

@@ -1,13 +1,13 @@
-import type { CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import { createContextCache } from '@pothos/core';
+import type { CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import { withoutNulls } from '../args.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { DESCENDING_TREE } from '../query-cost.ts';
+import { asksBelow } from '../selection.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_EXAMPLE, timestampFields, versionedOf } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
-import { asksBelow } from '../selection.ts';
 
 /**
  * Category, loaded in batches per request: `parent`, `children` and `brand` each cost one query

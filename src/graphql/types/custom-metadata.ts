@@ -7,14 +7,14 @@ import type {
   MetadataFieldView,
   MetadataValueView,
 } from '../../core/assets/custom-metadata/custom-metadata.schemas.ts';
-import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { FIELD_TYPES } from '../../core/assets/custom-metadata/field-types.ts';
-import { builder } from '../builder.ts';
-import { enumFromCore } from '../enums.ts';
-import type { GqlContext } from '../context.ts';
-import { withoutNulls } from '../args.ts';
-import { pageQuery, RFC3339_MICROS } from '../shapes.ts';
 import { collectPage } from '../../core/platform/answer-budget.ts';
+import { withoutNulls } from '../args.ts';
+import { builder } from '../builder.ts';
+import type { GqlContext } from '../context.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
+import { enumFromCore } from '../enums.ts';
+import { pageQuery, RFC3339_MICROS } from '../shapes.ts';
 import { AssetItemRef } from './asset-item.ts';
 import { JsonRef } from './json.ts';
 

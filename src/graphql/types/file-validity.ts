@@ -1,4 +1,4 @@
-import { VALIDITY_STATUSES, type FileValidityView } from '../../core/assets/files/file-validity.service.ts';
+import { type FileValidityView, VALIDITY_STATUSES } from '../../core/assets/files/file-validity.service.ts';
 import { builder } from '../builder.ts';
 import { enumFromCore } from '../enums.ts';
 

@@ -1,23 +1,23 @@
 import { GraphQLError } from 'graphql';
 import { requirePermission } from '../../core/access/roles.ts';
+import { CALLBACK_EVENT_NAMES, CALLBACK_TASK_STATUSES } from '../../core/approvals/approval-values.ts';
+import { PRODUCT_STATUSES, type ProductStatus } from '../../core/catalogue/products/product.schemas.ts';
+import { HISTORY_ACTIONS, type HistoryAction } from '../../core/catalogue/products/product-history.schemas.ts';
 import type { LiveRow } from '../../core/live/live-events.queries.ts';
 import type { StreamScope } from '../../core/live/live-stream.ts';
 import { issueStreamToken } from '../../core/live/stream-tokens.ts';
+import { EVENT_TYPES, type EventType } from '../../core/outbox/event-types.ts';
 import { keyOf } from '../../core/platform/ctx.ts';
 import { DomainError } from '../../core/platform/errors.ts';
+import { oneOf } from '../../core/platform/row-checks.ts';
 import { builder } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { storedValue } from '../enums.ts';
 import { HistoryActionEnum } from './activity.ts';
+import { CallbackEventNameEnum, CallbackTaskStatusEnum } from './approval-enums.ts';
 import { JsonRef } from './json.ts';
 import { ProductStatusEnum } from './product.ts';
 import { EventTypeEnum } from './webhook.ts';
-import { HISTORY_ACTIONS, type HistoryAction } from '../../core/catalogue/products/product-history.schemas.ts';
-import { PRODUCT_STATUSES, type ProductStatus } from '../../core/catalogue/products/product.schemas.ts';
-import { EVENT_TYPES, type EventType } from '../../core/outbox/event-types.ts';
-import { storedValue } from '../enums.ts';
-import { CALLBACK_EVENT_NAMES, CALLBACK_TASK_STATUSES } from '../../core/approvals/approval-values.ts';
-import { oneOf } from '../../core/platform/row-checks.ts';
-import { CallbackEventNameEnum, CallbackTaskStatusEnum } from './approval-enums.ts';
 
 const RESUME =
   'Every update carries its `position`; a client that reconnects with the last one it received (this argument, or the SSE `Last-Event-ID` header, which EventSource sends by itself) first receives what it missed, in order and once. ' +

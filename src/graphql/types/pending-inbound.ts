@@ -1,7 +1,7 @@
-import type { ConfirmedInbound } from '../../core/assets/pending-inbound/pending-inbound.service.ts';
 import type { PendingInboundView } from '../../core/assets/pending-inbound/pending-inbound.schemas.ts';
-import { pageCost, countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
+import type { ConfirmedInbound } from '../../core/assets/pending-inbound/pending-inbound.service.ts';
 import { builder } from '../builder.ts';
+import { countedAs, LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType } from '../shapes.ts';
 
 /** Pending inbound (docs/library.md "Pending inbound"). */

@@ -1,8 +1,8 @@
-import { SHARE_STATUSES, type ProductShareView } from '../../core/catalogue/products/product-shares.schemas.ts';
 import { ROLES } from '../../core/access/roles.ts';
+import { type ProductShareView, SHARE_STATUSES } from '../../core/catalogue/products/product-shares.schemas.ts';
 import { withoutNulls } from '../args.ts';
-import { pageCost } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { pageCost } from '../costs.ts';
 import { enumFromCore, storedValue } from '../enums.ts';
 import { KeyRoleEnum } from './key-role.ts';
 
@@ -11,6 +11,7 @@ const ShareStatusEnum = enumFromCore('ProductShareStatus', {
   values: SHARE_STATUSES,
   describe: { active: 'The page opens.', expired: 'Past expiresAt: the page answers 410.', revoked: 'Revoked: the page answers 410.' },
 });
+
 import { idempotencyKeyArg, pageArgs, pageQuery, pageType, RFC3339_MICROS } from '../shapes.ts';
 
 const ProductShareRef = builder.objectRef<ProductShareView>('ProductShare').implement({

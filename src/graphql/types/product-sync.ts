@@ -1,11 +1,11 @@
-import { isTombstone, type SyncItem } from '../../core/catalogue/products/product-sync.ts';
 import { PRODUCT_TOMBSTONE_REASONS, type ProductTombstone, type SyncPagination } from '../../core/catalogue/products/product.schemas.ts';
+import { isTombstone, type SyncItem } from '../../core/catalogue/products/product-sync.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
 import { withoutNulls } from '../args.ts';
 import { builder } from '../builder.ts';
 import { cursorPageCost, PAGE_ITEMS_COST } from '../costs.ts';
 import { enumFromCore } from '../enums.ts';
 import { ProductRef, ProductStatusEnum } from './product.ts';
-import { collectPage } from '../../core/platform/answer-budget.ts';
 
 /*
  * Incremental sync and the sync feed over GraphQL (docs/products.md "Incremental sync" and "Sync

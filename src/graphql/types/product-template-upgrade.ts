@@ -1,7 +1,4 @@
-import type { Versioned } from '../../core/platform/etag.ts';
-import type { FieldIssue } from '../../core/platform/errors.ts';
-import { type Pagination, MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
-import { collectPage, type SizedPage } from '../../core/platform/answer-budget.ts';
+import { PRODUCT_STATUSES } from '../../core/catalogue/products/product.schemas.ts';
 import type {
   FieldDiff,
   ProductUpgradeItem,
@@ -9,13 +6,16 @@ import type {
   TemplateUpgradesPreview,
   ValueFinding,
 } from '../../core/catalogue/products/template-upgrade.schemas.ts';
-import { PRODUCT_STATUSES } from '../../core/catalogue/products/product.schemas.ts';
 import { FIELD_TYPES } from '../../core/catalogue/templates/template.schemas.ts';
+import { collectPage, type SizedPage } from '../../core/platform/answer-budget.ts';
+import type { FieldIssue } from '../../core/platform/errors.ts';
+import type { Versioned } from '../../core/platform/etag.ts';
+import { MAX_PAGE_SIZE, type Pagination } from '../../core/platform/pagination.ts';
 import { withoutNulls } from '../args.ts';
-import { storedValue } from '../enums.ts';
 import { builder, PaginationRef } from '../builder.ts';
 import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
-import { ifMatchArg, pageArgs, type ObjectFieldBuilder } from '../shapes.ts';
+import { storedValue } from '../enums.ts';
+import { ifMatchArg, type ObjectFieldBuilder, pageArgs } from '../shapes.ts';
 import { JsonRef } from './json.ts';
 import { ProductResultRef, ProductStatusEnum } from './product.ts';
 import { FieldTypeEnum } from './template.ts';

@@ -1,24 +1,24 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
+import type { MediaObject } from '../../core/assets/files/library.schemas.ts';
 import type { BrandView } from '../../core/catalogue/brands/brand.schemas.ts';
 import type { CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
-import type { MediaObject } from '../../core/assets/files/library.schemas.ts';
-import type { Versioned } from '../../core/platform/etag.ts';
-import { mediaIdsOf, summaryOf, type ProductRecord } from '../../core/catalogue/products/product-projection.ts';
 import { PRODUCT_STATUSES, PRODUCT_VISIBILITIES, type ProductSummary, type ProductVisibilityItem } from '../../core/catalogue/products/product.schemas.ts';
+import { mediaIdsOf, type ProductRecord, summaryOf } from '../../core/catalogue/products/product-projection.ts';
 import type { TemplateVersionView } from '../../core/catalogue/templates/template.schemas.ts';
+import { collectPage } from '../../core/platform/answer-budget.ts';
+import type { Versioned } from '../../core/platform/etag.ts';
 import { withoutNulls } from '../args.ts';
-import { pageCost, countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
+import { countedAs, LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { enumFromCore } from '../enums.ts';
 import { childFieldsOf, operationSelects } from '../selections.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
 import { TemplateVersionRef } from './template.ts';
-import { collectPage } from '../../core/platform/answer-budget.ts';
 
 /**
  * Per-request loaders (Pothos keys the cache on the request's context, so nothing crosses requests

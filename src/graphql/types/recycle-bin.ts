@@ -1,8 +1,8 @@
-import { RECYCLE_ENTRY_KINDS, type PurgedEntries, type RecycleEntryView, type RestoredEntries } from '../../core/assets/recycle-bin/recycle-bin.schemas.ts';
-import { withoutNulls } from '../args.ts';
-import { LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
+import { type PurgedEntries, RECYCLE_ENTRY_KINDS, type RecycleEntryView, type RestoredEntries } from '../../core/assets/recycle-bin/recycle-bin.schemas.ts';
 import { MAX_PAGE_SIZE } from '../../core/platform/pagination.ts';
+import { withoutNulls } from '../args.ts';
 import { builder } from '../builder.ts';
+import { LIST_BOUNDS, listCost, PAGE_ITEMS_COST, sizeOf } from '../costs.ts';
 import { enumFromCore } from '../enums.ts';
 
 const BIN_DOCS = 'docs/library.md "Recycle bin"';

@@ -1,7 +1,7 @@
 import { FACET_LIMITS, type FacetResult } from '../../core/assets/search/facets.ts';
 import { SearchFacet, SearchFacetValue } from '../../core/assets/search/search.schemas.ts';
-import { countedAs, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { countedAs, listCost } from '../costs.ts';
 import { describedBy } from '../schema-descriptions.ts';
 
 const fromFacet = describedBy(SearchFacet);

@@ -1,6 +1,6 @@
 import { type AssetItem, SearchShareRequest } from '../../core/assets/search/search.schemas.ts';
-import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { countedAs, LIST_BOUNDS, listCost, PAGE_ITEMS_COST } from '../costs.ts';
 import { describedBy } from '../schema-descriptions.ts';
 import { AssetItemRef } from './asset-item.ts';
 import { searchPageCost } from './asset-search.ts';

@@ -1,3 +1,6 @@
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
+import { type FieldNode, type GraphQLResolveInfo, Kind } from 'graphql';
 import {
   FIELD_TYPES,
   SYNC_STRATEGIES,
@@ -9,16 +12,13 @@ import {
   type TemplateView,
   type VersionWindow,
 } from '../../core/catalogue/templates/template.schemas.ts';
-import { asks, fieldAsks, fieldsBelow } from '../selection.ts';
-import { Kind, type FieldNode, type GraphQLResolveInfo } from 'graphql';
-import { createContextCache } from '@pothos/core';
-import DataLoader from 'dataloader';
-import { builder, JsonObjectRef } from '../builder.ts';
-import { LIST_BOUNDS, listCost, sizeOf } from '../costs.ts';
-import type { GqlContext } from '../context.ts';
-import { enumFromCore } from '../enums.ts';
-import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageField, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
 import { collectPage } from '../../core/platform/answer-budget.ts';
+import { builder, JsonObjectRef } from '../builder.ts';
+import type { GqlContext } from '../context.ts';
+import { LIST_BOUNDS, listCost, sizeOf } from '../costs.ts';
+import { enumFromCore } from '../enums.ts';
+import { asks, fieldAsks, fieldsBelow } from '../selection.ts';
+import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageField, pageType, RFC3339_MICROS, timestampFields, versionedOf } from '../shapes.ts';
 
 export const FieldTypeEnum = enumFromCore('TemplateFieldType', {
   description: 'The type of a template field: which values products may give it and which config it takes (docs/templates.md).',

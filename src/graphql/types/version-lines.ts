@@ -1,6 +1,6 @@
 import { REMOVE_TYPES, type VersionLineView, type VersionView } from '../../core/assets/versions/version-lines.schemas.ts';
-import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { builder } from '../builder.ts';
+import { countedAs, LIST_BOUNDS, listCost } from '../costs.ts';
 import { enumFromCore } from '../enums.ts';
 
 const LINE_DOCS = 'docs/library.md "Version lines"';

@@ -1,8 +1,8 @@
 import { webhookScopeOf } from '../../core/events/webhook-admin.service.ts';
 import { type AttemptView, DELIVERY_STATUSES, type DeliveryView, ENDPOINT_STATES, type EndpointView } from '../../core/events/webhook-values.ts';
-import { EVENT_TYPES, MATERIAL_EVENT_TYPES, SUBSCRIPTION_KINDS, type EventType } from '../../core/outbox/event-types.ts';
-import { countedAs, LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
+import { EVENT_TYPES, type EventType, MATERIAL_EVENT_TYPES, SUBSCRIPTION_KINDS } from '../../core/outbox/event-types.ts';
 import { builder } from '../builder.ts';
+import { countedAs, LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { enumFromCore } from '../enums.ts';
 
 const MATERIAL_EVENT_MEANINGS = Object.fromEntries(MATERIAL_EVENT_TYPES.map((t) => [t.code, `Spec 6.2: ${t.desc}`]));
@@ -49,6 +49,7 @@ const DeliveryStatusEnum = enumFromCore('WebhookDeliveryStatus', {
     failed: 'Retries exhausted, or the receiver answered 410 Gone.',
   },
 });
+
 import { ORDINARY_PAGING_EXPLAINED, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 
 const SubscriptionRef = builder.objectRef<EndpointView['subscriptions'][number]>('WebhookSubscription').implement({

@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import { ActivityItem, ActivityPurge, ActivityQuery } from '../../core/catalogue/activity/activity-records.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
-import { bearerSecurity, commonErrors } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity, commonErrors } from '../schemas.ts';
 
 const tags = ['Activity records'];
 

@@ -4,10 +4,10 @@ import { Type } from 'typebox';
 import type { Core } from '../../core/core.ts';
 import { invalid } from '../../core/platform/errors.ts';
 import { header } from '../auth.ts';
-import { sendStreamedArray } from '../streamed-page.ts';
 import { openCommonErrors, openOk, openOkSchema, openReplayable } from '../open-envelope.ts';
 import type { RestResource } from '../resource.ts';
 import { bearerSecurity } from '../schemas.ts';
+import { sendStreamedArray } from '../streamed-page.ts';
 
 const SERVICES = ['listTemplates', 'createApproval', 'taskStatusQuery', 'subscriptionQuery', 'subscriptionChange'] as const;
 

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Core } from '../../core/core.ts';
 import { AssetLookupItem, AssetLookupQuery } from '../../core/assets/files/asset-lookup.ts';
+import type { Core } from '../../core/core.ts';
 import { listSchema, okPage } from '../envelope.ts';
-import { bearerSecurity, commonErrors } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity, commonErrors } from '../schemas.ts';
 
 const tags = ['Assets'];
 

@@ -5,10 +5,10 @@ import { BrandCreate, BrandPatch, BrandView } from '../../core/catalogue/brands/
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
-import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';
-import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import { replyCreated, replyWithEtag } from '../replies.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 
 const BrandRef = Type.Ref('Brand');
 const tags = ['Brands'];

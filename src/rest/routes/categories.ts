@@ -4,10 +4,10 @@ import { Type } from 'typebox';
 import { CategoryCreate, CategoryListQuery, CategoryPatch, CategoryView } from '../../core/catalogue/categories/category.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { header } from '../auth.ts';
-import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okPage, okSchema } from '../envelope.ts';
-import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import { replyCreated, replyWithEtag } from '../replies.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
 
 const CategoryRef = Type.Ref('Category');
 const tags = ['Categories'];

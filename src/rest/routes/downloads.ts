@@ -1,15 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { DownloadRecordView, DownloadRequest, DOWNLOAD_LIMITS } from '../../core/catalogue/products/product-downloads.schemas.ts';
+import { DOWNLOAD_LIMITS, DownloadRecordView, DownloadRequest } from '../../core/catalogue/products/product-downloads.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
 import { replyWithZip } from '../download-reply.ts';
 import { listSchema, okPage } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
-import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IdParams } from '../schemas.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IdParams } from '../schemas.ts';
 
 const tags = ['Products'];
 

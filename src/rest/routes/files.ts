@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Core } from '../../core/core.ts';
 import type { RequestedRange } from '../../core/assets/delivery/file-delivery.service.ts';
+import type { Core } from '../../core/core.ts';
 import { FILE_LINK_ROUTE, fileLinkParts } from '../../public-urls.ts';
 import { attachment } from '../content-disposition.ts';
 

@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Core } from '../../core/core.ts';
 import {
   AssetItem,
   FolderDTO,
@@ -12,10 +11,11 @@ import {
   SearchShareRequest,
   SearchShareResult,
 } from '../../core/assets/search/search.schemas.ts';
+import type { Core } from '../../core/core.ts';
+import { holdAnswer } from '../answer-allowance.ts';
 import { OpenErrorEnvelope, openCommonErrors, openErrorRef, openOk, openOkSchema } from '../open-envelope.ts';
 import type { RestResource } from '../resource.ts';
 import { bearerSecurity } from '../schemas.ts';
-import { holdAnswer } from '../answer-allowance.ts';
 
 const tags = ['Asset search'];
 

@@ -6,11 +6,11 @@ import type { Core } from '../../core/core.ts';
 import { MAX_RESOURCE_ID } from '../../core/platform/ids.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
-import { replyCreated } from '../replies.ts';
 import { listSchema, ok, okPage, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
-import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IdParams } from '../schemas.ts';
+import { replyCreated } from '../replies.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IdParams } from '../schemas.ts';
 
 const tags = ['Products'];
 const ShareRef = Type.Ref('ProductShare');

@@ -11,13 +11,13 @@ import {
 } from '../../core/catalogue/products/template-upgrade.schemas.ts';
 import type { Core } from '../../core/core.ts';
 import { header } from '../auth.ts';
-import { sendStreamedArray } from '../streamed-page.ts';
 import { ok, okSchema } from '../envelope.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
 import { productDetail } from '../product-views.ts';
 import { replyWithEtag } from '../replies.ts';
 import type { RestResource } from '../resource.ts';
 import { bearerSecurity, commonErrors, ErrorRef, IdParams } from '../schemas.ts';
+import { sendStreamedArray } from '../streamed-page.ts';
 
 const tags = ['Products'];
 

@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { MediaObject } from '../../core/assets/files/library.schemas.ts';
-import { rejectRepeatedParameters } from '../../core/catalogue/products/product-query.ts';
 import {
   ProductCreate,
   ProductDetailView,
@@ -13,18 +12,19 @@ import {
   ProductVisibilityItem,
   ProductVisibilityRequest,
 } from '../../core/catalogue/products/product.schemas.ts';
-import type { Core } from '../../core/core.ts';
 import { ProductHistoryItem } from '../../core/catalogue/products/product-history.schemas.ts';
-import { header } from '../auth.ts';
-import { replyWithEtag, replyCreated } from '../replies.ts';
-import { listSchema, ok, okSchema, PaginationSchema } from '../envelope.ts';
-import { PageQuery } from '../../core/platform/pagination.schemas.ts';
-import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
-import type { RestResource } from '../resource.ts';
-import { sendSizedPage } from '../streamed-page.ts';
-import { productDetail, productSummaries } from '../product-views.ts';
-import { mapPage } from '../../core/platform/answer-budget.ts';
+import { rejectRepeatedParameters } from '../../core/catalogue/products/product-query.ts';
 import type { SyncItem } from '../../core/catalogue/products/product-sync.ts';
+import type { Core } from '../../core/core.ts';
+import { mapPage } from '../../core/platform/answer-budget.ts';
+import { PageQuery } from '../../core/platform/pagination.schemas.ts';
+import { header } from '../auth.ts';
+import { listSchema, ok, okSchema, PaginationSchema } from '../envelope.ts';
+import { productDetail, productSummaries } from '../product-views.ts';
+import { replyCreated, replyWithEtag } from '../replies.ts';
+import type { RestResource } from '../resource.ts';
+import { bearerSecurity, commonErrors, DeletedId, ErrorRef, IdempotencyHeaders, IdParams, IfMatchHeaders } from '../schemas.ts';
+import { sendSizedPage } from '../streamed-page.ts';
 
 const DetailRef = Type.Ref('ProductDetail');
 const tags = ['Products'];

@@ -13,12 +13,12 @@ import {
 import type { Core } from '../../core/core.ts';
 import { PageQuery } from '../../core/platform/pagination.schemas.ts';
 import { header } from '../auth.ts';
-import { replyCreated, replyWithEtag } from '../replies.ts';
 import { listSchema, okSchema, PaginationSchema } from '../envelope.ts';
-import { sendSizedPage } from '../streamed-page.ts';
 import { OPTIONAL_BODY } from '../openapi.ts';
-import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
+import { replyCreated, replyWithEtag } from '../replies.ts';
 import type { RestResource } from '../resource.ts';
+import { bearerSecurity, commonErrors, ErrorRef, IdempotencyHeaders, IfMatchHeaders } from '../schemas.ts';
+import { sendSizedPage } from '../streamed-page.ts';
 
 const TemplateRef = Type.Ref('Template');
 const DeletedId = Type.Object({ id: Type.String() });

@@ -1,12 +1,17 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Core } from '../../core/core.ts';
 import { CHECKSUM_ALGORITHMS } from '../../core/assets/uploads/uploads.schemas.ts';
+import type { Core } from '../../core/core.ts';
+import type { Ctx } from '../../core/platform/ctx.ts';
+import { DomainError, invalid } from '../../core/platform/errors.ts';
+import { failure, ok, okSchema } from '../envelope.ts';
+import { sendError } from '../errors.ts';
+import { bearerSecurity, commonErrors, ErrorRef } from '../schemas.ts';
 import {
   byteCount,
-  checksumOf,
   CORS_HEADERS,
+  checksumOf,
   headerOf,
   placementOf,
   placementOfMetadata,
@@ -17,11 +22,6 @@ import {
   tusHeaders,
   tusRefusal,
 } from '../tus-headers.ts';
-import { DomainError, invalid } from '../../core/platform/errors.ts';
-import type { Ctx } from '../../core/platform/ctx.ts';
-import { failure, ok, okSchema } from '../envelope.ts';
-import { sendError } from '../errors.ts';
-import { bearerSecurity, commonErrors, ErrorRef } from '../schemas.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { richDelta, richHtml } from './rich-text.ts';
 import { SafeHtml } from './html.ts';
+import { richDelta, richHtml } from './rich-text.ts';
 
 /*
  * Rendering stored rich text costs about 0.3-0.5 s of CPU per MiB (parse5 builds the whole tree),

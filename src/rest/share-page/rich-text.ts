@@ -1,4 +1,4 @@
-import { parseFragment, type DefaultTreeAdapterTypes } from 'parse5';
+import { type DefaultTreeAdapterTypes, parseFragment } from 'parse5';
 import { escapeHtml, httpUrl, LINK_REL, SafeHtml } from './html.ts';
 
 /*

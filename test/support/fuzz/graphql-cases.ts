@@ -1,4 +1,10 @@
 import {
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
   getNamedType,
   getNullableType,
   isEnumType,
@@ -7,16 +13,10 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
-  type GraphQLArgument,
-  type GraphQLField,
-  type GraphQLInputType,
-  type GraphQLObjectType,
-  type GraphQLOutputType,
-  type GraphQLSchema,
 } from 'graphql';
 import type { Problem } from './check.ts';
-import type { Random } from './random.ts';
 import { word } from './operations.ts';
+import type { Random } from './random.ts';
 import type { WireRequest, WireResponse } from './raw-http.ts';
 import type { FuzzWorld } from './world.ts';
 

@@ -1,4 +1,4 @@
-import { branches, resolve, typeOf, type Draft, type OpenApiDocument, type Operation, type Schema } from './operations.ts';
+import { branches, type Draft, type OpenApiDocument, type Operation, resolve, type Schema, typeOf } from './operations.ts';
 import type { Random } from './random.ts';
 import type { FuzzWorld } from './world.ts';
 

@@ -1,8 +1,8 @@
-import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema } from 'graphql';
+import { buildClientSchema, type GraphQLSchema, getIntrospectionQuery } from 'graphql';
 import { AnswerChecker, type Problem } from './check.ts';
 import { GRAPHQL_MUTATIONS, graphqlCase, graphqlProblems } from './graphql-cases.ts';
 import { MUTATIONS, type Mutation } from './mutations.ts';
-import { operationsOf, toWire, validDraft, type OpenApiDocument, type Operation } from './operations.ts';
+import { type OpenApiDocument, type Operation, operationsOf, toWire, validDraft } from './operations.ts';
 import { Random } from './random.ts';
 import { exchange, type WireRequest, type WireResponse } from './raw-http.ts';
 import type { FuzzWorld } from './world.ts';

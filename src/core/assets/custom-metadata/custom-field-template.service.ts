@@ -1,14 +1,14 @@
 import { requirePermission } from '../../access/roles.ts';
+import { lockTeam } from '../../access/teams.queries.ts';
+import { type SizedPage, sizedPage } from '../../platform/answer-budget.ts';
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
-import { DomainError, notFound, type FieldIssue, invalidFields } from '../../platform/errors.ts';
+import { DomainError, type FieldIssue, invalidFields, notFound } from '../../platform/errors.ts';
+import { normalizePage } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { CustomFieldTemplateInput, type CustomFieldTemplateView } from './custom-metadata.schemas.ts';
-import { checkDefinition, CUSTOM_METADATA_LIMITS, definitionName } from './field-types.ts';
 import { countTemplates, fieldsOfTemplates, insertTemplate, insertTemplateFields, sizedTemplatesByName, templatesAmong } from './custom-metadata.queries.ts';
-import { sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
-import { normalizePage } from '../../platform/pagination.ts';
-import { lockTeam } from '../../access/teams.queries.ts';
+import { CustomFieldTemplateInput, type CustomFieldTemplateView } from './custom-metadata.schemas.ts';
+import { CUSTOM_METADATA_LIMITS, checkDefinition, definitionName } from './field-types.ts';
 
 const checkInput = compileInput(CustomFieldTemplateInput);
 

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { FieldIssue } from '../../platform/errors.ts';
 import { isRealDate, isStorableTimestamp } from '../../platform/timestamps.ts';
 

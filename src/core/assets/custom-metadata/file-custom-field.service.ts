@@ -1,13 +1,10 @@
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../files/library-events.ts';
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { SetFileCustomFieldsInput, type FileTemplateValuesView } from './custom-metadata.schemas.ts';
 import { lockLiveFile, markEdited } from '../files/edited-file.ts';
-import { checkValues, refuseRepeatedFields } from './value-input.ts';
-import type { FieldValue } from './field-types.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import {
   customValuesOfFiles,
   deleteFileCustomValues,
@@ -17,6 +14,9 @@ import {
   templateName,
   upsertFileCustomValues,
 } from './custom-metadata.queries.ts';
+import { type FileTemplateValuesView, SetFileCustomFieldsInput } from './custom-metadata.schemas.ts';
+import type { FieldValue } from './field-types.ts';
+import { checkValues, refuseRepeatedFields } from './value-input.ts';
 
 const checkInput = compileInput(SetFileCustomFieldsInput);
 

@@ -3,8 +3,8 @@ import { Team } from '../../access/team.entity.ts';
 import { dbTimestamp } from '../../platform/timestamps.ts';
 import { LibraryFile } from '../files/library-file.entity.ts';
 import { LIBRARY_FILE_CUSTOM_VALUES_TRIGGERS } from '../search/search-triggers.ts';
-import { LibraryCustomFieldTemplate } from './custom-field-template.entity.ts';
 import { LibraryCustomField } from './custom-field.entity.ts';
+import { LibraryCustomFieldTemplate } from './custom-field-template.entity.ts';
 
 /**
  * A file's value of one custom field (the template is copied from the field). search-assets finds

@@ -1,13 +1,13 @@
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../files/library-events.ts';
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { SetFileMetadataInput, type FileMetadataView } from './custom-metadata.schemas.ts';
 import { lockLiveFile, markEdited } from '../files/edited-file.ts';
-import { checkValues, refuseRepeatedFields } from './value-input.ts';
-import type { FieldValue } from './field-types.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import { insertMetadataRecord, metadataFieldDefinitions, metadataOfFiles, metadataRecordOf, updateMetadataRecord } from './custom-metadata.queries.ts';
+import { type FileMetadataView, SetFileMetadataInput } from './custom-metadata.schemas.ts';
+import type { FieldValue } from './field-types.ts';
+import { checkValues, refuseRepeatedFields } from './value-input.ts';
 
 const checkInput = compileInput(SetFileMetadataInput);
 

@@ -1,13 +1,13 @@
 import { requirePermission } from '../../access/roles.ts';
+import { lockTeam } from '../../access/teams.queries.ts';
+import { admitStored } from '../../platform/answer-budget.ts';
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { DomainError, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { MetadataFieldInput, type MetadataFieldView } from './custom-metadata.schemas.ts';
-import { checkDefinition, CUSTOM_METADATA_LIMITS } from './field-types.ts';
 import { countMetadataFields, insertMetadataField, listMetadataFields, metadataFieldsBytes } from './custom-metadata.queries.ts';
-import { admitStored } from '../../platform/answer-budget.ts';
-import { lockTeam } from '../../access/teams.queries.ts';
+import { MetadataFieldInput, type MetadataFieldView } from './custom-metadata.schemas.ts';
+import { CUSTOM_METADATA_LIMITS, checkDefinition } from './field-types.ts';
 
 const checkInput = compileInput(MetadataFieldInput);
 

@@ -1,6 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
-import { DerivedImageCache } from './derived-image-cache.ts';
 import type { Opened, Storage } from '../storage/storage.ts';
+import { DerivedImageCache } from './derived-image-cache.ts';
 
 /** Output formats of processed images (spec 4.6 `f`). */
 export const DERIVATIVE_FORMATS = ['jpg', 'png', 'webp'] as const;

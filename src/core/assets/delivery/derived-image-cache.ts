@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { DomainError } from '../../platform/errors.ts';
-import { HotBytes } from './hot-bytes.ts';
 import type { Opened, Storage } from '../storage/storage.ts';
+import { HotBytes } from './hot-bytes.ts';
 
 /**
  * Images derived from stored objects (previews, processed `publicUrl` images), made on first

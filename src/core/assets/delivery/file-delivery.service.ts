@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
-import { attachment } from './attachment.ts';
-import { notFound } from '../../platform/errors.ts';
-import { deliveredFile } from './delivered-files.queries.ts';
-import { derivativeMimeType, parseDerivativeVariant, resolveRecipe, type DerivativeCache } from './derivatives.ts';
 import type { UnitOfWork } from '../../platform/ctx.ts';
+import { notFound } from '../../platform/errors.ts';
+import type { Storage } from '../storage/storage.ts';
+import { attachment } from './attachment.ts';
+import { deliveredFile } from './delivered-files.queries.ts';
+import { type DerivativeCache, derivativeMimeType, parseDerivativeVariant, resolveRecipe } from './derivatives.ts';
 import type { LinkParts, LinkSigner } from './links.ts';
 import { isDerivableImage, PREVIEW_FORMAT, type PreviewCache } from './previews.ts';
-import type { Storage } from '../storage/storage.ts';
 
 /** What `/files/...` sends for a valid link. */
 export interface Delivery {

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { linkExpiryOf, type Actor } from '../../platform/ctx.ts';
+import { type Actor, linkExpiryOf } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 
 /**

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { DerivedImageCache } from './derived-image-cache.ts';
 import type { Opened, Storage } from '../storage/storage.ts';
+import { DerivedImageCache } from './derived-image-cache.ts';
 
 /** The derived preview (docs/library.md): WebP, at most 512 px on the long side, never upscaled. */
 export const PREVIEW_FORMAT = { maxSide: 512, mimeType: 'image/webp', quality: 80 } as const;

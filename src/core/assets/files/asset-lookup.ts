@@ -1,26 +1,26 @@
-import { libraryVersionOf } from '../search/library-versions.queries.ts';
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
 import type { Ctx, TeamScope } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, type Page, paginationOf } from '../../platform/pagination.ts';
 import { escapeLike } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
+import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 import { parseFolderPath } from '../folders/folders.ts';
-import { countNameMatches, nameMatchIds } from './file-names.queries.ts';
+import { libraryVersionOf } from '../search/library-versions.queries.ts';
 import {
   countLookupMatches,
+  type LookupFolder,
+  type LookupRow,
   lookupMatches,
   lookupMatchesKey,
   lookupPage,
   lookupPageByNameMatches,
   lookupPageByNameWalk,
   lookupRowsByIds,
-  type LookupFolder,
-  type LookupRow,
 } from './asset-lookup.queries.ts';
-import type { VersionedMemo } from '../../platform/versioned-memo.ts';
+import { countNameMatches, nameMatchIds } from './file-names.queries.ts';
 import type { FolderView, MediaObject } from './library.schemas.ts';
 
 /** `GET /v1/assets` filters (docs/products.md "Asset lookup"); unknown query parameters are ignored, as elsewhere. */

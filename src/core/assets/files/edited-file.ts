@@ -1,4 +1,4 @@
-import { memberIdOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
+import { type Ctx, memberIdOf, type UnitOfWork } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { lockLiveFileRow, markFileEdited } from './files.queries.ts';

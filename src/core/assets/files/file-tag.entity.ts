@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Team } from '../../access/team.entity.ts';
-import { LibraryFile } from './library-file.entity.ts';
 import { LIBRARY_FILE_TAGS_TRIGGERS } from '../search/search-triggers.ts';
+import { LibraryFile } from './library-file.entity.ts';
 import { LibraryTag } from './tag.entity.ts';
 
 /** A tag on a library file; (team, tag, file) serves search by tag ids (spec 4.6 `tags`). */

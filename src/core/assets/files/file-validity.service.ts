@@ -1,12 +1,12 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from './library-events.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { timestampInput } from '../../platform/timestamp-schema.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { filePeriods, lockFilePeriod, moveDueValidityStatuses, refreshValidityStatus, setFilePeriod, type PeriodRow } from './file-validity.queries.ts';
+import { filePeriods, lockFilePeriod, moveDueValidityStatuses, type PeriodRow, refreshValidityStatus, setFilePeriod } from './file-validity.queries.ts';
+import { libraryEvents } from './library-events.ts';
 
 /** A file's validity period: both bounds optional; the call replaces the whole period. */
 export const FileValidityInput = Type.Object(

@@ -2,7 +2,7 @@ import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { bigintText, int, intList, jsonList, nullableFloat, nullableInt, nullableText, text, textList } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
-import { ASSET_ROW_COLUMNS, assetRowOf, type AssetRow } from '../search/asset-rows.queries.ts';
+import { ASSET_ROW_COLUMNS, type AssetRow, assetRowOf } from '../search/asset-rows.queries.ts';
 import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../versions/version-lines.queries.ts';
 import type { LibraryFileView } from './library.schemas.ts';
 

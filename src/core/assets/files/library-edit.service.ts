@@ -1,18 +1,18 @@
-import { requirePermission } from '../../access/roles.ts';
-import { memberIdOf, type Ctx, type UnitOfWork, type CallerScope } from '../../platform/ctx.ts';
-import { invalid, notFound } from '../../platform/errors.ts';
 import { isMemberOfTeam } from '../../access/members.queries.ts';
+import { operatorTeamScope } from '../../access/operator-scopes.ts';
+import { requirePermission } from '../../access/roles.ts';
+import { type CallerScope, type Ctx, memberIdOf, type UnitOfWork } from '../../platform/ctx.ts';
+import { invalid, notFound } from '../../platform/errors.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { normalizeLink, normalizeTags } from './file-rules.ts';
-import { lockLiveFile } from './edited-file.ts';
-import { libraryEvents } from './library-events.ts';
-import { fileFacts, moveFileToFolder, updateFileColumns, type FileAssignment, type FileFacts } from './files.queries.ts';
-import { ensureTags, tagFile, untagFileExcept } from './tags.queries.ts';
 import { isLiveFolder } from '../folders/folders.queries.ts';
-import { operatorTeamScope } from '../../access/operator-scopes.ts';
-import { ANALYSIS_LIMITS, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, TransferOwnershipInput, type AnalysisInput } from './library-edit.schemas.ts';
 import type { AssetItem } from '../search/search.schemas.ts';
+import { lockLiveFile } from './edited-file.ts';
+import { normalizeLink, normalizeTags } from './file-rules.ts';
+import { type FileAssignment, type FileFacts, fileFacts, moveFileToFolder, updateFileColumns } from './files.queries.ts';
+import { ANALYSIS_LIMITS, type AnalysisInput, LibraryFilePatch, MoveFileInput, OperatorAnalysisInput, TransferOwnershipInput } from './library-edit.schemas.ts';
+import { libraryEvents } from './library-events.ts';
+import { ensureTags, tagFile, untagFileExcept } from './tags.queries.ts';
 
 const checkPatch = compileInput(LibraryFilePatch);
 const checkMove = compileInput(MoveFileInput);

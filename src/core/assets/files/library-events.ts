@@ -1,8 +1,8 @@
-import { type ActingScope, memberIdOf } from '../../platform/ctx.ts';
-import { fileFacts, filesFacts, type FileFacts } from './files.queries.ts';
 import { FOLDER_EVENT_TYPE } from '../../outbox/event-types.ts';
-import { recordEvent } from '../../outbox/outbox.ts';
 import { anySubscription, subscribedFolderIds } from '../../outbox/listeners.queries.ts';
+import { recordEvent } from '../../outbox/outbox.ts';
+import { type ActingScope, memberIdOf } from '../../platform/ctx.ts';
+import { type FileFacts, fileFacts, filesFacts } from './files.queries.ts';
 
 /** Spec 6.1 MaterialCallbackDTO: duration in seconds and size in KB as its table says; no download link (it would expire before retries end). */
 function materialCallbackDto(scope: ActingScope, file: FileFacts): Record<string, unknown> {

@@ -3,9 +3,9 @@ import { Member } from '../../access/member.entity.ts';
 import { Team } from '../../access/team.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
 import { LibraryFolder } from '../folders/folder.entity.ts';
-import { StoredObject } from '../storage/stored-object.entity.ts';
 import { SEARCH_INDEXES } from '../search/search-indexes.ts';
 import { LIBRARY_FILES_TRIGGERS } from '../search/search-triggers.ts';
+import { StoredObject } from '../storage/stored-object.entity.ts';
 
 /**
  * A library file: one placement of a stored object in a folder (null = the library root). Its id

@@ -1,14 +1,14 @@
 import { actorMay } from '../../access/roles.ts';
-import type { Ctx, TeamScope, CallerScope } from '../../platform/ctx.ts';
+import type { CallerScope, Ctx, TeamScope } from '../../platform/ctx.ts';
 import { isResourceId } from '../../platform/ids.ts';
-import { parseFolderPath } from '../folders/folders.ts';
-import { liveFolderAtPath, liveFoldersAmong } from '../folders/folders.queries.ts';
-import { liveFilesAmong, visibleMediaRows, type MediaRow } from './files.queries.ts';
-import { lookupAssets, type AssetLookupItem, type LookupMemos } from './asset-lookup.ts';
 import type { Page } from '../../platform/pagination.ts';
-import type { FolderView, LibraryFileView, MediaObject } from './library.schemas.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { isDerivableImage } from '../delivery/previews.ts';
+import { liveFolderAtPath, liveFoldersAmong } from '../folders/folders.queries.ts';
+import { parseFolderPath } from '../folders/folders.ts';
+import { type AssetLookupItem, type LookupMemos, lookupAssets } from './asset-lookup.ts';
+import { liveFilesAmong, type MediaRow, visibleMediaRows } from './files.queries.ts';
+import type { FolderView, LibraryFileView, MediaObject } from './library.schemas.ts';
 
 /** The valid ids among `ids` (others can match nothing anyway). */
 function validIds(ids: readonly number[]): number[] {

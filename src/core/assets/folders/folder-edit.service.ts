@@ -1,13 +1,13 @@
+import { isMemberOfTeam } from '../../access/members.queries.ts';
 import { requirePermission } from '../../access/roles.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
-import { isMemberOfTeam } from '../../access/members.queries.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { checkFolderName } from './folders.ts';
+import { type FolderView, LIBRARY_LIMITS } from '../files/library.schemas.ts';
 import { CreateFolderInput, FolderMemberInput, RenameFolderInput } from '../files/library-edit.schemas.ts';
-import { LIBRARY_LIMITS, type FolderView } from '../files/library.schemas.ts';
 import { addFolderMember, findLiveFolder, insertFolder, removeFolderMember, renameFolder, repathSubtree } from './folders.queries.ts';
+import { checkFolderName } from './folders.ts';
 
 const checkCreate = compileInput(CreateFolderInput);
 const checkRename = compileInput(RenameFolderInput);

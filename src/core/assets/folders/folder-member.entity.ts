@@ -2,8 +2,8 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Member } from '../../access/member.entity.ts';
 import { Team } from '../../access/team.entity.ts';
 import { dbTimestamp } from '../../platform/timestamps.ts';
-import { LibraryFolder } from './folder.entity.ts';
 import { LIBRARY_FOLDER_MEMBERS_TRIGGERS } from '../search/search-triggers.ts';
+import { LibraryFolder } from './folder.entity.ts';
 
 /**
  * A member's access to a folder and its subtree (search-assets `currentUserId`, docs/search.md): a

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
-import { findLiveChildForKeyShare, insertPathFolder, type PathFolder } from './folders.queries.ts';
 import { LIBRARY_LIMITS } from '../files/library.schemas.ts';
+import { findLiveChildForKeyShare, insertPathFolder, type PathFolder } from './folders.queries.ts';
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createWriteStream } from 'node:fs';
-import { AbstractTokenizer, EndOfStreamError, fromBuffer, type IReadChunkOptions, type ITokenizer } from 'strtok3';
-import { fromFile } from 'strtok3';
+import { AbstractTokenizer, EndOfStreamError, fromBuffer, fromFile, type IReadChunkOptions, type ITokenizer } from 'strtok3';
 import type { Storage } from '../storage/storage.ts';
 
 /**

@@ -1,32 +1,32 @@
-import { requireTeam } from '../../access/require-team.ts';
-import { operatorActor, requireTeamMember } from '../../access/operator-scopes.ts';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
+import { operatorActor, requireTeamMember } from '../../access/operator-scopes.ts';
+import { requireTeam } from '../../access/require-team.ts';
 import type { Actor, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid } from '../../platform/errors.ts';
-import { libraryEvents } from '../files/library-events.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { extensionOf, fileNameOf, normalizeLink, normalizeTags } from '../files/file-rules.ts';
-import { ensureFolderPath, parseFolderPath } from '../folders/folders.ts';
-import { walkDirectory } from './directory-walk.ts';
-import { ensureStoredObject, insertImportedFile, tagImportedFile } from './imports.queries.ts';
 import {
   ImportDirectoryInput,
-  ImportFileInput,
-  type ImportFileInput as ImportFileBody,
   type ImportedDirectory,
   type ImportedFile,
+  type ImportFileInput as ImportFileBody,
+  ImportFileInput,
 } from '../files/library.schemas.ts';
-import { probeFile, type ContentFacts } from './probe.ts';
+import { libraryEvents } from '../files/library-events.ts';
+import { ensureFolderPath, parseFolderPath } from '../folders/folders.ts';
+import { pinStoredBytes } from '../recycle-bin/stored-bytes.ts';
 import type { PaletteColour } from '../search/colour.ts';
 import { paletteForImport } from '../search/palettes.ts';
 import { storePalette } from '../search/stored-object-colours.queries.ts';
 import type { Storage } from '../storage/storage.ts';
-import { pinStoredBytes } from '../recycle-bin/stored-bytes.ts';
+import { walkDirectory } from './directory-walk.ts';
+import { ensureStoredObject, insertImportedFile, tagImportedFile } from './imports.queries.ts';
+import { type ContentFacts, probeFile } from './probe.ts';
 
 const checkImportFile = compileInput(ImportFileInput);
 const checkImportDirectory = compileInput(ImportDirectoryInput);

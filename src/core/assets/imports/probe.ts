@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { parseFile, parseFromTokenizer } from 'music-metadata';
 import sharp from 'sharp';
-import { fileSource, type ContentSource } from './content-source.ts';
-import { detectContentType, type DetectedType } from './mime.ts';
+import { type ContentSource, fileSource } from './content-source.ts';
+import { type DetectedType, detectContentType } from './mime.ts';
 
 /** Everything a stored object records about its bytes, read from the file itself. */
 export interface ContentFacts extends DetectedType {

@@ -1,28 +1,28 @@
 import { Type } from 'typebox';
+import { operatorInTeam, operatorTeamScope } from '../../access/operator-scopes.ts';
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../files/library-events.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, type Page, paginationOf } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
-import { pinAllStoredBytes, releaseBytes } from '../recycle-bin/stored-bytes.ts';
-import type { Storage } from '../storage/storage.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { extensionOf } from '../files/file-rules.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import { parseFolderPath } from '../folders/folders.ts';
-import { objectKey, type ImportProgress, type LibraryImportService, type PlacementPlan } from '../imports/library-import.service.ts';
-import { operatorInTeam, operatorTeamScope } from '../../access/operator-scopes.ts';
+import { type ImportProgress, type LibraryImportService, objectKey, type PlacementPlan } from '../imports/library-import.service.ts';
+import { pinAllStoredBytes, releaseBytes } from '../recycle-bin/stored-bytes.ts';
+import type { Storage } from '../storage/storage.ts';
+import type { PendingInboundView } from './pending-inbound.schemas.ts';
 import {
   countPendingInbounds,
   deletePendingInbounds,
   discardPendingInbounds,
   insertPendingInbound,
   lockPendingInbounds,
-  pendingInboundPage,
   type PendingRow,
+  pendingInboundPage,
 } from './pending-inbounds.queries.ts';
-import type { PendingInboundView } from './pending-inbound.schemas.ts';
 
 /** How many pending inbounds one confirm or discard takes: all of them are placed in one transaction. */
 export const PENDING_LIMITS = { idsPerCall: 100 } as const;

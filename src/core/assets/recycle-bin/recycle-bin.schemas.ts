@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 
 /** Limits of the recycle bin's operations (docs/library.md "Recycle bin"). */

@@ -1,26 +1,19 @@
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../files/library-events.ts';
-import { filesFacts } from '../files/files.queries.ts';
-import { memberIdOf, type Ctx } from '../../platform/ctx.ts';
+import { type Ctx, memberIdOf } from '../../platform/ctx.ts';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
+import { filesFacts } from '../files/files.queries.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import type { Storage } from '../storage/storage.ts';
-import {
-  RECYCLE_BIN_LIMITS,
-  RecycleBinPageInput,
-  RecycleEntryIdsInput,
-  type PurgedEntries,
-  type RecycleEntryView,
-  type RestoredEntries,
-} from './recycle-bin.schemas.ts';
 import {
   deleteEmptyVersionLines,
   deleteEntries,
   deleteFiles,
   deleteFolders,
   deleteUnusedObjects,
+  type EntryRow,
   entryPage,
   fileNameAndPlace,
   folderOf,
@@ -41,8 +34,15 @@ import {
   storageKeysOf,
   takeFiles,
   takeFolders,
-  type EntryRow,
 } from './recycle-bin.queries.ts';
+import {
+  type PurgedEntries,
+  RECYCLE_BIN_LIMITS,
+  RecycleBinPageInput,
+  RecycleEntryIdsInput,
+  type RecycleEntryView,
+  type RestoredEntries,
+} from './recycle-bin.schemas.ts';
 import { lockStorageKeys, releaseBytes, type StoredBytes } from './stored-bytes.ts';
 
 const checkIds = compileInput(RecycleEntryIdsInput);

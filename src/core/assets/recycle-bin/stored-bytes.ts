@@ -1,9 +1,9 @@
+import type { UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { derivedImagesPrefix } from '../delivery/derivatives.ts';
 import { previewKey } from '../delivery/previews.ts';
 import type { Storage } from '../storage/storage.ts';
-import type { UnitOfWork } from '../../platform/ctx.ts';
 import { isStorageKeyReferenced, lockStorageKey } from './stored-bytes.queries.ts';
 
 /**

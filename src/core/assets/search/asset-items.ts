@@ -1,9 +1,9 @@
 import type { Actor } from '../../platform/ctx.ts';
-import { derivativeVariant, type DerivativeRequest } from '../delivery/derivatives.ts';
+import { type DerivativeRequest, derivativeVariant } from '../delivery/derivatives.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { isDerivableImage } from '../delivery/previews.ts';
-import type { AssetItem } from './search.schemas.ts';
 import type { AssetRow } from './asset-rows.queries.ts';
+import type { AssetItem } from './search.schemas.ts';
 
 /** Who the links are for and how to process images: links expire with the caller's key (spec 5). */
 export interface LinkContext {

@@ -1,6 +1,6 @@
 import type { TeamScope } from '../../platform/ctx.ts';
-import { intArray, preparedSql, queryRows, type PreparedSql } from '../../platform/sql.ts';
 import { bigintNumber, float, int, intList, jsonList, nullableFloat, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
+import { intArray, type PreparedSql, preparedSql, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { TagDTO } from './search.schemas.ts';
 

@@ -1,29 +1,29 @@
+import { admitStored } from '../../platform/answer-budget.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { compileInput } from '../../platform/validate.ts';
+import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 import type { LinkSigner } from '../delivery/links.ts';
 import { toAssetItem } from './asset-items.ts';
-import { assetRowsBytes, assetRowsInOrder, type AssetRow } from './asset-rows.queries.ts';
-import { admitStored } from '../../platform/answer-budget.ts';
-import { SearchAssetsRequest, type AssetItem, type AssetSearchResult } from './search.schemas.ts';
-import { planAssetSearch, type AssetSearchPlan } from './search-filter.ts';
+import { type AssetRow, assetRowsBytes, assetRowsInOrder } from './asset-rows.queries.ts';
+import type { FacetCounts } from './facets.ts';
+import { andTagIds, tagsOnlyIds } from './narrow-tables.queries.ts';
 import {
-  childFolders,
   COLOUR_IDS_MAX,
+  type ColourMatch,
+  childFolders,
   countMatches,
+  type ResolvedFilter,
   readColourMatch,
   readSearchPreamble,
-  type ColourMatch,
-  type ResolvedFilter,
   type SearchPreamble,
 } from './search.queries.ts';
-import { andTagIds, tagsOnlyIds } from './narrow-tables.queries.ts';
-import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, pageIdsOf, searchStatements, type PageStatement } from './search-pages.queries.ts';
-import type { TagFileCounts } from './tag-file-counts.ts';
-import type { VersionedMemo } from '../../platform/versioned-memo.ts';
-import type { FacetCounts } from './facets.ts';
+import { type AssetItem, type AssetSearchResult, SearchAssetsRequest } from './search.schemas.ts';
 import { SearchFacets } from './search-facets.ts';
+import { type AssetSearchPlan, planAssetSearch } from './search-filter.ts';
+import { COLLECT_MAX_MATCHES, MAX_FOLDER_BRANCHES, type PageStatement, pageIdsOf, searchStatements } from './search-pages.queries.ts';
+import type { TagFileCounts } from './tag-file-counts.ts';
 
 export { searchStatements };
 

@@ -2,7 +2,7 @@ import type { TeamScope } from '../../platform/ctx.ts';
 import { float, int, jsonList, text } from '../../platform/row-checks.ts';
 import { boundSql, intArray, queryOne, queryRows, type SqlFragment } from '../../platform/sql.ts';
 import { COLOUR_FAMILY_RULES, type FacetCounts, type FacetSpec } from './facets.ts';
-import { whereOf, type ResolvedFilter } from './search.queries.ts';
+import { type ResolvedFilter, whereOf } from './search.queries.ts';
 import type { SearchFilter } from './search-filter.ts';
 
 /**

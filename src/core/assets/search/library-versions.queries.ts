@@ -1,6 +1,6 @@
-import { queryOne } from '../../platform/sql.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { text } from '../../platform/row-checks.ts';
+import { queryOne } from '../../platform/sql.ts';
 
 /**
  * The team's library version as text, 0 before its first change (triggers raise it at the commit of

@@ -1,8 +1,8 @@
-import type { SearchFilter, SearchOrder } from './search-filter.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { float, int } from '../../platform/row-checks.ts';
 import { intArray, queryRows, type SqlFragment } from '../../platform/sql.ts';
-import { deepTextConditions, whereOf, type ResolvedFilter } from './search.queries.ts';
+import { deepTextConditions, type ResolvedFilter, whereOf } from './search.queries.ts';
+import type { SearchFilter, SearchOrder } from './search-filter.ts';
 
 /**
  * Statements on the narrow tables that hold one row per live file with its creation time

@@ -1,10 +1,10 @@
 import type { Ctx } from '../../platform/ctx.ts';
-import { invalidFields, type FieldIssue } from '../../platform/errors.ts';
+import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import type { VersionedMemo } from '../../platform/versioned-memo.ts';
 import { countFacet, customFieldTypes, facetLabels } from './facets.queries.ts';
-import { facetName, type FacetCounts, type FacetPlan, type FacetResult, type FacetSpec } from './facets.ts';
-import type { SearchFilter } from './search-filter.ts';
+import { type FacetCounts, type FacetPlan, type FacetResult, type FacetSpec, facetName } from './facets.ts';
 import type { ResolvedFilter } from './search.queries.ts';
+import type { SearchFilter } from './search-filter.ts';
 
 const NO_MATCHES: FacetCounts = { values: [], other: 0, otherValues: 0, missing: 0 };
 

@@ -1,9 +1,9 @@
 import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
-import type { DerivativeRequest } from '../delivery/derivatives.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import type { DerivativeRequest } from '../delivery/derivatives.ts';
 import { hexToLab, type Lab } from './colour.ts';
-import { facetPlanOf, type FacetPlan } from './facets.ts';
-import { SEARCH_LIMITS, type KeywordSearchType, type SearchAssetsRequest, type SortName } from './search.schemas.ts';
+import { type FacetPlan, facetPlanOf } from './facets.ts';
+import { type KeywordSearchType, SEARCH_LIMITS, type SearchAssetsRequest, type SortName } from './search.schemas.ts';
 
 /** An inclusive range; either end may be open. */
 export interface Range {

@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { int } from '../../platform/row-checks.ts';
-import { boundSql, preparedSql, queryRows, type PreparedSql, type SqlFragment } from '../../platform/sql.ts';
-import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
-import { orderByOf, whereOf, type ResolvedFilter } from './search.queries.ts';
+import { boundSql, type PreparedSql, preparedSql, queryRows, type SqlFragment } from '../../platform/sql.ts';
 import {
   deepOnlyCount,
   deepOnlyPage,
   deepWalkWithFilesPage,
+  type PageShape,
   tagsOnlyCount,
   tagsOnlyPage,
   tagsWalkWithFilesPage,
-  type PageShape,
 } from './narrow-tables.queries.ts';
+import { orderByOf, type ResolvedFilter, whereOf } from './search.queries.ts';
+import type { AssetSearchPlan, SearchFilter } from './search-filter.ts';
 
 /** Above this many extensions a SIZE search is one scan, not one branch per extension. */
 const MAX_EXTENSION_BRANCHES = 20;

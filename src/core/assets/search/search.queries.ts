@@ -1,9 +1,9 @@
-import type { KeywordSearchType, FolderDTO } from './search.schemas.ts';
-import type { Range, SearchFilter, SearchOrder } from './search-filter.ts';
-import { LIBRARY_VERSION_SQL } from './library-versions.queries.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bool, float, int, intList, text } from '../../platform/row-checks.ts';
-import { boundSql, escapeLike, intArray, queryOne, queryRows, textArray, type SqlFragment } from '../../platform/sql.ts';
+import { boundSql, escapeLike, intArray, queryOne, queryRows, type SqlFragment, textArray } from '../../platform/sql.ts';
+import { LIBRARY_VERSION_SQL } from './library-versions.queries.ts';
+import type { FolderDTO, KeywordSearchType } from './search.schemas.ts';
+import type { Range, SearchFilter, SearchOrder } from './search-filter.ts';
 
 /*
  * Statements of asset search (docs/search.md) on library_files and what its filters read: the

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { literalUnion } from '../../platform/schema-shapes.ts';
 import { DERIVATIVE_FORMATS, DERIVATIVE_LIMITS, DERIVATIVE_MODES } from '../delivery/derivatives.ts';

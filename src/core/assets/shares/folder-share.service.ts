@@ -1,21 +1,21 @@
-import { Type, type Static } from 'typebox';
-import { actorLabel, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
+import { type Static, Type } from 'typebox';
+import { requireTeam } from '../../access/require-team.ts';
+import { admitStored } from '../../platform/answer-budget.ts';
 import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
+import { actorLabel, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { escapeLike } from '../../platform/sql.ts';
 import { compileInput } from '../../platform/validate.ts';
-import { parseFolderPath } from '../folders/folders.ts';
-import { requireTeam } from '../../access/require-team.ts';
 import type { LinkSigner } from '../delivery/links.ts';
+import { liveFolderAtPath } from '../folders/folders.queries.ts';
+import { parseFolderPath } from '../folders/folders.ts';
 import { toAssetItem } from '../search/asset-items.ts';
-import { assetRowsBytes, assetRowsInOrder, type AssetRow } from '../search/asset-rows.queries.ts';
-import { admitStored } from '../../platform/answer-budget.ts';
+import { type AssetRow, assetRowsBytes, assetRowsInOrder } from '../search/asset-rows.queries.ts';
 import { SearchShareRequest, type ShareSearchResult } from '../search/search.schemas.ts';
 import { Issues, pageOf, SEARCH_DEFAULTS } from '../search/search-filter.ts';
 import { hashSharePassword, hashShareToken, newShareToken, verifySharePassword } from './share-secrets.ts';
 import { countFolderFiles, folderFileIdsPage, insertShare, isLiveFolderUnder, liveChildFolders, type OpenedShare, shareByTokenHash } from './shares.queries.ts';
-import { liveFolderAtPath } from '../folders/folders.queries.ts';
 
 /** Input of `share create` (CONTRACT.md); keys are the CLI flag names so details name the flag. */
 export const CreateShareInput = Type.Object(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { linkNew } from './local-appends.ts';
 

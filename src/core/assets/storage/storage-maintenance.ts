@@ -8,10 +8,10 @@ import type { ListedObject, Storage } from './storage.ts';
 import {
   isContentStored,
   isKeyReferencedAnywhere,
+  type ReferencedKey,
   referencedKeysAfter,
   referencedTotals,
   storedContentAmong,
-  type ReferencedKey,
 } from './stored-keys.queries.ts';
 
 /** Keys read from the database at a time. */

@@ -1,16 +1,16 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DomainError } from '../../platform/errors.ts';
 import type { AppendedPiece, AppendPoint, AppendState } from './appends.ts';
-import { LocalIncomingObject, type IncomingObject } from './incoming-object.ts';
+import { type IncomingObject, LocalIncomingObject } from './incoming-object.ts';
 import { appendToFile, completeFile, linkNew } from './local-appends.ts';
 
-export type { IncomingObject } from './incoming-object.ts';
 export type { AppendedPiece, AppendPoint, AppendState } from './appends.ts';
+export type { IncomingObject } from './incoming-object.ts';
 
 /** A stored file opened for reading. */
 export interface Opened {

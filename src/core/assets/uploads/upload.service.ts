@@ -1,27 +1,26 @@
 import { createHash, type Hash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents } from '../files/library-events.ts';
 import { type Ctx, memberIdOf, type UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { normalizeLink, normalizeTags } from '../files/file-rules.ts';
+import { libraryEvents } from '../files/library-events.ts';
 import { parseFolderPath } from '../folders/folders.ts';
 import { storedSource } from '../imports/content-source.ts';
-import { objectKey, type LibraryImportService } from '../imports/library-import.service.ts';
-import { probeContent, type ContentFacts } from '../imports/probe.ts';
+import { type LibraryImportService, objectKey } from '../imports/library-import.service.ts';
+import { type ContentFacts, probeContent } from '../imports/probe.ts';
+import type { PendingInboundService } from '../pending-inbound/pending-inbound.service.ts';
 import { extractPalette, type PaletteColour } from '../search/colour.ts';
 import { hasPalette } from '../search/palettes.ts';
-import type { PendingInboundService } from '../pending-inbound/pending-inbound.service.ts';
 import type { AppendedPiece, Storage } from '../storage/storage.ts';
-import { findMember } from '../versions/version-lines.queries.ts';
 import type { VersionLineService } from '../versions/version-line.service.ts';
-import { hashStored, receivePiece, RunningHashes, uploadDataKey, uploadPrefix } from './upload-pieces.ts';
-import { UploadPlacementInput, type UploadChunk, type UploadLimits, type UploadResult, type UploadView } from './uploads.schemas.ts';
+import { findMember } from '../versions/version-lines.queries.ts';
+import { hashStored, RunningHashes, receivePiece, uploadDataKey, uploadPrefix } from './upload-pieces.ts';
 import {
-  completeUpload,
   claimUpload,
+  completeUpload,
   deleteUnleasedUpload,
   deleteUploads,
   findUpload,
@@ -35,6 +34,7 @@ import {
   teamBytesInUse,
   type UploadRow,
 } from './uploads.queries.ts';
+import { type UploadChunk, type UploadLimits, UploadPlacementInput, type UploadResult, type UploadView } from './uploads.schemas.ts';
 
 const checkPlacement = compileInput(UploadPlacementInput);
 

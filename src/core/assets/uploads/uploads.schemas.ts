@@ -1,7 +1,7 @@
-import { Type, type Static } from 'typebox';
+import type { Readable } from 'node:stream';
+import { type Static, Type } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { ImportFileInput } from '../files/library.schemas.ts';
-import type { Readable } from 'node:stream';
 
 const importFields = ImportFileInput.properties;
 

@@ -1,15 +1,14 @@
 import { requirePermission } from '../../access/roles.ts';
-import { libraryEvents, type VersionChange } from '../files/library-events.ts';
-import { filesFacts, type FileFacts } from '../files/files.queries.ts';
-import { memberIdOf, type Ctx, type UnitOfWork, type TeamScope } from '../../platform/ctx.ts';
+import { type Ctx, memberIdOf, type TeamScope, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
-import type { RecycleBinService } from '../recycle-bin/recycle-bin.service.ts';
-import { importActor, type LibraryImportService } from '../imports/library-import.service.ts';
+import { type FileFacts, filesFacts } from '../files/files.queries.ts';
 import type { ImportedFile } from '../files/library.schemas.ts';
-import { AddVersionInput, RemoveVersionInput, type VersionLineView } from './version-lines.schemas.ts';
+import { libraryEvents, type VersionChange } from '../files/library-events.ts';
+import { importActor, type LibraryImportService } from '../imports/library-import.service.ts';
+import type { RecycleBinService } from '../recycle-bin/recycle-bin.service.ts';
 import {
   deleteLine,
   dissolveLineOf,
@@ -22,11 +21,12 @@ import {
   lockLineCover,
   lockLineMembers,
   lockMember,
+  type MemberRow,
   setLineCover,
   showVersion,
   startLine,
-  type MemberRow,
 } from './version-lines.queries.ts';
+import { AddVersionInput, RemoveVersionInput, type VersionLineView } from './version-lines.schemas.ts';
 
 const checkAdd = compileInput(AddVersionInput);
 const checkRemove = compileInput(RemoveVersionInput);

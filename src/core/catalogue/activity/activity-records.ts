@@ -1,7 +1,7 @@
 import { requirePermission } from '../../access/roles.ts';
-import { actorLabel, keyOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
+import { actorLabel, type Ctx, keyOf, type UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, type Page, paginationOf } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { countActivityRecords, deleteActivityBefore, deleteExpiredActivity, insertActivityRecord, listActivityRecords } from './activity-records.queries.ts';

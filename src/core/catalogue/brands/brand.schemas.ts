@@ -1,5 +1,5 @@
+import { type Static, Type } from 'typebox';
 import { optionalFields } from '../../platform/schema-shapes.ts';
-import { Type, type Static } from 'typebox';
 
 const nullableString = (maxLength: number, description: string) => Type.Union([Type.String({ maxLength }), Type.Null()], { description });
 

@@ -2,13 +2,12 @@ import { requirePermission } from '../../access/roles.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
+import { type IdempotentOutcome, withIdempotency } from '../../platform/idempotency.ts';
 import { randomCode } from '../../platform/ids.ts';
-import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, type Page, paginationOf } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
-import { normalizeLogoUrl, normalizeWebsite } from './logo-url.ts';
 import { BrandCreate, BrandCreateExtended, BrandPatch, BrandPatchExtended, type BrandView } from './brand.schemas.ts';
 import {
   type BrandChanges,
@@ -22,6 +21,7 @@ import {
   softDeleteBrand,
   updateBrand,
 } from './brands.queries.ts';
+import { normalizeLogoUrl, normalizeWebsite } from './logo-url.ts';
 
 /** Reports whether live rows of another resource still depend on a brand (e.g. categories, products). */
 export type BrandDependentCheck = (tx: Ctx, brandId: number) => Promise<boolean>;

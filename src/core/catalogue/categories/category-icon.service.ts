@@ -1,10 +1,10 @@
-import { requireTeam } from '../../access/require-team.ts';
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import type { UnitOfWork, TeamScope } from '../../platform/ctx.ts';
+import { requireTeam } from '../../access/require-team.ts';
+import type { Storage } from '../../assets/storage/storage.ts';
+import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { isResourceId } from '../../platform/ids.ts';
-import type { Storage } from '../../assets/storage/storage.ts';
 import { insertCategoryIcon, isCategoryIconOfTeam } from './category-icons.queries.ts';
 
 /** Icons are small: at most 1 MiB and 4096 pixels a side (docs/categories.md). */

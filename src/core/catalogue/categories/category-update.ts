@@ -10,8 +10,8 @@ import {
   siblingNameTaken,
   updateCategory,
 } from './categories.queries.ts';
-import { parentPathOf, type CategoryNode } from './category-tree.ts';
 import { CATEGORY_MAX_DEPTH, type CategoryPatch, type CategoryView } from './category.schemas.ts';
+import { type CategoryNode, parentPathOf } from './category-tree.ts';
 
 /** Where the node goes: its parent, path, depth and (when it changes) its sibling position. */
 interface Placement {

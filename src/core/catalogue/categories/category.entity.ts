@@ -1,9 +1,9 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Team } from '../../access/team.entity.ts';
-import { CategoryIcon } from './category-icon.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
 import { Brand } from '../brands/brand.entity.ts';
 import { CATEGORIES_CHANGE_TRIGGER } from '../products/product-change-triggers.ts';
+import { CategoryIcon } from './category-icon.entity.ts';
 
 /**
  * A node of a brand's category tree (spec 2.3). `pathKey` holds the names from the root

@@ -1,7 +1,7 @@
-import { optionalFields } from '../../platform/schema-shapes.ts';
-import { Type, type Static, type TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
+import { optionalFields } from '../../platform/schema-shapes.ts';
 
 /** Spec 8: category limits. */
 export const CATEGORY_MAX_DEPTH = 10;

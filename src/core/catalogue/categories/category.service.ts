@@ -1,11 +1,10 @@
 import { requirePermission } from '../../access/roles.ts';
-import type { CategoryIconService } from './category-icon.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
+import { type IdempotentOutcome, withIdempotency } from '../../platform/idempotency.ts';
 import { isResourceId } from '../../platform/ids.ts';
-import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, type Page, paginationOf } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
@@ -28,9 +27,10 @@ import {
   siblingNameTaken,
   softDeleteCategories,
 } from './categories.queries.ts';
-import { viewOf, type CategoryNode } from './category-tree.ts';
-import { applyCategoryPatch } from './category-update.ts';
 import { CATEGORY_MAX_DEPTH, CATEGORY_MAX_NODES_PER_BRAND, CategoryCreate, CategoryPatch, type CategoryView } from './category.schemas.ts';
+import type { CategoryIconService } from './category-icon.service.ts';
+import { type CategoryNode, viewOf } from './category-tree.ts';
+import { applyCategoryPatch } from './category-update.ts';
 
 /** Reports whether a non-deleted product references any of the categories (a subtree about to be deleted). */
 export type CategoryDeleteGuard = (tx: Ctx, categoryIds: readonly number[]) => Promise<boolean>;

@@ -1,8 +1,8 @@
+import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../../assets/versions/version-lines.queries.ts';
 import type { TeamScope } from '../../platform/ctx.ts';
 import { bigintNumber, int, intList, nullableInt, nullableText, text } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
-import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../../assets/versions/version-lines.queries.ts';
 import type { DownloadRecordView } from './product-downloads.schemas.ts';
 
 /* Statements on product download records (download_records), and the files a download delivers. Every statement names the team. */

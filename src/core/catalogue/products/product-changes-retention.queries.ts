@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../platform/ctx.ts';
 import { bool, int } from '../../platform/row-checks.ts';
-import { preparedSql, queryOne, type PreparedSql } from '../../platform/sql.ts';
+import { type PreparedSql, preparedSql, queryOne } from '../../platform/sql.ts';
 
 /*
  * Retention of the sync feed's change log (product_changes, docs/products.md "Sync feed",

@@ -1,17 +1,17 @@
 import { requirePermission } from '../../access/roles.ts';
 import { objectKey } from '../../assets/imports/library-import.service.ts';
 import type { ObjectReader, Storage } from '../../assets/storage/storage.ts';
-import { actorLabel, keyOf, type Ctx, type TeamScope } from '../../platform/ctx.ts';
+import { actorLabel, type Ctx, keyOf, type TeamScope } from '../../platform/ctx.ts';
 import { DomainError, invalidFields } from '../../platform/errors.ts';
 import { withIdempotency } from '../../platform/idempotency.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, type Page, paginationOf } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
+import { countDownloadRecords, type DownloadRecordsOf, deliverableFiles, downloadRecordsPage, insertDownloadRecord } from './download-records.queries.ts';
+import { DOWNLOAD_LIMITS, type DownloadRecordView, DownloadRequest } from './product-downloads.schemas.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { countDownloadRecords, deliverableFiles, downloadRecordsPage, insertDownloadRecord, type DownloadRecordsOf } from './download-records.queries.ts';
-import { DOWNLOAD_LIMITS, DownloadRequest, type DownloadRecordView } from './product-downloads.schemas.ts';
 
 /** One file of a download, opened lazily by the adapter as the ZIP streams. */
 export interface DownloadFile {

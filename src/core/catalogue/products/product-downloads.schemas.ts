@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 
 /** Spec 7.1/8: a download of more files or bytes than this is 413 payload_too_large before anything is written. */
 export const DOWNLOAD_LIMITS = { files: 100, bytes: 2 * 1024 ** 3 } as const;

@@ -1,7 +1,7 @@
-import type { LiveFiles } from './product-projection.ts';
 import type { FieldIssue } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import type { TemplateFieldView, TemplateGroupView } from '../templates/template.schemas.ts';
+import type { LiveFiles } from './product-projection.ts';
 
 /*
  * Custom template field values of a product (spec 4.5 templateFields): keyed by the stable field id

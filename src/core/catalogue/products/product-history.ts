@@ -1,14 +1,14 @@
+import { type SizedPage, sizedPage } from '../../platform/answer-budget.ts';
+import { actorLabel, type Ctx, keyOf } from '../../platform/ctx.ts';
 import { recordLive } from '../../platform/live-log.ts';
-import { liveRowOfProductChange } from './product-live-row.ts';
-import { actorLabel, keyOf, type Ctx } from '../../platform/ctx.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
-import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
-import { sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
+import { normalizePage, type Pagination, paginationOf } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
-import type { ProductRecord } from './product-projection.ts';
 import { countHistory, historyEntriesByIds, insertHistoryEntry, sizedHistoryPage } from './product-history.queries.ts';
 import type { FieldChange, HistoryAction, ProductHistoryItem } from './product-history.schemas.ts';
+import { liveRowOfProductChange } from './product-live-row.ts';
+import type { ProductRecord } from './product-projection.ts';
 
 const checkPage = compileInput(PageQuery);
 

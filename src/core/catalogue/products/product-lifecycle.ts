@@ -3,12 +3,13 @@ import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, type Versioned } from '../../platform/etag.ts';
 import { inTransaction } from '../../platform/tx.ts';
-import { recordProductChange } from './product-history.ts';
 import { compileInput } from '../../platform/validate.ts';
+import type { TemplateGroupView } from '../templates/template.schemas.ts';
+import { ProductPatch } from './product.schemas.ts';
 import { draftReasonOf } from './product-fields.ts';
+import { recordProductChange } from './product-history.ts';
 import { allFileIds, checkedLive } from './product-media.ts';
-import { productEtagRepresentation, versionedProduct, type ProductRecord } from './product-projection.ts';
-import { publishProduct, readProductWithLive, softDeleteProduct, unpublishProduct, updateFields } from './products.queries.ts';
+import { type ProductRecord, productEtagRepresentation, versionedProduct } from './product-projection.ts';
 import {
   applyCustomValues,
   checkMedia,
@@ -19,8 +20,7 @@ import {
   normalizeSpu,
   type ProductDraft,
 } from './product-write.ts';
-import { ProductPatch } from './product.schemas.ts';
-import type { TemplateGroupView } from '../templates/template.schemas.ts';
+import { publishProduct, readProductWithLive, softDeleteProduct, unpublishProduct, updateFields } from './products.queries.ts';
 
 const checkPatch = compileInput(ProductPatch);
 

@@ -1,10 +1,10 @@
-import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { LibraryFileView } from '../../assets/files/library.schemas.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { type FieldIssue, invalidFields } from '../../platform/errors.ts';
+import { PRODUCT_LIMITS } from './product.schemas.ts';
 import type { MediaFieldInput } from './product-fields.ts';
 import { mediaReferenceCount, type ProductRecord } from './product-projection.ts';
-import { PRODUCT_LIMITS } from './product.schemas.ts';
 
 /*
  * Product media references (spec 4.5 "Media"): only live file-path IDs of the caller's library, at

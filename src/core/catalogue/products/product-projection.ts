@@ -1,7 +1,7 @@
 import type { MediaObject } from '../../assets/files/library.schemas.ts';
 import { etagOf, type Versioned } from '../../platform/etag.ts';
-import type { ProductDetail, ProductSummary } from './product.schemas.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';
+import type { ProductDetail, ProductSummary } from './product.schemas.ts';
 
 /**
  * A product's references that resolve to a live file, each to the file shown for it: itself, or

@@ -2,10 +2,10 @@ import { actorMay } from '../../access/roles.ts';
 import type { CallerScope } from '../../platform/ctx.ts';
 import { invalid, invalidFields } from '../../platform/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platform/pagination.ts';
-import { compileInput } from '../../platform/validate.ts';
-import type { ProductFilters } from './products.queries.ts';
-import { PRODUCT_STATUSES, ProductListQuery } from './product.schemas.ts';
 import { isStorableTimestamp } from '../../platform/timestamps.ts';
+import { compileInput } from '../../platform/validate.ts';
+import { PRODUCT_STATUSES, ProductListQuery } from './product.schemas.ts';
+import type { ProductFilters } from './products.queries.ts';
 
 /*
  * GET /products query parameters (spec 4.5): which mode, which filters, and the rules that refuse

@@ -5,13 +5,13 @@ import { readCountVersion } from './product-totals.ts';
 import {
   countListed,
   deferredFieldsSize,
+  type ProductFilters,
   readListPageRecords,
   readProductsByIds,
   readSyncRecords,
   readTemplateFieldsOf,
-  scanSyncSearch,
-  type ProductFilters,
   type SyncWindow,
+  scanSyncSearch,
 } from './products.queries.ts';
 import type { SyncPosition } from './sync-cursor.ts';
 

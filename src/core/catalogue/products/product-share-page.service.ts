@@ -3,14 +3,14 @@ import { verifySharePassword } from '../../assets/shares/share-secrets.ts';
 import type { AttemptLimiter } from '../../platform/attempt-limiter.ts';
 import type { Ctx, UnitOfWork } from '../../platform/ctx.ts';
 import { DomainError } from '../../platform/errors.ts';
-import type { PreparedDownload, ProductDownloadService } from './product-download.service.ts';
 import type { FieldType } from '../templates/template.schemas.ts';
+import { readPinnedVersions } from '../templates/templates.queries.ts';
+import type { PreparedDownload, ProductDownloadService } from './product-download.service.ts';
 import { isBlank, isMediaField } from './product-fields.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { readProduct } from './products.queries.ts';
 import type { ProductShareService } from './product-share.service.ts';
 import type { ShareAccessRow } from './product-shares.schemas.ts';
-import { readPinnedVersions } from '../templates/templates.queries.ts';
+import { readProduct } from './products.queries.ts';
 import { accessProof, SHARE_TOKEN_PATTERN, verifyAccessProof } from './share-links.ts';
 
 /** How long a visitor who gave the password stays admitted (never past the share's expiry). */

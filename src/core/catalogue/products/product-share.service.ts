@@ -1,17 +1,17 @@
 import { requirePermission } from '../../access/roles.ts';
 import { hashSharePassword, hashShareToken } from '../../assets/shares/share-secrets.ts';
-import { actorLabel, keyOf, linkExpiryOf, type Ctx, type UnitOfWork } from '../../platform/ctx.ts';
-import { invalid, notFound, invalidFields } from '../../platform/errors.ts';
-import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
+import { actorLabel, type Ctx, keyOf, linkExpiryOf, type UnitOfWork } from '../../platform/ctx.ts';
+import { invalid, invalidFields, notFound } from '../../platform/errors.ts';
+import { type IdempotentOutcome, withIdempotency } from '../../platform/idempotency.ts';
 import { PageQuery } from '../../platform/pagination.schemas.ts';
-import { normalizePage, paginationOf, type Page } from '../../platform/pagination.ts';
+import { normalizePage, type Page, paginationOf } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
 import { mediaIdsOf, type ProductRecord } from './product-projection.ts';
-import { newShareNonce, shareToken } from './share-links.ts';
-import { countShares, findShare, insertShare, nextShareId, revokeShare, shareByTokenHash, sharesPage, type ShareRow } from './product-shares.queries.ts';
+import { countShares, findShare, insertShare, nextShareId, revokeShare, type ShareRow, shareByTokenHash, sharesPage } from './product-shares.queries.ts';
 import { ProductShareCreate, type ProductShareView, SHARE_LIFETIME, type ShareAccessRow } from './product-shares.schemas.ts';
+import { newShareNonce, shareToken } from './share-links.ts';
 
 const checkCreate = compileInput(ProductShareCreate);
 const checkPage = compileInput(PageQuery);

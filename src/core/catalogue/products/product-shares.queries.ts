@@ -2,7 +2,7 @@ import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { bool, float, int, intList, nullableInt, nullableText, oneOf, text } from '../../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
-import { SHARE_STATUSES, type ProductShareView, type ShareAccessRow } from './product-shares.schemas.ts';
+import { type ProductShareView, SHARE_STATUSES, type ShareAccessRow } from './product-shares.schemas.ts';
 
 /* Statements on product shares (product_shares). Every statement names the team, but the lookup by token (the token is the credential). */
 

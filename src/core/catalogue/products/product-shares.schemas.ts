@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { literalUnion } from '../../platform/schema-shapes.ts';
 import { timestampInput } from '../../platform/timestamp-schema.ts';
 

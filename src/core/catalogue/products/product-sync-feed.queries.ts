@@ -1,8 +1,8 @@
 import type { TeamScope } from '../../platform/ctx.ts';
-import { preparedSql, queryOne, queryRows, type PreparedSql } from '../../platform/sql.ts';
+import { type PreparedSql, preparedSql, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
 import type { ProductRecord } from './product-projection.ts';
-import { filterSql, LISTED_RECORD_COLUMNS, RECORD_NAMES, recordOf, type ProductFilters } from './products.queries.ts';
+import { filterSql, LISTED_RECORD_COLUMNS, type ProductFilters, RECORD_NAMES, recordOf } from './products.queries.ts';
 
 /*
  * The SQL of the sync feed (docs/products.md "Sync feed"), in lean SQL next to the service:

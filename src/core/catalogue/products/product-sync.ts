@@ -1,14 +1,14 @@
 import { hasPermission, isRole } from '../../access/roles.ts';
-import { requireKey, type Ctx } from '../../platform/ctx.ts';
+import { type Ctx, requireKey } from '../../platform/ctx.ts';
 import { DEFAULT_PAGE_SIZE } from '../../platform/pagination.ts';
+import type { ProductTombstone, SyncPagination } from './product.schemas.ts';
+import { requireRetainedSince } from './product-changes-retention.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { SyncQuery } from './product-query.ts';
 import { readSyncSlice } from './product-read.ts';
-import { normalizeTimestamp, readSyncBounds, type ProductFilters } from './products.queries.ts';
-import { requireRetainedSince } from './product-changes-retention.ts';
-import { FEED_KIND, readFeedSlice, readRoleAt, type FeedEntry, type FeedKind } from './product-sync-feed.queries.ts';
-import type { ProductTombstone, SyncPagination } from './product.schemas.ts';
-import { decodeCursor, encodeCursor, requireSameScope, type FeedView, type SyncPosition, type SyncScope } from './sync-cursor.ts';
+import { FEED_KIND, type FeedEntry, type FeedKind, readFeedSlice, readRoleAt } from './product-sync-feed.queries.ts';
+import { normalizeTimestamp, type ProductFilters, readSyncBounds } from './products.queries.ts';
+import { decodeCursor, encodeCursor, type FeedView, requireSameScope, type SyncPosition, type SyncScope } from './sync-cursor.ts';
 
 /** A sync page's item: a product as stored, or (under changes=true) a tombstone. */
 export type SyncItem = ProductRecord | ProductTombstone;

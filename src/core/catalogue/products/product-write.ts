@@ -1,14 +1,14 @@
-import { type LiveFiles, effectiveCoverId, type ProductRecord } from './product-projection.ts';
+import { isMemberOfTeam } from '../../access/members.queries.ts';
 import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { Ctx } from '../../platform/ctx.ts';
-import { invalid, type FieldIssue, invalidFields } from '../../platform/errors.ts';
-import { mergeCustomValues, missingRequired, type CustomValues } from './product-fields.ts';
-import { checkMediaTotal, checkMediaWrite } from './product-media.ts';
-import { isMemberOfTeam } from '../../access/members.queries.ts';
+import { type FieldIssue, invalid, invalidFields } from '../../platform/errors.ts';
 import { lockLiveBrandForShare } from '../brands/brands.queries.ts';
 import { liveCategoryBrand } from '../categories/categories.queries.ts';
-import { PRODUCT_LIMITS, type ProductCreate } from './product.schemas.ts';
 import type { TemplateGroupView } from '../templates/template.schemas.ts';
+import { PRODUCT_LIMITS, type ProductCreate } from './product.schemas.ts';
+import { type CustomValues, mergeCustomValues, missingRequired } from './product-fields.ts';
+import { checkMediaTotal, checkMediaWrite } from './product-media.ts';
+import { effectiveCoverId, type LiveFiles, type ProductRecord } from './product-projection.ts';
 
 /*
  * The field rules shared by create and PATCH (spec 4.5 ProductCreate; docs/products.md): scalar

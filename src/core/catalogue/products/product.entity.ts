@@ -4,10 +4,10 @@ import { Team } from '../../access/team.entity.ts';
 import { dbTimestamp, nullableTimestamp } from '../../platform/timestamps.ts';
 import { Brand } from '../brands/brand.entity.ts';
 import { Category } from '../categories/category.entity.ts';
-import { PRODUCTS_VERSION_TRIGGER } from './product-version.entity.ts';
-import { PRODUCTS_CHANGE_TRIGGER } from './product-change-triggers.ts';
 import { ProductInfoTemplate } from '../templates/template.entity.ts';
 import { TemplateVersion } from '../templates/template-version.entity.ts';
+import { PRODUCTS_CHANGE_TRIGGER } from './product-change-triggers.ts';
+import { PRODUCTS_VERSION_TRIGGER } from './product-version.entity.ts';
 
 /**
  * A product of a team's catalogue (spec 2.5, 3.1, 4.5). Media references are file-path IDs of the

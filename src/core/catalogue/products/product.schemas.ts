@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { MediaObject } from '../../assets/files/library.schemas.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
 import { literalUnion } from '../../platform/schema-shapes.ts';

@@ -1,39 +1,39 @@
 import { actorMay, requirePermission } from '../../access/roles.ts';
 import type { LibraryService } from '../../assets/files/library.service.ts';
+import { readAdmitted, type SizedPage, sizedItems } from '../../platform/answer-budget.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { notFound } from '../../platform/errors.ts';
 import { etagOf, type Versioned } from '../../platform/etag.ts';
-import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
-import { historyPage, recordProductChange } from './product-history.ts';
-import type { ProductHistoryItem } from './product-history.schemas.ts';
-import { paginationOf, type Pagination } from '../../platform/pagination.ts';
+import { type IdempotentOutcome, withIdempotency } from '../../platform/idempotency.ts';
+import { type Pagination, paginationOf } from '../../platform/pagination.ts';
 import { compileInput } from '../../platform/validate.ts';
+import { VersionedMemo } from '../../platform/versioned-memo.ts';
+import type { InformationTemplateService } from '../templates/information-template.service.ts';
+import type { TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
+import { readPinnedVersions, readPinnedVersionsWithin } from '../templates/templates.queries.ts';
+import { ProductCreate, type ProductVisibilityItem, ProductVisibilityRequest, type SyncPagination } from './product.schemas.ts';
+import { DEFAULT_PRODUCT_CHANGES_RETENTION_DAYS } from './product-changes-retention.ts';
+import { draftReasonOf } from './product-fields.ts';
+import type { ProductHistoryItem } from './product-history.schemas.ts';
+import { historyPage, recordProductChange } from './product-history.ts';
 import { ProductLifecycle } from './product-lifecycle.ts';
 import { allFileIds, checkedLive } from './product-media.ts';
-import { productEtag, versionedProduct, type ProductRecord } from './product-projection.ts';
+import { type ProductRecord, productEtag, versionedProduct } from './product-projection.ts';
 import { parseProductQuery } from './product-query.ts';
 import { completeListed, listedRecordBytes, readListPage } from './product-read.ts';
-import { readAdmitted, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
+import { isTombstone, type SyncItem, syncPage } from './product-sync.ts';
+import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate } from './product-write.ts';
 import {
   hasLiveProductInBrand,
   hasLiveProductInCategories,
   insertDraft,
   readProduct,
-  readProductWithLive,
   readProductsByIds,
+  readProductWithLive,
   visibleProductIds,
 } from './products.queries.ts';
-import { DEFAULT_PRODUCT_CHANGES_RETENTION_DAYS } from './product-changes-retention.ts';
-import { isTombstone, syncPage, type SyncItem } from './product-sync.ts';
-import { VersionedMemo } from '../../platform/versioned-memo.ts';
-import { readPinnedVersions, readPinnedVersionsWithin } from '../templates/templates.queries.ts';
-import { applyCustomValues, checkMedia, checkReferences, completenessIssues, draftFromCreate } from './product-write.ts';
-import { draftReasonOf } from './product-fields.ts';
-import { ProductCreate, ProductVisibilityRequest, type ProductVisibilityItem, type SyncPagination } from './product.schemas.ts';
-import type { InformationTemplateService } from '../templates/information-template.service.ts';
-import type { TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
-import { ProductTemplateUpgrades } from './template-upgrade.ts';
 import type { ProductUpgradeItem, TemplateUpgradeReport, TemplateUpgradesPreview } from './template-upgrade.schemas.ts';
+import { ProductTemplateUpgrades } from './template-upgrade.ts';
 
 const checkCreate = compileInput(ProductCreate);
 const checkVisibility = compileInput(ProductVisibilityRequest);

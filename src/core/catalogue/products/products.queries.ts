@@ -1,12 +1,12 @@
+import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../../assets/versions/version-lines.queries.ts';
 import type { TeamScope, UnitOfWork } from '../../platform/ctx.ts';
 import { bigintNumber, int, jsonList, nullableInt, nullableText, oneOf, text } from '../../platform/row-checks.ts';
-import { escapeLike, intArray, preparedSql, queryOne, queryRows, type PreparedSql } from '../../platform/sql.ts';
+import { escapeLike, intArray, type PreparedSql, preparedSql, queryOne, queryRows } from '../../platform/sql.ts';
 import { isoSql } from '../../platform/timestamps.ts';
-import { VISIBLE_FROM, VISIBLE_ID, VISIBLE_WHERE } from '../../assets/versions/version-lines.queries.ts';
+import { PRODUCT_STATUSES, type ProductStatus } from './product.schemas.ts';
 import { allFileIds } from './product-media.ts';
 import type { ProductRecord } from './product-projection.ts';
 import type { ProductDraft } from './product-write.ts';
-import { PRODUCT_STATUSES, type ProductStatus } from './product.schemas.ts';
 import type { SyncPosition } from './sync-cursor.ts';
 
 /*

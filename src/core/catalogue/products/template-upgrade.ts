@@ -1,31 +1,31 @@
-import type { LibraryService } from '../../assets/files/library.service.ts';
 import type { LibraryFileView } from '../../assets/files/library.schemas.ts';
+import type { LibraryService } from '../../assets/files/library.service.ts';
 import { visibleFileIds } from '../../assets/versions/version-lines.queries.ts';
+import { mapPage, type SizedPage, sizedItems } from '../../platform/answer-budget.ts';
 import type { Ctx } from '../../platform/ctx.ts';
-import { DomainError, invalid, invalidFields, isDomainError, type FieldIssue } from '../../platform/errors.ts';
-import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
+import { DomainError, type FieldIssue, invalid, invalidFields, isDomainError } from '../../platform/errors.ts';
 import type { Versioned } from '../../platform/etag.ts';
+import { normalizePage, type Pagination, paginationOf } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import type { InformationTemplateService } from '../templates/information-template.service.ts';
 import type { TemplateFieldView, TemplateGroupView, TemplateVersionView } from '../templates/template.schemas.ts';
-import { draftReasonOf, fieldsOf, mergeCustomValues, type CustomValues } from './product-fields.ts';
+import { type CustomValues, draftReasonOf, fieldsOf, mergeCustomValues } from './product-fields.ts';
 import { recordProductChange } from './product-history.ts';
 import { lockProductForWrite } from './product-lifecycle.ts';
 import { fieldLimitProblem } from './product-media.ts';
 import { type LiveFiles, mediaIdsOf, type ProductRecord, versionedProduct } from './product-projection.ts';
+import { completeListed, listedRecordBytes } from './product-read.ts';
 import { completenessIssues, draftFromRecord } from './product-write.ts';
 import { readPinnedProductsPage, repinTemplateVersion, updateFields } from './products.queries.ts';
-import { completeListed, listedRecordBytes } from './product-read.ts';
-import { mapPage, sizedItems, type SizedPage } from '../../platform/answer-budget.ts';
 import {
-  TemplateUpgradeQuery,
-  TemplateUpgradeRequest,
-  TemplateUpgradesQuery,
   type FieldDiff,
   type ProductUpgradeItem,
+  TemplateUpgradeQuery,
   type TemplateUpgradeReport,
+  TemplateUpgradeRequest,
   type TemplateUpgradesPreview,
+  TemplateUpgradesQuery,
   type ValueFinding,
 } from './template-upgrade.schemas.ts';
 

@@ -1,13 +1,25 @@
 import { requirePermission } from '../../access/roles.ts';
+import { admitStored, READ_WITH_SIZE_BYTES, type SizedPage, sizedPage } from '../../platform/answer-budget.ts';
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, invalid, notFound } from '../../platform/errors.ts';
 import { checkIfMatch, etagOf, type Versioned } from '../../platform/etag.ts';
-import { withIdempotency, type IdempotentOutcome } from '../../platform/idempotency.ts';
-import { normalizePage, paginationOf, type Pagination } from '../../platform/pagination.ts';
-import { admitStored, READ_WITH_SIZE_BYTES, sizedPage, type SizedPage } from '../../platform/answer-budget.ts';
+import { type IdempotentOutcome, withIdempotency } from '../../platform/idempotency.ts';
+import { normalizePage, type Pagination, paginationOf } from '../../platform/pagination.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
 import { recordActivity } from '../activity/activity-records.ts';
+import {
+  type ResolvedTemplate,
+  TEMPLATE_LIMITS,
+  TemplateCreate,
+  TemplateDelete,
+  type TemplateGroupView,
+  TemplatePatch,
+  type TemplateVersionSummary,
+  type TemplateVersionView,
+  type TemplateView,
+  type VersionWindow,
+} from './template.schemas.ts';
 import {
   bindLibraryDefaultToNewCategory,
   checkBindingSets,
@@ -20,37 +32,25 @@ import {
 } from './template-bindings.ts';
 import { buildDefinition, newOpaqueId } from './template-definition.ts';
 import { readTemplate, readVersionState, type TemplateVersionState } from './template-read.ts';
+import { resolveTemplateForProduct, type TemplateResolutionInput } from './template-resolution.ts';
 import {
   countLiveTemplates,
-  findLiveTemplateWithVersionSummaries,
   currentVersionId,
+  findLiveTemplateWithVersionSummaries,
   insertTemplate,
   insertVersion as insertVersionRow,
   liveTemplateNamed,
+  liveTemplatesBytes,
   lockLiveTemplate,
+  readSizedVersionWindows,
   readTemplatesByIds,
   readVersion,
-  readVersionWindows,
-  readSizedVersionWindows,
   readVersionSummaryWindows,
-  liveTemplatesBytes,
+  readVersionWindows,
   sizedLiveTemplatesPage,
   softDeleteTemplate,
   updateTemplate,
 } from './templates.queries.ts';
-import { resolveTemplateForProduct, type TemplateResolutionInput } from './template-resolution.ts';
-import {
-  TEMPLATE_LIMITS,
-  TemplateCreate,
-  TemplateDelete,
-  TemplatePatch,
-  type ResolvedTemplate,
-  type TemplateGroupView,
-  type TemplateVersionSummary,
-  type TemplateVersionView,
-  type VersionWindow,
-  type TemplateView,
-} from './template.schemas.ts';
 
 const checkCreate = compileInput(TemplateCreate);
 const checkPatch = compileInput(TemplatePatch);

@@ -1,16 +1,16 @@
 import type { Ctx } from '../../platform/ctx.ts';
 import { DomainError, type FieldIssue } from '../../platform/errors.ts';
+import { liveBrandIdsAmong } from '../brands/brands.queries.ts';
+import { liveCategoryBrandsAmong } from '../categories/categories.queries.ts';
 import {
+  type BindingKind,
   bindCategoryIfUnbound,
   bindTo,
   brandBindingsOf,
   deleteAllBindings,
   deleteBindingsExcept,
   touchTemplatesLosingBindings,
-  type BindingKind,
 } from './template-bindings.queries.ts';
-import { liveBrandIdsAmong } from '../brands/brands.queries.ts';
-import { liveCategoryBrandsAmong } from '../categories/categories.queries.ts';
 import { clearOtherLibraryDefaults, lockLibraryDefault, lockLibraryDefaultForShare, setLibraryDefault } from './templates.queries.ts';
 
 /** The binding sets a template will have after a write (spec 4.4 boundBrandIds / boundCategoryIds). */

@@ -1,15 +1,15 @@
 import { DomainError, type FieldIssue } from '../../platform/errors.ts';
 import { randomCode } from '../../platform/ids.ts';
-import { migrateConfig, sameConfig, typeChangeLosesConfig, validateFieldConfig, validateSystemConfig } from './template-field-config.ts';
 import {
   SYSTEM_KEYS,
-  TEMPLATE_LIMITS,
   type SystemKey,
+  TEMPLATE_LIMITS,
   type TemplateFieldInput,
   type TemplateFieldView,
   type TemplateGroupInput,
   type TemplateGroupView,
 } from './template.schemas.ts';
+import { migrateConfig, sameConfig, typeChangeLosesConfig, validateFieldConfig, validateSystemConfig } from './template-field-config.ts';
 
 /** An opaque id for a template, group, field or version (spec 2.1: 1-128 characters). */
 export function newOpaqueId(prefix: 'tpl' | 'grp' | 'fld' | 'tv'): string {

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { canonicalJson } from '../../platform/canonical-json.ts';
 import { Compile } from 'typebox/compile';
+import { canonicalJson } from '../../platform/canonical-json.ts';
 import type { FieldIssue } from '../../platform/errors.ts';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
-import { schemaErrorsToIssues, type SchemaError } from '../../platform/validate.ts';
+import { type SchemaError, schemaErrorsToIssues } from '../../platform/validate.ts';
 import type { FieldType } from './template.schemas.ts';
 
 export type FieldConfig = Record<string, unknown>;

@@ -1,9 +1,9 @@
 import type { Ctx } from '../../platform/ctx.ts';
 import { invalid } from '../../platform/errors.ts';
 import { isLiveCategory } from '../categories/categories.queries.ts';
+import type { ResolvedTemplate } from './template.schemas.ts';
 import { templateForCategory } from './template-bindings.queries.ts';
 import { libraryDefaultToPin, liveTemplateToPin } from './templates.queries.ts';
-import type { ResolvedTemplate } from './template.schemas.ts';
 
 export interface TemplateResolutionInput {
   templateId?: string | null;

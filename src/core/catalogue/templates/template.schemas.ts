@@ -1,6 +1,6 @@
-import { optionalFields } from '../../platform/schema-shapes.ts';
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { MAX_RESOURCE_ID } from '../../platform/ids.ts';
+import { optionalFields } from '../../platform/schema-shapes.ts';
 
 /** Spec 2.4: the field types a template field can have. */
 export const FIELD_TYPES = [

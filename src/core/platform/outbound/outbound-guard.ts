@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, errors, request } from 'undici';
 import { bareHost, isAllowlisted, isPublicAddress } from './address-policy.ts';
 import { OutboundFailedError, OutboundRefusedError } from './outbound-errors.ts';
 
