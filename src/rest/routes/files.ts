@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { RequestedRange } from '../../core/assets/delivery/file-delivery.service.ts';
 import type { Core } from '../../core/core.ts';
@@ -52,6 +53,11 @@ export async function fileRoutes(app: FastifyInstance, { core }: { core: Core })
     reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('Content-Security-Policy', 'sandbox');
     if (delivery.downloadName !== null) reply.header('Content-Disposition', attachment(delivery.downloadName));
+    if (request.method === 'HEAD') {
+      // Fastify's HEAD route reads a stream to its end to discard it: a HEAD of a 1 GiB file in S3 fetched the whole object
+      delivery.stream.destroy();
+      return reply.send(Readable.from([]));
+    }
     return reply.send(delivery.stream);
   });
 }
