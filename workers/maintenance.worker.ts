@@ -1,9 +1,5 @@
 import { type Job, type Queue, type RepeatOptions, UnrecoverableError } from 'bullmq';
-import { purgeExpiredActivity } from '../src/core/catalogue/activity/activity-records.ts';
-import { purgeExpiredSyncFeedLogs } from '../src/core/catalogue/products/product-changes-retention.ts';
 import type { Core } from '../src/core/core.ts';
-import { purgeExpiredEvents } from '../src/core/events/webhook-admin.service.ts';
-import { purgeExpiredIdempotencyRecords } from '../src/core/platform/idempotency.ts';
 
 /** A housekeeping job of the maintenance queue: its name (the job's and its scheduler's), when it repeats, and the core operation it runs. */
 export interface MaintenanceJob {
@@ -27,16 +23,16 @@ export function maintenanceRegistry(jobs: readonly MaintenanceJob[]): ReadonlyMa
 /** Every maintenance job, named once: the scheduler and the processor both read this registry. */
 export const MAINTENANCE_JOBS = maintenanceRegistry([
   // idempotency records past their 24-hour window
-  { name: 'purge-idempotency', repeat: HOURLY, run: async (core) => ({ purged: await purgeExpiredIdempotencyRecords(core.operatorCtx()) }) },
+  { name: 'purge-idempotency', repeat: HOURLY, run: async (core) => ({ purged: await core.housekeeping.purgeIdempotencyRecords() }) },
   // events past their 30-day replay window
-  { name: 'purge-events', repeat: HOURLY, run: async (core) => ({ purged: await purgeExpiredEvents(core.operatorCtx()) }) },
+  { name: 'purge-events', repeat: HOURLY, run: async (core) => ({ purged: await core.housekeeping.purgeEvents() }) },
   {
     name: 'purge-activity',
     repeat: HOURLY,
-    run: async (core) => ({ purged: await purgeExpiredActivity(core.operatorCtx(), core.config.activityRetentionDays) }),
+    run: async (core) => ({ purged: await core.housekeeping.purgeActivity() }),
   },
   // the products sync feed's change log and role log (docs/products.md "Retention")
-  { name: 'purge-product-changes', repeat: HOURLY, run: (core) => purgeExpiredSyncFeedLogs(core.operatorCtx(), core.config.productChangesRetentionDays) },
+  { name: 'purge-product-changes', repeat: HOURLY, run: (core) => core.housekeeping.purgeProductChanges() },
   // uploads past their expiry: their parts and rows (docs/library.md "Uploads")
   { name: 'purge-uploads', repeat: { every: 15 * 60 * 1000 }, run: async (core) => ({ purged: await core.assets.uploads.purgeExpired(core.operatorCtx()) }) },
   // daily, just after midnight UTC: files whose validity period started or ended (docs/library.md "Validity")

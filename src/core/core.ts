@@ -29,21 +29,23 @@ import { createStorage } from './assets/storage/create-storage.ts';
 import type { Storage } from './assets/storage/storage.ts';
 import { UploadService } from './assets/uploads/upload.service.ts';
 import { VersionLineService } from './assets/versions/version-line.service.ts';
-import { activityPage, purgeActivity } from './catalogue/activity/activity-records.ts';
+import { activityPage, purgeActivity, purgeExpiredActivity } from './catalogue/activity/activity-records.ts';
 import { BrandService } from './catalogue/brands/brand.service.ts';
 import { CategoryService } from './catalogue/categories/category.service.ts';
 import { CategoryIconService } from './catalogue/categories/category-icon.service.ts';
 import { ProductService } from './catalogue/products/product.service.ts';
+import { purgeExpiredSyncFeedLogs } from './catalogue/products/product-changes-retention.ts';
 import { ProductDownloadService } from './catalogue/products/product-download.service.ts';
 import { ProductShareService } from './catalogue/products/product-share.service.ts';
 import { ProductSharePageService } from './catalogue/products/product-share-page.service.ts';
 import { InformationTemplateService } from './catalogue/templates/information-template.service.ts';
 import { DeliveryService } from './events/delivery.service.ts';
 import { SubscriptionService } from './events/subscription.service.ts';
-import { WebhookAdminService } from './events/webhook-admin.service.ts';
+import { purgeExpiredEvents, WebhookAdminService } from './events/webhook-admin.service.ts';
 import { AnswerBudget } from './platform/answer-budget.ts';
 import { AttemptLimiter } from './platform/attempt-limiter.ts';
 import type { Actor, Ctx, UnitOfWork } from './platform/ctx.ts';
+import { purgeExpiredIdempotencyRecords } from './platform/idempotency.ts';
 import { OutboundGuard } from './platform/outbound/outbound-guard.ts';
 import { withLazyUnitOfWork } from './platform/sql.ts';
 import { VersionedMemo } from './platform/versioned-memo.ts';
@@ -68,6 +70,8 @@ export interface Core {
   approvals: { templates: ApprovalTemplateService; tasks: ApprovalTaskService; engine: ApprovalEngine; actions: ApprovalActionService };
   /** What every area leans on: stored bytes, the way out of the machine, shared counters. */
   platform: PlatformServices;
+  /** The retention purges the maintenance worker runs on its schedule (docs/architecture.md "Maintenance jobs"). */
+  housekeeping: Housekeeping;
   /** A unit of work for one request of one caller. */
   ctxFor(actor: Actor, requestId: string): Ctx;
   /** A unit of work for operator commands and unauthenticated lookups. */
@@ -150,6 +154,18 @@ export interface EventServices {
   webhooks: WebhookAdminService;
 }
 
+/** Retention purges, each over every team, past the retention its setting or the spec gives. */
+export interface Housekeeping {
+  /** Idempotency records past their 24 hours; answers how many were removed. */
+  purgeIdempotencyRecords(): Promise<number>;
+  /** Finished webhook deliveries and their events past the replay window; answers how many deliveries were removed. */
+  purgeEvents(): Promise<number>;
+  /** Activity records older than ACTIVITY_RETENTION_DAYS; answers how many were removed. */
+  purgeActivity(): Promise<number>;
+  /** Sync feed tombstones and key role changes older than PRODUCT_CHANGES_RETENTION_DAYS. */
+  purgeProductChanges(): Promise<{ purged: number; roleChangesPurged: number }>;
+}
+
 export interface PlatformServices {
   /** The heap that answers being read and written may hold at once (ANSWER_MEMORY_BUDGET_MB; docs/operations.md "Memory"). */
   answerBudget: AnswerBudget;
@@ -224,6 +240,7 @@ export function createCore(orm: MikroORM, config: Config, urls: PublicUrls): Cor
   const productShares = new ProductShareService({ secret: config.linkSigningSecret, sharePageUrl: urls.sharePage, readVisible: readVisibleProduct });
   const pendingInbound = new PendingInboundService({ imports: libraryImport, storage });
   const versionLines = new VersionLineService({ recycleBin, imports: libraryImport });
+  const operatorCtx = (): UnitOfWork => withLazyUnitOfWork(orm.em, {});
   return {
     orm,
     config,
@@ -288,8 +305,14 @@ export function createCore(orm: MikroORM, config: Config, urls: PublicUrls): Cor
       actions: new ApprovalActionService({ engine: approvalEngine, tasks: approvalTasks }),
     },
     platform: { storage, outbound, attemptLimiter, answerBudget: new AnswerBudget(config.answerMemoryBudgetBytes) },
+    housekeeping: {
+      purgeIdempotencyRecords: () => purgeExpiredIdempotencyRecords(operatorCtx()),
+      purgeEvents: () => purgeExpiredEvents(operatorCtx()),
+      purgeActivity: () => purgeExpiredActivity(operatorCtx(), config.activityRetentionDays),
+      purgeProductChanges: () => purgeExpiredSyncFeedLogs(operatorCtx(), config.productChangesRetentionDays),
+    },
     // the unit of work is forked on first use: lean reads outside a transaction need none (sql.ts)
     ctxFor: (actor, requestId) => withLazyUnitOfWork(orm.em, { teamId: actor.teamId, actor, requestId }),
-    operatorCtx: () => withLazyUnitOfWork(orm.em, {}),
+    operatorCtx,
   };
 }
