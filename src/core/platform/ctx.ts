@@ -64,6 +64,9 @@ export type TeamScope = Pick<Ctx, 'em' | 'teamId'>;
 /** A team scope with the caller: what records events and callbacks (they name who acted). */
 export type ActingScope = Pick<Ctx, 'em' | 'teamId' | 'actor'>;
 
+/** A team scope with the answer's memory allowance: team reads whose answer may be large (answer-budget.ts). */
+export type AnsweringScope = Pick<Ctx, 'em' | 'teamId' | 'answer'>;
+
 /** Only who calls: what permission checks and caller-dependent parsing read. */
 export type CallerScope = Pick<Ctx, 'actor'>;
 

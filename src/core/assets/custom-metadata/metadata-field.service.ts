@@ -1,7 +1,7 @@
 import { requirePermission } from '../../access/roles.ts';
 import { lockTeam } from '../../access/teams.queries.ts';
 import { admitStored } from '../../platform/answer-budget.ts';
-import type { Ctx, TeamScope } from '../../platform/ctx.ts';
+import type { AnsweringScope, Ctx } from '../../platform/ctx.ts';
 import { DomainError, type FieldIssue, invalidFields } from '../../platform/errors.ts';
 import { inTransaction } from '../../platform/tx.ts';
 import { compileInput } from '../../platform/validate.ts';
@@ -38,7 +38,7 @@ export class MetadataFieldService {
    * The team's metadata fields, by name: at most 200 of up to about 40 KB of options each (8 MB),
    * admitted whole against the caller's answer when it has one (GraphQL, the CLI).
    */
-  async list(ctx: TeamScope & Pick<Ctx, 'answer'>): Promise<MetadataFieldView[]> {
+  async list(ctx: AnsweringScope): Promise<MetadataFieldView[]> {
     if (ctx.answer) await admitStored(ctx, await metadataFieldsBytes(ctx));
     return listMetadataFields(ctx);
   }
