@@ -1,4 +1,5 @@
 import type { TeamScope, UnitOfWork } from '../platform/ctx.ts';
+import type { LiveRowInput } from '../platform/live-log.queries.ts';
 import { bigintNumber, bool, int, intList, nullableInt, text } from '../platform/row-checks.ts';
 import { intArray, queryOne, queryRows } from '../platform/sql.ts';
 
@@ -9,17 +10,9 @@ import { intArray, queryOne, queryRows } from '../platform/sql.ts';
  * positions under the counter row's lock (live-relay.ts says why).
  */
 
-/** A positioned live row, as the relay publishes it and readers read it. */
-export interface LiveRow {
+/** A positioned live row, as the relay publishes it and readers read it: the row as written, its body parsed. */
+export interface LiveRow extends Omit<LiveRowInput, 'body'> {
   position: number;
-  teamId: number;
-  stream: string;
-  eventType: string;
-  subjectId: string;
-  folderIds: number[];
-  brandId: number | null;
-  categoryId: number | null;
-  draftsOnly: boolean;
   body: Record<string, unknown>;
   /** When the row was written (epoch ms, the database clock), for the lag metric. */
   writtenAtMs: number;
