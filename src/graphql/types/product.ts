@@ -14,7 +14,7 @@ import { builder, JsonObjectRef } from '../builder.ts';
 import type { GqlContext } from '../context.ts';
 import { countedAs, LIST_BOUNDS, listCost, pageCost } from '../costs.ts';
 import { enumFromCore } from '../enums.ts';
-import { childFieldsOf, operationSelects } from '../selections.ts';
+import { childFieldsOf, operationSelects } from '../selection.ts';
 import { deletionType, etagResultType, idempotencyKeyArg, ifMatchArg, pageArgs, pageType, RFC3339_MICROS } from '../shapes.ts';
 import { BrandRef } from './brand.ts';
 import { CategoryRef } from './category.ts';
