@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './core/events/retry-schedule.ts';
+import type { LiveLimits } from './core/live/live-hub.ts';
 
 /** Every setting of CONTRACT.md, read once from the environment and validated at start-up. */
 export interface Config {
@@ -43,15 +44,7 @@ export interface Config {
   /** Seconds an upload waits for its next bytes before it expires and the maintenance job removes it. */
   uploadExpirySeconds: number;
   /** GraphQL subscriptions' bounds (docs/graphql.md "Live updates"), LIVE_* settings. */
-  live: {
-    perKey: number;
-    perProcess: number;
-    buffer: number;
-    windowMinutes: number;
-    heartbeatMs: number;
-    recheckMs: number;
-    relayIntervalMs: number;
-  };
+  live: LiveLimits;
   /** Heap bytes that answers being read and written may hold at once (docs/operations.md "Memory"). */
   answerMemoryBudgetBytes: number;
   /** Bytes of JSON one GraphQL operation may answer; larger answers are refused with RESPONSE_TOO_LARGE (docs/graphql.md "Limits"). */
