@@ -31,9 +31,9 @@
  *    the server's RSS rise (VmRSS sampled every 50 ms, minus its idle RSS) reported.
  * Report: Markdown on stdout, progress on stderr. Only 127.0.0.1 is contacted.
  */
-import { execFileSync } from 'node:child_process';
+
 import { randomBytes, randomFillSync } from 'node:crypto';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -52,7 +52,9 @@ import { migrateUp, openOrm } from '../src/db/orm.ts';
 import { publicUrls } from '../src/public-urls.ts';
 import { databaseUrlNamed, dropDatabase, freshDatabase } from './support/brand-seed.ts';
 import { startChildServer } from './support/child-server.ts';
+import { processCpuMs, processRssMb } from './support/cpu-time.ts';
 import { median } from './support/load.ts';
+import { collectGatewayGarbage } from './support/object-store-gc.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
 
 const env = process.env;
@@ -68,7 +70,6 @@ const CREDENTIALS = {
   accessKeyId: env.SHELF_OBJECTSTORE_ACCESS_KEY || 'shelf-test-access',
   secretAccessKey: env.SHELF_OBJECTSTORE_SECRET_KEY || 'shelf-test-secret-key-0123456789',
 };
-const CEPH_CONF = join(env.SHELF_OBJECTSTORE_DIR || '/tmp/shelf-objectstore', 'ceph.conf');
 const BUCKET = `shelf-bench-${Date.now().toString(36)}`;
 const DATABASE = 'shelf_bench_storage_s3';
 const SECRET = 'bench-storage-s3-secret-bench-storage-s3-secret';
@@ -103,43 +104,21 @@ function source(): Readable {
 const mbps = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-function rssMbOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
-}
-
 /** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+const cpuSeconds = (pid: number) => processCpuMs(pid) / 1000;
 
 /** Runs `work` while sampling a process's RSS every 50 ms; the peak rise over `baseline`. */
 async function withRss<T>(pid: number, baseline: number, work: () => Promise<T>): Promise<{ result: T; riseMb: number }> {
-  let peak = rssMbOf(pid);
+  let peak = processRssMb(pid);
   const timer = setInterval(() => {
-    peak = Math.max(peak, rssMbOf(pid));
+    peak = Math.max(peak, processRssMb(pid));
   }, 50);
   try {
     const result = await work();
-    peak = Math.max(peak, rssMbOf(pid));
+    peak = Math.max(peak, processRssMb(pid));
     return { result, riseMb: peak - baseline };
   } finally {
     clearInterval(timer);
-  }
-}
-
-function collectGarbage(): void {
-  try {
-    execFileSync('radosgw-admin', ['-c', CEPH_CONF, 'gc', 'process', '--include-all'], { stdio: 'ignore' });
-    // gc skips shards locked by a radosgw-admin that was killed mid-run (the lock outlives it by up to an hour), and says nothing
-    const left = execFileSync('radosgw-admin', ['-c', CEPH_CONF, 'gc', 'list', '--include-all'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
-    if (left.includes('"oid"'))
-      log(
-        '  (garbage left after gc process: a gc shard is locked, see `rados -p default.rgw.log --namespace gc lock info gc.N gc_process`; memstore may fill)',
-      );
-  } catch {
-    log('  (radosgw-admin gc process failed; memstore may fill)');
   }
 }
 
@@ -151,7 +130,7 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 
 async function deleteKey(key: string): Promise<void> {
   await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
-  collectGarbage();
+  collectGatewayGarbage(log);
 }
 
 /** GET a URL over a fresh connection, counting and discarding the body; its length must match Content-Length. */
@@ -209,7 +188,7 @@ async function largeUploads() {
         await deleteKey('bench/bare');
       } else if (which === 'put') {
         global.gc?.();
-        const { result: ms, riseMb } = await withRss(process.pid, rssMbOf(process.pid), () => timed(() => s3.putStream('bench/put', source())));
+        const { result: ms, riseMb } = await withRss(process.pid, processRssMb(process.pid), () => timed(() => s3.putStream('bench/put', source())));
         put.ms.push(ms);
         putRss.push(riseMb);
         await deleteKey('bench/put');
@@ -280,7 +259,7 @@ async function smallObjects() {
   log(`  small objects: bare ${bare.perSecond.toFixed(0)}/s, Shelf ${shelf.perSecond.toFixed(0)}/s`);
   await s3.removeTree('small-bare');
   await s3.removeTree('small-shelf');
-  collectGarbage();
+  collectGatewayGarbage(log);
   return { bare, shelf };
 }
 
@@ -343,7 +322,7 @@ async function downloads() {
   try {
     await download(`${server.baseUrl}${link}`).catch(() => 0);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const idle = rssMbOf(server.child.pid!);
+    const idle = processRssMb(server.child.pid!);
     for (let run = 0; run < RUNS; run++) {
       for (const which of run % 2 === 0 ? ['presigned', 'shelf', 'redirect'] : ['redirect', 'shelf', 'presigned']) {
         if (which === 'redirect') {
@@ -365,7 +344,7 @@ async function downloads() {
     await server.stop();
     await redirecting.stop();
     await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: storageKey }));
-    collectGarbage();
+    collectGatewayGarbage(log);
     await dropDatabase(databaseUrl);
   }
   return { bytes, presigned, shelf, redirected, rss, cpu };

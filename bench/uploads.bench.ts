@@ -22,9 +22,10 @@
  * removed at the end; S3 objects are deleted after every round and the gateway's garbage
  * collected (memstore holds objects in RAM). Markdown on stdout. Only 127.0.0.1 is contacted.
  */
-import { execFileSync, spawn } from 'node:child_process';
+
+import { spawn } from 'node:child_process';
 import { randomBytes, randomFillSync } from 'node:crypto';
-import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -40,6 +41,8 @@ import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/core/core.ts';
 import { ensureDatabase, migrateUp, openOrm } from '../src/db/orm.ts';
 import { publicUrls } from '../src/public-urls.ts';
+import { processCpuMs, processRssMb } from './support/cpu-time.ts';
+import { collectGatewayGarbage } from './support/object-store-gc.ts';
 import { serviceNodeFlags } from './support/service-flags.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -59,7 +62,6 @@ const CREDENTIALS = {
   accessKeyId: env.SHELF_OBJECTSTORE_ACCESS_KEY || 'shelf-test-access',
   secretAccessKey: env.SHELF_OBJECTSTORE_SECRET_KEY || 'shelf-test-secret-key-0123456789',
 };
-const CEPH_CONF = join(env.SHELF_OBJECTSTORE_DIR || '/tmp/shelf-objectstore', 'ceph.conf');
 const BUCKET = `shelf-bench-uploads-${Date.now().toString(36)}`;
 const base = new URL(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const databaseUrl = new URL(`/${DATABASE}`, base).toString();
@@ -74,11 +76,6 @@ const s3 = new S3Client({
   responseChecksumValidation: 'WHEN_REQUIRED',
 });
 
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
-
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -90,10 +87,7 @@ async function freePort(): Promise<number> {
 }
 
 /** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+const cpuSeconds = (pid: number) => processCpuMs(pid) / 1000;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)]!;
@@ -106,17 +100,7 @@ async function emptyBucket(): Promise<void> {
     if (keys.length === 0) break;
     await s3.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys, Quiet: true } }));
   }
-  try {
-    execFileSync('radosgw-admin', ['-c', CEPH_CONF, 'gc', 'process', '--include-all'], { stdio: 'ignore' });
-    // gc skips shards locked by a radosgw-admin that was killed mid-run (the lock outlives it by up to an hour), and says nothing
-    const left = execFileSync('radosgw-admin', ['-c', CEPH_CONF, 'gc', 'list', '--include-all'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
-    if (left.includes('"oid"'))
-      log(
-        '  (garbage left after gc process: a gc shard is locked, see `rados -p default.rgw.log --namespace gc lock info gc.N gc_process`; memstore may fill)',
-      );
-  } catch {
-    log('  (radosgw-admin gc process failed; memstore may fill)');
-  }
+  collectGatewayGarbage(log);
 }
 
 /** `count` writes of 100 KB by WRITERS at once: per second and p95 latency (ms). */
@@ -206,7 +190,7 @@ async function main(): Promise<void> {
     }
     await fetch(`${baseUrl}/v1/uploads`, { method: 'OPTIONS' });
     await new Promise((r) => setTimeout(r, 1000));
-    const idleMb = rssMb(pid);
+    const idleMb = processRssMb(pid);
 
     const lines: string[] = [
       `## Uploads to ${BACKEND === 's3' ? 'the S3 store (RADOS Gateway, memstore)' : 'local disk'} (${new Date().toISOString().slice(0, 16)}Z)`,
@@ -243,7 +227,7 @@ async function main(): Promise<void> {
         await fd.write(randomBytes(16), 0, 16, FILE_MIB * MIB - 16);
         await fd.close();
         let peak = 0;
-        const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
+        const sampler = setInterval(() => (peak = Math.max(peak, processRssMb(pid))), 50);
         const started = performance.now();
         const cpuBefore = [cpuSeconds(pid), process.cpuUsage()] as const;
         await new Promise<void>((resolve, reject) => {
@@ -263,7 +247,7 @@ async function main(): Promise<void> {
         const client = process.cpuUsage(cpuBefore[1]);
         cpu.push({ server: cpuSeconds(pid) - cpuBefore[0], client: (client.user + client.system) / 1e6 });
         clearInterval(sampler);
-        riseMb.push(Math.max(peak, rssMb(pid)) - idleMb);
+        riseMb.push(Math.max(peak, processRssMb(pid)) - idleMb);
         if (BACKEND === 's3') await emptyBucket();
       };
       for (let round = 0; round < RUNS; round++) {
@@ -311,7 +295,7 @@ async function main(): Promise<void> {
       // the same bytes again would be stored once: Shelf gets bytes of its own
       for (const payload of payloads) randomFillSync(payload);
       let peak = 0;
-      const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
+      const sampler = setInterval(() => (peak = Math.max(peak, processRssMb(pid))), 50);
       const shelf = await concurrently(SMALL, async (i) => {
         const answer = await fetch(`${baseUrl}/v1/uploads/files/small-${i}.bin?folder=/small`, {
           method: 'PUT',

@@ -49,3 +49,13 @@ export function cpuMeter(serverPid: number, database?: string) {
     },
   };
 }
+
+/** A process's resident memory now, in MB (/proc/<pid>/status VmRSS); NaN when it is gone. */
+export function processRssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
