@@ -1,14 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as tus from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/env.ts';
 import { type GivenKey, given } from '../support/given.ts';
 import { tempDir } from '../support/media-files.ts';
+import { freePort } from '../support/private-redis.ts';
+import { type ShelfProcess, spawnShelf, untilHealthy } from '../support/shelf-process.ts';
 import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
 
 /*
@@ -19,7 +20,6 @@ import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
  * the file store. The file placed is the file sent, byte for byte.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MiB = 1024 * 1024;
 // the issue's 50 MB in 5 MB chunks
 const FILE_BYTES = 50 * MiB;
@@ -45,47 +45,21 @@ afterAll(async () => {
   await storage.remove();
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** An API process (ROLE=api) of its own on `port`, sharing the test's database and file store. */
-async function startApi(port: number): Promise<{ child: ChildProcess; output: () => string; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, ['src/main.mjs'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ROLE: 'api',
-      PORT: String(port),
-      DATABASE_URL: env.config.databaseUrl,
-      REDIS_URL: env.config.redisUrl,
-      QUEUE_PREFIX: env.config.queuePrefix,
-      STORAGE_DIR: storage.path,
-      LINK_SIGNING_SECRET: env.config.linkSigningSecret!,
-      LOG_LEVEL: 'silent',
-    },
+async function startApi(port: number): Promise<ShelfProcess> {
+  const api = spawnShelf({
+    ROLE: 'api',
+    PORT: String(port),
+    DATABASE_URL: env.config.databaseUrl,
+    REDIS_URL: env.config.redisUrl,
+    QUEUE_PREFIX: env.config.queuePrefix,
+    STORAGE_DIR: storage.path,
+    LINK_SIGNING_SECRET: env.config.linkSigningSecret!,
+    LOG_LEVEL: 'silent',
   });
-  running.push(child);
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise((resolve) => child.on('close', resolve));
-  await until(
-    () =>
-      fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.status,
-        () => 0,
-      ),
-    (status) => status === 200,
-    { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 },
-  );
-  return { child, output: () => output, exited };
+  running.push(api.child);
+  await untilHealthy(port);
+  return api;
 }
 
 /**

@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { objectKey } from '../../src/core/assets/imports/library-import.service.ts';
@@ -12,6 +9,8 @@ import { type GivenKey, type GivenTeam, given } from '../support/given.ts';
 import { givenProducts } from '../support/given-products.ts';
 import { tempDir } from '../support/media-files.ts';
 import { type TestBucket, testBucket } from '../support/object-store.ts';
+import { freePort } from '../support/private-redis.ts';
+import { type ShelfProcess, spawnShelf, untilHealthy } from '../support/shelf-process.ts';
 import { unzip } from '../support/unzip.ts';
 import { SPAWNING_TEST_TIMEOUT_MS, until } from '../support/wait.ts';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -25,16 +24,11 @@ import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver
  * worker delivers its MATERIAL_INBOUND_COMPLETED once. No process holds anything another needs.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // three process starts and a dozen requests through them, on a busy two-core machine
 vi.setConfig({ testTimeout: SPAWNING_TEST_TIMEOUT_MS * 3, hookTimeout: SPAWNING_TEST_TIMEOUT_MS });
 
 type TempDir = Awaited<ReturnType<typeof tempDir>>;
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<unknown>;
-}
+type Running = ShelfProcess;
 
 let env: TestEnv;
 let bucket: TestBucket;
@@ -49,16 +43,6 @@ let portB: number;
 let apiA: Running;
 let apiB: Running;
 let worker: Running;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The settings every process shares: the database, Redis, the bucket, the link secret and the outbound allow list. */
 function sharedSettings(): Record<string, string> {
@@ -76,38 +60,15 @@ function sharedSettings(): Record<string, string> {
 }
 
 /** A Shelf process (src/main.mjs) of the given role with a STORAGE_DIR of its own. */
-function spawnShelf(role: 'api' | 'worker', storage: TempDir, port?: number): Running {
-  const child = spawn(process.execPath, ['src/main.mjs'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...sharedSettings(),
-      ROLE: role,
-      ...(port ? { PORT: String(port) } : {}),
-      STORAGE_DIR: storage.path,
-      LOG_LEVEL: 'warn',
-    },
-  });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise((resolve) => child.on('close', resolve));
-  const started = { child, output: () => output, exited };
+function startShelf(role: 'api' | 'worker', storage: TempDir, port?: number): Running {
+  const started = spawnShelf({ ...sharedSettings(), ROLE: role, ...(port ? { PORT: String(port) } : {}), STORAGE_DIR: storage.path, LOG_LEVEL: 'warn' });
   running.push(started);
   return started;
 }
 
 async function startApi(port: number, storage: TempDir): Promise<Running> {
-  const api = spawnShelf('api', storage, port);
-  await until(
-    () =>
-      fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.status,
-        () => 0,
-      ),
-    (status) => status === 200,
-    { timeout: SPAWNING_TEST_TIMEOUT_MS - 10_000 },
-  );
+  const api = startShelf('api', storage, port);
+  await untilHealthy(port);
   return api;
 }
 
@@ -160,7 +121,7 @@ describe('several API processes and a worker sharing only PostgreSQL, Redis and 
   it('an upload begun on one API and finished on the other is found, previewed, downloaded, zipped and reviewed through both, and its webhook is delivered once', async () => {
     // (started here: their readiness is awaited with expect.poll, which runs only inside a test)
     [apiA, apiB] = await Promise.all([startApi(portA, dirs.apiA), startApi(portB, dirs.apiB)]);
-    worker = spawnShelf('worker', dirs.worker);
+    worker = startShelf('worker', dirs.worker);
     const output = () => `api A:\n${apiA.output()}\napi B:\n${apiB.output()}\nworker:\n${worker.output()}`;
     const subscribed = await postJson(portA, '/open/material-automation-subscribe', {
       callbackUrl: `${receiver.url}/m`,
